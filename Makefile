@@ -1,0 +1,116 @@
+# topoplan: one non-recursive Makefile.
+#   make            build build/topoplan
+#   make demo       plan a built-in topology (installs build dependencies if missing)
+#   make check      every test: unit, golden, errors, fuzz replay, header, lint,
+#                   conformance ratchet, then the same under ASan+UBSan
+#   make check-valgrind   unit tests and golden runs under valgrind
+
+SHELL   := /bin/bash
+CC      ?= cc
+BUILD   ?= build
+PKGS    := expat cmocka
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla \
+           -Wformat=2
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS := -std=c17 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude -Isrc/lib -fvisibility=hidden
+LDLIBS  := -lexpat -lm
+
+LIB_SRC := $(sort $(wildcard src/lib/*.c))
+CLI_SRC := $(sort $(wildcard src/cli/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+BUILTIN_XML := $(sort $(wildcard builtins/*.xml))
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/builtins_data.o
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN := $(FUZZ_TARGETS:%=$(BUILD)/tests/replay_%)
+DEPS_STAMP := $(BUILD)/.deps-ok
+CONFORMANCE := ../shared/conformance/run
+
+.PHONY: all deps demo check check-unit check-golden check-errors check-fuzz check-header \
+        check-lint check-conformance check-san check-valgrind bench fuzz format-check clean
+
+all: $(BUILD)/topoplan
+
+deps: $(DEPS_STAMP)
+$(DEPS_STAMP): scripts/install-deps.sh
+	@sh scripts/install-deps.sh
+	@mkdir -p $(@D) && touch $@
+
+$(BUILD)/%.o: %.c $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/gen/builtins_data.c: $(BUILTIN_XML) scripts/embed-builtins.sh
+	@mkdir -p $(@D)
+	sh scripts/embed-builtins.sh $@ $(BUILTIN_XML)
+
+$(BUILD)/gen/builtins_data.o: $(BUILD)/gen/builtins_data.c
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/libtopoplan.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/topoplan: $(CLI_OBJ) $(BUILD)/libtopoplan.a
+	$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libtopoplan.a $(LDLIBS)
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/helpers.c tests/unit/helpers.h $(BUILD)/libtopoplan.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -Itests/unit -o $@ $< tests/unit/helpers.c \
+	    $(BUILD)/libtopoplan.a $(LDLIBS) -lcmocka
+
+$(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/standalone.c $(BUILD)/libtopoplan.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< tests/fuzz/standalone.c \
+	    $(BUILD)/libtopoplan.a $(LDLIBS)
+
+demo: $(BUILD)/topoplan
+	$(BUILD)/topoplan plan --builtin dgx-h100 --nodes 2
+
+check: check-unit check-golden check-errors check-fuzz check-header check-lint \
+       check-conformance check-san
+
+check-unit: $(UNIT_BIN)
+	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
+
+check-golden: $(BUILD)/topoplan
+	@sh tests/golden/run.sh $(BUILD)/topoplan
+
+check-errors: $(BUILD)/topoplan
+	@sh tests/errors/run.sh $(BUILD)/topoplan
+
+check-fuzz: $(FUZZ_BIN)
+	@set -e; for t in $(FUZZ_TARGETS); do $(BUILD)/tests/replay_$$t tests/fuzz/corpus/$$t; done
+
+check-header: $(DEPS_STAMP)
+	@mkdir -p $(BUILD)
+	$(CC) -std=c17 -pedantic -Wall -Wextra -Werror -Iinclude -c tests/headertest.c -o $(BUILD)/headertest.o
+	c++ -x c++ -std=c++17 -pedantic -Wall -Wextra -Werror -Iinclude -c tests/headertest.c -o $(BUILD)/headertest-cxx.o
+
+check-lint:
+	@sh scripts/lint-includes.sh
+
+check-conformance: $(BUILD)/topoplan
+	@if [ -x $(CONFORMANCE) ]; then \
+	    set -o pipefail; $(CONFORMANCE) --jobs 2 --require tests/conformance-pass.txt $(BUILD)/topoplan | tail -n 4; \
+	else echo "conformance suite not found at $(CONFORMANCE): skipped"; fi
+
+check-san: $(DEPS_STAMP)
+	$(MAKE) BUILD=build-san CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	    check-unit check-golden check-errors check-fuzz
+
+check-valgrind: $(UNIT_BIN) $(BUILD)/topoplan
+	@set -e; for t in $(UNIT_BIN); do valgrind -q --error-exitcode=9 --leak-check=full $$t; done
+	@TOPOPLAN_WRAP="valgrind -q --error-exitcode=9 --leak-check=full" sh tests/golden/run.sh $(BUILD)/topoplan
+
+bench: $(BUILD)/topoplan
+	@sh bench/run.sh $(BUILD)/topoplan
+
+format-check:
+	@clang-format --dry-run -Werror $(LIB_SRC) $(CLI_SRC) include/topoplan.h
+
+clean:
+	rm -rf build build-san
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

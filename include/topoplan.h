@@ -1,0 +1,142 @@
+/*
+ * topoplan: predict and explain NCCL's topology decisions without a GPU.
+ *
+ * Pipeline: topology XML -> system (nodes, links) -> paths -> search (graphs)
+ * -> channels -> reports. Bandwidths are float GB/s named `bw`, as in NCCL.
+ *
+ * Conventions:
+ *  - Every fallible function returns tp_status (TP_OK == 0) and fills the
+ *    caller-owned tp_error passed last.
+ *  - `**out` parameters: the caller owns the result and releases it with the
+ *    matching *_free() (NULL-safe). Outputs are cleared on entry.
+ *  - Getters returning `const T *` borrow from their owner.
+ *  - The library never prints, exits or reads the environment.
+ */
+#ifndef TOPOPLAN_H
+#define TOPOPLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define TP_API __attribute__((visibility("default")))
+#else
+#define TP_API
+#endif
+
+/** The version of topoplan itself. */
+#define TOPOPLAN_VERSION "0.1.0"
+
+/** @defgroup errors Errors */
+
+/** Status codes returned by every fallible function. */
+typedef enum tp_status {
+    TP_OK = 0,
+    TP_ERR_NOMEM,    /**< allocation failed */
+    TP_ERR_IO,       /**< cannot open, read or write a file */
+    TP_ERR_XML,      /**< not well-formed XML */
+    TP_ERR_TOPOLOGY, /**< well-formed, but not a valid topology */
+    TP_ERR_CONFIG,   /**< bad NCCL_* value or option value */
+    TP_ERR_GRAPH,    /**< bad or impossible graph file, or a failure NCCL reports */
+    TP_ERR_INTERNAL, /**< a broken invariant: a bug in topoplan */
+} tp_status;
+
+/** Where and what went wrong. A plain record owned by the caller. */
+typedef struct tp_error {
+    tp_status code;
+    char source[256];  /**< file name, "<buffer>", or the env var name */
+    unsigned line;     /**< 0 when not applicable */
+    unsigned column;   /**< 0 when not applicable */
+    char message[512]; /**< one line, no trailing period */
+} tp_error;
+
+/** Static name of a status ("ok", "xml", ...). */
+TP_API const char *tp_status_name(tp_status st);
+
+/** Format an error as `source:line:col: message` into buf (always NUL-terminated). */
+TP_API void tp_error_format(const tp_error *err, char *buf, size_t size);
+
+/** @defgroup config Configuration: every NCCL_* parameter */
+
+/** Opaque set of NCCL_* parameters; unset ones take NCCL 2.22.3's defaults. */
+typedef struct tp_config tp_config;
+
+/**
+ * Build a configuration from a NULL-terminated list of "KEY=VALUE" strings
+ * (a process environment, or the CLI's --env list). Variables that are not
+ * NCCL parameters topoplan models are ignored. Invalid values fail with
+ * TP_ERR_CONFIG naming the variable.
+ */
+TP_API tp_status tp_config_new(tp_config **out, const char *const *envp, tp_error *err);
+/** Set one variable, overriding any earlier value; same validation as tp_config_new. */
+TP_API tp_status tp_config_set(tp_config *cfg, const char *key, const char *value, tp_error *err);
+TP_API void tp_config_free(tp_config *cfg);
+/** Write the effective parameter table (name, value, default or set) as text. */
+TP_API tp_status tp_config_write(FILE *out, const tp_config *cfg, tp_error *err);
+
+/** @defgroup plan Planning a job */
+
+/** What job to plan: identical nodes and the rank whose view is reported. */
+typedef struct tp_job {
+    int n_nodes; /**< number of identical nodes, >= 1 */
+    int rank;    /**< global rank whose log is reported: node * nGPUs + local index */
+} tp_job;
+
+/** Opaque result of planning: system, paths, graphs and channels. */
+typedef struct tp_plan tp_plan;
+
+/**
+ * Plan a job on the topology in an NCCL topology XML file.
+ * Files named by the configuration (NCCL_GRAPH_FILE) are read relative to the
+ * working directory; dump files (NCCL_TOPO_DUMP_FILE, NCCL_GRAPH_DUMP_FILE)
+ * are not written here: see tp_plan_write_dumps().
+ * On failures that NCCL itself reports (e.g. a bad graph file) the plan is
+ * still returned in *out with the log up to the failure, and the error status.
+ */
+TP_API tp_status tp_plan_file(tp_plan **out, const char *path, const tp_job *job,
+                              const tp_config *cfg, tp_error *err);
+/** Same as tp_plan_file() for an XML text in memory; `source` names it in errors. */
+TP_API tp_status tp_plan_buffer(tp_plan **out, const char *xml, size_t len, const char *source,
+                                const tp_job *job, const tp_config *cfg, tp_error *err);
+TP_API void tp_plan_free(tp_plan *plan);
+
+/** Write NCCL_TOPO_DUMP_FILE / NCCL_GRAPH_DUMP_FILE if the configuration names them. */
+TP_API tp_status tp_plan_write_dumps(const tp_plan *plan, tp_error *err);
+
+/** @defgroup reports Reports */
+
+/** The NCCL_DEBUG=INFO log lines NCCL 2.22.3 prints for the job's rank. */
+TP_API tp_status tp_report_nccl_log(FILE *out, const tp_plan *plan, tp_error *err);
+
+/** Output formats of the readable reports. */
+typedef enum tp_format { TP_FORMAT_TEXT, TP_FORMAT_JSON, TP_FORMAT_DOT } tp_format;
+
+/** Path matrix (GPU x GPU, GPU x NIC) with bottleneck and hops. */
+TP_API tp_status tp_report_paths(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err);
+/** Graph search results and their decision trace. */
+TP_API tp_status tp_report_search(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err);
+/** The whole plan: graphs, final channels and why, rings and trees. */
+TP_API tp_status tp_report_plan(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err);
+/** The resolved topology in NCCL's XML format (as NCCL_TOPO_DUMP_FILE). */
+TP_API tp_status tp_report_topology_xml(FILE *out, const tp_plan *plan, tp_error *err);
+
+/** @defgroup builtins Built-in topologies */
+
+/** Number of topologies compiled into the library. */
+TP_API size_t tp_builtin_count(void);
+/** Name and description of builtin i (borrowed, static). */
+TP_API const char *tp_builtin_name(size_t i);
+TP_API const char *tp_builtin_about(size_t i);
+/** XML text of the builtin called `name`, or NULL (static storage). */
+TP_API const char *tp_builtin_xml(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

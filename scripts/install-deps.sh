@@ -1,0 +1,17 @@
+#!/bin/sh
+# Install the build and test dependencies on Debian if any is missing.
+set -e
+need=""
+pkg-config --exists expat 2>/dev/null || need="$need libexpat1-dev"
+pkg-config --exists cmocka 2>/dev/null || need="$need libcmocka-dev"
+command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
+command -v dot >/dev/null 2>&1 || need="$need graphviz"
+command -v python3 >/dev/null 2>&1 || need="$need python3"
+command -v c++ >/dev/null 2>&1 || need="$need g++"
+command -v valgrind >/dev/null 2>&1 || need="$need valgrind"
+[ -z "$need" ] && exit 0
+echo "installing:$need"
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO=sudo
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $need >/dev/null

@@ -1,0 +1,64 @@
+/* The command-line layer: shared context, helpers and exit codes. */
+#ifndef TP_CLI_H
+#define TP_CLI_H
+
+#include "topoplan.h"
+
+#include <stdbool.h>
+
+/* Exit codes (listed by `topoplan help exit-codes`). */
+enum {
+    CLI_EXIT_OK = 0,
+    CLI_EXIT_NEGATIVE = 1, /* check found deviations, diff found differences */
+    CLI_EXIT_USAGE = 2,
+    CLI_EXIT_INPUT = 3,    /* invalid XML, topology, configuration or graph */
+    CLI_EXIT_IO = 4,       /* I/O or out of memory */
+    CLI_EXIT_INTERNAL = 5, /* a bug in topoplan */
+};
+
+typedef struct cli_ctx {
+    tp_config *cfg;   /* from the environment and --env options */
+    tp_format format; /* --format */
+    FILE *out;        /* stdout or -o FILE */
+} cli_ctx;
+
+typedef int cli_fn(int argc, char **argv, cli_ctx *ctx);
+
+typedef struct cli_cmd {
+    const char *name;
+    cli_fn *fn;
+    const char *summary;
+} cli_cmd;
+
+/* Options every planning command takes: input and job. */
+typedef struct cli_input {
+    const char *path;    /* topology XML, or NULL with builtin */
+    const char *builtin; /* --builtin NAME */
+    tp_job job;
+} cli_input;
+
+/* Exit code for a status: the only mapping. */
+int cli_exit_for(tp_status st);
+/* Print "topoplan: <error>" on stderr; return the exit code. */
+int cli_fail(const tp_error *err);
+/* Print "topoplan: <cmd>: message" and the usage on stderr; return CLI_EXIT_USAGE. */
+int cli_usage_error(const char *usage, const char *fmt, ...);
+/*
+ * Parse --nodes, --rank, --builtin and one positional topology path.
+ * Other options are passed to `extra` (may be NULL); it returns 0 when it took
+ * the option, -1 to reject it. Returns -1 after printing usage or help (with
+ * *exit_code set), 0 on success.
+ */
+typedef int cli_extra_opt(int opt, const char *arg, void *data);
+int cli_parse_input(int argc, char **argv, const char *usage, cli_input *in, int *exit_code);
+/* Plan the input with the context's config. On failure prints the error. */
+int cli_plan(tp_plan **out, const cli_input *in, const cli_ctx *ctx);
+
+int cmd_nccl_log(int argc, char **argv, cli_ctx *ctx);
+int cmd_plan(int argc, char **argv, cli_ctx *ctx);
+int cmd_paths(int argc, char **argv, cli_ctx *ctx);
+int cmd_search(int argc, char **argv, cli_ctx *ctx);
+int cmd_builtins(int argc, char **argv, cli_ctx *ctx);
+int cmd_env(int argc, char **argv, cli_ctx *ctx);
+
+#endif

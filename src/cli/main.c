@@ -1,0 +1,171 @@
+/* topoplan: global options, the command table and dispatch. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern char **environ;
+
+static const cli_cmd cmds[] = {
+    {"nccl-log", cmd_nccl_log, "the log lines NCCL 2.22.3 prints for a rank"},
+    {"builtins", cmd_builtins, "list the built-in topologies (or print one)"},
+    {"env", cmd_env, "the effective NCCL_* parameters"},
+};
+
+static const char usage[] =
+    "usage: topoplan [global options] <command> [options] [args]\n"
+    "\n"
+    "Global options:\n"
+    "  -h, --help            this help; `topoplan help COMMAND` for a command's\n"
+    "  --version             print the version\n"
+    "  -E, --env KEY=VALUE   set an NCCL_* variable (repeatable; overrides the environment)\n"
+    "  --no-env              ignore NCCL_* variables of the process environment\n"
+    "  --format text|json|dot  output format of readable reports (default text)\n"
+    "  -o, --output FILE     write the report to FILE instead of standard output\n";
+
+static void print_help(void)
+{
+    fputs(usage, stdout);
+    fputs("\nCommands:\n", stdout);
+    for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+        printf("  %-12s %s\n", cmds[i].name, cmds[i].summary);
+    fputs("\nExit codes: 0 ok, 1 negative answer (deviations, differences), 2 usage error,\n"
+          "3 invalid input, 4 I/O error, 5 internal error.\n",
+          stdout);
+}
+
+static const cli_cmd *find_cmd(const char *name)
+{
+    for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+        if (strcmp(cmds[i].name, name) == 0)
+            return &cmds[i];
+    return NULL;
+}
+
+typedef struct global_opts {
+    const char **env_list; /* --env values, then NULL */
+    size_t n_env;
+    int no_env;
+    const char *output;
+    tp_format format;
+} global_opts;
+
+static int parse_format(const char *text, tp_format *out)
+{
+    static const char *const names[] = {"text", "json", "dot"};
+    for (int i = 0; i < 3; i++) {
+        if (strcmp(text, names[i]) == 0) {
+            *out = (tp_format)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int parse_globals(int argc, char **argv, global_opts *g)
+{
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
+        {"env", required_argument, NULL, 'E'},     {"no-env", no_argument, NULL, 'N'},
+        {"format", required_argument, NULL, 'F'},  {"output", required_argument, NULL, 'o'},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    while ((c = getopt_long(argc, argv, "+hE:o:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            print_help();
+            exit(CLI_EXIT_OK);
+        case 'V':
+            printf("topoplan %s (NCCL 2.22.3 model)\n", TOPOPLAN_VERSION);
+            exit(CLI_EXIT_OK);
+        case 'E':
+            if (!strchr(optarg, '='))
+                return cli_usage_error(usage, "--env expects KEY=VALUE, got \"%s\"", optarg);
+            g->env_list[g->n_env++] = optarg;
+            break;
+        case 'N':
+            g->no_env = 1;
+            break;
+        case 'F':
+            if (parse_format(optarg, &g->format))
+                return cli_usage_error(usage, "unknown format \"%s\" (expected text, json or dot)",
+                                       optarg);
+            break;
+        case 'o':
+            g->output = optarg;
+            break;
+        default:
+            return cli_usage_error(usage, "bad global option");
+        }
+    }
+    return 0;
+}
+
+static int build_config(cli_ctx *ctx, const global_opts *g)
+{
+    tp_error err = {0};
+    const char *const empty[] = {NULL};
+    if (tp_config_new(&ctx->cfg, g->no_env ? empty : (const char *const *)environ, &err))
+        return cli_fail(&err);
+    for (size_t i = 0; i < g->n_env; i++) {
+        char key[256];
+        const char *eq = strchr(g->env_list[i], '=');
+        snprintf(key, sizeof(key), "%.*s", (int)(eq - g->env_list[i]), g->env_list[i]);
+        if (tp_config_set(ctx->cfg, key, eq + 1, &err))
+            return cli_fail(&err);
+    }
+    return 0;
+}
+
+static int finish_output(cli_ctx *ctx, int code)
+{
+    int bad = fflush(ctx->out) != 0 || ferror(ctx->out);
+    if (ctx->out != stdout)
+        bad |= fclose(ctx->out) != 0;
+    if (bad) {
+        fprintf(stderr, "topoplan: error writing the output\n");
+        return code ? code : CLI_EXIT_IO;
+    }
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    global_opts g = {.env_list = calloc((size_t)argc + 1, sizeof(char *))};
+    cli_ctx ctx = {.out = stdout};
+    int code = g.env_list ? parse_globals(argc, argv, &g) : CLI_EXIT_IO;
+    if (code == 0 && optind >= argc) {
+        print_help();
+        code = CLI_EXIT_USAGE;
+    }
+    if (code == 0 && strcmp(argv[optind], "help") == 0) {
+        const cli_cmd *cmd = optind + 1 < argc ? find_cmd(argv[optind + 1]) : NULL;
+        if (cmd) {
+            char *help_argv[] = {(char *)cmd->name, "--help", NULL};
+            code = cmd->fn(2, help_argv, &ctx);
+        } else {
+            print_help();
+        }
+        free(g.env_list);
+        return code;
+    }
+    const cli_cmd *cmd = code == 0 ? find_cmd(argv[optind]) : NULL;
+    if (code == 0 && !cmd)
+        code = cli_usage_error(usage, "unknown command \"%s\"", argv[optind]);
+    if (code == 0)
+        code = build_config(&ctx, &g);
+    if (code == 0 && g.output && !(ctx.out = fopen(g.output, "w"))) {
+        perror(g.output);
+        ctx.out = stdout;
+        code = CLI_EXIT_IO;
+    }
+    ctx.format = g.format;
+    if (code == 0)
+        code = finish_output(&ctx, cmd->fn(argc - optind, argv + optind, &ctx));
+    tp_config_free(ctx.cfg);
+    free(g.env_list);
+    return code;
+}

@@ -1,0 +1,170 @@
+/* Error records, allocation helpers, the log sink and text buffers. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const status_names[] = {
+    [TP_OK] = "ok",
+    [TP_ERR_NOMEM] = "out of memory",
+    [TP_ERR_IO] = "i/o error",
+    [TP_ERR_XML] = "malformed xml",
+    [TP_ERR_TOPOLOGY] = "invalid topology",
+    [TP_ERR_CONFIG] = "invalid configuration",
+    [TP_ERR_GRAPH] = "graph error",
+    [TP_ERR_INTERNAL] = "internal error",
+};
+
+const char *tp_status_name(tp_status st)
+{
+    if ((size_t)st < ARRAY_LEN(status_names) && status_names[st])
+        return status_names[st];
+    return "unknown status";
+}
+
+void tp_error_format(const tp_error *err, char *buf, size_t size)
+{
+    if (size == 0)
+        return;
+    if (err->source[0] && err->line)
+        snprintf(buf, size, "%s:%u:%u: %s", err->source, err->line, err->column, err->message);
+    else if (err->source[0])
+        snprintf(buf, size, "%s: %s", err->source, err->message);
+    else
+        snprintf(buf, size, "%s", err->message);
+}
+
+tp_status tp_fail(tp_error *err, tp_status code, const char *source, unsigned line, unsigned col,
+                  const char *fmt, ...)
+{
+    if (!err)
+        return code;
+    err->code = code;
+    snprintf(err->source, sizeof(err->source), "%s", source ? source : "");
+    err->line = line;
+    err->column = col;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof(err->message), fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+tp_status tp_fail_nomem(tp_error *err)
+{
+    return tp_fail(err, TP_ERR_NOMEM, NULL, 0, 0, "out of memory");
+}
+
+tp_status tp_grow(void **ptr, size_t *cap, size_t need, size_t elem_size, tp_error *err)
+{
+    if (need <= *cap)
+        return TP_OK;
+    size_t new_cap = *cap ? *cap : 8;
+    while (new_cap < need)
+        new_cap *= 2;
+    char *p = realloc(*ptr, new_cap * elem_size);
+    if (!p)
+        return tp_fail_nomem(err);
+    memset(p + *cap * elem_size, 0, (new_cap - *cap) * elem_size);
+    *ptr = p;
+    *cap = new_cap;
+    return TP_OK;
+}
+
+tp_status tp_strdup(char **out, const char *s, tp_error *err)
+{
+    *out = strdup(s ? s : "");
+    return *out ? TP_OK : tp_fail_nomem(err);
+}
+
+void tp_log_vadd(tp_log *log, tp_log_level level, const char *fmt, va_list ap)
+{
+    if (!log || !log->enabled)
+        return;
+    if (tp_grow((void **)&log->lines, &log->cap, log->n_lines + 1, sizeof(*log->lines), NULL)) {
+        log->failed = true;
+        return;
+    }
+    char *text = NULL;
+    if (vasprintf(&text, fmt, ap) < 0) {
+        log->failed = true;
+        return;
+    }
+    log->lines[log->n_lines].level = level;
+    log->lines[log->n_lines].text = text;
+    log->n_lines++;
+}
+
+void tp_log_info(tp_log *log, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tp_log_vadd(log, TP_LOG_INFO, fmt, ap);
+    va_end(ap);
+}
+
+void tp_log_warn(tp_log *log, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tp_log_vadd(log, TP_LOG_WARN, fmt, ap);
+    va_end(ap);
+}
+
+void tp_log_clear(tp_log *log)
+{
+    if (!log)
+        return;
+    for (size_t i = 0; i < log->n_lines; i++)
+        free(log->lines[i].text);
+    free(log->lines);
+    log->lines = NULL;
+    log->n_lines = log->cap = 0;
+}
+
+void tp_buf_printf(tp_buf *b, const char *fmt, ...)
+{
+    if (b->failed)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    char *piece = NULL;
+    int n = vasprintf(&piece, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        b->failed = true;
+        return;
+    }
+    size_t add = (size_t)n;
+    if (b->limit && b->len + add > b->limit - 1)
+        add = b->len < b->limit - 1 ? b->limit - 1 - b->len : 0;
+    if (tp_grow((void **)&b->data, &b->cap, b->len + add + 1, 1, NULL)) {
+        b->failed = true;
+        free(piece);
+        return;
+    }
+    memcpy(b->data + b->len, piece, add);
+    b->len += add;
+    b->data[b->len] = '\0';
+    free(piece);
+}
+
+void tp_buf_clear(tp_buf *b)
+{
+    b->len = 0;
+    if (b->data)
+        b->data[0] = '\0';
+}
+
+void tp_buf_free(tp_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+const char *tp_buf_str(const tp_buf *b)
+{
+    return b->data ? b->data : "";
+}

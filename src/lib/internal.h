@@ -1,0 +1,74 @@
+/* Helpers shared by every library module: errors, arrays, the log sink. */
+#ifndef TP_INTERNAL_H
+#define TP_INTERNAL_H
+
+#include "topoplan.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#if defined(__GNUC__)
+#define TP_PRINTF(fmt_idx, arg_idx) __attribute__((format(printf, fmt_idx, arg_idx)))
+#else
+#define TP_PRINTF(fmt_idx, arg_idx)
+#endif
+
+/* Fill err (if not NULL) and return code. line/col may be 0. */
+tp_status tp_fail(tp_error *err, tp_status code, const char *source, unsigned line,
+                  unsigned col, const char *fmt, ...) TP_PRINTF(6, 7);
+/* Shorthand for an out-of-memory failure. */
+tp_status tp_fail_nomem(tp_error *err);
+
+/* Grow *ptr (an array of elem_size items with capacity *cap) to hold at least
+ * `need` items. New memory is zeroed. */
+tp_status tp_grow(void **ptr, size_t *cap, size_t need, size_t elem_size, tp_error *err);
+
+/* strdup that reports through err. */
+tp_status tp_strdup(char **out, const char *s, tp_error *err);
+
+/*
+ * The log sink: the lines NCCL would print at NCCL_DEBUG=INFO, collected in
+ * memory (the library never prints). A NULL sink, or a disabled one, drops
+ * lines: only the reported rank's pipeline logs.
+ */
+typedef enum tp_log_level { TP_LOG_INFO, TP_LOG_WARN } tp_log_level;
+
+typedef struct tp_log_line {
+    tp_log_level level;
+    char *text; /* owned, without the "NCCL INFO " prefix */
+} tp_log_line;
+
+typedef struct tp_log {
+    tp_log_line *lines;
+    size_t n_lines, cap;
+    bool enabled;
+    bool failed; /* an allocation failed: lines are incomplete */
+} tp_log;
+
+void tp_log_info(tp_log *log, const char *fmt, ...) TP_PRINTF(2, 3);
+void tp_log_warn(tp_log *log, const char *fmt, ...) TP_PRINTF(2, 3);
+void tp_log_vadd(tp_log *log, tp_log_level level, const char *fmt, va_list ap);
+void tp_log_clear(tp_log *log);
+
+/*
+ * A growable text buffer, for building NCCL lines piece by piece.
+ * `limit` (0: none) reproduces NCCL's fixed-size line buffers: text past
+ * limit-1 bytes is cut, as snprintf into a char[limit] would.
+ */
+typedef struct tp_buf {
+    char *data;
+    size_t len, cap, limit;
+    bool failed;
+} tp_buf;
+
+void tp_buf_printf(tp_buf *b, const char *fmt, ...) TP_PRINTF(2, 3);
+void tp_buf_clear(tp_buf *b);
+void tp_buf_free(tp_buf *b);
+/* The text so far ("" when empty); valid until the next change. */
+const char *tp_buf_str(const tp_buf *b);
+
+#endif

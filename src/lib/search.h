@@ -1,0 +1,77 @@
+/*
+ * Stage 4: the graph search of NCCL 2.22.3 (src/graph/search.cc): ring,
+ * tree, NVLS and CollNet patterns, bandwidth reservation with backtracking,
+ * the relaxation ladder and step budgets; graph files in and out.
+ */
+#ifndef TP_SEARCH_H
+#define TP_SEARCH_H
+
+#include "paths.h"
+
+/* Graph patterns (NCCL 2.22.3 graph.h). */
+#define TP_PATTERN_BALANCED_TREE 1
+#define TP_PATTERN_SPLIT_TREE 2
+#define TP_PATTERN_TREE 3
+#define TP_PATTERN_RING 4
+#define TP_PATTERN_NVLS 5
+#define TP_PATTERN_COLLNET_DIRECT 6
+
+/* Kinds of decisions the search records. */
+typedef enum tp_search_event_kind {
+    TP_EV_TRY,       /* a search pass with these settings */
+    TP_EV_SOLUTION,  /* a better solution was found */
+    TP_EV_RELAX,     /* a constraint was relaxed */
+    TP_EV_RAISE,     /* second pass: bandwidth raised */
+    TP_EV_BUDGET,    /* the step budget ran out */
+    TP_EV_FALLBACK,  /* simple-order fallback */
+    TP_EV_LOADED,    /* graph taken from NCCL_GRAPH_FILE */
+} tp_search_event_kind;
+
+typedef struct tp_search_event {
+    tp_search_event_kind kind;
+    const char *why; /* static text */
+    float bw_intra, bw_inter;
+    int type_intra, type_inter;
+    int same_channels, cross_nic, pattern;
+    int n_channels;
+} tp_search_event;
+
+/* ncclTopoGraph of NCCL 2.22.3, plus the recorded decisions. */
+typedef struct tp_graph {
+    int id; /* ring 0, tree 1, collnet 2, nvls 3 */
+    int pattern;
+    int cross_nic;
+    int coll_net;
+    int min_channels;
+    int max_channels;
+    int n_channels;
+    float bw_intra;
+    float bw_inter;
+    float latency_inter;
+    int type_intra;
+    int type_inter;
+    int same_channels;
+    int n_hops;
+    int intra[TP_MAXCHANNELS * TP_MAX_NODES];
+    int64_t inter[TP_MAXCHANNELS * 2];
+    tp_search_event *events; /* owned */
+    size_t n_events, events_cap;
+} tp_graph;
+
+/* ncclTopoSearchInit: per-system search limits. */
+tp_status tp_search__init(tp_system *sys, tp_error *err);
+/*
+ * ncclTopoCompute: fill graph (id, pattern, collNet, min/maxChannels set by
+ * the caller) from NCCL_GRAPH_FILE or the search. Logs NCCL's warnings.
+ */
+tp_status tp_search__compute(tp_system *sys, tp_graph *graph, const tp_config *cfg, tp_log *log,
+                             tp_error *err);
+/* ncclTopoPrintGraph: the "Pattern ..." line and channel lines. */
+void tp_search__print_graph(tp_log *log, const tp_system *sys, const tp_graph *graph);
+/* ncclTopoDumpGraphs: the NCCL_GRAPH_DUMP_FILE content. */
+tp_status tp_search__dump_graphs(FILE *out, const tp_system *sys, tp_graph *const *graphs,
+                                 int n_graphs, tp_error *err);
+/* Release a graph's event list. */
+void tp_search__graph_release(tp_graph *graph);
+
+#endif

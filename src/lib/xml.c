@@ -1,0 +1,329 @@
+/* Stage 1: expat -> element tree with positions; tree edits; NCCL-style writer. */
+#include "xml.h"
+
+#include <errno.h>
+#include <expat.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct parse_ctx {
+    XML_Parser parser;
+    tp_xml *doc;
+    tp_xml_elem *current;
+    tp_error *err;
+    tp_status st;
+} parse_ctx;
+
+void tp_xml__free_elem(tp_xml_elem *e)
+{
+    if (!e)
+        return;
+    for (size_t i = 0; i < e->n_children; i++)
+        tp_xml__free_elem(e->children[i]);
+    free(e->children);
+    for (size_t i = 0; i < e->n_attrs; i++) {
+        free(e->attrs[i].name);
+        free(e->attrs[i].value);
+    }
+    free(e->attrs);
+    free(e->tag);
+    free(e);
+}
+
+void tp_xml__free(tp_xml *doc)
+{
+    if (!doc)
+        return;
+    tp_xml__free_elem(doc->root);
+    free(doc);
+}
+
+const char *tp_xml__attr(const tp_xml_elem *e, const char *name)
+{
+    for (size_t i = 0; i < e->n_attrs; i++)
+        if (strcmp(e->attrs[i].name, name) == 0)
+            return e->attrs[i].value;
+    return NULL;
+}
+
+tp_status tp_xml__set_attr(tp_xml_elem *e, const char *name, const char *value, tp_error *err)
+{
+    char *copy = NULL;
+    tp_status st = tp_strdup(&copy, value, err);
+    if (st != TP_OK)
+        return st;
+    for (size_t i = 0; i < e->n_attrs; i++) {
+        if (strcmp(e->attrs[i].name, name) == 0) {
+            free(e->attrs[i].value);
+            e->attrs[i].value = copy;
+            return TP_OK;
+        }
+    }
+    char *name_copy = NULL;
+    if ((st = tp_strdup(&name_copy, name, err)) != TP_OK ||
+        (st = tp_grow((void **)&e->attrs, &e->attrs_cap, e->n_attrs + 1, sizeof(*e->attrs), err))) {
+        free(copy);
+        free(name_copy);
+        return st;
+    }
+    e->attrs[e->n_attrs].name = name_copy;
+    e->attrs[e->n_attrs].value = copy;
+    e->n_attrs++;
+    return TP_OK;
+}
+
+void tp_xml__unset_attr(tp_xml_elem *e, const char *name)
+{
+    for (size_t i = 0; i < e->n_attrs; i++) {
+        if (strcmp(e->attrs[i].name, name) == 0) {
+            free(e->attrs[i].name);
+            free(e->attrs[i].value);
+            memmove(&e->attrs[i], &e->attrs[i + 1], (e->n_attrs - i - 1) * sizeof(*e->attrs));
+            e->n_attrs--;
+            return;
+        }
+    }
+}
+
+static tp_status append_child(tp_xml_elem *parent, tp_xml_elem *child, tp_error *err)
+{
+    tp_status st = tp_grow((void **)&parent->children, &parent->children_cap,
+                           parent->n_children + 1, sizeof(*parent->children), err);
+    if (st != TP_OK)
+        return st;
+    parent->children[parent->n_children++] = child;
+    child->parent = parent;
+    return TP_OK;
+}
+
+tp_status tp_xml__add_child(tp_xml_elem **out, tp_xml_elem *parent, const char *tag, tp_error *err)
+{
+    *out = NULL;
+    tp_xml_elem *e = calloc(1, sizeof(*e));
+    if (!e || tp_strdup(&e->tag, tag, err) != TP_OK) {
+        free(e);
+        return tp_fail_nomem(err);
+    }
+    if (parent) {
+        tp_status st = append_child(parent, e, err);
+        if (st != TP_OK) {
+            tp_xml__free_elem(e);
+            return st;
+        }
+    }
+    *out = e;
+    return TP_OK;
+}
+
+static void detach(tp_xml_elem *child)
+{
+    tp_xml_elem *p = child->parent;
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->n_children; i++) {
+        if (p->children[i] == child) {
+            memmove(&p->children[i], &p->children[i + 1],
+                    (p->n_children - i - 1) * sizeof(*p->children));
+            p->n_children--;
+            break;
+        }
+    }
+    child->parent = NULL;
+}
+
+void tp_xml__remove(tp_xml_elem *child)
+{
+    detach(child);
+    tp_xml__free_elem(child);
+}
+
+tp_status tp_xml__move(tp_xml_elem *child, tp_xml_elem *new_parent, tp_error *err)
+{
+    detach(child);
+    return append_child(new_parent, child, err);
+}
+
+tp_xml_elem *tp_xml__child(const tp_xml_elem *e, const char *tag)
+{
+    for (size_t i = 0; i < e->n_children; i++)
+        if (strcmp(e->children[i]->tag, tag) == 0)
+            return e->children[i];
+    return NULL;
+}
+
+tp_status tp_xml__fail(tp_error *err, tp_status code, const tp_xml *doc, const tp_xml_elem *e,
+                       const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return tp_fail(err, code, doc ? doc->source : NULL, e ? e->line : 0, e ? e->column : 0,
+                   "<%s>: %s", e ? e->tag : "?", msg);
+}
+
+static void stop_parse(parse_ctx *ctx, tp_status st)
+{
+    ctx->st = st;
+    XML_StopParser(ctx->parser, XML_FALSE);
+}
+
+static void XMLCALL on_start(void *data, const XML_Char *tag, const XML_Char **attrs)
+{
+    parse_ctx *ctx = data;
+    if (ctx->st != TP_OK)
+        return;
+    if (!ctx->current && ctx->doc->root) {
+        stop_parse(ctx, TP_ERR_INTERNAL);
+        return;
+    }
+    tp_xml_elem *e = NULL;
+    tp_status st = tp_xml__add_child(&e, ctx->current, tag, ctx->err);
+    if (st != TP_OK) {
+        stop_parse(ctx, st);
+        return;
+    }
+    e->line = (unsigned)XML_GetCurrentLineNumber(ctx->parser);
+    e->column = (unsigned)XML_GetCurrentColumnNumber(ctx->parser) + 1;
+    if (!ctx->doc->root)
+        ctx->doc->root = e;
+    ctx->current = e;
+    for (size_t i = 0; attrs[i]; i += 2) {
+        if ((st = tp_xml__set_attr(e, attrs[i], attrs[i + 1], ctx->err)) != TP_OK) {
+            stop_parse(ctx, st);
+            return;
+        }
+    }
+}
+
+static void XMLCALL on_end(void *data, const XML_Char *tag)
+{
+    (void)tag;
+    parse_ctx *ctx = data;
+    if (ctx->st == TP_OK && ctx->current)
+        ctx->current = ctx->current->parent;
+}
+
+static void XMLCALL on_doctype(void *data, const XML_Char *name, const XML_Char *sysid,
+                               const XML_Char *pubid, int has_internal)
+{
+    (void)name, (void)sysid, (void)pubid, (void)has_internal;
+    parse_ctx *ctx = data;
+    tp_fail(ctx->err, TP_ERR_XML, ctx->doc->source,
+            (unsigned)XML_GetCurrentLineNumber(ctx->parser),
+            (unsigned)XML_GetCurrentColumnNumber(ctx->parser) + 1,
+            "DOCTYPE declarations are not allowed in topology files");
+    stop_parse(ctx, TP_ERR_XML);
+}
+
+static tp_status expat_error(parse_ctx *ctx)
+{
+    return tp_fail(ctx->err, TP_ERR_XML, ctx->doc->source,
+                   (unsigned)XML_GetCurrentLineNumber(ctx->parser),
+                   (unsigned)XML_GetCurrentColumnNumber(ctx->parser) + 1, "malformed XML: %s",
+                   XML_ErrorString(XML_GetErrorCode(ctx->parser)));
+}
+
+static tp_status run_expat(parse_ctx *ctx, const char *text, size_t len)
+{
+    XML_SetUserData(ctx->parser, ctx);
+    XML_SetElementHandler(ctx->parser, on_start, on_end);
+    XML_SetStartDoctypeDeclHandler(ctx->parser, on_doctype);
+    if (len > (size_t)INT32_MAX)
+        return tp_fail(ctx->err, TP_ERR_XML, ctx->doc->source, 0, 0, "file too large");
+    if (XML_Parse(ctx->parser, text, (int)len, XML_TRUE) == XML_STATUS_ERROR)
+        return ctx->st != TP_OK ? ctx->st : expat_error(ctx);
+    if (ctx->st != TP_OK)
+        return ctx->st;
+    if (!ctx->doc->root)
+        return tp_fail(ctx->err, TP_ERR_XML, ctx->doc->source, 1, 1, "no XML element found");
+    return TP_OK;
+}
+
+tp_status tp_xml__parse(tp_xml **out, const char *text, size_t len, const char *source,
+                        tp_error *err)
+{
+    *out = NULL;
+    tp_xml *doc = calloc(1, sizeof(*doc));
+    if (!doc)
+        return tp_fail_nomem(err);
+    snprintf(doc->source, sizeof(doc->source), "%s", source ? source : "<buffer>");
+    parse_ctx ctx = {.parser = XML_ParserCreate(NULL), .doc = doc, .err = err, .st = TP_OK};
+    if (!ctx.parser) {
+        free(doc);
+        return tp_fail_nomem(err);
+    }
+    tp_status st = run_expat(&ctx, text, len);
+    XML_ParserFree(ctx.parser);
+    if (st != TP_OK) {
+        tp_xml__free(doc);
+        return st;
+    }
+    *out = doc;
+    return TP_OK;
+}
+
+static tp_status read_file(char **out, size_t *len_out, const char *path, tp_error *err)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    tp_status st = TP_OK;
+    for (;;) {
+        if ((st = tp_grow((void **)&buf, &cap, len + 65536, 1, err)) != TP_OK)
+            break;
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0)
+            break;
+    }
+    if (st == TP_OK && ferror(f))
+        st = tp_fail(err, TP_ERR_IO, path, 0, 0, "read error");
+    fclose(f);
+    if (st != TP_OK) {
+        free(buf);
+        return st;
+    }
+    *out = buf;
+    *len_out = len;
+    return TP_OK;
+}
+
+tp_status tp_xml__parse_file(tp_xml **out, const char *path, tp_error *err)
+{
+    *out = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    tp_status st = read_file(&text, &len, path, err);
+    if (st == TP_OK)
+        st = tp_xml__parse(out, text, len, path, err);
+    free(text);
+    return st;
+}
+
+static void write_elem(FILE *out, const tp_xml_elem *e, int indent)
+{
+    fprintf(out, "%*s<%s", indent, "", e->tag);
+    for (size_t i = 0; i < e->n_attrs; i++)
+        fprintf(out, " %s=\"%s\"", e->attrs[i].name, e->attrs[i].value);
+    if (e->n_children == 0) {
+        fputs("/>\n", out);
+        return;
+    }
+    fputs(">\n", out);
+    for (size_t i = 0; i < e->n_children; i++)
+        write_elem(out, e->children[i], indent + 2);
+    fprintf(out, "%*s</%s>\n", indent, "", e->tag);
+}
+
+tp_status tp_xml__write(FILE *out, const tp_xml_elem *root, tp_error *err)
+{
+    write_elem(out, root, 0);
+    if (ferror(out))
+        return tp_fail(err, TP_ERR_IO, NULL, 0, 0, "write error");
+    return TP_OK;
+}
