@@ -65,6 +65,10 @@ $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/standalone.c $(BUILD)/li
 	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< tests/fuzz/standalone.c \
 	    $(BUILD)/libtopoplan.a $(LDLIBS)
 
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libtopoplan.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libtopoplan.a $(LDLIBS)
+
 demo: $(BUILD)/topoplan
 	$(BUILD)/topoplan plan --builtin dgx-h100 --nodes 2
 
@@ -105,7 +109,7 @@ check-valgrind: $(UNIT_BIN) $(BUILD)/topoplan
 	@TOPOPLAN_WRAP="valgrind -q --error-exitcode=9 --leak-check=full" sh tests/golden/run.sh $(BUILD)/topoplan
 
 bench: $(BUILD)/topoplan
-	@sh bench/run.sh $(BUILD)/topoplan
+	@sh bench/run.sh
 
 format-check:
 	@clang-format --dry-run -Werror $(LIB_SRC) $(CLI_SRC) include/topoplan.h

@@ -125,6 +125,22 @@ TP_API tp_status tp_report_plan(FILE *out, const tp_plan *plan, tp_format fmt, t
 /** The resolved topology in NCCL's XML format (as NCCL_TOPO_DUMP_FILE). */
 TP_API tp_status tp_report_topology_xml(FILE *out, const tp_plan *plan, tp_error *err);
 
+/** @defgroup hca NCCL_IB_HCA */
+
+/**
+ * Whether NCCL 2.22.3 would use port `port` of IB device `name` under
+ * NCCL_IB_HCA=`filter` (comma list of prefix[:port], leading '^' excludes,
+ * '=' matches names exactly; NULL or "" selects every port). Returns 1 or 0.
+ */
+TP_API int tp_hca_selects(const char *filter, const char *name, int port);
+/**
+ * The prefix trap: 1 when a non-exact entry of `filter` matches `name` only
+ * as a prefix followed by more digits ("mlx5_1" matching "mlx5_10"); the
+ * entry's text is copied to `entry` (size bytes, NUL-terminated). 0 otherwise.
+ */
+TP_API int tp_hca_prefix_trap(const char *filter, const char *name, int port, char *entry,
+                              size_t size);
+
 /** @defgroup builtins Built-in topologies */
 
 /** Number of topologies compiled into the library. */

@@ -5,6 +5,7 @@
 #include "topoplan.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 
 /* Exit codes (listed by `topoplan help exit-codes`). */
 enum {
@@ -54,11 +55,16 @@ int cli_parse_input(int argc, char **argv, const char *usage, cli_input *in, int
 /* Plan the input with the context's config. On failure prints the error. */
 int cli_plan(tp_plan **out, const cli_input *in, const cli_ctx *ctx);
 
+/* Parse the input options, plan, and write one report in the context's format. */
+typedef tp_status cli_report_fn(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err);
+int cli_run_report(int argc, char **argv, cli_ctx *ctx, const char *usage, cli_report_fn *report);
+
 int cmd_nccl_log(int argc, char **argv, cli_ctx *ctx);
 int cmd_plan(int argc, char **argv, cli_ctx *ctx);
 int cmd_paths(int argc, char **argv, cli_ctx *ctx);
 int cmd_search(int argc, char **argv, cli_ctx *ctx);
 int cmd_builtins(int argc, char **argv, cli_ctx *ctx);
 int cmd_env(int argc, char **argv, cli_ctx *ctx);
+int cmd_hca(int argc, char **argv, cli_ctx *ctx);
 
 #endif

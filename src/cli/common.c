@@ -116,3 +116,20 @@ int cli_plan(tp_plan **out, const cli_input *in, const cli_ctx *ctx)
     }
     return st == TP_OK ? CLI_EXIT_OK : cli_fail(&err);
 }
+
+int cli_run_report(int argc, char **argv, cli_ctx *ctx, const char *usage, cli_report_fn *report)
+{
+    cli_input in;
+    int code = 0;
+    if (cli_parse_input(argc, argv, usage, &in, &code) != 0)
+        return code;
+    tp_plan *plan = NULL;
+    code = cli_plan(&plan, &in, ctx);
+    if (code == CLI_EXIT_OK) {
+        tp_error err = {0};
+        if (report(ctx->out, plan, ctx->format, &err) != TP_OK)
+            code = cli_fail(&err);
+    }
+    tp_plan_free(plan);
+    return code;
+}

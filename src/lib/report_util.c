@@ -1,0 +1,45 @@
+/* Helpers shared by the report writers. */
+#include "report.h"
+
+#include <string.h>
+
+void tp_report__node_label(char *buf, size_t size, const tp_node *node)
+{
+    snprintf(buf, size, "%s/%llx-%llx", tp_node_type_name(node->type),
+             (unsigned long long)TP_ID_SYSTEM_ID(node->id),
+             (unsigned long long)TP_ID_LOCAL_ID(node->id));
+}
+
+void tp_report__node_short(char *buf, size_t size, const tp_system *sys, const tp_node *node)
+{
+    const tp_node_set *set = &sys->nodes[node->type];
+    long idx = node - set->nodes;
+    if (node->type == TP_NODE_GPU)
+        snprintf(buf, size, "GPU/%d", node->gpu.rank);
+    else if (node->type == TP_NODE_NET)
+        snprintf(buf, size, "NET/%d", node->net.dev);
+    else
+        snprintf(buf, size, "%s/%ld", tp_node_type_name(node->type), idx);
+}
+
+void tp_report__json_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+tp_status tp_report__check_stream(FILE *out, tp_error *err)
+{
+    if (ferror(out))
+        return tp_fail(err, TP_ERR_IO, NULL, 0, 0, "write error");
+    return TP_OK;
+}
