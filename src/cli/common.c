@@ -69,7 +69,7 @@ int cli_parse_input(int argc, char **argv, const char *usage, cli_input *in, int
     in->job.n_nodes = 1;
     optind = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+hn:r:b:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hn:r:b:", opts, NULL)) != -1) {
         if (c == 'h') {
             fputs(usage, stdout);
             *exit_code = CLI_EXIT_OK;

@@ -11,6 +11,7 @@ extern char **environ;
 static const cli_cmd cmds[] = {
     {"nccl-log", cmd_nccl_log, "the log lines NCCL 2.22.3 prints for a rank"},
     {"paths", cmd_paths, "path matrix between GPUs and NICs, with bottlenecks"},
+    {"search", cmd_search, "graph search results with their decision trace"},
     {"hca", cmd_hca, "which IB devices an NCCL_IB_HCA value selects"},
     {"builtins", cmd_builtins, "list the built-in topologies (or print one)"},
     {"env", cmd_env, "the effective NCCL_* parameters"},

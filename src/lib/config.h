@@ -55,6 +55,8 @@ typedef enum tp_param_kind {
     X(PROTO, "NCCL_PROTO", TP_KIND_STR, 0)                                   \
     X(IGNORE_CPU_AFFINITY, "NCCL_IGNORE_CPU_AFFINITY", TP_KIND_INT, 0)       \
     X(MNNVL_ENABLE, "NCCL_MNNVL_ENABLE", TP_KIND_INT, 2)                     \
+    X(MIN_NRINGS, "NCCL_MIN_NRINGS", TP_KIND_INT, -2)                        \
+    X(MAX_NRINGS, "NCCL_MAX_NRINGS", TP_KIND_INT, -2)                        \
     X(DEBUG, "NCCL_DEBUG", TP_KIND_STR, 0)                                   \
     X(DEBUG_SUBSYS, "NCCL_DEBUG_SUBSYS", TP_KIND_STR, 0)
 

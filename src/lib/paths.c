@@ -1,21 +1,982 @@
-/* Stage 3 (placeholder until the path computation lands). */
+/*
+ * Stage 3: paths, as NCCL 2.22.3 computes them in src/graph/paths.cc.
+ *
+ * Every CPU, GPU, NET and NVS node is the root of a breadth-first search
+ * that stores, in each node reached, the route back to it (links walked,
+ * bottleneck bandwidth, worst path type). Policies then rewrite some routes:
+ * through the CPU where P2P or GDR is not allowed, through a peer GPU for
+ * PXN, or marked NET where neither P2P nor SHM can connect two GPUs.
+ */
 #include "paths.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Route storage                                                       */
+/* ------------------------------------------------------------------ */
+
+static tp_status route_reserve(tp_route *r, int need, tp_error *err)
+{
+    if (need <= r->cap)
+        return TP_OK;
+    int cap = r->cap ? r->cap : 4;
+    while (cap < need)
+        cap *= 2;
+    tp_link **list = realloc(r->list, (size_t)cap * sizeof(*list));
+    if (!list)
+        return tp_fail_nomem(err);
+    memset(list + r->cap, 0, (size_t)(cap - r->cap) * sizeof(*list));
+    r->list = list;
+    r->cap = cap;
+    return TP_OK;
+}
+
+/*
+ * NCCL 2.22.3 allocates a node's routes to a type with calloc: all zero (LOC,
+ * bw 0) for the root of the search, all DIS for the nodes it reaches.
+ */
+static tp_status routes_alloc(tp_route **out, int count, bool disconnected, tp_error *err)
+{
+    tp_route *routes = calloc(count > 0 ? (size_t)count : 1, sizeof(*routes));
+    if (!routes)
+        return tp_fail_nomem(err);
+    for (int i = 0; disconnected && i < count; i++)
+        routes[i].type = TP_PATH_DIS;
+    *out = routes;
+    return TP_OK;
+}
+
+static void routes_free(tp_route *routes, int count)
+{
+    if (!routes)
+        return;
+    for (int i = 0; i < count; i++)
+        free(routes[i].list);
+    free(routes);
+}
+
+void tp_paths__free(tp_system *sys)
+{
+    if (!sys)
+        return;
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
+        for (int n = 0; n < sys->nodes[t].count; n++) {
+            tp_node *node = &sys->nodes[t].nodes[n];
+            for (int u = 0; u < TP_NODE_TYPE_COUNT; u++) {
+                routes_free(node->paths[u], sys->nodes[u].count);
+                node->paths[u] = NULL;
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Lookups (topo.h's ncclTopoIdToIndex and friends)                    */
+/* ------------------------------------------------------------------ */
+
+int tp_paths__id_to_index(const tp_system *sys, int type, int64_t id)
+{
+    for (int i = 0; i < sys->nodes[type].count; i++)
+        if (sys->nodes[type].nodes[i].id == id)
+            return i;
+    return -1;
+}
+
+int tp_paths__rank_to_index(const tp_system *sys, int rank)
+{
+    for (int i = 0; i < sys->nodes[TP_NODE_GPU].count; i++)
+        if (sys->nodes[TP_NODE_GPU].nodes[i].gpu.rank == rank)
+            return i;
+    return -1;
+}
+
+static tp_status internal(tp_error *err, const char *what)
+{
+    return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "paths: %s", what);
+}
+
+/* The route from node to the node of `type` at `index` (NULL when never computed). */
+static tp_route *route_to(const tp_node *node, int type, int index)
+{
+    return node->paths[type] ? &node->paths[type][index] : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* The breadth-first search (ncclTopoSetPaths)                         */
+/* ------------------------------------------------------------------ */
+
+typedef struct bfs_state {
+    tp_system *sys;
+    tp_node *base;
+    int base_index; /* where the routes to base are stored (first node with its id) */
+    bool nvb_disable;
+    tp_node **cur, **next;
+    int n_cur, n_next;
+    tp_log *log;
+} bfs_state;
+
+/* NCCL 2.22.3: the path type a link adds, from the link type and its ends. */
+static int step_type(const tp_node *node, const tp_link *link, const tp_route *path,
+                     const tp_route *rem_path)
+{
+    int type = link->type == TP_LINK_NET ? TP_LINK_LOC : link->type;
+    if (node->type == TP_NODE_PCI && link->rem->type == TP_NODE_PCI)
+        type = TP_PATH_PXB;
+    if (link->type == TP_LINK_PCI && (node->type == TP_NODE_CPU || link->rem->type == TP_NODE_CPU))
+        type = TP_PATH_PHB;
+    if (node->type == TP_NODE_GPU && path->type == TP_PATH_NVL && type == TP_PATH_NVL &&
+        rem_path->count > 1)
+        type = TP_PATH_NVB;
+    return path->type > type ? path->type : type;
+}
+
+/* Point rem_path's first hop at the link from rem back to node (a stale one stays, as in NCCL). */
+static tp_status set_reverse_link(bfs_state *s, tp_node *node, const tp_link *link,
+                                  tp_route *rem_path, tp_error *err)
+{
+    tp_node *rem = link->rem;
+    for (int l = 0; l < rem->n_links; l++) {
+        if (rem->links[l].rem == node && rem->links[l].type == link->type) {
+            rem_path->list[0] = &rem->links[l];
+            break;
+        }
+    }
+    if (rem_path->list[0])
+        return TP_OK;
+    tp_log_warn(s->log, "Failed to find reverse path from remNode %d/%llx nlinks %d to node %d/%llx",
+                rem->type, (unsigned long long)rem->id, rem->n_links, node->type,
+                (unsigned long long)node->id);
+    return tp_fail(err, TP_ERR_TOPOLOGY, NULL, 0, 0,
+                   "%s/%llx has a link to %s/%llx without a link back (NCCL fails the path "
+                   "computation)",
+                   tp_node_type_name(node->type), (unsigned long long)node->id,
+                   tp_node_type_name(rem->type), (unsigned long long)rem->id);
+}
+
+/* NCCL 2.22.3: only one GPU may be crossed, over NVLink, towards another GPU (NVB). */
+static bool blocked_by_gpu(const bfs_state *s, const tp_node *node, const tp_link *link,
+                           const tp_route *path)
+{
+    return node != s->base && node->type == TP_NODE_GPU &&
+           (s->nvb_disable || link->type != TP_LINK_NVL || link->rem->type != TP_NODE_GPU ||
+            path->count > 1);
+}
+
+static void queue_next(bfs_state *s, tp_node *node)
+{
+    for (int i = 0; i < s->n_next; i++)
+        if (s->next[i] == node)
+            return;
+    s->next[s->n_next++] = node;
+}
+
+static tp_status visit_link(bfs_state *s, tp_node *node, tp_link *link, tp_error *err)
+{
+    int bt = s->base->type;
+    tp_node *rem = link->rem;
+    tp_status st;
+    if (!rem->paths[bt] &&
+        (st = routes_alloc(&rem->paths[bt], s->sys->nodes[bt].count, true, err)) != TP_OK)
+        return st;
+    tp_route *rem_path = &rem->paths[bt][s->base_index];
+    tp_route *path = &node->paths[bt][s->base_index];
+    float bw = link->bw < path->bw ? link->bw : path->bw;
+    if (blocked_by_gpu(s, node, link, path))
+        return TP_OK;
+    /* NCCL 2.22.3: replace a route if it is unset or longer, and only by a wider one. */
+    if (!((rem_path->bw == 0 || rem_path->count > path->count) && rem_path->bw < bw))
+        return TP_OK;
+    if ((st = route_reserve(rem_path, path->count + 1, err)) != TP_OK)
+        return st;
+    if ((st = set_reverse_link(s, node, link, rem_path, err)) != TP_OK)
+        return st;
+    for (int i = 0; i < path->count; i++)
+        rem_path->list[i + 1] = path->list[i];
+    rem_path->count = path->count + 1;
+    rem_path->bw = bw;
+    rem_path->type = step_type(node, link, path, rem_path);
+    queue_next(s, rem);
+    return TP_OK;
+}
+
+static tp_status set_paths(bfs_state *s, tp_node *base, tp_error *err)
+{
+    int bt = base->type;
+    tp_status st;
+    if (!base->paths[bt] &&
+        (st = routes_alloc(&base->paths[bt], s->sys->nodes[bt].count, false, err)) != TP_OK)
+        return st;
+    s->base = base;
+    s->base_index = tp_paths__id_to_index(s->sys, bt, base->id);
+    tp_route *base_path = &base->paths[bt][s->base_index];
+    base_path->count = 0;
+    base_path->bw = TP_LOC_BW;
+    base_path->type = TP_PATH_LOC;
+    s->cur[0] = base;
+    s->n_cur = 1;
+    while (s->n_cur) {
+        s->n_next = 0;
+        for (int n = 0; n < s->n_cur; n++) {
+            tp_node *node = s->cur[n];
+            for (int l = 0; l < node->n_links; l++)
+                if ((st = visit_link(s, node, &node->links[l], err)) != TP_OK)
+                    return st;
+        }
+        tp_node **swap = s->cur;
+        s->cur = s->next;
+        s->next = swap;
+        s->n_cur = s->n_next;
+    }
+    return TP_OK;
+}
+
+/* NCCL 2.22.3 order of the searches: CPUs, GPUs, NETs, NVSwitches. */
+static tp_status set_all_paths(tp_system *sys, const tp_config *cfg, tp_log *log, tp_error *err)
+{
+    static const int roots[] = {TP_NODE_CPU, TP_NODE_GPU, TP_NODE_NET, TP_NODE_NVS};
+    size_t total = 0;
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
+        total += (size_t)sys->nodes[t].count;
+    bfs_state s = {.sys = sys, .log = log, .nvb_disable = tp_config_int(cfg, TP_P_NVB_DISABLE) != 0};
+    s.cur = calloc(total + 1, sizeof(*s.cur));
+    s.next = calloc(total + 1, sizeof(*s.next));
+    tp_status st = (s.cur && s.next) ? TP_OK : tp_fail_nomem(err);
+    for (size_t r = 0; st == TP_OK && r < ARRAY_LEN(roots); r++)
+        for (int i = 0; st == TP_OK && i < sys->nodes[roots[r]].count; i++)
+            st = set_paths(&s, &sys->nodes[roots[r]].nodes[i], err);
+    free(s.cur);
+    free(s.next);
+    return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Route rewrites                                                      */
+/* ------------------------------------------------------------------ */
+
+/* getLocalCpu: the CPU with the fewest hops from GPU g (NCCL 2.22.3 skips 0-hop routes). */
+static tp_status local_cpu(const tp_system *sys, int g, int *cpu, tp_log *log, tp_error *err)
+{
+    const tp_route *paths = sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_CPU];
+    int min_hops = 0, best = -1;
+    for (int c = 0; paths && c < sys->nodes[TP_NODE_CPU].count; c++) {
+        if (min_hops == 0 || paths[c].count < min_hops) {
+            best = c;
+            min_hops = paths[c].count;
+        }
+    }
+    if (best == -1) {
+        tp_log_warn(log, "Error : could not find CPU close to GPU %d", g);
+        return internal(err, "no CPU close to a GPU");
+    }
+    *cpu = best;
+    return TP_OK;
+}
+
+/* addInterStep: route (t1,i1)->(t2,i2) becomes (t1,i1)->(tx,ix)->(t2,i2). */
+static tp_status add_inter_step(tp_system *sys, int tx, int ix, int t1, int i1, int t2, int i2,
+                                tp_error *err)
+{
+    tp_node *mid = &sys->nodes[tx].nodes[ix];
+    tp_node *src = &sys->nodes[t1].nodes[i1];
+    tp_route *r = route_to(src, t2, i2), *a = route_to(src, tx, ix), *b = route_to(mid, t2, i2);
+    if (!r || !a || !b)
+        return internal(err, "inter step on a route never computed");
+    tp_status st = route_reserve(r, a->count + b->count, err);
+    if (st != TP_OK)
+        return st;
+    int l = 0;
+    for (int i = 0; i < a->count; i++)
+        r->list[l++] = a->list[i];
+    for (int i = 0; i < b->count; i++)
+        r->list[l++] = b->list[i];
+    r->count = l;
+    r->type = a->type > b->type ? a->type : b->type;
+    if (tx == TP_NODE_GPU)
+        r->type = TP_PATH_PXN;
+    r->bw = b->bw < a->bw ? b->bw : a->bw;
+    return TP_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* P2P, NET and SHM checks                                             */
+/* ------------------------------------------------------------------ */
+
+/* ncclGetLevel(NCCL_P2P_DISABLE, NCCL_P2P_LEVEL): LOC when P2P is disabled, else the user's level. */
+static int user_p2p_level(const tp_config *cfg)
+{
+    if (tp_config_is_set(cfg, TP_P_P2P_DISABLE) && tp_config_int(cfg, TP_P_P2P_DISABLE) == 1)
+        return TP_PATH_LOC;
+    return (int)tp_config_int(cfg, TP_P_P2P_LEVEL);
+}
+
+/* NCCL 2.22.3: P2P is kept below the CPU on ARM, Intel and Zhaoxin CPUs. */
+static int default_p2p_level(const tp_system *sys)
+{
+    if (sys->nodes[TP_NODE_CPU].count == 0)
+        return TP_P2P_LEVEL_DEFAULT;
+    const tp_node *cpu = &sys->nodes[TP_NODE_CPU].nodes[0];
+    if (cpu->cpu.arch == TP_CPU_ARCH_ARM)
+        return TP_P2P_LEVEL_RESTRICTED;
+    if (cpu->cpu.arch == TP_CPU_ARCH_X86 &&
+        (cpu->cpu.vendor == TP_CPU_VENDOR_INTEL || cpu->cpu.vendor == TP_CPU_VENDOR_ZHAOXIN))
+        return TP_P2P_LEVEL_RESTRICTED;
+    return TP_P2P_LEVEL_DEFAULT;
+}
+
+tp_status tp_paths__check_p2p(const tp_system *sys, const tp_config *cfg, int64_t id1, int64_t id2,
+                              int *p2p, int *read, int *intermediate_rank, tp_error *err)
+{
+    *p2p = 0;
+    if (read)
+        *read = 0;
+    if (intermediate_rank)
+        *intermediate_rank = -1;
+    int g1 = tp_paths__id_to_index(sys, TP_NODE_GPU, id1);
+    if (g1 < 0)
+        return internal(err, "P2P check on an unknown GPU");
+    int g2 = tp_paths__id_to_index(sys, TP_NODE_GPU, id2);
+    if (g2 < 0)
+        return TP_OK; /* NCCL 2.22.3: a GPU not in the system cannot use P2P */
+    const tp_node *gpu1 = &sys->nodes[TP_NODE_GPU].nodes[g1];
+    const tp_route *path = route_to(gpu1, TP_NODE_GPU, g2);
+    if (!path)
+        return internal(err, "P2P check before the paths");
+    if (path->count == 2 && path->list[0]->rem->type == TP_NODE_GPU && intermediate_rank)
+        *intermediate_rank = path->list[0]->rem->gpu.rank;
+    int level = user_p2p_level(cfg);
+    if (level == TP_LEVEL_UNSET)
+        level = default_p2p_level(sys);
+    /* Every GPU pair is P2P-capable here (no NVML to say otherwise). */
+    if (path->type <= level)
+        *p2p = 1;
+    const tp_node *gpu2 = &sys->nodes[TP_NODE_GPU].nodes[g2];
+    /* NCCL 2.22.3: P2P read only between sm80 GPUs over NVLink. */
+    if (path->type == TP_PATH_NVL && read && gpu1->gpu.cuda_comp_cap == gpu2->gpu.cuda_comp_cap &&
+        gpu1->gpu.cuda_comp_cap == 80)
+        *read = 1;
+    return TP_OK;
+}
+
+/* The best bandwidth from a GPU to a NET at PXB or better. */
+static float best_close_net_bw(const tp_system *sys, const tp_node *gpu)
+{
+    float best = 0;
+    for (int n = 0; gpu->paths[TP_NODE_NET] && n < sys->nodes[TP_NODE_NET].count; n++) {
+        const tp_route *path = &gpu->paths[TP_NODE_NET][n];
+        if (path->type <= TP_PATH_PXB && path->bw > best)
+            best = path->bw;
+    }
+    return best;
+}
+
+tp_status tp_paths__check_net(const tp_system *sys, const tp_config *cfg, int64_t id1, int64_t id2,
+                              int *net)
+{
+    if (tp_config_int(cfg, TP_P_NET_DISABLE_INTRA) == 1) {
+        *net = 0;
+        return TP_OK;
+    }
+    *net = 1;
+    int g1 = tp_paths__id_to_index(sys, TP_NODE_GPU, id1);
+    int g2 = tp_paths__id_to_index(sys, TP_NODE_GPU, id2);
+    if (g1 < 0 || g2 < 0)
+        return TP_OK;
+    const tp_node *gpu1 = &sys->nodes[TP_NODE_GPU].nodes[g1];
+    const tp_node *gpu2 = &sys->nodes[TP_NODE_GPU].nodes[g2];
+    float speed = gpu1->paths[TP_NODE_GPU][g2].bw;
+    /* NCCL 2.22.3: the network wins when both GPUs reach a close NIC faster than each other. */
+    if (best_close_net_bw(sys, gpu1) > speed && best_close_net_bw(sys, gpu2) > speed)
+        return TP_OK;
+    *net = 0;
+    return TP_OK;
+}
+
+/*
+ * The P2P transport's canConnect between two GPUs of this host (NCCL 2.22.3
+ * p2p.cc): the P2P level, then "would NET be faster", unless the route
+ * crosses an intermediate GPU. CUDA P2P and IPC always work here.
+ */
+static tp_status p2p_can_connect(const tp_system *sys, const tp_config *cfg, int64_t src,
+                                 int64_t dst, int *ret, tp_error *err)
+{
+    int inter = -1;
+    tp_status st = tp_paths__check_p2p(sys, cfg, src, dst, ret, NULL, &inter, err);
+    if (st != TP_OK || *ret == 0 || inter != -1)
+        return st;
+    int use_net = 0;
+    tp_paths__check_net(sys, cfg, src, dst, &use_net);
+    if (use_net)
+        *ret = 0;
+    return TP_OK;
+}
+
+/* The SHM transport's canConnect (NCCL 2.22.3 shm.cc): same host, same /dev/shm here. */
+static int shm_can_connect(const tp_system *sys, const tp_config *cfg, int64_t src, int64_t dst)
+{
+    if (tp_config_int(cfg, TP_P_SHM_DISABLE) == 1)
+        return 0;
+    int use_net = 0;
+    tp_paths__check_net(sys, cfg, src, dst, &use_net);
+    return !use_net;
+}
+
+/* NCCL 2.22.3: GPU pairs without P2P go through the CPU local to the destination GPU. */
+static tp_status divert_p2p(tp_system *sys, const tp_config *cfg, int g, tp_log *log,
+                            tp_error *err)
+{
+    tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
+    for (int p = 0; p < gpus->count; p++) {
+        int p2p, cpu;
+        tp_status st = tp_paths__check_p2p(sys, cfg, gpus->nodes[p].id, gpus->nodes[g].id, &p2p,
+                                           NULL, NULL, err);
+        if (st != TP_OK)
+            return st;
+        if (p2p)
+            continue;
+        if ((st = local_cpu(sys, g, &cpu, log, err)) != TP_OK)
+            return st;
+        if ((st = add_inter_step(sys, TP_NODE_CPU, cpu, TP_NODE_GPU, p, TP_NODE_GPU, g, err)))
+            return st;
+    }
+    return TP_OK;
+}
+
+/* NCCL 2.22.3: peers neither P2P nor SHM can reach are marked NET (trimmed later). */
+static tp_status mark_unreachable(tp_system *sys, const tp_config *cfg, int g, tp_error *err)
+{
+    tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
+    for (int p = 0; p < gpus->count; p++) {
+        if (p == g)
+            continue;
+        int p2p;
+        tp_status st = p2p_can_connect(sys, cfg, gpus->nodes[p].id, gpus->nodes[g].id, &p2p, err);
+        if (st != TP_OK)
+            return st;
+        if (p2p == 0 && !shm_can_connect(sys, cfg, gpus->nodes[p].id, gpus->nodes[g].id))
+            gpus->nodes[p].paths[TP_NODE_GPU][g].type = TP_PATH_NET;
+    }
+    return TP_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* GDR and PXN                                                          */
+/* ------------------------------------------------------------------ */
+
+int tp_paths__pxn_disable(const tp_config *cfg)
+{
+    /* NCCL 2.22.3 ncclPxnDisable: the net plugin modelled is not v4. */
+    return (int)tp_config_int(cfg, TP_P_PXN_DISABLE);
+}
+
+/* NCCL 2.22.3: pre-sm80 GDR reads only when the GPU has an NVLink peer (or is alone). */
+static bool gdr_read_allowed(const tp_system *sys, const tp_config *cfg, int g)
+{
+    int64_t param = tp_config_int(cfg, TP_P_NET_GDR_READ);
+    const tp_node *gpu = &sys->nodes[TP_NODE_GPU].nodes[g];
+    if (param == 0)
+        return false;
+    if (param > 0 || gpu->gpu.cuda_comp_cap >= TP_GDR_READ_MIN_CC)
+        return true;
+    if (sys->nodes[TP_NODE_GPU].count == 1)
+        return true;
+    for (int i = 0; i < sys->nodes[TP_NODE_GPU].count; i++)
+        if (i != g && gpu->paths[TP_NODE_GPU][i].type == TP_PATH_NVL)
+            return true;
+    return false;
+}
+
+tp_status tp_paths__check_gdr(const tp_system *sys, const tp_config *cfg, int64_t bus_id,
+                              int64_t net_id, int read, int *use_gdr, tp_error *err)
+{
+    *use_gdr = 0;
+    int n = tp_paths__id_to_index(sys, TP_NODE_NET, net_id);
+    int g = tp_paths__id_to_index(sys, TP_NODE_GPU, bus_id);
+    if (n < 0 || g < 0)
+        return internal(err, "GDR check on an unknown GPU or NET");
+    const tp_node *net = &sys->nodes[TP_NODE_NET].nodes[n];
+    const tp_node *gpu = &sys->nodes[TP_NODE_GPU].nodes[g];
+    if (net->net.gdr_support == 0 || gpu->gpu.gdr_support == 0)
+        return TP_OK;
+    if (read && !gdr_read_allowed(sys, cfg, g))
+        return TP_OK;
+    int level = (int)tp_config_int(cfg, TP_P_NET_GDR_LEVEL);
+    if (level == TP_LEVEL_UNSET)
+        level = TP_NET_GDR_LEVEL_DEFAULT;
+    int distance = gpu->paths[TP_NODE_NET][n].type;
+    if (distance == TP_PATH_PXN) {
+        /* NCCL 2.22.3: with PXN, the proxy GPU's distance to the NIC counts. */
+        int proxy_rank, pg;
+        tp_status st = tp_paths__get_intermediate_rank(sys, gpu->gpu.rank, net_id, &proxy_rank,
+                                                       NULL, err);
+        if (st != TP_OK)
+            return st;
+        if ((pg = tp_paths__rank_to_index(sys, proxy_rank)) < 0)
+            return internal(err, "PXN proxy rank not in the system");
+        distance = sys->nodes[TP_NODE_GPU].nodes[pg].paths[TP_NODE_NET][n].type;
+    }
+    /* The "GPU Direct RDMA Enabled/Disabled" lines are NCCL_NET ones: not logged. */
+    if (distance > level)
+        return TP_OK;
+    *use_gdr = 1;
+    return TP_OK;
+}
+
+/* NCCL 2.22.3: send to NET n from GPU g through the NIC's own GPU over NVLink (PXN). */
+static tp_status try_pxn(tp_system *sys, int n, int g, tp_error *err)
+{
+    tp_node *net = &sys->nodes[TP_NODE_NET].nodes[n];
+    tp_node *gpu = &sys->nodes[TP_NODE_GPU].nodes[g];
+    int lg;
+    tp_status st = tp_paths__get_local_gpu(sys, net->id, &lg, err);
+    if (st != TP_OK || lg == g || lg == -1)
+        return st;
+    const tp_node *peer = &sys->nodes[TP_NODE_GPU].nodes[lg];
+    const tp_route *peer_net = &peer->paths[TP_NODE_NET][n];
+    const tp_route *gpu_net = &gpu->paths[TP_NODE_NET][n];
+    if (peer_net->type <= TP_PATH_PXB && peer->paths[TP_NODE_GPU][g].type <= TP_PATH_NVL &&
+        TP_ID_SYSTEM_ID(peer->id) == TP_ID_SYSTEM_ID(gpu->id) &&
+        (peer_net->bw > gpu_net->bw || gpu_net->type > TP_PATH_PXB))
+        return add_inter_step(sys, TP_NODE_GPU, lg, TP_NODE_GPU, g, TP_NODE_NET, n, err);
+    return TP_OK;
+}
+
+/* NCCL 2.22.3: without GDR, NIC traffic goes through the CPU local to the GPU, both ways. */
+static tp_status check_gdr_route(tp_system *sys, const tp_config *cfg, int n, int g, tp_log *log,
+                                 tp_error *err)
+{
+    tp_node *gpu = &sys->nodes[TP_NODE_GPU].nodes[g];
+    if (gpu->paths[TP_NODE_NET][n].type >= TP_PATH_PHB)
+        return TP_OK;
+    int gdr, cpu;
+    tp_status st = tp_paths__check_gdr(sys, cfg, gpu->id, sys->nodes[TP_NODE_NET].nodes[n].id, 0,
+                                       &gdr, err);
+    if (st != TP_OK || gdr)
+        return st;
+    if ((st = local_cpu(sys, g, &cpu, log, err)) != TP_OK)
+        return st;
+    if ((st = add_inter_step(sys, TP_NODE_CPU, cpu, TP_NODE_NET, n, TP_NODE_GPU, g, err)))
+        return st;
+    return add_inter_step(sys, TP_NODE_CPU, cpu, TP_NODE_GPU, g, TP_NODE_NET, n, err);
+}
+
+static tp_status net_policies(tp_system *sys, const tp_config *cfg, tp_log *log, tp_error *err)
+{
+    bool pxn = tp_paths__pxn_disable(cfg) != 1;
+    for (int n = 0; n < sys->nodes[TP_NODE_NET].count; n++) {
+        for (int g = 0; g < sys->nodes[TP_NODE_GPU].count; g++) {
+            tp_status st;
+            if (!sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_NET])
+                return internal(err, "a GPU no NET can reach");
+            if (pxn && (st = try_pxn(sys, n, g, err)) != TP_OK)
+                return st;
+            if ((st = check_gdr_route(sys, cfg, n, g, log, err)) != TP_OK)
+                return st;
+        }
+    }
+    return TP_OK;
+}
 
 tp_status tp_paths__compute(tp_system *sys, const tp_config *cfg, const tp_job_view *job,
                             tp_log *log, tp_error *err)
 {
-    (void)sys, (void)cfg, (void)job, (void)log;
-    return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "paths not implemented yet");
+    tp_paths__free(sys);
+    tp_status st = set_all_paths(sys, cfg, log, err);
+    for (int g = 0; st == TP_OK && g < sys->nodes[TP_NODE_GPU].count; g++) {
+        st = divert_p2p(sys, cfg, g, log, err);
+        if (st == TP_OK && job)
+            st = mark_unreachable(sys, cfg, g, err);
+    }
+    if (st == TP_OK)
+        st = net_policies(sys, cfg, log, err);
+    return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Trimming (ncclTopoTrimSystem)                                       */
+/* ------------------------------------------------------------------ */
+
+/* Domains: GPUs joined by anything better than NET; *mine is the job rank's. */
+static void gpu_domains(const tp_system *sys, int rank, int *domains, int *mine)
+{
+    const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
+    *mine = 0;
+    for (int g = 0; g < gpus->count; g++) {
+        const tp_node *gpu = &gpus->nodes[g];
+        domains[g] = g;
+        for (int p = 0; p < g; p++)
+            if (gpu->paths[TP_NODE_GPU][p].type < TP_PATH_NET && domains[p] < domains[g])
+                domains[g] = domains[p];
+        if (gpu->gpu.rank == rank)
+            *mine = domains[g];
+    }
+}
+
+static tp_status remove_other_domains(tp_system *sys, const int *domains, const int64_t *ids,
+                                      int n_gpus, int mine, tp_error *err)
+{
+    for (int i = 0; i < n_gpus; i++) {
+        if (domains[i] == mine)
+            continue;
+        int g = tp_paths__id_to_index(sys, TP_NODE_GPU, ids[i]);
+        if (g < 0)
+            return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "Could not find id %llx",
+                           (unsigned long long)ids[i]);
+        tp_status st = tp_system__remove_node(sys, TP_NODE_GPU, g, err);
+        if (st != TP_OK)
+            return st;
+    }
+    return TP_OK;
 }
 
 tp_status tp_paths__trim(tp_system *sys, const tp_config *cfg, const tp_job_view *job,
                          tp_error *err)
 {
-    (void)sys, (void)cfg, (void)job;
-    return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "paths not implemented yet");
+    (void)cfg;
+    int n_gpus = sys->nodes[TP_NODE_GPU].count;
+    for (int g = 0; g < n_gpus; g++)
+        if (!sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_GPU])
+            return internal(err, "trim before the paths");
+    int *domains = calloc((size_t)n_gpus + 1, sizeof(*domains));
+    int64_t *ids = calloc((size_t)n_gpus + 1, sizeof(*ids));
+    tp_status st = (domains && ids) ? TP_OK : tp_fail_nomem(err);
+    int mine = 0;
+    if (st == TP_OK) {
+        gpu_domains(sys, job->rank, domains, &mine);
+        for (int g = 0; g < n_gpus; g++)
+            ids[g] = sys->nodes[TP_NODE_GPU].nodes[g].id;
+        /* Routes are recomputed after trimming: drop them before nodes move. */
+        tp_paths__free(sys);
+        st = remove_other_domains(sys, domains, ids, n_gpus, mine, err);
+    }
+    /* NCCL 2.22.3: a job entirely on this host needs no NET. */
+    if (st == TP_OK && sys->nodes[TP_NODE_GPU].count == job->n_ranks)
+        for (int n = sys->nodes[TP_NODE_NET].count - 1; st == TP_OK && n >= 0; n--)
+            st = tp_system__remove_node(sys, TP_NODE_NET, n, err);
+    free(domains);
+    free(ids);
+    return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Printing (ncclTopoPrintPaths)                                        */
+/* ------------------------------------------------------------------ */
+
+static void print_node_paths(tp_log *log, const tp_system *sys, const tp_node *node)
+{
+    tp_buf line = {.limit = TP_PATHS_LINE_SIZE};
+    tp_buf_printf(&line, "%s/%llX :", tp_node_type_name(node->type),
+                  (unsigned long long)node->id);
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
+        if (!node->paths[t])
+            continue;
+        for (int n = 0; n < sys->nodes[t].count; n++) {
+            const tp_route *r = &node->paths[t][n];
+            int64_t id = sys->nodes[t].nodes[n].id;
+            tp_buf_printf(&line, "%s/%llx-%llx (%d/%.1f/%s) ", tp_node_type_name(t),
+                          (unsigned long long)TP_ID_SYSTEM_ID(id),
+                          (unsigned long long)TP_ID_LOCAL_ID(id), r->count, (double)r->bw,
+                          tp_path_type_name(r->type));
+        }
+    }
+    tp_log_info(log, "%s", tp_buf_str(&line));
+    tp_buf_free(&line);
 }
 
 void tp_paths__print(tp_log *log, const tp_system *sys)
 {
-    (void)log, (void)sys;
+    for (int i = 0; i < sys->nodes[TP_NODE_GPU].count; i++)
+        print_node_paths(log, sys, &sys->nodes[TP_NODE_GPU].nodes[i]);
+    for (int i = 0; i < sys->nodes[TP_NODE_NET].count; i++)
+        print_node_paths(log, sys, &sys->nodes[TP_NODE_NET].nodes[i]);
+}
+
+/* ------------------------------------------------------------------ */
+/* Queries on the routes (topo.cc and paths.cc helpers)                */
+/* ------------------------------------------------------------------ */
+
+void tp_paths__get_local(const tp_system *sys, int type, int index, int result_type, int *locals,
+                         int *n_locals, int *path_type)
+{
+    int min_type = TP_PATH_DIS, count = 0;
+    float max_bw = 0;
+    const tp_route *paths = sys->nodes[type].nodes[index].paths[result_type];
+    for (int i = 0; paths && i < sys->nodes[result_type].count; i++) {
+        /* NCCL 2.22.3: widest first, then best path type; ties are all kept. */
+        if (paths[i].bw > max_bw || (paths[i].bw == max_bw && paths[i].type < min_type)) {
+            max_bw = paths[i].bw;
+            min_type = paths[i].type;
+            if (path_type)
+                *path_type = min_type;
+            count = 0;
+        }
+        if (paths[i].bw == max_bw && paths[i].type == min_type)
+            locals[count++] = i;
+    }
+    *n_locals = count;
+}
+
+/* NCCL 2.22.3 mirrorBits: reverse the low log2(pow2) bits of val. */
+static int mirror_bits(int val, int pow2)
+{
+    int mirror = 0;
+    for (int b = 1, mb = pow2 >> 1; b < pow2; b <<= 1, mb >>= 1)
+        if (val & b)
+            mirror |= mb;
+    return mirror;
+}
+
+tp_status tp_paths__get_local_net(const tp_system *sys, int rank, int channel_id, int64_t *id,
+                                  int *dev, tp_error *err)
+{
+    int g = tp_paths__rank_to_index(sys, rank);
+    if (g < 0)
+        return internal(err, "local NET of a rank not in the system");
+    int nets[TP_MAX_NODES], gpus[TP_MAX_NODES], n_nets, n_gpus;
+    tp_paths__get_local(sys, TP_NODE_GPU, g, TP_NODE_NET, nets, &n_nets, NULL);
+    if (n_nets == 0)
+        return internal(err, "local NET without any NET");
+    tp_paths__get_local(sys, TP_NODE_NET, nets[0], TP_NODE_GPU, gpus, &n_gpus, NULL);
+    if (n_gpus == 0)
+        return internal(err, "local NET without any GPU");
+    /* NCCL 2.22.3: spread GPUs over their NICs by device number, bit-mirrored for 2^k NICs. */
+    int net = sys->nodes[TP_NODE_GPU].nodes[g].gpu.dev;
+    if ((n_nets & (n_nets - 1)) == 0)
+        net = mirror_bits(net, n_nets);
+    net += channel_id % ((n_nets + n_gpus - 1) / n_gpus);
+    const tp_node *node = &sys->nodes[TP_NODE_NET].nodes[nets[net % n_nets]];
+    if (id)
+        *id = node->id;
+    if (dev)
+        *dev = node->net.dev;
+    return TP_OK;
+}
+
+tp_status tp_paths__get_local_gpu(const tp_system *sys, int64_t net_id, int *gpu_index,
+                                  tp_error *err)
+{
+    int n = tp_paths__id_to_index(sys, TP_NODE_NET, net_id);
+    if (n < 0)
+        return internal(err, "local GPU of an unknown NET");
+    int gpus[TP_MAX_NODES], n_gpus;
+    tp_paths__get_local(sys, TP_NODE_NET, n, TP_NODE_GPU, gpus, &n_gpus, NULL);
+    /* NCCL 2.22.3: the first close GPU that picks this NET on some channel. */
+    for (int c = 0; c < TP_PATHS_MAX_CHANNELS; c++) {
+        for (int lg = 0; lg < n_gpus; lg++) {
+            int64_t id;
+            tp_status st = tp_paths__get_local_net(
+                sys, sys->nodes[TP_NODE_GPU].nodes[gpus[lg]].gpu.rank, c, &id, NULL, err);
+            if (st != TP_OK)
+                return st;
+            if (id == net_id) {
+                *gpu_index = gpus[lg];
+                return TP_OK;
+            }
+        }
+    }
+    *gpu_index = -1;
+    return TP_OK;
+}
+
+void tp_paths__local_net_count_by_bw(const tp_system *sys, int gpu, int *count)
+{
+    const tp_node *node = &sys->nodes[TP_NODE_GPU].nodes[gpu];
+    float gpu_bw = 0, total = 0;
+    /* NCCL 2.22.3 takes the GPU's bandwidth from its (last) link to a CPU. */
+    for (int l = 0; l < node->n_links; l++)
+        if (node->links[l].rem->type == TP_NODE_CPU)
+            gpu_bw = node->links[l].bw;
+    int nets[TP_MAX_NODES], n_nets, n = 0;
+    tp_paths__get_local(sys, TP_NODE_GPU, gpu, TP_NODE_NET, nets, &n_nets, NULL);
+    for (int l = 0; l < n_nets && total < gpu_bw; l++, n++)
+        total += node->paths[TP_NODE_NET][nets[l]].bw;
+    *count = n;
+}
+
+tp_status tp_paths__get_intermediate_rank(const tp_system *sys, int rank, int64_t net_id,
+                                          int *intermediate_rank, tp_log *log, tp_error *err)
+{
+    int n = tp_paths__id_to_index(sys, TP_NODE_NET, net_id);
+    int g = tp_paths__rank_to_index(sys, rank);
+    if (n < 0 || g < 0)
+        return internal(err, "intermediate rank of an unknown GPU or NET");
+    const tp_route *path = &sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_NET][n];
+    *intermediate_rank = rank;
+    if (path->type != TP_PATH_PXN)
+        return TP_OK;
+    /* The first GPU on the route, past any NVSwitch. */
+    const tp_node *node = NULL;
+    int type = TP_NODE_NVS;
+    for (int i = 0; i < path->count && type == TP_NODE_NVS; i++) {
+        node = path->list[i]->rem;
+        type = node->type;
+    }
+    if (type != TP_NODE_GPU || !node) {
+        tp_log_warn(log, "Could not find intermediate GPU between GPU rank %d and NIC %llx", rank,
+                    (unsigned long long)net_id);
+        return internal(err, "no intermediate GPU on a PXN route");
+    }
+    *intermediate_rank = node->gpu.rank;
+    return TP_OK;
+}
+
+/* ncclTopoDevToRank: the rank of this host's GPU with CUDA device dev, -1 if none. */
+static int dev_to_rank(const tp_system *sys, int dev)
+{
+    for (int i = 0; i < sys->nodes[TP_NODE_GPU].count; i++) {
+        const tp_node *gpu = &sys->nodes[TP_NODE_GPU].nodes[i];
+        if (TP_ID_SYSTEM_ID(gpu->id) == sys->system_id && gpu->gpu.dev == dev)
+            return gpu->gpu.rank;
+    }
+    return -1;
+}
+
+/* The CUDA device of a rank of the job (identical hosts unless the job says otherwise). */
+static int rank_dev(const tp_system *sys, const tp_job_view *job, int rank)
+{
+    if (job->rank_devs)
+        return job->rank_devs[rank];
+    int per_host = job->local_n_ranks > 0 ? job->local_n_ranks : 1;
+    int first = job->rank / per_host * per_host;
+    int g = tp_paths__rank_to_index(sys, first + rank % per_host);
+    return g < 0 ? -1 : sys->nodes[TP_NODE_GPU].nodes[g].gpu.dev;
+}
+
+/* NCCL 2.22.3 pxnLevel 2: use the NIC's own GPU as proxy when it is an NVLink peer at PXB. */
+static tp_status pxn_proxy(const tp_system *sys, int rank, int64_t net_id, int *proxy,
+                           bool *found, tp_error *err)
+{
+    int n = tp_paths__id_to_index(sys, TP_NODE_NET, net_id);
+    int g1 = tp_paths__rank_to_index(sys, rank), g2;
+    *found = false;
+    if (n < 0 || g1 < 0)
+        return internal(err, "PXN proxy of an unknown GPU or NET");
+    tp_status st = tp_paths__get_local_gpu(sys, net_id, &g2, err);
+    if (st != TP_OK || g2 == -1)
+        return st;
+    const tp_node *peer = &sys->nodes[TP_NODE_GPU].nodes[g2];
+    if (peer->paths[TP_NODE_GPU][g1].type <= TP_PATH_NVL &&
+        peer->paths[TP_NODE_NET][n].type <= TP_PATH_PXB) {
+        *proxy = peer->gpu.rank;
+        *found = true;
+    }
+    return TP_OK;
+}
+
+/* NCCL 2.22.3 pxnLevel 1: the peer's NIC if reachable at PXN or better. */
+static tp_status pxn_level1(const tp_system *sys, int rank, int64_t net_id, int net_dev,
+                            int64_t *id, int *dev, int *proxy, tp_log *log, tp_error *err)
+{
+    int g = tp_paths__rank_to_index(sys, rank);
+    int n = tp_paths__id_to_index(sys, TP_NODE_NET, net_id);
+    if (g < 0 || n < 0)
+        return internal(err, "PXN route of an unknown GPU or NET");
+    if (sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_NET][n].type > TP_PATH_PXN)
+        return TP_OK;
+    if (!dev)
+        return internal(err, "NCCL_P2P_PXN_LEVEL=1 needs the device (NCCL dereferences it)");
+    *dev = net_dev;
+    if (id)
+        *id = net_id;
+    /* NCCL 2.22.3 passes the device number where a NET id is expected. */
+    return tp_paths__get_intermediate_rank(sys, rank, (int64_t)*dev, proxy, log, err);
+}
+
+tp_status tp_paths__get_net_dev(const tp_system *sys, const tp_config *cfg, const tp_job_view *job,
+                                int rank, int channel_id, int peer_rank, int64_t *id, int *dev,
+                                int *proxy_rank, tp_log *log, tp_error *err)
+{
+    int64_t net_id;
+    int net_dev;
+    tp_status st = tp_paths__get_local_net(sys, rank, channel_id, &net_id, &net_dev, err);
+    if (st != TP_OK)
+        return st;
+    if (dev)
+        *dev = net_dev;
+    if (id)
+        *id = net_id;
+    *proxy_rank = rank;
+    int64_t cross_nic = tp_config_int(cfg, TP_P_CROSS_NIC);
+    int64_t pxn_level = tp_paths__pxn_disable(cfg) == 1 ? 0 : tp_config_int(cfg, TP_P_P2P_PXN_LEVEL);
+    if (cross_nic != 0 && pxn_level == 0)
+        return TP_OK;
+    int local_rank = dev_to_rank(sys, rank_dev(sys, job, peer_rank));
+    if (local_rank < 0)
+        return TP_OK;
+    if ((st = tp_paths__get_local_net(sys, local_rank, channel_id, &net_id, &net_dev, err)))
+        return st;
+    if (cross_nic == 0) {
+        if (dev)
+            *dev = net_dev;
+        if (id)
+            *id = net_id;
+    }
+    if (pxn_level == 1)
+        return pxn_level1(sys, rank, net_id, net_dev, id, dev, proxy_rank, log, err);
+    if (pxn_level != 2)
+        return TP_OK;
+    bool found;
+    if ((st = pxn_proxy(sys, rank, net_id, proxy_rank, &found, err)) != TP_OK || !found)
+        return st;
+    if (dev)
+        *dev = net_dev;
+    if (id)
+        *id = net_id;
+    return TP_OK;
+}
+
+tp_status tp_paths__get_pxn_ranks(const tp_system *sys, const tp_config *cfg,
+                                  const tp_job_view *job, int *ranks, int *n_ranks, tp_log *log,
+                                  tp_error *err)
+{
+    *n_ranks = 0;
+    if (sys->nodes[TP_NODE_NET].count == 0)
+        return TP_OK;
+    int g = tp_paths__rank_to_index(sys, job->rank);
+    if (g < 0)
+        return internal(err, "PXN ranks of a rank not in the system");
+    int64_t bus_id = sys->nodes[TP_NODE_GPU].nodes[g].id;
+    for (int rank = 0; rank < job->n_ranks; rank++) {
+        int64_t net_id;
+        int proxy, use_gdr, found = 0;
+        tp_status st = tp_paths__get_net_dev(sys, cfg, job, job->rank, 0, rank, &net_id, NULL,
+                                             &proxy, log, err);
+        if (st != TP_OK)
+            return st;
+        if (proxy == job->rank)
+            continue;
+        if ((st = tp_paths__check_gdr(sys, cfg, bus_id, net_id, 1, &use_gdr, err)) != TP_OK)
+            return st;
+        for (int r = 0; use_gdr && r < *n_ranks; r++)
+            found |= ranks[r] == proxy;
+        if (use_gdr && !found)
+            ranks[(*n_ranks)++] = proxy;
+    }
+    return TP_OK;
+}
+
+int tp_paths__get_nvb_gpus(const tp_system *sys, int rank, int *ranks)
+{
+    const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
+    int count = 0;
+    for (int g = 0; g < gpus->count; g++) {
+        if (gpus->nodes[g].gpu.rank != rank)
+            continue;
+        for (int p = 0; p < gpus->count; p++)
+            if (gpus->nodes[g].paths[TP_NODE_GPU][p].type == TP_PATH_NVB)
+                ranks[count++] = gpus->nodes[p].gpu.rank;
+    }
+    return count;
+}
+
+int tp_paths__all_nvlink(const tp_system *sys)
+{
+    const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
+    int min_type = TP_PATH_DIS;
+    for (int i = 0; i < gpus->count; i++)
+        for (int j = 0; j < gpus->count; j++)
+            if (i != j && gpus->nodes[i].paths[TP_NODE_GPU][j].type < min_type)
+                min_type = gpus->nodes[i].paths[TP_NODE_GPU][j].type;
+    /* NCCL 2.22.3 looks at the best pair only. */
+    return min_type >= TP_PATH_PIX ? 0 : 1;
 }

@@ -1,11 +1,19 @@
 /*
- * The planner: NCCL 2.22.3's per-rank flow (init.cc initTransportsRank)
- * from the topology XML to the channels, for the reported rank.
+ * The planner: NCCL 2.22.3's per-rank flow (init.cc initTransportsRank) from
+ * the topology XML to the channels, for a job of identical hosts.
+ *
+ * Order of the reported rank's log, as init.cc prints it: system and paths
+ * (ncclTopoPrint), NVLS support, ring / tree / NVLS graphs, then the channels
+ * (tp_channels__build) and the P2P counts (tp_channels__p2p).
  */
 #include "plan.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* NCCL 2.22.3 init.cc: the ring search asks for up to MAXCHANNELS/2 channels. */
+#define TP_RING_MAX_CHANNELS (TP_MAXCHANNELS / 2)
 
 static tp_status check_job(const tp_job *job, tp_error *err)
 {
@@ -26,51 +34,269 @@ static int count_gpus(const tp_xml_elem *e)
     return n;
 }
 
-/* The system, paths and search of the reported rank. */
-static tp_status run_rank_pipeline(tp_plan *plan, tp_error *err)
+static int n_ranks(const tp_plan *plan)
 {
-    tp_status st;
-    int node = plan->job.rank / plan->n_gpus_per_node;
+    return plan->n_gpus_per_node * plan->job.n_nodes;
+}
+
+/* The job as the paths stage sees it from `rank`. */
+static tp_job_view job_view(const tp_plan *plan, int rank)
+{
     tp_job_view view = {
-        .n_ranks = plan->n_gpus_per_node * plan->job.n_nodes,
+        .n_ranks = n_ranks(plan),
         .n_nodes = plan->job.n_nodes,
-        .rank = plan->job.rank,
+        .rank = rank,
         .local_n_ranks = plan->n_gpus_per_node,
     };
-    if ((st = tp_system__prepare_xml(plan->topo_xml, plan->cfg, node * plan->n_gpus_per_node,
-                                     err)) != TP_OK)
-        return st;
-    if ((st = tp_system__from_xml(&plan->sys, plan->topo_xml, plan->cfg, (uint64_t)node, err)))
-        return st;
-    if ((st = tp_paths__compute(plan->sys, plan->cfg, &view, &plan->log, err)) != TP_OK)
-        return st;
-    if ((st = tp_paths__trim(plan->sys, plan->cfg, &view, err)) != TP_OK)
-        return st;
-    if ((st = tp_paths__compute(plan->sys, plan->cfg, &view, &plan->log, err)) != TP_OK)
-        return st;
-    if ((st = tp_search__init(plan->sys, err)) != TP_OK)
-        return st;
-    tp_system__print(&plan->log, plan->sys);
-    tp_paths__print(&plan->log, plan->sys);
+    return view;
+}
+
+/* A fresh copy of the topology XML, prepared as NCCL does on `host`. */
+static tp_status prepared_xml(tp_xml **out, const tp_plan *plan, int host, tp_error *err)
+{
+    tp_status st = tp_xml__parse(out, plan->text, plan->text_len, plan->source, err);
+    if (st == TP_OK)
+        st = tp_system__prepare_xml(*out, plan->cfg, host * plan->n_gpus_per_node, err);
+    return st;
+}
+
+/* An empty graph as init.cc sets it up before ncclTopoCompute. */
+static tp_status new_graph(tp_graph **out, int id, int pattern, int coll_net, int min_ch,
+                           int max_ch, tp_error *err)
+{
+    tp_graph *g = calloc(1, sizeof(*g));
+    *out = g;
+    if (!g)
+        return tp_fail_nomem(err);
+    g->id = id;
+    g->pattern = pattern;
+    g->coll_net = coll_net;
+    g->min_channels = min_ch;
+    g->max_channels = max_ch;
     return TP_OK;
 }
 
-static tp_status plan_doc(tp_plan **out, tp_xml *doc, const tp_job *job, const tp_config *cfg,
-                          tp_error *err)
+static tp_status compute_graph(tp_plan *plan, tp_domain *d, int slot, tp_log *log,
+                               tp_error *err)
+{
+    tp_status st = tp_search__compute(d->sys, d->graphs[slot], plan->cfg, log, err);
+    if (st == TP_OK)
+        tp_search__print_graph(log, d->sys, d->graphs[slot]);
+    return st;
+}
+
+/* init.cc: ring, tree, CollNet (skipped: no CollNet plugin) and NVLS graphs. */
+static tp_status compute_graphs(tp_plan *plan, tp_domain *d, tp_log *log, tp_error *err)
+{
+    tp_graph **g = d->graphs;
+    tp_status st = new_graph(&g[TP_GRAPH_RING], 0, TP_PATTERN_RING, 0, 1, TP_RING_MAX_CHANNELS,
+                             err);
+    if (st == TP_OK)
+        st = compute_graph(plan, d, TP_GRAPH_RING, log, err);
+    if (st != TP_OK)
+        return st;
+    int ring_n = g[TP_GRAPH_RING]->n_channels;
+    if ((st = new_graph(&g[TP_GRAPH_TREE], 1, TP_PATTERN_BALANCED_TREE, 0, ring_n, ring_n,
+                        err)) != TP_OK ||
+        (st = compute_graph(plan, d, TP_GRAPH_TREE, log, err)) != TP_OK)
+        return st;
+    if ((st = new_graph(&g[TP_GRAPH_COLLNET_CHAIN], 2, TP_PATTERN_TREE, 1, ring_n, ring_n,
+                        err)) != TP_OK ||
+        (st = new_graph(&g[TP_GRAPH_COLLNET_DIRECT], 2, TP_PATTERN_COLLNET_DIRECT, 1, 1,
+                        TP_MAXCHANNELS, err)) != TP_OK ||
+        (st = new_graph(&g[TP_GRAPH_NVLS], 3, TP_PATTERN_NVLS, 0, 1, TP_MAXCHANNELS, err)) !=
+            TP_OK)
+        return st;
+    if (d->nvls_support && (st = compute_graph(plan, d, TP_GRAPH_NVLS, log, err)) != TP_OK)
+        return st;
+    d->searched = true;
+    return TP_OK;
+}
+
+static const tp_node *gpu_of_rank(const tp_system *sys, int rank)
+{
+    const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
+    for (int g = 0; g < gpus->count; g++)
+        if (gpus->nodes[g].gpu.rank == rank)
+            return &gpus->nodes[g];
+    return NULL;
+}
+
+/* The conformance machine has NVLS multicast on sm90+ GPUs attached to an NVSwitch. */
+static bool multicast_capable(const tp_node *gpu)
+{
+    if (gpu->gpu.cuda_comp_cap < 90)
+        return false;
+    for (int l = 0; l < gpu->n_links; l++)
+        if (gpu->links[l].type == TP_LINK_NVL && gpu->links[l].rem->type == TP_NODE_NVS)
+            return true;
+    return false;
+}
+
+/* ncclNvlsInit (NCCL 2.22.3 transport/nvls.cc): more than 2 GPUs, NCCL_NVLS_ENABLE. */
+static void nvls_init(tp_plan *plan, tp_domain *d, int rank, tp_log *log)
+{
+    int64_t enable = tp_config_int(plan->cfg, TP_P_NVLS_ENABLE);
+    const tp_node *gpu = gpu_of_rank(d->sys, rank);
+    d->nvls_support = d->nvls_channels = 0;
+    if (!enable || d->sys->nodes[TP_NODE_GPU].count <= 2 || !gpu)
+        return;
+    d->nvls_support = enable == 2 ? multicast_capable(gpu) : 1;
+    tp_log_info(log, "NVLS multicast support is %savailable on dev %d",
+                d->nvls_support ? "" : "not ", gpu->gpu.dev);
+    if (!d->nvls_support)
+        return;
+    int n = (int)tp_config_int(plan->cfg, TP_P_NVLS_NCHANNELS);
+    if (n > plan->max_ctas)
+        n = plan->max_ctas;
+    d->nvls_channels = n < plan->min_ctas ? plan->min_ctas : n;
+}
+
+/* Every local rank whose GPU is in d's trimmed system belongs to domain `idx`. */
+static void mark_domain(tp_plan *plan, const tp_domain *d, int idx)
+{
+    int base = plan->home_host * plan->n_gpus_per_node;
+    const tp_node_set *gpus = &d->sys->nodes[TP_NODE_GPU];
+    for (int g = 0; g < gpus->count; g++) {
+        int local = gpus->nodes[g].gpu.rank - base;
+        if (local >= 0 && local < plan->n_gpus_per_node && plan->domain_of[local] < 0)
+            plan->domain_of[local] = idx;
+    }
+}
+
+/* Paths, trim, paths again and search init of one rank (init.cc order). */
+static tp_status rank_paths(tp_plan *plan, tp_domain *d, int rank, tp_log *log, tp_error *err)
+{
+    tp_job_view view = job_view(plan, rank);
+    tp_status st = tp_system__clone(&d->sys, plan->host_sys, err);
+    if (st == TP_OK)
+        st = tp_paths__compute(d->sys, plan->cfg, &view, log, err);
+    if (st == TP_OK)
+        st = tp_paths__trim(d->sys, plan->cfg, &view, err);
+    if (st == TP_OK)
+        st = tp_paths__compute(d->sys, plan->cfg, &view, log, err);
+    if (st == TP_OK)
+        st = tp_search__init(d->sys, err);
+    return st;
+}
+
+/* The pipeline of the home host's local rank `local`; a new domain. */
+static tp_status run_domain(tp_plan *plan, int local, bool logged, tp_error *err)
+{
+    tp_log quiet = {.enabled = false};
+    tp_log *log = logged ? &plan->log : &quiet;
+    int rank = plan->home_host * plan->n_gpus_per_node + local;
+    int idx = plan->n_domains++;
+    tp_domain *d = &plan->domains[idx];
+    tp_status st = rank_paths(plan, d, rank, log, err);
+    if (st != TP_OK)
+        return st;
+    mark_domain(plan, d, idx);
+    if (plan->domain_of[local] != idx)
+        return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "rank %d: its GPU was trimmed", rank);
+    if (logged) {
+        tp_system__print(log, d->sys);
+        tp_paths__print(log, d->sys);
+    }
+    nvls_init(plan, d, rank, log);
+    return compute_graphs(plan, d, log, err);
+}
+
+static int min_comp_cap(const tp_system *sys)
+{
+    const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
+    int cc = gpus->count ? gpus->nodes[0].gpu.cuda_comp_cap : 0;
+    for (int g = 1; g < gpus->count; g++)
+        if (gpus->nodes[g].gpu.cuda_comp_cap < cc)
+            cc = gpus->nodes[g].gpu.cuda_comp_cap;
+    return cc;
+}
+
+/* From the domains' graphs to the channels of every rank. */
+static tp_status build_channels(tp_plan *plan, tp_error *err)
+{
+    tp_domain_view *views = calloc((size_t)plan->n_domains, sizeof(*views));
+    if (!views)
+        return tp_fail_nomem(err);
+    for (int i = 0; i < plan->n_domains; i++) {
+        const tp_domain *d = &plan->domains[i];
+        views[i].n_gpus = d->sys->nodes[TP_NODE_GPU].count;
+        for (int a = 0; a < TP_GRAPH_COUNT; a++)
+            views[i].graphs[a] = d->graphs[a];
+        views[i].nvls_channels = d->nvls_channels;
+    }
+    tp_channels_job cj = {
+        .n_hosts = plan->job.n_nodes,
+        .ranks_per_host = plan->n_gpus_per_node,
+        .rank = plan->job.rank,
+        .home_host = plan->home_host,
+        .n_domains = plan->n_domains,
+        .domains = views,
+        .domain_of = plan->domain_of,
+        .min_comp_cap = min_comp_cap(plan->host_sys),
+        .min_ctas = plan->min_ctas,
+        .max_ctas = plan->max_ctas,
+    };
+    tp_status st = tp_channels__build(&plan->channels, &cj, plan->cfg, &plan->log, err);
+    free(views);
+    if (st == TP_OK)
+        st = tp_channels__p2p(&plan->channels, plan->sys, plan->cfg, &plan->log, err);
+    return st;
+}
+
+/* The whole flow: home host system, domains (reported rank's first), channels. */
+static tp_status run_job(tp_plan *plan, tp_error *err)
+{
+    int per = plan->n_gpus_per_node, me = plan->job.rank % per;
+    tp_status st;
+    /* NCCL 2.22.3 init.cc: MNNVL forced on across hosts fails (no fabric here). */
+    if (plan->job.n_nodes > 1 && tp_config_int(plan->cfg, TP_P_MNNVL_ENABLE) == 1) {
+        tp_log_warn(&plan->log, "MNNVL is not supported on this system");
+        return tp_fail(err, TP_ERR_GRAPH, "NCCL_MNNVL_ENABLE", 0, 0,
+                       "MNNVL is not supported on this system");
+    }
+    plan->home_host = plan->job.rank / per;
+    plan->domains = calloc((size_t)per, sizeof(*plan->domains));
+    plan->domain_of = malloc((size_t)per * sizeof(int));
+    if (!plan->domains || !plan->domain_of)
+        return tp_fail_nomem(err);
+    for (int i = 0; i < per; i++)
+        plan->domain_of[i] = -1;
+    if ((st = prepared_xml(&plan->topo_xml, plan, plan->home_host, err)) != TP_OK ||
+        (st = tp_system__from_xml(&plan->host_sys, plan->topo_xml, plan->cfg,
+                                  (uint64_t)plan->home_host, err)) != TP_OK)
+        return st;
+    st = run_domain(plan, me, true, err);
+    const tp_domain *mine = &plan->domains[0];
+    plan->sys = mine->sys;
+    memcpy(plan->graphs, mine->graphs, sizeof(plan->graphs));
+    for (int i = 0; i < per && st == TP_OK; i++)
+        if (plan->domain_of[i] < 0)
+            st = run_domain(plan, i, false, err);
+    if (st == TP_OK)
+        st = build_channels(plan, err);
+    return st;
+}
+
+static tp_status plan_text(tp_plan **out, char *text, size_t len, const char *source,
+                           const tp_job *job, const tp_config *cfg, tp_error *err)
 {
     tp_status st = check_job(job, err);
-    if (st != TP_OK) {
-        tp_xml__free(doc);
-        return st;
-    }
-    tp_plan *plan = calloc(1, sizeof(*plan));
+    tp_plan *plan = st == TP_OK ? calloc(1, sizeof(*plan)) : NULL;
     if (!plan) {
-        tp_xml__free(doc);
-        return tp_fail_nomem(err);
+        free(text);
+        return st == TP_OK ? tp_fail_nomem(err) : st;
     }
-    plan->topo_xml = doc;
+    plan->text = text;
+    plan->text_len = len;
+    snprintf(plan->source, sizeof(plan->source), "%s", source);
     plan->job = *job;
     plan->log.enabled = true;
+    tp_xml *doc = NULL;
+    if ((st = tp_xml__parse(&doc, text, len, source, err)) != TP_OK) {
+        tp_plan_free(plan);
+        return st;
+    }
     plan->n_gpus_per_node = count_gpus(doc->root);
     if ((st = tp_config__copy(&plan->cfg, cfg, err)) != TP_OK)
         goto out;
@@ -78,14 +304,16 @@ static tp_status plan_doc(tp_plan **out, tp_xml *doc, const tp_job *job, const t
         st = tp_xml__fail(err, TP_ERR_TOPOLOGY, doc, doc->root, "no <gpu> element: nothing to plan");
         goto out;
     }
-    if (job->rank >= plan->n_gpus_per_node * job->n_nodes) {
+    if (job->rank >= n_ranks(plan)) {
         st = tp_fail(err, TP_ERR_CONFIG, "--rank", 0, 0, "rank %d out of range (job has %d ranks)",
-                     job->rank, plan->n_gpus_per_node * job->n_nodes);
+                     job->rank, n_ranks(plan));
         goto out;
     }
-    st = run_rank_pipeline(plan, err);
+    tp_channels__ctas(plan->cfg, &plan->log, &plan->min_ctas, &plan->max_ctas);
+    st = run_job(plan, err);
     plan->status = st;
 out:
+    tp_xml__free(doc);
     *out = plan;
     return st;
 }
@@ -94,44 +322,136 @@ tp_status tp_plan_buffer(tp_plan **out, const char *xml, size_t len, const char 
                          const tp_job *job, const tp_config *cfg, tp_error *err)
 {
     *out = NULL;
-    tp_xml *doc = NULL;
-    tp_status st = tp_xml__parse(&doc, xml, len, source, err);
-    if (st != TP_OK)
+    char *text = malloc(len + 1);
+    if (!text)
+        return tp_fail_nomem(err);
+    memcpy(text, xml, len);
+    text[len] = '\0';
+    return plan_text(out, text, len, source ? source : "<buffer>", job, cfg, err);
+}
+
+static tp_status read_file(char **out, size_t *len_out, const char *path, tp_error *err)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+    char *buf = NULL;
+    size_t len = 0, cap = 0, n;
+    tp_status st = TP_OK;
+    do {
+        if ((st = tp_grow((void **)&buf, &cap, len + 65537, 1, err)) != TP_OK)
+            break;
+        n = fread(buf + len, 1, cap - len - 1, f);
+        len += n;
+    } while (n > 0);
+    if (st == TP_OK && ferror(f))
+        st = tp_fail(err, TP_ERR_IO, path, 0, 0, "read error");
+    fclose(f);
+    if (st != TP_OK) {
+        free(buf);
         return st;
-    return plan_doc(out, doc, job, cfg, err);
+    }
+    buf[len] = '\0';
+    *out = buf;
+    *len_out = len;
+    return TP_OK;
 }
 
 tp_status tp_plan_file(tp_plan **out, const char *path, const tp_job *job, const tp_config *cfg,
                        tp_error *err)
 {
     *out = NULL;
-    tp_xml *doc = NULL;
-    tp_status st = tp_xml__parse_file(&doc, path, err);
+    char *text = NULL;
+    size_t len = 0;
+    tp_status st = read_file(&text, &len, path, err);
     if (st != TP_OK)
         return st;
-    return plan_doc(out, doc, job, cfg, err);
+    return plan_text(out, text, len, path, job, cfg, err);
+}
+
+static void free_domain(tp_domain *d)
+{
+    for (int i = 0; i < TP_GRAPH_COUNT; i++) {
+        if (d->graphs[i])
+            tp_search__graph_release(d->graphs[i]);
+        free(d->graphs[i]);
+    }
+    tp_system__free(d->sys);
 }
 
 void tp_plan_free(tp_plan *plan)
 {
     if (!plan)
         return;
-    for (int i = 0; i < TP_GRAPH_COUNT; i++) {
-        if (plan->graphs[i])
-            tp_search__graph_release(plan->graphs[i]);
-        free(plan->graphs[i]);
-    }
+    for (int i = 0; i < plan->n_domains; i++)
+        free_domain(&plan->domains[i]);
+    free(plan->domains);
+    free(plan->domain_of);
     tp_channels__free(&plan->channels);
-    tp_system__free(plan->sys);
+    tp_system__free(plan->host_sys);
     tp_xml__free(plan->topo_xml);
     tp_config_free(plan->cfg);
     tp_log_clear(&plan->log);
+    free(plan->text);
     free(plan);
+}
+
+/* NCCL_TOPO_DUMP_FILE: the XML as rank NCCL_TOPO_DUMP_FILE_RANK prepared it. */
+static tp_status write_topo_dump(const tp_plan *plan, tp_error *err)
+{
+    const char *path = tp_config_str(plan->cfg, TP_P_TOPO_DUMP_FILE);
+    int64_t rank = tp_config_int(plan->cfg, TP_P_TOPO_DUMP_FILE_RANK);
+    if (!path || rank < 0 || rank >= n_ranks(plan))
+        return TP_OK;
+    tp_xml *doc = NULL;
+    tp_error ignored = {0};
+    /* NCCL dumps before building the system: no dump when the preparation fails. */
+    if (prepared_xml(&doc, plan, (int)rank / plan->n_gpus_per_node, &ignored) != TP_OK) {
+        tp_xml__free(doc);
+        return TP_OK;
+    }
+    tp_status st = TP_OK;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        st = tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+    else {
+        st = tp_xml__write(f, doc->root, err);
+        if (fclose(f) != 0 && st == TP_OK)
+            st = tp_fail(err, TP_ERR_IO, path, 0, 0, "write error");
+    }
+    tp_xml__free(doc);
+    return st;
+}
+
+/* NCCL_GRAPH_DUMP_FILE: the graphs of rank NCCL_GRAPH_DUMP_FILE_RANK, as searched. */
+static tp_status write_graph_dump(const tp_plan *plan, tp_error *err)
+{
+    const char *path = tp_config_str(plan->cfg, TP_P_GRAPH_DUMP_FILE);
+    int64_t rank = tp_config_int(plan->cfg, TP_P_GRAPH_DUMP_FILE_RANK);
+    if (!path || rank < 0 || rank >= n_ranks(plan) || !plan->domain_of)
+        return TP_OK;
+    int dom = plan->domain_of[rank % plan->n_gpus_per_node];
+    if (dom < 0 || !plan->domains[dom].searched)
+        return TP_OK;
+    const tp_domain *d = &plan->domains[dom];
+    /* NCCL 2.22.3 init.cc dump order: ring, tree, CollNet direct, CollNet chain, NVLS. */
+    tp_graph *const graphs[5] = {d->graphs[TP_GRAPH_RING], d->graphs[TP_GRAPH_TREE],
+                                 d->graphs[TP_GRAPH_COLLNET_DIRECT],
+                                 d->graphs[TP_GRAPH_COLLNET_CHAIN], d->graphs[TP_GRAPH_NVLS]};
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+    tp_status st = tp_search__dump_graphs(f, d->sys, graphs, 5, err);
+    if (fclose(f) != 0 && st == TP_OK)
+        st = tp_fail(err, TP_ERR_IO, path, 0, 0, "write error");
+    return st;
 }
 
 tp_status tp_plan_write_dumps(const tp_plan *plan, tp_error *err)
 {
-    (void)plan;
-    (void)err;
-    return TP_OK;
+    tp_status st = write_topo_dump(plan, err);
+    if (st == TP_OK)
+        st = write_graph_dump(plan, err);
+    return st;
 }

@@ -15,6 +15,8 @@ void tp_report__node_label(char *buf, size_t size, const tp_node *node);
 void tp_report__node_short(char *buf, size_t size, const tp_system *sys, const tp_node *node);
 /* Write s as a JSON string literal. */
 void tp_report__json_str(FILE *out, const char *s);
+/* The system as a Graphviz graph. */
+tp_status tp_report__system_dot(FILE *out, const tp_system *sys, tp_error *err);
 /* Fail with TP_ERR_IO when the stream has an error. */
 tp_status tp_report__check_stream(FILE *out, tp_error *err);
 

@@ -1,12 +1,93 @@
-/* Stage 4 (placeholder until the search lands). */
-#include "search.h"
+/*
+ * Stage 4: NCCL 2.22.3's ncclTopoSearchInit and ncclTopoCompute
+ * (src/graph/search.cc): the graph file override, the search passes with
+ * their relaxation ladder, the second pass raising bandwidth, channel
+ * duplication and the simple-order fallback; and ncclTopoPrintGraph.
+ * The recursion itself is in search_rec.c, candidate orders in search_order.c.
+ */
+#include "search_int.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+/* NCCL 2.22.3 speed ladders (GB/s), tried from fast to slow. */
+static const float speed_intra[] = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0,
+                                    9.0,  7.0,  6.0,  5.0,  4.0,  3.0};
+static const float speed_inter[] = {48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0,
+                                    7.0,  6.0,  5.0,  4.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+static const float sm90_speed_intra[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0,
+                                         15.0, 12.0, 11.0, 6.0,  3.0};
+static const float sm90_speed_inter[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
+                                         15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+
+/* The largest route bw from a GPU to nodes of `type` (NCCL 2.22.3 getMaxBw). */
+static float gpu_max_bw(const tp_system *sys, const tp_node *gpu, int type)
+{
+    float max_bw = 0.0f;
+    for (int i = 0; i < sys->nodes[type].count; i++) {
+        const tp_route *path = &gpu->paths[type][i];
+        if (path->count == 0)
+            continue;
+        if (path->bw > max_bw)
+            max_bw = path->bw;
+    }
+    return max_bw;
+}
+
+/* NVLink bw summed, or the (last) PCI link bw if larger (NCCL 2.22.3 getTotalBw). */
+static float gpu_total_bw(const tp_node *gpu)
+{
+    float nvl_bw = 0.0f, pci_bw = 0.0f;
+    for (int l = 0; l < gpu->n_links; l++) {
+        if (gpu->links[l].type == TP_LINK_NVL)
+            nvl_bw += gpu->links[l].bw;
+        if (gpu->links[l].type == TP_LINK_PCI)
+            pci_bw = gpu->links[l].bw;
+    }
+    return pci_bw > nvl_bw ? pci_bw : nvl_bw;
+}
 
 tp_status tp_search__init(tp_system *sys, tp_error *err)
 {
-    (void)sys;
-    return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "search not implemented yet");
+    (void)err;
+    sys->max_bw = 0.0f;
+    sys->total_bw = 0.0f;
+    int n_nets = sys->nodes[TP_NODE_NET].count;
+    if (n_nets == 0 && sys->nodes[TP_NODE_GPU].count == 1) {
+        sys->max_bw = TP_LOC_BW;
+        sys->total_bw = TP_LOC_BW;
+        return TP_OK;
+    }
+    for (int g = 0; g < sys->nodes[TP_NODE_GPU].count; g++) {
+        const tp_node *gpu = &sys->nodes[TP_NODE_GPU].nodes[g];
+        float bw = gpu_max_bw(sys, gpu, n_nets ? TP_NODE_NET : TP_NODE_GPU);
+        float total = gpu_total_bw(gpu);
+        if (bw > sys->max_bw)
+            sys->max_bw = bw;
+        if (total > sys->total_bw)
+            sys->total_bw = total;
+    }
+    return TP_OK;
+}
+
+void tp_search__event(tp_graph *graph, tp_search_event_kind kind, const char *why,
+                      const tp_graph *from)
+{
+    if (tp_grow((void **)&graph->events, &graph->events_cap, graph->n_events + 1,
+                sizeof(*graph->events), NULL) != TP_OK)
+        return; /* the trace is informational: a short one is acceptable */
+    graph->events[graph->n_events++] = (tp_search_event){
+        .kind = kind,
+        .why = why,
+        .bw_intra = from->bw_intra,
+        .bw_inter = from->bw_inter,
+        .type_intra = from->type_intra,
+        .type_inter = from->type_inter,
+        .same_channels = from->same_channels,
+        .cross_nic = from->cross_nic,
+        .pattern = from->pattern,
+        .n_channels = from->n_channels,
+    };
 }
 
 void tp_search__graph_release(tp_graph *graph)
@@ -14,4 +95,377 @@ void tp_search__graph_release(tp_graph *graph)
     free(graph->events);
     graph->events = NULL;
     graph->n_events = graph->events_cap = 0;
+}
+
+/* The state of one ncclTopoCompute: NCCL's tmpGraph and its ladder position. */
+typedef struct ladder {
+    tp_search_ctx *s;
+    tp_graph *graph; /* the best graph so far (the caller's) */
+    tp_graph tmp;    /* the settings being searched (NCCL's tmpGraph) */
+    const float *speeds;
+    int n_speeds, speed_index, pass;
+    int64_t global_timeout;
+    int cross_nic, try_same, cc_min, cpu_arch, cpu_vendor;
+    float max_bw;
+} ladder;
+
+/* Each rung moves one knob and returns 1, or resets it and returns 0 (NCCL 2.22.3 order). */
+typedef int rung_fn(ladder *l);
+
+/* Rung: a simpler tree (TREE instead of BALANCED_TREE) on sm90+. */
+static int rung_simpler_tree(ladder *l)
+{
+    if (l->cc_min >= 90 && l->tmp.pattern == TP_PATTERN_BALANCED_TREE) {
+        l->tmp.pattern = TP_PATTERN_TREE;
+        return 1;
+    }
+    l->tmp.pattern = l->graph->pattern;
+    return 0;
+}
+
+/* Rung: accept a weaker GPU-to-GPU path type. */
+static int rung_type_intra(ladder *l)
+{
+    int max_type = l->s->n_nets > 0 ? l->tmp.type_inter : TP_PATH_SYS;
+    if (l->tmp.type_intra < max_type &&
+        (l->graph->n_channels == 0 || l->tmp.type_intra < l->graph->type_intra)) {
+        l->tmp.type_intra += 1;
+        return 1;
+    }
+    l->tmp.type_intra = l->s->n_gpus == 1 ? TP_PATH_LOC : TP_PATH_NVL;
+    return 0;
+}
+
+/* Rung: accept a weaker GPU-to-NET path type. */
+static int rung_type_inter(ladder *l)
+{
+    if (l->s->n_nets > 0 && l->tmp.type_inter < TP_PATH_SYS &&
+        (l->graph->n_channels == 0 || l->tmp.type_inter < l->graph->type_inter ||
+         l->tmp.type_inter < TP_PATH_PXN)) {
+        l->tmp.type_inter += 1;
+        return 1;
+    }
+    l->tmp.type_inter = TP_PATH_PIX;
+    return 0;
+}
+
+/* Rung: let a channel leave by another NIC (NCCL_CROSS_NIC=2). */
+static int rung_cross_nic(ladder *l)
+{
+    if (l->cross_nic == 2 && l->tmp.cross_nic == 0) {
+        l->tmp.cross_nic = 1;
+        return 1;
+    }
+    l->tmp.cross_nic = l->cross_nic == 1 ? 1 : 0;
+    return 0;
+}
+
+/* Rung: the next lower speed, unless it would lose more than half of a found graph. */
+static int rung_lower_bw(ladder *l)
+{
+    const float *sp = l->speeds;
+    if (l->speed_index < l->n_speeds - 1 &&
+        (l->graph->n_channels == 0 || sp[l->speed_index + 1] / l->graph->bw_inter > .49)) {
+        l->tmp.bw_inter = l->tmp.bw_intra = sp[++l->speed_index];
+        return 1;
+    }
+    l->speed_index = 0;
+    while (sp[l->speed_index] > l->max_bw && l->speed_index < l->n_speeds - 1)
+        l->speed_index++;
+    l->tmp.bw_intra = l->tmp.bw_inter = sp[l->speed_index];
+    return 0;
+}
+
+static const struct {
+    rung_fn *fn;
+    const char *why;
+} ladder_rungs[] = {
+    {rung_simpler_tree, "simpler tree pattern (sm90+)"},
+    {rung_type_intra, "weaker GPU-to-GPU path type"},
+    {rung_type_inter, "weaker GPU-to-NET path type"},
+    {rung_cross_nic, "allow crossing NICs"},
+    {rung_lower_bw, "lower bandwidth"},
+};
+
+/*
+ * First pass without a satisfying graph: move the next knob. Returns 1 to
+ * search again, 0 to stop (ladder exhausted or global budget spent).
+ */
+static int relax(ladder *l, int time)
+{
+    tp_graph *tmp = &l->tmp;
+    /* Different channels may help, except through AMD CPUs at SYS. */
+    if (tmp->same_channels == 1 &&
+        !(l->cpu_arch == TP_CPU_ARCH_X86 && l->cpu_vendor == TP_CPU_VENDOR_AMD &&
+          tmp->type_intra == TP_PATH_SYS)) {
+        tmp->same_channels = 0;
+        tp_search__event(l->graph, TP_EV_RELAX, "allow different channels", tmp);
+        return 1;
+    }
+    tmp->same_channels = l->try_same;
+    /* Unused steps go back to the global budget. */
+    if (time != -1)
+        l->global_timeout += time;
+    else
+        l->global_timeout = TP_SEARCH_GLOBAL_TIMEOUT;
+    if (l->global_timeout < 0 && l->graph->n_channels) {
+        tp_search__event(l->graph, TP_EV_BUDGET, "global step budget spent", tmp);
+        return 0;
+    }
+    for (size_t i = 0; i < ARRAY_LEN(ladder_rungs); i++) {
+        if (ladder_rungs[i].fn(l)) {
+            tp_search__event(l->graph, TP_EV_RELAX, ladder_rungs[i].why, tmp);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* NCCL 2.22.3 ncclTopoDupChannels: fast graphs get each channel twice, at half bw. */
+static void dup_channels(tp_graph *g, int cc_min, int n_gpus)
+{
+    if (g->n_channels == 0 || g->pattern == TP_PATTERN_NVLS)
+        return;
+    if (g->bw_intra < 25.0)
+        return;
+    if (cc_min > 80 && g->bw_intra < 50.0 && g->n_channels > 4)
+        return;
+    int dup = g->n_channels * 2 < g->max_channels ? g->n_channels * 2 : g->max_channels;
+    if (dup <= g->n_channels)
+        return;
+    memcpy(g->intra + g->n_channels * n_gpus, g->intra,
+           (size_t)(dup - g->n_channels) * (size_t)n_gpus * sizeof(int));
+    memcpy(g->inter + g->n_channels * 2, g->inter,
+           (size_t)(dup - g->n_channels) * 2 * sizeof(int64_t));
+    g->bw_intra /= TP_DIVUP(dup, g->n_channels);
+    g->bw_inter /= TP_DIVUP(dup, g->n_channels);
+    g->n_channels = dup;
+}
+
+/* Pass 2 starts from the solution, at the speed just at or below it. */
+static void start_second_pass(ladder *l)
+{
+    dup_channels(l->graph, l->cc_min, l->s->n_gpus);
+    tp_search__copy_graph(&l->tmp, l->graph, l->s->n_gpus);
+    l->speed_index = 0;
+    while (l->speeds[l->speed_index] > l->graph->bw_inter && l->speed_index < l->n_speeds - 1)
+        l->speed_index++;
+    l->tmp.bw_intra = l->tmp.bw_inter = l->speeds[l->speed_index];
+    l->tmp.min_channels = l->graph->n_channels;
+    l->pass = 2;
+}
+
+/* Pass 2: try one speed higher (rings), NVLS inter bw, or tree intra bw. */
+static int raise_bw(ladder *l)
+{
+    tp_graph *tmp = &l->tmp, *graph = l->graph;
+    if (graph->pattern == TP_PATTERN_RING) {
+        tmp->bw_intra = tmp->bw_inter = l->speeds[--l->speed_index];
+    } else if (graph->pattern == TP_PATTERN_NVLS && tmp->bw_inter == graph->bw_inter &&
+               tmp->bw_inter < tmp->bw_intra * 2) {
+        tmp->min_channels = tmp->max_channels = graph->n_channels;
+        tmp->bw_inter = l->speeds[--l->speed_index];
+    } else if (tmp->bw_intra == graph->bw_intra && tmp->bw_intra < tmp->bw_inter * 2) {
+        tmp->bw_intra = l->speeds[--l->speed_index];
+    } else {
+        return 0;
+    }
+    tp_search__event(graph, TP_EV_RAISE, "second pass: try a higher speed", tmp);
+    return 1;
+}
+
+static int pass_budget(const tp_graph *tmp)
+{
+    if (tmp->same_channels)
+        return TP_SEARCH_TIMEOUT_SAMECHANNELS;
+    return tmp->pattern == TP_PATTERN_TREE ? TP_SEARCH_TIMEOUT_TREE : TP_SEARCH_TIMEOUT;
+}
+
+/* The search loop of ncclTopoCompute: passes until optimal, settled or out of budget. */
+static tp_status run_ladder(ladder *l)
+{
+    for (;;) {
+        int time = pass_budget(&l->tmp);
+        l->tmp.n_channels = 0;
+        l->global_timeout -= time;
+        tp_search__event(l->graph, TP_EV_TRY, l->pass == 1 ? "search pass" : "second pass",
+                         &l->tmp);
+        tp_status st = tp_search__rec(l->s, &l->tmp, &time);
+        if (st != TP_OK)
+            return st;
+        if (time == 0)
+            tp_search__event(l->graph, TP_EV_BUDGET, "pass step budget spent", &l->tmp);
+        int done = time == -1 ||
+                   l->graph->n_channels * l->graph->bw_inter >= l->s->sys->total_bw;
+        if (!done && l->pass == 1 && relax(l, time))
+            continue;
+        if (l->pass == 1) {
+            time = -1;
+            if (l->graph->n_channels)
+                tp_search__event(l->graph, TP_EV_SOLUTION, "first pass result", l->graph);
+            start_second_pass(l);
+        }
+        if (time != 0 && l->speed_index > 0 && raise_bw(l))
+            continue;
+        return TP_OK;
+    }
+}
+
+static int min_comp_cap(const tp_system *sys)
+{
+    const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
+    int cc = gpus->nodes[0].gpu.cuda_comp_cap;
+    for (int g = 1; g < gpus->count; g++)
+        if (gpus->nodes[g].gpu.cuda_comp_cap < cc)
+            cc = gpus->nodes[g].gpu.cuda_comp_cap;
+    return cc;
+}
+
+/* The first speed at or below what the system can carry, as NCCL 2.22.3 picks it. */
+static void init_speeds(ladder *l)
+{
+    const tp_system *sys = l->s->sys;
+    int n_gpus = l->s->n_gpus, sm90 = l->cc_min >= 90;
+    if (l->s->n_nets == 0) {
+        l->speeds = sm90 ? sm90_speed_intra : speed_intra;
+        l->n_speeds = sm90 ? (int)ARRAY_LEN(sm90_speed_intra) : (int)ARRAY_LEN(speed_intra);
+    } else {
+        l->speeds = sm90 ? sm90_speed_inter : speed_inter;
+        l->n_speeds = sm90 ? (int)ARRAY_LEN(sm90_speed_inter) : (int)ARRAY_LEN(speed_inter);
+    }
+    l->max_bw = sys->max_bw;
+    float total_bw = sys->total_bw;
+    if (n_gpus > 1 && l->graph->pattern != TP_PATTERN_RING)
+        total_bw *= n_gpus * 1.0 / (n_gpus - 1);
+    const float *sp = l->speeds;
+    l->speed_index = 0;
+    while ((sp[l->speed_index] > l->max_bw ||
+            sp[l->speed_index] * l->graph->min_channels > total_bw) &&
+           l->speed_index < l->n_speeds - 1)
+        l->speed_index++;
+    l->tmp.bw_intra = l->tmp.bw_inter = sp[l->speed_index];
+}
+
+/* NCCL 2.22.3: nothing found, so one channel in GPU index order at a token speed. */
+static void simple_order_fallback(const tp_system *sys, tp_graph *graph, tp_log *log)
+{
+    if (graph->n_channels != 0 || graph->coll_net != 0 || graph->pattern == TP_PATTERN_NVLS)
+        return;
+    tp_log_warn(log, "Could not find a path for pattern %d, falling back to simple order",
+                graph->pattern);
+    for (int i = 0; i < sys->nodes[TP_NODE_GPU].count; i++)
+        graph->intra[i] = sys->nodes[TP_NODE_GPU].nodes[i].gpu.rank;
+    graph->inter[0] = graph->inter[1] = 0;
+    graph->bw_intra = graph->bw_inter = 0.1;
+    graph->type_intra = graph->type_inter = TP_PATH_SYS;
+    graph->n_channels = 1;
+    tp_search__event(graph, TP_EV_FALLBACK, "no graph found: simple order", graph);
+}
+
+/* The search proper, once the graph file (if any) gave nothing. */
+static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, tp_log *log,
+                              tp_error *err)
+{
+    tp_search_ctx ctx;
+    tp_status st = tp_search__ctx_init(&ctx, sys, graph, err);
+    if (st != TP_OK)
+        return st;
+    l->s = &ctx;
+    l->graph = graph;
+    l->cc_min = min_comp_cap(sys);
+    if (graph->pattern == TP_PATTERN_NVLS || graph->pattern == TP_PATTERN_COLLNET_DIRECT)
+        graph->max_channels = ctx.n_gpus; /* at most one head per GPU */
+    if (ctx.n_gpus == 1 && graph->pattern != TP_PATTERN_RING)
+        graph->pattern = TP_PATTERN_TREE;
+    if (ctx.n_nets == 0 && graph->pattern == TP_PATTERN_NVLS)
+        graph->min_channels = graph->max_channels = ctx.n_gpus; /* pull evenly from all GPUs */
+    tp_search__copy_graph(&l->tmp, graph, ctx.n_gpus);
+    l->tmp.events = NULL;
+    init_speeds(l);
+    l->pass = 1;
+    l->global_timeout = TP_SEARCH_GLOBAL_TIMEOUT;
+    st = run_ladder(l);
+    tp_search__ctx_free(&ctx);
+    if (st == TP_OK)
+        simple_order_fallback(sys, graph, log);
+    return st;
+}
+
+/* NCCL 2.22.3: NVLS needs NVSwitches and sm90 everywhere. */
+static int nvls_impossible(const tp_system *sys, const tp_graph *graph)
+{
+    return graph->pattern == TP_PATTERN_NVLS &&
+           (sys->nodes[TP_NODE_NVS].count == 0 || min_comp_cap(sys) < 90);
+}
+
+tp_status tp_search__compute(tp_system *sys, tp_graph *graph, const tp_config *cfg, tp_log *log,
+                             tp_error *err)
+{
+    int n_gpus = sys->nodes[TP_NODE_GPU].count, n_nets = sys->nodes[TP_NODE_NET].count;
+    if (n_gpus == 0)
+        return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "search: the system has no GPU");
+    int p = graph->pattern;
+    int cross_nic = n_nets > 1 && (p == TP_PATTERN_RING || p == TP_PATTERN_BALANCED_TREE ||
+                                   p == TP_PATTERN_SPLIT_TREE)
+                        ? (int)tp_config_int(cfg, TP_P_CROSS_NIC)
+                        : 0;
+    /* NCCL's graphs start zeroed (calloc'ed comm): NVLS prints the untouched slots. */
+    memset(graph->intra, 0, sizeof(graph->intra));
+    memset(graph->inter, 0, sizeof(graph->inter));
+    graph->n_hops = 0;
+    graph->cross_nic = cross_nic == 1 ? 1 : 0;
+    graph->bw_intra = graph->bw_inter = 0;
+    graph->latency_inter = 0;
+    graph->type_intra = n_gpus == 1 ? TP_PATH_LOC : TP_PATH_NVL;
+    graph->type_inter = TP_PATH_PIX;
+    graph->n_channels = 0;
+    int try_same = p == TP_PATTERN_NVLS ? 0 : 1;
+    graph->same_channels = try_same;
+
+    const char *file = tp_config_str(cfg, TP_P_GRAPH_FILE);
+    if (file) {
+        tp_status st = tp_graphfile__load(graph, sys, cfg, file, log, err);
+        if (st != TP_OK)
+            return st;
+        if (graph->n_channels > 0) {
+            tp_search__event(graph, TP_EV_LOADED, "graph taken from NCCL_GRAPH_FILE", graph);
+            return TP_OK;
+        }
+    }
+    if (nvls_impossible(sys, graph))
+        return TP_OK;
+
+    ladder *l = calloc(1, sizeof(*l));
+    if (!l)
+        return tp_fail_nomem(err);
+    l->cross_nic = cross_nic;
+    l->try_same = try_same;
+    const tp_node_set *cpus = &sys->nodes[TP_NODE_CPU];
+    l->cpu_arch = cpus->count ? cpus->nodes[0].cpu.arch : 0;
+    l->cpu_vendor = cpus->count ? cpus->nodes[0].cpu.vendor : 0;
+    tp_status st = search_graph(sys, graph, l, log, err);
+    free(l);
+    return st;
+}
+
+void tp_search__print_graph(tp_log *log, const tp_system *sys, const tp_graph *graph)
+{
+    tp_log_info(log, "Pattern %d, crossNic %d, nChannels %d, bw %f/%f, type %s/%s, sameChannels %d",
+                graph->pattern, graph->cross_nic, graph->n_channels, graph->bw_intra,
+                graph->bw_inter, tp_path_type_name(graph->type_intra),
+                tp_path_type_name(graph->type_inter), graph->same_channels);
+    int n_gpus = sys->nodes[TP_NODE_GPU].count, has_net = sys->nodes[TP_NODE_NET].count > 0;
+    tp_buf line = {0};
+    for (int c = 0; c < graph->n_channels; c++) {
+        tp_buf_clear(&line);
+        tp_buf_printf(&line, "%2d :", c);
+        if (has_net)
+            tp_buf_printf(&line, " NET/%llx", (unsigned long long)graph->inter[2 * c]);
+        for (int i = 0; i < n_gpus; i++)
+            tp_buf_printf(&line, " GPU/%d", graph->intra[n_gpus * c + i]);
+        if (has_net)
+            tp_buf_printf(&line, " NET/%llx", (unsigned long long)graph->inter[2 * c + 1]);
+        tp_log_info(log, "%s", tp_buf_str(&line));
+    }
+    tp_buf_free(&line);
 }

@@ -16,6 +16,42 @@
 #define TP_PATTERN_NVLS 5
 #define TP_PATTERN_COLLNET_DIRECT 6
 
+/* Step budgets of NCCL 2.22.3 search.cc (counted in ncclTopoSearchRecGpu calls). */
+#define TP_SEARCH_GLOBAL_TIMEOUT (1LL << 19)
+#define TP_SEARCH_TIMEOUT (1 << 14)
+#define TP_SEARCH_TIMEOUT_TREE (1 << 14)
+#define TP_SEARCH_TIMEOUT_SAMECHANNELS (1 << 8)
+/* Budget of the PCI-order reference try from a NET (not counted globally). */
+#define TP_SEARCH_TIMEOUT_PCI_ORDER (1 << 10)
+
+/* Version of the graph XML format NCCL 2.22.3 reads and writes. */
+#define TP_GRAPH_XML_VERSION 1
+
+/*
+ * Source lines of NCCL 2.22.3 that its error back-trace prints when a graph
+ * file is rejected ("graph/search.cc:816 -> 2"): the call sites in
+ * ncclTopoGetChannelFromXml, ncclTopoGetGraphFromXmlSub,
+ * ncclTopoGetGraphFromXml and ncclTopoCompute, and in xml.h's attribute getters.
+ */
+#define TP_NCCL_LINE_CHANNEL_DEV 775
+#define TP_NCCL_LINE_GRAPH_ID 796
+#define TP_NCCL_LINE_GRAPH_CROSSNIC 800
+#define TP_NCCL_LINE_GRAPH_PATTERN 804
+#define TP_NCCL_LINE_GRAPH_NCHANNELS 805
+#define TP_NCCL_LINE_GRAPH_SPEEDINTRA 806
+#define TP_NCCL_LINE_GRAPH_SPEEDINTER 807
+#define TP_NCCL_LINE_GRAPH_SAMECHANNELS 814
+#define TP_NCCL_LINE_GRAPH_CHANNEL 816
+#define TP_NCCL_LINE_GRAPHS 823
+#define TP_NCCL_LINE_COMPUTE_FILE 943
+#define TP_NCCL_LINE_COMPUTE_GRAPHS 944
+#define TP_NCCL_LINE_XML_GET_INT 108
+#define TP_NCCL_LINE_XML_GET_FLOAT 130
+/* ncclResult_t codes printed in those traces. */
+#define TP_NCCL_SYSTEM_ERROR 2
+#define TP_NCCL_INTERNAL_ERROR 3
+#define TP_NCCL_INVALID_USAGE 5
+
 /* Kinds of decisions the search records. */
 typedef enum tp_search_event_kind {
     TP_EV_TRY,       /* a search pass with these settings */
@@ -73,5 +109,13 @@ tp_status tp_search__dump_graphs(FILE *out, const tp_system *sys, tp_graph *cons
                                  int n_graphs, tp_error *err);
 /* Release a graph's event list. */
 void tp_search__graph_release(tp_graph *graph);
+
+/*
+ * ncclTopoGetLocalNet: index of the NET that GPU `gpu` (an index) uses for
+ * channel `channel`, or -1 when the system has no NET.
+ */
+int tp_search__local_net(const tp_system *sys, int gpu, int channel);
+/* ncclTopoGetLocalGpu: index of the GPU that NET `net` (an index) serves, or -1. */
+int tp_search__local_gpu(const tp_system *sys, int net);
 
 #endif

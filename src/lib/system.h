@@ -50,6 +50,18 @@
 #define TP_CPU_TYPE_SKL 2
 #define TP_CPU_TYPE_YONGFENG 1
 
+/* NCCL 2.22.3 NCCL_TOPO_UNDEF: a field the XML did not set. */
+#define TP_TOPO_UNDEF (-1)
+/* NCCL 2.22.3 ncclTopoPrint builds each tree line in a char[1024]. */
+#define TP_SYSTEM_LINE_SIZE 1024
+/* NCCL 2.22.3 MAXCHANNELS: a <net> without maxconn allows this many channels. */
+#define TP_NET_DEFAULT_MAX_CHANNELS TP_MAXCHANNELS
+/* NCCL 2.22.3 xml.h / topo.h limits of the topology XML it loads. */
+#define TP_XML_MAX_NODES 256 /* NCCL_TOPO_XML_MAX_NODES */
+#define TP_XML_MAX_SUBS 128  /* MAX_SUBS */
+#define TP_XML_MAX_ATTRS 16  /* MAX_ATTR_COUNT */
+#define TP_TOPO_XML_VERSION 1
+
 /* NCCL ids carry the system (host) id in the top byte. */
 #define TP_ID_SYSTEM_ID(id) ((int64_t)(id) >> 56)
 #define TP_ID_LOCAL_ID(id) ((int64_t)(id) & 0x00ffffffffffffffLL)
@@ -147,6 +159,13 @@ tp_status tp_system__remove_node(tp_system *sys, int type, int index, tp_error *
 /* Add bw to the node->rem link of `type` (created if absent), kept sorted by bw as NCCL does. */
 tp_status tp_system__connect(tp_node *node, tp_node *rem, int type, float bw, tp_error *err);
 
+/*
+ * A PCI bus id as NCCL 2.22.3's busIdToInt64 reads it: the hex digits up to
+ * the first character that is neither hex nor ':' / '.' ("0000:1a:00.0" ->
+ * 0x1a000). *n_digits (may be NULL) gets how many digits were used.
+ */
+int64_t tp_system__busid_to_int64(const char *busid, int *n_digits);
+
 /* NVLink bandwidth per link for a compute capability (NCCL 2.22.3). */
 float tp_system__nvlink_bw(int cuda_comp_cap);
 
@@ -159,6 +178,10 @@ float tp_system__nvlink_bw(int cuda_comp_cap);
 tp_status tp_system__from_xml(tp_system **out, tp_xml *doc, const tp_config *cfg,
                               uint64_t host_hash, tp_error *err);
 
+/* Same, logging the lines NCCL prints while building (KV fallbacks, warnings). */
+tp_status tp_system__from_xml_log(tp_system **out, tp_xml *doc, const tp_config *cfg,
+                                  uint64_t host_hash, tp_log *log, tp_error *err);
+
 /*
  * Bring a loaded topology XML to the state NCCL 2.22.3 reaches in
  * ncclTopoGetSystem before building the system: GPU and NIC fill from the XML
@@ -167,6 +190,13 @@ tp_status tp_system__from_xml(tp_system **out, tp_xml *doc, const tp_config *cfg
  */
 tp_status tp_system__prepare_xml(tp_xml *doc, const tp_config *cfg, int first_rank,
                                  tp_error *err);
+/*
+ * Same, logging the lines NCCL prints while loading ("Ignoring element ...");
+ * report_rank (-1: none) is the rank whose own lines (its GPU's sysfs reads)
+ * are logged.
+ */
+tp_status tp_system__prepare_xml_log(tp_xml *doc, const tp_config *cfg, int first_rank,
+                                     int report_rank, tp_log *log, tp_error *err);
 
 /* Log NCCL's "=== System : ..." tree (ncclTopoPrint's first part). */
 void tp_system__print(tp_log *log, const tp_system *sys);

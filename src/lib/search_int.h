@@ -1,0 +1,62 @@
+/*
+ * Private to the search stage (search*.c, graphfile.c): the state shared by
+ * the recursive search of NCCL 2.22.3 (src/graph/search.cc) and its helpers.
+ */
+#ifndef TP_SEARCH_INT_H
+#define TP_SEARCH_INT_H
+
+#include "search.h"
+
+#define TP_DIVUP(x, y) (((x) + (y) - 1) / (y))
+
+/* How the next GPU is chosen (NCCL 2.22.3 FORCED_ORDER_*). */
+enum { TP_ORDER_FREE = 0, TP_ORDER_PCI = 1, TP_ORDER_REPLAY = 2 };
+
+/* One ncclTopoCompute: the system, the best graph so far and cached orders. */
+typedef struct tp_search_ctx {
+    tp_system *sys;
+    tp_graph *save; /* NCCL's saveGraph: the caller's graph */
+    int n_gpus, n_nets;
+    int *local_gpu;  /* per NET: ncclTopoGetLocalGpu */
+    int *sel_nets;   /* (n_gpus + 1) rows of n_nets: ncclTopoSelectNets, last row for all GPUs */
+    int *sel_count;  /* per row */
+    int sel_type;    /* typeInter the rows were built for; -1 before */
+    int *gpu_order;  /* n_gpus rows: GPUs ranked from each GPU without NET keys */
+    int *gpu_order_count;
+    /* Per GPU x destination of type GPU/NET/NVS: the path takes the Intel P2P overhead. */
+    unsigned char *intel_overhead[TP_NODE_TYPE_COUNT];
+    tp_error *err;
+} tp_search_ctx;
+
+tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, tp_error *err);
+void tp_search__ctx_free(tp_search_ctx *s);
+
+/* ncclTopoSelectNets for GPU index `gpu` (-1: every GPU); borrowed list. */
+const int *tp_search__select_nets(tp_search_ctx *s, int type_inter, int gpu, int *count);
+
+/* ncclTopoSearchNextGpuSort: GPUs to try after `gpu`, best first. */
+tp_status tp_search__next_gpus(tp_search_ctx *s, const tp_graph *g, const tp_node *gpu, int *next,
+                               int *count, int sort_net);
+
+/* ncclTopoSearchRec: extend g by one more channel, saving better graphs. */
+tp_status tp_search__rec(tp_search_ctx *s, tp_graph *g, int *time);
+
+/* memcpy of NCCL's graphs, minus our event list (channels of n_gpus GPUs). */
+void tp_search__copy_graph(tp_graph *dst, const tp_graph *src, int n_gpus);
+
+/* Record a decision in graph->events (settings taken from `from`). */
+void tp_search__event(tp_graph *graph, tp_search_event_kind kind, const char *why,
+                      const tp_graph *from);
+
+/* Index of the node of `type` with `id`, or -1 (ncclTopoIdToIndex). */
+int tp_search__id_to_index(const tp_system *sys, int type, int64_t id);
+
+/*
+ * NCCL_GRAPH_FILE (graphfile.c): fill graph from the file's <graph> of the
+ * same id, as ncclTopoGetGraphFromXml does; graph->n_channels stays 0 when
+ * the file has none. Logs NCCL's lines and back-trace on failure.
+ */
+tp_status tp_graphfile__load(tp_graph *graph, const tp_system *sys, const tp_config *cfg,
+                             const char *path, tp_log *log, tp_error *err);
+
+#endif

@@ -1,0 +1,597 @@
+/*
+ * The recursive search of NCCL 2.22.3 (src/graph/search.cc): walk GPUs (and
+ * NETs) channel by channel, reserving bandwidth on the live system links and
+ * giving it back exactly on backtrack, and keep the best graph found.
+ * Every rule, order and float operation follows NCCL, since the step budget
+ * makes the result depend on the exact order of the tries.
+ */
+#include "search_int.h"
+
+#include <math.h>
+#include <string.h>
+
+/* NCCL 2.22.3 INTEL_P2P_OVERHEAD: Intel root complexes split P2P into 64B TLPs. */
+static float intel_p2p_overhead(float bw)
+{
+    return bw * 6 / 5;
+}
+
+/*
+ * roundf (half away from zero), inline: libm's call dominates the search
+ * otherwise. Exact for every float: the fraction ax - r is exact below 2^23.
+ */
+static float round_half_away(float x)
+{
+    float ax = fabsf(x);
+    if (!(ax < 8388608.0f))
+        return x;
+    float r = (float)(int32_t)ax;
+    if (ax - r >= 0.5f)
+        r += 1.0f;
+    return copysignf(r, x);
+}
+
+/* NCCL 2.22.3 SUB_ROUND: subtract, then round to 1/1000 to cancel float drift. */
+static void sub_round(float *a, float b)
+{
+    *a = round_half_away((*a - b) * 1000) / 1000;
+}
+
+static tp_link *find_rev_link(tp_node *from, tp_node *to, int type, tp_error *err)
+{
+    for (int l = 0; l < to->n_links; l++)
+        if (to->links[l].rem == from && to->links[l].type == type)
+            return &to->links[l];
+    tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "search: no reverse link for %d/%lld -> %d/%lld",
+            from->type, (long long)from->id, to->type, (long long)to->id);
+    return NULL;
+}
+
+/*
+ * NCCL 2.22.3 followPath: take bw from the first max_steps links of path;
+ * stop at the first link without enough (*steps tells how far it went).
+ * Pre-Ampere GPUs entered from a non-GPU also pay 1/8 on the reverse link,
+ * and POWER CPUs over NVLink pay the full bw on it.
+ */
+static tp_status follow(const tp_route *path, tp_node *start, int max_steps, float bw, int intel,
+                        int *steps, tp_error *err)
+{
+    /* The PCI share of bw: more through an Intel CPU (see intel_table). */
+    float pci_bw = intel ? intel_p2p_overhead(bw) : bw;
+    tp_node *node = start;
+    for (int step = 0; step < max_steps; step++) {
+        tp_link *link = path->list[step], *rev = NULL;
+        tp_node *rem = link->rem;
+        float fw_bw = link->type == TP_LINK_PCI ? pci_bw : bw, rev_bw = 0;
+        if (rem->type == TP_NODE_GPU && rem->gpu.cuda_comp_cap < 80 &&
+            start->type != TP_NODE_GPU) {
+            if (!(rev = find_rev_link(node, rem, link->type, err)))
+                return TP_ERR_INTERNAL;
+            rev_bw += fw_bw / 8;
+        }
+        if (rem->type == TP_NODE_CPU && rem->cpu.arch == TP_CPU_ARCH_POWER &&
+            link->type == TP_LINK_NVL) {
+            if (!rev && !(rev = find_rev_link(node, rem, link->type, err)))
+                return TP_ERR_INTERNAL;
+            rev_bw += fw_bw;
+        }
+        if (link->bw < fw_bw || (rev_bw != 0 && rev->bw < rev_bw)) {
+            *steps = step;
+            return TP_OK;
+        }
+        sub_round(&link->bw, fw_bw);
+        if (rev_bw != 0)
+            sub_round(&rev->bw, rev_bw);
+        node = rem;
+    }
+    *steps = max_steps;
+    return TP_OK;
+}
+
+static int is_tree_pattern(int pattern)
+{
+    return pattern == TP_PATTERN_BALANCED_TREE || pattern == TP_PATTERN_TREE ||
+           pattern == TP_PATTERN_SPLIT_TREE;
+}
+
+/*
+ * NCCL 2.22.3 ncclTopoFollowPath: reserve (mult > 0) or release (mult < 0)
+ * the graph's bandwidth from node (type1, i1) to (type2, i2). *out is the
+ * destination, or NULL when the path type is too weak or bandwidth is short.
+ * type1 == -1 starts a channel without any path.
+ */
+static tp_status follow_path(tp_search_ctx *s, tp_graph *g, int type1, int i1, int type2, int i2,
+                             float mult, tp_node **out)
+{
+    tp_node *node2 = &s->sys->nodes[type2].nodes[i2];
+    *out = node2;
+    if (type1 == -1)
+        return TP_OK;
+    tp_node *node1 = &s->sys->nodes[type1].nodes[i1];
+    const tp_route *path = &node1->paths[type2][i2];
+    const tp_route *rev_path = &node2->paths[type1][i1];
+    *out = NULL;
+    int intra = (type1 == TP_NODE_GPU || type1 == TP_NODE_NVS) &&
+                (type2 == TP_NODE_GPU || type2 == TP_NODE_NVS);
+    float bw = intra ? g->bw_intra : g->bw_inter;
+    int type = intra ? g->type_intra : g->type_inter;
+    if (mult == 1 && path->type > type)
+        return TP_OK;
+    if (mult == 1 && is_tree_pattern(g->pattern) && rev_path->type > type)
+        return TP_OK;
+    bw *= mult;
+    int step = 0;
+    int intel = type1 == TP_NODE_GPU &&
+                s->intel_overhead[type2][(size_t)i1 * (size_t)s->sys->nodes[type2].count + (size_t)i2];
+    tp_status st = follow(path, node1, path->count, bw, intel, &step, s->err);
+    if (st != TP_OK)
+        return st;
+    if (step < path->count)
+        return follow(path, node1, step, -bw, intel, &step, s->err);
+    g->n_hops += mult * path->count;
+    *out = node2;
+    return TP_OK;
+}
+
+static tp_status rec_gpu(tp_search_ctx *s, tp_graph *g, tp_node *gpu, int step, int back_to_net,
+                         int back_to_first, int forced, int *time);
+
+/* NCCL 2.22.3 ncclTopoSearchTryGpu: go to GPU index gi and continue from there. */
+static tp_status try_gpu(tp_search_ctx *s, tp_graph *g, int step, int back_to_net,
+                         int back_to_first, int forced, int *time, int type, int index, int gi)
+{
+    const uint64_t flag = 1ULL << g->n_channels;
+    tp_node *gpu;
+    tp_status st = follow_path(s, g, type, index, TP_NODE_GPU, gi, 1, &gpu);
+    if (st != TP_OK || !gpu)
+        return st;
+    gpu->used ^= flag;
+    st = rec_gpu(s, g, gpu, step, back_to_net, back_to_first, forced, time);
+    gpu->used ^= flag;
+    if (st != TP_OK)
+        return st;
+    return follow_path(s, g, type, index, TP_NODE_GPU, gi, -1, &gpu);
+}
+
+/* NCCL 2.22.3 ncclTopoReplayGetGpu: the GPU after `step` in the previous channel. */
+static tp_status replay_gpu(tp_search_ctx *s, const tp_graph *g, int step, int *gi)
+{
+    *gi = -1;
+    if (g->n_channels == 0)
+        return tp_fail(s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: replay without a channel");
+    int rank = g->intra[(g->n_channels - 1) * s->n_gpus + step + 1];
+    for (int i = 0; i < s->n_gpus; i++) {
+        if (s->sys->nodes[TP_NODE_GPU].nodes[i].gpu.rank == rank) {
+            *gi = i;
+            return TP_OK;
+        }
+    }
+    return tp_fail(s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: replay rank %d not found", rank);
+}
+
+/* NCCL 2.22.3 ncclTopoCompareGraphs: more channels x bw wins, then fewer hops. */
+static int better_graph(const tp_search_ctx *s, const tp_graph *g, const tp_graph *ref)
+{
+    if (g->n_channels < g->min_channels)
+        return 0;
+    if (g->pattern == TP_PATTERN_NVLS) {
+        /* NVLS channels pull from distinct GPUs: the more the better. */
+        int copy = g->n_channels > ref->n_channels && g->n_channels <= s->n_gpus;
+        if (g->n_channels * g->bw_inter > ref->n_channels * ref->bw_inter)
+            copy = 1;
+        return copy;
+    }
+    if (g->n_channels * g->bw_intra > ref->n_channels * ref->bw_intra)
+        return 1;
+    if (g->n_channels * g->bw_intra < ref->n_channels * ref->bw_intra)
+        return 0;
+    return g->pattern == ref->pattern && g->cross_nic == ref->cross_nic && g->n_hops < ref->n_hops;
+}
+
+/* A channel is complete: keep it if better, then try one more channel. */
+static tp_status channel_done(tp_search_ctx *s, tp_graph *g, int *time)
+{
+    tp_status st = TP_OK;
+    g->n_channels++;
+    if (better_graph(s, g, s->save)) {
+        tp_search__copy_graph(s->save, g, s->n_gpus);
+        if (g->n_channels == g->max_channels)
+            *time = -1;
+    }
+    if (g->n_channels < g->max_channels)
+        st = tp_search__rec(s, g, time);
+    g->n_channels--;
+    return st;
+}
+
+/* Whether NET n may end the channel that started at start (NCCL 2.22.3 rules). */
+static int net_may_close(const tp_graph *g, const tp_node *net, const tp_node *start)
+{
+    if (g->pattern == TP_PATTERN_TREE && net->id != start->id)
+        return 0; /* trees are symmetric */
+    if (g->cross_nic != 1 && (net->net.asic != start->net.asic || net->net.port != start->net.port))
+        return 0;
+    if (g->cross_nic && (g->n_channels & 1) && net->id != g->inter[(g->n_channels - 1) * 2])
+        return 0;
+    return 1;
+}
+
+/* Go from GPU gi back out to a NET (the channel's exit), then continue. */
+static tp_status back_to_net_step(tp_search_ctx *s, tp_graph *g, tp_node *gpu, int gi, int step,
+                                  int back_to_first, int forced, int *time)
+{
+    tp_node *nets = s->sys->nodes[TP_NODE_NET].nodes;
+    int start_index = tp_search__id_to_index(s->sys, TP_NODE_NET, g->inter[g->n_channels * 2]);
+    if (start_index < 0)
+        return tp_fail(s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: start NET not found");
+    int count;
+    const int *list = tp_search__select_nets(s, g->type_inter, gi, &count);
+    for (int i = 0; i < count; i++) {
+        int n = list[i];
+        if (!net_may_close(g, &nets[n], &nets[start_index]))
+            continue;
+        /* Balanced tree: the first two GPUs each carry half of the NET traffic. */
+        int next_back = -1;
+        float bw_save = g->bw_inter;
+        if (g->pattern == TP_PATTERN_BALANCED_TREE) {
+            if (step == 0)
+                next_back = 1;
+            else if (nets[n].id != g->inter[g->n_channels * 2 + 1])
+                continue;
+            g->bw_inter /= 2;
+        }
+        tp_node *net;
+        tp_status st = follow_path(s, g, TP_NODE_GPU, gi, TP_NODE_NET, n, 1, &net);
+        g->bw_inter = bw_save;
+        if (st != TP_OK)
+            return st;
+        if (!net)
+            continue;
+        g->inter[g->n_channels * 2 + 1] = net->id;
+        st = rec_gpu(s, g, gpu, step, next_back, back_to_first, forced, time);
+        if (st != TP_OK)
+            return st;
+        if (g->pattern == TP_PATTERN_BALANCED_TREE)
+            g->bw_inter /= 2;
+        st = follow_path(s, g, TP_NODE_GPU, gi, TP_NODE_NET, n, -1, &net);
+        g->bw_inter = bw_save;
+        if (st != TP_OK)
+            return st;
+    }
+    return TP_OK;
+}
+
+/*
+ * NCCL 2.22.3 ncclTopoSearchTryNvls: the head GPU gi needs twice the bw
+ * to and from the NVSwitch, the others once; reserve both directions.
+ */
+static tp_status try_nvls(tp_search_ctx *s, tp_graph *g, int gi, int *time)
+{
+    tp_node *node = NULL;
+    tp_status st = TP_OK;
+    int d0 = 0, d1 = 0;
+    do {
+        st = follow_path(s, g, TP_NODE_NVS, 0, TP_NODE_GPU, d0, d0 == gi ? 2 : 1, &node);
+        d0++;
+    } while (st == TP_OK && node && d0 < s->n_gpus);
+    if (st != TP_OK)
+        return st;
+    if (!node) {
+        d0--;
+    } else {
+        do {
+            st = follow_path(s, g, TP_NODE_GPU, d1, TP_NODE_NVS, 0, d1 == gi ? 2 : 1, &node);
+            d1++;
+        } while (st == TP_OK && node && d1 < s->n_gpus);
+        if (st != TP_OK)
+            return st;
+        if (!node)
+            d1--;
+        else if ((st = rec_gpu(s, g, NULL, s->n_gpus, -1, -1, 0, time)) != TP_OK)
+            return st;
+        while (d1 && st == TP_OK) {
+            d1--;
+            st = follow_path(s, g, TP_NODE_GPU, d1, TP_NODE_NVS, 0, d1 == gi ? -2 : -1, &node);
+        }
+    }
+    while (d0 && st == TP_OK) {
+        d0--;
+        st = follow_path(s, g, TP_NODE_NVS, 0, TP_NODE_GPU, d0, d0 == gi ? -2 : -1, &node);
+    }
+    return st;
+}
+
+/* Release `count` GPU<->GPU reservations made by try_collnet_direct. */
+static tp_status collnet_release(tp_search_ctx *s, tp_graph *g, int gi, int count, float mul,
+                                 int to_head)
+{
+    tp_node *node;
+    tp_status st = TP_OK;
+    while (count && st == TP_OK) {
+        count--;
+        st = to_head ? follow_path(s, g, TP_NODE_GPU, count, TP_NODE_GPU, gi, -mul, &node)
+                     : follow_path(s, g, TP_NODE_GPU, gi, TP_NODE_GPU, count, -mul, &node);
+    }
+    return st;
+}
+
+/* NCCL 2.22.3 ncclTopoSearchTryCollnetDirect: head gi talks to every GPU both ways. */
+static tp_status try_collnet_direct(tp_search_ctx *s, tp_graph *g, int gi, int *time)
+{
+    int fwd = 0, bwd = 0;
+    tp_node *node = NULL;
+    tp_status st = TP_OK;
+    float mul = 1.0 / (float)(s->n_gpus - 1);
+    do {
+        st = follow_path(s, g, TP_NODE_GPU, gi, TP_NODE_GPU, fwd, mul, &node);
+    } while (st == TP_OK && node && ++fwd < s->n_gpus);
+    if (st == TP_OK && node) {
+        do {
+            st = follow_path(s, g, TP_NODE_GPU, bwd, TP_NODE_GPU, gi, mul, &node);
+        } while (st == TP_OK && node && ++bwd < s->n_gpus);
+        if (st == TP_OK && node) {
+            int step = 1;
+            for (int i = 0; i < s->n_gpus; i++)
+                if (i != gi)
+                    g->intra[g->n_channels * s->n_gpus + step++] =
+                        s->sys->nodes[TP_NODE_GPU].nodes[i].gpu.rank;
+            st = rec_gpu(s, g, NULL, s->n_gpus, -1, -1, 0, time);
+        }
+        if (st == TP_OK)
+            st = collnet_release(s, g, gi, bwd, mul, 1);
+    }
+    if (st == TP_OK)
+        st = collnet_release(s, g, gi, fwd, mul, 0);
+    return st;
+}
+
+/* Pick the GPUs after `gpu` in the order the search mode dictates and try each. */
+static tp_status next_gpu_step(tp_search_ctx *s, tp_graph *g, tp_node *gpu, int gi, int step,
+                               int back_to_net, int back_to_first, int forced, int *time)
+{
+    int next[TP_MAX_NODES], count = 1;
+    tp_status st = TP_OK;
+    if (forced == TP_ORDER_PCI) {
+        next[0] = step + 1;
+    } else if (forced == TP_ORDER_REPLAY) {
+        st = replay_gpu(s, g, step, next);
+    } else {
+        int sort_net = back_to_net == -1 ? 0 : back_to_net == step + 1 ? 1 : -1;
+        st = tp_search__next_gpus(s, g, gpu, next, &count, sort_net);
+    }
+    for (int i = 0; i < count && st == TP_OK; i++)
+        st = try_gpu(s, g, step + 1, back_to_net, back_to_first, forced, time, TP_NODE_GPU, gi,
+                     next[i]);
+    return st;
+}
+
+/* Close an intra-node ring: back from the last GPU to the first. */
+static tp_status close_ring(tp_search_ctx *s, tp_graph *g, int gi, int step, int back_to_net,
+                            int forced, int *time)
+{
+    int rank = g->intra[g->n_channels * s->n_gpus], p = -1;
+    for (int i = 0; i < s->n_gpus && p < 0; i++)
+        if (s->sys->nodes[TP_NODE_GPU].nodes[i].gpu.rank == rank)
+            p = i;
+    if (p < 0)
+        return tp_fail(s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: gpu rank %d not found", rank);
+    tp_node *first;
+    tp_status st = follow_path(s, g, TP_NODE_GPU, gi, TP_NODE_GPU, p, 1, &first);
+    if (st != TP_OK || !first)
+        return st;
+    st = rec_gpu(s, g, first, step + 1, back_to_net, -1, forced, time);
+    if (st != TP_OK)
+        return st;
+    return follow_path(s, g, TP_NODE_GPU, gi, TP_NODE_GPU, p, -1, &first);
+}
+
+/* NCCL 2.22.3 ncclTopoSearchRecGpu: one step of a channel, at GPU `gpu`. */
+static tp_status rec_gpu(tp_search_ctx *s, tp_graph *g, tp_node *gpu, int step, int back_to_net,
+                         int back_to_first, int forced, int *time)
+{
+    if (*time <= 0)
+        return TP_OK;
+    (*time)--;
+    if (step == s->n_gpus)
+        return channel_done(s, g, time);
+    g->intra[g->n_channels * s->n_gpus + step] = gpu->gpu.rank;
+    int gi = (int)(gpu - s->sys->nodes[TP_NODE_GPU].nodes);
+    if (step == back_to_net) {
+        if (s->n_nets == 0)
+            return TP_OK;
+        return back_to_net_step(s, g, gpu, gi, step, back_to_first, forced, time);
+    }
+    if (g->pattern == TP_PATTERN_NVLS)
+        return try_nvls(s, g, gi, time);
+    if (g->pattern == TP_PATTERN_COLLNET_DIRECT)
+        return try_collnet_direct(s, g, gi, time);
+    if (step < s->n_gpus - 1)
+        return next_gpu_step(s, g, gpu, gi, step, back_to_net, back_to_first, forced, time);
+    if (step == back_to_first)
+        return close_ring(s, g, gi, step, back_to_net, forced, time);
+    return rec_gpu(s, g, gpu, s->n_gpus, -1, -1, forced, time);
+}
+
+/* Take (sign 1) or give back (sign -1) bw on every NET of the same NIC port. */
+static void net_port_bw(tp_search_ctx *s, const tp_node *net, int bw, int sign)
+{
+    tp_node *nets = s->sys->nodes[TP_NODE_NET].nodes;
+    for (int i = 0; i < s->n_nets; i++)
+        if (nets[i].net.asic == net->net.asic && nets[i].net.port == net->net.port)
+            nets[i].net.bw -= sign * bw;
+}
+
+/*
+ * NVLS / CollNet direct from a NET: only pair each NET with its local GPU as
+ * a head. Returns 1 in *leak when NCCL skips a duplicate head without giving
+ * the NET bandwidth back (an NCCL 2.22.3 quirk we keep).
+ */
+static tp_status net_head_step(tp_search_ctx *s, tp_graph *g, int n, int net_count,
+                               const int back[2], int *found, int *leak, int *time)
+{
+    *leak = 0;
+    if (g->n_channels >= net_count)
+        return TP_OK;
+    int gpu = s->local_gpu[n];
+    for (int c = 0; c < g->n_channels; c++) {
+        if (gpu >= 0 && g->intra[c * s->n_gpus] == s->sys->nodes[TP_NODE_GPU].nodes[gpu].gpu.rank) {
+            *leak = 1;
+            return TP_OK;
+        }
+    }
+    *found = 1;
+    if (gpu == -1)
+        return TP_OK;
+    return try_gpu(s, g, 0, back[0], back[1], 0, time, TP_NODE_NET, n, gpu);
+}
+
+/* The GPUs closest to the NET (best bw, then fewest hops), or none if too slow. */
+static tp_status try_local_gpus(tp_search_ctx *s, tp_graph *g, int n, int bw, int back_to_net,
+                                int back_to_first, int *time)
+{
+    const tp_route *paths = s->sys->nodes[TP_NODE_NET].nodes[n].paths[TP_NODE_GPU];
+    float max_bw = 0;
+    int min_hops = 0xfffffff;
+    for (int i = 0; i < s->n_gpus; i++) {
+        if (paths[i].bw > max_bw) {
+            max_bw = paths[i].bw;
+            min_hops = paths[i].count;
+        } else if (paths[i].bw == max_bw && paths[i].count < min_hops) {
+            min_hops = paths[i].count;
+        }
+    }
+    if (!(max_bw >= bw))
+        return TP_OK;
+    tp_status st = TP_OK;
+    for (int i = 0; i < s->n_gpus && st == TP_OK; i++) {
+        int gi = (g->n_channels + i) % s->n_gpus;
+        if (paths[gi].bw == max_bw && paths[gi].count == min_hops)
+            st = try_gpu(s, g, 0, back_to_net, back_to_first, 0, time, TP_NODE_NET, n, gi);
+    }
+    return st;
+}
+
+/* Start a ring/tree channel at NET n: replay, PCI order, then the closest GPUs. */
+static tp_status net_chain_step(tp_search_ctx *s, tp_graph *g, int n, int bw, int back_to_net,
+                                int back_to_first, int *time)
+{
+    tp_status st = TP_OK;
+    if (g->n_channels > 0) {
+        int gi;
+        if ((st = replay_gpu(s, g, -1, &gi)) != TP_OK)
+            return st;
+        st = try_gpu(s, g, 0, back_to_net, back_to_first, TP_ORDER_REPLAY, time, TP_NODE_NET, n,
+                     gi);
+        if (st != TP_OK)
+            return st;
+    }
+    if (g->n_channels != 0 && g->same_channels != 0)
+        return TP_OK;
+    if (g->n_channels == 0 && s->sys->nodes[TP_NODE_NVS].count == 0) {
+        /* A reference in PCI order, on its own small budget. */
+        int t = TP_SEARCH_TIMEOUT_PCI_ORDER;
+        st = try_gpu(s, g, 0, back_to_net, back_to_first, TP_ORDER_PCI, &t, TP_NODE_NET, n, 0);
+        if (st != TP_OK)
+            return st;
+        if (t == -1)
+            *time = -1;
+    }
+    return try_local_gpus(s, g, n, bw, back_to_net, back_to_first, time);
+}
+
+static int net_may_open(const tp_graph *g, const tp_node *net, int bw)
+{
+    if (g->coll_net && net->net.coll_support == 0)
+        return 0;
+    if (net->net.bw < bw)
+        return 0;
+    if (g->cross_nic && (g->n_channels & 1) && net->id != g->inter[(g->n_channels - 1) * 2 + 1])
+        return 0;
+    return 1;
+}
+
+/* NCCL 2.22.3 ncclTopoSearchRecNet: start the next channel at each candidate NET. */
+static tp_status rec_net(tp_search_ctx *s, tp_graph *g, int back_to_net, int back_to_first,
+                         int *time)
+{
+    const int bw = (int)g->bw_inter; /* NCCL keeps it in an int */
+    int count, found = 0;
+    const int *list = tp_search__select_nets(s, g->type_inter, -1, &count);
+    int heads = g->pattern == TP_PATTERN_NVLS || g->pattern == TP_PATTERN_COLLNET_DIRECT;
+    tp_status st = TP_OK;
+    for (int i = 0; i < count && st == TP_OK; i++) {
+        if (heads && found)
+            continue;
+        int n = list[(g->n_channels + i) % count];
+        tp_node *net = &s->sys->nodes[TP_NODE_NET].nodes[n];
+        if (!net_may_open(g, net, bw))
+            continue;
+        g->inter[g->n_channels * 2] = net->id;
+        g->latency_inter = net->net.latency;
+        net_port_bw(s, net, bw, 1);
+        int leak = 0, back[2] = {back_to_net, back_to_first};
+        if (heads)
+            st = net_head_step(s, g, n, count, back, &found, &leak, time);
+        else
+            st = net_chain_step(s, g, n, bw, back_to_net, back_to_first, time);
+        if (!leak)
+            net_port_bw(s, net, bw, -1);
+    }
+    return st;
+}
+
+/* NCCL 2.22.3 ncclTopoSearchParams: where a channel turns back. */
+static void search_params(const tp_search_ctx *s, int pattern, int *back_to_net,
+                          int *back_to_first)
+{
+    if (s->n_nets) {
+        if (pattern == TP_PATTERN_RING)
+            *back_to_net = s->n_gpus - 1;
+        else if (pattern == TP_PATTERN_SPLIT_TREE)
+            *back_to_net = 1;
+        else
+            *back_to_net = 0;
+        *back_to_first = -1;
+    } else {
+        *back_to_net = -1;
+        *back_to_first = pattern == TP_PATTERN_RING ? s->n_gpus - 1 : -1;
+    }
+}
+
+tp_status tp_search__rec(tp_search_ctx *s, tp_graph *g, int *time)
+{
+    int btn, btf;
+    search_params(s, g->pattern, &btn, &btf);
+    if (s->n_nets) {
+        /* NCCL 2.22.3 ignores the status of ncclTopoSearchRecNet; we don't. */
+        return rec_net(s, g, btn, btf, time);
+    }
+    if (g->pattern == TP_PATTERN_NVLS)
+        return try_gpu(s, g, 0, btn, btf, 0, time, -1, -1, g->n_channels);
+    tp_status st;
+    if (g->n_channels == 0) {
+        st = try_gpu(s, g, 0, btn, btf, TP_ORDER_PCI, time, -1, -1, 0);
+    } else {
+        int gi;
+        if ((st = replay_gpu(s, g, -1, &gi)) != TP_OK)
+            return st;
+        st = try_gpu(s, g, 0, btn, btf, TP_ORDER_REPLAY, time, -1, -1, gi);
+    }
+    if (g->same_channels != 0 && g->n_channels != 0)
+        return st;
+    for (int gi = 0; gi < s->n_gpus && st == TP_OK; gi++)
+        st = try_gpu(s, g, 0, btn, btf, 0, time, -1, -1, gi);
+    return st;
+}
+
+void tp_search__copy_graph(tp_graph *dst, const tp_graph *src, int n_gpus)
+{
+    /*
+     * NCCL copies the whole graph; the channels past n_channels are never
+     * read before being rewritten, so only the used ones are copied.
+     */
+    memcpy(dst, src, offsetof(tp_graph, intra));
+    size_t n = (size_t)src->n_channels;
+    memcpy(dst->intra, src->intra, n * (size_t)n_gpus * sizeof(int));
+    memcpy(dst->inter, src->inter, n * 2 * sizeof(int64_t));
+}

@@ -1,0 +1,750 @@
+/*
+ * Paths (NCCL 2.22.3 paths.cc): the BFS rules, NVB, the P2P/SHM/GDR/PXN
+ * policies, trimming and the path lines. Systems are built by hand here so
+ * that the rules are tested apart from the system builder; the expected
+ * values come from seed 000 (4 x V100-SXM2 fixtures) and from the NCCL
+ * 2.22.3 logs of the conformance cases named next to each test.
+ */
+#include "helpers.h"
+
+#include "paths.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* A tiny system builder                                               */
+/* ------------------------------------------------------------------ */
+
+static tp_system *fx_new(void)
+{
+    tp_system *sys = calloc(1, sizeof(*sys));
+    assert_non_null(sys);
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
+        sys->nodes[t].nodes = calloc(TP_MAX_NODES, sizeof(tp_node));
+        assert_non_null(sys->nodes[t].nodes);
+    }
+    return sys;
+}
+
+static void fx_free(tp_system *sys)
+{
+    tp_paths__free(sys);
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
+        free(sys->nodes[t].nodes);
+    free(sys);
+}
+
+static tp_node *fx_node(tp_system *sys, int type, int64_t id)
+{
+    tp_node *n = &sys->nodes[type].nodes[sys->nodes[type].count++];
+    n->type = type;
+    n->id = id;
+    return n;
+}
+
+/* One direction, kept sorted by bandwidth as ncclTopoConnectNodes does. */
+static void fx_link1(tp_node *a, tp_node *b, int type, float bw)
+{
+    int l = a->n_links++;
+    tp_link save = {.type = type, .bw = bw, .rem = b};
+    while (l > 0 && a->links[l - 1].bw < bw) {
+        a->links[l] = a->links[l - 1];
+        l--;
+    }
+    a->links[l] = save;
+}
+
+static void fx_link(tp_node *a, tp_node *b, int type, float bw)
+{
+    fx_link1(a, b, type, bw);
+    fx_link1(b, a, type, bw);
+}
+
+static tp_node *fx_cpu(tp_system *sys, int64_t numa, int vendor)
+{
+    tp_node *cpu = fx_node(sys, TP_NODE_CPU, numa);
+    cpu->cpu.arch = TP_CPU_ARCH_X86;
+    cpu->cpu.vendor = vendor;
+    cpu->cpu.model = TP_CPU_TYPE_SKL;
+    return cpu;
+}
+
+static tp_node *fx_gpu(tp_system *sys, int64_t bus, int rank, int cc, int gdr)
+{
+    tp_node *gpu = fx_node(sys, TP_NODE_GPU, bus);
+    gpu->gpu.dev = rank;
+    gpu->gpu.rank = rank;
+    gpu->gpu.cuda_comp_cap = cc;
+    gpu->gpu.gdr_support = gdr;
+    return gpu;
+}
+
+/* A NIC at `parent` with its NET (id = dev). */
+static tp_node *fx_net(tp_system *sys, tp_node *parent, int64_t nic_id, int dev, float bw,
+                       float pci_bw, int gdr)
+{
+    tp_node *nic = fx_node(sys, TP_NODE_NIC, nic_id);
+    fx_link(parent, nic, TP_LINK_PCI, pci_bw);
+    tp_node *net = fx_node(sys, TP_NODE_NET, dev);
+    net->net.dev = dev;
+    net->net.bw = bw;
+    net->net.gdr_support = gdr;
+    fx_link(nic, net, TP_LINK_NET, bw);
+    return net;
+}
+
+/* The seed's 4 x V100-SXM2 host: one PCIe switch, NVLinks per nvl[i][j] (GB/s, <0: none). */
+static const int64_t seed_bus[4] = {0x1a000, 0x1c000, 0x1d000, 0x1e000};
+
+static tp_system *fx_seed(float gpu_pci_bw, const float nvl[4][4])
+{
+    tp_system *sys = fx_new();
+    tp_node *cpu = fx_cpu(sys, 0, TP_CPU_VENDOR_INTEL);
+    tp_node *sw = fx_node(sys, TP_NODE_PCI, 0x18000);
+    fx_net(sys, cpu, 0, 0, 1.25f, TP_LOC_BW, 0);
+    for (int g = 0; g < 4; g++)
+        fx_link(sw, fx_gpu(sys, seed_bus[g], g, 70, 0), TP_LINK_PCI, gpu_pci_bw);
+    fx_link(cpu, sw, TP_LINK_PCI, 12.0f);
+    for (int g = 0; g < 4; g++)
+        for (int p = 0; p < 4; p++)
+            if (g != p && nvl[g][p] >= 0)
+                fx_link1(&sys->nodes[TP_NODE_GPU].nodes[g], &sys->nodes[TP_NODE_GPU].nodes[p],
+                         TP_LINK_NVL, nvl[g][p]);
+    return sys;
+}
+
+static tp_config *fx_config(const char *const *env)
+{
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    const char *const none[] = {NULL};
+    assert_int_equal(tp_config_new(&cfg, env ? env : none, &err), TP_OK);
+    return cfg;
+}
+
+static const tp_job_view one_host4 = {.n_ranks = 4, .n_nodes = 1, .rank = 0, .local_n_ranks = 4};
+
+/* Paths, then trim, then paths again: NCCL 2.22.3 init.cc's order. */
+static void fx_pipeline(tp_system *sys, const char *const *env, const tp_job_view *job)
+{
+    tp_config *cfg = fx_config(env);
+    tp_error err = {0};
+    tp_log log = {.enabled = true};
+    assert_int_equal(tp_paths__compute(sys, cfg, job, &log, &err), TP_OK);
+    assert_int_equal(tp_paths__trim(sys, cfg, job, &err), TP_OK);
+    assert_int_equal(tp_paths__compute(sys, cfg, job, &log, &err), TP_OK);
+    tp_log_clear(&log);
+    tp_config_free(cfg);
+}
+
+typedef struct path_row {
+    int from, to; /* GPU indexes */
+    int count;
+    float bw;
+    int type;
+} path_row;
+
+static void check_route(const tp_route *r, int count, float bw, int type, const char *what)
+{
+    if (r->count != count || r->bw != bw || r->type != type)
+        print_error("%s: got %d/%.1f/%s, expected %d/%.1f/%s\n", what, r->count, (double)r->bw,
+                    tp_path_type_name(r->type), count, (double)bw, tp_path_type_name(type));
+    assert_int_equal(r->count, count);
+    assert_true(r->bw == bw);
+    assert_int_equal(r->type, type);
+}
+
+/* The listed GPU pairs. */
+static void check_gpu_matrix(const tp_system *sys, const path_row *rows, size_t n_rows)
+{
+    for (size_t i = 0; i < n_rows; i++) {
+        char what[64];
+        snprintf(what, sizeof(what), "GPU%d->GPU%d", rows[i].from, rows[i].to);
+        const tp_node *gpu = &sys->nodes[TP_NODE_GPU].nodes[rows[i].from];
+        check_route(&gpu->paths[TP_NODE_GPU][rows[i].to], rows[i].count, rows[i].bw, rows[i].type,
+                    what);
+    }
+}
+
+/* All 16 pairs of the 4-GPU fixtures: adjacent (i-j odd) and diagonal (i-j even) classes. */
+static void check_seed_matrix(const tp_system *sys, path_row adjacent, path_row diagonal,
+                              float cpu_bw)
+{
+    path_row rows[16];
+    size_t n = 0;
+    for (int i = 0; i < 4; i++) {
+        for (int j = 0; j < 4; j++) {
+            path_row r = (i == j) ? (path_row){0, 0, 0, TP_LOC_BW, TP_PATH_LOC}
+                                  : ((i - j) % 2 ? adjacent : diagonal);
+            r.from = i;
+            r.to = j;
+            rows[n++] = r;
+        }
+    }
+    check_gpu_matrix(sys, rows, n);
+    for (int g = 0; g < 4; g++)
+        check_route(&sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_CPU][0], 2, cpu_bw,
+                    TP_PATH_PHB, "GPU->CPU");
+}
+
+/* ------------------------------------------------------------------ */
+/* Seed 000: the five fixtures                                         */
+/* ------------------------------------------------------------------ */
+
+#define ALL(v) {{v, v, v, v}, {v, v, v, v}, {v, v, v, v}, {v, v, v, v}}
+
+static void test_paths_seed_fixtures(void **state)
+{
+    (void)state;
+    static const float nv2[4][4] = ALL(40.0f), nv1[4][4] = ALL(20.0f), nv0[4][4] = ALL(0.0f);
+    static const float ring[4][4] = {
+        {-1, 40, -1, 40}, {40, -1, 40, -1}, {-1, 40, -1, 40}, {40, -1, 40, -1}};
+    static const struct {
+        const char *name;
+        float pci_bw;
+        const float (*nvl)[4];
+        path_row adjacent, diagonal;
+    } fixtures[] = {
+        {"native NV2", 12.0f, nv2, {0, 0, 1, 40.0f, TP_PATH_NVL}, {0, 0, 1, 40.0f, TP_PATH_NVL}},
+        {"all-pair NV1", 12.0f, nv1, {0, 0, 1, 20.0f, TP_PATH_NVL}, {0, 0, 1, 20.0f, TP_PATH_NVL}},
+        {"sparse NV2 ring", 12.0f, ring, {0, 0, 1, 40.0f, TP_PATH_NVL},
+         {0, 0, 2, 40.0f, TP_PATH_NVB}},
+        {"PCIe x16 view", 12.0f, nv0, {0, 0, 2, 12.0f, TP_PATH_PIX}, {0, 0, 2, 12.0f, TP_PATH_PIX}},
+        {"PCIe x4 view", 3.0f, nv0, {0, 0, 2, 3.0f, TP_PATH_PIX}, {0, 0, 2, 3.0f, TP_PATH_PIX}},
+    };
+    for (size_t f = 0; f < ARRAY_LEN(fixtures); f++) {
+        print_message("fixture %s\n", fixtures[f].name);
+        tp_system *sys = fx_seed(fixtures[f].pci_bw, fixtures[f].nvl);
+        fx_pipeline(sys, NULL, &one_host4);
+        check_seed_matrix(sys, fixtures[f].adjacent, fixtures[f].diagonal, fixtures[f].pci_bw);
+        fx_free(sys);
+    }
+}
+
+/* seed_v100_sparse_ring_nvb_disable: without NVB the diagonals fall back to the switch. */
+static void test_paths_nvb_disable(void **state)
+{
+    (void)state;
+    static const float ring[4][4] = {
+        {-1, 40, -1, 40}, {40, -1, 40, -1}, {-1, 40, -1, 40}, {40, -1, 40, -1}};
+    const char *const env[] = {"NCCL_NVB_DISABLE=1", NULL};
+    tp_system *sys = fx_seed(12.0f, ring);
+    fx_pipeline(sys, env, &one_host4);
+    check_seed_matrix(sys, (path_row){0, 0, 1, 40.0f, TP_PATH_NVL},
+                      (path_row){0, 0, 2, 12.0f, TP_PATH_PIX}, 12.0f);
+    fx_free(sys);
+}
+
+/* seed_v100_nv2_p2p_level_loc: every GPU pair is diverted through the CPU. */
+static void test_paths_p2p_level_loc(void **state)
+{
+    (void)state;
+    static const float nv2[4][4] = ALL(40.0f);
+    static const char *const envs[][2] = {{"NCCL_P2P_LEVEL=LOC", NULL}, {"NCCL_P2P_DISABLE=1", NULL},
+                                          {"NCCL_P2P_LEVEL=0", NULL}};
+    for (size_t e = 0; e < ARRAY_LEN(envs); e++) {
+        tp_system *sys = fx_seed(12.0f, nv2);
+        fx_pipeline(sys, envs[e], &one_host4);
+        check_seed_matrix(sys, (path_row){0, 0, 4, 12.0f, TP_PATH_PHB},
+                          (path_row){0, 0, 4, 12.0f, TP_PATH_PHB}, 12.0f);
+        /* The route really walks GPU -> switch -> CPU -> switch -> GPU. */
+        const tp_route *r = &sys->nodes[TP_NODE_GPU].nodes[0].paths[TP_NODE_GPU][1];
+        assert_int_equal(r->list[1]->rem->type, TP_NODE_CPU);
+        assert_ptr_equal(r->list[3]->rem, &sys->nodes[TP_NODE_GPU].nodes[1]);
+        fx_free(sys);
+    }
+}
+
+/* NCCL 2.22.3's P2P level: PXB on Intel (PCI paths through the CPU lose P2P), SYS on AMD. */
+static void test_paths_p2p_default_level_by_cpu(void **state)
+{
+    (void)state;
+    static const struct {
+        int vendor;
+        const char *env;
+        int p2p;
+    } rows[] = {
+        {TP_CPU_VENDOR_INTEL, NULL, 0},
+        {TP_CPU_VENDOR_AMD, NULL, 1},
+        {TP_CPU_VENDOR_INTEL, "NCCL_P2P_LEVEL=PHB", 1},
+        {TP_CPU_VENDOR_AMD, "NCCL_P2P_LEVEL=PXB", 0},
+        {TP_CPU_VENDOR_AMD, "NCCL_P2P_DISABLE=1", 0},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(rows); i++) {
+        tp_system *sys = fx_new();
+        tp_node *cpu = fx_cpu(sys, 0, rows[i].vendor);
+        fx_link(cpu, fx_gpu(sys, 0x1000, 0, 80, 1), TP_LINK_PCI, 24.0f);
+        fx_link(cpu, fx_gpu(sys, 0x2000, 1, 80, 1), TP_LINK_PCI, 24.0f);
+        const char *const env[] = {rows[i].env, NULL};
+        tp_config *cfg = fx_config(env);
+        tp_error err = {0};
+        const tp_job_view job = {.n_ranks = 2, .n_nodes = 1, .rank = 0, .local_n_ranks = 2};
+        assert_int_equal(tp_paths__compute(sys, cfg, &job, NULL, &err), TP_OK);
+        int p2p = -1;
+        assert_int_equal(tp_paths__check_p2p(sys, cfg, 0x1000, 0x2000, &p2p, NULL, NULL, &err),
+                         TP_OK);
+        assert_int_equal(p2p, rows[i].p2p);
+        /* GPU->CPU->GPU is PHB either way: diverting through the same CPU changes nothing. */
+        check_route(&sys->nodes[TP_NODE_GPU].nodes[0].paths[TP_NODE_GPU][1], 2, 24.0f,
+                    TP_PATH_PHB, "GPU0->GPU1");
+        tp_config_free(cfg);
+        fx_free(sys);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* NET: GDR, the NET mark and trimming (syn_pix_nic cases)             */
+/* ------------------------------------------------------------------ */
+
+/* Two Skylake sockets; per socket a switch with two V100s and a 100G NIC. */
+static tp_system *fx_pix_nic(void)
+{
+    static const int64_t sw_bus[2] = {0x18000, 0x86000}, nic_bus[2] = {0x1c000, 0x8a000};
+    static const int64_t gpu_bus[4] = {0x1a000, 0x1b000, 0x88000, 0x89000};
+    tp_system *sys = fx_new();
+    tp_node *cpu[2], *sw[2];
+    for (int s = 0; s < 2; s++) {
+        cpu[s] = fx_cpu(sys, s, TP_CPU_VENDOR_INTEL);
+        sw[s] = fx_node(sys, TP_NODE_PCI, sw_bus[s]);
+    }
+    for (int s = 0; s < 2; s++) {
+        fx_link(sw[s], fx_gpu(sys, gpu_bus[2 * s], 2 * s, 70, 1), TP_LINK_PCI, 12.0f);
+        fx_link(sw[s], fx_gpu(sys, gpu_bus[2 * s + 1], 2 * s + 1, 70, 1), TP_LINK_PCI, 12.0f);
+        fx_net(sys, sw[s], nic_bus[s], s, 12.5f, 12.0f, 1);
+        fx_link(cpu[s], sw[s], TP_LINK_PCI, 12.0f);
+    }
+    fx_link(cpu[0], cpu[1], TP_LINK_SYS, TP_SKL_QPI_BW);
+    return sys;
+}
+
+static char *log_text(const tp_log *log)
+{
+    size_t len = 1;
+    for (size_t i = 0; i < log->n_lines; i++)
+        len += strlen(log->lines[i].text) + 1;
+    char *text = calloc(1, len);
+    assert_non_null(text);
+    for (size_t i = 0; i < log->n_lines; i++) {
+        strcat(text, log->lines[i].text);
+        strcat(text, "\n");
+    }
+    return text;
+}
+
+static void check_print(const tp_system *sys, const char *expected)
+{
+    tp_log log = {.enabled = true};
+    tp_paths__print(&log, sys);
+    char *text = log_text(&log);
+    assert_string_equal(text, expected);
+    free(text);
+    tp_log_clear(&log);
+}
+
+/*
+ * syn_pix_nic: one host, 4 ranks. The NICs (PIX, 12 GB/s) beat the
+ * cross-socket GPU path (SYS, 10 GB/s), so GPUs of the other socket are
+ * marked NET and trimmed, and NETs stay since the host lost ranks.
+ */
+static void test_paths_net_beats_sys_and_trim(void **state)
+{
+    (void)state;
+    tp_system *sys = fx_pix_nic();
+    fx_pipeline(sys, NULL, &one_host4);
+    assert_int_equal(sys->nodes[TP_NODE_GPU].count, 2);
+    assert_int_equal(sys->nodes[TP_NODE_NET].count, 2);
+    check_print(sys,
+                "GPU/1A000 :GPU/0-1a000 (0/5000.0/LOC) GPU/0-1b000 (2/12.0/PIX) CPU/0-0 (2/12.0/PHB) "
+                "CPU/0-1 (3/10.0/SYS) NET/0-0 (3/12.0/PIX) NET/0-1 (6/10.0/SYS) \n"
+                "GPU/1B000 :GPU/0-1a000 (2/12.0/PIX) GPU/0-1b000 (0/5000.0/LOC) CPU/0-0 (2/12.0/PHB) "
+                "CPU/0-1 (3/10.0/SYS) NET/0-0 (3/12.0/PIX) NET/0-1 (6/10.0/SYS) \n"
+                "NET/0 :GPU/0-1a000 (3/12.0/PIX) GPU/0-1b000 (3/12.0/PIX) CPU/0-0 (3/12.0/PHB) "
+                "CPU/0-1 (4/10.0/SYS) NET/0-0 (0/5000.0/LOC) NET/0-1 (7/10.0/SYS) \n"
+                "NET/1 :GPU/0-1a000 (6/10.0/SYS) GPU/0-1b000 (6/10.0/SYS) CPU/0-0 (4/10.0/SYS) "
+                "CPU/0-1 (3/12.0/PHB) NET/0-0 (7/10.0/SYS) NET/0-1 (0/5000.0/LOC) \n");
+    fx_free(sys);
+}
+
+/* NCCL_NET_DISABLE_INTRA=1: the network never wins; all four GPUs stay, NETs go. */
+static void test_paths_net_disable_intra_keeps_gpus(void **state)
+{
+    (void)state;
+    const char *const env[] = {"NCCL_NET_DISABLE_INTRA=1", NULL};
+    tp_system *sys = fx_pix_nic();
+    fx_pipeline(sys, env, &one_host4);
+    assert_int_equal(sys->nodes[TP_NODE_GPU].count, 4);
+    assert_int_equal(sys->nodes[TP_NODE_NET].count, 0);
+    /* Intel: no P2P through the CPUs, the route goes through GPU 2's CPU. */
+    check_route(&sys->nodes[TP_NODE_GPU].nodes[0].paths[TP_NODE_GPU][2], 5, 10.0f, TP_PATH_SYS,
+                "GPU0->GPU2");
+    fx_free(sys);
+}
+
+/* GDR levels on the PIX NIC (syn_pix_nic_nodes2_gdr_*): off -> through the CPU, 5 hops PHB. */
+static void test_paths_gdr_levels(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *env;
+        int count, type;
+    } rows[] = {
+        {NULL, 3, TP_PATH_PIX},
+        {"NCCL_NET_GDR_LEVEL=PIX", 3, TP_PATH_PIX},
+        {"NCCL_NET_GDR_LEVEL=LOC", 5, TP_PATH_PHB},
+        {"NCCL_NET_GDR_LEVEL=0", 5, TP_PATH_PHB},
+        {"NCCL_NET_GDR_LEVEL=SYS", 3, TP_PATH_PIX},
+    };
+    const tp_job_view job = {.n_ranks = 8, .n_nodes = 2, .rank = 0, .local_n_ranks = 4};
+    for (size_t i = 0; i < ARRAY_LEN(rows); i++) {
+        const char *const env[] = {rows[i].env, NULL};
+        tp_system *sys = fx_pix_nic();
+        fx_pipeline(sys, env, &job);
+        const tp_node *gpu = &sys->nodes[TP_NODE_GPU].nodes[0];
+        const tp_node *net = &sys->nodes[TP_NODE_NET].nodes[0];
+        check_route(&gpu->paths[TP_NODE_NET][0], rows[i].count, 12.0f, rows[i].type, "GPU->NET");
+        check_route(&net->paths[TP_NODE_GPU][0], rows[i].count, 12.0f, rows[i].type, "NET->GPU");
+        tp_config *cfg = fx_config(env);
+        int gdr = -1;
+        tp_error err = {0};
+        assert_int_equal(tp_paths__check_gdr(sys, cfg, gpu->id, net->id, 0, &gdr, &err), TP_OK);
+        assert_int_equal(gdr, rows[i].type == TP_PATH_PIX);
+        tp_config_free(cfg);
+        fx_free(sys);
+    }
+}
+
+/* A NIC or GPU without GDR support never uses it; reads need NVLink before sm80. */
+static void test_paths_gdr_support_and_read(void **state)
+{
+    (void)state;
+    const tp_job_view job = {.n_ranks = 8, .n_nodes = 2, .rank = 0, .local_n_ranks = 4};
+    tp_system *sys = fx_pix_nic();
+    fx_pipeline(sys, NULL, &job);
+    tp_config *cfg = fx_config(NULL);
+    tp_error err = {0};
+    int gdr = -1;
+    tp_node *gpu = &sys->nodes[TP_NODE_GPU].nodes[0];
+    int64_t net_id = sys->nodes[TP_NODE_NET].nodes[0].id;
+    /* sm70 without an NVLink peer: no GDR read by default. */
+    assert_int_equal(tp_paths__check_gdr(sys, cfg, gpu->id, net_id, 1, &gdr, &err), TP_OK);
+    assert_int_equal(gdr, 0);
+    tp_config_free(cfg);
+    const char *const env[] = {"NCCL_NET_GDR_READ=1", NULL};
+    cfg = fx_config(env);
+    assert_int_equal(tp_paths__check_gdr(sys, cfg, gpu->id, net_id, 1, &gdr, &err), TP_OK);
+    assert_int_equal(gdr, 1);
+    gpu->gpu.gdr_support = 0;
+    assert_int_equal(tp_paths__check_gdr(sys, cfg, gpu->id, net_id, 0, &gdr, &err), TP_OK);
+    assert_int_equal(gdr, 0);
+    tp_config_free(cfg);
+    fx_free(sys);
+}
+
+/* ------------------------------------------------------------------ */
+/* PXN (syn_dgx_h100_nodes2 / _pxn_disable)                             */
+/* ------------------------------------------------------------------ */
+
+/* Two H100s on NVLink, each with a 400G NIC on its own switch, one CPU. */
+static tp_system *fx_rail(void)
+{
+    tp_system *sys = fx_new();
+    tp_node *cpu = fx_cpu(sys, 0, TP_CPU_VENDOR_INTEL);
+    tp_node *gpu[2];
+    for (int i = 0; i < 2; i++) {
+        tp_node *sw = fx_node(sys, TP_NODE_PCI, 0x10000 * (i + 1));
+        gpu[i] = fx_gpu(sys, 0x10000 * (i + 1) + 0x1000, i, 90, 1);
+        fx_link(sw, gpu[i], TP_LINK_PCI, 48.0f);
+        fx_net(sys, sw, 0x10000 * (i + 1) + 0x2000, i, 50.0f, 48.0f, 1);
+        fx_link(cpu, sw, TP_LINK_PCI, 48.0f);
+    }
+    fx_link(gpu[0], gpu[1], TP_LINK_NVL, 370.8f);
+    return sys;
+}
+
+static void test_paths_pxn(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *env;
+        int count, type;
+        float bw;
+    } rows[] = {
+        {NULL, 4, TP_PATH_PXN, 48.0f},
+        {"NCCL_PXN_DISABLE=1", 5, TP_PATH_PHB, 48.0f},
+        {"NCCL_PXN_DISABLE=2", 4, TP_PATH_PXN, 48.0f},
+    };
+    const tp_job_view job = {.n_ranks = 4, .n_nodes = 2, .rank = 0, .local_n_ranks = 2};
+    for (size_t i = 0; i < ARRAY_LEN(rows); i++) {
+        const char *const env[] = {rows[i].env, NULL};
+        tp_system *sys = fx_rail();
+        fx_pipeline(sys, env, &job);
+        tp_node *gpu0 = &sys->nodes[TP_NODE_GPU].nodes[0];
+        check_route(&gpu0->paths[TP_NODE_NET][0], 3, 48.0f, TP_PATH_PIX, "GPU0->NET0");
+        check_route(&gpu0->paths[TP_NODE_NET][1], rows[i].count, rows[i].bw, rows[i].type,
+                    "GPU0->NET1");
+        /* PXN is one-way: NET1 reaches GPU0 through the CPU. */
+        check_route(&sys->nodes[TP_NODE_NET].nodes[1].paths[TP_NODE_GPU][0], 5, 48.0f,
+                    TP_PATH_PHB, "NET1->GPU0");
+        tp_config *cfg = fx_config(env);
+        tp_error err = {0};
+        int proxy = -1, gdr = -1;
+        assert_int_equal(tp_paths__get_intermediate_rank(sys, 0, 1, &proxy, NULL, &err), TP_OK);
+        assert_int_equal(proxy, rows[i].type == TP_PATH_PXN ? 1 : 0);
+        /* GDR on a PXN route takes the proxy's distance (PIX). */
+        assert_int_equal(tp_paths__check_gdr(sys, cfg, gpu0->id, 1, 0, &gdr, &err), TP_OK);
+        assert_int_equal(gdr, rows[i].type == TP_PATH_PXN);
+        tp_config_free(cfg);
+        fx_free(sys);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Queries                                                              */
+/* ------------------------------------------------------------------ */
+
+static void test_paths_local_net_and_gpu(void **state)
+{
+    (void)state;
+    const tp_job_view job = {.n_ranks = 4, .n_nodes = 2, .rank = 0, .local_n_ranks = 2};
+    tp_system *sys = fx_rail();
+    fx_pipeline(sys, NULL, &job);
+    tp_error err = {0};
+    int64_t id = -1;
+    int dev = -1, g = -2, count = 0;
+    for (int rank = 0; rank < 2; rank++) {
+        assert_int_equal(tp_paths__get_local_net(sys, rank, 0, &id, &dev, &err), TP_OK);
+        assert_int_equal(id, rank);
+        assert_int_equal(dev, rank);
+        assert_int_equal(tp_paths__get_local_gpu(sys, rank, &g, &err), TP_OK);
+        assert_int_equal(g, rank);
+        /* NCCL 2.22.3 takes the GPU bandwidth from a direct CPU link: none here, so 0. */
+        tp_paths__local_net_count_by_bw(sys, rank, &count);
+        assert_int_equal(count, 0);
+    }
+    int ranks[4], n = -1;
+    tp_config *cfg = fx_config(NULL);
+    /* Rank 0 talks to rank 3 (GPU 1 of the other host) through GPU 1's NIC, proxied by rank 1. */
+    int proxy = -1;
+    assert_int_equal(
+        tp_paths__get_net_dev(sys, cfg, &job, 0, 0, 3, &id, &dev, &proxy, NULL, &err), TP_OK);
+    assert_int_equal(id, 1);
+    assert_int_equal(proxy, 1);
+    assert_int_equal(tp_paths__get_pxn_ranks(sys, cfg, &job, ranks, &n, NULL, &err), TP_OK);
+    assert_int_equal(n, 1);
+    assert_int_equal(ranks[0], 1);
+    assert_int_equal(tp_paths__all_nvlink(sys), 1);
+    tp_config_free(cfg);
+    fx_free(sys);
+}
+
+static void test_paths_nvb_gpus_and_all_nvlink(void **state)
+{
+    (void)state;
+    static const float ring[4][4] = {
+        {-1, 40, -1, 40}, {40, -1, 40, -1}, {-1, 40, -1, 40}, {40, -1, 40, -1}};
+    static const float nv0[4][4] = ALL(0.0f);
+    tp_system *sys = fx_seed(12.0f, ring);
+    fx_pipeline(sys, NULL, &one_host4);
+    int ranks[4];
+    assert_int_equal(tp_paths__get_nvb_gpus(sys, 1, ranks), 1);
+    assert_int_equal(ranks[0], 3);
+    assert_int_equal(tp_paths__all_nvlink(sys), 1);
+    fx_free(sys);
+    sys = fx_seed(12.0f, nv0);
+    fx_pipeline(sys, NULL, &one_host4);
+    assert_int_equal(tp_paths__all_nvlink(sys), 0);
+    fx_free(sys);
+}
+
+/* ------------------------------------------------------------------ */
+/* Printing and failures                                                */
+/* ------------------------------------------------------------------ */
+
+/* seed_v100_nv2: the exact path lines (NETs trimmed on one host). */
+static void test_paths_print_seed(void **state)
+{
+    (void)state;
+    static const float nv2[4][4] = ALL(40.0f);
+    tp_system *sys = fx_seed(12.0f, nv2);
+    fx_pipeline(sys, NULL, &one_host4);
+    assert_int_equal(sys->nodes[TP_NODE_NET].count, 0);
+    check_print(sys, "GPU/1A000 :GPU/0-1a000 (0/5000.0/LOC) GPU/0-1c000 (1/40.0/NVL) GPU/0-1d000 "
+                     "(1/40.0/NVL) GPU/0-1e000 (1/40.0/NVL) CPU/0-0 (2/12.0/PHB) \n"
+                     "GPU/1C000 :GPU/0-1a000 (1/40.0/NVL) GPU/0-1c000 (0/5000.0/LOC) GPU/0-1d000 "
+                     "(1/40.0/NVL) GPU/0-1e000 (1/40.0/NVL) CPU/0-0 (2/12.0/PHB) \n"
+                     "GPU/1D000 :GPU/0-1a000 (1/40.0/NVL) GPU/0-1c000 (1/40.0/NVL) GPU/0-1d000 "
+                     "(0/5000.0/LOC) GPU/0-1e000 (1/40.0/NVL) CPU/0-0 (2/12.0/PHB) \n"
+                     "GPU/1E000 :GPU/0-1a000 (1/40.0/NVL) GPU/0-1c000 (1/40.0/NVL) GPU/0-1d000 "
+                     "(1/40.0/NVL) GPU/0-1e000 (0/5000.0/LOC) CPU/0-0 (2/12.0/PHB) \n");
+    fx_free(sys);
+}
+
+/* seed_v100_nv2_nodes2: NET kept; 1.25 GB/s prints as 1.2 (printf's rounding to even). */
+static void test_paths_print_seed_two_nodes(void **state)
+{
+    (void)state;
+    static const float nv2[4][4] = ALL(40.0f);
+    const tp_job_view job = {.n_ranks = 8, .n_nodes = 2, .rank = 0, .local_n_ranks = 4};
+    tp_system *sys = fx_seed(12.0f, nv2);
+    fx_pipeline(sys, NULL, &job);
+    tp_log log = {.enabled = true};
+    tp_paths__print(&log, sys);
+    assert_int_equal(log.n_lines, 5);
+    assert_string_equal(log.lines[4].text,
+                        "NET/0 :GPU/0-1a000 (4/1.2/PHB) GPU/0-1c000 (4/1.2/PHB) GPU/0-1d000 "
+                        "(4/1.2/PHB) GPU/0-1e000 (4/1.2/PHB) CPU/0-0 (2/1.2/PHB) NET/0-0 "
+                        "(0/5000.0/LOC) ");
+    tp_log_clear(&log);
+    fx_free(sys);
+}
+
+/* NCCL builds each line in char[1024]: long lines are cut at 1023 bytes, mid-entry. */
+static void test_paths_print_truncates(void **state)
+{
+    (void)state;
+    tp_system *sys = fx_new();
+    tp_node *cpu = fx_cpu(sys, 0, TP_CPU_VENDOR_AMD);
+    tp_node *sw = fx_node(sys, TP_NODE_PCI, 0x1000);
+    fx_link(sw, fx_gpu(sys, 0x2000, 0, 80, 1), TP_LINK_PCI, 24.0f);
+    for (int n = 0; n < 60; n++)
+        fx_net(sys, sw, 0x100000 + n, n, 25.0f, 24.0f, 1);
+    fx_link(cpu, sw, TP_LINK_PCI, 24.0f);
+    const tp_job_view job = {.n_ranks = 2, .n_nodes = 2, .rank = 0, .local_n_ranks = 1};
+    fx_pipeline(sys, NULL, &job);
+    tp_log log = {.enabled = true};
+    tp_paths__print(&log, sys);
+    assert_int_equal(log.n_lines, 61);
+    for (size_t i = 0; i < log.n_lines; i++)
+        assert_int_equal(strlen(log.lines[i].text), TP_PATHS_LINE_SIZE - 1);
+    /* GPU line: 57 bytes, 16 NETs of 21 bytes, 28 of 22, then NET/0-2c is cut. */
+    assert_non_null(strstr(log.lines[0].text, "NET/0-0 (3/24.0/PIX) NET/0-1 (3/24.0/PIX)"));
+    assert_non_null(strstr(log.lines[0].text, "NET/0-2b (3/24.0/PIX) NET/0-2c (3/2"));
+    assert_null(strstr(log.lines[0].text, "NET/0-2d"));
+    tp_log_clear(&log);
+    fx_free(sys);
+}
+
+/* NCCL 2.22.3 fails on a link without a link back (one-sided <nvlink>) when it first routes over it. */
+static void test_paths_one_sided_link_fails(void **state)
+{
+    (void)state;
+    tp_system *sys = fx_new();
+    tp_node *cpu = fx_cpu(sys, 0, TP_CPU_VENDOR_INTEL);
+    tp_node *g0 = fx_gpu(sys, 0x1000, 0, 70, 0), *g1 = fx_gpu(sys, 0x2000, 1, 70, 0);
+    fx_link(cpu, g0, TP_LINK_PCI, 12.0f);
+    fx_link(cpu, g1, TP_LINK_PCI, 12.0f);
+    fx_link1(g0, g1, TP_LINK_NVL, 20.0f);
+    tp_config *cfg = fx_config(NULL);
+    tp_error err = {0};
+    tp_log log = {.enabled = true};
+    const tp_job_view job = {.n_ranks = 2, .n_nodes = 1, .rank = 0, .local_n_ranks = 2};
+    assert_int_not_equal(tp_paths__compute(sys, cfg, &job, &log, &err), TP_OK);
+    assert_int_equal(log.n_lines, 1);
+    assert_int_equal(log.lines[0].level, TP_LOG_WARN);
+    assert_string_equal(log.lines[0].text,
+                        "Failed to find reverse path from remNode 0/2000 nlinks 1 to node 0/1000");
+    tp_log_clear(&log);
+    tp_config_free(cfg);
+    fx_free(sys);
+}
+
+/* P2P and SHM both disabled (syn_hgx_a100_p2p_disable_shm_disable): peers marked NET, trimmed. */
+static void test_paths_p2p_and_shm_disabled(void **state)
+{
+    (void)state;
+    static const float nv2[4][4] = ALL(40.0f);
+    const char *const env[] = {"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=1", NULL};
+    tp_system *sys = fx_seed(12.0f, nv2);
+    tp_config *cfg = fx_config(env);
+    tp_error err = {0};
+    assert_int_equal(tp_paths__compute(sys, cfg, &one_host4, NULL, &err), TP_OK);
+    check_route(&sys->nodes[TP_NODE_GPU].nodes[1].paths[TP_NODE_GPU][0], 4, 12.0f, TP_PATH_NET,
+                "GPU1->GPU0");
+    const tp_job_view rank2 = {.n_ranks = 4, .n_nodes = 1, .rank = 2, .local_n_ranks = 4};
+    assert_int_equal(tp_paths__trim(sys, cfg, &rank2, &err), TP_OK);
+    assert_int_equal(sys->nodes[TP_NODE_GPU].count, 1);
+    assert_int_equal(sys->nodes[TP_NODE_GPU].nodes[0].gpu.rank, 2);
+    assert_int_equal(sys->nodes[TP_NODE_NET].count, 1);
+    tp_config_free(cfg);
+    fx_free(sys);
+}
+
+/* ------------------------------------------------------------------ */
+/* End to end from the topology XML (fixtures from the conformance cases) */
+/* ------------------------------------------------------------------ */
+
+static void check_plan_lines(const char *fixture, const char *const *env, int n_nodes,
+                             const char *const *lines, size_t n_lines)
+{
+    char *xml = helpers_fixture(fixture);
+    tp_plan *plan = helpers_plan(xml, env, n_nodes, 0);
+    for (size_t i = 0; i < n_lines; i++) {
+        if (!helpers_log_has(plan, lines[i]))
+            print_error("%s: missing line \"%s\"\n", fixture, lines[i]);
+        assert_true(helpers_log_has(plan, lines[i]));
+    }
+    tp_plan_free(plan);
+    free(xml);
+}
+
+/* seed_v100_sparse_ring(_nvb_disable). */
+static void test_paths_xml_sparse_ring(void **state)
+{
+    (void)state;
+    static const char *const nvb[] = {
+        "GPU/1A000 :GPU/0-1a000 (0/5000.0/LOC) GPU/0-1c000 (1/40.0/NVL) GPU/0-1d000 (2/40.0/NVB) "
+        "GPU/0-1e000 (1/40.0/NVL) CPU/0-0 (2/12.0/PHB) ",
+        "GPU/1D000 :GPU/0-1a000 (2/40.0/NVB) GPU/0-1c000 (1/40.0/NVL) GPU/0-1d000 (0/5000.0/LOC) "
+        "GPU/0-1e000 (1/40.0/NVL) CPU/0-0 (2/12.0/PHB) ",
+    };
+    static const char *const pix[] = {
+        "GPU/1C000 :GPU/0-1a000 (1/40.0/NVL) GPU/0-1c000 (0/5000.0/LOC) GPU/0-1d000 (1/40.0/NVL) "
+        "GPU/0-1e000 (2/12.0/PIX) CPU/0-0 (2/12.0/PHB) ",
+    };
+    const char *const env[] = {"NCCL_NVB_DISABLE=1", NULL};
+    check_plan_lines("v100_sparse_ring.xml", NULL, 1, nvb, ARRAY_LEN(nvb));
+    check_plan_lines("v100_sparse_ring.xml", env, 1, pix, ARRAY_LEN(pix));
+}
+
+/* syn_pix_nic / syn_pix_nic_nodes2_gdr_loc. */
+static void test_paths_xml_pix_nic(void **state)
+{
+    (void)state;
+    static const char *const one[] = {
+        "NET/1 :GPU/0-1a000 (6/10.0/SYS) GPU/0-1b000 (6/10.0/SYS) CPU/0-0 (4/10.0/SYS) "
+        "CPU/0-1 (3/12.0/PHB) NET/0-0 (7/10.0/SYS) NET/0-1 (0/5000.0/LOC) ",
+    };
+    static const char *const loc[] = {
+        "GPU/1B000 :GPU/0-1a000 (2/12.0/PIX) GPU/0-1b000 (0/5000.0/LOC) CPU/0-0 (2/12.0/PHB) "
+        "CPU/0-1 (3/10.0/SYS) NET/0-0 (5/12.0/PHB) NET/0-1 (6/10.0/SYS) ",
+    };
+    const char *const env[] = {"NCCL_NET_GDR_LEVEL=LOC", NULL};
+    check_plan_lines("pix_nic_2s.xml", NULL, 1, one, ARRAY_LEN(one));
+    check_plan_lines("pix_nic_2s.xml", env, 2, loc, ARRAY_LEN(loc));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_paths_seed_fixtures),
+        cmocka_unit_test(test_paths_nvb_disable),
+        cmocka_unit_test(test_paths_p2p_level_loc),
+        cmocka_unit_test(test_paths_p2p_default_level_by_cpu),
+        cmocka_unit_test(test_paths_net_beats_sys_and_trim),
+        cmocka_unit_test(test_paths_net_disable_intra_keeps_gpus),
+        cmocka_unit_test(test_paths_gdr_levels),
+        cmocka_unit_test(test_paths_gdr_support_and_read),
+        cmocka_unit_test(test_paths_pxn),
+        cmocka_unit_test(test_paths_local_net_and_gpu),
+        cmocka_unit_test(test_paths_nvb_gpus_and_all_nvlink),
+        cmocka_unit_test(test_paths_print_seed),
+        cmocka_unit_test(test_paths_print_seed_two_nodes),
+        cmocka_unit_test(test_paths_print_truncates),
+        cmocka_unit_test(test_paths_one_sided_link_fails),
+        cmocka_unit_test(test_paths_p2p_and_shm_disabled),
+        cmocka_unit_test(test_paths_xml_sparse_ring),
+        cmocka_unit_test(test_paths_xml_pix_nic),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
