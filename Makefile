@@ -71,6 +71,7 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libtopoplan.a
 
 demo: $(BUILD)/topoplan
 	$(BUILD)/topoplan plan --builtin dgx-h100 --nodes 2
+	$(BUILD)/topoplan search --builtin dgx-h100 --nodes 2
 
 check: check-unit check-golden check-errors check-fuzz check-header check-lint \
        check-conformance check-san

@@ -10,6 +10,7 @@ extern char **environ;
 
 static const cli_cmd cmds[] = {
     {"nccl-log", cmd_nccl_log, "the log lines NCCL 2.22.3 prints for a rank"},
+    {"plan", cmd_plan, "the main view: graphs, channels and why, rings, trees"},
     {"paths", cmd_paths, "path matrix between GPUs and NICs, with bottlenecks"},
     {"search", cmd_search, "graph search results with their decision trace"},
     {"hca", cmd_hca, "which IB devices an NCCL_IB_HCA value selects"},

@@ -306,21 +306,25 @@ static void size_channels(tp_chan_ctx *x)
 {
     const tp_channels_job *job = x->job;
     tp_channels *ch = x->ch;
-    int n = min_int(TP_MAXCHANNELS, 2 * x->nc);
+    tp_channel_count *count = &ch->count;
+    int n = count->duplicated = min_int(TP_MAXCHANNELS, 2 * x->nc);
     for (int c = 0; c < n; c++)
         x->src[c] = c;
     /* NCCL 2.22.3: 4 compute channels per search channel on sm90 across nodes. */
     if (job->min_comp_cap == 90 && ch->n_nodes > 1 &&
         ch->combined[TP_GRAPH_RING].bw_intra > TP_SM90_DOUBLE_BW && n < TP_SM90_DOUBLE_MAX)
         n = copy_channels(x, n, 2 * n);
-    n = min_int(min_int(max_nchannels(x->cfg, x->log), n), job->max_ctas);
-    n = copy_channels(x, n, max_int(min_nchannels(x->cfg, x->log), job->min_ctas));
+    count->sm90_doubled = n;
+    count->max_limit = min_int(max_nchannels(x->cfg, x->log), job->max_ctas);
+    n = count->after_max = min_int(count->max_limit, n);
+    count->min_limit = max_int(min_nchannels(x->cfg, x->log), job->min_ctas);
+    n = count->after_min = copy_channels(x, n, count->min_limit);
     int dom = job->domain_of[tp_chan__local(x, job->rank)];
     ch->n_nvls_channels = ch->combined[TP_GRAPH_NVLS].n_channels == 0
                               ? 0 : job->domains[dom].nvls_channels;
     if (n < ch->n_nvls_channels)
         n = copy_channels(x, n, ch->n_nvls_channels);
-    x->n_channels = n;
+    x->n_channels = count->after_nvls = n;
 }
 
 /* The per-rank view of every final channel (tp_channels.ranks). */

@@ -56,6 +56,17 @@ typedef struct tp_graph_info {
     int cross_nic;
 } tp_graph_info;
 
+/* How postset reached the final channel count, step by step (for reports). */
+typedef struct tp_channel_count {
+    int duplicated;   /* 2 x search channels, at most TP_MAXCHANNELS */
+    int sm90_doubled; /* after the sm90 multi-node doubling (== duplicated when not applied) */
+    int max_limit;    /* min(NCCL_MAX_NCHANNELS or 32, maxCTAs) */
+    int after_max;
+    int min_limit;    /* max(NCCL_MIN_NCHANNELS or 0, minCTAs) */
+    int after_min;
+    int after_nvls;   /* raised to the NVLS channel count if that is larger */
+} tp_channel_count;
+
 /* The channels of the job: rings and trees for every rank. */
 typedef struct tp_channels {
     int n_ranks;
@@ -71,6 +82,7 @@ typedef struct tp_channels {
     int p2p_chunk_size;
     int nvls_heads;          /* NVLS heads per node (minimum over nodes) */
     tp_graph_info combined[TP_GRAPH_COUNT]; /* after the all-gather */
+    tp_channel_count count;  /* how n_channels was reached */
     int *rings;              /* n_channels x n_ranks: ring order from rank 0 (owned) */
     tp_channel_rank *ranks;  /* n_ranks x n_channels (owned) */
 } tp_channels;

@@ -287,6 +287,10 @@ static tp_status run_ladder(ladder *l)
     for (;;) {
         int time = pass_budget(&l->tmp);
         l->tmp.n_channels = 0;
+        /* Sub-search memory holds within one pass (same settings) only. */
+        tp_search__memo_reset(&l->s->memo);
+        l->s->memo_on = l->tmp.pattern != TP_PATTERN_NVLS &&
+                        l->tmp.pattern != TP_PATTERN_COLLNET_DIRECT;
         l->global_timeout -= time;
         tp_search__event(l->graph, TP_EV_TRY, l->pass == 1 ? "search pass" : "second pass",
                          &l->tmp);

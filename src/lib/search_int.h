@@ -12,6 +12,20 @@
 /* How the next GPU is chosen (NCCL 2.22.3 FORCED_ORDER_*). */
 enum { TP_ORDER_FREE = 0, TP_ORDER_PCI = 1, TP_ORDER_REPLAY = 2 };
 
+/* A sub-search already explored (search_memo.c). */
+typedef struct tp_memo_entry {
+    uint64_t key, check;
+    int steps;    /* budget steps it took */
+    int complete; /* 0: it ran out of budget after `steps` (a lower bound) */
+    unsigned generation;
+} tp_memo_entry;
+
+typedef struct tp_search_memo {
+    tp_memo_entry *slots;
+    size_t cap, count;
+    unsigned generation; /* entries of older generations are free */
+} tp_search_memo;
+
 /* One ncclTopoCompute: the system, the best graph so far and cached orders. */
 typedef struct tp_search_ctx {
     tp_system *sys;
@@ -25,6 +39,12 @@ typedef struct tp_search_ctx {
     int *gpu_order_count;
     /* Per GPU x destination of type GPU/NET/NVS: the path takes the Intel P2P overhead. */
     unsigned char *intel_overhead[TP_NODE_TYPE_COUNT];
+    /* Sub-search memory: valid within one search pass (see search_memo.c). */
+    tp_search_memo memo;
+    int memo_on;                          /* the pattern allows it */
+    uint64_t link_hash;                   /* hash of every link and NET bw */
+    uint64_t chan_hash[TP_MAXCHANNELS];   /* hash of each completed channel */
+    unsigned long n_copies;               /* graphs saved so far */
     tp_error *err;
 } tp_search_ctx;
 
@@ -47,6 +67,19 @@ void tp_search__copy_graph(tp_graph *dst, const tp_graph *src, int n_gpus);
 /* Record a decision in graph->events (settings taken from `from`). */
 void tp_search__event(tp_graph *graph, tp_search_event_kind kind, const char *why,
                       const tp_graph *from);
+
+/*
+ * The memory of sub-searches (search_memo.c). A sub-search that saved no
+ * graph takes the same number of steps from the same state, so it can be
+ * charged instead of explored: the state is the key (link bandwidths,
+ * previous channel, hops), the steps the value.
+ */
+uint64_t tp_search__mix(uint64_t h, uint64_t v);
+void tp_search__memo_reset(tp_search_memo *m);
+void tp_search__memo_free(tp_search_memo *m);
+const tp_memo_entry *tp_search__memo_find(const tp_search_memo *m, uint64_t key, uint64_t check);
+void tp_search__memo_store(tp_search_memo *m, uint64_t key, uint64_t check, int steps,
+                           int complete);
 
 /* Index of the node of `type` with `id`, or -1 (ncclTopoIdToIndex). */
 int tp_search__id_to_index(const tp_system *sys, int type, int64_t id);

@@ -352,6 +352,7 @@ tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, 
         s->local_gpu[n] = tp_search__local_gpu(sys, n);
     for (int g = 0; g < s->n_gpus; g++)
         build_gpu_order(s, g);
+    tp_search__memo_reset(&s->memo);
     return TP_OK;
 }
 
@@ -362,6 +363,7 @@ void tp_search__ctx_free(tp_search_ctx *s)
     free(s->sel_count);
     free(s->gpu_order);
     free(s->gpu_order_count);
+    tp_search__memo_free(&s->memo);
     for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
         free(s->intel_overhead[t]);
         s->intel_overhead[t] = NULL;

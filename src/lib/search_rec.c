@@ -31,10 +31,24 @@ static float round_half_away(float x)
     return copysignf(r, x);
 }
 
-/* NCCL 2.22.3 SUB_ROUND: subtract, then round to 1/1000 to cancel float drift. */
-static void sub_round(float *a, float b)
+static uint64_t bw_hash(const void *where, float bw)
 {
-    *a = round_half_away((*a - b) * 1000) / 1000;
+    uint32_t bits;
+    memcpy(&bits, &bw, sizeof(bits));
+    return tp_search__mix((uint64_t)(uintptr_t)where, bits);
+}
+
+/* Keep the hash of the bandwidth state in step with a change of *bw. */
+static void set_bw(tp_search_ctx *s, float *bw, float value)
+{
+    s->link_hash ^= bw_hash(bw, *bw) ^ bw_hash(bw, value);
+    *bw = value;
+}
+
+/* NCCL 2.22.3 SUB_ROUND: subtract, then round to 1/1000 to cancel float drift. */
+static void sub_round(tp_search_ctx *s, float *a, float b)
+{
+    set_bw(s, a, round_half_away((*a - b) * 1000) / 1000);
 }
 
 static tp_link *find_rev_link(tp_node *from, tp_node *to, int type, tp_error *err)
@@ -53,9 +67,10 @@ static tp_link *find_rev_link(tp_node *from, tp_node *to, int type, tp_error *er
  * Pre-Ampere GPUs entered from a non-GPU also pay 1/8 on the reverse link,
  * and POWER CPUs over NVLink pay the full bw on it.
  */
-static tp_status follow(const tp_route *path, tp_node *start, int max_steps, float bw, int intel,
-                        int *steps, tp_error *err)
+static tp_status follow(tp_search_ctx *s, const tp_route *path, tp_node *start, int max_steps,
+                        float bw, int intel, int *steps)
 {
+    tp_error *err = s->err;
     /* The PCI share of bw: more through an Intel CPU (see intel_table). */
     float pci_bw = intel ? intel_p2p_overhead(bw) : bw;
     tp_node *node = start;
@@ -79,9 +94,9 @@ static tp_status follow(const tp_route *path, tp_node *start, int max_steps, flo
             *steps = step;
             return TP_OK;
         }
-        sub_round(&link->bw, fw_bw);
+        sub_round(s, &link->bw, fw_bw);
         if (rev_bw != 0)
-            sub_round(&rev->bw, rev_bw);
+            sub_round(s, &rev->bw, rev_bw);
         node = rem;
     }
     *steps = max_steps;
@@ -123,11 +138,11 @@ static tp_status follow_path(tp_search_ctx *s, tp_graph *g, int type1, int i1, i
     int step = 0;
     int intel = type1 == TP_NODE_GPU &&
                 s->intel_overhead[type2][(size_t)i1 * (size_t)s->sys->nodes[type2].count + (size_t)i2];
-    tp_status st = follow(path, node1, path->count, bw, intel, &step, s->err);
+    tp_status st = follow(s, path, node1, path->count, bw, intel, &step);
     if (st != TP_OK)
         return st;
     if (step < path->count)
-        return follow(path, node1, step, -bw, intel, &step, s->err);
+        return follow(s, path, node1, step, -bw, intel, &step);
     g->n_hops += mult * path->count;
     *out = node2;
     return TP_OK;
@@ -188,6 +203,51 @@ static int better_graph(const tp_search_ctx *s, const tp_graph *g, const tp_grap
     return g->pattern == ref->pattern && g->cross_nic == ref->cross_nic && g->n_hops < ref->n_hops;
 }
 
+/* The hash of channel c's GPUs and NETs, for the keys of the next channel. */
+static uint64_t channel_hash(const tp_search_ctx *s, const tp_graph *g, int c)
+{
+    uint64_t h = tp_search__mix(0x5bd1e995ULL, (uint64_t)c);
+    for (int i = 0; i < s->n_gpus; i++)
+        h = tp_search__mix(h, (uint64_t)(uint32_t)g->intra[c * s->n_gpus + i]);
+    h = tp_search__mix(h, (uint64_t)g->inter[2 * c]);
+    return tp_search__mix(h, (uint64_t)g->inter[2 * c + 1]);
+}
+
+/*
+ * The next channel's search, through the memory. What it depends on: the
+ * bandwidth left (link_hash), the channel just completed (replays and
+ * crossNic read it), the hops so far (ties) and the channel count; earlier
+ * channels only through those. Saved graphs only get better during a pass,
+ * so a sub-search that saved none will save none again.
+ */
+static tp_status next_channel(tp_search_ctx *s, tp_graph *g, int *time)
+{
+    if (!s->memo_on)
+        return tp_search__rec(s, g, time);
+    if (*time <= 0)
+        return TP_OK; /* every step would return at once, with no effect */
+    int c = g->n_channels;
+    s->chan_hash[c - 1] = channel_hash(s, g, c - 1);
+    uint64_t key = tp_search__mix(tp_search__mix(s->link_hash, s->chan_hash[c - 1]),
+                                  ((uint64_t)(uint32_t)g->n_hops << 32) | (uint32_t)c);
+    uint64_t check = tp_search__mix(key ^ 0x2545f4914f6cdd1dULL, s->chan_hash[c - 1]);
+    const tp_memo_entry *e = tp_search__memo_find(&s->memo, key, check);
+    if (e && e->complete) {
+        *time = *time > e->steps ? *time - e->steps : 0;
+        return TP_OK;
+    }
+    if (e && *time <= e->steps) {
+        *time = 0;
+        return TP_OK;
+    }
+    int before = *time;
+    unsigned long copies = s->n_copies;
+    tp_status st = tp_search__rec(s, g, time);
+    if (st == TP_OK && s->n_copies == copies && *time >= 0)
+        tp_search__memo_store(&s->memo, key, check, before - *time, *time > 0);
+    return st;
+}
+
 /* A channel is complete: keep it if better, then try one more channel. */
 static tp_status channel_done(tp_search_ctx *s, tp_graph *g, int *time)
 {
@@ -195,11 +255,12 @@ static tp_status channel_done(tp_search_ctx *s, tp_graph *g, int *time)
     g->n_channels++;
     if (better_graph(s, g, s->save)) {
         tp_search__copy_graph(s->save, g, s->n_gpus);
+        s->n_copies++;
         if (g->n_channels == g->max_channels)
             *time = -1;
     }
     if (g->n_channels < g->max_channels)
-        st = tp_search__rec(s, g, time);
+        st = next_channel(s, g, time);
     g->n_channels--;
     return st;
 }
@@ -418,7 +479,7 @@ static void net_port_bw(tp_search_ctx *s, const tp_node *net, int bw, int sign)
     tp_node *nets = s->sys->nodes[TP_NODE_NET].nodes;
     for (int i = 0; i < s->n_nets; i++)
         if (nets[i].net.asic == net->net.asic && nets[i].net.port == net->net.port)
-            nets[i].net.bw -= sign * bw;
+            set_bw(s, &nets[i].net.bw, nets[i].net.bw - sign * bw);
 }
 
 /*

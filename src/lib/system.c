@@ -17,8 +17,10 @@ tp_status tp_system__new(tp_system **out, tp_error *err)
     tp_system *sys = calloc(1, sizeof(*sys));
     if (!sys)
         return tp_fail_nomem(err);
+    /* Only nodes below count are ever read, and create_node clears each one:
+     * no need to clear 256 nodes of each type up front (it would dominate). */
     for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
-        sys->nodes[t].nodes = calloc(TP_MAX_NODES, sizeof(tp_node));
+        sys->nodes[t].nodes = malloc(TP_MAX_NODES * sizeof(tp_node));
         if (!sys->nodes[t].nodes) {
             tp_system__free(sys);
             return tp_fail_nomem(err);
