@@ -330,41 +330,13 @@ tp_status tp_plan_buffer(tp_plan **out, const char *xml, size_t len, const char 
     return plan_text(out, text, len, source ? source : "<buffer>", job, cfg, err);
 }
 
-static tp_status read_file(char **out, size_t *len_out, const char *path, tp_error *err)
-{
-    *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
-    char *buf = NULL;
-    size_t len = 0, cap = 0, n;
-    tp_status st = TP_OK;
-    do {
-        if ((st = tp_grow((void **)&buf, &cap, len + 65537, 1, err)) != TP_OK)
-            break;
-        n = fread(buf + len, 1, cap - len - 1, f);
-        len += n;
-    } while (n > 0);
-    if (st == TP_OK && ferror(f))
-        st = tp_fail(err, TP_ERR_IO, path, 0, 0, "read error");
-    fclose(f);
-    if (st != TP_OK) {
-        free(buf);
-        return st;
-    }
-    buf[len] = '\0';
-    *out = buf;
-    *len_out = len;
-    return TP_OK;
-}
-
 tp_status tp_plan_file(tp_plan **out, const char *path, const tp_job *job, const tp_config *cfg,
                        tp_error *err)
 {
     *out = NULL;
     char *text = NULL;
     size_t len = 0;
-    tp_status st = read_file(&text, &len, path, err);
+    tp_status st = tp_xml__read_file(&text, &len, path, err);
     if (st != TP_OK)
         return st;
     return plan_text(out, text, len, path, job, cfg, err);

@@ -1,12 +1,31 @@
 /* The NCCL_DEBUG=INFO log of the reported rank, as NCCL prints it. */
 #include "plan.h"
 
+/*
+ * NCCL 2.22.3's logger formats the prefix and the message into one
+ * char[1024], so long messages lose their end. The reference outputs were
+ * produced with the prefix "[<cudaDev>] NCCL INFO ", which we print too.
+ */
+#define TP_LOG_LINE_SIZE 1024
+
+static int reported_dev(const tp_plan *plan)
+{
+    const tp_node_set *gpus = plan->sys ? &plan->sys->nodes[TP_NODE_GPU] : NULL;
+    for (int i = 0; gpus && i < gpus->count; i++)
+        if (gpus->nodes[i].gpu.rank == plan->job.rank)
+            return gpus->nodes[i].gpu.dev;
+    return 0;
+}
+
 tp_status tp_report_nccl_log(FILE *out, const tp_plan *plan, tp_error *err)
 {
+    int dev = reported_dev(plan);
     for (size_t i = 0; i < plan->log.n_lines; i++) {
         const tp_log_line *l = &plan->log.lines[i];
-        fprintf(out, "topoplan:0:0 [0] NCCL %s %s\n", l->level == TP_LOG_WARN ? "WARN" : "INFO",
-                l->text);
+        char line[TP_LOG_LINE_SIZE];
+        snprintf(line, sizeof(line), "[%d] NCCL %s %s", dev,
+                 l->level == TP_LOG_WARN ? "WARN" : "INFO", l->text);
+        fprintf(out, "%s\n", line);
     }
     if (plan->log.failed)
         return tp_fail_nomem(err);

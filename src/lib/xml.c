@@ -264,23 +264,21 @@ tp_status tp_xml__parse(tp_xml **out, const char *text, size_t len, const char *
     return TP_OK;
 }
 
-static tp_status read_file(char **out, size_t *len_out, const char *path, tp_error *err)
+tp_status tp_xml__read_file(char **out, size_t *len_out, const char *path, tp_error *err)
 {
     *out = NULL;
     FILE *f = fopen(path, "rb");
     if (!f)
         return tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
     char *buf = NULL;
-    size_t len = 0, cap = 0;
+    size_t len = 0, cap = 0, n;
     tp_status st = TP_OK;
-    for (;;) {
-        if ((st = tp_grow((void **)&buf, &cap, len + 65536, 1, err)) != TP_OK)
+    do {
+        if ((st = tp_grow((void **)&buf, &cap, len + 65537, 1, err)) != TP_OK)
             break;
-        size_t n = fread(buf + len, 1, cap - len, f);
+        n = fread(buf + len, 1, cap - len - 1, f);
         len += n;
-        if (n == 0)
-            break;
-    }
+    } while (n > 0);
     if (st == TP_OK && ferror(f))
         st = tp_fail(err, TP_ERR_IO, path, 0, 0, "read error");
     fclose(f);
@@ -288,6 +286,7 @@ static tp_status read_file(char **out, size_t *len_out, const char *path, tp_err
         free(buf);
         return st;
     }
+    buf[len] = '\0';
     *out = buf;
     *len_out = len;
     return TP_OK;
@@ -298,18 +297,36 @@ tp_status tp_xml__parse_file(tp_xml **out, const char *path, tp_error *err)
     *out = NULL;
     char *text = NULL;
     size_t len = 0;
-    tp_status st = read_file(&text, &len, path, err);
+    tp_status st = tp_xml__read_file(&text, &len, path, err);
     if (st == TP_OK)
         st = tp_xml__parse(out, text, len, path, err);
     free(text);
     return st;
 }
 
+/* Attribute text as it was in the file: expat decoded the entities, NCCL never does. */
+static void write_value(FILE *out, const char *v)
+{
+    for (; *v; v++) {
+        if (*v == '&')
+            fputs("&amp;", out);
+        else if (*v == '<')
+            fputs("&lt;", out);
+        else if (*v == '"')
+            fputs("&quot;", out);
+        else
+            fputc(*v, out);
+    }
+}
+
 static void write_elem(FILE *out, const tp_xml_elem *e, int indent)
 {
     fprintf(out, "%*s<%s", indent, "", e->tag);
-    for (size_t i = 0; i < e->n_attrs; i++)
-        fprintf(out, " %s=\"%s\"", e->attrs[i].name, e->attrs[i].value);
+    for (size_t i = 0; i < e->n_attrs; i++) {
+        fprintf(out, " %s=\"", e->attrs[i].name);
+        write_value(out, e->attrs[i].value);
+        fputc('"', out);
+    }
     if (e->n_children == 0) {
         fputs("/>\n", out);
         return;

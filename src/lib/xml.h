@@ -33,6 +33,8 @@ typedef struct tp_xml {
 /* Parse a document. Rejects DOCTYPE/entity declarations. Caller owns *out. */
 tp_status tp_xml__parse(tp_xml **out, const char *text, size_t len, const char *source,
                         tp_error *err);
+/* Read a whole file into a NUL-terminated buffer the caller frees. */
+tp_status tp_xml__read_file(char **out, size_t *len_out, const char *path, tp_error *err);
 /* Read and parse a file. */
 tp_status tp_xml__parse_file(tp_xml **out, const char *path, tp_error *err);
 void tp_xml__free(tp_xml *doc);
