@@ -19,22 +19,25 @@ static double now_us(void)
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-static double nccl_total(const char *tsv, const char *name, int nodes)
+/* NCCL's reference row: xml_load system_build paths search postset total (us). */
+static int nccl_row(const char *tsv, const char *name, int nodes, double v[6])
 {
     FILE *f = fopen(tsv, "r");
     char line[1024];
-    double total = -1;
+    int found = 0;
     while (f && fgets(line, sizeof(line), f)) {
         char c[256];
         int n;
-        double v[6];
-        if (sscanf(line, "%255s %d %lf %lf %lf %lf %lf %lf", c, &n, &v[0], &v[1], &v[2], &v[3],
-                   &v[4], &v[5]) == 8 && strcmp(c, name) == 0 && n == nodes)
-            total = v[5];
+        double r[6];
+        if (sscanf(line, "%255s %d %lf %lf %lf %lf %lf %lf", c, &n, &r[0], &r[1], &r[2], &r[3],
+                   &r[4], &r[5]) == 8 && strcmp(c, name) == 0 && n == nodes) {
+            memcpy(v, r, sizeof(r));
+            found = 1;
+        }
     }
     if (f)
         fclose(f);
-    return total;
+    return found;
 }
 
 static int case_nodes(const char *dir)
@@ -57,28 +60,33 @@ static void bench_case(const char *cases, const char *name, const char *tsv, int
     snprintf(dir, sizeof(dir), "%s/%s", cases, name);
     snprintf(topo, sizeof(topo), "%s/topo.xml", dir);
     int nodes = case_nodes(dir);
-    double ref = nccl_total(tsv, name, nodes);
-    if (ref < 0)
+    double ref[6];
+    if (!nccl_row(tsv, name, nodes, ref))
         return;
     const char *const env[] = {NULL};
     tp_config *cfg = NULL;
     tp_error err = {0};
     tp_config_new(&cfg, env, &err);
     tp_job job = {.n_nodes = nodes, .rank = 0};
-    double best = 1e30;
+    double best = 1e30, stages[TP_STAGE_COUNT] = {0};
     tp_status st = TP_OK;
     for (int r = 0; r < runs; r++) {
         tp_plan *plan = NULL;
         double t0 = now_us();
         st = tp_plan_file(&plan, topo, &job, cfg, &err);
         double t = now_us() - t0;
-        tp_plan_free(plan);
-        if (t < best)
+        if (plan && t < best) {
             best = t;
+            for (int s = 0; s < TP_STAGE_COUNT; s++)
+                stages[s] = tp_plan_stage_us(plan, (tp_stage)s);
+        }
+        tp_plan_free(plan);
     }
     tp_config_free(cfg);
-    printf("%-40s %5d %12.1f %12.1f %8.1fx%s\n", name, nodes, best, ref, ref / best,
-           st == TP_OK ? "" : "  (plan failed)");
+    printf("%-36s %2d %7.1f/%-7.1f %7.1f/%-7.1f %7.1f/%-7.1f %8.1f/%-8.1f %8.1f/%-8.1f %6.1fx%s\n",
+           name, nodes, stages[TP_STAGE_XML], ref[0], stages[TP_STAGE_SYSTEM], ref[1],
+           stages[TP_STAGE_PATHS], ref[2], stages[TP_STAGE_SEARCH], ref[3], best, ref[5],
+           ref[5] / best, st == TP_OK ? "" : "  (plan failed)");
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -104,7 +112,9 @@ int main(int argc, char **argv)
             names[n++] = strdup(ent->d_name);
     closedir(d);
     qsort(names, (size_t)n, sizeof(*names), cmp_str);
-    printf("%-40s %5s %12s %12s %9s\n", "case", "nodes", "topoplan_us", "nccl_us", "speedup");
+    printf("times in us, topoplan/NCCL 2.22.3 (NCCL: ../shared/conformance/nccl-timings.tsv)\n");
+    printf("%-36s %2s %15s %15s %15s %17s %17s %7s\n", "case", "n", "xml", "system", "paths",
+           "search", "total", "speedup");
     for (int i = 0; i < n; i++) {
         bench_case(argv[1], names[i], argv[2], runs);
         free(names[i]);

@@ -105,6 +105,19 @@ TP_API tp_status tp_plan_buffer(tp_plan **out, const char *xml, size_t len, cons
                                 const tp_job *job, const tp_config *cfg, tp_error *err);
 TP_API void tp_plan_free(tp_plan *plan);
 
+/** Pipeline stages whose time a plan records (for benchmarks). */
+typedef enum tp_stage {
+    TP_STAGE_XML,      /**< parsing the topology XML */
+    TP_STAGE_SYSTEM,   /**< NCCL's XML preparation and the system build */
+    TP_STAGE_PATHS,    /**< paths, trim, paths again, per domain */
+    TP_STAGE_SEARCH,   /**< every graph search, per domain */
+    TP_STAGE_CHANNELS, /**< all-gather combination, preset/postset, P2P channels */
+    TP_STAGE_COUNT
+} tp_stage;
+
+/** Wall-clock microseconds the plan spent in a stage. */
+TP_API double tp_plan_stage_us(const tp_plan *plan, tp_stage stage);
+
 /** Write NCCL_TOPO_DUMP_FILE / NCCL_GRAPH_DUMP_FILE if the configuration names them. */
 TP_API tp_status tp_plan_write_dumps(const tp_plan *plan, tp_error *err);
 

@@ -11,9 +11,30 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* NCCL 2.22.3 init.cc: the ring search asks for up to MAXCHANNELS/2 channels. */
 #define TP_RING_MAX_CHANNELS (TP_MAXCHANNELS / 2)
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* Add the time since *t0 to a stage and restart the clock. */
+static void lap(tp_plan *plan, tp_stage stage, double *t0)
+{
+    double t = now_us();
+    plan->stage_us[stage] += t - *t0;
+    *t0 = t;
+}
+
+double tp_plan_stage_us(const tp_plan *plan, tp_stage stage)
+{
+    return stage < TP_STAGE_COUNT ? plan->stage_us[stage] : 0.0;
+}
 
 static tp_status check_job(const tp_job *job, tp_error *err)
 {
@@ -188,7 +209,9 @@ static tp_status run_domain(tp_plan *plan, int local, bool logged, tp_error *err
     int rank = plan->home_host * plan->n_gpus_per_node + local;
     int idx = plan->n_domains++;
     tp_domain *d = &plan->domains[idx];
+    double t0 = now_us();
     tp_status st = rank_paths(plan, d, rank, log, err);
+    lap(plan, TP_STAGE_PATHS, &t0);
     if (st != TP_OK)
         return st;
     mark_domain(plan, d, idx);
@@ -199,7 +222,10 @@ static tp_status run_domain(tp_plan *plan, int local, bool logged, tp_error *err
         tp_paths__print(log, d->sys);
     }
     nvls_init(plan, d, rank, log);
-    return compute_graphs(plan, d, log, err);
+    t0 = now_us();
+    st = compute_graphs(plan, d, log, err);
+    lap(plan, TP_STAGE_SEARCH, &t0);
+    return st;
 }
 
 static int min_comp_cap(const tp_system *sys)
@@ -262,10 +288,12 @@ static tp_status run_job(tp_plan *plan, tp_error *err)
         return tp_fail_nomem(err);
     for (int i = 0; i < per; i++)
         plan->domain_of[i] = -1;
+    double t0 = now_us();
     if ((st = prepared_xml(&plan->topo_xml, plan, plan->home_host, err)) != TP_OK ||
         (st = tp_system__from_xml(&plan->host_sys, plan->topo_xml, plan->cfg,
                                   (uint64_t)plan->home_host, err)) != TP_OK)
         return st;
+    lap(plan, TP_STAGE_SYSTEM, &t0);
     st = run_domain(plan, me, true, err);
     const tp_domain *mine = &plan->domains[0];
     plan->sys = mine->sys;
@@ -273,8 +301,10 @@ static tp_status run_job(tp_plan *plan, tp_error *err)
     for (int i = 0; i < per && st == TP_OK; i++)
         if (plan->domain_of[i] < 0)
             st = run_domain(plan, i, false, err);
+    t0 = now_us();
     if (st == TP_OK)
         st = build_channels(plan, err);
+    lap(plan, TP_STAGE_CHANNELS, &t0);
     return st;
 }
 
@@ -293,7 +323,10 @@ static tp_status plan_text(tp_plan **out, char *text, size_t len, const char *so
     plan->job = *job;
     plan->log.enabled = true;
     tp_xml *doc = NULL;
-    if ((st = tp_xml__parse(&doc, text, len, source, err)) != TP_OK) {
+    double t0 = now_us();
+    st = tp_xml__parse(&doc, text, len, source, err);
+    lap(plan, TP_STAGE_XML, &t0);
+    if (st != TP_OK) {
         tp_plan_free(plan);
         return st;
     }

@@ -42,6 +42,7 @@ struct tp_plan {
     tp_channels channels;
     tp_log log;                 /* the NCCL lines of the reported rank */
     tp_status status;           /* failure NCCL itself reports, TP_OK otherwise */
+    double stage_us[TP_STAGE_COUNT]; /* time spent per stage (benchmarks only) */
 };
 
 #endif
