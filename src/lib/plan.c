@@ -72,12 +72,15 @@ static tp_job_view job_view(const tp_plan *plan, int rank)
     return view;
 }
 
-/* A fresh copy of the topology XML, prepared as NCCL does on `host`. */
-static tp_status prepared_xml(tp_xml **out, const tp_plan *plan, int host, tp_error *err)
+/* A fresh copy of the topology XML, prepared as NCCL does on `host`; the
+ * lines NCCL prints while loading go to `log` (may be NULL). */
+static tp_status prepared_xml(tp_xml **out, const tp_plan *plan, int host, tp_log *log,
+                              tp_error *err)
 {
     tp_status st = tp_xml__parse(out, plan->text, plan->text_len, plan->source, err);
     if (st == TP_OK)
-        st = tp_system__prepare_xml(*out, plan->cfg, host * plan->n_gpus_per_node, err);
+        st = tp_system__prepare_xml_log(*out, plan->cfg, host * plan->n_gpus_per_node,
+                                        plan->job.rank, log, err);
     return st;
 }
 
@@ -289,9 +292,9 @@ static tp_status run_job(tp_plan *plan, tp_error *err)
     for (int i = 0; i < per; i++)
         plan->domain_of[i] = -1;
     double t0 = now_us();
-    if ((st = prepared_xml(&plan->topo_xml, plan, plan->home_host, err)) != TP_OK ||
-        (st = tp_system__from_xml(&plan->host_sys, plan->topo_xml, plan->cfg,
-                                  (uint64_t)plan->home_host, err)) != TP_OK)
+    if ((st = prepared_xml(&plan->topo_xml, plan, plan->home_host, &plan->log, err)) != TP_OK ||
+        (st = tp_system__from_xml_log(&plan->host_sys, plan->topo_xml, plan->cfg,
+                                      (uint64_t)plan->home_host, &plan->log, err)) != TP_OK)
         return st;
     lap(plan, TP_STAGE_SYSTEM, &t0);
     st = run_domain(plan, me, true, err);
@@ -412,7 +415,7 @@ static tp_status write_topo_dump(const tp_plan *plan, tp_error *err)
     tp_xml *doc = NULL;
     tp_error ignored = {0};
     /* NCCL dumps before building the system: no dump when the preparation fails. */
-    if (prepared_xml(&doc, plan, (int)rank / plan->n_gpus_per_node, &ignored) != TP_OK) {
+    if (prepared_xml(&doc, plan, (int)rank / plan->n_gpus_per_node, NULL, &ignored) != TP_OK) {
         tp_xml__free(doc);
         return TP_OK;
     }

@@ -12,6 +12,26 @@
 /* How the next GPU is chosen (NCCL 2.22.3 FORCED_ORDER_*). */
 enum { TP_ORDER_FREE = 0, TP_ORDER_PCI = 1, TP_ORDER_REPLAY = 2 };
 
+/* One link of a compiled route (search_path.c): what a reservation changes. */
+typedef struct tp_hop {
+    float *bw;             /* the link's bandwidth */
+    float *rev;            /* the reverse link's, when it pays too (NULL if absent) */
+    uint64_t k1, k2;       /* hash multipliers of *bw */
+    uint64_t rk1, rk2;     /* and of *rev */
+    unsigned char pci;     /* a PCI link: takes the PCI share of bw */
+    unsigned char rev_div8; /* reverse pays 1/8 (pre-Ampere GPU entered from a non-GPU) */
+    unsigned char rev_full; /* reverse pays all (POWER CPU over NVLink) */
+} tp_hop;
+
+/* A route from one node to another, compiled. */
+typedef struct tp_cpath {
+    tp_hop *hops; /* borrowed from the context's pool */
+    int count;
+    int type;     /* path type */
+    int rev_type; /* type of the route back */
+    unsigned char intel; /* PCI share carries NCCL's INTEL_P2P_OVERHEAD */
+} tp_cpath;
+
 /* A sub-search already explored (search_memo.c). */
 typedef struct tp_memo_entry {
     uint64_t key, check;
@@ -37,12 +57,14 @@ typedef struct tp_search_ctx {
     int sel_type;    /* typeInter the rows were built for; -1 before */
     int *gpu_order;  /* n_gpus rows: GPUs ranked from each GPU without NET keys */
     int *gpu_order_count;
-    /* Per GPU x destination of type GPU/NET/NVS: the path takes the Intel P2P overhead. */
-    unsigned char *intel_overhead[TP_NODE_TYPE_COUNT];
+    /* Compiled routes [from type][to type], from-index major (search_path.c). */
+    tp_cpath *routes[TP_NODE_TYPE_COUNT][TP_NODE_TYPE_COUNT];
+    tp_hop *hop_pool;
+    uint64_t net_k1[TP_MAX_NODES], net_k2[TP_MAX_NODES]; /* hash multipliers of NET bw */
     /* Sub-search memory: valid within one search pass (see search_memo.c). */
     tp_search_memo memo;
     int memo_on;                          /* the pattern allows it */
-    uint64_t link_hash;                   /* hash of every link and NET bw */
+    uint64_t bw_hash1, bw_hash2;          /* linear hashes of every bandwidth changed */
     uint64_t chan_hash[TP_MAXCHANNELS];   /* hash of each completed channel */
     unsigned long n_copies;               /* graphs saved so far */
     tp_error *err;
@@ -67,6 +89,10 @@ void tp_search__copy_graph(tp_graph *dst, const tp_graph *src, int n_gpus);
 /* Record a decision in graph->events (settings taken from `from`). */
 void tp_search__event(tp_graph *graph, tp_search_event_kind kind, const char *why,
                       const tp_graph *from);
+
+/* Compile the routes of the search (search_path.c); freed by tp_search__free_routes. */
+tp_status tp_search__compile_routes(tp_search_ctx *s, tp_error *err);
+void tp_search__free_routes(tp_search_ctx *s);
 
 /*
  * The memory of sub-searches (search_memo.c). A sub-search that saved no

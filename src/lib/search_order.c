@@ -302,30 +302,6 @@ tp_status tp_search__next_gpus(tp_search_ctx *s, const tp_graph *g, const tp_nod
     return TP_OK;
 }
 
-/*
- * NCCL 2.22.3 followPath: a PHB path from a GPU through an Intel x86 CPU
- * costs INTEL_P2P_OVERHEAD on its PCI links. Fixed per path: tabulated.
- */
-static unsigned char *intel_table(const tp_system *sys, int type)
-{
-    int n_gpus = sys->nodes[TP_NODE_GPU].count, n = sys->nodes[type].count;
-    unsigned char *t = calloc((size_t)(n_gpus > 0 ? n_gpus : 1) * (size_t)(n > 0 ? n : 1), 1);
-    if (!t || (type != TP_NODE_GPU && type != TP_NODE_NET && type != TP_NODE_NVS))
-        return t;
-    for (int g = 0; g < n_gpus; g++) {
-        for (int i = 0; i < n; i++) {
-            const tp_route *path = &sys->nodes[TP_NODE_GPU].nodes[g].paths[type][i];
-            for (int step = 0; step < path->count && path->type == TP_PATH_PHB; step++) {
-                const tp_node *node = path->list[step]->rem;
-                if (node->type == TP_NODE_CPU && node->cpu.arch == TP_CPU_ARCH_X86 &&
-                    node->cpu.vendor == TP_CPU_VENDOR_INTEL)
-                    t[(size_t)g * (size_t)n + (size_t)i] = 1;
-            }
-        }
-    }
-    return t;
-}
-
 tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, tp_error *err)
 {
     memset(s, 0, sizeof(*s));
@@ -341,10 +317,7 @@ tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, 
     s->sel_count = calloc((size_t)s->n_gpus + 1, sizeof(int));
     s->gpu_order = calloc((size_t)s->n_gpus * (size_t)s->n_gpus, sizeof(int));
     s->gpu_order_count = calloc((size_t)s->n_gpus, sizeof(int));
-    int ok = s->local_gpu && s->sel_nets && s->sel_count && s->gpu_order && s->gpu_order_count;
-    for (int t = 0; t < TP_NODE_TYPE_COUNT && ok; t++)
-        ok = (s->intel_overhead[t] = intel_table(sys, t)) != NULL;
-    if (!ok) {
+    if (!s->local_gpu || !s->sel_nets || !s->sel_count || !s->gpu_order || !s->gpu_order_count) {
         tp_search__ctx_free(s);
         return tp_fail_nomem(err);
     }
@@ -353,7 +326,10 @@ tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, 
     for (int g = 0; g < s->n_gpus; g++)
         build_gpu_order(s, g);
     tp_search__memo_reset(&s->memo);
-    return TP_OK;
+    tp_status st = tp_search__compile_routes(s, err);
+    if (st != TP_OK)
+        tp_search__ctx_free(s);
+    return st;
 }
 
 void tp_search__ctx_free(tp_search_ctx *s)
@@ -364,10 +340,7 @@ void tp_search__ctx_free(tp_search_ctx *s)
     free(s->gpu_order);
     free(s->gpu_order_count);
     tp_search__memo_free(&s->memo);
-    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
-        free(s->intel_overhead[t]);
-        s->intel_overhead[t] = NULL;
-    }
+    tp_search__free_routes(s);
     s->local_gpu = s->sel_nets = s->sel_count = s->gpu_order = s->gpu_order_count = NULL;
 }
 

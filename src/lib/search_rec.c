@@ -31,73 +31,54 @@ static float round_half_away(float x)
     return copysignf(r, x);
 }
 
-static uint64_t bw_hash(const void *where, float bw)
+static uint64_t float_bits(float f)
 {
     uint32_t bits;
-    memcpy(&bits, &bw, sizeof(bits));
-    return tp_search__mix((uint64_t)(uintptr_t)where, bits);
+    memcpy(&bits, &f, sizeof(bits));
+    return bits;
 }
 
-/* Keep the hash of the bandwidth state in step with a change of *bw. */
-static void set_bw(tp_search_ctx *s, float *bw, float value)
+/* Set *bw, keeping the linear hashes of the bandwidth state in step. */
+static void set_bw(tp_search_ctx *s, float *bw, float value, uint64_t k1, uint64_t k2)
 {
-    s->link_hash ^= bw_hash(bw, *bw) ^ bw_hash(bw, value);
+    uint64_t delta = float_bits(value) - float_bits(*bw);
+    s->bw_hash1 += k1 * delta;
+    s->bw_hash2 += k2 * delta;
     *bw = value;
 }
 
 /* NCCL 2.22.3 SUB_ROUND: subtract, then round to 1/1000 to cancel float drift. */
-static void sub_round(tp_search_ctx *s, float *a, float b)
+static float sub_round(float a, float b)
 {
-    set_bw(s, a, round_half_away((*a - b) * 1000) / 1000);
-}
-
-static tp_link *find_rev_link(tp_node *from, tp_node *to, int type, tp_error *err)
-{
-    for (int l = 0; l < to->n_links; l++)
-        if (to->links[l].rem == from && to->links[l].type == type)
-            return &to->links[l];
-    tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "search: no reverse link for %d/%lld -> %d/%lld",
-            from->type, (long long)from->id, to->type, (long long)to->id);
-    return NULL;
+    return round_half_away((a - b) * 1000) / 1000;
 }
 
 /*
  * NCCL 2.22.3 followPath: take bw from the first max_steps links of path;
  * stop at the first link without enough (*steps tells how far it went).
  * Pre-Ampere GPUs entered from a non-GPU also pay 1/8 on the reverse link,
- * and POWER CPUs over NVLink pay the full bw on it.
+ * and POWER CPUs over NVLink pay the full bw on it (see search_path.c).
  */
-static tp_status follow(tp_search_ctx *s, const tp_route *path, tp_node *start, int max_steps,
-                        float bw, int intel, int *steps)
+static tp_status follow(tp_search_ctx *s, const tp_cpath *path, int max_steps, float bw,
+                        int *steps)
 {
-    tp_error *err = s->err;
-    /* The PCI share of bw: more through an Intel CPU (see intel_table). */
-    float pci_bw = intel ? intel_p2p_overhead(bw) : bw;
-    tp_node *node = start;
+    float pci_bw = path->intel ? intel_p2p_overhead(bw) : bw;
     for (int step = 0; step < max_steps; step++) {
-        tp_link *link = path->list[step], *rev = NULL;
-        tp_node *rem = link->rem;
-        float fw_bw = link->type == TP_LINK_PCI ? pci_bw : bw, rev_bw = 0;
-        if (rem->type == TP_NODE_GPU && rem->gpu.cuda_comp_cap < 80 &&
-            start->type != TP_NODE_GPU) {
-            if (!(rev = find_rev_link(node, rem, link->type, err)))
-                return TP_ERR_INTERNAL;
+        const tp_hop *h = &path->hops[step];
+        float fw_bw = h->pci ? pci_bw : bw, rev_bw = 0;
+        if (h->rev_div8)
             rev_bw += fw_bw / 8;
-        }
-        if (rem->type == TP_NODE_CPU && rem->cpu.arch == TP_CPU_ARCH_POWER &&
-            link->type == TP_LINK_NVL) {
-            if (!rev && !(rev = find_rev_link(node, rem, link->type, err)))
-                return TP_ERR_INTERNAL;
+        if (h->rev_full)
             rev_bw += fw_bw;
-        }
-        if (link->bw < fw_bw || (rev_bw != 0 && rev->bw < rev_bw)) {
+        if ((h->rev_div8 || h->rev_full) && !h->rev)
+            return tp_fail(s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: no reverse link");
+        if (*h->bw < fw_bw || (rev_bw != 0 && *h->rev < rev_bw)) {
             *steps = step;
             return TP_OK;
         }
-        sub_round(s, &link->bw, fw_bw);
+        set_bw(s, h->bw, sub_round(*h->bw, fw_bw), h->k1, h->k2);
         if (rev_bw != 0)
-            sub_round(s, &rev->bw, rev_bw);
-        node = rem;
+            set_bw(s, h->rev, sub_round(*h->rev, rev_bw), h->rk1, h->rk2);
     }
     *steps = max_steps;
     return TP_OK;
@@ -122,9 +103,7 @@ static tp_status follow_path(tp_search_ctx *s, tp_graph *g, int type1, int i1, i
     *out = node2;
     if (type1 == -1)
         return TP_OK;
-    tp_node *node1 = &s->sys->nodes[type1].nodes[i1];
-    const tp_route *path = &node1->paths[type2][i2];
-    const tp_route *rev_path = &node2->paths[type1][i1];
+    const tp_cpath *path = &s->routes[type1][type2][i1 * s->sys->nodes[type2].count + i2];
     *out = NULL;
     int intra = (type1 == TP_NODE_GPU || type1 == TP_NODE_NVS) &&
                 (type2 == TP_NODE_GPU || type2 == TP_NODE_NVS);
@@ -132,17 +111,15 @@ static tp_status follow_path(tp_search_ctx *s, tp_graph *g, int type1, int i1, i
     int type = intra ? g->type_intra : g->type_inter;
     if (mult == 1 && path->type > type)
         return TP_OK;
-    if (mult == 1 && is_tree_pattern(g->pattern) && rev_path->type > type)
+    if (mult == 1 && is_tree_pattern(g->pattern) && path->rev_type > type)
         return TP_OK;
     bw *= mult;
     int step = 0;
-    int intel = type1 == TP_NODE_GPU &&
-                s->intel_overhead[type2][(size_t)i1 * (size_t)s->sys->nodes[type2].count + (size_t)i2];
-    tp_status st = follow(s, path, node1, path->count, bw, intel, &step);
+    tp_status st = follow(s, path, path->count, bw, &step);
     if (st != TP_OK)
         return st;
     if (step < path->count)
-        return follow(s, path, node1, step, -bw, intel, &step);
+        return follow(s, path, step, -bw, &step);
     g->n_hops += mult * path->count;
     *out = node2;
     return TP_OK;
@@ -213,25 +190,67 @@ static uint64_t channel_hash(const tp_search_ctx *s, const tp_graph *g, int c)
     return tp_search__mix(h, (uint64_t)g->inter[2 * c + 1]);
 }
 
+/* NCCL 2.22.3 ncclTopoSearchParams: where a channel turns back. */
+static void search_params(const tp_search_ctx *s, int pattern, int *back_to_net,
+                          int *back_to_first)
+{
+    if (s->n_nets) {
+        if (pattern == TP_PATTERN_RING)
+            *back_to_net = s->n_gpus - 1;
+        else if (pattern == TP_PATTERN_SPLIT_TREE)
+            *back_to_net = 1;
+        else
+            *back_to_net = 0;
+        *back_to_first = -1;
+    } else {
+        *back_to_net = -1;
+        *back_to_first = pattern == TP_PATTERN_RING ? s->n_gpus - 1 : -1;
+    }
+}
+
+/* The sub-searches that go through the memory. */
+typedef enum sub_kind { SUB_NEXT_CHANNEL, SUB_FREE_INTRA, SUB_FREE_NET } sub_kind;
+
+static tp_status free_intra(tp_search_ctx *s, tp_graph *g, int *time);
+static tp_status free_net(tp_search_ctx *s, tp_graph *g, int n, int *time);
+
+static tp_status run_sub(tp_search_ctx *s, tp_graph *g, sub_kind kind, int n, int *time)
+{
+    switch (kind) {
+    case SUB_NEXT_CHANNEL:
+        return tp_search__rec(s, g, time);
+    case SUB_FREE_INTRA:
+        return free_intra(s, g, time);
+    default:
+        return free_net(s, g, n, time);
+    }
+}
+
 /*
- * The next channel's search, through the memory. What it depends on: the
- * bandwidth left (link_hash), the channel just completed (replays and
- * crossNic read it), the hops so far (ties) and the channel count; earlier
- * channels only through those. Saved graphs only get better during a pass,
- * so a sub-search that saved none will save none again.
+ * What a sub-search depends on, hashed: the bandwidth left (bw_hash1/2),
+ * the channel count, the hops so far (ties) and `extra` (what else it
+ * reads, e.g. the previous channel for replays). Earlier channels only
+ * matter through those. Saved graphs only get better during a pass, so a
+ * sub-search that saved none will save none again from the same state: it
+ * is charged its step count instead of being explored.
  */
-static tp_status next_channel(tp_search_ctx *s, tp_graph *g, int *time)
+static tp_status memo_sub(tp_search_ctx *s, tp_graph *g, sub_kind kind, int n, uint64_t extra,
+                          int *time)
 {
     if (!s->memo_on)
-        return tp_search__rec(s, g, time);
-    if (*time <= 0)
+        return run_sub(s, g, kind, n, time);
+    /* The PCI-order reference try has its own budget: it runs even when ours is spent. */
+    int own_budget = kind == SUB_FREE_NET && g->n_channels == 0 &&
+                     s->sys->nodes[TP_NODE_NVS].count == 0;
+    if (*time <= 0 && !own_budget)
         return TP_OK; /* every step would return at once, with no effect */
-    int c = g->n_channels;
-    s->chan_hash[c - 1] = channel_hash(s, g, c - 1);
-    uint64_t key = tp_search__mix(tp_search__mix(s->link_hash, s->chan_hash[c - 1]),
-                                  ((uint64_t)(uint32_t)g->n_hops << 32) | (uint32_t)c);
-    uint64_t check = tp_search__mix(key ^ 0x2545f4914f6cdd1dULL, s->chan_hash[c - 1]);
+    uint64_t key = tp_search__mix(s->bw_hash1, extra);
+    key = tp_search__mix(key, ((uint64_t)(uint32_t)g->n_hops << 32) | (uint32_t)g->n_channels);
+    key = tp_search__mix(key, ((uint64_t)kind << 32) | (uint32_t)n);
+    uint64_t check = tp_search__mix(s->bw_hash2 ^ 0x2545f4914f6cdd1dULL, key);
     const tp_memo_entry *e = tp_search__memo_find(&s->memo, key, check);
+    if (e && *time <= 0)
+        return TP_OK; /* any entry proves the own-budget part saves nothing */
     if (e && e->complete) {
         *time = *time > e->steps ? *time - e->steps : 0;
         return TP_OK;
@@ -242,10 +261,19 @@ static tp_status next_channel(tp_search_ctx *s, tp_graph *g, int *time)
     }
     int before = *time;
     unsigned long copies = s->n_copies;
-    tp_status st = tp_search__rec(s, g, time);
+    tp_status st = run_sub(s, g, kind, n, time);
     if (st == TP_OK && s->n_copies == copies && *time >= 0)
         tp_search__memo_store(&s->memo, key, check, before - *time, *time > 0);
     return st;
+}
+
+/* The next channel's search: it replays the channel just completed. */
+static tp_status next_channel(tp_search_ctx *s, tp_graph *g, int *time)
+{
+    int c = g->n_channels;
+    if (s->memo_on)
+        s->chan_hash[c - 1] = channel_hash(s, g, c - 1);
+    return memo_sub(s, g, SUB_NEXT_CHANNEL, 0, s->memo_on ? s->chan_hash[c - 1] : 0, time);
 }
 
 /* A channel is complete: keep it if better, then try one more channel. */
@@ -479,7 +507,7 @@ static void net_port_bw(tp_search_ctx *s, const tp_node *net, int bw, int sign)
     tp_node *nets = s->sys->nodes[TP_NODE_NET].nodes;
     for (int i = 0; i < s->n_nets; i++)
         if (nets[i].net.asic == net->net.asic && nets[i].net.port == net->net.port)
-            set_bw(s, &nets[i].net.bw, nets[i].net.bw - sign * bw);
+            set_bw(s, &nets[i].net.bw, nets[i].net.bw - sign * bw, s->net_k1[i], s->net_k2[i]);
 }
 
 /*
@@ -533,7 +561,7 @@ static tp_status try_local_gpus(tp_search_ctx *s, tp_graph *g, int n, int bw, in
 }
 
 /* Start a ring/tree channel at NET n: replay, PCI order, then the closest GPUs. */
-static tp_status net_chain_step(tp_search_ctx *s, tp_graph *g, int n, int bw, int back_to_net,
+static tp_status net_chain_step(tp_search_ctx *s, tp_graph *g, int n, int back_to_net,
                                 int back_to_first, int *time)
 {
     tp_status st = TP_OK;
@@ -548,6 +576,18 @@ static tp_status net_chain_step(tp_search_ctx *s, tp_graph *g, int n, int bw, in
     }
     if (g->n_channels != 0 && g->same_channels != 0)
         return TP_OK;
+    /* Starting afresh reads the previous channel only for crossNic's odd channels. */
+    int c = g->n_channels;
+    uint64_t extra = g->cross_nic && (c & 1) ? (uint64_t)g->inter[(c - 1) * 2] : 0;
+    return memo_sub(s, g, SUB_FREE_NET, n, extra, time);
+}
+
+/* Channel from scratch at NET n: PCI order first (channel 0), then the closest GPUs. */
+static tp_status free_net(tp_search_ctx *s, tp_graph *g, int n, int *time)
+{
+    int back_to_net, back_to_first, bw = (int)g->bw_inter;
+    search_params(s, g->pattern, &back_to_net, &back_to_first);
+    tp_status st = TP_OK;
     if (g->n_channels == 0 && s->sys->nodes[TP_NODE_NVS].count == 0) {
         /* A reference in PCI order, on its own small budget. */
         int t = TP_SEARCH_TIMEOUT_PCI_ORDER;
@@ -594,29 +634,11 @@ static tp_status rec_net(tp_search_ctx *s, tp_graph *g, int back_to_net, int bac
         if (heads)
             st = net_head_step(s, g, n, count, back, &found, &leak, time);
         else
-            st = net_chain_step(s, g, n, bw, back_to_net, back_to_first, time);
+            st = net_chain_step(s, g, n, back_to_net, back_to_first, time);
         if (!leak)
             net_port_bw(s, net, bw, -1);
     }
     return st;
-}
-
-/* NCCL 2.22.3 ncclTopoSearchParams: where a channel turns back. */
-static void search_params(const tp_search_ctx *s, int pattern, int *back_to_net,
-                          int *back_to_first)
-{
-    if (s->n_nets) {
-        if (pattern == TP_PATTERN_RING)
-            *back_to_net = s->n_gpus - 1;
-        else if (pattern == TP_PATTERN_SPLIT_TREE)
-            *back_to_net = 1;
-        else
-            *back_to_net = 0;
-        *back_to_first = -1;
-    } else {
-        *back_to_net = -1;
-        *back_to_first = pattern == TP_PATTERN_RING ? s->n_gpus - 1 : -1;
-    }
 }
 
 tp_status tp_search__rec(tp_search_ctx *s, tp_graph *g, int *time)
@@ -638,8 +660,18 @@ tp_status tp_search__rec(tp_search_ctx *s, tp_graph *g, int *time)
             return st;
         st = try_gpu(s, g, 0, btn, btf, TP_ORDER_REPLAY, time, -1, -1, gi);
     }
-    if (g->same_channels != 0 && g->n_channels != 0)
+    if (st != TP_OK || (g->same_channels != 0 && g->n_channels != 0))
         return st;
+    /* Starting afresh does not read the previous channel. */
+    return memo_sub(s, g, SUB_FREE_INTRA, 0, 0, time);
+}
+
+/* Channel from scratch, intra-node: from every GPU in turn. */
+static tp_status free_intra(tp_search_ctx *s, tp_graph *g, int *time)
+{
+    int btn, btf;
+    search_params(s, g->pattern, &btn, &btf);
+    tp_status st = TP_OK;
     for (int gi = 0; gi < s->n_gpus && st == TP_OK; gi++)
         st = try_gpu(s, g, 0, btn, btf, 0, time, -1, -1, gi);
     return st;

@@ -1,0 +1,96 @@
+/*
+ * Multi-NIC view of a plan: which NET device every rank of a node uses, per
+ * collective (ring) channel and per remote P2P peer, the rail a channel keeps
+ * or crosses, PXN relays and GPU Direct RDMA, as NCCL 2.22.3 decides them
+ * (search.cc ncclTopoGetNetDev, paths.cc ncclTopoGetIntermediateRank /
+ * ncclTopoGetPxnRanks / ncclTopoCheckGdr, transport/net.cc send/recv setup).
+ *
+ * Also the step that applies NCCL_IB_HCA and (as a what-if) NCCL_IB_MERGE_NICS
+ * to the topology XML's <net> elements before the system is built.
+ */
+#ifndef TP_NICS_H
+#define TP_NICS_H
+
+#include "plan.h"
+
+/* Length of a NET device name kept for reports ("mlx5_0+mlx5_1"). */
+#define TP_NIC_NAME_MAX 136
+
+/*
+ * Apply NCCL_IB_HCA (when set) and NCCL_IB_MERGE_NICS=1 (only when set
+ * explicitly: an XML dumped by NCCL 2.22.3 already lists merged devices) to a
+ * topology XML prepared by tp_system__prepare_xml: drop the <net> elements the
+ * IB plugin would not report, merge ports into logical devices, renumber the
+ * NET devices. Findings go to notes (may be NULL), never to NCCL's log.
+ */
+tp_status tp_nics__apply_env(tp_xml *doc, const tp_config *cfg, tp_log *notes, tp_error *err);
+
+/* One use of a NET device by a rank for a ring channel (its node boundary). */
+typedef struct tp_nic_use {
+    int channel;
+    bool send;      /* exit: send to the next node; else entry: receive */
+    int net;        /* NET device number on this node */
+    int proxy_rank; /* rank whose proxy drives the NIC: != rank means PXN */
+    int gdr;
+    int peer_rank;  /* the rank at the other end (another node) */
+    int peer_net;   /* the NET device that rank uses (the other end of the rail) */
+} tp_nic_use;
+
+/* P2P sends to one remote peer (representative of its local index). */
+typedef struct tp_nic_p2p {
+    int peer_rank;
+    int net;        /* NIC chosen on P2P channel 0 */
+    int proxy_rank; /* != rank: PXN relay */
+    int gdr;        /* GPU Direct RDMA of the send (read) */
+    int n_nets;     /* distinct NICs over the P2P channels */
+    int nets[TP_MAXCHANNELS];
+} tp_nic_p2p;
+
+typedef struct tp_nic_rank {
+    int rank, local, dev;
+    int64_t bus_id;
+    int numa;       /* NUMA id of the GPU's closest CPU, -1 if none */
+    int near_net;   /* NET device closest to the GPU, -1 without NETs */
+    int near_type;  /* its path type */
+    float near_bw;
+    int recv_net, recv_gdr; /* P2P receives: the rank's own NIC */
+    tp_nic_use *uses;
+    int n_uses;
+    tp_nic_p2p *peers;
+    int n_peers;
+    int *pxn_ranks; /* ncclTopoGetPxnRanks */
+    int n_pxn;
+} tp_nic_rank;
+
+typedef struct tp_nic_net {
+    int dev;
+    int64_t id;
+    char name[TP_NIC_NAME_MAX];
+    int numa;
+    float bw;
+    uint64_t asic;
+    int port;
+    int ring_uses; /* channel ends (entry or exit) on this NIC */
+    int p2p_uses;  /* (rank, peer) P2P sends on this NIC */
+} tp_nic_net;
+
+typedef struct tp_nics {
+    int node, n_nodes, per_node;
+    int64_t cross_nic;
+    int pxn_level; /* effective: 0 when NCCL_PXN_DISABLE=1 */
+    int ring_channels;
+    int p2p_channels;
+    tp_nic_net *nets;
+    int n_nets;
+    tp_nic_rank *ranks;
+    int n_ranks;
+    tp_log findings; /* plain-words findings, in order */
+} tp_nics;
+
+/* Build the view of the reported rank's node from a finished plan. */
+tp_status tp_nics__build(tp_nics *out, const tp_plan *plan, tp_error *err);
+void tp_nics__free(tp_nics *nics);
+/* The NET entry of dev, or NULL. */
+const tp_nic_net *tp_nics__net(const tp_nics *nics, int dev);
+
+#endif
