@@ -47,30 +47,6 @@ static tp_status routes_alloc(tp_route **out, int count, bool disconnected, tp_e
     return TP_OK;
 }
 
-static void routes_free(tp_route *routes, int count)
-{
-    if (!routes)
-        return;
-    for (int i = 0; i < count; i++)
-        free(routes[i].list);
-    free(routes);
-}
-
-void tp_paths__free(tp_system *sys)
-{
-    if (!sys)
-        return;
-    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
-        for (int n = 0; n < sys->nodes[t].count; n++) {
-            tp_node *node = &sys->nodes[t].nodes[n];
-            for (int u = 0; u < TP_NODE_TYPE_COUNT; u++) {
-                routes_free(node->paths[u], sys->nodes[u].count);
-                node->paths[u] = NULL;
-            }
-        }
-    }
-}
-
 /* ------------------------------------------------------------------ */
 /* Lookups (topo.h's ncclTopoIdToIndex and friends)                    */
 /* ------------------------------------------------------------------ */
@@ -580,7 +556,7 @@ static tp_status net_policies(tp_system *sys, const tp_config *cfg, tp_log *log,
 tp_status tp_paths__compute(tp_system *sys, const tp_config *cfg, const tp_job_view *job,
                             tp_log *log, tp_error *err)
 {
-    tp_paths__free(sys);
+    tp_system__free_routes(sys);
     tp_status st = set_all_paths(sys, cfg, log, err);
     for (int g = 0; st == TP_OK && g < sys->nodes[TP_NODE_GPU].count; g++) {
         st = divert_p2p(sys, cfg, g, log, err);
@@ -646,7 +622,7 @@ tp_status tp_paths__trim(tp_system *sys, const tp_config *cfg, const tp_job_view
         for (int g = 0; g < n_gpus; g++)
             ids[g] = sys->nodes[TP_NODE_GPU].nodes[g].id;
         /* Routes are recomputed after trimming: drop them before nodes move. */
-        tp_paths__free(sys);
+        tp_system__free_routes(sys);
         st = remove_other_domains(sys, domains, ids, n_gpus, mine, err);
     }
     /* NCCL 2.22.3: a job entirely on this host needs no NET. */

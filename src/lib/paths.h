@@ -50,8 +50,6 @@ tp_status tp_paths__compute(tp_system *sys, const tp_config *cfg, const tp_job_v
  */
 tp_status tp_paths__trim(tp_system *sys, const tp_config *cfg, const tp_job_view *job,
                          tp_error *err);
-/* Free every node's routes (they must match the current node set). */
-void tp_paths__free(tp_system *sys);
 /* Log NCCL's path lines (second part of ncclTopoPrint). */
 void tp_paths__print(tp_log *log, const tp_system *sys);
 

@@ -6,6 +6,7 @@
  * (ncclTopoPrint), NVLS support, ring / tree / NVLS graphs, then the channels
  * (tp_channels__build) and the P2P counts (tp_channels__p2p).
  */
+#include "nics.h"
 #include "plan.h"
 
 #include <errno.h>
@@ -73,14 +74,18 @@ static tp_job_view job_view(const tp_plan *plan, int rank)
 }
 
 /* A fresh copy of the topology XML, prepared as NCCL does on `host`; the
- * lines NCCL prints while loading go to `log` (may be NULL). */
+ * lines NCCL prints while loading go to `log` (may be NULL). Then the NET
+ * devices the IB plugin reports (NCCL_IB_HCA, merging: nics_xml.c), whose
+ * findings go to `notes` (may be NULL), never to the NCCL log. */
 static tp_status prepared_xml(tp_xml **out, const tp_plan *plan, int host, tp_log *log,
-                              tp_error *err)
+                              tp_log *notes, tp_error *err)
 {
     tp_status st = tp_xml__parse(out, plan->text, plan->text_len, plan->source, err);
     if (st == TP_OK)
         st = tp_system__prepare_xml_log(*out, plan->cfg, host * plan->n_gpus_per_node,
                                         plan->job.rank, log, err);
+    if (st == TP_OK)
+        st = tp_nics__apply_env(*out, plan->cfg, notes, err);
     return st;
 }
 
@@ -292,7 +297,8 @@ static tp_status run_job(tp_plan *plan, tp_error *err)
     for (int i = 0; i < per; i++)
         plan->domain_of[i] = -1;
     double t0 = now_us();
-    if ((st = prepared_xml(&plan->topo_xml, plan, plan->home_host, &plan->log, err)) != TP_OK ||
+    if ((st = prepared_xml(&plan->topo_xml, plan, plan->home_host, &plan->log,
+                            &plan->nic_notes, err)) != TP_OK ||
         (st = tp_system__from_xml_log(&plan->host_sys, plan->topo_xml, plan->cfg,
                                       (uint64_t)plan->home_host, &plan->log, err)) != TP_OK)
         return st;
@@ -325,6 +331,7 @@ static tp_status plan_text(tp_plan **out, char *text, size_t len, const char *so
     snprintf(plan->source, sizeof(plan->source), "%s", source);
     plan->job = *job;
     plan->log.enabled = true;
+    plan->nic_notes.enabled = true;
     tp_xml *doc = NULL;
     double t0 = now_us();
     st = tp_xml__parse(&doc, text, len, source, err);
@@ -401,6 +408,7 @@ void tp_plan_free(tp_plan *plan)
     tp_xml__free(plan->topo_xml);
     tp_config_free(plan->cfg);
     tp_log_clear(&plan->log);
+    tp_log_clear(&plan->nic_notes);
     free(plan->text);
     free(plan);
 }
@@ -415,7 +423,7 @@ static tp_status write_topo_dump(const tp_plan *plan, tp_error *err)
     tp_xml *doc = NULL;
     tp_error ignored = {0};
     /* NCCL dumps before building the system: no dump when the preparation fails. */
-    if (prepared_xml(&doc, plan, (int)rank / plan->n_gpus_per_node, NULL, &ignored) != TP_OK) {
+    if (prepared_xml(&doc, plan, (int)rank / plan->n_gpus_per_node, NULL, NULL, &ignored) != TP_OK) {
         tp_xml__free(doc);
         return TP_OK;
     }

@@ -41,6 +41,7 @@ struct tp_plan {
     tp_graph *graphs[TP_GRAPH_COUNT]; /* reported rank's graphs (borrowed) */
     tp_channels channels;
     tp_log log;                 /* the NCCL lines of the reported rank */
+    tp_log nic_notes;           /* NCCL_IB_HCA / merging findings (nics.c), not NCCL lines */
     tp_status status;           /* failure NCCL itself reports, TP_OK otherwise */
     double stage_us[TP_STAGE_COUNT]; /* time spent per stage (benchmarks only) */
 };

@@ -56,6 +56,7 @@ typedef struct tp_search_ctx {
     int *sel_count;  /* per row */
     int sel_type;    /* typeInter the rows were built for; -1 before */
     int *gpu_order;  /* n_gpus rows: GPUs ranked from each GPU without NET keys */
+    const float *pci_up[TP_MAX_NODES], *pci_down[TP_MAX_NODES]; /* GPU<->PCI link bws (gpuPciBw) */
     int *gpu_order_count;
     /* Compiled routes [from type][to type], from-index major (search_path.c). */
     tp_cpath *routes[TP_NODE_TYPE_COUNT][TP_NODE_TYPE_COUNT];

@@ -156,22 +156,33 @@ static int cmp_score(const gpu_score *a, const gpu_score *b)
     return a->start_index - b->start_index;
 }
 
-/* NCCL 2.22.3 gpuPciBw: the live GPU<->PCI link bandwidth (truncated to int). */
-static int gpu_pci_bw(const tp_node *gpu)
+/* NCCL 2.22.3 gpuPciBw: which links it reads (the first PCI link of the GPU and its reverse). */
+static void find_pci_links(tp_search_ctx *s, int g)
 {
+    tp_node *gpu = &s->sys->nodes[TP_NODE_GPU].nodes[g];
+    s->pci_up[g] = s->pci_down[g] = NULL;
     for (int l = 0; l < gpu->n_links; l++) {
-        const tp_link *gl = &gpu->links[l];
+        tp_link *gl = &gpu->links[l];
         if (gl->type != TP_LINK_PCI)
             continue;
-        const tp_node *pci = gl->rem;
+        tp_node *pci = gl->rem;
         for (int k = 0; k < pci->n_links; k++) {
             if (pci->links[k].rem != gpu)
                 continue;
-            float bw = gl->bw < pci->links[k].bw ? gl->bw : pci->links[k].bw;
-            return (int)bw;
+            s->pci_up[g] = &gl->bw;
+            s->pci_down[g] = &pci->links[k].bw;
+            return;
         }
     }
-    return -1;
+}
+
+/* NCCL 2.22.3 gpuPciBw: the live GPU<->PCI link bandwidth (truncated to int), or -1. */
+static int gpu_pci_bw(const tp_search_ctx *s, int g)
+{
+    if (!s->pci_up[g])
+        return -1;
+    float up = *s->pci_up[g], down = *s->pci_down[g];
+    return (int)(up < down ? up : down);
 }
 
 /* Total order (start indices differ), so a stable insertion sort equals NCCL's qsort. */
@@ -269,7 +280,7 @@ static tp_status rank_with_net(tp_search_ctx *s, const tp_graph *g, int start, i
             continue;
         sc[count++] = (gpu_score){.g = k, .start_index = i, .intra_hops = paths[k].count,
                                   .intra_bw = (int)paths[k].bw, .inter_hops = net_paths[k].count,
-                                  .inter_pci_bw = gpu_pci_bw(&gpus[k]),
+                                  .inter_pci_bw = gpu_pci_bw(s, k),
                                   .inter_bw = (int)net_paths[k].bw};
     }
     sort_scores(sc, count);
@@ -323,8 +334,10 @@ tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, 
     }
     for (int n = 0; n < s->n_nets; n++)
         s->local_gpu[n] = tp_search__local_gpu(sys, n);
-    for (int g = 0; g < s->n_gpus; g++)
+    for (int g = 0; g < s->n_gpus; g++) {
         build_gpu_order(s, g);
+        find_pci_links(s, g);
+    }
     tp_search__memo_reset(&s->memo);
     tp_status st = tp_search__compile_routes(s, err);
     if (st != TP_OK)

@@ -5,7 +5,6 @@
  */
 #include "system.h"
 
-#include "paths.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -31,6 +30,30 @@ tp_status tp_system__new(tp_system **out, tp_error *err)
     return TP_OK;
 }
 
+static void routes_free(tp_route *routes, int count)
+{
+    if (!routes)
+        return;
+    for (int i = 0; i < count; i++)
+        free(routes[i].list);
+    free(routes);
+}
+
+void tp_system__free_routes(tp_system *sys)
+{
+    if (!sys)
+        return;
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
+        for (int n = 0; n < sys->nodes[t].count; n++) {
+            tp_node *node = &sys->nodes[t].nodes[n];
+            for (int u = 0; u < TP_NODE_TYPE_COUNT; u++) {
+                routes_free(node->paths[u], sys->nodes[u].count);
+                node->paths[u] = NULL;
+            }
+        }
+    }
+}
+
 void tp_system__free(tp_system *sys)
 {
     if (!sys)
@@ -39,7 +62,7 @@ void tp_system__free(tp_system *sys)
     for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
         complete = complete && sys->nodes[t].nodes;
     if (complete)
-        tp_paths__free(sys);
+        tp_system__free_routes(sys);
     for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
         free(sys->nodes[t].nodes);
     tp_log_clear(&sys->notes);

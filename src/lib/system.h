@@ -142,6 +142,8 @@ typedef struct tp_system {
 
 /* An empty system with node storage allocated. */
 tp_status tp_system__new(tp_system **out, tp_error *err);
+/* Free every node's routes (stored in the nodes, computed by paths.c). */
+void tp_system__free_routes(tp_system *sys);
 /* Frees nodes, links and any paths. NULL-safe. */
 void tp_system__free(tp_system *sys);
 /* Deep copy (links re-pointed into the copy; paths are not copied). */

@@ -29,7 +29,7 @@ static tp_system *fx_new(void)
 
 static void fx_free(tp_system *sys)
 {
-    tp_paths__free(sys);
+    tp_system__free_routes(sys);
     for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
         free(sys->nodes[t].nodes);
     free(sys);

@@ -273,6 +273,36 @@ static void test_search_print_graph(void **state)
     tp_plan_free(plan);
 }
 
+/* NVLS (sm90 + NVSwitch): one head GPU per channel, the other slots stay GPU/0. */
+static void test_search_nvls_heads(void **state)
+{
+    (void)state;
+    tp_plan *plan = plan_fixture("dgx_h100.xml", NULL);
+    tp_graph *g = new_graph(3, TP_PATTERN_NVLS, 1, TP_MAXCHANNELS);
+    tp_error err = {0};
+    assert_int_equal(compute(plan, g, &err), TP_OK);
+    /* NCCL 2.22.3 on this machine: 8 channels, bw 40/60, NVL/PIX. */
+    assert_int_equal(g->n_channels, 8);
+    assert_true(g->bw_intra == 40.0f && g->bw_inter == 60.0f);
+    for (int c = 0; c < 8; c++) {
+        assert_int_equal(g->intra[c * 8], c);
+        for (int i = 1; i < 8; i++)
+            assert_int_equal(g->intra[c * 8 + i], 0);
+    }
+    tp_search__print_graph(&plan->log, plan->sys, g);
+    assert_true(helpers_log_has(plan, " 2 : GPU/2 GPU/0 GPU/0 GPU/0 GPU/0 GPU/0 GPU/0 GPU/0"));
+    /* The dump keeps only the head of each NVLS channel. */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_int_equal(tp_search__dump_graphs(out, plan->sys, &g, 1, &err), TP_OK);
+    fclose(out);
+    assert_non_null(strstr(text, "    <channel>\n      <gpu dev=\"0x1\"/>\n    </channel>\n"));
+    free(text);
+    free_graph(g);
+    tp_plan_free(plan);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -284,6 +314,7 @@ int main(void)
         cmocka_unit_test(test_search_partial_replay),
         cmocka_unit_test(test_search_bad_dev_fails),
         cmocka_unit_test(test_search_print_graph),
+        cmocka_unit_test(test_search_nvls_heads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
