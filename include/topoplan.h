@@ -135,8 +135,84 @@ TP_API tp_status tp_report_paths(FILE *out, const tp_plan *plan, tp_format fmt, 
 TP_API tp_status tp_report_search(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err);
 /** The whole plan: graphs, final channels and why, rings and trees. */
 TP_API tp_status tp_report_plan(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err);
+/**
+ * NIC use of every rank of the reported rank's node: NET entry/exit of each
+ * ring channel and the rail it keeps or crosses, the NIC and PXN proxy of P2P
+ * sends to remote peers, GDR, then findings in plain words (idle rails,
+ * cross-rail channels, NICs on another NUMA node, PXN, NCCL_IB_HCA results).
+ */
+TP_API tp_status tp_report_nics(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err);
 /** The resolved topology in NCCL's XML format (as NCCL_TOPO_DUMP_FILE). */
 TP_API tp_status tp_report_topology_xml(FILE *out, const tp_plan *plan, tp_error *err);
+
+/** @defgroup mutate What-if edits of a topology */
+
+/** Kinds of topology edits; each takes a textual spec. */
+typedef enum tp_mutation_kind {
+    TP_MUT_SET,        /**< "BUSID:ATTR=VALUE": on the <pci> (PCI attributes) or its <gpu> */
+    TP_MUT_SET_NET,    /**< "NAME[:PORT]:ATTR=VALUE": on a <net> */
+    TP_MUT_SET_CPU,    /**< "NUMAID:ATTR=VALUE": on a <cpu> */
+    TP_MUT_REMOVE,     /**< "BUSID": a PCI device and its subtree, and NVLinks to its GPUs */
+    TP_MUT_REMOVE_NET, /**< "NAME[:PORT]": a <net> (and its <nic> when left empty) */
+    TP_MUT_NVLINK,     /**< "BUSID1,BUSID2=COUNT": NVLinks both ways (0 removes them) */
+} tp_mutation_kind;
+
+typedef struct tp_mutation {
+    tp_mutation_kind kind;
+    const char *spec; /**< borrowed for the call */
+} tp_mutation;
+
+/**
+ * Apply the edits in order to a topology XML text and write the result in
+ * NCCL's XML format to `out`. Bus ids may omit the PCI domain ("1a:00.0").
+ * Fails with TP_ERR_CONFIG naming the spec when a target does not exist.
+ */
+TP_API tp_status tp_mutate_buffer(FILE *out, const char *xml, size_t len, const char *source,
+                                  const tp_mutation *muts, size_t n_muts, tp_error *err);
+/** Same as tp_mutate_buffer() for a file. */
+TP_API tp_status tp_mutate_file(FILE *out, const char *path, const tp_mutation *muts,
+                                size_t n_muts, tp_error *err);
+
+/** @defgroup graphcheck Checking a graph file (beyond NCCL) */
+
+/** Opaque result of checking an NCCL_GRAPH_FILE against a plan. */
+typedef struct tp_graph_check tp_graph_check;
+
+/**
+ * Check the NCCL_GRAPH_FILE at `path` against the plan's system (the
+ * reported rank's, trimmed as NCCL trims it). For every <graph>: channel
+ * shapes (each GPU of the node once; NVLS: one head GPU), gpu and net
+ * devices, nchannels against the <channel> elements, the path type and
+ * bandwidth of every hop against the declared types and speeds, and the
+ * link bandwidth NCCL 2.22.3's search would reserve for all the channels
+ * together (links that would go over are named with their channels).
+ * Findings are data in *out: see tp_graph_check_feasible(). Fails only when
+ * the file cannot be read (TP_ERR_IO), is not XML (TP_ERR_XML) or is not a
+ * graph file (TP_ERR_GRAPH with the element's position: missing or
+ * unreadable attribute, wrong root or version). Caller owns *out.
+ */
+TP_API tp_status tp_graph_check_file(tp_graph_check **out, const tp_plan *plan, const char *path,
+                                     tp_error *err);
+/** Same as tp_graph_check_file() for XML text in memory; `source` names it in messages. */
+TP_API tp_status tp_graph_check_buffer(tp_graph_check **out, const tp_plan *plan,
+                                       const char *xml, size_t len, const char *source,
+                                       tp_error *err);
+/** 1 when nothing makes a graph of the file infeasible, else 0. */
+TP_API int tp_graph_check_feasible(const tp_graph_check *chk);
+/** Error-level findings, oversubscribed links included (0 when feasible). */
+TP_API size_t tp_graph_check_error_count(const tp_graph_check *chk);
+TP_API void tp_graph_check_free(tp_graph_check *chk);
+/** Write a check's findings, graph by graph (TP_FORMAT_TEXT or TP_FORMAT_JSON). */
+TP_API tp_status tp_report_graph_check(FILE *out, const tp_graph_check *chk, tp_format fmt,
+                                       tp_error *err);
+
+/**
+ * Notes of the system stage: values NCCL 2.22.3 would substitute without a
+ * word (unknown PCI speeds, NVLinks to missing GPUs, ...), each starting with
+ * "source:line:col: ". Borrowed from the plan; NULL past the end.
+ */
+TP_API size_t tp_plan_note_count(const tp_plan *plan);
+TP_API const char *tp_plan_note(const tp_plan *plan, size_t i);
 
 /** @defgroup hca NCCL_IB_HCA */
 

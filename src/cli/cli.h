@@ -66,5 +66,7 @@ int cmd_search(int argc, char **argv, cli_ctx *ctx);
 int cmd_builtins(int argc, char **argv, cli_ctx *ctx);
 int cmd_env(int argc, char **argv, cli_ctx *ctx);
 int cmd_hca(int argc, char **argv, cli_ctx *ctx);
+int cmd_mutate(int argc, char **argv, cli_ctx *ctx);
+int cmd_nics(int argc, char **argv, cli_ctx *ctx);
 
 #endif

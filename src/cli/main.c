@@ -13,7 +13,9 @@ static const cli_cmd cmds[] = {
     {"plan", cmd_plan, "the main view: graphs, channels and why, rings, trees"},
     {"paths", cmd_paths, "path matrix between GPUs and NICs, with bottlenecks"},
     {"search", cmd_search, "graph search results with their decision trace"},
+    {"mutate", cmd_mutate, "what-if edits of a topology (attributes, removals, NVLinks)"},
     {"hca", cmd_hca, "which IB devices an NCCL_IB_HCA value selects"},
+    {"nics", cmd_nics, "which NIC each rank uses per channel and peer: rails, PXN, GDR"},
     {"builtins", cmd_builtins, "list the built-in topologies (or print one)"},
     {"env", cmd_env, "the effective NCCL_* parameters"},
 };

@@ -90,6 +90,8 @@ typedef struct tp_nics {
 /* Build the view of the reported rank's node from a finished plan. */
 tp_status tp_nics__build(tp_nics *out, const tp_plan *plan, tp_error *err);
 void tp_nics__free(tp_nics *nics);
+/* Fill nics->findings from the built view and the plan's NIC notes (nics_findings.c). */
+void tp_nics__findings(tp_nics *nics, const tp_plan *plan);
 /* The NET entry of dev, or NULL. */
 const tp_nic_net *tp_nics__net(const tp_nics *nics, int dev);
 

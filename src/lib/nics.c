@@ -1,0 +1,348 @@
+/*
+ * The NIC view of a plan: for every rank of the reported rank's node, the NET
+ * device of each ring channel's node boundary and of P2P sends to remote
+ * peers, with PXN proxies and GDR, as NCCL 2.22.3 computes them.
+ *
+ * Collective channels: ncclTopoGetNetDev with the ring graph (search.cc): the
+ * rank heading channel c (graph intra[c*ngpus]) receives through inter[2c],
+ * the other NET user sends through inter[2c+1]; c is taken modulo the graph's
+ * channel count. The proxy comes from ncclTopoGetIntermediateRank, used on the
+ * send side only (net.cc recvSetup: no PXN on receive). GDR: ncclTopoCheckGdr
+ * with read=1 for send, 0 for receive.
+ * P2P: ncclTopoGetNetDev without a graph (paths.c implements it).
+ */
+#include "nics.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* What one rank's pipeline gives: its domain's system, ring graph, job view. */
+typedef struct rank_ctx {
+    const tp_plan *plan;
+    const tp_system *sys;
+    const tp_graph *ring;
+    tp_job_view view;
+    int rank, gpu;
+} rank_ctx;
+
+static int per_node(const tp_plan *plan)
+{
+    return plan->n_gpus_per_node;
+}
+
+static bool rank_ctx_init(rank_ctx *c, const tp_plan *plan, int local)
+{
+    int d = plan->domain_of ? plan->domain_of[local] : -1;
+    memset(c, 0, sizeof(*c));
+    if (d < 0 || d >= plan->n_domains || !plan->domains[d].sys)
+        return false;
+    c->plan = plan;
+    c->sys = plan->domains[d].sys;
+    c->ring = plan->domains[d].graphs[TP_GRAPH_RING];
+    c->rank = plan->home_host * per_node(plan) + local;
+    c->gpu = tp_paths__rank_to_index(c->sys, c->rank);
+    c->view = (tp_job_view){
+        .n_ranks = per_node(plan) * plan->job.n_nodes,
+        .n_nodes = plan->job.n_nodes,
+        .rank = c->rank,
+        .local_n_ranks = per_node(plan),
+    };
+    return c->gpu >= 0;
+}
+
+static int net_dev_of(const tp_system *sys, int64_t id)
+{
+    int n = tp_paths__id_to_index(sys, TP_NODE_NET, id);
+    return n < 0 ? -1 : sys->nodes[TP_NODE_NET].nodes[n].net.dev;
+}
+
+static int64_t gpu_bus_id(const rank_ctx *c)
+{
+    return c->sys->nodes[TP_NODE_GPU].nodes[c->gpu].id;
+}
+
+/* NUMA id of the CPU closest to a node: NCCL 2.22.3 gives CPU nodes their NUMA id. */
+static int local_numa(const tp_system *sys, int type, int index)
+{
+    int cpus[TP_MAX_NODES], n = 0;
+    if (sys->nodes[TP_NODE_CPU].count == 0 || !sys->nodes[type].nodes[index].paths[TP_NODE_CPU])
+        return -1;
+    tp_paths__get_local(sys, type, index, TP_NODE_CPU, cpus, &n, NULL);
+    return n > 0 ? (int)TP_ID_LOCAL_ID(sys->nodes[TP_NODE_CPU].nodes[cpus[0]].id) : -1;
+}
+
+/* NCCL 2.22.3 ncclTopoGetNetDev with a graph: the head of the channel uses the entry NET. */
+static int64_t graph_net(const tp_graph *g, int ngpus, int rank, int channel)
+{
+    int c = channel % g->n_channels;
+    int index = g->intra[c * ngpus] == rank ? 0 : 1;
+    return g->inter[c * 2 + index];
+}
+
+/* The NET device `rank` (any node; nodes are identical) uses for channel. */
+static int rank_graph_net(const tp_plan *plan, int rank, int channel)
+{
+    rank_ctx c;
+    if (!rank_ctx_init(&c, plan, rank % per_node(plan)) || !c.ring || c.ring->n_channels <= 0)
+        return -1;
+    int ngpus = c.sys->nodes[TP_NODE_GPU].count;
+    return net_dev_of(c.sys, graph_net(c.ring, ngpus, c.rank, channel));
+}
+
+static tp_status add_use(tp_nic_rank *r, const rank_ctx *c, int channel, bool send, int peer,
+                         tp_error *err)
+{
+    int ngpus = c->sys->nodes[TP_NODE_GPU].count;
+    int64_t id = graph_net(c->ring, ngpus, c->rank, channel);
+    tp_nic_use *u = &r->uses[r->n_uses];
+    *u = (tp_nic_use){.channel = channel, .send = send, .net = net_dev_of(c->sys, id),
+                      .proxy_rank = c->rank, .peer_rank = peer};
+    if (u->net < 0)
+        return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "ring channel %d: NET %llx not in the "
+                       "system", channel, (unsigned long long)id);
+    tp_status st = TP_OK;
+    if (send)
+        st = tp_paths__get_intermediate_rank(c->sys, c->rank, id, &u->proxy_rank, NULL, err);
+    if (st == TP_OK)
+        st = tp_paths__check_gdr(c->sys, c->plan->cfg, gpu_bus_id(c), id, send ? 1 : 0, &u->gdr,
+                                 err);
+    u->peer_net = rank_graph_net(c->plan, peer, channel);
+    r->n_uses++;
+    return st;
+}
+
+/* The ring channels whose previous or next rank is on another node. */
+static tp_status ring_uses(tp_nic_rank *r, const rank_ctx *c, tp_error *err)
+{
+    const tp_channels *ch = &c->plan->channels;
+    int per = per_node(c->plan), node = c->plan->home_host;
+    if (!ch->ranks || !c->ring || c->ring->n_channels <= 0 || ch->n_channels <= 0)
+        return TP_OK;
+    r->uses = calloc((size_t)ch->n_channels * 2, sizeof(*r->uses));
+    if (!r->uses)
+        return tp_fail_nomem(err);
+    tp_status st = TP_OK;
+    for (int k = 0; k < ch->n_channels && st == TP_OK; k++) {
+        const tp_channel_rank *cr = &ch->ranks[(size_t)c->rank * ch->n_channels + k];
+        if (cr->ring_prev / per != node)
+            st = add_use(r, c, k, false, cr->ring_prev, err);
+        if (st == TP_OK && cr->ring_next / per != node)
+            st = add_use(r, c, k, true, cr->ring_next, err);
+    }
+    return st;
+}
+
+static void add_distinct(tp_nic_p2p *p, int dev)
+{
+    for (int i = 0; i < p->n_nets; i++)
+        if (p->nets[i] == dev)
+            return;
+    if (p->n_nets < TP_MAXCHANNELS)
+        p->nets[p->n_nets++] = dev;
+}
+
+/* P2P sends to `peer` over the P2P channels (channel 0 is the one reported). */
+static tp_status p2p_peer(tp_nic_p2p *p, const rank_ctx *c, int peer, int n_channels,
+                          tp_error *err)
+{
+    p->peer_rank = peer;
+    for (int k = 0; k < n_channels; k++) {
+        int64_t id;
+        int dev, proxy;
+        tp_status st = tp_paths__get_net_dev(c->sys, c->plan->cfg, &c->view, c->rank, k, peer,
+                                             &id, &dev, &proxy, NULL, err);
+        if (st == TP_OK && k == 0) {
+            p->net = dev;
+            p->proxy_rank = proxy;
+            st = tp_paths__check_gdr(c->sys, c->plan->cfg, gpu_bus_id(c), id, 1, &p->gdr, err);
+        }
+        if (st != TP_OK)
+            return st;
+        add_distinct(p, dev);
+    }
+    return TP_OK;
+}
+
+/* One representative peer per local index, on the next node. */
+static tp_status p2p_peers(tp_nic_rank *r, const rank_ctx *c, int n_channels, tp_error *err)
+{
+    int per = per_node(c->plan), next = (c->plan->home_host + 1) % c->plan->job.n_nodes;
+    r->peers = calloc((size_t)per, sizeof(*r->peers));
+    if (!r->peers)
+        return tp_fail_nomem(err);
+    for (int l = 0; l < per; l++) {
+        tp_status st = p2p_peer(&r->peers[r->n_peers], c, next * per + l, n_channels, err);
+        if (st != TP_OK)
+            return st;
+        r->n_peers++;
+    }
+    /* P2P receives use the rank's own NIC (net.cc recvSetup passes itself as peer). */
+    int64_t id;
+    int proxy;
+    tp_status st = tp_paths__get_net_dev(c->sys, c->plan->cfg, &c->view, c->rank, 0, c->rank, &id,
+                                         &r->recv_net, &proxy, NULL, err);
+    if (st == TP_OK)
+        st = tp_paths__check_gdr(c->sys, c->plan->cfg, gpu_bus_id(c), id, 0, &r->recv_gdr, err);
+    return st;
+}
+
+static tp_status pxn_ranks(tp_nic_rank *r, const rank_ctx *c, tp_error *err)
+{
+    /* NCCL 2.22.3 init.cc connects PXN proxies only when ncclPxnDisable is 0. */
+    if (tp_paths__pxn_disable(c->plan->cfg) != 0)
+        return TP_OK;
+    r->pxn_ranks = calloc((size_t)c->view.n_ranks + 1, sizeof(int));
+    if (!r->pxn_ranks)
+        return tp_fail_nomem(err);
+    return tp_paths__get_pxn_ranks(c->sys, c->plan->cfg, &c->view, r->pxn_ranks, &r->n_pxn, NULL,
+                                   err);
+}
+
+static void nearest_net(tp_nic_rank *r, const rank_ctx *c)
+{
+    int nets[TP_MAX_NODES], n = 0;
+    r->near_net = -1;
+    if (c->sys->nodes[TP_NODE_NET].count == 0)
+        return;
+    tp_paths__get_local(c->sys, TP_NODE_GPU, c->gpu, TP_NODE_NET, nets, &n, &r->near_type);
+    if (n == 0)
+        return;
+    const tp_node *net = &c->sys->nodes[TP_NODE_NET].nodes[nets[0]];
+    r->near_net = net->net.dev;
+    r->near_bw = c->sys->nodes[TP_NODE_GPU].nodes[c->gpu].paths[TP_NODE_NET][nets[0]].bw;
+}
+
+static tp_status build_rank(tp_nics *nx, const tp_plan *plan, int local, tp_error *err)
+{
+    rank_ctx c;
+    tp_nic_rank *r = &nx->ranks[nx->n_ranks];
+    memset(r, 0, sizeof(*r));
+    r->local = local;
+    r->rank = plan->home_host * per_node(plan) + local;
+    r->numa = r->near_net = r->recv_net = -1;
+    if (!rank_ctx_init(&c, plan, local))
+        return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "rank %d has no pipeline", r->rank);
+    nx->n_ranks++;
+    const tp_node *gpu = &c.sys->nodes[TP_NODE_GPU].nodes[c.gpu];
+    r->dev = gpu->gpu.dev;
+    r->bus_id = gpu->id;
+    r->numa = local_numa(c.sys, TP_NODE_GPU, c.gpu);
+    nearest_net(r, &c);
+    if (c.sys->nodes[TP_NODE_NET].count == 0 || plan->job.n_nodes < 2)
+        return TP_OK;
+    tp_status st = ring_uses(r, &c, err);
+    if (st == TP_OK)
+        st = p2p_peers(r, &c, nx->p2p_channels, err);
+    if (st == TP_OK)
+        st = pxn_ranks(r, &c, err);
+    return st;
+}
+
+/* <net> elements of the prepared XML, for the device names. */
+static const char *xml_net_name(const tp_xml_elem *e, int dev)
+{
+    const char *d = tp_xml__attr(e, "dev");
+    if (strcmp(e->tag, "net") == 0 && d && strtol(d, NULL, 0) == dev)
+        return tp_xml__attr(e, "name");
+    for (size_t i = 0; i < e->n_children; i++) {
+        const char *name = xml_net_name(e->children[i], dev);
+        if (name)
+            return name;
+    }
+    return NULL;
+}
+
+static tp_status build_nets(tp_nics *nx, const tp_plan *plan, tp_error *err)
+{
+    const tp_system *sys = plan->sys;
+    int n = sys ? sys->nodes[TP_NODE_NET].count : 0;
+    nx->nets = calloc((size_t)n + 1, sizeof(*nx->nets));
+    if (!nx->nets)
+        return tp_fail_nomem(err);
+    for (int i = 0; i < n; i++) {
+        const tp_node *node = &sys->nodes[TP_NODE_NET].nodes[i];
+        tp_nic_net *net = &nx->nets[nx->n_nets++];
+        const char *name = plan->topo_xml ? xml_net_name(plan->topo_xml->root, node->net.dev)
+                                          : NULL;
+        net->dev = node->net.dev;
+        net->id = node->id;
+        snprintf(net->name, sizeof(net->name), "%s", name ? name : "?");
+        net->numa = local_numa(sys, TP_NODE_NET, i);
+        net->bw = node->net.bw;
+        net->asic = node->net.asic;
+        net->port = node->net.port;
+    }
+    return TP_OK;
+}
+
+static tp_nic_net *net_mut(tp_nics *nx, int dev)
+{
+    for (int i = 0; i < nx->n_nets; i++)
+        if (nx->nets[i].dev == dev)
+            return &nx->nets[i];
+    return NULL;
+}
+
+const tp_nic_net *tp_nics__net(const tp_nics *nics, int dev)
+{
+    return net_mut((tp_nics *)nics, dev);
+}
+
+static void count_uses(tp_nics *nx)
+{
+    for (int i = 0; i < nx->n_ranks; i++) {
+        const tp_nic_rank *r = &nx->ranks[i];
+        tp_nic_net *net;
+        for (int u = 0; u < r->n_uses; u++)
+            if ((net = net_mut(nx, r->uses[u].net)))
+                net->ring_uses++;
+        for (int p = 0; p < r->n_peers; p++)
+            if ((net = net_mut(nx, r->peers[p].net)))
+                net->p2p_uses++;
+    }
+}
+
+tp_status tp_nics__build(tp_nics *out, const tp_plan *plan, tp_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    out->findings.enabled = true;
+    if (!plan || !plan->sys || !plan->domain_of || plan->status != TP_OK)
+        return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "nics: the plan is incomplete");
+    out->node = plan->home_host;
+    out->n_nodes = plan->job.n_nodes;
+    out->per_node = per_node(plan);
+    out->cross_nic = tp_config_int(plan->cfg, TP_P_CROSS_NIC);
+    out->pxn_level = tp_paths__pxn_disable(plan->cfg) == 1
+                         ? 0
+                         : (int)tp_config_int(plan->cfg, TP_P_P2P_PXN_LEVEL);
+    out->ring_channels = plan->channels.n_channels;
+    out->p2p_channels = plan->channels.p2p_n_channels > 0 ? plan->channels.p2p_n_channels : 1;
+    tp_status st = build_nets(out, plan, err);
+    out->ranks = st == TP_OK ? calloc((size_t)out->per_node, sizeof(*out->ranks)) : NULL;
+    if (st == TP_OK && !out->ranks)
+        st = tp_fail_nomem(err);
+    for (int l = 0; st == TP_OK && l < out->per_node; l++)
+        st = build_rank(out, plan, l, err);
+    if (st == TP_OK) {
+        count_uses(out);
+        tp_nics__findings(out, plan);
+    }
+    if (st != TP_OK)
+        tp_nics__free(out);
+    return st;
+}
+
+void tp_nics__free(tp_nics *nics)
+{
+    if (!nics)
+        return;
+    for (int i = 0; i < nics->n_ranks; i++) {
+        free(nics->ranks[i].uses);
+        free(nics->ranks[i].peers);
+        free(nics->ranks[i].pxn_ranks);
+    }
+    free(nics->ranks);
+    free(nics->nets);
+    tp_log_clear(&nics->findings);
+    memset(nics, 0, sizeof(*nics));
+}
