@@ -214,6 +214,84 @@ TP_API tp_status tp_report_graph_check(FILE *out, const tp_graph_check *chk, tp_
 TP_API size_t tp_plan_note_count(const tp_plan *plan);
 TP_API const char *tp_plan_note(const tp_plan *plan, size_t i);
 
+/** @defgroup compare Diff and health check of two topologies */
+
+/** Layers of a comparison, in pipeline order. */
+typedef enum tp_layer {
+    TP_LAYER_SYSTEM,   /**< XML -> system: nodes, links and their attributes */
+    TP_LAYER_PATHS,    /**< GPU-GPU, GPU-CPU and GPU-NET paths of the reported rank */
+    TP_LAYER_GRAPHS,   /**< ring, tree, CollNet and NVLS search results */
+    TP_LAYER_CHANNELS, /**< final channels, NVLS/P2P counts, rings and trees */
+    TP_LAYER_COUNT
+} tp_layer;
+
+/** How much a difference matters to a health check. */
+typedef enum tp_severity {
+    TP_SEVERITY_INFO,  /**< harmless (renumbered bus ids, a better path, other orders) */
+    TP_SEVERITY_WARN,  /**< a deviation that does not cost channels or bandwidth by itself */
+    TP_SEVERITY_ERROR, /**< missing hardware, a worse GPU path, fewer channels, lower graph bw */
+} tp_severity;
+
+/** What a difference is about. */
+typedef enum tp_diff_kind {
+    TP_DIFF_NODE_MISSING,    /**< a node of the first plan is not in the second */
+    TP_DIFF_NODE_EXTRA,      /**< a node of the second plan is not in the first */
+    TP_DIFF_NODE_RENUMBERED, /**< matched by position or by NIC, with another NCCL id */
+    TP_DIFF_NODE_ATTR,       /**< an attribute (compute capability, NIC speed, GDR, CPU) */
+    TP_DIFF_NODE_MOVED,      /**< a GPU or NIC under another PCI parent or NUMA node */
+    TP_DIFF_LINK_MISSING,
+    TP_DIFF_LINK_EXTRA,
+    TP_DIFF_LINK_BW,         /**< same link, another bandwidth */
+    TP_DIFF_PATH,            /**< type, bandwidth or hops of a GPU path */
+    TP_DIFF_GRAPH,           /**< a field or the channel order of a searched graph */
+    TP_DIFF_CHANNELS,        /**< final channel counts, rings, trees */
+} tp_diff_kind;
+
+/** One difference between two plans (first plan -> second plan). */
+typedef struct tp_difference {
+    tp_layer layer;
+    tp_diff_kind kind;
+    tp_severity severity;
+    const char *title; /**< static, what it means for a health check: "missing NVLink" */
+    char text[320];    /**< old -> new: "PCI link GPU/0-1c000 -> PCI/0-18000: 12.0 -> 3.0 GB/s" */
+} tp_difference;
+
+/** Opaque list of the differences between two plans. */
+typedef struct tp_comparison tp_comparison;
+
+/**
+ * Compare two plans of the same job (the first one is the reference: the
+ * baseline of a health check) layer by layer, in pipeline order. Nodes are
+ * matched by NCCL id (the bus id of GPUs, PCI switches and NICs, the NUMA id
+ * of CPUs, ignoring the host byte); GPUs, PCI switches and NICs left
+ * unmatched on both sides, when both sides have as many of them, are matched
+ * by position in NCCL's order (bus ids get renumbered between machines of
+ * one model); NETs are matched by their matched NIC and port (NET ids are
+ * device indices that shift when a NIC disappears). Both plans must have
+ * succeeded. Caller owns *out; the plans may be freed afterwards.
+ */
+TP_API tp_status tp_compare_plans(tp_comparison **out, const tp_plan *first,
+                                  const tp_plan *second, tp_error *err);
+TP_API void tp_comparison_free(tp_comparison *cmp);
+/** Number of differences, and difference i (borrowed; NULL past the end). */
+TP_API size_t tp_comparison_count(const tp_comparison *cmp);
+TP_API const tp_difference *tp_comparison_get(const tp_comparison *cmp, size_t i);
+/** Number of differences of a severity. */
+TP_API size_t tp_comparison_count_severity(const tp_comparison *cmp, tp_severity sev);
+/** The first layer with a difference, or -1 when the plans are identical. */
+TP_API int tp_comparison_first_layer(const tp_comparison *cmp);
+/**
+ * Why the collective channel count changed, in plain words ("collective
+ * channels 12 -> 8: ring search 6 x 20.0 -> 4 x 20.0 GB/s"); "" when it did not.
+ */
+TP_API const char *tp_comparison_why(const tp_comparison *cmp);
+/** `topoplan diff`: the differences layer by layer, then a summary (text or JSON). */
+TP_API tp_status tp_report_diff(FILE *out, const tp_comparison *cmp, tp_format fmt,
+                                tp_error *err);
+/** `topoplan check`: the differences as findings, errors first (text or JSON). */
+TP_API tp_status tp_report_check(FILE *out, const tp_comparison *cmp, tp_format fmt,
+                                 tp_error *err);
+
 /** @defgroup hca NCCL_IB_HCA */
 
 /**

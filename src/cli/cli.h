@@ -59,6 +59,26 @@ int cli_plan(tp_plan **out, const cli_input *in, const cli_ctx *ctx);
 typedef tp_status cli_report_fn(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err);
 int cli_run_report(int argc, char **argv, cli_ctx *ctx, const char *usage, cli_report_fn *report);
 
+/* Options of diff and check (cmd_diff.c): the job, --format, check's --baseline. */
+typedef struct cli_compare_opts {
+    tp_job job;
+    tp_format format;
+    const char *baseline;
+} cli_compare_opts;
+/*
+ * Take one getopt result of diff or check (--nodes, --rank, --format,
+ * --baseline, --help): 0 when taken, else -1 with *code set (help or usage).
+ */
+int cli_compare_option(int opt, const char *arg, const char *usage, cli_compare_opts *o,
+                       int *code);
+/*
+ * Plan `first` (the reference) and `second` for the same job under the
+ * context's config, compare them and write the diff (check == false) or
+ * check report. Exit 0 when identical / healthy, 1 when not, 3 on bad input.
+ */
+int cli_compare_run(const char *first, const char *second, const cli_compare_opts *o,
+                    cli_ctx *ctx, bool check);
+
 int cmd_nccl_log(int argc, char **argv, cli_ctx *ctx);
 int cmd_plan(int argc, char **argv, cli_ctx *ctx);
 int cmd_paths(int argc, char **argv, cli_ctx *ctx);
@@ -66,6 +86,10 @@ int cmd_search(int argc, char **argv, cli_ctx *ctx);
 int cmd_builtins(int argc, char **argv, cli_ctx *ctx);
 int cmd_env(int argc, char **argv, cli_ctx *ctx);
 int cmd_hca(int argc, char **argv, cli_ctx *ctx);
+int cmd_diff(int argc, char **argv, cli_ctx *ctx);
+int cmd_check(int argc, char **argv, cli_ctx *ctx);
+int cmd_graph_check(int argc, char **argv, cli_ctx *ctx);
+int cmd_validate(int argc, char **argv, cli_ctx *ctx);
 int cmd_mutate(int argc, char **argv, cli_ctx *ctx);
 int cmd_nics(int argc, char **argv, cli_ctx *ctx);
 

@@ -48,10 +48,15 @@ static int parse_format(const char *text, tp_format *out)
 }
 
 /* Options, then GRAPH.xml and TOPO.xml (or --builtin). Returns -1 with *code set when done. */
+static const char *option_name(int c)
+{
+    return c == 'n' ? "nodes" : c == 'r' ? "rank" : "format";
+}
+
 static int parse_args(int argc, char **argv, cli_ctx *ctx, gc_args *a, int *code)
 {
     static const struct option opts[] = {
-        {"nodes", required_argument, NULL, 'n'},  {"rank", required_argument, NULL, 'r'},
+        {"nodes", required_argument, NULL, 'n'},   {"rank", required_argument, NULL, 'r'},
         {"builtin", required_argument, NULL, 'b'}, {"format", required_argument, NULL, 'F'},
         {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
     };
@@ -70,7 +75,8 @@ static int parse_args(int argc, char **argv, cli_ctx *ctx, gc_args *a, int *code
         }
         if (bad || c == '?') {
             *code = c == '?' ? cli_usage_error(usage, "%s: bad option", argv[0])
-                             : cli_usage_error(usage, "invalid value \"%s\"", optarg);
+                             : cli_usage_error(usage, "invalid value \"%s\" for --%s", optarg,
+                                               option_name(c));
             return -1;
         }
         if (c == 'b')
@@ -79,8 +85,10 @@ static int parse_args(int argc, char **argv, cli_ctx *ctx, gc_args *a, int *code
     a->graph = optind < argc ? argv[optind++] : NULL;
     a->in.path = optind < argc ? argv[optind++] : NULL;
     if (!a->graph || optind < argc || !a->in.path == !a->in.builtin) {
-        *code = cli_usage_error(usage, "%s: expected GRAPH.xml and one topology (file or "
-                                       "--builtin NAME)", argv[0]);
+        *code = cli_usage_error(usage,
+                                "%s: expected GRAPH.xml and one topology (file or "
+                                "--builtin NAME)",
+                                argv[0]);
         return -1;
     }
     return 0;
@@ -95,8 +103,10 @@ int cmd_graph_check(int argc, char **argv, cli_ctx *ctx)
     if (ctx->format == TP_FORMAT_DOT)
         return cli_usage_error(usage, "graph-check writes text or json, not dot");
     tp_plan *plan = NULL;
-    if ((code = cli_plan(&plan, &a.in, ctx)) != CLI_EXIT_OK)
+    if ((code = cli_plan(&plan, &a.in, ctx)) != CLI_EXIT_OK) {
+        tp_plan_free(plan);
         return code;
+    }
     tp_graph_check *chk = NULL;
     tp_error err = {0};
     if (tp_graph_check_file(&chk, plan, a.graph, &err) != TP_OK ||

@@ -54,9 +54,12 @@ void tp_graphcheck__add(tp_graph_check *chk, tp_gc_graph *g, tp_gc_severity sev,
 const char *tp_graphcheck__pattern_name(int pattern)
 {
     static const char *const names[] = {
-        [TP_PATTERN_BALANCED_TREE] = "balanced tree", [TP_PATTERN_SPLIT_TREE] = "split tree",
-        [TP_PATTERN_TREE] = "tree",                   [TP_PATTERN_RING] = "ring",
-        [TP_PATTERN_NVLS] = "nvls",                   [TP_PATTERN_COLLNET_DIRECT] = "collnet direct",
+        [TP_PATTERN_BALANCED_TREE] = "balanced tree",
+        [TP_PATTERN_SPLIT_TREE] = "split tree",
+        [TP_PATTERN_TREE] = "tree",
+        [TP_PATTERN_RING] = "ring",
+        [TP_PATTERN_NVLS] = "nvls",
+        [TP_PATTERN_COLLNET_DIRECT] = "collnet direct",
     };
     if (pattern < 0 || (size_t)pattern >= ARRAY_LEN(names) || !names[pattern])
         return "?";
@@ -74,8 +77,7 @@ static tp_status need(gc_ctx *c, const tp_xml_elem *e, const char *name, const c
     return TP_OK;
 }
 
-static tp_status attr_int(gc_ctx *c, const tp_xml_elem *e, const char *name, int base,
-                          long *out)
+static tp_status attr_int(gc_ctx *c, const tp_xml_elem *e, const char *name, int base, long *out)
 {
     const char *v;
     tp_status st = need(c, e, name, &v);
@@ -131,7 +133,8 @@ static tp_status read_graph_attrs(gc_ctx *c, const tp_xml_elem *e, tp_gc_graph *
 {
     tp_status st;
     float latency;
-    if ((st = attr_int_to(c, e, "id", &g->id)) || (st = attr_int_to(c, e, "pattern", &g->pattern)) ||
+    if ((st = attr_int_to(c, e, "id", &g->id)) ||
+        (st = attr_int_to(c, e, "pattern", &g->pattern)) ||
         (st = attr_int_to(c, e, "crossnic", &g->cross_nic)) ||
         (st = attr_int_to(c, e, "nchannels", &g->n_channels)) ||
         (st = attr_float(c, e, "speedintra", &g->bw_intra)) ||
@@ -170,7 +173,8 @@ static tp_status channel_gpu(gc_ctx *c, tp_gc_graph *g, int index, const tp_xml_
     if (gi < 0)
         tp_graphcheck__add(c->chk, g, TP_GC_ERROR, index, e->line, e->column,
                            "gpu dev \"%s\" is not a GPU of the system (NCCL fails: \"XML Import "
-                           "Channel : dev %ld not found\")", tp_xml__attr(e, "dev"), dev);
+                           "Channel : dev %ld not found\")",
+                           tp_xml__attr(e, "dev"), dev);
     if (ch->n_gpus < TP_GC_MAX_CHANNEL_GPUS)
         ch->gpus[ch->n_gpus] = gi;
     ch->n_gpus++;
@@ -189,7 +193,8 @@ static tp_status channel_net(gc_ctx *c, tp_gc_graph *g, int index, const tp_xml_
         *warned = true;
         tp_graphcheck__add(c->chk, g, TP_GC_WARNING, index, e->line, e->column,
                            "net dev \"%s\" ignored: the system has no NET (NCCL drops the NETs of "
-                           "a single-node job; plan more nodes with --nodes)", tp_xml__attr(e, "dev"));
+                           "a single-node job; plan more nodes with --nodes)",
+                           tp_xml__attr(e, "dev"));
     } else if (ni < 0 && c->sys->nodes[TP_NODE_NET].count > 0) {
         tp_graphcheck__add(c->chk, g, TP_GC_ERROR, index, e->line, e->column,
                            "net dev \"%s\" is not a NET of the system", tp_xml__attr(e, "dev"));
@@ -254,7 +259,8 @@ static void check_visits(gc_ctx *c, tp_gc_graph *g, int index, const tp_gc_chann
     if (ch->n_gpus > n)
         tp_graphcheck__add(c->chk, g, TP_GC_ERROR, index, ch->line, ch->column,
                            "%d GPUs listed for a node of %d (NCCL writes the extra ones over the "
-                           "next channel)", ch->n_gpus, n);
+                           "next channel)",
+                           ch->n_gpus, n);
 }
 
 /* NVLS (NCCL 2.22.3 ncclTopoSearchTryNvls): one head GPU per channel, each head once. */
@@ -289,7 +295,8 @@ static void check_nets(gc_ctx *c, tp_gc_graph *g, int index, const tp_gc_channel
     if (ch->n_nets != 2) {
         tp_graphcheck__add(c->chk, g, TP_GC_ERROR, index, ch->line, ch->column,
                            "%d <net> elements (expected 2: the NET the channel enters from, then "
-                           "the one it leaves through)", ch->n_nets);
+                           "the one it leaves through)",
+                           ch->n_nets);
         return;
     }
     const tp_node *in = ch->nets[0] >= 0 ? &nets[ch->nets[0]] : NULL;
@@ -299,12 +306,34 @@ static void check_nets(gc_ctx *c, tp_gc_graph *g, int index, const tp_gc_channel
     if (g->pattern == TP_PATTERN_TREE && in != out)
         tp_graphcheck__add(c->chk, g, TP_GC_WARNING, index, ch->line, ch->column,
                            "enters from NET/%d but leaves through NET/%d: NCCL's trees use one "
-                           "NET both ways", in->net.dev, out->net.dev);
+                           "NET both ways",
+                           in->net.dev, out->net.dev);
     else if (g->cross_nic != 1 && (in->net.asic != out->net.asic || in->net.port != out->net.port))
         tp_graphcheck__add(c->chk, g, TP_GC_WARNING, index, ch->line, ch->column,
                            "enters from NET/%d but leaves through NET/%d, another port, with "
                            "crossnic %d (NCCL's search needs crossnic 1 for that)",
                            in->net.dev, out->net.dev, g->cross_nic);
+}
+
+/*
+ * NCCL 2.22.3 with crossNic: an odd channel enters from the NET the
+ * previous channel left through, and leaves through the one it entered from.
+ */
+static void check_cross_nic_pair(gc_ctx *c, tp_gc_graph *g, int index, const tp_gc_channel *ch)
+{
+    if (!g->cross_nic || !(index & 1) || index >= TP_MAXCHANNELS || ch->n_nets != 2)
+        return;
+    const tp_gc_channel *prev = &c->channels[index - 1];
+    const tp_node *nets = c->sys->nodes[TP_NODE_NET].nodes;
+    if (prev->n_nets != 2 || prev->nets[0] < 0 || prev->nets[1] < 0 || ch->nets[0] < 0 ||
+        ch->nets[1] < 0)
+        return;
+    if (ch->nets[0] != prev->nets[1] || ch->nets[1] != prev->nets[0])
+        tp_graphcheck__add(c->chk, g, TP_GC_WARNING, index, ch->line, ch->column,
+                           "NET/%d -> NET/%d after channel %d's NET/%d -> NET/%d: with crossnic, "
+                           "NCCL's search makes an odd channel the previous one's way back",
+                           nets[ch->nets[0]].net.dev, nets[ch->nets[1]].net.dev, index - 1,
+                           nets[prev->nets[0]].net.dev, nets[prev->nets[1]].net.dev);
 }
 
 /* Shape of channel `index` for the graph's pattern. */
@@ -314,7 +343,10 @@ static void check_channel(gc_ctx *c, tp_gc_graph *g, int index, const tp_gc_chan
         check_nvls_channel(c, g, index, ch);
     else
         check_visits(c, g, index, ch);
+    if (c->sys->nodes[TP_NODE_NET].count == 0)
+        return;
     check_nets(c, g, index, ch);
+    check_cross_nic_pair(c, g, index, ch);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -342,11 +374,13 @@ static void check_id_pattern(gc_ctx *c, tp_gc_graph *g)
     if (tp_graphcheck__pattern_name(g->pattern)[0] == '?')
         tp_graphcheck__add(c->chk, g, TP_GC_ERROR, -1, g->line, g->column,
                            "pattern %d is not an NCCL 2.22.3 pattern (1 balanced tree, 2 split "
-                           "tree, 3 tree, 4 ring, 5 nvls, 6 collnet direct)", g->pattern);
+                           "tree, 3 tree, 4 ring, 5 nvls, 6 collnet direct)",
+                           g->pattern);
     else if (g->id < 0 || g->id > 3)
         tp_graphcheck__add(c->chk, g, TP_GC_WARNING, -1, g->line, g->column,
                            "NCCL 2.22.3 loads graph ids 0 (ring), 1 (tree), 2 (CollNet) and "
-                           "3 (NVLS) only: id %d is never used", g->id);
+                           "3 (NVLS) only: id %d is never used",
+                           g->id);
     else if (!id_fits_pattern(g->id, g->pattern))
         tp_graphcheck__add(c->chk, g, TP_GC_WARNING, -1, g->line, g->column,
                            "graph id %d is NCCL's %s graph, but its pattern is %d (%s)", g->id,
@@ -358,7 +392,8 @@ static void check_counts(gc_ctx *c, tp_gc_graph *g)
     if (g->n_channels != g->n_elements)
         tp_graphcheck__add(c->chk, g, TP_GC_ERROR, -1, g->line, g->column,
                            "nchannels is %d but the graph has %d <channel> elements (NCCL uses "
-                           "nchannels)", g->n_channels, g->n_elements);
+                           "nchannels)",
+                           g->n_channels, g->n_elements);
     if (g->n_channels > TP_MAXCHANNELS || g->n_elements > TP_MAXCHANNELS)
         tp_graphcheck__add(c->chk, g, TP_GC_ERROR, -1, g->line, g->column,
                            "more than %d channels (NCCL's MAXCHANNELS)", TP_MAXCHANNELS);
@@ -378,8 +413,7 @@ static void check_graph(gc_ctx *c, tp_gc_graph *g)
     if (g->cross_nic == 1 && tp_config_int(c->plan->cfg, TP_P_CROSS_NIC) == 0)
         tp_graphcheck__add(c->chk, g, TP_GC_WARNING, -1, g->line, g->column,
                            "crossnic 1 with NCCL_CROSS_NIC=0: NCCL skips this graph and searches");
-    if (g->pattern == TP_PATTERN_NVLS && g->n_channels > 0 &&
-        c->sys->nodes[TP_NODE_NVS].count == 0)
+    if (g->pattern == TP_PATTERN_NVLS && g->n_channels > 0 && c->sys->nodes[TP_NODE_NVS].count == 0)
         tp_graphcheck__add(c->chk, g, TP_GC_ERROR, -1, g->line, g->column,
                            "an NVLS graph needs an NVSwitch: the system has none");
     if (g->n_channels > 0 && g->bw_intra <= 0)
@@ -397,7 +431,8 @@ static void check_duplicate_id(gc_ctx *c, tp_gc_graph *g)
             continue;
         tp_graphcheck__add(c->chk, g, TP_GC_WARNING, -1, g->line, g->column,
                            "graph id %d already appears at line %u: NCCL loads both, this one "
-                           "last, so it wins", g->id, o->line);
+                           "last, so it wins",
+                           g->id, o->line);
         return;
     }
 }
@@ -485,16 +520,46 @@ static tp_status check_doc(gc_ctx *c)
     return st;
 }
 
+/*
+ * The reported rank's system with its paths, as it was before any search:
+ * the plan's own copy has been searched, and NCCL 2.22.3's NVLS search
+ * leaves NET bandwidth taken (it skips a duplicate head without giving it
+ * back). Same steps as init.cc: paths, trim, paths again.
+ */
+static tp_status fresh_system(tp_system **out, const tp_plan *plan, tp_error *err)
+{
+    *out = NULL;
+    if (!plan->host_sys || !plan->sys)
+        return tp_fail(err, TP_ERR_TOPOLOGY, plan->source, 0, 0, "the topology was not planned");
+    tp_job_view view = {
+        .n_ranks = plan->n_gpus_per_node * plan->job.n_nodes,
+        .n_nodes = plan->job.n_nodes,
+        .rank = plan->job.rank,
+        .local_n_ranks = plan->n_gpus_per_node,
+    };
+    tp_status st = tp_system__clone(out, plan->host_sys, err);
+    if (st == TP_OK)
+        st = tp_paths__compute(*out, plan->cfg, &view, NULL, err);
+    if (st == TP_OK)
+        st = tp_paths__trim(*out, plan->cfg, &view, err);
+    if (st == TP_OK)
+        st = tp_paths__compute(*out, plan->cfg, &view, NULL, err);
+    return st;
+}
+
 static tp_status check_parsed(tp_graph_check **out, const tp_plan *plan, const tp_xml *doc,
                               tp_error *err)
 {
-    const tp_system *sys = plan->sys;
-    if (!sys)
-        return tp_fail(err, TP_ERR_TOPOLOGY, plan->source, 0, 0, "the topology was not planned");
+    tp_system *sys = NULL;
+    tp_status st = fresh_system(&sys, plan, err);
+    if (st != TP_OK) {
+        tp_system__free(sys);
+        return st;
+    }
     gc_ctx c = {.plan = plan, .sys = sys, .doc = doc, .err = err};
     c.chk = calloc(1, sizeof(*c.chk));
     c.channels = calloc(TP_MAXCHANNELS, sizeof(*c.channels));
-    tp_status st = c.chk && c.channels ? TP_OK : tp_fail_nomem(err);
+    st = c.chk && c.channels ? TP_OK : tp_fail_nomem(err);
     if (st == TP_OK) {
         snprintf(c.chk->source, sizeof(c.chk->source), "%s", doc->source);
         snprintf(c.chk->topology, sizeof(c.chk->topology), "%s", plan->source);
@@ -507,6 +572,7 @@ static tp_status check_parsed(tp_graph_check **out, const tp_plan *plan, const t
     if (st == TP_OK && c.chk->failed)
         st = tp_fail_nomem(err);
     free(c.channels);
+    tp_system__free(sys);
     if (st != TP_OK)
         tp_graph_check_free(c.chk);
     else

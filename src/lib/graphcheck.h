@@ -14,7 +14,8 @@
 
 #include "plan.h"
 
-/* NCCL 2.22.3 topo.h INTEL_P2P_OVERHEAD: PCI links of a PHB path through an Intel CPU carry bw * 6 / 5. */
+/* NCCL 2.22.3 topo.h INTEL_P2P_OVERHEAD: PCI links of a PHB path through an Intel CPU carry bw * 6
+ * / 5. */
 #define TP_GC_INTEL_OVERHEAD_MUL 6
 #define TP_GC_INTEL_OVERHEAD_DIV 5
 /* NCCL 2.22.3 followPath: a GPU below this compute capability entered from a non-GPU ... */
@@ -65,7 +66,7 @@ typedef struct tp_gc_graph {
     size_t n_findings, findings_cap;
     tp_gc_link *links; /* in order of first use */
     size_t n_links, links_cap;
-    int n_errors; /* error findings plus oversubscribed links */
+    int n_errors;  /* error findings plus oversubscribed links */
     bool replayed; /* bandwidth was replayed (some channel to replay) */
 } tp_gc_graph;
 
@@ -83,9 +84,9 @@ struct tp_graph_check {
 /* One parsed <channel>: system indices of its devices, -1 for unknown ones. */
 typedef struct tp_gc_channel {
     int gpus[TP_GC_MAX_CHANNEL_GPUS];
-    int n_gpus;   /* entries kept (at most TP_GC_MAX_CHANNEL_GPUS) */
-    int nets[2];  /* entry and exit NET indices; -1 when absent or unknown */
-    int n_nets;   /* <net> elements listed */
+    int n_gpus;  /* entries kept (at most TP_GC_MAX_CHANNEL_GPUS) */
+    int nets[2]; /* entry and exit NET indices; -1 when absent or unknown */
+    int n_nets;  /* <net> elements listed */
     unsigned line, column;
 } tp_gc_channel;
 

@@ -50,8 +50,8 @@ static tp_status book_entry(replay *r, const void *key, const tp_node *from, con
             return TP_OK;
         }
     }
-    tp_status st = tp_grow((void **)&g->links, &g->links_cap, g->n_links + 1, sizeof(*g->links),
-                           r->err);
+    tp_status st =
+        tp_grow((void **)&g->links, &g->links_cap, g->n_links + 1, sizeof(*g->links), r->err);
     if (st == TP_OK)
         st = tp_grow((void **)&r->keys, &r->keys_cap, g->n_links + 1, sizeof(*r->keys), r->err);
     if (st != TP_OK)
@@ -150,16 +150,16 @@ static void check_type(replay *r, const tp_node *a, const tp_node *b, const tp_r
     tp_graphcheck__label(lb, sizeof(lb), b);
     const char *decl = intra ? "typeintra" : "typeinter";
     if (path->type >= TP_PATH_DIS)
-        tp_graphcheck__add(r->chk, r->g, TP_GC_ERROR, r->channel, 0, 0,
-                           "%s -> %s%s: no path", la, lb, what);
+        tp_graphcheck__add(r->chk, r->g, TP_GC_ERROR, r->channel, 0, 0, "%s -> %s%s: no path", la,
+                           lb, what);
     else
         tp_graphcheck__add(r->chk, r->g, TP_GC_ERROR, r->channel, 0, 0,
                            "%s -> %s%s: path type %s is worse than %s %s", la, lb, what,
                            tp_path_type_name(path->type), decl, tp_path_type_name(type));
 }
 
-static void check_bw(replay *r, const tp_node *a, const tp_node *b, const tp_route *path,
-                     float bw, float mult, bool intra)
+static void check_bw(replay *r, const tp_node *a, const tp_node *b, const tp_route *path, float bw,
+                     float mult, bool intra)
 {
     if (path->count == 0 || !(path->bw < bw))
         return;
@@ -170,12 +170,13 @@ static void check_bw(replay *r, const tp_node *a, const tp_node *b, const tp_rou
     float speed = intra ? r->g->bw_intra : r->g->bw_inter;
     if (mult == 1)
         tp_graphcheck__add(r->chk, r->g, TP_GC_ERROR, r->channel, 0, 0,
-                           "%s -> %s: path bandwidth %g GB/s is below %s %g GB/s", la, lb,
-                           path->bw, decl, speed);
+                           "%s -> %s: path bandwidth %g GB/s is below %s %g GB/s", la, lb, path->bw,
+                           decl, speed);
     else
         tp_graphcheck__add(r->chk, r->g, TP_GC_ERROR, r->channel, 0, 0,
                            "%s -> %s: path bandwidth %g GB/s is below the %g GB/s it carries "
-                           "(%s %g x %g)", la, lb, path->bw, bw, decl, speed, mult);
+                           "(%s %g x %g)",
+                           la, lb, path->bw, bw, decl, speed, mult);
 }
 
 static bool is_tree(int pattern)
@@ -195,8 +196,8 @@ static tp_status hop(replay *r, int t1, int i1, int t2, int i2, float mult)
     if (!n1->paths[t2] || !n2->paths[t1])
         return tp_fail(r->err, TP_ERR_INTERNAL, NULL, 0, 0, "graph check: paths not computed");
     const tp_route *path = &n1->paths[t2][i2], *rev = &n2->paths[t1][i1];
-    bool intra = (t1 == TP_NODE_GPU || t1 == TP_NODE_NVS) &&
-                 (t2 == TP_NODE_GPU || t2 == TP_NODE_NVS);
+    bool intra =
+        (t1 == TP_NODE_GPU || t1 == TP_NODE_NVS) && (t2 == TP_NODE_GPU || t2 == TP_NODE_NVS);
     float bw = intra ? r->g->bw_intra : r->g->bw_inter;
     int type = intra ? r->g->type_intra : r->g->type_inter;
     bw *= mult;

@@ -92,10 +92,12 @@ static const tp_gc_link *busiest(const tp_gc_graph *g)
 
 static void text_graph(FILE *out, const tp_graph_check *chk, const tp_gc_graph *g)
 {
-    fprintf(out, "\ngraph id %d (%s), line %u: %d channel%s, speed %g/%g GB/s, type %s/%s: ",
-            g->id, tp_graphcheck__pattern_name(g->pattern), g->line, g->n_channels,
-            g->n_channels == 1 ? "" : "s", g->bw_intra, g->bw_inter,
-            tp_path_type_name(g->type_intra), tp_path_type_name(g->type_inter));
+    fprintf(out, "\ngraph id %d (%s), line %u: ", g->id, tp_graphcheck__pattern_name(g->pattern),
+            g->line);
+    if (g->n_channels != 0 || g->n_elements != 0)
+        fprintf(out, "%d channel%s, speed %g/%g GB/s, type %s/%s: ", g->n_channels,
+                g->n_channels == 1 ? "" : "s", g->bw_intra, g->bw_inter,
+                tp_path_type_name(g->type_intra), tp_path_type_name(g->type_inter));
     if (g->n_errors)
         fprintf(out, "INFEASIBLE (%d error%s)\n", g->n_errors, g->n_errors == 1 ? "" : "s");
     else
@@ -137,8 +139,9 @@ static void json_findings(FILE *out, const tp_gc_finding *f, size_t n, const cha
 {
     fputc('[', out);
     for (size_t i = 0; i < n; i++) {
-        fprintf(out, "%s\n%s  {\"severity\": \"%s\", \"channel\": %d, \"line\": %u, "
-                     "\"column\": %u, \"message\": ",
+        fprintf(out,
+                "%s\n%s  {\"severity\": \"%s\", \"channel\": %d, \"line\": %u, "
+                "\"column\": %u, \"message\": ",
                 i ? "," : "", indent, severity_name(f[i].severity), f[i].channel, f[i].line,
                 f[i].column);
         tp_report__json_str(out, f[i].text);
@@ -153,8 +156,9 @@ static void json_link(FILE *out, const tp_gc_link *l)
     tp_report__json_str(out, l->from);
     fputs(", \"to\": ", out);
     tp_report__json_str(out, l->type == TP_GC_NET_PORT ? "" : l->to);
-    fprintf(out, ", \"type\": \"%s\", \"capacity\": %g, \"reserved\": %g, \"left\": %g, "
-                 "\"over\": %s, \"channels\": [",
+    fprintf(out,
+            ", \"type\": \"%s\", \"capacity\": %g, \"reserved\": %g, \"left\": %g, "
+            "\"over\": %s, \"channels\": [",
             link_kind(l), l->capacity, l->reserved, l->left, l->over ? "true" : "false");
     const char *sep = "";
     for (int c = 0; c < 64; c++) {
@@ -168,10 +172,11 @@ static void json_link(FILE *out, const tp_gc_link *l)
 
 static void json_graph(FILE *out, const tp_gc_graph *g)
 {
-    fprintf(out, "{\"id\": %d, \"pattern\": %d, \"pattern_name\": \"%s\", \"line\": %u, "
-                 "\"nchannels\": %d, \"channel_elements\": %d, \"speedintra\": %g, "
-                 "\"speedinter\": %g, \"typeintra\": \"%s\", \"typeinter\": \"%s\", "
-                 "\"crossnic\": %d, \"samechannels\": %d, \"feasible\": %s, \"errors\": %d,\n",
+    fprintf(out,
+            "{\"id\": %d, \"pattern\": %d, \"pattern_name\": \"%s\", \"line\": %u, "
+            "\"nchannels\": %d, \"channel_elements\": %d, \"speedintra\": %g, "
+            "\"speedinter\": %g, \"typeintra\": \"%s\", \"typeinter\": \"%s\", "
+            "\"crossnic\": %d, \"samechannels\": %d, \"feasible\": %s, \"errors\": %d,\n",
             g->id, g->pattern, tp_graphcheck__pattern_name(g->pattern), g->line, g->n_channels,
             g->n_elements, g->bw_intra, g->bw_inter, tp_path_type_name(g->type_intra),
             tp_path_type_name(g->type_inter), g->cross_nic, g->same_channels,
@@ -192,8 +197,9 @@ static void write_json(FILE *out, const tp_graph_check *chk)
     tp_report__json_str(out, chk->source);
     fputs(", \"topology\": ", out);
     tp_report__json_str(out, chk->topology);
-    fprintf(out, ",\n \"nodes\": %d, \"gpus\": %d, \"nets\": %d, \"nvswitches\": %d,\n"
-                 " \"feasible\": %s, \"errors\": %zu, \"warnings\": %zu,\n \"findings\": ",
+    fprintf(out,
+            ",\n \"nodes\": %d, \"gpus\": %d, \"nets\": %d, \"nvswitches\": %d,\n"
+            " \"feasible\": %s, \"errors\": %zu, \"warnings\": %zu,\n \"findings\": ",
             chk->n_nodes, chk->n_gpus, chk->n_nets, chk->n_nvs,
             tp_graph_check_feasible(chk) ? "true" : "false", tp_graph_check_error_count(chk),
             total_severity(chk, TP_GC_WARNING));
@@ -206,8 +212,7 @@ static void write_json(FILE *out, const tp_graph_check *chk)
     fprintf(out, "%s]}\n", chk->n_graphs ? "\n " : "");
 }
 
-tp_status tp_report_graph_check(FILE *out, const tp_graph_check *chk, tp_format fmt,
-                                tp_error *err)
+tp_status tp_report_graph_check(FILE *out, const tp_graph_check *chk, tp_format fmt, tp_error *err)
 {
     if (fmt == TP_FORMAT_DOT)
         return tp_fail(err, TP_ERR_CONFIG, "--format", 0, 0,

@@ -194,8 +194,22 @@ static tp_status pxn_ranks(tp_nic_rank *r, const rank_ctx *c, tp_error *err)
     r->pxn_ranks = calloc((size_t)c->view.n_ranks + 1, sizeof(int));
     if (!r->pxn_ranks)
         return tp_fail_nomem(err);
-    return tp_paths__get_pxn_ranks(c->sys, c->plan->cfg, &c->view, r->pxn_ranks, &r->n_pxn, NULL,
-                                   err);
+    tp_error quiet = {0};
+    tp_status st = tp_paths__get_pxn_ranks(c->sys, c->plan->cfg, &c->view, r->pxn_ranks,
+                                           &r->n_pxn, NULL, &quiet);
+    /*
+     * NCCL 2.22.3 ncclTopoGetPxnRanks asks ncclTopoGetNetDev for no device,
+     * which P2P PXN level 1 dereferences as soon as a NIC is at PXN or
+     * closer: init crashes. paths.c reports that as an internal error.
+     */
+    if (st == TP_ERR_INTERNAL && tp_config_int(c->plan->cfg, TP_P_P2P_PXN_LEVEL) == 1) {
+        r->pxn_crash = true;
+        r->n_pxn = 0;
+        return TP_OK;
+    }
+    if (st != TP_OK && err)
+        *err = quiet;
+    return st;
 }
 
 static void nearest_net(tp_nic_rank *r, const rank_ctx *c)
@@ -288,6 +302,33 @@ const tp_nic_net *tp_nics__net(const tp_nics *nics, int dev)
     return net_mut((tp_nics *)nics, dev);
 }
 
+/* The node's view of each ring channel, from its ranks' channel ends. */
+static tp_status build_channels(tp_nics *nx, tp_error *err)
+{
+    nx->channels = calloc((size_t)nx->ring_channels + 1, sizeof(*nx->channels));
+    if (!nx->channels)
+        return tp_fail_nomem(err);
+    for (int c = 0; c < nx->ring_channels; c++)
+        nx->channels[c] = (tp_nic_channel){-1, -1, -1, -1, -1, -1};
+    for (int i = 0; i < nx->n_ranks; i++) {
+        const tp_nic_rank *r = &nx->ranks[i];
+        for (int u = 0; u < r->n_uses; u++) {
+            const tp_nic_use *use = &r->uses[u];
+            tp_nic_channel *ch = &nx->channels[use->channel];
+            if (use->send) {
+                ch->exit_rank = r->rank;
+                ch->exit_net = use->net;
+                ch->next_entry_net = use->peer_net;
+            } else {
+                ch->entry_rank = r->rank;
+                ch->entry_net = use->net;
+                ch->prev_exit_net = use->peer_net;
+            }
+        }
+    }
+    return TP_OK;
+}
+
 static void count_uses(tp_nics *nx)
 {
     for (int i = 0; i < nx->n_ranks; i++) {
@@ -323,6 +364,8 @@ tp_status tp_nics__build(tp_nics *out, const tp_plan *plan, tp_error *err)
         st = tp_fail_nomem(err);
     for (int l = 0; st == TP_OK && l < out->per_node; l++)
         st = build_rank(out, plan, l, err);
+    if (st == TP_OK)
+        st = build_channels(out, err);
     if (st == TP_OK) {
         count_uses(out);
         tp_nics__findings(out, plan);
@@ -343,6 +386,7 @@ void tp_nics__free(tp_nics *nics)
     }
     free(nics->ranks);
     free(nics->nets);
+    free(nics->channels);
     tp_log_clear(&nics->findings);
     memset(nics, 0, sizeof(*nics));
 }

@@ -60,7 +60,16 @@ typedef struct tp_nic_rank {
     int n_peers;
     int *pxn_ranks; /* ncclTopoGetPxnRanks */
     int n_pxn;
+    bool pxn_crash; /* NCCL 2.22.3 would crash there (P2P PXN level 1) */
 } tp_nic_rank;
+
+/* One ring channel at this node: where it enters and leaves, and its rails. */
+typedef struct tp_nic_channel {
+    int entry_rank, entry_net; /* receives from the previous node (-1: none) */
+    int exit_rank, exit_net;   /* sends to the next node */
+    int prev_exit_net;         /* NIC the previous node sends from: rail into this node */
+    int next_entry_net;        /* NIC the next node receives on: rail out of this node */
+} tp_nic_channel;
 
 typedef struct tp_nic_net {
     int dev;
@@ -84,6 +93,7 @@ typedef struct tp_nics {
     int n_nets;
     tp_nic_rank *ranks;
     int n_ranks;
+    tp_nic_channel *channels; /* ring_channels entries */
     tp_log findings; /* plain-words findings, in order */
 } tp_nics;
 

@@ -54,56 +54,79 @@ static void idle_rails(tp_nics *nx)
     tp_buf_free(&idle);
 }
 
-/* Ring channels whose exit NIC differs from the next node's entry NIC. */
+/* One node boundary of a channel: the sending node's NIC and the receiving node's. */
+static bool crossed(int from, int to)
+{
+    return from >= 0 && to >= 0 && from != to;
+}
+
+/* Ring channels that change rails at a boundary into or out of this node. */
 static void crossing(tp_nics *nx)
 {
     tp_buf list = {0};
     int n = 0, total = 0;
-    const tp_nic_rank *seen = NULL;
-    for (int i = 0; i < nx->n_ranks; i++) {
-        const tp_nic_rank *r = &nx->ranks[i];
-        for (int u = 0; u < r->n_uses; u++) {
-            const tp_nic_use *use = &r->uses[u];
-            if (!use->send)
-                continue;
-            total++;
-            seen = r;
-            if (use->peer_net == use->net)
-                continue;
-            tp_buf_printf(&list, "%s%d (NET/%d -> NET/%d)", n ? ", " : "", use->channel, use->net,
-                          use->peer_net);
-            n++;
-        }
+    for (int c = 0; c < nx->ring_channels; c++) {
+        const tp_nic_channel *ch = &nx->channels[c];
+        bool in = crossed(ch->prev_exit_net, ch->entry_net);
+        bool out = crossed(ch->exit_net, ch->next_entry_net);
+        total += ch->exit_net >= 0 || ch->entry_net >= 0;
+        if (!in && !out)
+            continue;
+        tp_buf_printf(&list, "%s%d (", n++ ? ", " : "", c);
+        if (in)
+            tp_buf_printf(&list, "in NET/%d -> NET/%d%s", ch->prev_exit_net, ch->entry_net,
+                          out ? "; " : "");
+        if (out)
+            tp_buf_printf(&list, "out NET/%d -> NET/%d", ch->exit_net, ch->next_entry_net);
+        tp_buf_printf(&list, ")");
     }
     if (n > 0)
-        tp_log_info(&nx->findings, "%d of %d ring channels cross rails at each node boundary "
-                                   "(leave through one NIC, enter the next node through "
-                                   "another): %s%s", n, total, tp_buf_str(&list),
+        tp_log_info(&nx->findings, "%d of %d ring channels cross rails between nodes (one node "
+                                   "sends from one NIC, the other receives on another): %s%s",
+                    n, total, tp_buf_str(&list),
                     nx->cross_nic != 0 ? "; NCCL_CROSS_NIC=0 keeps channels on one rail" : "");
-    else if (seen && nx->n_nets > 1)
-        tp_log_info(&nx->findings, "every ring channel keeps its rail (same NIC out of this node "
-                                   "and into the next)");
+    else if (total > 0 && nx->n_nets > 1)
+        tp_log_info(&nx->findings, "every ring channel keeps its rail between nodes (each node "
+                                   "receives on the NIC the previous one sends from)");
     tp_buf_free(&list);
 }
 
-/* Whether rank r uses NET dev for anything, and for what (text into b). */
-static bool describe_use(const tp_nic_rank *r, int dev, tp_buf *b)
+/* Channels entering and leaving the node through different NICs (graph crossNic). */
+static void cross_nic(tp_nics *nx)
 {
+    tp_buf list = {0};
     int n = 0;
-    for (int u = 0; u < r->n_uses; u++)
-        if (r->uses[u].net == dev)
-            tp_buf_printf(b, "%s%d", n++ ? ", " : "ring channels ", r->uses[u].channel);
-    int p2p = 0;
-    for (int p = 0; p < r->n_peers; p++)
-        if (r->peers[p].net == dev)
-            tp_buf_printf(b, "%s%d", p2p++ ? ", " : (n ? "; P2P sends to ranks " :
-                                                          "P2P sends to ranks "),
-                          r->peers[p].peer_rank);
-    if (r->recv_net == dev && r->n_peers > 0)
-        tp_buf_printf(b, "%sP2P receives", n || p2p ? "; " : "");
-    return n || p2p || (r->recv_net == dev && r->n_peers > 0);
+    for (int c = 0; c < nx->ring_channels; c++) {
+        const tp_nic_channel *ch = &nx->channels[c];
+        if (ch->entry_net >= 0 && ch->exit_net >= 0 && ch->entry_net != ch->exit_net)
+            tp_buf_printf(&list, "%s%d (NET/%d in, NET/%d out)", n++ ? ", " : "", c,
+                          ch->entry_net, ch->exit_net);
+    }
+    if (n > 0)
+        tp_log_info(&nx->findings, "%d ring channels enter and leave this node through different "
+                                   "NICs (cross-NIC graph): %s", n, tp_buf_str(&list));
+    tp_buf_free(&list);
 }
 
+/* Whether rank r drives NET dev itself (no PXN relay), and for what (text into b). */
+static bool describe_direct_use(const tp_nic_rank *r, int dev, tp_buf *b)
+{
+    int n = 0, p2p = 0;
+    for (int u = 0; u < r->n_uses; u++)
+        if (r->uses[u].net == dev && r->uses[u].proxy_rank == r->rank)
+            tp_buf_printf(b, "%s%d", n++ ? " " : "ring channels ", r->uses[u].channel);
+    for (int p = 0; p < r->n_peers; p++)
+        if (r->peers[p].net == dev && r->peers[p].proxy_rank == r->rank)
+            tp_buf_printf(b, "%s%d", p2p++ ? " " : (n ? "; P2P sends to ranks " :
+                                                         "P2P sends to ranks "),
+                          r->peers[p].peer_rank);
+    bool recv = r->recv_net == dev && r->n_peers > 0;
+    if (recv)
+        tp_buf_printf(b, "%sP2P receives", n || p2p ? "; " : "");
+    return n || p2p || recv;
+}
+
+/* A GPU driving a NIC of another NUMA node through PCIe (relayed sends excluded). */
 static void numa(tp_nics *nx)
 {
     for (int i = 0; i < nx->n_ranks; i++) {
@@ -112,7 +135,7 @@ static void numa(tp_nics *nx)
             const tp_nic_net *net = &nx->nets[k];
             tp_buf what = {0};
             if (r->numa >= 0 && net->numa >= 0 && net->numa != r->numa &&
-                describe_use(r, net->dev, &what))
+                describe_direct_use(r, net->dev, &what))
                 tp_log_info(&nx->findings, "rank %d (GPU dev %d, NUMA %d) uses NET/%d (%s) on "
                                            "NUMA %d: %s", r->rank, r->dev, r->numa, net->dev,
                             net->name, net->numa, tp_buf_str(&what));
@@ -121,36 +144,50 @@ static void numa(tp_nics *nx)
     }
 }
 
-/* PXN relays of one rank, grouped by proxy rank. */
+/* PXN relays of one rank: which ranks' proxies and NICs carry its sends. */
 static void pxn_rank(tp_nics *nx, const tp_nic_rank *r)
 {
-    int first = nx->node * nx->per_node;
+    tp_buf proxies = {0};
+    int n_ring = 0, n_p2p = 0, no_gdr = 0, first = nx->node * nx->per_node;
     for (int proxy = first; proxy < first + nx->per_node; proxy++) {
-        if (proxy == r->rank)
-            continue;
-        tp_buf what = {0};
-        int n = 0, p2p = 0, no_gdr = 0;
+        int uses = 0;
         for (int u = 0; u < r->n_uses; u++)
-            if (r->uses[u].send && r->uses[u].proxy_rank == proxy)
-                tp_buf_printf(&what, "%s%d (NET/%d)", n++ ? ", " : "ring channels ",
-                              r->uses[u].channel, r->uses[u].net);
+            uses += r->uses[u].send && r->uses[u].proxy_rank == proxy && proxy != r->rank;
         for (int p = 0; p < r->n_peers; p++) {
-            if (r->peers[p].proxy_rank != proxy)
-                continue;
-            tp_buf_printf(&what, "%s%d (NET/%d)", p2p++ ? ", " : (n ? "; P2P sends to ranks " :
-                                                                       "P2P sends to ranks "),
-                          r->peers[p].peer_rank, r->peers[p].net);
-            no_gdr += !r->peers[p].gdr;
+            bool relayed = r->peers[p].proxy_rank == proxy && proxy != r->rank;
+            uses += relayed;
+            n_p2p += relayed;
+            no_gdr += relayed && !r->peers[p].gdr;
         }
-        if (n || p2p)
-            tp_log_info(&nx->findings, "PXN: rank %d sends through rank %d's proxy and NIC "
-                                       "(over NVLink to that GPU): %s", r->rank, proxy,
-                        tp_buf_str(&what));
-        if (no_gdr)
-            tp_log_info(&nx->findings, "rank %d: P2P sends relayed by rank %d without GPU Direct "
-                                       "RDMA: NCCL 2.22.3 fails them (\"PXN should not use host "
-                                       "buffers for data\")", r->rank, proxy);
-        tp_buf_free(&what);
+        if (uses)
+            tp_buf_printf(&proxies, " %d", proxy);
+    }
+    for (int u = 0; u < r->n_uses; u++)
+        n_ring += r->uses[u].send && r->uses[u].proxy_rank != r->rank;
+    if (proxies.len)
+        tp_log_info(&nx->findings, "PXN: rank %d sends through the proxies and NICs of ranks%s (over "
+                                   "NVLink to that GPU): %d ring channel sends, P2P sends to %d "
+                                   "of %d peers", r->rank, tp_buf_str(&proxies), n_ring, n_p2p,
+                    r->n_peers);
+    if (no_gdr)
+        tp_log_info(&nx->findings, "rank %d: %d P2P sends relayed by PXN without GPU Direct RDMA: "
+                                   "NCCL 2.22.3 fails them (\"PXN should not use host buffers for "
+                                   "data\")", r->rank, no_gdr);
+    tp_buf_free(&proxies);
+}
+
+/* NICs that rank r's sends (GDR read) or receives (GDR write) reach without GDR. */
+static void gdr_list(const tp_nics *nx, const tp_nic_rank *r, bool send, tp_buf *b)
+{
+    for (int k = 0; k < nx->n_nets; k++) {
+        int dev = nx->nets[k].dev;
+        bool off = !send && r->recv_net == dev && r->n_peers > 0 && !r->recv_gdr;
+        for (int u = 0; u < r->n_uses; u++)
+            off |= r->uses[u].send == send && r->uses[u].net == dev && !r->uses[u].gdr;
+        for (int p = 0; send && p < r->n_peers; p++)
+            off |= r->peers[p].net == dev && !r->peers[p].gdr;
+        if (off)
+            tp_buf_printf(b, "%sNET/%d", b->len ? ", " : "", dev);
     }
 }
 
@@ -158,22 +195,32 @@ static void gdr(tp_nics *nx)
 {
     for (int i = 0; i < nx->n_ranks; i++) {
         const tp_nic_rank *r = &nx->ranks[i];
-        tp_buf nets = {0};
-        int n = 0;
-        for (int k = 0; k < nx->n_nets; k++) {
-            int dev = nx->nets[k].dev, off = 0;
-            for (int u = 0; u < r->n_uses; u++)
-                off |= r->uses[u].net == dev && !r->uses[u].gdr;
-            for (int p = 0; p < r->n_peers; p++)
-                off |= r->peers[p].net == dev && !r->peers[p].gdr;
-            if (off)
-                tp_buf_printf(&nets, "%sNET/%d", n++ ? ", " : "", dev);
-        }
-        if (n)
-            tp_log_info(&nx->findings, "rank %d: no GPU Direct RDMA with %s: data is staged "
-                                       "through host memory", r->rank, tp_buf_str(&nets));
-        tp_buf_free(&nets);
+        tp_buf send = {0}, recv = {0};
+        gdr_list(nx, r, true, &send);
+        gdr_list(nx, r, false, &recv);
+        if (send.len || recv.len)
+            tp_log_info(&nx->findings, "rank %d: no GPU Direct RDMA for %s%s%s%s%s%s: data is "
+                                       "staged through host memory", r->rank,
+                        send.len ? "sends on " : "", tp_buf_str(&send),
+                        send.len && recv.len ? ", " : "", recv.len ? "receives on " : "",
+                        tp_buf_str(&recv), "");
+        tp_buf_free(&send);
+        tp_buf_free(&recv);
     }
+}
+
+static void pxn_crash(tp_nics *nx)
+{
+    tp_buf ranks = {0};
+    for (int i = 0; i < nx->n_ranks; i++)
+        if (nx->ranks[i].pxn_crash)
+            tp_buf_printf(&ranks, " %d", nx->ranks[i].rank);
+    if (ranks.len)
+        tp_log_info(&nx->findings, "NCCL_P2P_PXN_LEVEL=1: NCCL 2.22.3's ncclTopoGetPxnRanks "
+                                   "passes no device to ncclTopoGetNetDev, which level 1 "
+                                   "dereferences: init crashes on ranks%s (set "
+                                   "NCCL_PXN_DISABLE=1 or another level)", tp_buf_str(&ranks));
+    tp_buf_free(&ranks);
 }
 
 void tp_nics__findings(tp_nics *nx, const tp_plan *plan)
@@ -184,9 +231,11 @@ void tp_nics__findings(tp_nics *nx, const tp_plan *plan)
     if (nx->n_nodes < 2 || nx->n_nets == 0)
         return;
     idle_rails(nx);
+    cross_nic(nx);
     crossing(nx);
     numa(nx);
     for (int i = 0; i < nx->n_ranks; i++)
         pxn_rank(nx, &nx->ranks[i]);
+    pxn_crash(nx);
     gdr(nx);
 }

@@ -175,12 +175,18 @@ static void note_filter(tp_log *notes, const char *hca, const port_table *t, con
         return;
     tp_log_info(notes, "NCCL_IB_HCA=\"%s\" selects %d of the %d NET ports of the topology", hca,
                 d->n_selected, t->n);
+    tp_buf dropped = {0};
+    for (int i = 0; i < t->n; i++) {
+        const tp_ib_port_info *p = &t->ports[i];
+        if (!tp_hca__selects(f, p->name, p->port))
+            tp_buf_printf(&dropped, "%s%s:%d", dropped.len ? ", " : "", p->name, p->port);
+    }
+    if (dropped.len)
+        tp_log_info(notes, "NCCL_IB_HCA drops %s", tp_buf_str(&dropped));
+    tp_buf_free(&dropped);
     for (int i = 0; i < t->n; i++) {
         const tp_ib_port_info *p = &t->ports[i];
         int trap = tp_hca__trap(f, p->name, p->port);
-        bool chosen = tp_hca__selects(f, p->name, p->port);
-        if (!chosen)
-            tp_log_info(notes, "NCCL_IB_HCA drops %s:%d", p->name, p->port);
         if (trap >= 0)
             tp_log_info(notes, "NCCL_IB_HCA entry \"%s\" also %s %s:%d (prefix match); "
                                "\"=%s\" names only that device",
@@ -230,11 +236,13 @@ static void drop_unkept(const net_list *l, const port_table *t, const bool *keep
     for (size_t i = 0; i < l->count; i++) {
         if (keep[i])
             continue;
-        bool stays = remove_net(l->items[i]);
+        char label[TP_IB_NAME_MAX + 16];
+        snprintf(label, sizeof(label), "%s:%d", t->ports[i].name, t->ports[i].port);
+        bool stays = remove_net(l->items[i]); /* frees the name */
         if (stays && !merged)
-            tp_log_info(notes, "NCCL 2.22.3 itself would leave %s:%d's <net> in its XML (its NIC "
+            tp_log_info(notes, "NCCL 2.22.3 itself would leave %s's <net> in its XML (its NIC "
                                "keeps another port; ncclTopoTrimXml only trims <pci> and <cpu>)",
-                        t->ports[i].name, t->ports[i].port);
+                        label);
     }
 }
 

@@ -43,6 +43,34 @@ static void text_header(FILE *out, const tp_nics *nx)
     fputc('\n', out);
 }
 
+static void rail_pair(char *buf, size_t size, int from, int to)
+{
+    if (from < 0 || to < 0)
+        snprintf(buf, size, "-");
+    else
+        snprintf(buf, size, "NET/%d -> NET/%d %s", from, to, from == to ? "kept" : "crossed");
+}
+
+static void text_channels(FILE *out, const tp_nics *nx)
+{
+    if (nx->ring_channels == 0 || nx->n_nets == 0 || nx->n_nodes < 2)
+        return;
+    fprintf(out, "Ring channels at node %d (rail in: previous node's NIC -> entry NIC; rail out: "
+                 "exit NIC -> next node's NIC)\n  %-4s %-15s %-15s %-24s %s\n", nx->node, "ch",
+            "entry", "exit", "rail in", "rail out");
+    for (int c = 0; c < nx->ring_channels; c++) {
+        const tp_nic_channel *ch = &nx->channels[c];
+        char entry[32], exit_[32], in[48], out_[48];
+        snprintf(entry, sizeof(entry), "NET/%d rank %d", ch->entry_net, ch->entry_rank);
+        snprintf(exit_, sizeof(exit_), "NET/%d rank %d", ch->exit_net, ch->exit_rank);
+        rail_pair(in, sizeof(in), ch->prev_exit_net, ch->entry_net);
+        rail_pair(out_, sizeof(out_), ch->exit_net, ch->next_entry_net);
+        fprintf(out, "  %-4d %-15s %-15s %-24s %s\n", c, ch->entry_net < 0 ? "-" : entry,
+                ch->exit_net < 0 ? "-" : exit_, in, out_);
+    }
+    fputc('\n', out);
+}
+
 static void text_uses(FILE *out, const tp_nic_rank *r)
 {
     if (r->n_uses == 0)
@@ -85,6 +113,10 @@ static void text_peers(FILE *out, const tp_nics *nx, const tp_nic_rank *r)
     }
     fprintf(out, "  P2P receives: NET/%d (%s), GDR %s\n", r->recv_net, net_name(nx, r->recv_net),
             r->recv_gdr ? "on" : "off");
+    if (r->pxn_crash) {
+        fprintf(out, "  PXN proxy ranks: NCCL 2.22.3 crashes computing them (P2P PXN level 1)\n");
+        return;
+    }
     if (nx->pxn_level == 0 || r->n_pxn == 0) {
         fprintf(out, "  PXN proxy ranks: none\n");
         return;
@@ -112,6 +144,7 @@ static void text_rank(FILE *out, const tp_nics *nx, const tp_nic_rank *r)
 static void write_text(FILE *out, const tp_nics *nx)
 {
     text_header(out, nx);
+    text_channels(out, nx);
     for (int i = 0; i < nx->n_ranks; i++)
         text_rank(out, nx, &nx->ranks[i]);
     fputs("Findings\n", out);
@@ -191,6 +224,15 @@ static void write_json(FILE *out, const tp_nics *nx)
             nx->node, nx->n_nodes, nx->per_node, (long long)nx->cross_nic, nx->pxn_level,
             nx->ring_channels, nx->p2p_channels);
     json_nets(out, nx);
+    fputs("  \"channels\": [", out);
+    for (int c = 0; c < nx->ring_channels; c++) {
+        const tp_nic_channel *ch = &nx->channels[c];
+        fprintf(out, "%s\n    {\"channel\": %d, \"entry_rank\": %d, \"entry_net\": %d, "
+                     "\"exit_rank\": %d, \"exit_net\": %d, \"prev_exit_net\": %d, "
+                     "\"next_entry_net\": %d}", c ? "," : "", c, ch->entry_rank, ch->entry_net,
+                ch->exit_rank, ch->exit_net, ch->prev_exit_net, ch->next_entry_net);
+    }
+    fputs(nx->ring_channels ? "\n  ],\n" : "],\n", out);
     fputs("  \"ranks\": [\n", out);
     for (int i = 0; i < nx->n_ranks; i++) {
         json_rank(out, &nx->ranks[i]);
