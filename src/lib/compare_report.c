@@ -81,8 +81,8 @@ static void json_diff_item(FILE *out, const tp_difference *d)
 {
     fputs("{\"layer\": ", out);
     tp_report__json_str(out, tp_compare__layer_name((int)d->layer));
-    fputs(", \"severity\": ", out);
-    tp_report__json_str(out, tp_compare__severity_name((int)d->severity));
+    static const char *const sev_names[] = {"info", "warn", "error"};
+    fprintf(out, ", \"severity\": \"%s\"", sev_names[d->severity]);
     fputs(", \"title\": ", out);
     tp_report__json_str(out, d->title);
     fputs(", \"text\": ", out);
@@ -175,7 +175,7 @@ static void check_text(FILE *out, const tp_comparison *c)
         fprintf(out, "why: %s\n", c->why);
     int first = tp_comparison_first_layer(c);
     if (first >= 0)
-        fprintf(out, "first deviation at %s: %s\n", tp_compare__layer_name(first),
+        fprintf(out, "first difference at %s: %s\n", tp_compare__layer_name(first),
                 layer_hints[first]);
     check_counts(out, c);
 }

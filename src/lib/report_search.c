@@ -1,6 +1,8 @@
 /* `topoplan search`: every graph's result, channels and decision trace. */
 #include "report.h"
 
+#include <string.h>
+
 static const char *const slot_names[TP_GRAPH_COUNT] = {
     [TP_GRAPH_RING] = "ring",
     [TP_GRAPH_TREE] = "tree",
@@ -58,6 +60,63 @@ static void text_event(FILE *out, const tp_search_event *ev)
             ev->same_channels, ev->cross_nic, ev->pattern, ev->n_channels);
 }
 
+/* Index of the first event of `kind`, or -1. */
+static long first_event(const tp_graph *g, tp_search_event_kind kind)
+{
+    for (size_t i = 0; i < g->n_events; i++)
+        if (g->events[i].kind == kind)
+            return (long)i;
+    return -1;
+}
+
+/* The distinct relaxations made before event `end`, as "a, b and c". */
+static void list_relaxations(FILE *out, const tp_graph *g, long end)
+{
+    const char *seen[16];
+    int n = 0;
+    for (long i = 0; i < end && n < 16; i++) {
+        const tp_search_event *ev = &g->events[i];
+        bool dup = ev->kind != TP_EV_RELAX;
+        for (int k = 0; k < n && !dup; k++)
+            dup = strcmp(seen[k], ev->why) == 0;
+        if (!dup)
+            seen[n++] = ev->why;
+    }
+    for (int k = 0; k < n; k++)
+        fprintf(out, "%s%s", k == 0 ? "" : k == n - 1 ? " and " : ", ", seen[k]);
+    if (n == 0)
+        fputs("nothing", out);
+}
+
+/* One paragraph: where the search started, what it gave up, where it ended. */
+static void text_summary(FILE *out, const tp_graph *g)
+{
+    long loaded = first_event(g, TP_EV_LOADED), fallback = first_event(g, TP_EV_FALLBACK);
+    long first = first_event(g, TP_EV_TRY), sol = first_event(g, TP_EV_SOLUTION);
+    if (loaded >= 0) {
+        fputs("  why: taken from NCCL_GRAPH_FILE, not searched\n", out);
+        return;
+    }
+    if (first < 0)
+        return;
+    const tp_search_event *t = &g->events[first];
+    fprintf(out, "  why: the search started at %.1f GB/s, %s/%s, sameChannels %d, crossNic %d; ",
+            t->bw_intra, tp_path_type_name(t->type_intra), tp_path_type_name(t->type_inter),
+            t->same_channels, t->cross_nic);
+    if (fallback >= 0) {
+        fputs("it had to ", out);
+        list_relaxations(out, g, fallback);
+        fputs(" without finding a graph, so NCCL used the simple-order fallback\n", out);
+        return;
+    }
+    fputs("before its first solution it had to ", out);
+    list_relaxations(out, g, sol < 0 ? (long)g->n_events : sol);
+    long budget = first_event(g, TP_EV_BUDGET);
+    if (budget >= 0 && (sol < 0 || budget < sol))
+        fputs(" (a step budget ran out on the way)", out);
+    fprintf(out, "; final %d x %.1f GB/s\n", g->n_channels, g->bw_intra);
+}
+
 static void text_graph(FILE *out, const tp_system *sys, int slot, const tp_graph *g)
 {
     fprintf(out, "Graph %d (%s): pattern %d (%s)\n", g->id, slot_names[slot], g->pattern,
@@ -72,6 +131,7 @@ static void text_graph(FILE *out, const tp_system *sys, int slot, const tp_graph
             tp_path_type_name(g->type_inter), g->same_channels, g->cross_nic);
     for (int c = 0; c < g->n_channels; c++)
         text_channel(out, sys, g, c);
+    text_summary(out, g);
     if (g->n_events)
         fputs("  decisions:\n", out);
     for (size_t i = 0; i < g->n_events; i++)
