@@ -4,7 +4,8 @@
 #include <getopt.h>
 
 static const char usage[] =
-    "usage: topoplan check [--nodes N] [--rank R] [--format text|json] NODE.xml --baseline BASE.xml\n"
+    "usage: topoplan check [--nodes N] [--rank R] [--format text|json] NODE.xml --baseline "
+    "BASE.xml\n"
     "\n"
     "Compare a node's topology (e.g. dumped on the node with NCCL_TOPO_DUMP_FILE) with a\n"
     "known-good baseline of the same model, planned for the same job under the same\n"

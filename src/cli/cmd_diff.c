@@ -1,4 +1,4 @@
-/* topoplan diff: two topologies compared layer by layer; the options and flow diff and check share. */
+/* topoplan diff, and the options and flow diff and check share. */
 #include "cli.h"
 
 #include <getopt.h>
@@ -56,7 +56,9 @@ int cli_compare_option(int opt, const char *arg, const char *usage_text, cli_com
         return -1;
     }
     *code = cli_usage_error(usage_text, "invalid value \"%s\" for --%s", arg,
-                            opt == 'n' ? "nodes" : opt == 'r' ? "rank" : "format");
+                            opt == 'n'   ? "nodes"
+                            : opt == 'r' ? "rank"
+                                         : "format");
     return -1;
 }
 
@@ -68,8 +70,8 @@ static int plan_one(tp_plan **out, const char *path, const tp_job *job, const cl
     return CLI_EXIT_OK;
 }
 
-int cli_compare_run(const char *first, const char *second, const cli_compare_opts *o,
-                    cli_ctx *ctx, bool check)
+int cli_compare_run(const char *first, const char *second, const cli_compare_opts *o, cli_ctx *ctx,
+                    bool check)
 {
     tp_plan *plans[2] = {NULL, NULL};
     tp_comparison *cmp = NULL;
@@ -96,8 +98,10 @@ int cli_compare_run(const char *first, const char *second, const cli_compare_opt
 int cmd_diff(int argc, char **argv, cli_ctx *ctx)
 {
     static const struct option opts[] = {
-        {"nodes", required_argument, NULL, 'n'}, {"rank", required_argument, NULL, 'r'},
-        {"format", required_argument, NULL, 'F'}, {"help", no_argument, NULL, 'h'},
+        {"nodes", required_argument, NULL, 'n'},
+        {"rank", required_argument, NULL, 'r'},
+        {"format", required_argument, NULL, 'F'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     cli_compare_opts o = {.job = {.n_nodes = 1}, .format = ctx->format};

@@ -10,7 +10,9 @@
 
 /* Node types matched by position when their ids differ: those named by bus ids. */
 static const bool by_position[TP_NODE_TYPE_COUNT] = {
-    [TP_NODE_GPU] = true, [TP_NODE_PCI] = true, [TP_NODE_NIC] = true,
+    [TP_NODE_GPU] = true,
+    [TP_NODE_PCI] = true,
+    [TP_NODE_NIC] = true,
 };
 
 const char *tp_compare__layer_name(int layer)

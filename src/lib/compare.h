@@ -36,7 +36,7 @@ struct tp_comparison {
     tp_difference *diffs;
     size_t n_diffs, cap;
     bool failed; /* an allocation failed: the list is incomplete */
-    char why[320];
+    char why[400]; /* fits "collective channels N -> M: " and both causes */
 };
 
 /* Record a difference; the text is formatted old -> new. */

@@ -19,8 +19,11 @@
 static const int dest_types[] = {TP_NODE_GPU, TP_NODE_CPU, TP_NODE_NET};
 
 static const char *const slot_names[TP_GRAPH_COUNT] = {
-    [TP_GRAPH_RING] = "ring", [TP_GRAPH_TREE] = "tree", [TP_GRAPH_COLLNET_CHAIN] = "collnet-chain",
-    [TP_GRAPH_COLLNET_DIRECT] = "collnet-direct", [TP_GRAPH_NVLS] = "nvls",
+    [TP_GRAPH_RING] = "ring",
+    [TP_GRAPH_TREE] = "tree",
+    [TP_GRAPH_COLLNET_CHAIN] = "collnet-chain",
+    [TP_GRAPH_COLLNET_DIRECT] = "collnet-direct",
+    [TP_GRAPH_NVLS] = "nvls",
 };
 
 static void route_text(char *buf, size_t size, const tp_route *r)
@@ -49,8 +52,8 @@ static void route_severity(int dtype, const tp_route *r0, const tp_route *r1, tp
 }
 
 /* One GPU -> node pair whose route differs; labels of side 0. */
-static void route_diff(tp_comparison *c, const tp_node *src, const tp_node *dst,
-                       const tp_route *r0, const tp_route *r1)
+static void route_diff(tp_comparison *c, const tp_node *src, const tp_node *dst, const tp_route *r0,
+                       const tp_route *r1)
 {
     tp_severity sev;
     const char *title;
@@ -102,7 +105,8 @@ static void gpu_domain(tp_comparison *c, int side, const tp_node *g)
                     left ? "GPU left the NCCL node" : "GPU joined the NCCL node",
                     left ? "%s: in the reported rank's NCCL node -> not in it (no P2P or SHM "
                            "path: its traffic with those GPUs goes through the network)"
-                         : "%s: not in the reported rank's NCCL node -> in it", a);
+                         : "%s: not in the reported rank's NCCL node -> in it",
+                    a);
 }
 
 /* Pairs of the reported system whose ends are in both plans' reported systems. */
@@ -149,8 +153,7 @@ static void graph_bw(tp_comparison *c, const char *name, const tp_graph *g0, con
     if (g0->bw_intra == g1->bw_intra && g0->bw_inter == g1->bw_inter)
         return;
     bool lower = g1->bw_intra < g0->bw_intra || g1->bw_inter < g0->bw_inter;
-    tp_compare__add(c, TP_LAYER_GRAPHS, TP_DIFF_GRAPH,
-                    lower ? TP_SEVERITY_ERROR : TP_SEVERITY_INFO,
+    tp_compare__add(c, TP_LAYER_GRAPHS, TP_DIFF_GRAPH, lower ? TP_SEVERITY_ERROR : TP_SEVERITY_INFO,
                     lower ? "lower graph bandwidth" : "higher graph bandwidth",
                     "%s: bw intra/inter %.1f/%.1f -> %.1f/%.1f GB/s", name, g0->bw_intra,
                     g0->bw_inter, g1->bw_intra, g1->bw_inter);
@@ -277,7 +280,8 @@ static void rings_diff(tp_comparison *c, const tp_channels *a, const tp_channels
 
 static bool tree_same(const tp_channel_rank *x, const tp_channel_rank *y)
 {
-    return x->tree_up == y->tree_up && memcmp(x->tree_down, y->tree_down, sizeof(x->tree_down)) == 0;
+    return x->tree_up == y->tree_up &&
+           memcmp(x->tree_down, y->tree_down, sizeof(x->tree_down)) == 0;
 }
 
 static void trees_diff(tp_comparison *c, const tp_channels *a, const tp_channels *b)
@@ -301,9 +305,10 @@ static void trees_diff(tp_comparison *c, const tp_channels *a, const tp_channels
         return;
     tp_compare__add(c, TP_LAYER_CHANNELS, TP_DIFF_CHANNELS, TP_SEVERITY_INFO, "tree changed",
                     "trees: %d rank-channels differ (rank %d channel %d: up %d down %d/%d/%d -> "
-                    "up %d down %d/%d/%d)", n_diff, fr, fc, f0->tree_up, f0->tree_down[0],
-                    f0->tree_down[1], f0->tree_down[2], f1->tree_up, f1->tree_down[0],
-                    f1->tree_down[1], f1->tree_down[2]);
+                    "up %d down %d/%d/%d)",
+                    n_diff, fr, fc, f0->tree_up, f0->tree_down[0], f0->tree_down[1],
+                    f0->tree_down[2], f1->tree_up, f1->tree_down[0], f1->tree_down[1],
+                    f1->tree_down[2]);
 }
 
 void tp_compare__channels(tp_comparison *c)
@@ -328,7 +333,8 @@ void tp_compare__channels(tp_comparison *c)
         tp_compare__add(c, L, K, b->n_nodes > a->n_nodes ? TP_SEVERITY_WARN : TP_SEVERITY_INFO,
                         b->n_nodes > a->n_nodes ? "more NCCL nodes" : "fewer NCCL nodes",
                         "NCCL nodes %d -> %d (GPUs of a host that cannot use P2P or SHM form "
-                        "separate nodes)", a->n_nodes, b->n_nodes);
+                        "separate nodes)",
+                        a->n_nodes, b->n_nodes);
     if (a->n_ranks != b->n_ranks)
         return; /* other ranks: rings and trees cannot be compared */
     rings_diff(c, a, b);
@@ -343,44 +349,74 @@ static void ring_cause(char *buf, size_t size, const tp_channels *a, const tp_ch
                  r0->n_channels, r0->bw_intra, r0->bw_inter, r1->n_channels, r1->bw_intra,
                  r1->bw_inter);
     else
-        snprintf(buf, size, "ring search %d x %.1f -> %d x %.1f GB/s", r0->n_channels,
-                 r0->bw_intra, r1->n_channels, r1->bw_intra);
+        snprintf(buf, size, "ring search %d x %.1f -> %d x %.1f GB/s", r0->n_channels, r0->bw_intra,
+                 r1->n_channels, r1->bw_intra);
 }
 
-/* Postset's steps (channels.h tp_channel_count): the first one that differs. */
-static void postset_cause(char *buf, size_t size, const tp_channel_count *x,
-                          const tp_channel_count *y)
+static bool sm90_applied(const tp_channel_count *x)
 {
-    if (x->sm90_doubled - x->duplicated != y->sm90_doubled - y->duplicated)
-        snprintf(buf, size, "sm90 multi-node doubling %d -> %d channels", x->sm90_doubled,
+    return x->sm90_doubled != x->duplicated;
+}
+
+static bool capped(const tp_channel_count *x)
+{
+    return x->after_max < x->sm90_doubled;
+}
+
+static bool floored(const tp_channel_count *x)
+{
+    return x->after_min > x->after_max;
+}
+
+static bool nvls_raised(const tp_channel_count *x)
+{
+    return x->after_nvls > x->after_min;
+}
+
+/*
+ * Postset's steps (channels.h tp_channel_count): the first one that acts on
+ * one side only, or (same_search) acts with another result. "" when none.
+ */
+static void postset_cause(char *buf, size_t size, const tp_channel_count *x,
+                          const tp_channel_count *y, bool same_search)
+{
+    buf[0] = '\0';
+    if (sm90_applied(x) != sm90_applied(y) || (same_search && x->sm90_doubled != y->sm90_doubled))
+        snprintf(buf, size,
+                 "the sm90 multi-node doubling (ring bw above %.0f GB/s, fewer than %d "
+                 "channels) %s: %d -> %d",
+                 TP_SM90_DOUBLE_BW, TP_SM90_DOUBLE_MAX,
+                 sm90_applied(y) ? "applies" : "no longer applies", x->sm90_doubled,
                  y->sm90_doubled);
-    else if (x->after_max != y->after_max)
+    else if (capped(x) != capped(y) || (same_search && x->after_max != y->after_max))
         snprintf(buf, size, "after the NCCL_MAX_NCHANNELS/CTAs cap %d -> %d", x->after_max,
                  y->after_max);
-    else if (x->after_min != y->after_min)
+    else if (floored(x) != floored(y) || (same_search && x->after_min != y->after_min))
         snprintf(buf, size, "after the NCCL_MIN_NCHANNELS/CTAs floor %d -> %d", x->after_min,
                  y->after_min);
-    else if (x->after_nvls != y->after_nvls)
+    else if (nvls_raised(x) != nvls_raised(y) || (same_search && x->after_nvls != y->after_nvls))
         snprintf(buf, size, "raised to the NVLS channels %d -> %d", x->after_nvls, y->after_nvls);
-    else
-        snprintf(buf, size, "postset");
 }
 
+/* Why the collective channel count changed: the search, then postset. */
 void tp_compare__why(tp_comparison *c)
 {
     const tp_channels *a = &c->plan[0]->channels, *b = &c->plan[1]->channels;
-    char cause[240];
+    char search[160] = "", post[160];
     if (a->n_channels == b->n_channels)
         return;
-    const tp_graph_info *r0 = &a->combined[TP_GRAPH_RING], *r1 = &b->combined[TP_GRAPH_RING];
     const tp_graph_info *t0 = &a->combined[TP_GRAPH_TREE], *t1 = &b->combined[TP_GRAPH_TREE];
-    if (a->search_channels != b->search_channels && r0->n_channels != r1->n_channels)
-        ring_cause(cause, sizeof(cause), a, b);
-    else if (a->search_channels != b->search_channels)
-        snprintf(cause, sizeof(cause), "tree search %d -> %d channels (the search keeps the "
-                 "fewer of ring and tree)", t0->n_channels, t1->n_channels);
-    else
-        postset_cause(cause, sizeof(cause), &a->count, &b->count);
-    snprintf(c->why, sizeof(c->why), "collective channels %d -> %d: %s", a->n_channels,
-             b->n_channels, cause);
+    bool same_search = a->search_channels == b->search_channels;
+    if (!same_search &&
+        a->combined[TP_GRAPH_RING].n_channels != b->combined[TP_GRAPH_RING].n_channels)
+        ring_cause(search, sizeof(search), a, b);
+    else if (!same_search)
+        snprintf(search, sizeof(search),
+                 "tree search %d -> %d channels (the search keeps the "
+                 "fewer of ring and tree)",
+                 t0->n_channels, t1->n_channels);
+    postset_cause(post, sizeof(post), &a->count, &b->count, same_search);
+    snprintf(c->why, sizeof(c->why), "collective channels %d -> %d: %s%s%s", a->n_channels,
+             b->n_channels, search, search[0] && post[0] ? "; then " : "",
+             search[0] || post[0] ? post : "postset");
 }

@@ -52,9 +52,9 @@ static void describe(char *buf, size_t size, const tp_node *n)
 static void node_missing(tp_comparison *c, const tp_node *n)
 {
     static const char *const titles[TP_NODE_TYPE_COUNT] = {
-        [TP_NODE_GPU] = "missing GPU",       [TP_NODE_PCI] = "missing PCI switch",
-        [TP_NODE_NVS] = "missing NVSwitch",  [TP_NODE_CPU] = "missing CPU (NUMA node)",
-        [TP_NODE_NIC] = "missing NIC",       [TP_NODE_NET] = "missing NET device",
+        [TP_NODE_GPU] = "missing GPU",      [TP_NODE_PCI] = "missing PCI switch",
+        [TP_NODE_NVS] = "missing NVSwitch", [TP_NODE_CPU] = "missing CPU (NUMA node)",
+        [TP_NODE_NIC] = "missing NIC",      [TP_NODE_NET] = "missing NET device",
     };
     bool grave = n->type != TP_NODE_PCI && n->type != TP_NODE_CPU;
     char a[64], d[128];
@@ -142,9 +142,8 @@ static void node_attrs(tp_comparison *c, const tp_node *n, const tp_node *m)
                (n->cpu.arch != m->cpu.arch || n->cpu.vendor != m->cpu.vendor ||
                 n->cpu.model != m->cpu.model)) {
         tp_compare__add(c, TP_LAYER_SYSTEM, TP_DIFF_NODE_ATTR, TP_SEVERITY_WARN, "different CPU",
-                        "%s: arch/vendor/model %d/%d/%d -> %d/%d/%d (NCCL codes)", who,
-                        n->cpu.arch, n->cpu.vendor, n->cpu.model, m->cpu.arch, m->cpu.vendor,
-                        m->cpu.model);
+                        "%s: arch/vendor/model %d/%d/%d -> %d/%d/%d (NCCL codes)", who, n->cpu.arch,
+                        n->cpu.vendor, n->cpu.model, m->cpu.arch, m->cpu.vendor, m->cpu.model);
     }
 }
 
@@ -258,8 +257,8 @@ static bool skipped_link(const tp_comparison *c, int side, const tp_node *n, con
         return true;
     if (!matched_node(c, side, n) || !matched_node(c, side, r)) /* the node is listed */
         return true;
-    if (l->type == TP_LINK_PCI && (c->moved[side][n->type][index_in(sys, n)] ||
-                                   c->moved[side][r->type][index_in(sys, r)]))
+    if (l->type == TP_LINK_PCI &&
+        (c->moved[side][n->type][index_in(sys, n)] || c->moved[side][r->type][index_in(sys, r)]))
         return true;
     return !canonical(sys, n, r) && mirrored(c, side, n, l);
 }
@@ -273,26 +272,25 @@ static void link_missing(tp_comparison *c, const tp_node *n, const tp_link *l, c
                          const char *b)
 {
     bool nvl = l->type == TP_LINK_NVL;
-    const char *title = !nvl                        ? (l->type == TP_LINK_PCI ? "missing PCI link"
-                                                                              : "missing link")
+    const char *title = !nvl ? (l->type == TP_LINK_PCI ? "missing PCI link" : "missing link")
                         : nvswitch_link(n, l->rem) ? "missing NVSwitch link"
                                                    : "missing NVLink";
-    tp_compare__add(c, TP_LAYER_SYSTEM, TP_DIFF_LINK_MISSING,
-                    nvl ? TP_SEVERITY_ERROR : TP_SEVERITY_WARN, title,
-                    "%s link %s -> %s: %.1f GB/s -> missing", tp_link_type_name(l->type), a, b,
-                    l->bw);
+    tp_compare__add(
+        c, TP_LAYER_SYSTEM, TP_DIFF_LINK_MISSING, nvl ? TP_SEVERITY_ERROR : TP_SEVERITY_WARN, title,
+        "%s link %s -> %s: %.1f GB/s -> missing", tp_link_type_name(l->type), a, b, l->bw);
 }
 
 static void link_bw(tp_comparison *c, const tp_link *l, const tp_link *l1, const char *a,
                     const char *b)
 {
     bool lower = l1->bw < l->bw;
-    const char *title = !lower                       ? "link bandwidth higher"
-                        : l->type == TP_LINK_NVL     ? "NVLink bandwidth lower"
-                        : l->type == TP_LINK_PCI     ? "PCIe link downgraded"
-                                                     : "link bandwidth lower";
-    tp_severity sev = !lower ? TP_SEVERITY_INFO
-                      : l->type == TP_LINK_NVL ? TP_SEVERITY_ERROR : TP_SEVERITY_WARN;
+    const char *title = !lower                   ? "link bandwidth higher"
+                        : l->type == TP_LINK_NVL ? "NVLink bandwidth lower"
+                        : l->type == TP_LINK_PCI ? "PCIe link downgraded"
+                                                 : "link bandwidth lower";
+    tp_severity sev = !lower                   ? TP_SEVERITY_INFO
+                      : l->type == TP_LINK_NVL ? TP_SEVERITY_ERROR
+                                               : TP_SEVERITY_WARN;
     tp_compare__add(c, TP_LAYER_SYSTEM, TP_DIFF_LINK_BW, sev, title,
                     "%s link %s -> %s: %.1f -> %.1f GB/s", tp_link_type_name(l->type), a, b, l->bw,
                     l1->bw);

@@ -1,0 +1,377 @@
+/*
+ * Comparison of two plans (diff / check): node matching, the differences of
+ * each layer and their severities. The expected numbers are the pipeline's
+ * own (`topoplan plan` on the same fixtures): the 4 x V100 NV2 seed fixture
+ * searches 6 ring channels (12 collective); without the NVLinks of the pair
+ * 1a000-1c000 it searches 4 (8 collective), its GPU pair path becomes NVB
+ * (two NVLink hops through another GPU), or PIX over the PCI switch with
+ * NCCL_NVB_DISABLE=1; a GPU link trained at x4 is 3.0 GB/s instead of 12.0.
+ */
+#include "helpers.h"
+
+#include "compare.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static tp_plan *fixture_plan(const char *name, const char *env, int n_nodes)
+{
+    char *xml = helpers_fixture(name);
+    const char *const envp[] = {env, NULL};
+    tp_plan *plan = helpers_plan(xml, env ? envp : NULL, n_nodes, 0);
+    free(xml);
+    return plan;
+}
+
+/* Every occurrence of `from` in s replaced by `to` (caller frees). */
+static char *replace_all(const char *s, const char *from, const char *to)
+{
+    size_t n = 0, lf = strlen(from), lt = strlen(to);
+    for (const char *p = strstr(s, from); p; p = strstr(p + lf, from))
+        n++;
+    char *out = malloc(strlen(s) + n * lt + 1), *o = out;
+    assert_non_null(out);
+    for (const char *p; (p = strstr(s, from)); s = p + lf) {
+        memcpy(o, s, (size_t)(p - s));
+        o += p - s;
+        memcpy(o, to, lt);
+        o += lt;
+    }
+    strcpy(o, s);
+    return out;
+}
+
+static tp_comparison *compare(const tp_plan *a, const tp_plan *b)
+{
+    tp_comparison *cmp = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_compare_plans(&cmp, a, b, &err), TP_OK);
+    assert_non_null(cmp);
+    return cmp;
+}
+
+/* s with the first `from` after `anchor` replaced by `to` (caller frees). */
+static char *replace_after(const char *s, const char *anchor, const char *from, const char *to)
+{
+    const char *a = strstr(s, anchor);
+    assert_non_null(a);
+    const char *p = strstr(a, from);
+    assert_non_null(p);
+    char *out = malloc(strlen(s) - strlen(from) + strlen(to) + 1);
+    assert_non_null(out);
+    memcpy(out, s, (size_t)(p - s));
+    strcpy(out + (p - s), to);
+    strcat(out, p + strlen(from));
+    return out;
+}
+
+static tp_comparison *compare_fixtures(const char *base, const char *other, const char *env,
+                                       int n_nodes)
+{
+    tp_plan *a = fixture_plan(base, env, n_nodes), *b = fixture_plan(other, env, n_nodes);
+    tp_comparison *cmp = compare(a, b);
+    tp_plan_free(a);
+    tp_plan_free(b);
+    return cmp;
+}
+
+static const tp_difference *find_text(const tp_comparison *cmp, const char *text)
+{
+    for (size_t i = 0; i < tp_comparison_count(cmp); i++)
+        if (strcmp(tp_comparison_get(cmp, i)->text, text) == 0)
+            return tp_comparison_get(cmp, i);
+    return NULL;
+}
+
+static size_t count_layer(const tp_comparison *cmp, tp_layer layer)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < tp_comparison_count(cmp); i++)
+        n += tp_comparison_get(cmp, i)->layer == layer;
+    return n;
+}
+
+static size_t count_kind(const tp_comparison *cmp, tp_diff_kind kind)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < tp_comparison_count(cmp); i++)
+        n += tp_comparison_get(cmp, i)->kind == kind;
+    return n;
+}
+
+static void test_compare_identical_has_no_difference(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"v100_nv2.xml", NULL},
+        {"pix_nic_2s.xml", NULL},
+        {"dgx_h100.xml", NULL},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        tp_comparison *cmp = compare_fixtures(cases[i][0], cases[i][0], cases[i][1], 2);
+        assert_int_equal(tp_comparison_count(cmp), 0);
+        assert_int_equal(tp_comparison_first_layer(cmp), -1);
+        assert_string_equal(tp_comparison_why(cmp), "");
+        tp_comparison_free(cmp);
+    }
+}
+
+/* One expected difference of a fixture pair. */
+typedef struct expect_row {
+    const char *base, *other, *env;
+    int n_nodes;
+    tp_layer layer;
+    tp_diff_kind kind;
+    tp_severity severity;
+    const char *title, *text;
+} expect_row;
+
+static const expect_row rows[] = {
+    /* x16 -> x4 on GPU 1c000: system and paths change, the plan does not (WARN). */
+    {"v100_nv2.xml", "v100_nv2_x4.xml", NULL, 1, TP_LAYER_SYSTEM, TP_DIFF_LINK_BW, TP_SEVERITY_WARN,
+     "PCIe link downgraded", "PCI link GPU/0-1c000 -> PCI/0-18000: 12.0 -> 3.0 GB/s"},
+    {"v100_nv2.xml", "v100_nv2_x4.xml", NULL, 1, TP_LAYER_PATHS, TP_DIFF_PATH, TP_SEVERITY_WARN,
+     "GPU-CPU path worse", "GPU/0-1c000 -> CPU/0-0: PHB 12.0 GB/s, 2 hops -> PHB 3.0 GB/s, 2 hops"},
+    /* NVLinks of the pair 1a000-1c000 removed. */
+    {"v100_nv2.xml", "v100_nv2_no_nvl01.xml", NULL, 1, TP_LAYER_SYSTEM, TP_DIFF_LINK_MISSING,
+     TP_SEVERITY_ERROR, "missing NVLink",
+     "NVL link GPU/0-1a000 -> GPU/0-1c000: 40.0 GB/s -> missing"},
+    {"v100_nv2.xml", "v100_nv2_no_nvl01.xml", NULL, 1, TP_LAYER_PATHS, TP_DIFF_PATH,
+     TP_SEVERITY_ERROR, "GPU pair path worse",
+     "GPU/0-1a000 -> GPU/0-1c000: NVL 40.0 GB/s, 1 hop -> NVB 40.0 GB/s, 2 hops"},
+    {"v100_nv2.xml", "v100_nv2_no_nvl01.xml", "NCCL_NVB_DISABLE=1", 1, TP_LAYER_PATHS, TP_DIFF_PATH,
+     TP_SEVERITY_ERROR, "GPU pair path worse",
+     "GPU/0-1a000 -> GPU/0-1c000: NVL 40.0 GB/s, 1 hop -> PIX 12.0 GB/s, 2 hops"},
+    {"v100_nv2.xml", "v100_nv2_no_nvl01.xml", NULL, 1, TP_LAYER_GRAPHS, TP_DIFF_GRAPH,
+     TP_SEVERITY_ERROR, "fewer graph channels", "ring: channels 6 -> 4"},
+    {"v100_nv2.xml", "v100_nv2_no_nvl01.xml", NULL, 1, TP_LAYER_CHANNELS, TP_DIFF_CHANNELS,
+     TP_SEVERITY_ERROR, "fewer collective channels", "collective channels 12 -> 8"},
+    {"v100_nv2.xml", "v100_nv2_no_nvl01.xml", NULL, 1, TP_LAYER_CHANNELS, TP_DIFF_CHANNELS,
+     TP_SEVERITY_WARN, "fewer P2P channels", "P2P channels 16 -> 8"},
+    /* 2-node job, NIC mlx5_1 (bus 8a000, NET 1) missing. */
+    {"pix_nic_2s.xml", "pix_nic_2s_no_nic1.xml", NULL, 2, TP_LAYER_SYSTEM, TP_DIFF_NODE_MISSING,
+     TP_SEVERITY_ERROR, "missing NIC", "NIC/0-8a000: removed"},
+    {"pix_nic_2s.xml", "pix_nic_2s_no_nic1.xml", NULL, 2, TP_LAYER_SYSTEM, TP_DIFF_NODE_MISSING,
+     TP_SEVERITY_ERROR, "missing NET device",
+     "NET/0-1 (dev 1, port 1, guid 0x506b4b0300fa2e41, 12.5 GB/s): removed"},
+    /* The same NIC moved under CPU 0's PCI switch. */
+    {"pix_nic_2s.xml", "pix_nic_2s_nic1_numa0.xml", NULL, 2, TP_LAYER_SYSTEM, TP_DIFF_NODE_MOVED,
+     TP_SEVERITY_WARN, "NIC on another PCI switch or NUMA node",
+     "NIC/0-8a000: under PCI/0-86000 (NUMA CPU/0-1) -> under PCI/0-18000 (NUMA CPU/0-0)"},
+    {"pix_nic_2s.xml", "pix_nic_2s_nic1_numa0.xml", NULL, 2, TP_LAYER_PATHS, TP_DIFF_PATH,
+     TP_SEVERITY_INFO, "path better",
+     "GPU/0-1a000 -> NET/0-1: SYS 10.0 GB/s, 6 hops -> PIX 12.0 GB/s, 3 hops"},
+    /* Bus ids renumbered: matched by position, harmless. */
+    {"v100_nv2.xml", "v100_nv2_renumbered.xml", NULL, 1, TP_LAYER_SYSTEM, TP_DIFF_NODE_RENUMBERED,
+     TP_SEVERITY_INFO, "renumbered device",
+     "GPU/0-1c000 -> GPU/0-3c000: matched by position (another NCCL id)"},
+};
+
+static void test_compare_expected_differences(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < ARRAY_LEN(rows); i++) {
+        const expect_row *r = &rows[i];
+        tp_comparison *cmp = compare_fixtures(r->base, r->other, r->env, r->n_nodes);
+        const tp_difference *d = find_text(cmp, r->text);
+        if (!d)
+            print_error("row %zu: no difference \"%s\"\n", i, r->text);
+        assert_non_null(d);
+        assert_int_equal(d->layer, r->layer);
+        assert_int_equal(d->kind, r->kind);
+        assert_int_equal(d->severity, r->severity);
+        assert_string_equal(d->title, r->title);
+        tp_comparison_free(cmp);
+    }
+}
+
+static void test_compare_pcie_x4_keeps_the_plan(void **state)
+{
+    (void)state;
+    tp_comparison *cmp = compare_fixtures("v100_nv2.xml", "v100_nv2_x4.xml", NULL, 1);
+    assert_int_equal(count_layer(cmp, TP_LAYER_SYSTEM), 1);
+    assert_int_equal(count_layer(cmp, TP_LAYER_PATHS), 1);
+    assert_int_equal(count_layer(cmp, TP_LAYER_GRAPHS), 0);
+    assert_int_equal(count_layer(cmp, TP_LAYER_CHANNELS), 0);
+    assert_int_equal(tp_comparison_count_severity(cmp, TP_SEVERITY_ERROR), 0);
+    assert_int_equal(tp_comparison_first_layer(cmp), TP_LAYER_SYSTEM);
+    assert_string_equal(tp_comparison_why(cmp), "");
+    tp_comparison_free(cmp);
+}
+
+static void test_compare_missing_nvlink_why(void **state)
+{
+    (void)state;
+    tp_comparison *cmp = compare_fixtures("v100_nv2.xml", "v100_nv2_no_nvl01.xml", NULL, 1);
+    assert_string_equal(tp_comparison_why(cmp),
+                        "collective channels 12 -> 8: ring search 6 x 20.0 -> 4 x 20.0 GB/s");
+    /* One NVLink pair: listed once, not per direction. */
+    assert_int_equal(count_kind(cmp, TP_DIFF_LINK_MISSING), 1);
+    assert_int_equal(count_layer(cmp, TP_LAYER_PATHS), 1);
+    tp_comparison_free(cmp);
+}
+
+/* The reverse comparison: the links and the channels come back. */
+static void test_compare_reverse_direction(void **state)
+{
+    (void)state;
+    tp_comparison *cmp = compare_fixtures("v100_nv2_no_nvl01.xml", "v100_nv2.xml", NULL, 1);
+    const tp_difference *d =
+        find_text(cmp, "NVL link GPU/0-1a000 -> GPU/0-1c000: none -> 40.0 GB/s");
+    assert_non_null(d);
+    assert_int_equal(d->kind, TP_DIFF_LINK_EXTRA);
+    assert_int_equal(d->severity, TP_SEVERITY_WARN);
+    d = find_text(cmp, "collective channels 8 -> 12");
+    assert_non_null(d);
+    assert_int_equal(d->severity, TP_SEVERITY_INFO);
+    assert_string_equal(tp_comparison_why(cmp),
+                        "collective channels 8 -> 12: ring search 4 x 20.0 -> 6 x 20.0 GB/s");
+    tp_comparison_free(cmp);
+}
+
+static void test_compare_renumbered_gpus_match_by_position(void **state)
+{
+    (void)state;
+    tp_comparison *cmp = compare_fixtures("v100_nv2.xml", "v100_nv2_renumbered.xml", NULL, 2);
+    /* 4 GPUs and the PCI switch, nothing else: the plan is the same. */
+    assert_int_equal(tp_comparison_count(cmp), 5);
+    assert_int_equal(count_kind(cmp, TP_DIFF_NODE_RENUMBERED), 5);
+    assert_int_equal(tp_comparison_count_severity(cmp, TP_SEVERITY_INFO), 5);
+    assert_non_null(
+        find_text(cmp, "PCI/0-18000 -> PCI/0-38000: matched by position (another NCCL id)"));
+    tp_comparison_free(cmp);
+}
+
+/* Renumbered and one GPU fewer: 4 against 3 unmatched GPUs, no positional guess. */
+static void test_compare_renumbered_unequal_counts_do_not_match(void **state)
+{
+    (void)state;
+    char *base = helpers_fixture("v100_nv2.xml");
+    char *renum = helpers_fixture("v100_nv2_renumbered.xml");
+    /* Drop GPU 3e000 (its <pci> element, 7 lines) and the NVLinks to it. */
+    char *start = strstr(renum, "      <pci busid=\"0000:3e:00.0\"");
+    assert_non_null(start);
+    char *end = strstr(start, "      </pci>\n") + strlen("      </pci>\n");
+    memmove(start, end, strlen(end) + 1);
+    char *fewer =
+        replace_all(renum, "<nvlink target=\"0000:3e:00.0\" count=\"2\" tclass=\"0x030200\"/>", "");
+    tp_plan *a = helpers_plan(base, NULL, 1, 0), *b = helpers_plan(fewer, NULL, 1, 0);
+    tp_comparison *cmp = compare(a, b);
+    size_t missing_gpus = 0, extra_gpus = 0;
+    for (size_t i = 0; i < tp_comparison_count(cmp); i++) {
+        const tp_difference *d = tp_comparison_get(cmp, i);
+        missing_gpus += d->kind == TP_DIFF_NODE_MISSING && strncmp(d->text, "GPU/", 4) == 0;
+        extra_gpus += d->kind == TP_DIFF_NODE_EXTRA && strncmp(d->text, "GPU/", 4) == 0;
+    }
+    assert_int_equal(missing_gpus, 4);
+    assert_int_equal(extra_gpus, 3);
+    assert_non_null(find_text(cmp, "GPU/0-1a000 (dev 0, sm 70): removed"));
+    tp_comparison_free(cmp);
+    tp_plan_free(a);
+    tp_plan_free(b);
+    free(fewer);
+    free(renum);
+    free(base);
+}
+
+static void test_compare_missing_nic_two_nodes(void **state)
+{
+    (void)state;
+    tp_comparison *cmp = compare_fixtures("pix_nic_2s.xml", "pix_nic_2s_no_nic1.xml", NULL, 2);
+    assert_int_equal(tp_comparison_count_severity(cmp, TP_SEVERITY_ERROR), 2);
+    assert_int_equal(count_kind(cmp, TP_DIFF_NODE_MISSING), 2);
+    assert_int_equal(tp_comparison_first_layer(cmp), TP_LAYER_SYSTEM);
+    tp_comparison_free(cmp);
+}
+
+/* When NIC 0 goes, NET 1 becomes NET 0: matched through its NIC, not by id. */
+static void test_compare_net_follows_its_nic(void **state)
+{
+    (void)state;
+    char *base = helpers_fixture("pix_nic_2s.xml");
+    char *start = strstr(base, "      <pci busid=\"0000:1c:00.0\"");
+    assert_non_null(start);
+    char *other = strdup(base);
+    char *o = other + (start - base);
+    char *end = strstr(o, "      </pci>\n") + strlen("      </pci>\n");
+    memmove(o, end, strlen(end) + 1);
+    tp_plan *a = helpers_plan(base, NULL, 2, 0), *b = helpers_plan(other, NULL, 2, 0);
+    tp_comparison *cmp = compare(a, b);
+    assert_non_null(find_text(cmp, "NET/0-1 -> NET/0-0: same NIC and port, another device index"));
+    const tp_difference *d =
+        find_text(cmp, "NET/0-0 (dev 0, port 1, guid 0x506b4b0300fa2e40, 12.5 GB/s): removed");
+    assert_non_null(d);
+    assert_int_equal(d->severity, TP_SEVERITY_ERROR);
+    tp_comparison_free(cmp);
+    tp_plan_free(a);
+    tp_plan_free(b);
+    free(other);
+    free(base);
+}
+
+/*
+ * DGX H100, 2 nodes, GPU 1b000 at x8 (24 GB/s instead of 48): the ring search
+ * loses a channel (8 -> 7) but postset's sm90 doubling then applies (14 < 16
+ * channels), so the job gets more collective channels (16 -> 28).
+ */
+static void test_compare_why_names_postset_steps(void **state)
+{
+    (void)state;
+    char *base = helpers_fixture("dgx_h100.xml");
+    char *x8 =
+        replace_after(base, "busid=\"0000:1b:00.0\"", "link_width=\"16\"", "link_width=\"8\"");
+    tp_plan *a = helpers_plan(base, NULL, 2, 0), *b = helpers_plan(x8, NULL, 2, 0);
+    tp_comparison *cmp = compare(a, b);
+    assert_string_equal(tp_comparison_why(cmp),
+                        "collective channels 16 -> 28: ring search 8 x 48.0/48.0 -> 7 x 48.0/48.0 "
+                        "GB/s (intra/inter); then the sm90 multi-node doubling (ring bw above 45 "
+                        "GB/s, fewer than 16 channels) applies: 16 -> 28");
+    const tp_difference *d = find_text(cmp, "ring: channels 8 -> 7");
+    assert_non_null(d);
+    assert_int_equal(d->severity, TP_SEVERITY_ERROR);
+    d = find_text(cmp, "PCI link GPU/0-1b000 -> PCI/0-15000: 48.0 -> 24.0 GB/s");
+    assert_non_null(d);
+    assert_int_equal(d->severity, TP_SEVERITY_WARN);
+    tp_comparison_free(cmp);
+    tp_plan_free(a);
+    tp_plan_free(b);
+    free(x8);
+    free(base);
+}
+
+static void test_compare_reports_parse(void **state)
+{
+    (void)state;
+    tp_comparison *cmp = compare_fixtures("v100_nv2.xml", "v100_nv2_no_nvl01.xml", NULL, 1);
+    char *buf = NULL;
+    size_t len = 0;
+    tp_error err = {0};
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(tp_report_diff(f, cmp, TP_FORMAT_TEXT, &err), TP_OK);
+    assert_int_equal(tp_report_check(f, cmp, TP_FORMAT_JSON, &err), TP_OK);
+    assert_int_equal(tp_report_diff(f, cmp, TP_FORMAT_DOT, &err), TP_ERR_CONFIG);
+    fclose(f);
+    assert_non_null(strstr(buf, "first difference at system"));
+    assert_non_null(strstr(buf, "why: collective channels 12 -> 8"));
+    assert_non_null(strstr(buf, "\"healthy\": false, \"errors\": 5, \"warnings\": 2"));
+    free(buf);
+    tp_comparison_free(cmp);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_compare_identical_has_no_difference),
+        cmocka_unit_test(test_compare_expected_differences),
+        cmocka_unit_test(test_compare_pcie_x4_keeps_the_plan),
+        cmocka_unit_test(test_compare_missing_nvlink_why),
+        cmocka_unit_test(test_compare_reverse_direction),
+        cmocka_unit_test(test_compare_renumbered_gpus_match_by_position),
+        cmocka_unit_test(test_compare_renumbered_unequal_counts_do_not_match),
+        cmocka_unit_test(test_compare_missing_nic_two_nodes),
+        cmocka_unit_test(test_compare_net_follows_its_nic),
+        cmocka_unit_test(test_compare_why_names_postset_steps),
+        cmocka_unit_test(test_compare_reports_parse),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
