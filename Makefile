@@ -103,7 +103,7 @@ check-conformance: $(BUILD)/topoplan
 
 check-san: $(DEPS_STAMP)
 	$(MAKE) BUILD=build-san CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	    check-unit check-golden check-errors check-fuzz
+	    check-fuzz check-unit check-golden check-errors
 
 check-valgrind: $(UNIT_BIN) $(BUILD)/topoplan
 	@set -e; for t in $(UNIT_BIN); do valgrind -q --error-exitcode=9 --leak-check=full $$t; done
