@@ -38,19 +38,36 @@ typedef struct cli_input {
     tp_job job;
 } cli_input;
 
+/* Options beyond --nodes, --rank, --builtin and --help that a command takes. */
+enum { CLI_OPT_FORMAT = 1u, CLI_OPT_GRAPH = 2u, CLI_OPT_BASELINE = 4u };
+
+/* A parsed planning command line. */
+typedef struct cli_args {
+    cli_input in;         /* the job and the topology: the last file argument or --builtin */
+    const char *files[2]; /* the file arguments before the topology */
+    const char *graph;    /* --graph */
+    const char *baseline; /* --baseline */
+    bool nodes_given;     /* --nodes was on the command line */
+} cli_args;
+
+/*
+ * Parse --nodes, --rank, --builtin, --help, the `extra` options (--format sets
+ * ctx->format) and exactly n_files file arguments; --builtin NAME replaces the
+ * last one (the topology). Returns 0, or -1 with *code set after printing the
+ * help or a usage error.
+ */
+int cli_parse_args(int argc, char **argv, cli_ctx *ctx, const char *usage, unsigned extra,
+                   int n_files, cli_args *a, int *code);
+/* "text" | "json" | "dot"; -1 when unknown. */
+int cli_parse_format(const char *text, tp_format *out);
+
 /* Exit code for a status: the only mapping. */
 int cli_exit_for(tp_status st);
 /* Print "topoplan: <error>" on stderr; return the exit code. */
 int cli_fail(const tp_error *err);
 /* Print "topoplan: <cmd>: message" and the usage on stderr; return CLI_EXIT_USAGE. */
 int cli_usage_error(const char *usage, const char *fmt, ...);
-/*
- * Parse --nodes, --rank, --builtin and one positional topology path.
- * Other options are passed to `extra` (may be NULL); it returns 0 when it took
- * the option, -1 to reject it. Returns -1 after printing usage or help (with
- * *exit_code set), 0 on success.
- */
-typedef int cli_extra_opt(int opt, const char *arg, void *data);
+/* cli_parse_args() for commands that take one topology and no other option. */
 int cli_parse_input(int argc, char **argv, const char *usage, cli_input *in, int *exit_code);
 /* Plan the input with the context's config. On failure prints the error. */
 int cli_plan(tp_plan **out, const cli_input *in, const cli_ctx *ctx);
@@ -59,25 +76,12 @@ int cli_plan(tp_plan **out, const cli_input *in, const cli_ctx *ctx);
 typedef tp_status cli_report_fn(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err);
 int cli_run_report(int argc, char **argv, cli_ctx *ctx, const char *usage, cli_report_fn *report);
 
-/* Options of diff and check (cmd_diff.c): the job, --format, check's --baseline. */
-typedef struct cli_compare_opts {
-    tp_job job;
-    tp_format format;
-    const char *baseline;
-} cli_compare_opts;
-/*
- * Take one getopt result of diff or check (--nodes, --rank, --format,
- * --baseline, --help): 0 when taken, else -1 with *code set (help or usage).
- */
-int cli_compare_option(int opt, const char *arg, const char *usage, cli_compare_opts *o,
-                       int *code);
 /*
  * Plan `first` (the reference) and `second` for the same job under the
  * context's config, compare them and write the diff (check == false) or
  * check report. Exit 0 when identical / healthy, 1 when not, 3 on bad input.
  */
-int cli_compare_run(const char *first, const char *second, const cli_compare_opts *o,
-                    cli_ctx *ctx, bool check);
+int cli_compare_run(const cli_input *first, const cli_input *second, cli_ctx *ctx, bool check);
 
 int cmd_nccl_log(int argc, char **argv, cli_ctx *ctx);
 int cmd_plan(int argc, char **argv, cli_ctx *ctx);

@@ -1,7 +1,6 @@
 /* topoplan check: health check of a node's topology against a known-good baseline. */
 #include "cli.h"
 
-#include <getopt.h>
 
 static const char usage[] =
     "usage: topoplan check [--nodes N] [--rank R] [--format text|json] NODE.xml --baseline "
@@ -25,18 +24,14 @@ static const char usage[] =
 
 int cmd_check(int argc, char **argv, cli_ctx *ctx)
 {
-    static const struct option opts[] = {
-        {"baseline", required_argument, NULL, 'B'}, {"nodes", required_argument, NULL, 'n'},
-        {"rank", required_argument, NULL, 'r'},     {"format", required_argument, NULL, 'F'},
-        {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
-    };
-    cli_compare_opts o = {.job = {.n_nodes = 1}, .format = ctx->format};
-    int c, code = CLI_EXIT_OK;
-    optind = 0;
-    while ((c = getopt_long(argc, argv, "hn:r:", opts, NULL)) != -1)
-        if (cli_compare_option(c, optarg, usage, &o, &code) != 0)
-            return code;
-    if (argc - optind != 1 || !o.baseline)
-        return cli_usage_error(usage, "check: expected one topology file and --baseline FILE");
-    return cli_compare_run(o.baseline, argv[optind], &o, ctx, true);
+    cli_args a;
+    int code = CLI_EXIT_OK;
+    if (cli_parse_args(argc, argv, ctx, usage, CLI_OPT_FORMAT | CLI_OPT_BASELINE, 1, &a, &code))
+        return code;
+    if (!a.baseline)
+        return cli_usage_error(usage, "check: expected --baseline FILE");
+    if (ctx->format == TP_FORMAT_DOT)
+        return cli_usage_error(usage, "check writes text or json, not dot");
+    cli_input baseline = {.path = a.baseline, .job = a.in.job};
+    return cli_compare_run(&baseline, &a.in, ctx, true);
 }

@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,44 +59,107 @@ static int parse_count(const char *text, int *out)
     return 0;
 }
 
-int cli_parse_input(int argc, char **argv, const char *usage, cli_input *in, int *exit_code)
+int cli_parse_format(const char *text, tp_format *out)
 {
-    static const struct option opts[] = {
-        {"nodes", required_argument, NULL, 'n'}, {"rank", required_argument, NULL, 'r'},
-        {"builtin", required_argument, NULL, 'b'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    memset(in, 0, sizeof(*in));
-    in->job.n_nodes = 1;
+    static const char *const names[] = {[TP_FORMAT_TEXT] = "text", [TP_FORMAT_JSON] = "json",
+                                        [TP_FORMAT_DOT] = "dot"};
+    for (int i = 0; i < 3; i++) {
+        if (strcmp(text, names[i]) == 0) {
+            *out = (tp_format)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static const struct option parse_opts[] = {
+    {"nodes", required_argument, NULL, 'n'},    {"rank", required_argument, NULL, 'r'},
+    {"builtin", required_argument, NULL, 'b'},  {"format", required_argument, NULL, 'F'},
+    {"graph", required_argument, NULL, 'g'},    {"baseline", required_argument, NULL, 'B'},
+    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+};
+
+/* Whether option c is one this command takes. */
+static bool option_allowed(int c, unsigned extra)
+{
+    return (c != 'F' || (extra & CLI_OPT_FORMAT)) && (c != 'g' || (extra & CLI_OPT_GRAPH)) &&
+           (c != 'B' || (extra & CLI_OPT_BASELINE));
+}
+
+/* Store one option's value; -1 when the value is invalid. */
+static int take_option(int c, const char *arg, cli_ctx *ctx, cli_args *a)
+{
+    switch (c) {
+    case 'n':
+        a->nodes_given = true;
+        return parse_count(arg, &a->in.job.n_nodes) || a->in.job.n_nodes < 1 ? -1 : 0;
+    case 'r':
+        return parse_count(arg, &a->in.job.rank);
+    case 'F':
+        return ctx ? cli_parse_format(arg, &ctx->format) : -1;
+    case 'b':
+        a->in.builtin = arg;
+        return 0;
+    case 'g':
+        a->graph = arg;
+        return 0;
+    default:
+        a->baseline = arg;
+        return 0;
+    }
+}
+
+static const char *option_long_name(int c)
+{
+    for (size_t i = 0; parse_opts[i].name; i++)
+        if (parse_opts[i].val == c)
+            return parse_opts[i].name;
+    return "?";
+}
+
+int cli_parse_args(int argc, char **argv, cli_ctx *ctx, const char *usage, unsigned extra,
+                   int n_files, cli_args *a, int *code)
+{
+    memset(a, 0, sizeof(*a));
+    a->in.job.n_nodes = 1;
     optind = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "hn:r:b:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hn:r:b:", parse_opts, NULL)) != -1) {
         if (c == 'h') {
             fputs(usage, stdout);
-            *exit_code = CLI_EXIT_OK;
+            *code = CLI_EXIT_OK;
             return -1;
         }
-        if ((c == 'n' && (parse_count(optarg, &in->job.n_nodes) || in->job.n_nodes < 1)) ||
-            (c == 'r' && parse_count(optarg, &in->job.rank))) {
-            *exit_code = cli_usage_error(usage, "invalid value \"%s\" for --%s", optarg,
-                                         c == 'n' ? "nodes" : "rank");
+        if (c == '?' || !option_allowed(c, extra)) {
+            *code = cli_usage_error(usage, "%s: bad option", argv[0]);
             return -1;
         }
-        if (c == 'b')
-            in->builtin = optarg;
-        if (c == '?') {
-            *exit_code = cli_usage_error(usage, "%s: bad option", argv[0]);
+        if (take_option(c, optarg, ctx, a) != 0) {
+            *code = cli_usage_error(usage, "invalid value \"%s\" for --%s", optarg,
+                                    option_long_name(c));
             return -1;
         }
     }
-    if (optind < argc)
-        in->path = argv[optind++];
-    if (optind < argc || (!in->path == !in->builtin)) {
-        *exit_code = cli_usage_error(usage, "%s: expected one topology file or --builtin NAME",
-                                     argv[0]);
+    /* --builtin NAME stands for the last file argument, the topology. */
+    int want = n_files - (a->in.builtin != NULL);
+    if (argc - optind != want) {
+        *code = cli_usage_error(usage, "%s: expected %d file argument%s (the topology may be "
+                                       "--builtin NAME)", argv[0], n_files, n_files == 1 ? "" : "s");
         return -1;
     }
+    for (int i = 0; i < n_files - 1; i++)
+        a->files[i] = argv[optind + i];
+    if (!a->in.builtin)
+        a->in.path = argv[argc - 1];
     return 0;
+}
+
+int cli_parse_input(int argc, char **argv, const char *usage, cli_input *in, int *exit_code)
+{
+    cli_args a;
+    int st = cli_parse_args(argc, argv, NULL, usage, 0, 1, &a, exit_code);
+    *in = a.in;
+    return st;
 }
 
 int cli_plan(tp_plan **out, const cli_input *in, const cli_ctx *ctx)

@@ -62,18 +62,6 @@ typedef struct global_opts {
     tp_format format;
 } global_opts;
 
-static int parse_format(const char *text, tp_format *out)
-{
-    static const char *const names[] = {"text", "json", "dot"};
-    for (int i = 0; i < 3; i++) {
-        if (strcmp(text, names[i]) == 0) {
-            *out = (tp_format)i;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 static int parse_globals(int argc, char **argv, global_opts *g)
 {
     static const struct option opts[] = {
@@ -100,7 +88,7 @@ static int parse_globals(int argc, char **argv, global_opts *g)
             g->no_env = 1;
             break;
         case 'F':
-            if (parse_format(optarg, &g->format))
+            if (cli_parse_format(optarg, &g->format))
                 return cli_usage_error(usage, "unknown format \"%s\" (expected text, json or dot)",
                                        optarg);
             break;
