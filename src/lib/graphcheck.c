@@ -51,21 +51,6 @@ void tp_graphcheck__add(tp_graph_check *chk, tp_gc_graph *g, tp_gc_severity sev,
         g->n_errors++;
 }
 
-const char *tp_graphcheck__pattern_name(int pattern)
-{
-    static const char *const names[] = {
-        [TP_PATTERN_BALANCED_TREE] = "balanced tree",
-        [TP_PATTERN_SPLIT_TREE] = "split tree",
-        [TP_PATTERN_TREE] = "tree",
-        [TP_PATTERN_RING] = "ring",
-        [TP_PATTERN_NVLS] = "nvls",
-        [TP_PATTERN_COLLNET_DIRECT] = "collnet direct",
-    };
-    if (pattern < 0 || (size_t)pattern >= ARRAY_LEN(names) || !names[pattern])
-        return "?";
-    return names[pattern];
-}
-
 /* ------------------------------------------------------------------------ */
 /* Strict attribute readers: a graph file that NCCL would misread is malformed. */
 
@@ -371,7 +356,7 @@ static bool id_fits_pattern(int id, int pattern)
 static void check_id_pattern(gc_ctx *c, tp_gc_graph *g)
 {
     static const char *const id_names[] = {"ring", "tree", "CollNet", "NVLS"};
-    if (tp_graphcheck__pattern_name(g->pattern)[0] == '?')
+    if (tp_pattern_name(g->pattern)[0] == '?')
         tp_graphcheck__add(c->chk, g, TP_GC_ERROR, -1, g->line, g->column,
                            "pattern %d is not an NCCL 2.22.3 pattern (1 balanced tree, 2 split "
                            "tree, 3 tree, 4 ring, 5 nvls, 6 collnet direct)",
@@ -384,7 +369,7 @@ static void check_id_pattern(gc_ctx *c, tp_gc_graph *g)
     else if (!id_fits_pattern(g->id, g->pattern))
         tp_graphcheck__add(c->chk, g, TP_GC_WARNING, -1, g->line, g->column,
                            "graph id %d is NCCL's %s graph, but its pattern is %d (%s)", g->id,
-                           id_names[g->id], g->pattern, tp_graphcheck__pattern_name(g->pattern));
+                           id_names[g->id], g->pattern, tp_pattern_name(g->pattern));
 }
 
 static void check_counts(gc_ctx *c, tp_gc_graph *g)
@@ -486,7 +471,7 @@ static tp_status check_graph_elem(gc_ctx *c, const tp_xml_elem *e)
     int n_used = 0;
     if ((st = read_channels(c, g, e, &n_used)) != TP_OK)
         return st;
-    bool replayable = tp_graphcheck__pattern_name(g->pattern)[0] != '?' &&
+    bool replayable = tp_pattern_name(g->pattern)[0] != '?' &&
                       !(g->pattern == TP_PATTERN_NVLS && c->sys->nodes[TP_NODE_NVS].count == 0);
     if (replayable && (st = tp_graphcheck__replay(chk, g, c->sys, c->channels, n_used, c->err)))
         return st;

@@ -105,7 +105,5 @@ tp_status tp_graphcheck__replay(tp_graph_check *chk, tp_gc_graph *g, const tp_sy
 /* Label of a node in findings: "GPU/<rank>", "NET/<dev>", else NCCL's "PCI/0-1a000". */
 void tp_graphcheck__label(char *buf, size_t size, const tp_node *node);
 
-/* "ring", "balanced tree", ...; "?" for an unknown pattern. */
-const char *tp_graphcheck__pattern_name(int pattern);
 
 #endif

@@ -92,7 +92,7 @@ static const tp_gc_link *busiest(const tp_gc_graph *g)
 
 static void text_graph(FILE *out, const tp_graph_check *chk, const tp_gc_graph *g)
 {
-    fprintf(out, "\ngraph id %d (%s), line %u: ", g->id, tp_graphcheck__pattern_name(g->pattern),
+    fprintf(out, "\ngraph id %d (%s), line %u: ", g->id, tp_pattern_name(g->pattern),
             g->line);
     if (g->n_channels != 0 || g->n_elements != 0)
         fprintf(out, "%d channel%s, speed %g/%g GB/s, type %s/%s: ", g->n_channels,
@@ -177,7 +177,7 @@ static void json_graph(FILE *out, const tp_gc_graph *g)
             "\"nchannels\": %d, \"channel_elements\": %d, \"speedintra\": %g, "
             "\"speedinter\": %g, \"typeintra\": \"%s\", \"typeinter\": \"%s\", "
             "\"crossnic\": %d, \"samechannels\": %d, \"feasible\": %s, \"errors\": %d,\n",
-            g->id, g->pattern, tp_graphcheck__pattern_name(g->pattern), g->line, g->n_channels,
+            g->id, g->pattern, tp_pattern_name(g->pattern), g->line, g->n_channels,
             g->n_elements, g->bw_intra, g->bw_inter, tp_path_type_name(g->type_intra),
             tp_path_type_name(g->type_inter), g->cross_nic, g->same_channels,
             g->n_errors ? "false" : "true", g->n_errors);

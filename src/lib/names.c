@@ -47,3 +47,15 @@ int tp_path_type_from_name(const char *name)
             return i;
     return -1;
 }
+
+const char *tp_pattern_name(int pattern)
+{
+    static const char *const names[] = {
+        [TP_PATTERN_BALANCED_TREE] = "balanced tree", [TP_PATTERN_SPLIT_TREE] = "split tree",
+        [TP_PATTERN_TREE] = "tree",                   [TP_PATTERN_RING] = "ring",
+        [TP_PATTERN_NVLS] = "nvls",                   [TP_PATTERN_COLLNET_DIRECT] = "collnet direct",
+    };
+    if (pattern < 0 || (size_t)pattern >= ARRAY_LEN(names) || !names[pattern])
+        return "?";
+    return names[pattern];
+}

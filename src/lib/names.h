@@ -41,6 +41,18 @@ typedef enum tp_path_type {
     TP_PATH_TYPE_COUNT
 } tp_path_type;
 
+/* Graph patterns of NCCL 2.22.3 (graph.h), 1..6. */
+enum {
+    TP_PATTERN_BALANCED_TREE = 1,
+    TP_PATTERN_SPLIT_TREE = 2,
+    TP_PATTERN_TREE = 3,
+    TP_PATTERN_RING = 4,
+    TP_PATTERN_NVLS = 5,
+    TP_PATTERN_COLLNET_DIRECT = 6,
+};
+
+/* "balanced tree", "ring", ...; "?" for an unknown pattern. */
+const char *tp_pattern_name(int pattern);
 /* "GPU", "PCI", ... */
 const char *tp_node_type_name(int type);
 /* "LOC", "NVL", "", "PCI", "", "", "", "SYS", "NET" (NCCL prints links by these). */

@@ -11,20 +11,6 @@ static const char *const slot_names[TP_GRAPH_COUNT] = {
     [TP_GRAPH_NVLS] = "nvls",
 };
 
-static const char *pattern_name(int pattern)
-{
-    static const char *const names[] = {
-        [0] = "none",
-        [TP_PATTERN_BALANCED_TREE] = "balanced tree",
-        [TP_PATTERN_SPLIT_TREE] = "split tree",
-        [TP_PATTERN_TREE] = "tree",
-        [TP_PATTERN_RING] = "ring",
-        [TP_PATTERN_NVLS] = "nvls",
-        [TP_PATTERN_COLLNET_DIRECT] = "collnet direct",
-    };
-    return pattern >= 0 && (size_t)pattern < ARRAY_LEN(names) ? names[pattern] : "?";
-}
-
 static const char *event_kind_name(tp_search_event_kind kind)
 {
     static const char *const names[] = {
@@ -120,7 +106,7 @@ static void text_summary(FILE *out, const tp_graph *g)
 static void text_graph(FILE *out, const tp_system *sys, int slot, const tp_graph *g)
 {
     fprintf(out, "Graph %d (%s): pattern %d (%s)\n", g->id, slot_names[slot], g->pattern,
-            pattern_name(g->pattern));
+            tp_pattern_name(g->pattern));
     if (g->n_channels == 0) {
         fputs("  not computed or no solution (0 channels)\n\n", out);
         return;
@@ -170,7 +156,7 @@ static void json_graph(FILE *out, const tp_system *sys, int slot, const tp_graph
                  "\"n_channels\": %d, \"bw_intra\": %.2f, \"bw_inter\": %.2f, "
                  "\"type_intra\": \"%s\", \"type_inter\": \"%s\", \"same_channels\": %d, "
                  "\"cross_nic\": %d,\n     \"channels\": [",
-            slot_names[slot], g->id, g->pattern, pattern_name(g->pattern), g->n_channels,
+            slot_names[slot], g->id, g->pattern, tp_pattern_name(g->pattern), g->n_channels,
             g->bw_intra, g->bw_inter, tp_path_type_name(g->type_intra),
             tp_path_type_name(g->type_inter), g->same_channels, g->cross_nic);
     json_channels(out, sys, g);

@@ -8,13 +8,6 @@
 
 #include "paths.h"
 
-/* Graph patterns (NCCL 2.22.3 graph.h). */
-#define TP_PATTERN_BALANCED_TREE 1
-#define TP_PATTERN_SPLIT_TREE 2
-#define TP_PATTERN_TREE 3
-#define TP_PATTERN_RING 4
-#define TP_PATTERN_NVLS 5
-#define TP_PATTERN_COLLNET_DIRECT 6
 
 /* Step budgets of NCCL 2.22.3 search.cc (counted in ncclTopoSearchRecGpu calls). */
 #define TP_SEARCH_GLOBAL_TIMEOUT (1LL << 19)
