@@ -107,4 +107,7 @@ int tp_paths__get_nvb_gpus(const tp_system *sys, int rank, int *ranks);
 /* ncclTopoPathAllNVLink: 1 when every GPU pair is NVL or NVB. */
 int tp_paths__all_nvlink(const tp_system *sys);
 
+/* Fail with TP_ERR_INTERNAL: a route query on a node that is not there. */
+tp_status tp_paths__internal(tp_error *err, const char *what);
+
 #endif
