@@ -1,13 +1,14 @@
 #!/bin/sh
 # A stage may include only the headers of earlier stages; the CLI only topoplan.h.
 fail=0
-order="xml system paths search channels plan"
+# Pipeline order; a file belongs to the stage named before the first "_" of its name.
+order="xml mutate netdev system paths search channels plan report nics graphcheck validate compare"
 rank() { i=0; for s in $order; do [ "$s" = "$1" ] && { echo $i; return; }; i=$((i+1)); done; echo -1; }
 for f in src/lib/*.c src/lib/*.h; do
-    base=$(basename "$f"); base=${base%.*}; me=$(rank "$base")
+    base=$(basename "$f"); base=${base%.*}; base=${base%%_*}; me=$(rank "$base")
     [ "$me" = -1 ] && continue
     for inc in $(sed -n 's/^#include "\([a-z_]*\)\.h".*/\1/p' "$f"); do
-        r=$(rank "$inc")
+        r=$(rank "${inc%%_*}")
         if [ "$r" != -1 ] && [ "$r" -gt "$me" ]; then
             echo "lint: $f includes $inc.h, a later stage"; fail=1
         fi

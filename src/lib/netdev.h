@@ -6,7 +6,9 @@
 #ifndef TP_NETDEV_H
 #define TP_NETDEV_H
 
+#include "config.h"
 #include "internal.h"
+#include "xml.h"
 
 /* NCCL 2.22.3 limits: MAX_IB_DEVS entries in a filter, 2 ports per merged NIC. */
 #define TP_HCA_MAX_ENTRIES 32
@@ -64,5 +66,14 @@ typedef struct tp_ib_logical {
 tp_status tp_ib__discover(tp_ib_logical **out, int *n_out, int *selected_out, int *n_selected_out,
                           bool *merge_disabled_out, const tp_ib_port_info *ports, int n_ports,
                           const tp_hca_filter *filter, bool merge_nics, tp_error *err);
+
+/*
+ * Apply NCCL_IB_HCA (when set) and NCCL_IB_MERGE_NICS=1 (only when set
+ * explicitly: an XML dumped by NCCL 2.22.3 already lists merged devices) to a
+ * topology XML prepared by tp_system__prepare_xml: drop the <net> elements the
+ * IB plugin would not report, merge ports into logical devices, renumber the
+ * NET devices. Findings go to notes (may be NULL), never to NCCL's log.
+ */
+tp_status tp_netdev__apply_env(tp_xml *doc, const tp_config *cfg, tp_log *notes, tp_error *err);
 
 #endif

@@ -16,15 +16,6 @@
 /* Length of a NET device name kept for reports ("mlx5_0+mlx5_1"). */
 #define TP_NIC_NAME_MAX 136
 
-/*
- * Apply NCCL_IB_HCA (when set) and NCCL_IB_MERGE_NICS=1 (only when set
- * explicitly: an XML dumped by NCCL 2.22.3 already lists merged devices) to a
- * topology XML prepared by tp_system__prepare_xml: drop the <net> elements the
- * IB plugin would not report, merge ports into logical devices, renumber the
- * NET devices. Findings go to notes (may be NULL), never to NCCL's log.
- */
-tp_status tp_nics__apply_env(tp_xml *doc, const tp_config *cfg, tp_log *notes, tp_error *err);
-
 /* One use of a NET device by a rank for a ring channel (its node boundary). */
 typedef struct tp_nic_use {
     int channel;

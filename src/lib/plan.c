@@ -6,7 +6,7 @@
  * (ncclTopoPrint), NVLS support, ring / tree / NVLS graphs, then the channels
  * (tp_channels__build) and the P2P counts (tp_channels__p2p).
  */
-#include "nics.h"
+#include "netdev.h"
 #include "plan.h"
 
 #include <errno.h>
@@ -75,7 +75,7 @@ static tp_job_view job_view(const tp_plan *plan, int rank)
 
 /* A fresh copy of the topology XML, prepared as NCCL does on `host`; the
  * lines NCCL prints while loading go to `log` (may be NULL). Then the NET
- * devices the IB plugin reports (NCCL_IB_HCA, merging: nics_xml.c), whose
+ * devices the IB plugin reports (NCCL_IB_HCA, merging: netdev_xml.c), whose
  * findings go to `notes` (may be NULL), never to the NCCL log. */
 static tp_status prepared_xml(tp_xml **out, const tp_plan *plan, int host, tp_log *log,
                               tp_log *notes, tp_error *err)
@@ -85,7 +85,7 @@ static tp_status prepared_xml(tp_xml **out, const tp_plan *plan, int host, tp_lo
         st = tp_system__prepare_xml_log(*out, plan->cfg, host * plan->n_gpus_per_node,
                                         plan->job.rank, log, err);
     if (st == TP_OK)
-        st = tp_nics__apply_env(*out, plan->cfg, notes, err);
+        st = tp_netdev__apply_env(*out, plan->cfg, notes, err);
     return st;
 }
 

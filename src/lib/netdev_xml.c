@@ -9,7 +9,6 @@
  * devices: the filter and merging rules are netdev.c's.
  */
 #include "netdev.h"
-#include "nics.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -274,7 +273,7 @@ static tp_status run(net_list *l, const char *hca, bool merge, tp_log *notes, tp
     return st;
 }
 
-tp_status tp_nics__apply_env(tp_xml *doc, const tp_config *cfg, tp_log *notes, tp_error *err)
+tp_status tp_netdev__apply_env(tp_xml *doc, const tp_config *cfg, tp_log *notes, tp_error *err)
 {
     const char *hca = tp_config_str(cfg, TP_P_IB_HCA);
     bool merge = tp_config_is_set(cfg, TP_P_IB_MERGE_NICS) &&
