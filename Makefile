@@ -27,7 +27,7 @@ FUZZ_BIN := $(FUZZ_TARGETS:%=$(BUILD)/tests/replay_%)
 DEPS_STAMP := $(BUILD)/.deps-ok
 CONFORMANCE := ../shared/conformance/run
 
-.PHONY: all deps demo check check-unit check-golden check-errors check-fuzz check-header \
+.PHONY: fuzz all deps demo check check-unit check-golden check-errors check-fuzz check-header \
         check-lint check-conformance check-san check-valgrind bench fuzz format-check clean
 
 all: $(BUILD)/topoplan
@@ -109,6 +109,14 @@ check-valgrind: $(UNIT_BIN) $(BUILD)/topoplan
 	@set -e; for t in $(UNIT_BIN); do valgrind -q --error-exitcode=9 --leak-check=full $$t; done
 	@TOPOPLAN_WRAP="valgrind -q --error-exitcode=9 --leak-check=full" sh tests/golden/run.sh $(BUILD)/topoplan
 
+# libFuzzer builds (clang): `make fuzz`, then e.g. build-fuzz/fuzz_xml tests/fuzz/corpus/xml
+FUZZ_CFLAGS := -std=c17 -D_GNU_SOURCE -g -O1 -Iinclude -Isrc/lib -fsanitize=fuzzer,address,undefined
+fuzz: $(DEPS_STAMP) $(BUILD)/gen/builtins_data.c
+	@mkdir -p build-fuzz
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	    clang $(FUZZ_CFLAGS) -o build-fuzz/fuzz_$$t tests/fuzz/fuzz_$$t.c $(LIB_SRC) \
+	        $(BUILD)/gen/builtins_data.c -lexpat -lm; echo "built build-fuzz/fuzz_$$t"; done
+
 bench: $(BUILD)/topoplan
 	@sh bench/run.sh
 
@@ -116,6 +124,6 @@ format-check:
 	@clang-format --dry-run -Werror $(LIB_SRC) $(CLI_SRC) include/topoplan.h
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
