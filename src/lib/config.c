@@ -80,6 +80,12 @@ static tp_status set_param(tp_config *cfg, int id, const char *value, tp_error *
 {
     param_value v = {.is_set = true};
     const tp_param *p = &params[id];
+    /* NCCL 2.22.3 reads an empty numeric or level value as unset. */
+    if (p->kind != TP_KIND_STR && value[0] == '\0') {
+        free(cfg->values[id].text);
+        memset(&cfg->values[id], 0, sizeof(cfg->values[id]));
+        return TP_OK;
+    }
     tp_status st = TP_OK;
     if (p->kind == TP_KIND_INT)
         st = parse_int(p->name, value, &v.num, err);

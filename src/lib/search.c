@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 /* NCCL 2.22.3 speed ladders (GB/s), tried from fast to slow. */
 static const float speed_intra[] = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0,
@@ -281,6 +282,27 @@ static int pass_budget(const tp_graph *tmp)
     return tmp->pattern == TP_PATTERN_TREE ? TP_SEARCH_TIMEOUT_TREE : TP_SEARCH_TIMEOUT;
 }
 
+/* One search pass, or the steps of an equivalent one that saved nothing (search_pass.c). */
+static tp_status run_pass(ladder *l, int *time)
+{
+    tp_search_ctx *s = l->s;
+    if (l->pass == 1 && tp_search__pass_find(s, &l->tmp, time)) {
+        return TP_OK;
+    }
+    unsigned long copies = s->n_copies;
+    int lower = l->n_speeds - 1 - l->speed_index;
+    if (l->pass == 1)
+        tp_search__shadow_begin(s, &l->tmp, l->speeds + l->speed_index + 1, lower);
+    tp_status st = tp_search__rec(s, &l->tmp, time);
+    if (st == TP_OK && l->pass == 1 && s->n_copies == copies && *time >= 0) {
+        tp_search__pass_store(s, *time);
+        tp_search__shadow_end(s, &l->tmp, *time);
+    }
+    s->shadow_alive = 0;
+    s->n_shadows = 0;
+    return st;
+}
+
 /* The search loop of ncclTopoCompute: passes until optimal, settled or out of budget. */
 static tp_status run_ladder(ladder *l)
 {
@@ -289,12 +311,16 @@ static tp_status run_ladder(ladder *l)
         l->tmp.n_channels = 0;
         /* Sub-search memory holds within one pass (same settings) only. */
         tp_search__memo_reset(&l->s->memo);
+        l->s->bw_hash1 = l->s->bw_hash2 = 0; /* the hashes are relative to the pass start */
+        l->s->dep_chan = -1;
+        l->s->dep_depth = l->s->dep_max = 0;
+        tp_search__milli_begin(l->s, &l->tmp);
         l->s->memo_on = l->tmp.pattern != TP_PATTERN_NVLS &&
                         l->tmp.pattern != TP_PATTERN_COLLNET_DIRECT;
         l->global_timeout -= time;
         tp_search__event(l->graph, TP_EV_TRY, l->pass == 1 ? "search pass" : "second pass",
                          &l->tmp);
-        tp_status st = tp_search__rec(l->s, &l->tmp, &time);
+        tp_status st = run_pass(l, &time);
         if (st != TP_OK)
             return st;
         if (time == 0)

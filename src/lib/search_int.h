@@ -16,9 +16,12 @@ enum { TP_ORDER_FREE = 0, TP_ORDER_PCI = 1, TP_ORDER_REPLAY = 2 };
 typedef struct tp_hop {
     float *bw;             /* the link's bandwidth */
     float *rev;            /* the reverse link's, when it pays too (NULL if absent) */
+    int32_t *m, *mrev;     /* the same two in thousandths, for milli mode (search_milli.c) */
+    int li, lri;           /* their indices in the link table */
     uint64_t k1, k2;       /* hash multipliers of *bw */
     uint64_t rk1, rk2;     /* and of *rev */
     unsigned char pci;     /* a PCI link: takes the PCI share of bw */
+    unsigned char sel;     /* milli amount forward: 1 for the PCI share of an Intel route, else 0 */
     unsigned char rev_div8; /* reverse pays 1/8 (pre-Ampere GPU entered from a non-GPU) */
     unsigned char rev_full; /* reverse pays all (POWER CPU over NVLink) */
 } tp_hop;
@@ -46,28 +49,93 @@ typedef struct tp_search_memo {
     unsigned generation; /* entries of older generations are free */
 } tp_search_memo;
 
+/* Largest bandwidth milli mode handles: 2^20 thousandths (see search_milli.c). */
+#define TP_MILLI_MAX ((1 << 20) - 1)
+
+/*
+ * A bandwidth of the pass in thousandths of GB/s (milli mode): what
+ * followPath takes forward (v[0] plain, v[1] PCI share of an Intel route)
+ * and on the reverse link (v[2], v[3]: 1/8 of each).
+ */
+typedef struct tp_amount {
+    float bw;
+    int32_t v[4];
+    uint64_t c1[4], c2[4]; /* hash codes of one reservation of each (see set_milli) */
+} tp_amount;
+
+/* A candidate next GPU with its static score keys (search_order.c). */
+typedef struct tp_rank_cand {
+    int g, inter_bw, intra_bw, intra_hops;
+} tp_rank_cand;
+
+/* Candidates after one GPU for channels from one NET, in static score order. */
+typedef struct tp_rank_row {
+    tp_rank_cand *c; /* owned, built on first use */
+    int count, ready;
+} tp_rank_row;
+
+/* Distinct route types the pass memory tells apart (search_pass.c). */
+#define TP_PASS_MAX_TYPES 32
+
+/* Shadow passes at lower speeds followed alongside a pass (search_shadow.c). */
+#define TP_SHADOWS 2
+
+typedef struct tp_shadow {
+    float bw;             /* the speed it stands for */
+    int int_bw;           /* (int)bw: NCCL's NET checks truncate it */
+    tp_amount amounts[3]; /* the pass's amounts, at this speed */
+    int32_t *link_m;      /* link values in thousandths (n_links) */
+    float *net_bw;        /* NET bandwidths (n_nets) */
+} tp_shadow;
+
 /* One ncclTopoCompute: the system, the best graph so far and cached orders. */
 typedef struct tp_search_ctx {
     tp_system *sys;
     tp_graph *save; /* NCCL's saveGraph: the caller's graph */
     int n_gpus, n_nets;
     int *local_gpu;  /* per NET: ncclTopoGetLocalGpu */
+    int *port_first, *port_nets; /* per NET n: port_nets[port_first[n]..port_first[n+1]) share its port */
     int *sel_nets;   /* (n_gpus + 1) rows of n_nets: ncclTopoSelectNets, last row for all GPUs */
     int *sel_count;  /* per row */
     int sel_type;    /* typeInter the rows were built for; -1 before */
     int *gpu_order;  /* n_gpus rows: GPUs ranked from each GPU without NET keys */
     const float *pci_up[TP_MAX_NODES], *pci_down[TP_MAX_NODES]; /* GPU<->PCI link bws (gpuPciBw) */
     int *gpu_order_count;
+    uint64_t *used;           /* per GPU: bit c when in channel c (NCCL's node used flags) */
+    tp_rank_row *net_rows;    /* n_gpus x n_nets rows for ranking with NET keys */
+    int start_net[TP_MAXCHANNELS]; /* index of the NET each channel started at */
     /* Compiled routes [from type][to type], from-index major (search_path.c). */
     tp_cpath *routes[TP_NODE_TYPE_COUNT][TP_NODE_TYPE_COUNT];
     tp_hop *hop_pool;
+    size_t n_hops;
     uint64_t net_k1[TP_MAX_NODES], net_k2[TP_MAX_NODES]; /* hash multipliers of NET bw */
+    /* Milli mode (search_milli.c): every link bandwidth the search reads, as integers. */
+    int n_links;
+    float **link_bw;      /* the links' float bandwidths (the system's) */
+    int32_t *link_m;      /* their values in thousandths during a milli pass */
+    const int32_t *pci_up_m[TP_MAX_NODES], *pci_down_m[TP_MAX_NODES];
+    int milli_capable;    /* the routes allow it (reverse links present) */
+    int need_pci, need_rev8; /* some hop takes the Intel PCI share / a 1/8 reverse */
+    int milli;            /* the current pass runs in milli mode */
+    tp_amount amounts[3]; /* bw_intra, bw_inter, bw_inter / 2 of the pass */
+    int n_amounts;
+    tp_shadow shadows[TP_SHADOWS];
+    int n_shadows;
+    unsigned shadow_alive; /* bit j: shadow j agrees so far */
+    int shadow_ok;         /* its buffers are allocated */
     /* Sub-search memory: valid within one search pass (see search_memo.c). */
     tp_search_memo memo;
     int memo_on;                          /* the pattern allows it */
     uint64_t bw_hash1, bw_hash2;          /* linear hashes of every bandwidth changed */
-    uint64_t chan_hash[TP_MAXCHANNELS];   /* hash of each completed channel */
+    int dep_chan, dep_depth; /* previous channel of the next-channel sub-search, GPUs it read */
+    int dep_max;             /* largest dep_depth recorded in the pass */
     unsigned long n_copies;               /* graphs saved so far */
+    /* Pass memory (search_pass.c): first passes that saved nothing, by settings. */
+    tp_search_memo passes;
+    uint64_t pass_key, pass_check;        /* of the pass running */
+    uint64_t pass_state;                  /* hash of the bandwidths at its start */
+    int intra_types[TP_PASS_MAX_TYPES], n_intra_types; /* route types GPU/NVS <-> GPU/NVS */
+    int inter_types[TP_PASS_MAX_TYPES], n_inter_types; /* route types GPU <-> NET */
     tp_error *err;
 } tp_search_ctx;
 
@@ -91,6 +159,18 @@ void tp_search__copy_graph(tp_graph *dst, const tp_graph *src, int n_gpus);
 void tp_search__event(tp_graph *graph, tp_search_event_kind kind, const char *why,
                       const tp_graph *from);
 
+/*
+ * Milli mode (search_milli.c): build the link table once the routes are
+ * compiled; at each pass start, choose the mode for the pass (1: milli).
+ */
+tp_status tp_search__milli_init(tp_search_ctx *s, tp_error *err);
+int tp_search__milli_begin(tp_search_ctx *s, const tp_graph *g);
+/* The amounts a pass of g reserves, in out[]: their count, 0 when not all exact. */
+int tp_search__milli_amounts(const tp_search_ctx *s, const tp_graph *g, tp_amount *out);
+void tp_search__milli_free(tp_search_ctx *s);
+/* The amount of bandwidth bw (a value of the pass), or NULL. */
+const tp_amount *tp_search__milli_amount(const tp_search_ctx *s, float bw);
+
 /* Compile the routes of the search (search_path.c); freed by tp_search__free_routes. */
 tp_status tp_search__compile_routes(tp_search_ctx *s, tp_error *err);
 void tp_search__free_routes(tp_search_ctx *s);
@@ -107,6 +187,35 @@ void tp_search__memo_free(tp_search_memo *m);
 const tp_memo_entry *tp_search__memo_find(const tp_search_memo *m, uint64_t key, uint64_t check);
 void tp_search__memo_store(tp_search_memo *m, uint64_t key, uint64_t check, int steps,
                            int complete);
+
+/*
+ * The pass memory (search_pass.c): tp_search__pass_find gives the steps left
+ * by an equivalent first pass that saved nothing (1), else 0 and remembers
+ * the key for tp_search__pass_store, called when this pass saved nothing.
+ */
+void tp_search__pass_init(tp_search_ctx *s);
+int tp_search__pass_find(tp_search_ctx *s, const tp_graph *g, int *time);
+void tp_search__pass_store(tp_search_ctx *s, int time);
+/* The same for the pass g would run at speed bw from the same start. */
+int tp_search__pass_known(tp_search_ctx *s, const tp_graph *g, float bw);
+void tp_search__pass_store_at(tp_search_ctx *s, const tp_graph *g, float bw, int time);
+
+/*
+ * Shadow passes (search_shadow.c): begin at the lower speeds bws[] before a
+ * first pass, report every bandwidth decision, end by recording the shadows
+ * that agreed throughout (call only when the pass saved nothing).
+ */
+tp_status tp_search__shadow_init(tp_search_ctx *s, tp_error *err);
+void tp_search__shadow_free(tp_search_ctx *s);
+void tp_search__shadow_begin(tp_search_ctx *s, const tp_graph *g, const float *bws, int count);
+void tp_search__shadow_end(tp_search_ctx *s, const tp_graph *g, int time);
+void tp_search__shadow_kill(tp_search_ctx *s, int j);
+void tp_search__shadow_walk(tp_search_ctx *s, const tp_cpath *path, const tp_amount *a, int ok);
+void tp_search__shadow_release(tp_search_ctx *s, const tp_cpath *path, const tp_amount *a);
+void tp_search__shadow_net_test(tp_search_ctx *s, int n, int short_of_bw);
+void tp_search__shadow_local_test(tp_search_ctx *s, float max_bw, int main_ok);
+void tp_search__shadow_net_bw(tp_search_ctx *s, int n, int sign);
+int tp_search__shadow_pci_bw(const tp_search_ctx *s, int j, int g);
 
 /* Index of the node of `type` with `id`, or -1 (ncclTopoIdToIndex). */
 int tp_search__id_to_index(const tp_system *sys, int type, int64_t id);

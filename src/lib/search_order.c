@@ -181,6 +181,11 @@ static int gpu_pci_bw(const tp_search_ctx *s, int g)
 {
     if (!s->pci_up[g])
         return -1;
+    if (s->milli) {
+        /* Below 2^11 the float of m/1000 truncates to m/1000 (see search_milli.c). */
+        int32_t up = *s->pci_up_m[g], down = *s->pci_down_m[g];
+        return (up < down ? up : down) / 1000;
+    }
     float up = *s->pci_up[g], down = *s->pci_down[g];
     return (int)(up < down ? up : down);
 }
@@ -197,14 +202,6 @@ static void sort_scores(gpu_score *sc, int count)
         }
         sc[j + 1] = v;
     }
-}
-
-static int same_intra_scores(const gpu_score *sc, int count)
-{
-    for (int i = 1; i < count; i++)
-        if (sc[i].intra_bw != sc[0].intra_bw || sc[i].intra_hops != sc[0].intra_hops)
-            return 0;
-    return 1;
 }
 
 /*
@@ -231,7 +228,7 @@ static int nvswitch_next(const tp_search_ctx *s, const tp_graph *g, int index, i
     int real = 0;
     for (int f = 0; f < n_first; f++) {
         int k = first[f];
-        if (k == index || paths[k].count == 0 || (gpus[k].used & flag))
+        if (k == index || paths[k].count == 0 || (s->used[k] & flag))
             continue; /* not a candidate */
         for (int i = real; i > 0; i--)
             next[i] = next[i - 1];
@@ -261,33 +258,113 @@ static void build_gpu_order(tp_search_ctx *s, int start)
     s->gpu_order_count[start] = count;
 }
 
-/* Rank the candidate GPUs with NET keys: live scores, as NCCL 2.22.3 computes them. */
-static tp_status rank_with_net(tp_search_ctx *s, const tp_graph *g, int start, int *next,
-                               int *count_out, int sort_net)
+/*
+ * The candidates after GPU `start` for a channel that entered at NET n, in
+ * NCCL 2.22.3's score order with the one live key (gpuPciBw) left out.
+ */
+static tp_status build_net_row(tp_search_ctx *s, int start, int n, tp_rank_row *row)
 {
-    const tp_node *gpus = s->sys->nodes[TP_NODE_GPU].nodes;
-    const uint64_t flag = 1ULL << g->n_channels;
-    const tp_route *paths = gpus[start].paths[TP_NODE_GPU];
-    int n = tp_search__id_to_index(s->sys, TP_NODE_NET, g->inter[g->n_channels * 2]);
-    if (n < 0)
-        return tp_fail(s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: start NET not found");
+    row->c = malloc((size_t)s->n_gpus * sizeof(*row->c));
+    if (!row->c)
+        return tp_fail_nomem(s->err);
+    const tp_route *paths = s->sys->nodes[TP_NODE_GPU].nodes[start].paths[TP_NODE_GPU];
     const tp_route *net_paths = s->sys->nodes[TP_NODE_NET].nodes[n].paths[TP_NODE_GPU];
     gpu_score sc[TP_MAX_NODES];
     int count = 0;
     for (int i = 1; i < s->n_gpus; i++) {
         int k = (start + i) % s->n_gpus;
-        if (paths[k].count == 0 || (gpus[k].used & flag))
+        if (paths[k].count == 0)
             continue;
         sc[count++] = (gpu_score){.g = k, .start_index = i, .intra_hops = paths[k].count,
                                   .intra_bw = (int)paths[k].bw, .inter_hops = net_paths[k].count,
-                                  .inter_pci_bw = gpu_pci_bw(s, k),
                                   .inter_bw = (int)net_paths[k].bw};
     }
     sort_scores(sc, count);
-    /* Same intra scores everywhere: NCCL goes in reverse when not heading to the NET next. */
-    int reverse = sort_net == -1 && same_intra_scores(sc, count);
     for (int i = 0; i < count; i++)
-        next[i] = sc[reverse ? count - 1 - i : i].g;
+        row->c[i] = (tp_rank_cand){.g = sc[i].g, .inter_bw = sc[i].inter_bw,
+                                   .intra_bw = sc[i].intra_bw, .intra_hops = sc[i].intra_hops};
+    row->count = count;
+    row->ready = 1;
+    return TP_OK;
+}
+
+/* Most important first: NET path bw, then live PCI bw, then the static rest. */
+#define RANK_POS_BITS 21
+#define RANK_POS_MASK ((1ULL << RANK_POS_BITS) - 1)
+
+static uint64_t rank_key(const tp_rank_cand *c, int pci_bw, int pos)
+{
+    return ((uint64_t)(uint32_t)c->inter_bw << (2 * RANK_POS_BITS)) |
+           ((uint64_t)(uint32_t)(pci_bw + 1) << RANK_POS_BITS) | (RANK_POS_MASK - (uint64_t)pos);
+}
+
+static void sort_keys_desc(uint64_t *key, int count)
+{
+    for (int i = 1; i < count; i++) {
+        uint64_t v = key[i];
+        int j = i - 1;
+        while (j >= 0 && key[j] < v) {
+            key[j + 1] = key[j];
+            j--;
+        }
+        key[j + 1] = v;
+    }
+}
+
+/* Shadow passes (search_shadow.c) must rank the candidates in the same order. */
+static void check_shadow_order(tp_search_ctx *s, const tp_rank_row *row, const uint64_t *key,
+                               int count)
+{
+    for (int j = 0; j < s->n_shadows; j++) {
+        if (!((s->shadow_alive >> j) & 1))
+            continue;
+        uint64_t prev = 0;
+        for (int i = 0; i < count; i++) {
+            int pos = (int)(RANK_POS_MASK - (key[i] & RANK_POS_MASK));
+            const tp_rank_cand *c = &row->c[pos];
+            uint64_t k = rank_key(c, tp_search__shadow_pci_bw(s, j, c->g), pos);
+            if (i > 0 && !(k < prev)) {
+                tp_search__shadow_kill(s, j);
+                break;
+            }
+            prev = k;
+        }
+    }
+}
+
+/*
+ * Rank the candidate GPUs with NET keys, as NCCL 2.22.3 does with live
+ * scores. The static keys sort the same way every time, so the row holds
+ * them pre-sorted; ordering by (NET bw, live PCI bw, row position) is then
+ * NCCL's order (its comparator is a total order: start indices differ).
+ */
+static tp_status rank_with_net(tp_search_ctx *s, const tp_graph *g, int start, int *next,
+                               int *count_out, int sort_net)
+{
+    const uint64_t flag = 1ULL << g->n_channels;
+    int n = s->start_net[g->n_channels];
+    tp_rank_row *row = &s->net_rows[(size_t)start * (size_t)s->n_nets + (size_t)n];
+    if (!row->ready && build_net_row(s, start, n, row) != TP_OK)
+        return TP_ERR_NOMEM;
+    uint64_t key[TP_MAX_NODES];
+    int count = 0;
+    for (int i = 0; i < row->count; i++) {
+        const tp_rank_cand *c = &row->c[i];
+        if (!(s->used[c->g] & flag))
+            key[count++] = rank_key(c, gpu_pci_bw(s, c->g), i);
+    }
+    sort_keys_desc(key, count);
+    if (s->shadow_alive)
+        check_shadow_order(s, row, key, count);
+    /* Same intra scores everywhere: NCCL goes in reverse when not heading to the NET next. */
+    int reverse = sort_net == -1;
+    for (int i = 1; i < count && reverse; i++) {
+        const tp_rank_cand *a = &row->c[RANK_POS_MASK - (key[i] & RANK_POS_MASK)];
+        const tp_rank_cand *b = &row->c[RANK_POS_MASK - (key[0] & RANK_POS_MASK)];
+        reverse = a->intra_bw == b->intra_bw && a->intra_hops == b->intra_hops;
+    }
+    for (int i = 0; i < count; i++)
+        next[i] = row->c[RANK_POS_MASK - (key[reverse ? count - 1 - i : i] & RANK_POS_MASK)].g;
     *count_out = count;
     return TP_OK;
 }
@@ -307,10 +384,24 @@ tp_status tp_search__next_gpus(tp_search_ctx *s, const tp_graph *g, const tp_nod
     /* Without NET keys the ranking is fixed: filtering by use keeps its order. */
     const int *row = s->gpu_order + (size_t)start * (size_t)s->n_gpus;
     for (int i = 0; i < s->gpu_order_count[start]; i++)
-        if (!(gpus[row[i]].used & flag))
+        if (!(s->used[row[i]] & flag))
             next[count++] = row[i];
     *count_out = count;
     return TP_OK;
+}
+
+/* The NETs of each NET's port (same asic and port), in index order: NCCL 2.22.3 charges them all. */
+static void build_port_groups(tp_search_ctx *s)
+{
+    const tp_node *nets = s->sys->nodes[TP_NODE_NET].nodes;
+    int k = 0;
+    for (int n = 0; n < s->n_nets; n++) {
+        s->port_first[n] = k;
+        for (int i = 0; i < s->n_nets; i++)
+            if (nets[i].net.asic == nets[n].net.asic && nets[i].net.port == nets[n].net.port)
+                s->port_nets[k++] = i;
+    }
+    s->port_first[s->n_nets] = k;
 }
 
 tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, tp_error *err)
@@ -328,18 +419,30 @@ tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, 
     s->sel_count = calloc((size_t)s->n_gpus + 1, sizeof(int));
     s->gpu_order = calloc((size_t)s->n_gpus * (size_t)s->n_gpus, sizeof(int));
     s->gpu_order_count = calloc((size_t)s->n_gpus, sizeof(int));
-    if (!s->local_gpu || !s->sel_nets || !s->sel_count || !s->gpu_order || !s->gpu_order_count) {
+    s->used = calloc((size_t)s->n_gpus, sizeof(*s->used));
+    s->port_first = calloc(n_nets + 1, sizeof(int));
+    s->port_nets = calloc(n_nets * n_nets, sizeof(int));
+    s->net_rows = calloc((size_t)s->n_gpus * n_nets, sizeof(*s->net_rows));
+    if (!s->local_gpu || !s->sel_nets || !s->sel_count || !s->gpu_order || !s->gpu_order_count ||
+        !s->used || !s->net_rows || !s->port_first || !s->port_nets) {
         tp_search__ctx_free(s);
         return tp_fail_nomem(err);
     }
     for (int n = 0; n < s->n_nets; n++)
         s->local_gpu[n] = tp_search__local_gpu(sys, n);
+    build_port_groups(s);
     for (int g = 0; g < s->n_gpus; g++) {
         build_gpu_order(s, g);
         find_pci_links(s, g);
     }
     tp_search__memo_reset(&s->memo);
     tp_status st = tp_search__compile_routes(s, err);
+    if (st == TP_OK)
+        st = tp_search__milli_init(s, err);
+    if (st == TP_OK)
+        st = tp_search__shadow_init(s, err);
+    tp_search__pass_init(s);
+    tp_search__memo_reset(&s->passes);
     if (st != TP_OK)
         tp_search__ctx_free(s);
     return st;
@@ -352,8 +455,21 @@ void tp_search__ctx_free(tp_search_ctx *s)
     free(s->sel_count);
     free(s->gpu_order);
     free(s->gpu_order_count);
+    free(s->used);
+    free(s->port_first);
+    free(s->port_nets);
+    s->port_first = s->port_nets = NULL;
+    if (s->net_rows)
+        for (size_t i = 0; i < (size_t)s->n_gpus * (size_t)(s->n_nets > 0 ? s->n_nets : 1); i++)
+            free(s->net_rows[i].c);
+    free(s->net_rows);
+    s->used = NULL;
+    s->net_rows = NULL;
     tp_search__memo_free(&s->memo);
+    tp_search__memo_free(&s->passes);
     tp_search__free_routes(s);
+    tp_search__milli_free(s);
+    tp_search__shadow_free(s);
     s->local_gpu = s->sel_nets = s->sel_count = s->gpu_order = s->gpu_order_count = NULL;
 }
 

@@ -51,13 +51,14 @@ static int intel_overhead(const tp_node *start, const tp_route *path)
     return 0;
 }
 
-static void compile_hop(tp_hop *h, tp_node *node, tp_link *link, const tp_node *start)
+static void compile_hop(tp_hop *h, tp_node *node, tp_link *link, const tp_node *start, int intel)
 {
     tp_node *rem = link->rem;
     memset(h, 0, sizeof(*h));
     h->bw = &link->bw;
     bw_keys(h->bw, &h->k1, &h->k2);
     h->pci = link->type == TP_LINK_PCI;
+    h->sel = (unsigned char)(h->pci && intel);
     /* Pre-Ampere GPUs entered from a non-GPU: 1/8 back; POWER CPUs over NVLink: all back. */
     h->rev_div8 = rem->type == TP_NODE_GPU && rem->gpu.cuda_comp_cap < 80 &&
                   start->type != TP_NODE_GPU;
@@ -84,7 +85,7 @@ static void compile_route(tp_cpath *cp, tp_hop *hops, tp_system *sys, int t1, in
     cp->intel = (unsigned char)intel_overhead(start, path);
     tp_node *node = start;
     for (int step = 0; step < path->count; step++) {
-        compile_hop(&hops[step], node, path->list[step], start);
+        compile_hop(&hops[step], node, path->list[step], start, cp->intel);
         node = path->list[step]->rem;
     }
 }
@@ -99,6 +100,7 @@ tp_status tp_search__compile_routes(tp_search_ctx *s, tp_error *err)
             for (int i2 = 0; i2 < sys->nodes[t2].count; i2++)
                 n_hops += (size_t)route_len(sys, t1, i1, t2, i2);
     }
+    s->n_hops = n_hops;
     s->hop_pool = calloc(n_hops ? n_hops : 1, sizeof(tp_hop));
     if (!s->hop_pool)
         return tp_fail_nomem(err);

@@ -84,10 +84,101 @@ static tp_status follow(tp_search_ctx *s, const tp_cpath *path, int max_steps, f
     return TP_OK;
 }
 
+/*
+ * Milli mode hashes the reservations rather than the values: each link
+ * adds its multiplier times the code of the amount taken (subtracts it when
+ * given back). Equal hashes then mean equal counts of each amount on every
+ * link, hence equal values, also in the shadow passes (search_shadow.c).
+ */
+static inline void take_milli(tp_search_ctx *s, const tp_hop *h, const tp_amount *a, int32_t fw,
+                              int32_t rev)
+{
+    int f = h->sel, r = h->rev_div8 ? 2 + f : f;
+    *h->m -= fw;
+    s->bw_hash1 += h->k1 * a->c1[f];
+    s->bw_hash2 += h->k2 * a->c2[f];
+    if (rev) {
+        *h->mrev -= rev;
+        s->bw_hash1 += h->rk1 * a->c1[r];
+        s->bw_hash2 += h->rk2 * a->c2[r];
+    }
+}
+
+static inline int32_t rev_amount(const tp_hop *h, const tp_amount *a, int32_t fw)
+{
+    return h->rev_div8 ? a->v[2 + h->sel] : h->rev_full ? fw : 0;
+}
+
+/* Give back what follow_milli took on the first `count` hops. */
+static void release_milli(tp_search_ctx *s, const tp_cpath *path, int count, const tp_amount *a)
+{
+    for (int step = 0; step < count; step++) {
+        const tp_hop *h = &path->hops[step];
+        int f = h->sel, r = h->rev_div8 ? 2 + f : f;
+        int32_t fw = a->v[f], rev = rev_amount(h, a, fw);
+        *h->m += fw;
+        s->bw_hash1 -= h->k1 * a->c1[f];
+        s->bw_hash2 -= h->k2 * a->c2[f];
+        if (rev) {
+            *h->mrev += rev;
+            s->bw_hash1 -= h->rk1 * a->c1[r];
+            s->bw_hash2 -= h->rk2 * a->c2[r];
+        }
+    }
+}
+
+/*
+ * followPath in milli mode (search_milli.c): the same walk on integers.
+ * Returns 1 when every hop had room; else gives back the hops taken
+ * (exactly what NCCL's release computes there) and returns 0.
+ */
+static int follow_milli(tp_search_ctx *s, const tp_cpath *path, const tp_amount *a)
+{
+    for (int step = 0; step < path->count; step++) {
+        const tp_hop *h = &path->hops[step];
+        int32_t fw = a->v[h->sel], rev = rev_amount(h, a, fw);
+        if (*h->m < fw || (rev && *h->mrev < rev)) {
+            release_milli(s, path, step, a);
+            return 0;
+        }
+        take_milli(s, h, a, fw, rev);
+    }
+    return 1;
+}
+
 static int is_tree_pattern(int pattern)
 {
     return pattern == TP_PATTERN_BALANCED_TREE || pattern == TP_PATTERN_TREE ||
            pattern == TP_PATTERN_SPLIT_TREE;
+}
+
+/* Reserve (mult > 0) or release bw on path: 1 when done, 0 when a link is short. */
+static tp_status walk_path(tp_search_ctx *s, const tp_cpath *path, float bw, float mult,
+                           int *done)
+{
+    if (s->milli) {
+        const tp_amount *a = tp_search__milli_amount(s, bw);
+        if (!a)
+            return tp_fail(s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: bw %g not of the pass",
+                           (double)bw);
+        *done = 1;
+        if (mult > 0)
+            *done = follow_milli(s, path, a);
+        else
+            release_milli(s, path, path->count, a);
+        if (s->shadow_alive && mult > 0)
+            tp_search__shadow_walk(s, path, a, *done);
+        else if (s->shadow_alive)
+            tp_search__shadow_release(s, path, a);
+        return TP_OK;
+    }
+    bw *= mult;
+    int step = 0;
+    tp_status st = follow(s, path, path->count, bw, &step);
+    *done = step == path->count;
+    if (st == TP_OK && !*done)
+        st = follow(s, path, step, -bw, &step);
+    return st;
 }
 
 /*
@@ -113,13 +204,10 @@ static tp_status follow_path(tp_search_ctx *s, tp_graph *g, int type1, int i1, i
         return TP_OK;
     if (mult == 1 && is_tree_pattern(g->pattern) && path->rev_type > type)
         return TP_OK;
-    bw *= mult;
-    int step = 0;
-    tp_status st = follow(s, path, path->count, bw, &step);
-    if (st != TP_OK)
+    int done = 0;
+    tp_status st = walk_path(s, path, bw, mult, &done);
+    if (st != TP_OK || !done)
         return st;
-    if (step < path->count)
-        return follow(s, path, step, -bw, &step);
     g->n_hops += mult * path->count;
     *out = node2;
     return TP_OK;
@@ -137,9 +225,9 @@ static tp_status try_gpu(tp_search_ctx *s, tp_graph *g, int step, int back_to_ne
     tp_status st = follow_path(s, g, type, index, TP_NODE_GPU, gi, 1, &gpu);
     if (st != TP_OK || !gpu)
         return st;
-    gpu->used ^= flag;
+    s->used[gi] ^= flag;
     st = rec_gpu(s, g, gpu, step, back_to_net, back_to_first, forced, time);
-    gpu->used ^= flag;
+    s->used[gi] ^= flag;
     if (st != TP_OK)
         return st;
     return follow_path(s, g, type, index, TP_NODE_GPU, gi, -1, &gpu);
@@ -152,6 +240,9 @@ static tp_status replay_gpu(tp_search_ctx *s, const tp_graph *g, int step, int *
     if (g->n_channels == 0)
         return tp_fail(s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: replay without a channel");
     int rank = g->intra[(g->n_channels - 1) * s->n_gpus + step + 1];
+    /* The next-channel memory keys on the part of the previous channel read. */
+    if (g->n_channels - 1 == s->dep_chan && step + 2 > s->dep_depth)
+        s->dep_depth = step + 2;
     for (int i = 0; i < s->n_gpus; i++) {
         if (s->sys->nodes[TP_NODE_GPU].nodes[i].gpu.rank == rank) {
             *gi = i;
@@ -178,16 +269,6 @@ static int better_graph(const tp_search_ctx *s, const tp_graph *g, const tp_grap
     if (g->n_channels * g->bw_intra < ref->n_channels * ref->bw_intra)
         return 0;
     return g->pattern == ref->pattern && g->cross_nic == ref->cross_nic && g->n_hops < ref->n_hops;
-}
-
-/* The hash of channel c's GPUs and NETs, for the keys of the next channel. */
-static uint64_t channel_hash(const tp_search_ctx *s, const tp_graph *g, int c)
-{
-    uint64_t h = tp_search__mix(0x5bd1e995ULL, (uint64_t)c);
-    for (int i = 0; i < s->n_gpus; i++)
-        h = tp_search__mix(h, (uint64_t)(uint32_t)g->intra[c * s->n_gpus + i]);
-    h = tp_search__mix(h, (uint64_t)g->inter[2 * c]);
-    return tp_search__mix(h, (uint64_t)g->inter[2 * c + 1]);
 }
 
 /* NCCL 2.22.3 ncclTopoSearchParams: where a channel turns back. */
@@ -226,6 +307,20 @@ static tp_status run_sub(tp_search_ctx *s, tp_graph *g, sub_kind kind, int n, in
     }
 }
 
+/* Use a memory entry e for a sub-search: 1 when it settles it (budget charged). */
+static int memo_apply(const tp_memo_entry *e, int *time)
+{
+    if (e->complete) {
+        *time = *time > e->steps ? *time - e->steps : 0;
+        return 1;
+    }
+    if (*time <= e->steps) {
+        *time = 0; /* it ran out of budget with more than we have */
+        return 1;
+    }
+    return 0;
+}
+
 /*
  * What a sub-search depends on, hashed: the bandwidth left (bw_hash1/2),
  * the channel count, the hops so far (ties) and `extra` (what else it
@@ -251,14 +346,8 @@ static tp_status memo_sub(tp_search_ctx *s, tp_graph *g, sub_kind kind, int n, u
     const tp_memo_entry *e = tp_search__memo_find(&s->memo, key, check);
     if (e && *time <= 0)
         return TP_OK; /* any entry proves the own-budget part saves nothing */
-    if (e && e->complete) {
-        *time = *time > e->steps ? *time - e->steps : 0;
+    if (e && memo_apply(e, time))
         return TP_OK;
-    }
-    if (e && *time <= e->steps) {
-        *time = 0;
-        return TP_OK;
-    }
     int before = *time;
     unsigned long copies = s->n_copies;
     tp_status st = run_sub(s, g, kind, n, time);
@@ -267,13 +356,66 @@ static tp_status memo_sub(tp_search_ctx *s, tp_graph *g, sub_kind kind, int n, u
     return st;
 }
 
-/* The next channel's search: it replays the channel just completed. */
-static tp_status next_channel(tp_search_ctx *s, tp_graph *g, int *time)
+static void next_key(const tp_search_ctx *s, const tp_graph *g, int depth, uint64_t prefix,
+                     uint64_t *key, uint64_t *check)
 {
     int c = g->n_channels;
-    if (s->memo_on)
-        s->chan_hash[c - 1] = channel_hash(s, g, c - 1);
-    return memo_sub(s, g, SUB_NEXT_CHANNEL, 0, s->memo_on ? s->chan_hash[c - 1] : 0, time);
+    uint64_t k = tp_search__mix(s->bw_hash1, prefix);
+    k = tp_search__mix(k, ((uint64_t)(uint32_t)g->n_hops << 32) | (uint32_t)c);
+    k = tp_search__mix(k, ((uint64_t)SUB_NEXT_CHANNEL << 32) | (uint32_t)depth);
+    /* crossNic's odd channels also read the previous channel's NETs. */
+    if (g->cross_nic && (c & 1))
+        k = tp_search__mix(k, (uint64_t)g->inter[(c - 1) * 2] * 31 + (uint64_t)g->inter[(c - 1) * 2 + 1]);
+    *key = k;
+    *check = tp_search__mix(s->bw_hash2 ^ 0x2545f4914f6cdd1dULL, k);
+}
+
+/* Hashes of the first d GPUs of channel c, d = 0..n. */
+static void prefix_hashes(const tp_search_ctx *s, const tp_graph *g, int c, uint64_t *ph)
+{
+    ph[0] = 0x5bd1e995ULL;
+    for (int d = 1; d <= s->n_gpus; d++)
+        ph[d] = tp_search__mix(ph[d - 1], (uint64_t)(uint32_t)g->intra[c * s->n_gpus + d - 1]);
+}
+
+/*
+ * The next channel's search, through the memory. It depends on the state
+ * and on the previous channel only through what its replay reads: the first
+ * d GPUs, in order (replay_gpu records d). An entry made with d GPUs read
+ * holds for any previous channel with the same first d GPUs, since until it
+ * would read the next one the search takes the same branches. Entries are
+ * looked up for each d recorded so far in the pass.
+ */
+static tp_status next_channel(tp_search_ctx *s, tp_graph *g, int *time)
+{
+    if (!s->memo_on)
+        return tp_search__rec(s, g, time);
+    if (*time <= 0)
+        return TP_OK; /* every step would return at once, with no effect */
+    uint64_t ph[TP_MAX_NODES + 1], key, check;
+    prefix_hashes(s, g, g->n_channels - 1, ph);
+    for (int d = 0; d <= s->dep_max; d++) {
+        next_key(s, g, d, ph[d], &key, &check);
+        const tp_memo_entry *e = tp_search__memo_find(&s->memo, key, check);
+        if (e && memo_apply(e, time))
+            return TP_OK;
+    }
+    int outer_chan = s->dep_chan, outer_depth = s->dep_depth;
+    s->dep_chan = g->n_channels - 1;
+    s->dep_depth = 0;
+    int before = *time;
+    unsigned long copies = s->n_copies;
+    tp_status st = tp_search__rec(s, g, time);
+    int d = s->dep_depth;
+    s->dep_chan = outer_chan;
+    s->dep_depth = outer_depth;
+    if (st != TP_OK || s->n_copies != copies || *time < 0)
+        return st;
+    next_key(s, g, d, ph[d], &key, &check);
+    tp_search__memo_store(&s->memo, key, check, before - *time, *time > 0);
+    if (d > s->dep_max)
+        s->dep_max = d;
+    return st;
 }
 
 /* A channel is complete: keep it if better, then try one more channel. */
@@ -284,6 +426,7 @@ static tp_status channel_done(tp_search_ctx *s, tp_graph *g, int *time)
     if (better_graph(s, g, s->save)) {
         tp_search__copy_graph(s->save, g, s->n_gpus);
         s->n_copies++;
+        s->shadow_alive = 0; /* a pass that saves is not recorded: stop following */
         if (g->n_channels == g->max_channels)
             *time = -1;
     }
@@ -310,9 +453,7 @@ static tp_status back_to_net_step(tp_search_ctx *s, tp_graph *g, tp_node *gpu, i
                                   int back_to_first, int forced, int *time)
 {
     tp_node *nets = s->sys->nodes[TP_NODE_NET].nodes;
-    int start_index = tp_search__id_to_index(s->sys, TP_NODE_NET, g->inter[g->n_channels * 2]);
-    if (start_index < 0)
-        return tp_fail(s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: start NET not found");
+    int start_index = s->start_net[g->n_channels];
     int count;
     const int *list = tp_search__select_nets(s, g->type_inter, gi, &count);
     for (int i = 0; i < count; i++) {
@@ -505,9 +646,20 @@ static tp_status rec_gpu(tp_search_ctx *s, tp_graph *g, tp_node *gpu, int step, 
 static void net_port_bw(tp_search_ctx *s, const tp_node *net, int bw, int sign)
 {
     tp_node *nets = s->sys->nodes[TP_NODE_NET].nodes;
-    for (int i = 0; i < s->n_nets; i++)
-        if (nets[i].net.asic == net->net.asic && nets[i].net.port == net->net.port)
+    int n = (int)(net - nets);
+    for (int k = s->port_first[n]; k < s->port_first[n + 1]; k++) {
+        int i = s->port_nets[k];
+        if (s->milli) {
+            /* Counted, as links are (see take_milli): integer steps are exact below 2^24. */
+            nets[i].net.bw -= sign * bw;
+            s->bw_hash1 += sign * s->net_k1[i];
+            s->bw_hash2 += sign * s->net_k2[i];
+        } else {
             set_bw(s, &nets[i].net.bw, nets[i].net.bw - sign * bw, s->net_k1[i], s->net_k2[i]);
+        }
+        if (s->shadow_alive)
+            tp_search__shadow_net_bw(s, i, sign);
+    }
 }
 
 /*
@@ -549,6 +701,8 @@ static tp_status try_local_gpus(tp_search_ctx *s, tp_graph *g, int n, int bw, in
             min_hops = paths[i].count;
         }
     }
+    if (s->shadow_alive)
+        tp_search__shadow_local_test(s, max_bw, max_bw >= bw);
     if (!(max_bw >= bw))
         return TP_OK;
     tp_status st = TP_OK;
@@ -600,10 +754,13 @@ static tp_status free_net(tp_search_ctx *s, tp_graph *g, int n, int *time)
     return try_local_gpus(s, g, n, bw, back_to_net, back_to_first, time);
 }
 
-static int net_may_open(const tp_graph *g, const tp_node *net, int bw)
+static int net_may_open(tp_search_ctx *s, const tp_graph *g, int n, int bw)
 {
+    const tp_node *net = &s->sys->nodes[TP_NODE_NET].nodes[n];
     if (g->coll_net && net->net.coll_support == 0)
         return 0;
+    if (s->shadow_alive)
+        tp_search__shadow_net_test(s, n, net->net.bw < bw);
     if (net->net.bw < bw)
         return 0;
     if (g->cross_nic && (g->n_channels & 1) && net->id != g->inter[(g->n_channels - 1) * 2 + 1])
@@ -625,9 +782,10 @@ static tp_status rec_net(tp_search_ctx *s, tp_graph *g, int back_to_net, int bac
             continue;
         int n = list[(g->n_channels + i) % count];
         tp_node *net = &s->sys->nodes[TP_NODE_NET].nodes[n];
-        if (!net_may_open(g, net, bw))
+        if (!net_may_open(s, g, n, bw))
             continue;
         g->inter[g->n_channels * 2] = net->id;
+        s->start_net[g->n_channels] = n;
         g->latency_inter = net->net.latency;
         net_port_bw(s, net, bw, 1);
         int leak = 0, back[2] = {back_to_net, back_to_first};

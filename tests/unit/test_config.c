@@ -1,0 +1,128 @@
+/* The NCCL_* parameter registry: defaults, parsing, errors, copies; name tables. */
+#include "helpers.h"
+
+#include "config.h"
+#include "names.h"
+
+#include <string.h>
+
+static tp_config *config_of(const char *const *env)
+{
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+    return cfg;
+}
+
+static void test_config_defaults_are_nccl_2_22_3(void **state)
+{
+    (void)state;
+    const char *const env[] = {"PATH=/bin", "HOME=/root", NULL};
+    tp_config *cfg = config_of(env);
+    assert_int_equal(tp_config_int(cfg, TP_P_CROSS_NIC), 2);
+    assert_int_equal(tp_config_int(cfg, TP_P_NVB_DISABLE), 0);
+    assert_int_equal(tp_config_int(cfg, TP_P_P2P_PXN_LEVEL), 2);
+    assert_int_equal(tp_config_int(cfg, TP_P_MIN_NCHANNELS), -2);
+    assert_int_equal(tp_config_int(cfg, TP_P_P2P_LEVEL), TP_LEVEL_UNSET);
+    assert_false(tp_config_is_set(cfg, TP_P_CROSS_NIC));
+    assert_null(tp_config_str(cfg, TP_P_GRAPH_FILE));
+    tp_config_free(cfg);
+}
+
+static void test_config_integers_use_any_base(void **state)
+{
+    (void)state;
+    const char *const env[] = {"NCCL_CROSS_NIC=0", "NCCL_MAX_NCHANNELS=0x10", "NCCL_MIN_NCHANNELS=010",
+                               NULL};
+    tp_config *cfg = config_of(env);
+    assert_int_equal(tp_config_int(cfg, TP_P_CROSS_NIC), 0);
+    assert_true(tp_config_is_set(cfg, TP_P_CROSS_NIC));
+    assert_int_equal(tp_config_int(cfg, TP_P_MAX_NCHANNELS), 16);
+    assert_int_equal(tp_config_int(cfg, TP_P_MIN_NCHANNELS), 8);
+    tp_config_free(cfg);
+}
+
+/* NCCL 2.22.3 levels: names LOC..SYS, or the old numbering 0=LOC 1=PIX 2=PXB 3=PHB 4=SYS. */
+static void test_config_levels_names_and_old_numbers(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *value;
+        int level;
+    } rows[] = {{"LOC", TP_PATH_LOC}, {"NVL", TP_PATH_NVL}, {"PIX", TP_PATH_PIX},
+                {"PXB", TP_PATH_PXB}, {"PHB", TP_PATH_PHB}, {"SYS", TP_PATH_SYS},
+                {"0", TP_PATH_LOC},   {"1", TP_PATH_PIX},   {"2", TP_PATH_PXB},
+                {"3", TP_PATH_PHB},   {"4", TP_PATH_SYS},   {"9", TP_PATH_SYS}};
+    for (size_t i = 0; i < ARRAY_LEN(rows); i++) {
+        tp_config *cfg = config_of((const char *const[]){NULL});
+        tp_error err = {0};
+        assert_int_equal(tp_config_set(cfg, "NCCL_P2P_LEVEL", rows[i].value, &err), TP_OK);
+        assert_int_equal(tp_config_int(cfg, TP_P_P2P_LEVEL), rows[i].level);
+        tp_config_free(cfg);
+    }
+}
+
+static void test_config_bad_values_name_the_variable(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"NCCL_CROSS_NIC=two", "NCCL_MAX_NCHANNELS=4x",
+                                      "NCCL_P2P_LEVEL=NEAR", "NCCL_NET_GDR_LEVEL=pix",
+                                      "NCCL_MIN_NCHANNELS=99999999999999999999999"};
+    for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
+        const char *const env[] = {bad[i], NULL};
+        tp_config *cfg = NULL;
+        tp_error err = {0};
+        assert_int_equal(tp_config_new(&cfg, env, &err), TP_ERR_CONFIG);
+        assert_null(cfg);
+        assert_int_equal(strncmp(err.source, bad[i], strlen(err.source)), 0);
+        assert_non_null(strstr(err.message, "invalid value"));
+    }
+}
+
+static void test_config_copy_is_independent(void **state)
+{
+    (void)state;
+    const char *const env[] = {"NCCL_GRAPH_FILE=g.xml", "NCCL_CROSS_NIC=1", NULL};
+    tp_config *cfg = config_of(env), *copy = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_config__copy(&copy, cfg, &err), TP_OK);
+    assert_int_equal(tp_config_set(cfg, "NCCL_GRAPH_FILE", "other.xml", &err), TP_OK);
+    assert_string_equal(tp_config_str(copy, TP_P_GRAPH_FILE), "g.xml");
+    assert_int_equal(tp_config_int(copy, TP_P_CROSS_NIC), 1);
+    assert_int_equal(tp_config_set(cfg, "NOT_NCCL", "x", &err), TP_OK); /* ignored */
+    assert_int_equal(tp_config_set(cfg, "NCCL_CROSS_NIC", "", &err), TP_OK); /* NCCL: unset */
+    assert_false(tp_config_is_set(cfg, TP_P_CROSS_NIC));
+    assert_int_equal(tp_config_int(cfg, TP_P_CROSS_NIC), 2);
+    tp_config_free(copy);
+    tp_config_free(cfg);
+}
+
+static void test_config_names_tables_are_complete(void **state)
+{
+    (void)state;
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
+        assert_string_not_equal(tp_node_type_name(t), "?");
+    for (int t = 0; t < TP_PATH_TYPE_COUNT; t++) {
+        assert_string_not_equal(tp_path_type_name(t), "?");
+        assert_int_equal(tp_path_type_from_name(tp_path_type_name(t)), t);
+    }
+    for (int p = TP_PATTERN_BALANCED_TREE; p <= TP_PATTERN_COLLNET_DIRECT; p++)
+        assert_string_not_equal(tp_pattern_name(p), "?");
+    assert_string_equal(tp_link_type_name(TP_LINK_NVL), "NVL");
+    assert_string_equal(tp_link_type_name(TP_LINK_NET), "NET");
+    for (int i = 0; i < TP_PARAM_COUNT; i++)
+        assert_int_equal(strncmp(tp_config_name((tp_param_id)i), "NCCL_", 5), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_config_defaults_are_nccl_2_22_3),
+        cmocka_unit_test(test_config_integers_use_any_base),
+        cmocka_unit_test(test_config_levels_names_and_old_numbers),
+        cmocka_unit_test(test_config_bad_values_name_the_variable),
+        cmocka_unit_test(test_config_copy_is_independent),
+        cmocka_unit_test(test_config_names_tables_are_complete),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
