@@ -3,7 +3,7 @@
 #   make demo       plan a built-in topology (installs build dependencies if missing)
 #   make check      every test: unit, golden, errors, fuzz replay, header, lint,
 #                   conformance ratchet, then the same under ASan+UBSan
-#   make check-valgrind   unit tests and golden runs under valgrind
+#                   (also valgrind: unit tests and golden runs, leak-checked)
 
 SHELL   := /bin/bash
 CC      ?= cc
@@ -74,7 +74,7 @@ demo: $(BUILD)/topoplan
 	$(BUILD)/topoplan search --builtin dgx-h100 --nodes 2
 
 check: check-unit check-golden check-errors check-fuzz check-header check-lint \
-       check-conformance check-san
+       check-conformance check-valgrind check-san
 
 check-unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
