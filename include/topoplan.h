@@ -75,6 +75,7 @@ typedef struct tp_config tp_config;
 TP_API tp_status tp_config_new(tp_config **out, const char *const *envp, tp_error *err);
 /** Set one variable, overriding any earlier value; same validation as tp_config_new. */
 TP_API tp_status tp_config_set(tp_config *cfg, const char *key, const char *value, tp_error *err);
+/** Free a configuration (NULL-safe). */
 TP_API void tp_config_free(tp_config *cfg);
 /** Write the effective parameter table (name, value, default or set) as text. */
 TP_API tp_status tp_config_write(FILE *out, const tp_config *cfg, tp_error *err);
@@ -103,6 +104,7 @@ TP_API tp_status tp_plan_file(tp_plan **out, const char *path, const tp_job *job
 /** Same as tp_plan_file() for an XML text in memory; `source` names it in errors. */
 TP_API tp_status tp_plan_buffer(tp_plan **out, const char *xml, size_t len, const char *source,
                                 const tp_job *job, const tp_config *cfg, tp_error *err);
+/** Free a plan and everything it owns (NULL-safe). */
 TP_API void tp_plan_free(tp_plan *plan);
 
 /** Pipeline stages whose time a plan records (for benchmarks). */
@@ -201,6 +203,7 @@ TP_API tp_status tp_graph_check_buffer(tp_graph_check **out, const tp_plan *plan
 TP_API int tp_graph_check_feasible(const tp_graph_check *chk);
 /** Error-level findings, oversubscribed links included (0 when feasible). */
 TP_API size_t tp_graph_check_error_count(const tp_graph_check *chk);
+/** Free a graph check (NULL-safe). */
 TP_API void tp_graph_check_free(tp_graph_check *chk);
 /** Write a check's findings, graph by graph (TP_FORMAT_TEXT or TP_FORMAT_JSON). */
 TP_API tp_status tp_report_graph_check(FILE *out, const tp_graph_check *chk, tp_format fmt,
@@ -212,6 +215,7 @@ TP_API tp_status tp_report_graph_check(FILE *out, const tp_graph_check *chk, tp_
  * "source:line:col: ". Borrowed from the plan; NULL past the end.
  */
 TP_API size_t tp_plan_note_count(const tp_plan *plan);
+/** Note i (borrowed; valid until the plan is freed). */
 TP_API const char *tp_plan_note(const tp_plan *plan, size_t i);
 
 /** @defgroup compare Diff and health check of two topologies */
@@ -272,9 +276,11 @@ typedef struct tp_comparison tp_comparison;
  */
 TP_API tp_status tp_compare_plans(tp_comparison **out, const tp_plan *first,
                                   const tp_plan *second, tp_error *err);
+/** Free a comparison (NULL-safe). */
 TP_API void tp_comparison_free(tp_comparison *cmp);
 /** Number of differences, and difference i (borrowed; NULL past the end). */
 TP_API size_t tp_comparison_count(const tp_comparison *cmp);
+/** Difference i (borrowed; valid until the comparison is freed). */
 TP_API const tp_difference *tp_comparison_get(const tp_comparison *cmp, size_t i);
 /** Number of differences of a severity. */
 TP_API size_t tp_comparison_count_severity(const tp_comparison *cmp, tp_severity sev);
@@ -312,8 +318,9 @@ TP_API int tp_hca_prefix_trap(const char *filter, const char *name, int port, ch
 
 /** Number of topologies compiled into the library. */
 TP_API size_t tp_builtin_count(void);
-/** Name and description of builtin i (borrowed, static). */
+/** Name of builtin i (static), or NULL past the end. */
 TP_API const char *tp_builtin_name(size_t i);
+/** One-line description of builtin i (static). */
 TP_API const char *tp_builtin_about(size_t i);
 /** XML text of the builtin called `name`, or NULL (static storage). */
 TP_API const char *tp_builtin_xml(const char *name);
