@@ -40,7 +40,8 @@ static int nccl_row(const char *tsv, const char *name, int nodes, double v[6])
     return found;
 }
 
-static int case_nodes(const char *dir)
+/* The case's job from its args file (--nodes N), seen from rank 0 as NCCL's figures are. */
+static tp_job case_job(const char *dir)
 {
     char path[1100], args[256] = "";
     snprintf(path, sizeof(path), "%s/args", dir);
@@ -50,8 +51,38 @@ static int case_nodes(const char *dir)
             args[0] = '\0';
         fclose(f);
     }
-    const char *p = strstr(args, "--nodes ");
-    return p ? atoi(p + 8) : 1;
+    const char *n = strstr(args, "--nodes ");
+    tp_job job = {.n_nodes = n ? atoi(n + 8) : 1, .rank = 0};
+    return job;
+}
+
+/* The case's NCCL_* settings; a graph file is named relative to the case folder. */
+static tp_config *case_config(const char *dir)
+{
+    char path[1100], line[1024];
+    const char *const none[] = {NULL};
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    if (tp_config_new(&cfg, none, &err) != TP_OK)
+        return NULL;
+    snprintf(path, sizeof(path), "%s/env", dir);
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof(line), f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        char *eq = strchr(line, '=');
+        if (!eq)
+            continue;
+        *eq = '\0';
+        char value[2200];
+        if (strcmp(line, "NCCL_GRAPH_FILE") == 0)
+            snprintf(value, sizeof(value), "%s/%s", dir, eq + 1);
+        else
+            snprintf(value, sizeof(value), "%s", eq + 1);
+        tp_config_set(cfg, line, value, &err);
+    }
+    if (f)
+        fclose(f);
+    return cfg;
 }
 
 static void bench_case(const char *cases, const char *name, const char *tsv, int runs)
@@ -59,15 +90,13 @@ static void bench_case(const char *cases, const char *name, const char *tsv, int
     char dir[1024], topo[1100];
     snprintf(dir, sizeof(dir), "%s/%s", cases, name);
     snprintf(topo, sizeof(topo), "%s/topo.xml", dir);
-    int nodes = case_nodes(dir);
+    tp_job job = case_job(dir);
+    int nodes = job.n_nodes;
     double ref[6];
-    if (!nccl_row(tsv, name, nodes, ref))
+    tp_config *cfg = nccl_row(tsv, name, nodes, ref) ? case_config(dir) : NULL;
+    if (!cfg)
         return;
-    const char *const env[] = {NULL};
-    tp_config *cfg = NULL;
     tp_error err = {0};
-    tp_config_new(&cfg, env, &err);
-    tp_job job = {.n_nodes = nodes, .rank = 0};
     double best = 1e30, stages[TP_STAGE_COUNT] = {0};
     tp_status st = TP_OK;
     for (int r = 0; r < runs; r++) {

@@ -115,11 +115,41 @@ static tp_status compute_graph(tp_plan *plan, tp_domain *d, int slot, tp_log *lo
 }
 
 /* init.cc: ring, tree, CollNet (skipped: no CollNet plugin) and NVLS graphs. */
+/*
+ * A domain whose system is a renaming of an earlier domain's gets that
+ * domain's graphs renamed instead of searched (tp_search__mirror: only when
+ * provably identical to searching). Sets d->searched when done.
+ */
+static tp_status mirror_graphs(tp_plan *plan, tp_domain *d, tp_error *err)
+{
+    for (int i = 0; i < TP_GRAPH_COUNT; i++)
+        if (!(d->graphs[i] = calloc(1, sizeof(*d->graphs[i]))))
+            return tp_fail_nomem(err);
+    for (tp_domain *e = plan->domains; e < d; e++) {
+        int done = 0;
+        if (!e->searched || e->nvls_support != d->nvls_support)
+            continue;
+        tp_status st = tp_search__mirror(e->sys, e->graphs, d->sys, d->graphs, TP_GRAPH_COUNT,
+                                         plan->cfg, &done, err);
+        if (st != TP_OK || done) {
+            d->searched = done;
+            return st;
+        }
+    }
+    for (int i = 0; i < TP_GRAPH_COUNT; i++) {
+        free(d->graphs[i]);
+        d->graphs[i] = NULL;
+    }
+    return TP_OK;
+}
+
 static tp_status compute_graphs(tp_plan *plan, tp_domain *d, tp_log *log, tp_error *err)
 {
     tp_graph **g = d->graphs;
-    tp_status st = new_graph(&g[TP_GRAPH_RING], 0, TP_PATTERN_RING, 0, 1, TP_RING_MAX_CHANNELS,
-                             err);
+    tp_status st = mirror_graphs(plan, d, err);
+    if (st != TP_OK || d->searched)
+        return st;
+    st = new_graph(&g[TP_GRAPH_RING], 0, TP_PATTERN_RING, 0, 1, TP_RING_MAX_CHANNELS, err);
     if (st == TP_OK)
         st = compute_graph(plan, d, TP_GRAPH_RING, log, err);
     if (st != TP_OK)

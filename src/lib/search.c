@@ -102,13 +102,29 @@ void tp_search__graph_release(tp_graph *graph)
 typedef struct ladder {
     tp_search_ctx *s;
     tp_graph *graph; /* the best graph so far (the caller's) */
-    tp_graph tmp;    /* the settings being searched (NCCL's tmpGraph) */
     const float *speeds;
     int n_speeds, speed_index, pass;
     int64_t global_timeout;
     int cross_nic, try_same, cc_min, cpu_arch, cpu_vendor;
     float max_bw;
+    tp_graph tmp; /* the settings being searched (NCCL's tmpGraph); last: see new_ladder */
 } ladder;
+
+/*
+ * The ladder, clearing only the channel slots of n_gpus GPUs rather than all
+ * 32 KB of tmp's arrays: NCCL's tmpGraph is a copy of a zeroed graph, and
+ * NVLS channels leave all but their head GPU's slot untouched (they print).
+ */
+static ladder *new_ladder(int n_gpus)
+{
+    ladder *l = malloc(sizeof(*l));
+    if (!l)
+        return NULL;
+    memset(l, 0, offsetof(ladder, tmp) + offsetof(tp_graph, intra));
+    memset(l->tmp.intra, 0, (size_t)TP_MAXCHANNELS * (size_t)n_gpus * sizeof(l->tmp.intra[0]));
+    memset(l->tmp.inter, 0, sizeof(l->tmp.inter));
+    return l;
+}
 
 /* Each rung moves one knob and returns 1, or resets it and returns 0 (NCCL 2.22.3 order). */
 typedef int rung_fn(ladder *l);
@@ -286,6 +302,8 @@ static int pass_budget(const tp_graph *tmp)
 static tp_status run_pass(ladder *l, int *time)
 {
     tp_search_ctx *s = l->s;
+    if (s->plain)
+        return tp_search__rec(s, &l->tmp, time);
     if (l->pass == 1 && tp_search__pass_find(s, &l->tmp, time)) {
         return TP_OK;
     }
@@ -314,8 +332,9 @@ static tp_status run_ladder(ladder *l)
         l->s->bw_hash1 = l->s->bw_hash2 = 0; /* the hashes are relative to the pass start */
         l->s->dep_chan = -1;
         l->s->dep_depth = l->s->dep_max = 0;
-        tp_search__milli_begin(l->s, &l->tmp);
-        l->s->memo_on = l->tmp.pattern != TP_PATTERN_NVLS &&
+        if (l->s->plain || !tp_search__milli_begin(l->s, &l->tmp))
+            l->s->float_passes++;
+        l->s->memo_on = !l->s->plain && l->tmp.pattern != TP_PATTERN_NVLS &&
                         l->tmp.pattern != TP_PATTERN_COLLNET_DIRECT;
         l->global_timeout -= time;
         tp_search__event(l->graph, TP_EV_TRY, l->pass == 1 ? "search pass" : "second pass",
@@ -325,8 +344,7 @@ static tp_status run_ladder(ladder *l)
             return st;
         if (time == 0)
             tp_search__event(l->graph, TP_EV_BUDGET, "pass step budget spent", &l->tmp);
-        int done = time == -1 ||
-                   l->graph->n_channels * l->graph->bw_inter >= l->s->sys->total_bw;
+        int done = time == -1 || l->graph->n_channels * l->graph->bw_inter >= l->s->sys->total_bw;
         if (!done && l->pass == 1 && relax(l, time))
             continue;
         if (l->pass == 1) {
@@ -393,13 +411,14 @@ static void simple_order_fallback(const tp_system *sys, tp_graph *graph, tp_log 
 }
 
 /* The search proper, once the graph file (if any) gave nothing. */
-static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, tp_log *log,
+static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, tp_log *log, int plain,
                               tp_error *err)
 {
     tp_search_ctx ctx;
     tp_status st = tp_search__ctx_init(&ctx, sys, graph, err);
     if (st != TP_OK)
         return st;
+    ctx.plain = plain;
     l->s = &ctx;
     l->graph = graph;
     l->cc_min = min_comp_cap(sys);
@@ -415,6 +434,7 @@ static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, tp_log
     l->pass = 1;
     l->global_timeout = TP_SEARCH_GLOBAL_TIMEOUT;
     st = run_ladder(l);
+    graph->search_state = ctx.float_passes ? TP_SEARCH_CHANGED : TP_SEARCH_KEPT;
     tp_search__ctx_free(&ctx);
     if (st == TP_OK)
         simple_order_fallback(sys, graph, log);
@@ -428,8 +448,9 @@ static int nvls_impossible(const tp_system *sys, const tp_graph *graph)
            (sys->nodes[TP_NODE_NVS].count == 0 || min_comp_cap(sys) < 90);
 }
 
-tp_status tp_search__compute(tp_system *sys, tp_graph *graph, const tp_config *cfg, tp_log *log,
-                             tp_error *err)
+/* ncclTopoCompute; plain: without the shortcuts (see tp_search__compute_plain). */
+static tp_status compute(tp_system *sys, tp_graph *graph, const tp_config *cfg, tp_log *log,
+                         int plain, tp_error *err)
 {
     int n_gpus = sys->nodes[TP_NODE_GPU].count, n_nets = sys->nodes[TP_NODE_NET].count;
     if (n_gpus == 0)
@@ -440,7 +461,7 @@ tp_status tp_search__compute(tp_system *sys, tp_graph *graph, const tp_config *c
                         ? (int)tp_config_int(cfg, TP_P_CROSS_NIC)
                         : 0;
     /* NCCL's graphs start zeroed (calloc'ed comm): NVLS prints the untouched slots. */
-    memset(graph->intra, 0, sizeof(graph->intra));
+    memset(graph->intra, 0, (size_t)TP_MAXCHANNELS * (size_t)n_gpus * sizeof(graph->intra[0]));
     memset(graph->inter, 0, sizeof(graph->inter));
     graph->n_hops = 0;
     graph->cross_nic = cross_nic == 1 ? 1 : 0;
@@ -459,13 +480,15 @@ tp_status tp_search__compute(tp_system *sys, tp_graph *graph, const tp_config *c
             return st;
         if (graph->n_channels > 0) {
             tp_search__event(graph, TP_EV_LOADED, "graph taken from NCCL_GRAPH_FILE", graph);
+            graph->search_state = TP_SEARCH_CHANGED;
             return TP_OK;
         }
     }
+    graph->search_state = TP_SEARCH_KEPT;
     if (nvls_impossible(sys, graph))
         return TP_OK;
 
-    ladder *l = calloc(1, sizeof(*l));
+    ladder *l = new_ladder(n_gpus);
     if (!l)
         return tp_fail_nomem(err);
     l->cross_nic = cross_nic;
@@ -473,9 +496,21 @@ tp_status tp_search__compute(tp_system *sys, tp_graph *graph, const tp_config *c
     const tp_node_set *cpus = &sys->nodes[TP_NODE_CPU];
     l->cpu_arch = cpus->count ? cpus->nodes[0].cpu.arch : 0;
     l->cpu_vendor = cpus->count ? cpus->nodes[0].cpu.vendor : 0;
-    tp_status st = search_graph(sys, graph, l, log, err);
+    tp_status st = search_graph(sys, graph, l, log, plain, err);
     free(l);
     return st;
+}
+
+tp_status tp_search__compute(tp_system *sys, tp_graph *graph, const tp_config *cfg, tp_log *log,
+                             tp_error *err)
+{
+    return compute(sys, graph, cfg, log, 0, err);
+}
+
+tp_status tp_search__compute_plain(tp_system *sys, tp_graph *graph, const tp_config *cfg,
+                                   tp_log *log, tp_error *err)
+{
+    return compute(sys, graph, cfg, log, 1, err);
 }
 
 void tp_search__print_graph(tp_log *log, const tp_system *sys, const tp_graph *graph)

@@ -8,7 +8,6 @@
 
 #include "paths.h"
 
-
 /* Step budgets of NCCL 2.22.3 search.cc (counted in ncclTopoSearchRecGpu calls). */
 #define TP_SEARCH_GLOBAL_TIMEOUT (1LL << 19)
 #define TP_SEARCH_TIMEOUT (1 << 14)
@@ -47,13 +46,13 @@
 
 /* Kinds of decisions the search records. */
 typedef enum tp_search_event_kind {
-    TP_EV_TRY,       /* a search pass with these settings */
-    TP_EV_SOLUTION,  /* a better solution was found */
-    TP_EV_RELAX,     /* a constraint was relaxed */
-    TP_EV_RAISE,     /* second pass: bandwidth raised */
-    TP_EV_BUDGET,    /* the step budget ran out */
-    TP_EV_FALLBACK,  /* simple-order fallback */
-    TP_EV_LOADED,    /* graph taken from NCCL_GRAPH_FILE */
+    TP_EV_TRY,      /* a search pass with these settings */
+    TP_EV_SOLUTION, /* a better solution was found */
+    TP_EV_RELAX,    /* a constraint was relaxed */
+    TP_EV_RAISE,    /* second pass: bandwidth raised */
+    TP_EV_BUDGET,   /* the step budget ran out */
+    TP_EV_FALLBACK, /* simple-order fallback */
+    TP_EV_LOADED,   /* graph taken from NCCL_GRAPH_FILE */
 } tp_search_event_kind;
 
 typedef struct tp_search_event {
@@ -64,6 +63,13 @@ typedef struct tp_search_event {
     int same_channels, cross_nic, pattern;
     int n_channels;
 } tp_search_event;
+
+/* Whether a graph was searched, and whether the search left the system's bandwidths as is. */
+typedef enum tp_search_state {
+    TP_SEARCH_NONE,    /* not computed */
+    TP_SEARCH_KEPT,    /* searched on integers only: link and NET bandwidths unchanged */
+    TP_SEARCH_CHANGED, /* loaded from a file, or float passes that may round bandwidths */
+} tp_search_state;
 
 /* ncclTopoGraph of NCCL 2.22.3, plus the recorded decisions. */
 typedef struct tp_graph {
@@ -81,6 +87,7 @@ typedef struct tp_graph {
     int type_inter;
     int same_channels;
     int n_hops;
+    int search_state; /* tp_search_state: how the last tp_search__compute went */
     int intra[TP_MAXCHANNELS * TP_MAX_NODES];
     int64_t inter[TP_MAXCHANNELS * 2];
     tp_search_event *events; /* owned */
@@ -100,6 +107,15 @@ void tp_search__print_graph(tp_log *log, const tp_system *sys, const tp_graph *g
 /* ncclTopoDumpGraphs: the NCCL_GRAPH_DUMP_FILE content. */
 tp_status tp_search__dump_graphs(FILE *out, const tp_system *sys, tp_graph *const *graphs,
                                  int n_graphs, tp_error *err);
+/*
+ * Graphs of domain b from those of domain a, when b's system is a renaming
+ * of a's that the search cannot tell apart (same GPUs in order, NETs in any
+ * order; search_iso.c) and a's searches left a's bandwidths unchanged.
+ * *done is 1 when gb[] (n graphs, allocated) were filled so; 0: search b.
+ */
+tp_status tp_search__mirror(tp_system *a, tp_graph *const *ga, tp_system *b, tp_graph *const *gb,
+                            int n, const tp_config *cfg, int *done, tp_error *err);
+
 /* Release a graph's event list. */
 void tp_search__graph_release(tp_graph *graph);
 

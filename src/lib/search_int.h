@@ -7,21 +7,21 @@
 
 #include "search.h"
 
-#define TP_DIVUP(x, y) (((x) + (y) - 1) / (y))
+#define TP_DIVUP(x, y) (((x) + (y)-1) / (y))
 
 /* How the next GPU is chosen (NCCL 2.22.3 FORCED_ORDER_*). */
 enum { TP_ORDER_FREE = 0, TP_ORDER_PCI = 1, TP_ORDER_REPLAY = 2 };
 
 /* One link of a compiled route (search_path.c): what a reservation changes. */
 typedef struct tp_hop {
-    float *bw;             /* the link's bandwidth */
-    float *rev;            /* the reverse link's, when it pays too (NULL if absent) */
-    int32_t *m, *mrev;     /* the same two in thousandths, for milli mode (search_milli.c) */
-    int li, lri;           /* their indices in the link table */
-    uint64_t k1, k2;       /* hash multipliers of *bw */
-    uint64_t rk1, rk2;     /* and of *rev */
-    unsigned char pci;     /* a PCI link: takes the PCI share of bw */
-    unsigned char sel;     /* milli amount forward: 1 for the PCI share of an Intel route, else 0 */
+    float *bw;         /* the link's bandwidth */
+    float *rev;        /* the reverse link's, when it pays too (NULL if absent) */
+    int32_t *m, *mrev; /* the same two in thousandths, for milli mode (search_milli.c) */
+    int li, lri;       /* their indices in the link table */
+    uint64_t k1, k2;   /* hash multipliers of *bw */
+    uint64_t rk1, rk2; /* and of *rev */
+    unsigned char pci; /* a PCI link: takes the PCI share of bw */
+    unsigned char sel; /* milli amount forward: 1 for the PCI share of an Intel route, else 0 */
     unsigned char rev_div8; /* reverse pays 1/8 (pre-Ampere GPU entered from a non-GPU) */
     unsigned char rev_full; /* reverse pays all (POWER CPU over NVLink) */
 } tp_hop;
@@ -30,8 +30,8 @@ typedef struct tp_hop {
 typedef struct tp_cpath {
     tp_hop *hops; /* borrowed from the context's pool */
     int count;
-    int type;     /* path type */
-    int rev_type; /* type of the route back */
+    int type;            /* path type */
+    int rev_type;        /* type of the route back */
     unsigned char intel; /* PCI share carries NCCL's INTEL_P2P_OVERHEAD */
 } tp_cpath;
 
@@ -74,11 +74,20 @@ typedef struct tp_rank_row {
     int count, ready;
 } tp_rank_row;
 
+/* typeInter values with their own ncclTopoSelectNets lists (path types are fewer). */
+#define TP_SEL_TYPES 16
+
+/* ncclTopoSelectNets for one typeInter: (n_gpus + 1) rows of n_nets, the last for all GPUs. */
+typedef struct tp_sel_lists {
+    int *nets, *count; /* owned */
+    int type;          /* typeInter + 1 once built, 0 before */
+} tp_sel_lists;
+
 /* Distinct route types the pass memory tells apart (search_pass.c). */
 #define TP_PASS_MAX_TYPES 32
 
 /* Shadow passes at lower speeds followed alongside a pass (search_shadow.c). */
-#define TP_SHADOWS 2
+#define TP_SHADOWS 3
 
 typedef struct tp_shadow {
     float bw;             /* the speed it stands for */
@@ -88,21 +97,27 @@ typedef struct tp_shadow {
     float *net_bw;        /* NET bandwidths (n_nets) */
 } tp_shadow;
 
+/* The one link every route into a GPU ends with (search_dead.c). */
+typedef struct tp_entry {
+    int link;                  /* link table index; -1 none seen, -2 several or shared */
+    unsigned char sel_mask[2]; /* amounts taken there: [intra, inter], bit = hop sel */
+} tp_entry;
+
 /* One ncclTopoCompute: the system, the best graph so far and cached orders. */
 typedef struct tp_search_ctx {
     tp_system *sys;
     tp_graph *save; /* NCCL's saveGraph: the caller's graph */
     int n_gpus, n_nets;
-    int *local_gpu;  /* per NET: ncclTopoGetLocalGpu */
-    int *port_first, *port_nets; /* per NET n: port_nets[port_first[n]..port_first[n+1]) share its port */
-    int *sel_nets;   /* (n_gpus + 1) rows of n_nets: ncclTopoSelectNets, last row for all GPUs */
-    int *sel_count;  /* per row */
-    int sel_type;    /* typeInter the rows were built for; -1 before */
-    int *gpu_order;  /* n_gpus rows: GPUs ranked from each GPU without NET keys */
+    int *local_gpu; /* per NET: ncclTopoGetLocalGpu */
+    int *port_first,
+        *port_nets; /* per NET n: port_nets[port_first[n]..port_first[n+1]) share its port */
+    int *local_net; /* per GPU, TP_MAXCHANNELS entries: ncclTopoGetLocalNet */
+    tp_sel_lists sel[TP_SEL_TYPES]; /* ncclTopoSelectNets per typeInter */
+    int *gpu_order;                 /* n_gpus rows: GPUs ranked from each GPU without NET keys */
     const float *pci_up[TP_MAX_NODES], *pci_down[TP_MAX_NODES]; /* GPU<->PCI link bws (gpuPciBw) */
     int *gpu_order_count;
-    uint64_t *used;           /* per GPU: bit c when in channel c (NCCL's node used flags) */
-    tp_rank_row *net_rows;    /* n_gpus x n_nets rows for ranking with NET keys */
+    uint64_t *used;                /* per GPU: bit c when in channel c (NCCL's node used flags) */
+    tp_rank_row *net_rows;         /* n_gpus x n_nets rows for ranking with NET keys */
     int start_net[TP_MAXCHANNELS]; /* index of the NET each channel started at */
     /* Compiled routes [from type][to type], from-index major (search_path.c). */
     tp_cpath *routes[TP_NODE_TYPE_COUNT][TP_NODE_TYPE_COUNT];
@@ -111,13 +126,19 @@ typedef struct tp_search_ctx {
     uint64_t net_k1[TP_MAX_NODES], net_k2[TP_MAX_NODES]; /* hash multipliers of NET bw */
     /* Milli mode (search_milli.c): every link bandwidth the search reads, as integers. */
     int n_links;
-    float **link_bw;      /* the links' float bandwidths (the system's) */
-    int32_t *link_m;      /* their values in thousandths during a milli pass */
+    float **link_bw; /* the links' float bandwidths (the system's) */
+    int32_t *link_m; /* their values in thousandths during a milli pass */
     const int32_t *pci_up_m[TP_MAX_NODES], *pci_down_m[TP_MAX_NODES];
-    int milli_capable;    /* the routes allow it (reverse links present) */
+    int milli_capable;       /* the routes allow it (reverse links present) */
     int need_pci, need_rev8; /* some hop takes the Intel PCI share / a 1/8 reverse */
-    int milli;            /* the current pass runs in milli mode */
-    tp_amount amounts[3]; /* bw_intra, bw_inter, bw_inter / 2 of the pass */
+    int milli;               /* the current pass runs in milli mode */
+    int link_m_ok;           /* link_m holds the floats' values */
+    tp_entry *entry;         /* per GPU (search_dead.c) */
+    int dead_capable;        /* every GPU has a private entry link */
+    int next_dead;           /* this pass: no channel can follow a completed one */
+    int float_passes;        /* passes run on floats (they may round link values) */
+    int plain;               /* no shortcut: floats, no memories, no shadows (tests) */
+    tp_amount amounts[3];    /* bw_intra, bw_inter, bw_inter / 2 of the pass */
     int n_amounts;
     tp_shadow shadows[TP_SHADOWS];
     int n_shadows;
@@ -125,25 +146,34 @@ typedef struct tp_search_ctx {
     int shadow_ok;         /* its buffers are allocated */
     /* Sub-search memory: valid within one search pass (see search_memo.c). */
     tp_search_memo memo;
-    int memo_on;                          /* the pattern allows it */
-    uint64_t bw_hash1, bw_hash2;          /* linear hashes of every bandwidth changed */
-    int dep_chan, dep_depth; /* previous channel of the next-channel sub-search, GPUs it read */
-    int dep_max;             /* largest dep_depth recorded in the pass */
-    unsigned long n_copies;               /* graphs saved so far */
+    int memo_on;                 /* the pattern allows it */
+    uint64_t bw_hash1, bw_hash2; /* linear hashes of every bandwidth changed */
+    int dep_chan, dep_depth;     /* previous channel of the next-channel sub-search, GPUs it read */
+    int dep_max;                 /* largest dep_depth recorded in the pass */
+    unsigned long n_copies;      /* graphs saved so far */
     /* Pass memory (search_pass.c): first passes that saved nothing, by settings. */
     tp_search_memo passes;
-    uint64_t pass_key, pass_check;        /* of the pass running */
-    uint64_t pass_state;                  /* hash of the bandwidths at its start */
+    uint64_t pass_key, pass_check;                     /* of the pass running */
+    uint64_t pass_state;                               /* hash of the bandwidths at its start */
     int intra_types[TP_PASS_MAX_TYPES], n_intra_types; /* route types GPU/NVS <-> GPU/NVS */
     int inter_types[TP_PASS_MAX_TYPES], n_inter_types; /* route types GPU <-> NET */
     tp_error *err;
 } tp_search_ctx;
 
 tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, tp_error *err);
+
+/*
+ * tp_search__compute as NCCL 2.22.3 runs it, step by step on floats: no
+ * milli mode, no sub-search or pass memory, no shadows, no dead channels.
+ * For tests: every shortcut must give the same graph.
+ */
+tp_status tp_search__compute_plain(tp_system *sys, tp_graph *graph, const tp_config *cfg,
+                                   tp_log *log, tp_error *err);
 void tp_search__ctx_free(tp_search_ctx *s);
 
 /* ncclTopoSelectNets for GPU index `gpu` (-1: every GPU); borrowed list. */
-const int *tp_search__select_nets(tp_search_ctx *s, int type_inter, int gpu, int *count);
+tp_status tp_search__select_nets(tp_search_ctx *s, int type_inter, int gpu, const int **list,
+                                 int *count);
 
 /* ncclTopoSearchNextGpuSort: GPUs to try after `gpu`, best first. */
 tp_status tp_search__next_gpus(tp_search_ctx *s, const tp_graph *g, const tp_node *gpu, int *next,
@@ -165,11 +195,25 @@ void tp_search__event(tp_graph *graph, tp_search_event_kind kind, const char *wh
  */
 tp_status tp_search__milli_init(tp_search_ctx *s, tp_error *err);
 int tp_search__milli_begin(tp_search_ctx *s, const tp_graph *g);
+/*
+ * search_dead.c: find each GPU's entry link; tell whether, from these link
+ * values and amounts, no second channel of g's pattern can start.
+ */
+tp_status tp_search__dead_init(tp_search_ctx *s, tp_error *err);
+void tp_search__dead_free(tp_search_ctx *s);
+int tp_search__dead_pass(const tp_search_ctx *s, const int32_t *link_m, const tp_amount *amounts,
+                         const tp_graph *g);
 /* The amounts a pass of g reserves, in out[]: their count, 0 when not all exact. */
 int tp_search__milli_amounts(const tp_search_ctx *s, const tp_graph *g, tp_amount *out);
 void tp_search__milli_free(tp_search_ctx *s);
 /* The amount of bandwidth bw (a value of the pass), or NULL. */
-const tp_amount *tp_search__milli_amount(const tp_search_ctx *s, float bw);
+static inline const tp_amount *tp_search__milli_amount(const tp_search_ctx *s, float bw)
+{
+    for (int i = 0; i < s->n_amounts; i++)
+        if (s->amounts[i].bw == bw)
+            return &s->amounts[i];
+    return NULL;
+}
 
 /* Compile the routes of the search (search_path.c); freed by tp_search__free_routes. */
 tp_status tp_search__compile_routes(tp_search_ctx *s, tp_error *err);

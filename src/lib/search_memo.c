@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MEMO_MIN_CAP 1024
+#define MEMO_MIN_CAP 256
 
 uint64_t tp_search__mix(uint64_t h, uint64_t v)
 {
@@ -71,8 +71,7 @@ static int grow(tp_search_memo *m)
     return 1;
 }
 
-void tp_search__memo_store(tp_search_memo *m, uint64_t key, uint64_t check, int steps,
-                           int complete)
+void tp_search__memo_store(tp_search_memo *m, uint64_t key, uint64_t check, int steps, int complete)
 {
     /* Keep the load under one half; a failed allocation only loses memory. */
     if ((m->count + 1) * 2 > m->cap && !grow(m))
@@ -89,7 +88,10 @@ void tp_search__memo_store(tp_search_memo *m, uint64_t key, uint64_t check, int 
         }
         i = (i + 1) & (m->cap - 1);
     }
-    m->slots[i] = (tp_memo_entry){.key = key, .check = check, .steps = steps,
-                                  .complete = complete, .generation = m->generation};
+    m->slots[i] = (tp_memo_entry){.key = key,
+                                  .check = check,
+                                  .steps = steps,
+                                  .complete = complete,
+                                  .generation = m->generation};
     m->count++;
 }

@@ -36,64 +36,40 @@ static int32_t milli_of(float v)
     return m;
 }
 
-static int cmp_ptr(const void *a, const void *b)
+/* Open addressing from link bandwidth pointers to link table indices. */
+typedef struct link_map {
+    float **key;
+    int *index;
+    size_t mask;
+} link_map;
+
+static size_t ptr_hash(const float *p)
 {
-    uintptr_t x = (uintptr_t)*(float *const *)a, y = (uintptr_t)*(float *const *)b;
-    return x < y ? -1 : x > y;
+    uint64_t x = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ULL;
+    return (size_t)(x >> 17);
 }
 
-/* Index of bw in the sorted link table. */
-static int32_t *link_slot(tp_search_ctx *s, float *bw)
+/* The table index of bw, added to the table on first sight. */
+static int link_index(tp_search_ctx *s, link_map *map, float *bw)
 {
-    float **hit = bsearch(&bw, s->link_bw, (size_t)s->n_links, sizeof(*s->link_bw), cmp_ptr);
-    return hit ? &s->link_m[hit - s->link_bw] : NULL;
-}
-
-/* Every bandwidth the search reads: hop links, their reverses and the GPUs' PCI links. */
-static size_t collect_links(const tp_search_ctx *s, size_t n_hops, float **out)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < n_hops; i++) {
-        const tp_hop *h = &s->hop_pool[i];
-        out[n++] = h->bw;
-        if (h->rev)
-            out[n++] = h->rev;
+    size_t i = ptr_hash(bw) & map->mask;
+    while (map->key[i] && map->key[i] != bw)
+        i = (i + 1) & map->mask;
+    if (!map->key[i]) {
+        map->key[i] = bw;
+        map->index[i] = s->n_links;
+        s->link_bw[s->n_links++] = bw;
     }
-    for (int g = 0; g < s->n_gpus; g++) {
-        if (s->pci_up[g]) {
-            out[n++] = (float *)s->pci_up[g];
-            out[n++] = (float *)s->pci_down[g];
-        }
-    }
-    return n;
+    return map->index[i];
 }
 
-static int unique_sorted(float **v, size_t n)
+/* Number every bandwidth the search reads: hop links, their reverses, the GPUs' PCI links. */
+static void number_links(tp_search_ctx *s, link_map *map)
 {
-    qsort(v, n, sizeof(*v), cmp_ptr);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (k == 0 || v[k - 1] != v[i])
-            v[k++] = v[i];
-    return (int)k;
-}
-
-tp_status tp_search__milli_init(tp_search_ctx *s, tp_error *err)
-{
-    size_t n_hops = s->n_hops;
-    size_t cap = 2 * n_hops + 2 * (size_t)s->n_gpus + 1;
-    s->link_bw = malloc(cap * sizeof(*s->link_bw));
-    s->link_m = malloc(cap * sizeof(*s->link_m));
-    if (!s->link_bw || !s->link_m)
-        return tp_fail_nomem(err);
-    s->n_links = unique_sorted(s->link_bw, collect_links(s, n_hops, s->link_bw));
-    s->milli_capable = 1;
-    for (size_t i = 0; i < n_hops; i++) {
+    for (size_t i = 0; i < s->n_hops; i++) {
         tp_hop *h = &s->hop_pool[i];
-        h->m = link_slot(s, h->bw);
-        h->mrev = h->rev ? link_slot(s, h->rev) : NULL;
-        h->li = (int)(h->m - s->link_m);
-        h->lri = h->mrev ? (int)(h->mrev - s->link_m) : 0;
+        h->li = link_index(s, map, h->bw);
+        h->lri = h->rev ? link_index(s, map, h->rev) : 0;
         /* A paying reverse without its link is an error only when walked: floats then. */
         if ((h->rev_div8 || h->rev_full) && !h->rev)
             s->milli_capable = 0;
@@ -101,10 +77,36 @@ tp_status tp_search__milli_init(tp_search_ctx *s, tp_error *err)
         s->need_rev8 |= h->rev_div8;
     }
     for (int g = 0; g < s->n_gpus; g++) {
-        s->pci_up_m[g] = s->pci_up[g] ? link_slot(s, (float *)s->pci_up[g]) : NULL;
-        s->pci_down_m[g] = s->pci_down[g] ? link_slot(s, (float *)s->pci_down[g]) : NULL;
+        if (!s->pci_up[g])
+            continue;
+        s->pci_up_m[g] = s->link_m + link_index(s, map, (float *)s->pci_up[g]);
+        s->pci_down_m[g] = s->link_m + link_index(s, map, (float *)s->pci_down[g]);
     }
-    return TP_OK;
+}
+
+tp_status tp_search__milli_init(tp_search_ctx *s, tp_error *err)
+{
+    size_t cap = 2 * s->n_hops + 2 * (size_t)s->n_gpus + 1, size = 1;
+    while (size < 2 * cap)
+        size *= 2;
+    link_map map = {calloc(size, sizeof(*map.key)), malloc(size * sizeof(*map.index)), size - 1};
+    s->link_bw = malloc(cap * sizeof(*s->link_bw));
+    s->link_m = malloc(cap * sizeof(*s->link_m));
+    tp_status st = TP_OK;
+    if (!map.key || !map.index || !s->link_bw || !s->link_m) {
+        st = tp_fail_nomem(err);
+    } else {
+        s->milli_capable = 1;
+        number_links(s, &map);
+        for (size_t i = 0; i < s->n_hops; i++) {
+            tp_hop *h = &s->hop_pool[i];
+            h->m = s->link_m + h->li;
+            h->mrev = h->rev ? s->link_m + h->lri : NULL;
+        }
+    }
+    free(map.key);
+    free(map.index);
+    return st;
 }
 
 void tp_search__milli_free(tp_search_ctx *s)
@@ -149,22 +151,28 @@ int tp_search__milli_amounts(const tp_search_ctx *s, const tp_graph *g, tp_amoun
     return make_amount(s, &out[2], 2, g->bw_inter / 2) ? 3 : 0;
 }
 
-int tp_search__milli_begin(tp_search_ctx *s, const tp_graph *g)
+/* Load the link values; after a milli pass they are still right (all given back exactly). */
+static int load_links(tp_search_ctx *s)
 {
-    s->milli = 0;
-    if (!s->milli_capable || !(s->n_amounts = tp_search__milli_amounts(s, g, s->amounts)))
-        return 0;
+    if (s->link_m_ok)
+        return 1;
     for (int i = 0; i < s->n_links; i++)
         if ((s->link_m[i] = milli_of(*s->link_bw[i])) < 0)
             return 0;
-    s->milli = 1;
+    s->link_m_ok = 1;
     return 1;
 }
 
-const tp_amount *tp_search__milli_amount(const tp_search_ctx *s, float bw)
+int tp_search__milli_begin(tp_search_ctx *s, const tp_graph *g)
 {
-    for (int i = 0; i < s->n_amounts; i++)
-        if (s->amounts[i].bw == bw)
-            return &s->amounts[i];
-    return NULL;
+    s->milli = 0;
+    s->next_dead = 0;
+    if (s->milli_capable && (s->n_amounts = tp_search__milli_amounts(s, g, s->amounts)) &&
+        load_links(s)) {
+        s->milli = 1;
+        s->next_dead = tp_search__dead_pass(s, s->link_m, s->amounts, g);
+        return 1;
+    }
+    s->link_m_ok = 0; /* a float pass may round the link values */
+    return 0;
 }

@@ -89,6 +89,34 @@ static void append_unique(int *list, int *count, int n)
     list[(*count)++] = n;
 }
 
+/* ncclTopoGetLocalNet for every GPU and channel, from one ncclTopoGetLocal pair per GPU. */
+static void build_local_nets(tp_search_ctx *s)
+{
+    int nets[TP_MAX_NODES], gpus[TP_MAX_NODES];
+    for (int g = 0; g < s->n_gpus; g++) {
+        int n_nets = get_local(s->sys, TP_NODE_GPU, g, TP_NODE_NET, nets);
+        int n_gpus = get_local(s->sys, TP_NODE_NET, nets[0], TP_NODE_GPU, gpus);
+        int base = s->sys->nodes[TP_NODE_GPU].nodes[g].gpu.dev;
+        if (is_pow2(n_nets))
+            base = mirror_bits(base, n_nets);
+        for (int c = 0; c < TP_MAXCHANNELS; c++)
+            s->local_net[g * TP_MAXCHANNELS + c] =
+                nets[(base + c % TP_DIVUP(n_nets, n_gpus)) % n_nets];
+    }
+}
+
+/* ncclTopoGetLocalGpu for NET n, from the table above. */
+static int local_gpu_of(const tp_search_ctx *s, int n)
+{
+    int gpus[TP_MAX_NODES];
+    int n_gpus = get_local(s->sys, TP_NODE_NET, n, TP_NODE_GPU, gpus);
+    for (int c = 0; c < TP_MAXCHANNELS; c++)
+        for (int i = 0; i < n_gpus; i++)
+            if (s->local_net[gpus[i] * TP_MAXCHANNELS + c] == n)
+                return gpus[i];
+    return -1;
+}
+
 /* NCCL 2.22.3 ncclTopoSelectNets: preferred NICs of the GPU(s), then others by path type. */
 static void build_selection(const tp_search_ctx *s, int type_inter, int gpu, int *nets, int *count)
 {
@@ -97,14 +125,10 @@ static void build_selection(const tp_search_ctx *s, int type_inter, int gpu, int
     for (int g = 0; g < s->n_gpus; g++) {
         if (gpu != -1 && gpu != g)
             continue;
-        int first = tp_search__local_net(sys, g, 0);
-        append_unique(nets, count, first);
-        for (int c = 1; c < TP_MAXCHANNELS; c++) {
-            int n = tp_search__local_net(sys, g, c);
-            if (n == first)
-                break;
-            append_unique(nets, count, n);
-        }
+        const int *local = &s->local_net[g * TP_MAXCHANNELS];
+        append_unique(nets, count, local[0]);
+        for (int c = 1; c < TP_MAXCHANNELS && local[c] != local[0]; c++)
+            append_unique(nets, count, local[c]);
     }
     for (int t = 0; t <= type_inter; t++) {
         for (int g = 0; g < s->n_gpus; g++) {
@@ -118,20 +142,39 @@ static void build_selection(const tp_search_ctx *s, int type_inter, int gpu, int
     }
 }
 
-const int *tp_search__select_nets(tp_search_ctx *s, int type_inter, int gpu, int *count)
+/* The lists of typeInter t (slot t of TP_SEL_TYPES), built on first use. */
+static tp_sel_lists *sel_lists(tp_search_ctx *s, int type_inter)
+{
+    int t = type_inter >= 0 && type_inter < TP_SEL_TYPES ? type_inter : TP_SEL_TYPES - 1;
+    tp_sel_lists *sl = &s->sel[t];
+    if (sl->type == type_inter + 1)
+        return sl;
+    size_t rows = (size_t)s->n_gpus + 1, width = (size_t)(s->n_nets > 0 ? s->n_nets : 1);
+    if (!sl->nets) {
+        sl->nets = malloc(rows * width * sizeof(int));
+        sl->count = malloc(rows * sizeof(int));
+        if (!sl->nets || !sl->count)
+            return NULL;
+    }
+    for (size_t row = 0; row < rows; row++) {
+        int g = row == rows - 1 ? -1 : (int)row;
+        build_selection(s, type_inter, g, sl->nets + row * width, &sl->count[row]);
+    }
+    sl->type = type_inter + 1;
+    return sl;
+}
+
+tp_status tp_search__select_nets(tp_search_ctx *s, int type_inter, int gpu, const int **list,
+                                 int *count)
 {
     /* The routes are fixed during a search: build every row once per typeInter. */
-    if (s->sel_type != type_inter) {
-        for (int row = 0; row <= s->n_gpus; row++) {
-            int g = row == s->n_gpus ? -1 : row;
-            build_selection(s, type_inter, g, s->sel_nets + (size_t)row * s->n_nets,
-                            &s->sel_count[row]);
-        }
-        s->sel_type = type_inter;
-    }
+    tp_sel_lists *sl = sel_lists(s, type_inter);
+    if (!sl)
+        return tp_fail_nomem(s->err);
     int row = gpu == -1 ? s->n_gpus : gpu;
-    *count = s->sel_count[row];
-    return s->sel_nets + (size_t)row * s->n_nets;
+    *count = sl->count[row];
+    *list = sl->nets + (size_t)row * (size_t)(s->n_nets > 0 ? s->n_nets : 1);
+    return TP_OK;
 }
 
 /* NCCL 2.22.3 ncclGpuScore: int fields, so bandwidths are truncated. */
@@ -248,8 +291,8 @@ static void build_gpu_order(tp_search_ctx *s, int start)
         int k = (start + i) % s->n_gpus;
         if (paths[k].count == 0)
             continue;
-        sc[count++] = (gpu_score){.g = k, .start_index = i, .intra_hops = paths[k].count,
-                                  .intra_bw = (int)paths[k].bw};
+        sc[count++] = (gpu_score){
+            .g = k, .start_index = i, .intra_hops = paths[k].count, .intra_bw = (int)paths[k].bw};
     }
     sort_scores(sc, count);
     int *row = s->gpu_order + (size_t)start * (size_t)s->n_gpus;
@@ -275,61 +318,78 @@ static tp_status build_net_row(tp_search_ctx *s, int start, int n, tp_rank_row *
         int k = (start + i) % s->n_gpus;
         if (paths[k].count == 0)
             continue;
-        sc[count++] = (gpu_score){.g = k, .start_index = i, .intra_hops = paths[k].count,
-                                  .intra_bw = (int)paths[k].bw, .inter_hops = net_paths[k].count,
+        sc[count++] = (gpu_score){.g = k,
+                                  .start_index = i,
+                                  .intra_hops = paths[k].count,
+                                  .intra_bw = (int)paths[k].bw,
+                                  .inter_hops = net_paths[k].count,
                                   .inter_bw = (int)net_paths[k].bw};
     }
     sort_scores(sc, count);
     for (int i = 0; i < count; i++)
-        row->c[i] = (tp_rank_cand){.g = sc[i].g, .inter_bw = sc[i].inter_bw,
-                                   .intra_bw = sc[i].intra_bw, .intra_hops = sc[i].intra_hops};
+        row->c[i] = (tp_rank_cand){.g = sc[i].g,
+                                   .inter_bw = sc[i].inter_bw,
+                                   .intra_bw = sc[i].intra_bw,
+                                   .intra_hops = sc[i].intra_hops};
     row->count = count;
     row->ready = 1;
     return TP_OK;
 }
 
-/* Most important first: NET path bw, then live PCI bw, then the static rest. */
-#define RANK_POS_BITS 21
-#define RANK_POS_MASK ((1ULL << RANK_POS_BITS) - 1)
-
-static uint64_t rank_key(const tp_rank_cand *c, int pci_bw, int pos)
+/* a before b in NCCL's order: NET path bw, then live PCI bw, then row order. */
+static int ranks_before(const tp_rank_cand *a, int pci_a, int pos_a, const tp_rank_cand *b,
+                        int pci_b, int pos_b)
 {
-    return ((uint64_t)(uint32_t)c->inter_bw << (2 * RANK_POS_BITS)) |
-           ((uint64_t)(uint32_t)(pci_bw + 1) << RANK_POS_BITS) | (RANK_POS_MASK - (uint64_t)pos);
+    if (a->inter_bw != b->inter_bw)
+        return a->inter_bw > b->inter_bw;
+    if (pci_a != pci_b)
+        return pci_a > pci_b;
+    return pos_a < pos_b;
 }
 
-static void sort_keys_desc(uint64_t *key, int count)
+/* Insertion sort of row positions by ranks_before (a handful of candidates). */
+static void sort_positions(const tp_rank_row *row, int *pos, int *pci, int count)
 {
     for (int i = 1; i < count; i++) {
-        uint64_t v = key[i];
-        int j = i - 1;
-        while (j >= 0 && key[j] < v) {
-            key[j + 1] = key[j];
+        int p = pos[i], v = pci[i], j = i - 1;
+        while (j >= 0 && ranks_before(&row->c[p], v, p, &row->c[pos[j]], pci[j], pos[j])) {
+            pos[j + 1] = pos[j];
+            pci[j + 1] = pci[j];
             j--;
         }
-        key[j + 1] = v;
+        pos[j + 1] = p;
+        pci[j + 1] = v;
     }
 }
 
 /* Shadow passes (search_shadow.c) must rank the candidates in the same order. */
-static void check_shadow_order(tp_search_ctx *s, const tp_rank_row *row, const uint64_t *key,
-                               int count)
+static void check_shadow_order(tp_search_ctx *s, const tp_rank_row *row, const int *pos, int count)
 {
     for (int j = 0; j < s->n_shadows; j++) {
         if (!((s->shadow_alive >> j) & 1))
             continue;
-        uint64_t prev = 0;
+        int prev = 0;
         for (int i = 0; i < count; i++) {
-            int pos = (int)(RANK_POS_MASK - (key[i] & RANK_POS_MASK));
-            const tp_rank_cand *c = &row->c[pos];
-            uint64_t k = rank_key(c, tp_search__shadow_pci_bw(s, j, c->g), pos);
-            if (i > 0 && !(k < prev)) {
+            const tp_rank_cand *c = &row->c[pos[i]];
+            int pci = tp_search__shadow_pci_bw(s, j, c->g);
+            if (i > 0 && !ranks_before(&row->c[pos[i - 1]], prev, pos[i - 1], c, pci, pos[i])) {
                 tp_search__shadow_kill(s, j);
                 break;
             }
-            prev = k;
+            prev = pci;
         }
     }
+}
+
+/* Same intra scores everywhere: NCCL goes in reverse when not heading to the NET next. */
+static int same_intra(const tp_rank_row *row, const int *pos, int count)
+{
+    for (int i = 1; i < count; i++) {
+        const tp_rank_cand *a = &row->c[pos[i]], *b = &row->c[pos[0]];
+        if (a->intra_bw != b->intra_bw || a->intra_hops != b->intra_hops)
+            return 0;
+    }
+    return 1;
 }
 
 /*
@@ -337,6 +397,7 @@ static void check_shadow_order(tp_search_ctx *s, const tp_rank_row *row, const u
  * scores. The static keys sort the same way every time, so the row holds
  * them pre-sorted; ordering by (NET bw, live PCI bw, row position) is then
  * NCCL's order (its comparator is a total order: start indices differ).
+ * When the live keys are all equal the row order is already the answer.
  */
 static tp_status rank_with_net(tp_search_ctx *s, const tp_graph *g, int start, int *next,
                                int *count_out, int sort_net)
@@ -346,25 +407,22 @@ static tp_status rank_with_net(tp_search_ctx *s, const tp_graph *g, int start, i
     tp_rank_row *row = &s->net_rows[(size_t)start * (size_t)s->n_nets + (size_t)n];
     if (!row->ready && build_net_row(s, start, n, row) != TP_OK)
         return TP_ERR_NOMEM;
-    uint64_t key[TP_MAX_NODES];
-    int count = 0;
+    int pos[TP_MAX_NODES], pci[TP_MAX_NODES], count = 0, mixed = 0;
     for (int i = 0; i < row->count; i++) {
-        const tp_rank_cand *c = &row->c[i];
-        if (!(s->used[c->g] & flag))
-            key[count++] = rank_key(c, gpu_pci_bw(s, c->g), i);
+        if (s->used[row->c[i].g] & flag)
+            continue;
+        pos[count] = i;
+        pci[count] = gpu_pci_bw(s, row->c[i].g);
+        mixed |= pci[count] != pci[0];
+        count++;
     }
-    sort_keys_desc(key, count);
+    if (mixed)
+        sort_positions(row, pos, pci, count);
     if (s->shadow_alive)
-        check_shadow_order(s, row, key, count);
-    /* Same intra scores everywhere: NCCL goes in reverse when not heading to the NET next. */
-    int reverse = sort_net == -1;
-    for (int i = 1; i < count && reverse; i++) {
-        const tp_rank_cand *a = &row->c[RANK_POS_MASK - (key[i] & RANK_POS_MASK)];
-        const tp_rank_cand *b = &row->c[RANK_POS_MASK - (key[0] & RANK_POS_MASK)];
-        reverse = a->intra_bw == b->intra_bw && a->intra_hops == b->intra_hops;
-    }
+        check_shadow_order(s, row, pos, count);
+    int reverse = sort_net == -1 && same_intra(row, pos, count);
     for (int i = 0; i < count; i++)
-        next[i] = row->c[RANK_POS_MASK - (key[reverse ? count - 1 - i : i] & RANK_POS_MASK)].g;
+        next[i] = row->c[pos[reverse ? count - 1 - i : i]].g;
     *count_out = count;
     return TP_OK;
 }
@@ -390,7 +448,8 @@ tp_status tp_search__next_gpus(tp_search_ctx *s, const tp_graph *g, const tp_nod
     return TP_OK;
 }
 
-/* The NETs of each NET's port (same asic and port), in index order: NCCL 2.22.3 charges them all. */
+/* The NETs of each NET's port (same asic and port), in index order: NCCL 2.22.3 charges them all.
+ */
 static void build_port_groups(tp_search_ctx *s)
 {
     const tp_node *nets = s->sys->nodes[TP_NODE_NET].nodes;
@@ -412,24 +471,24 @@ tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, 
     s->err = err;
     s->n_gpus = sys->nodes[TP_NODE_GPU].count;
     s->n_nets = sys->nodes[TP_NODE_NET].count;
-    s->sel_type = -1;
     size_t n_nets = (size_t)(s->n_nets > 0 ? s->n_nets : 1);
     s->local_gpu = calloc(n_nets, sizeof(int));
-    s->sel_nets = calloc(n_nets * (size_t)(s->n_gpus + 1), sizeof(int));
-    s->sel_count = calloc((size_t)s->n_gpus + 1, sizeof(int));
+    s->local_net = malloc((size_t)s->n_gpus * TP_MAXCHANNELS * sizeof(int));
     s->gpu_order = calloc((size_t)s->n_gpus * (size_t)s->n_gpus, sizeof(int));
     s->gpu_order_count = calloc((size_t)s->n_gpus, sizeof(int));
     s->used = calloc((size_t)s->n_gpus, sizeof(*s->used));
     s->port_first = calloc(n_nets + 1, sizeof(int));
     s->port_nets = calloc(n_nets * n_nets, sizeof(int));
     s->net_rows = calloc((size_t)s->n_gpus * n_nets, sizeof(*s->net_rows));
-    if (!s->local_gpu || !s->sel_nets || !s->sel_count || !s->gpu_order || !s->gpu_order_count ||
-        !s->used || !s->net_rows || !s->port_first || !s->port_nets) {
+    if (!s->local_gpu || !s->local_net || !s->gpu_order || !s->gpu_order_count || !s->used ||
+        !s->net_rows || !s->port_first || !s->port_nets) {
         tp_search__ctx_free(s);
         return tp_fail_nomem(err);
     }
+    if (s->n_nets)
+        build_local_nets(s);
     for (int n = 0; n < s->n_nets; n++)
-        s->local_gpu[n] = tp_search__local_gpu(sys, n);
+        s->local_gpu[n] = local_gpu_of(s, n);
     build_port_groups(s);
     for (int g = 0; g < s->n_gpus; g++) {
         build_gpu_order(s, g);
@@ -441,6 +500,8 @@ tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, 
         st = tp_search__milli_init(s, err);
     if (st == TP_OK)
         st = tp_search__shadow_init(s, err);
+    if (st == TP_OK)
+        st = tp_search__dead_init(s, err);
     tp_search__pass_init(s);
     tp_search__memo_reset(&s->passes);
     if (st != TP_OK)
@@ -451,8 +512,13 @@ tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, 
 void tp_search__ctx_free(tp_search_ctx *s)
 {
     free(s->local_gpu);
-    free(s->sel_nets);
-    free(s->sel_count);
+    for (int t = 0; t < TP_SEL_TYPES; t++) {
+        free(s->sel[t].nets);
+        free(s->sel[t].count);
+        s->sel[t].nets = s->sel[t].count = NULL;
+    }
+    free(s->local_net);
+    s->local_net = NULL;
     free(s->gpu_order);
     free(s->gpu_order_count);
     free(s->used);
@@ -460,8 +526,9 @@ void tp_search__ctx_free(tp_search_ctx *s)
     free(s->port_nets);
     s->port_first = s->port_nets = NULL;
     if (s->net_rows)
-        for (size_t i = 0; i < (size_t)s->n_gpus * (size_t)(s->n_nets > 0 ? s->n_nets : 1); i++)
+        for (size_t i = 0; i < (size_t)s->n_gpus * (size_t)(s->n_nets > 0 ? s->n_nets : 1); i++) {
             free(s->net_rows[i].c);
+        }
     free(s->net_rows);
     s->used = NULL;
     s->net_rows = NULL;
@@ -470,6 +537,6 @@ void tp_search__ctx_free(tp_search_ctx *s)
     tp_search__free_routes(s);
     tp_search__milli_free(s);
     tp_search__shadow_free(s);
-    s->local_gpu = s->sel_nets = s->sel_count = s->gpu_order = s->gpu_order_count = NULL;
+    tp_search__dead_free(s);
+    s->local_gpu = s->gpu_order = s->gpu_order_count = NULL;
 }
-

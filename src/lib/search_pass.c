@@ -29,7 +29,7 @@
 
 static void add_type(int *types, int *count, int t)
 {
-    for (int i = 0; i < *count; i++)
+    for (int i = 0; i < *count && i < TP_PASS_MAX_TYPES; i++)
         if (types[i] == t)
             return;
     if (*count < TP_PASS_MAX_TYPES)

@@ -60,10 +60,10 @@ static void compile_hop(tp_hop *h, tp_node *node, tp_link *link, const tp_node *
     h->pci = link->type == TP_LINK_PCI;
     h->sel = (unsigned char)(h->pci && intel);
     /* Pre-Ampere GPUs entered from a non-GPU: 1/8 back; POWER CPUs over NVLink: all back. */
-    h->rev_div8 = rem->type == TP_NODE_GPU && rem->gpu.cuda_comp_cap < 80 &&
-                  start->type != TP_NODE_GPU;
-    h->rev_full = rem->type == TP_NODE_CPU && rem->cpu.arch == TP_CPU_ARCH_POWER &&
-                  link->type == TP_LINK_NVL;
+    h->rev_div8 =
+        rem->type == TP_NODE_GPU && rem->gpu.cuda_comp_cap < 80 && start->type != TP_NODE_GPU;
+    h->rev_full =
+        rem->type == TP_NODE_CPU && rem->cpu.arch == TP_CPU_ARCH_POWER && link->type == TP_LINK_NVL;
     if (h->rev_div8 || h->rev_full) {
         tp_link *rev = rev_link(node, rem, link->type);
         h->rev = rev ? &rev->bw : NULL;

@@ -59,8 +59,7 @@ static float sub_round(float a, float b)
  * Pre-Ampere GPUs entered from a non-GPU also pay 1/8 on the reverse link,
  * and POWER CPUs over NVLink pay the full bw on it (see search_path.c).
  */
-static tp_status follow(tp_search_ctx *s, const tp_cpath *path, int max_steps, float bw,
-                        int *steps)
+static tp_status follow(tp_search_ctx *s, const tp_cpath *path, int max_steps, float bw, int *steps)
 {
     float pci_bw = path->intel ? intel_p2p_overhead(bw) : bw;
     for (int step = 0; step < max_steps; step++) {
@@ -153,8 +152,7 @@ static int is_tree_pattern(int pattern)
 }
 
 /* Reserve (mult > 0) or release bw on path: 1 when done, 0 when a link is short. */
-static tp_status walk_path(tp_search_ctx *s, const tp_cpath *path, float bw, float mult,
-                           int *done)
+static tp_status walk_path(tp_search_ctx *s, const tp_cpath *path, float bw, float mult, int *done)
 {
     if (s->milli) {
         const tp_amount *a = tp_search__milli_amount(s, bw);
@@ -272,8 +270,7 @@ static int better_graph(const tp_search_ctx *s, const tp_graph *g, const tp_grap
 }
 
 /* NCCL 2.22.3 ncclTopoSearchParams: where a channel turns back. */
-static void search_params(const tp_search_ctx *s, int pattern, int *back_to_net,
-                          int *back_to_first)
+static void search_params(const tp_search_ctx *s, int pattern, int *back_to_net, int *back_to_first)
 {
     if (s->n_nets) {
         if (pattern == TP_PATTERN_RING)
@@ -335,8 +332,8 @@ static tp_status memo_sub(tp_search_ctx *s, tp_graph *g, sub_kind kind, int n, u
     if (!s->memo_on)
         return run_sub(s, g, kind, n, time);
     /* The PCI-order reference try has its own budget: it runs even when ours is spent. */
-    int own_budget = kind == SUB_FREE_NET && g->n_channels == 0 &&
-                     s->sys->nodes[TP_NODE_NVS].count == 0;
+    int own_budget =
+        kind == SUB_FREE_NET && g->n_channels == 0 && s->sys->nodes[TP_NODE_NVS].count == 0;
     if (*time <= 0 && !own_budget)
         return TP_OK; /* every step would return at once, with no effect */
     uint64_t key = tp_search__mix(s->bw_hash1, extra);
@@ -365,16 +362,39 @@ static void next_key(const tp_search_ctx *s, const tp_graph *g, int depth, uint6
     k = tp_search__mix(k, ((uint64_t)SUB_NEXT_CHANNEL << 32) | (uint32_t)depth);
     /* crossNic's odd channels also read the previous channel's NETs. */
     if (g->cross_nic && (c & 1))
-        k = tp_search__mix(k, (uint64_t)g->inter[(c - 1) * 2] * 31 + (uint64_t)g->inter[(c - 1) * 2 + 1]);
+        k = tp_search__mix(k, (uint64_t)g->inter[(c - 1) * 2] * 31 +
+                                  (uint64_t)g->inter[(c - 1) * 2 + 1]);
     *key = k;
     *check = tp_search__mix(s->bw_hash2 ^ 0x2545f4914f6cdd1dULL, k);
 }
 
-/* Hashes of the first d GPUs of channel c, d = 0..n. */
-static void prefix_hashes(const tp_search_ctx *s, const tp_graph *g, int c, uint64_t *ph)
+static int net_may_open(tp_search_ctx *s, const tp_graph *g, int n, int bw);
+
+/*
+ * A next channel that cannot start (search_dead.c): NCCL's attempt only
+ * leaves the latency of the last NET it could open in the graph.
+ */
+static tp_status dead_next_channel(tp_search_ctx *s, tp_graph *g)
 {
-    ph[0] = 0x5bd1e995ULL;
-    for (int d = 1; d <= s->n_gpus; d++)
+    const int bw = (int)g->bw_inter;
+    int count;
+    const int *list;
+    tp_status st = tp_search__select_nets(s, g->type_inter, -1, &list, &count);
+    for (int i = 0; i < count && st == TP_OK; i++) {
+        int n = list[(g->n_channels + i) % count];
+        if (net_may_open(s, g, n, bw))
+            g->latency_inter = s->sys->nodes[TP_NODE_NET].nodes[n].net.latency;
+    }
+    return st;
+}
+
+/* Hashes of the first d GPUs of channel c, d = 0..n. */
+static void prefix_hashes(const tp_search_ctx *s, const tp_graph *g, int c, uint64_t *ph, int from,
+                          int to)
+{
+    if (from == 0)
+        ph[0] = 0x5bd1e995ULL;
+    for (int d = from > 0 ? from : 1; d <= to && d <= s->n_gpus; d++)
         ph[d] = tp_search__mix(ph[d - 1], (uint64_t)(uint32_t)g->intra[c * s->n_gpus + d - 1]);
 }
 
@@ -388,13 +408,16 @@ static void prefix_hashes(const tp_search_ctx *s, const tp_graph *g, int c, uint
  */
 static tp_status next_channel(tp_search_ctx *s, tp_graph *g, int *time)
 {
+    if (s->next_dead)
+        return dead_next_channel(s, g);
     if (!s->memo_on)
         return tp_search__rec(s, g, time);
     if (*time <= 0)
         return TP_OK; /* every step would return at once, with no effect */
     uint64_t ph[TP_MAX_NODES + 1], key, check;
-    prefix_hashes(s, g, g->n_channels - 1, ph);
-    for (int d = 0; d <= s->dep_max; d++) {
+    int known = s->dep_max < s->n_gpus ? s->dep_max : s->n_gpus;
+    prefix_hashes(s, g, g->n_channels - 1, ph, 0, known);
+    for (int d = 0; d <= known; d++) {
         next_key(s, g, d, ph[d], &key, &check);
         const tp_memo_entry *e = tp_search__memo_find(&s->memo, key, check);
         if (e && memo_apply(e, time))
@@ -411,6 +434,8 @@ static tp_status next_channel(tp_search_ctx *s, tp_graph *g, int *time)
     s->dep_depth = outer_depth;
     if (st != TP_OK || s->n_copies != copies || *time < 0)
         return st;
+    if (d > known)
+        prefix_hashes(s, g, g->n_channels - 1, ph, known + 1, d);
     next_key(s, g, d, ph[d], &key, &check);
     tp_search__memo_store(&s->memo, key, check, before - *time, *time > 0);
     if (d > s->dep_max)
@@ -455,7 +480,10 @@ static tp_status back_to_net_step(tp_search_ctx *s, tp_graph *g, tp_node *gpu, i
     tp_node *nets = s->sys->nodes[TP_NODE_NET].nodes;
     int start_index = s->start_net[g->n_channels];
     int count;
-    const int *list = tp_search__select_nets(s, g->type_inter, gi, &count);
+    const int *list;
+    tp_status st0 = tp_search__select_nets(s, g->type_inter, gi, &list, &count);
+    if (st0 != TP_OK)
+        return st0;
     for (int i = 0; i < count; i++) {
         int n = list[i];
         if (!net_may_close(g, &nets[n], &nets[start_index]))
@@ -723,8 +751,8 @@ static tp_status net_chain_step(tp_search_ctx *s, tp_graph *g, int n, int back_t
         int gi;
         if ((st = replay_gpu(s, g, -1, &gi)) != TP_OK)
             return st;
-        st = try_gpu(s, g, 0, back_to_net, back_to_first, TP_ORDER_REPLAY, time, TP_NODE_NET, n,
-                     gi);
+        st =
+            try_gpu(s, g, 0, back_to_net, back_to_first, TP_ORDER_REPLAY, time, TP_NODE_NET, n, gi);
         if (st != TP_OK)
             return st;
     }
@@ -774,9 +802,9 @@ static tp_status rec_net(tp_search_ctx *s, tp_graph *g, int back_to_net, int bac
 {
     const int bw = (int)g->bw_inter; /* NCCL keeps it in an int */
     int count, found = 0;
-    const int *list = tp_search__select_nets(s, g->type_inter, -1, &count);
+    const int *list;
+    tp_status st = tp_search__select_nets(s, g->type_inter, -1, &list, &count);
     int heads = g->pattern == TP_PATTERN_NVLS || g->pattern == TP_PATTERN_COLLNET_DIRECT;
-    tp_status st = TP_OK;
     for (int i = 0; i < count && st == TP_OK; i++) {
         if (heads && found)
             continue;

@@ -67,14 +67,35 @@ static int shadow_take(int32_t *m, const tp_cpath *path, const tp_amount *a)
     return 1;
 }
 
+/* Take every hop of path in shadow link values m (room is known). */
+static void shadow_take_all(int32_t *m, const tp_cpath *path, const tp_amount *a)
+{
+    for (int step = 0; step < path->count; step++) {
+        const tp_hop *h = &path->hops[step];
+        int32_t fw = a->v[h->sel];
+        m[h->li] -= fw;
+        if (h->rev_div8)
+            m[h->lri] -= a->v[2 + h->sel];
+        else if (h->rev_full)
+            m[h->lri] -= fw;
+    }
+}
+
+/*
+ * While a shadow agrees, it made the same reservations at amounts no larger
+ * (B' < B, and followPath's float operations are monotonic), so its values
+ * are no smaller: where the pass had room, so has the shadow. Only refusals
+ * need a check.
+ */
 void tp_search__shadow_walk(tp_search_ctx *s, const tp_cpath *path, const tp_amount *a, int ok)
 {
     int ai = (int)(a - s->amounts);
     for (int j = 0; j < s->n_shadows; j++) {
         if (!alive(s, j))
             continue;
-        int sok = shadow_take(s->shadows[j].link_m, path, &s->shadows[j].amounts[ai]);
-        if (sok != ok)
+        if (ok)
+            shadow_take_all(s->shadows[j].link_m, path, &s->shadows[j].amounts[ai]);
+        else if (shadow_take(s->shadows[j].link_m, path, &s->shadows[j].amounts[ai]))
             tp_search__shadow_kill(s, j);
     }
 }
@@ -134,6 +155,9 @@ static int shadow_setup(tp_search_ctx *s, tp_shadow *sh, const tp_graph *g, floa
     sh->int_bw = (int)bw;
     int n_amounts = s->n_amounts;
     if (!tp_search__milli_amounts(s, &tmp, sh->amounts) || s->n_amounts != n_amounts)
+        return 0;
+    /* The pass skips next channels that cannot start (search_dead.c): so must the shadow. */
+    if (s->next_dead && !tp_search__dead_pass(s, s->link_m, sh->amounts, &tmp))
         return 0;
     memcpy(sh->link_m, s->link_m, (size_t)s->n_links * sizeof(*sh->link_m));
     for (int n = 0; n < s->n_nets; n++)

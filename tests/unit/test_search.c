@@ -6,6 +6,9 @@
 #include "helpers.h"
 
 #include "search.h"
+#include "search_int.h"
+
+#include <math.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -303,6 +306,162 @@ static void test_search_nvls_heads(void **state)
     tp_plan_free(plan);
 }
 
+/*
+ * search_milli.c: on "normalized" values (the float nearest to m/1000 and
+ * k/1000, below 2^20 thousandths), NCCL 2.22.3's SUB_ROUND is exact integer
+ * arithmetic in thousandths, and comparisons agree. Checked on a grid of
+ * link values against every amount a pass can take from the speed ladders.
+ */
+static void test_search_milli_rounding(void **state)
+{
+    (void)state;
+    static const float speeds[] = {60, 50, 48, 45, 42, 40, 30, 28, 24, 22,   20,   18,    17.5f, 15,
+                                   12, 11, 10, 9,  7,  6,  5,  4,  3,  2.4f, 1.2f, 0.24f, 0.12f};
+    int checked = 0;
+    for (size_t i = 0; i < ARRAY_LEN(speeds); i++) {
+        float amounts[4] = {speeds[i], speeds[i] * 6 / 5, speeds[i] / 8, speeds[i] * 6 / 5 / 8};
+        for (int j = 0; j < 4; j++) {
+            int32_t k = (int32_t)llround((double)amounts[j] * 1000.0);
+            if ((float)k / 1000.0f != amounts[j])
+                continue; /* not normalized: milli mode is off for such passes */
+            for (int32_t m = 0; m <= TP_MILLI_MAX; m += m < 100000 ? 37 : 7919) {
+                float a = (float)m / 1000.0f, b = (float)k / 1000.0f;
+                assert_int_equal(a < b, m < k);
+                if (m < k)
+                    continue;
+                float taken = roundf((a - b) * 1000) / 1000;
+                assert_true(taken == (float)(m - k) / 1000.0f);
+                assert_true(roundf((taken + b) * 1000) / 1000 == a);
+                checked++;
+            }
+        }
+    }
+    assert_true(checked > 100000);
+}
+
+/* Two graphs as NCCL would print and dump them, with the same decisions recorded. */
+static void assert_same_graph(const tp_graph *x, const tp_graph *y, int n_gpus)
+{
+    assert_int_equal(x->n_channels, y->n_channels);
+    assert_int_equal(x->pattern, y->pattern);
+    assert_int_equal(x->cross_nic, y->cross_nic);
+    assert_true(x->bw_intra == y->bw_intra && x->bw_inter == y->bw_inter);
+    assert_true(x->latency_inter == y->latency_inter);
+    assert_int_equal(x->type_intra, y->type_intra);
+    assert_int_equal(x->type_inter, y->type_inter);
+    assert_int_equal(x->same_channels, y->same_channels);
+    assert_int_equal(x->n_hops, y->n_hops);
+    assert_memory_equal(x->intra, y->intra, (size_t)TP_MAXCHANNELS * (size_t)n_gpus * sizeof(int));
+    assert_memory_equal(x->inter, y->inter, sizeof(x->inter));
+    assert_int_equal(x->n_events, y->n_events);
+    for (size_t i = 0; i < x->n_events; i++)
+        assert_int_equal(x->events[i].kind, y->events[i].kind);
+}
+
+/* Ring then tree (then NVLS when possible), on a system, with or without the shortcuts. */
+static void search_all(tp_plan *plan, tp_graph **g, int plain)
+{
+    tp_error err = {0};
+    tp_status (*fn)(tp_system *, tp_graph *, const tp_config *, tp_log *, tp_error *) =
+        plain ? tp_search__compute_plain : tp_search__compute;
+    g[0] = new_graph(0, TP_PATTERN_RING, 1, TP_MAXCHANNELS / 2);
+    assert_int_equal(fn(plan->sys, g[0], plan->cfg, &plan->log, &err), TP_OK);
+    int n = g[0]->n_channels;
+    g[1] = new_graph(1, TP_PATTERN_BALANCED_TREE, n, n);
+    assert_int_equal(fn(plan->sys, g[1], plan->cfg, &plan->log, &err), TP_OK);
+    g[2] = new_graph(3, TP_PATTERN_NVLS, 1, TP_MAXCHANNELS);
+    assert_int_equal(fn(plan->sys, g[2], plan->cfg, &plan->log, &err), TP_OK);
+}
+
+/*
+ * Every shortcut (milli mode, sub-search and pass memories, shadow passes,
+ * dead next channels) gives the graphs of the step-by-step float search.
+ */
+static const struct {
+    const char *fixture;
+    const char *env[3];
+    int n_nodes;
+} exact_table[] = {
+    {"v100_nv2.xml", {NULL}, 1},
+    {"v100_nv1.xml", {NULL}, 1},
+    {"v100_nv0.xml", {NULL}, 1},
+    {"v100_nv2_x4.xml", {NULL}, 1},
+    {"v100_sparse_ring.xml", {NULL}, 1},
+    {"v100_weak.xml", {NULL}, 1},
+    {"v100_nv2.xml", {NULL}, 2},
+    {"pix_nic_2s.xml", {NULL}, 1},
+    {"pix_nic_2s.xml", {NULL}, 2},
+    {"pix_nic_2s.xml", {"NCCL_CROSS_NIC=1", NULL}, 2},
+    {"nic_one_socket.xml", {NULL}, 2},
+    {"dual_port_nics.xml", {NULL}, 2},
+    {"pcie_2s_8gpu.xml", {NULL}, 1},
+    {"pcie_2s_8gpu.xml", {NULL}, 2},
+    {"pcie_2s_8gpu.xml", {"NCCL_CROSS_NIC=0", NULL}, 2},
+    {"pcie_2s_8gpu.xml", {"NCCL_P2P_LEVEL=PIX", NULL}, 2},
+    {"dgx_h100.xml", {NULL}, 2},
+};
+
+static void test_search_shortcuts_exact(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < ARRAY_LEN(exact_table); i++) {
+        char *xml = helpers_fixture(exact_table[i].fixture);
+        tp_plan *fast = helpers_plan(xml, exact_table[i].env, exact_table[i].n_nodes, 0);
+        tp_plan *plain = helpers_plan(xml, exact_table[i].env, exact_table[i].n_nodes, 0);
+        free(xml);
+        tp_graph *a[3], *b[3];
+        search_all(fast, a, 0);
+        search_all(plain, b, 1);
+        for (int k = 0; k < 3; k++) {
+            assert_same_graph(a[k], b[k], fast->sys->nodes[TP_NODE_GPU].count);
+            free_graph(a[k]);
+            free_graph(b[k]);
+        }
+        tp_plan_free(fast);
+        tp_plan_free(plain);
+    }
+}
+
+/*
+ * Two sockets of the fixture form two domains that differ only in names
+ * (the NICs interleave): the second domain's graphs are the first's renamed
+ * (search_iso.c), equal to a full search of its own system.
+ */
+static void test_search_mirror_domains(void **state)
+{
+    (void)state;
+    tp_plan *plan = plan_fixture("pcie_2s_8gpu.xml", NULL);
+    assert_int_equal(plan->n_domains, 2);
+    tp_domain *d = &plan->domains[1];
+    int n_gpus = d->sys->nodes[TP_NODE_GPU].count, done = 0;
+    tp_graph *g[TP_GRAPH_COUNT];
+    for (int i = 0; i < TP_GRAPH_COUNT; i++)
+        g[i] = new_graph(0, 0, 0, 0);
+    tp_error err = {0};
+    assert_int_equal(tp_search__mirror(plan->domains[0].sys, plan->domains[0].graphs, d->sys, g,
+                                       TP_GRAPH_COUNT, plan->cfg, &done, &err),
+                     TP_OK);
+    assert_int_equal(done, 1);
+    tp_graph *ring = new_graph(0, TP_PATTERN_RING, 1, TP_MAXCHANNELS / 2);
+    assert_int_equal(tp_search__compute_plain(d->sys, ring, plan->cfg, &plan->log, &err), TP_OK);
+    assert_same_graph(g[TP_GRAPH_RING], ring, n_gpus);
+    assert_same_graph(d->graphs[TP_GRAPH_RING], ring, n_gpus);
+    assert_true(d->graphs[TP_GRAPH_RING]->intra[0] >= 4); /* the second socket's ranks */
+    /* A system that differs in one link bandwidth is not a mirror. */
+    const tp_node *gpu = &d->sys->nodes[TP_NODE_GPU].nodes[0];
+    float *bw = &gpu->paths[TP_NODE_NET][0].list[0]->bw, saved = *bw;
+    *bw = saved / 2;
+    assert_int_equal(tp_search__mirror(plan->domains[0].sys, plan->domains[0].graphs, d->sys, g,
+                                       TP_GRAPH_COUNT, plan->cfg, &done, &err),
+                     TP_OK);
+    assert_int_equal(done, 0);
+    *bw = saved;
+    for (int i = 0; i < TP_GRAPH_COUNT; i++)
+        free_graph(g[i]);
+    free_graph(ring);
+    tp_plan_free(plan);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +474,9 @@ int main(void)
         cmocka_unit_test(test_search_bad_dev_fails),
         cmocka_unit_test(test_search_print_graph),
         cmocka_unit_test(test_search_nvls_heads),
+        cmocka_unit_test(test_search_milli_rounding),
+        cmocka_unit_test(test_search_shortcuts_exact),
+        cmocka_unit_test(test_search_mirror_domains),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
