@@ -25,20 +25,8 @@ static int pow2_down(int v)
 /* ncclTopoGetLocal(GPU -> NET): the NETs with the best bandwidth, then the best type. */
 static int local_nets(const tp_system *sys, int g, int *nets)
 {
-    const tp_route *paths = sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_NET];
-    float max_bw = 0;
-    int min_type = TP_PATH_DIS, count = 0;
-    if (!paths)
-        return 0;
-    for (int i = 0; i < sys->nodes[TP_NODE_NET].count; i++) {
-        if (paths[i].bw > max_bw || (paths[i].bw == max_bw && paths[i].type < min_type)) {
-            max_bw = paths[i].bw;
-            min_type = paths[i].type;
-            count = 0;
-        }
-        if (paths[i].bw == max_bw && paths[i].type == min_type)
-            nets[count++] = i;
-    }
+    int count = 0;
+    tp_paths__get_local(sys, TP_NODE_GPU, g, TP_NODE_NET, nets, &count, NULL);
     return count;
 }
 

@@ -33,8 +33,7 @@ void tp_paths__get_local(const tp_system *sys, int type, int index, int result_t
     *n_locals = count;
 }
 
-/* NCCL 2.22.3 mirrorBits: reverse the low log2(pow2) bits of val. */
-static int mirror_bits(int val, int pow2)
+int tp_paths__mirror_bits(int val, int pow2)
 {
     int mirror = 0;
     for (int b = 1, mb = pow2 >> 1; b < pow2; b <<= 1, mb >>= 1)
@@ -59,7 +58,7 @@ tp_status tp_paths__get_local_net(const tp_system *sys, int rank, int channel_id
     /* NCCL 2.22.3: spread GPUs over their NICs by device number, bit-mirrored for 2^k NICs. */
     int net = sys->nodes[TP_NODE_GPU].nodes[g].gpu.dev;
     if ((n_nets & (n_nets - 1)) == 0)
-        net = mirror_bits(net, n_nets);
+        net = tp_paths__mirror_bits(net, n_nets);
     net += channel_id % ((n_nets + n_gpus - 1) / n_gpus);
     const tp_node *node = &sys->nodes[TP_NODE_NET].nodes[nets[net % n_nets]];
     if (id)

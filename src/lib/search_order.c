@@ -22,35 +22,17 @@ int tp_search__id_to_index(const tp_system *sys, int type, int64_t id)
  * NCCL 2.22.3 ncclTopoGetLocal: the nodes of `result_type` with the best
  * route bandwidth from node (type, index), ties broken by the best path type.
  */
+/* ncclTopoGetLocal: the nodes of result_type best connected to the node. */
 static int get_local(const tp_system *sys, int type, int index, int result_type, int *out)
 {
-    int min_type = TP_PATH_DIS, count = 0;
-    float max_bw = 0;
-    const tp_route *paths = sys->nodes[type].nodes[index].paths[result_type];
-    for (int i = 0; i < sys->nodes[result_type].count; i++) {
-        if (paths[i].bw > max_bw || (paths[i].bw == max_bw && paths[i].type < min_type)) {
-            max_bw = paths[i].bw;
-            min_type = paths[i].type;
-            count = 0;
-        }
-        if (paths[i].bw == max_bw && paths[i].type == min_type)
-            out[count++] = i;
-    }
+    int count = 0;
+    tp_paths__get_local(sys, type, index, result_type, out, &count, NULL);
     return count;
 }
 
 static int is_pow2(int v)
 {
     return (v & (v - 1)) == 0;
-}
-
-static int mirror_bits(int val, int pow2)
-{
-    int mirror = 0;
-    for (int b = 1, mb = pow2 >> 1; b < pow2; b <<= 1, mb >>= 1)
-        if (val & b)
-            mirror |= mb;
-    return mirror;
 }
 
 int tp_search__local_net(const tp_system *sys, int gpu, int channel)
@@ -63,7 +45,7 @@ int tp_search__local_net(const tp_system *sys, int gpu, int channel)
     /* NCCL 2.22.3: spread GPUs over their local NICs by (mirrored) device number. */
     int net = sys->nodes[TP_NODE_GPU].nodes[gpu].gpu.dev;
     if (is_pow2(n_nets))
-        net = mirror_bits(net, n_nets);
+        net = tp_paths__mirror_bits(net, n_nets);
     net += channel % TP_DIVUP(n_nets, n_gpus);
     return nets[net % n_nets];
 }
@@ -98,7 +80,7 @@ static void build_local_nets(tp_search_ctx *s)
         int n_gpus = get_local(s->sys, TP_NODE_NET, nets[0], TP_NODE_GPU, gpus);
         int base = s->sys->nodes[TP_NODE_GPU].nodes[g].gpu.dev;
         if (is_pow2(n_nets))
-            base = mirror_bits(base, n_nets);
+            base = tp_paths__mirror_bits(base, n_nets);
         for (int c = 0; c < TP_MAXCHANNELS; c++)
             s->local_net[g * TP_MAXCHANNELS + c] =
                 nets[(base + c % TP_DIVUP(n_nets, n_gpus)) % n_nets];
