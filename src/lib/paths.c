@@ -207,10 +207,13 @@ static tp_status set_paths(bfs_state *s, tp_node *base, tp_error *err)
     return TP_OK;
 }
 
-/* NCCL 2.22.3 order of the searches: CPUs, GPUs, NETs, NVSwitches. */
+/* NCCL 2.22.3 order of the searches: CPUs, GPUs, NETs, NVSwitches; a failed
+ * search is reported by ncclTopoComputePaths' check at that loop's line. */
 static tp_status set_all_paths(tp_system *sys, const tp_config *cfg, tp_log *log, tp_error *err)
 {
     static const int roots[] = {TP_NODE_CPU, TP_NODE_GPU, TP_NODE_NET, TP_NODE_NVS};
+    static const int check_lines[] = {TP_NCCL_LINE_PATHS_CPU, TP_NCCL_LINE_PATHS_GPU,
+                                      TP_NCCL_LINE_PATHS_NET, TP_NCCL_LINE_PATHS_NVS};
     size_t total = 0;
     for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
         total += (size_t)sys->nodes[t].count;
@@ -218,9 +221,12 @@ static tp_status set_all_paths(tp_system *sys, const tp_config *cfg, tp_log *log
     s.cur = calloc(total + 1, sizeof(*s.cur));
     s.next = calloc(total + 1, sizeof(*s.next));
     tp_status st = (s.cur && s.next) ? TP_OK : tp_fail_nomem(err);
-    for (size_t r = 0; st == TP_OK && r < ARRAY_LEN(roots); r++)
+    for (size_t r = 0; st == TP_OK && r < ARRAY_LEN(roots); r++) {
         for (int i = 0; st == TP_OK && i < sys->nodes[roots[r]].count; i++)
             st = set_paths(&s, &sys->nodes[roots[r]].nodes[i], err);
+        if (st == TP_ERR_TOPOLOGY)
+            tp_log_info(log, "graph/paths.cc:%d -> %d", check_lines[r], TP_NCCL_INTERNAL_ERROR);
+    }
     free(s.cur);
     free(s.next);
     return st;

@@ -24,6 +24,17 @@
 /* NCCL 2.22.3: GDR reads are kept off by default below this compute capability. */
 #define TP_GDR_READ_MIN_CC 80
 
+/*
+ * NCCL 2.22.3 src/graph/paths.cc lines of ncclTopoComputePaths' checks of
+ * ncclTopoSetPaths per root type: NCCL prints "graph/paths.cc:<line> -> 3"
+ * when a search fails (one-sided link), and the reference logs keep it.
+ */
+#define TP_NCCL_LINE_PATHS_CPU 552
+#define TP_NCCL_LINE_PATHS_GPU 557
+#define TP_NCCL_LINE_PATHS_NET 562
+#define TP_NCCL_LINE_PATHS_NVS 567
+#define TP_NCCL_INTERNAL_ERROR 3 /* ncclInternalError */
+
 /* What the paths stage needs to know about the job (NCCL's comm fields). */
 typedef struct tp_job_view {
     int n_ranks;       /* all ranks of the job */
