@@ -640,10 +640,12 @@ static void test_paths_one_sided_link_fails(void **state)
     tp_log log = {.enabled = true};
     const tp_job_view job = {.n_ranks = 2, .n_nodes = 1, .rank = 0, .local_n_ranks = 2};
     assert_int_not_equal(tp_paths__compute(sys, cfg, &job, &log, &err), TP_OK);
-    assert_int_equal(log.n_lines, 1);
+    assert_int_equal(log.n_lines, 2);
     assert_int_equal(log.lines[0].level, TP_LOG_WARN);
     assert_string_equal(log.lines[0].text,
                         "Failed to find reverse path from remNode 0/2000 nlinks 1 to node 0/1000");
+    /* NCCL's back-trace of the check in ncclTopoComputePaths' GPU loop. */
+    assert_string_equal(log.lines[1].text, "graph/paths.cc:557 -> 3");
     tp_log_clear(&log);
     tp_config_free(cfg);
     fx_free(sys);
