@@ -102,7 +102,7 @@ check-conformance: $(BUILD)/topoplan
 	else echo "conformance suite not found at $(CONFORMANCE): skipped"; fi
 
 check-san: $(DEPS_STAMP)
-	$(MAKE) BUILD=build-san CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	$(MAKE) --no-print-directory BUILD=build-san CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    check-fuzz check-unit check-golden check-errors
 
 check-valgrind: $(UNIT_BIN) $(BUILD)/topoplan
