@@ -2,7 +2,7 @@
 #include "cli.h"
 
 static const char usage[] =
-    "usage: topoplan [--format text|json] search [--nodes N] [--rank R] (TOPO.xml | --builtin NAME)\n"
+    "usage: topoplan search [--nodes N] [--rank R] [--format text|json] (TOPO.xml | --builtin NAME)\n"
     "\n"
     "Show each graph NCCL 2.22.3 computes (ring, tree, collnet, nvls): its channels,\n"
     "bandwidth and path types, and the search's decisions: the settings it tried,\n"

@@ -183,12 +183,12 @@ int cli_plan(tp_plan **out, const cli_input *in, const cli_ctx *ctx)
 
 int cli_run_report(int argc, char **argv, cli_ctx *ctx, const char *usage, cli_report_fn *report)
 {
-    cli_input in;
+    cli_args a;
     int code = 0;
-    if (cli_parse_input(argc, argv, usage, &in, &code) != 0)
+    if (cli_parse_args(argc, argv, ctx, usage, CLI_OPT_FORMAT, 1, &a, &code) != 0)
         return code;
     tp_plan *plan = NULL;
-    code = cli_plan(&plan, &in, ctx);
+    code = cli_plan(&plan, &a.in, ctx);
     if (code == CLI_EXIT_OK) {
         tp_error err = {0};
         if (report(ctx->out, plan, ctx->format, &err) != TP_OK)
