@@ -10,6 +10,8 @@ static const char usage[] =
     "of N identical nodes: system tree, paths, graph search, channels. NCCL_* variables\n"
     "of the environment (or --env) apply; NCCL_TOPO_DUMP_FILE and NCCL_GRAPH_DUMP_FILE\n"
     "are written as NCCL writes them. Exit status 3 when NCCL itself would fail.\n"
+    "NCCL_DEBUG (unset: INFO) and NCCL_DEBUG_SUBSYS (unset: INIT,ENV,GRAPH, the\n"
+    "reference setting) filter the lines as NCCL filters them.\n"
     "\n"
     "  --nodes N        number of identical nodes (default 1)\n"
     "  --rank R         rank whose log is printed (default 0)\n"

@@ -359,9 +359,10 @@ static void log_rings_trees(const tp_chan_ctx *x)
         const tp_channel_rank *cr = &ch->ranks[(size_t)rank * ch->n_channels + c];
         tp_buf_printf(&line, " [%d] %d/%d/%d->%d->%d", c, cr->tree_down[0], cr->tree_down[1],
                       cr->tree_down[2], rank, cr->tree_up);
-        tp_log_info(x->log, "Ring %02d : %d -> %d -> %d", c, cr->ring_prev, rank, cr->ring_next);
+        tp_log_info_sub(x->log, TP_SUB_GRAPH, "Ring %02d : %d -> %d -> %d", c, cr->ring_prev, rank,
+                        cr->ring_next);
     }
-    tp_log_info(x->log, "Trees%s", tp_buf_str(&line));
+    tp_log_info_sub(x->log, TP_SUB_INIT, "Trees%s", tp_buf_str(&line));
     tp_buf_free(&line);
 }
 
@@ -371,9 +372,10 @@ static tp_status postset(tp_chan_ctx *x, tp_error *err)
     tp_channels *ch = x->ch;
     size_t nr = (size_t)x->n_ranks;
     tp_status st;
-    tp_log_info(x->log, "comm 0x%llx rank %d nRanks %d nNodes %d localRanks %d localRank %d MNNVL %d",
-                0x7f0000000000ULL + 0x10000ULL * (unsigned long long)x->job->rank, x->job->rank,
-                x->n_ranks, ch->n_nodes, ch->local_ranks, ch->local_rank, 0);
+    tp_log_info_sub(x->log, TP_SUB_INIT,
+                    "comm 0x%llx rank %d nRanks %d nNodes %d localRanks %d localRank %d MNNVL %d",
+                    0x7f0000000000ULL + 0x10000ULL * (unsigned long long)x->job->rank, x->job->rank,
+                    x->n_ranks, ch->n_nodes, ch->local_ranks, ch->local_rank, 0);
     x->cross_swap = ch->combined[TP_GRAPH_RING].cross_nic && x->nc % 2 == 0;
     x->ring_prev = malloc((size_t)x->nc * nr * sizeof(int));
     x->ring_next = malloc((size_t)x->nc * nr * sizeof(int));

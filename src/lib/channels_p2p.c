@@ -110,11 +110,11 @@ static void chunk_size(tp_channels *ch, const tp_system *sys, tp_log *log)
     if (chunk * TP_NCCL_STEPS > TP_BUFFSIZE_SIMPLE)
         chunk = TP_BUFFSIZE_SIMPLE / TP_NCCL_STEPS;
     ch->p2p_chunk_size = chunk;
-    tp_log_info(log, "P2P Chunksize set to %d", chunk);
+    tp_log_info_sub(log, TP_SUB_INIT, "P2P Chunksize set to %d", chunk);
 }
 
-tp_status tp_channels__p2p(tp_channels *ch, const tp_system *sys, const tp_config *cfg,
-                           tp_log *log, tp_error *err)
+tp_status tp_channels__p2p(tp_channels *ch, const tp_system *sys, const tp_config *cfg, tp_log *log,
+                           tp_error *err)
 {
     (void)err;
     chunk_size(ch, sys, log);
@@ -138,10 +138,11 @@ tp_status tp_channels__p2p(tp_channels *ch, const tp_system *sys, const tp_confi
         p2p_n = pow2_down(TP_MAXCHANNELS);
     ch->p2p_n_channels = p2p_n;
     ch->p2p_n_channels_per_peer = per_peer < p2p_n ? per_peer : p2p_n;
-    tp_log_info(log,
-                "%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p "
-                "channels per peer",
-                ch->n_channels, ch->n_collnet_channels, ch->n_nvls_channels, ch->p2p_n_channels,
-                ch->p2p_n_channels_per_peer);
+    tp_log_info_sub(
+        log, TP_SUB_INIT,
+        "%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p "
+        "channels per peer",
+        ch->n_channels, ch->n_collnet_channels, ch->n_nvls_channels, ch->p2p_n_channels,
+        ch->p2p_n_channels_per_peer);
     return TP_OK;
 }

@@ -45,7 +45,7 @@ static void log_ring(const tp_chan_ctx *x, int k, const int *ring)
         if (n > 0 && at + (size_t)n < sizeof(line))
             memcpy(line + at, num, (size_t)n + 1);
     }
-    tp_log_info(x->log, "%s", line);
+    tp_log_info_sub(x->log, TP_SUB_INIT, "%s", line);
 }
 
 /* NCCL's checks of one ring from the reported rank: it loops back, it holds every rank. */

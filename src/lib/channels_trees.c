@@ -136,8 +136,8 @@ static void log_tree(const tp_chan_ctx *x, int c)
     for (int k = 0; k < 2; k++) {
         int ch = c + k * x->nc;
         const tp_tree *t = &x->trees[(size_t)ch * (size_t)x->n_ranks + (size_t)me];
-        tp_log_info(x->log, "Tree %d : %d -> %d -> %d/%d/%d", ch, t->up, me, t->down[0],
-                    t->down[1], t->down[2]);
+        tp_log_info_sub(x->log, TP_SUB_GRAPH, "Tree %d : %d -> %d -> %d/%d/%d", ch, t->up, me,
+                        t->down[0], t->down[1], t->down[2]);
     }
 }
 
@@ -170,7 +170,7 @@ static void log_nvls_heads(const tp_chan_ctx *x, int n_heads)
         tp_buf_printf(&line, "NVLS Head %2d:", h);
         for (int n = 0; n < x->ch->n_nodes && n < TP_NVLS_HEAD_MAX_NODES; n++)
             tp_buf_printf(&line, " %2d", nvls_head(x, h, n));
-        tp_log_info(x->log, "%s", tp_buf_str(&line));
+        tp_log_info_sub(x->log, TP_SUB_INIT, "%s", tp_buf_str(&line));
         tp_buf_free(&line);
     }
 }
@@ -224,6 +224,7 @@ void tp_chan__connect_nvls(tp_chan_ctx *x)
         if (ends[k][2] != -1)
             down[k][ix] = ends[k][2];
     }
-    tp_log_info(x->log, "NVLS Trees : %d/%d/%d->%d->%d %d/%d/%d->%d->%d", down[0][0], down[0][1],
-                down[0][2], me, ends[0][0], down[1][0], down[1][1], down[1][2], me, ends[1][0]);
+    tp_log_info_sub(x->log, TP_SUB_GRAPH, "NVLS Trees : %d/%d/%d->%d->%d %d/%d/%d->%d->%d",
+                    down[0][0], down[0][1], down[0][2], me, ends[0][0], down[1][0], down[1][1],
+                    down[1][2], me, ends[1][0]);
 }

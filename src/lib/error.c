@@ -78,7 +78,7 @@ tp_status tp_strdup(char **out, const char *s, tp_error *err)
     return *out ? TP_OK : tp_fail_nomem(err);
 }
 
-void tp_log_vadd(tp_log *log, tp_log_level level, const char *fmt, va_list ap)
+void tp_log_vadd(tp_log *log, tp_log_level level, uint64_t sub, const char *fmt, va_list ap)
 {
     if (!log || !log->enabled)
         return;
@@ -92,15 +92,24 @@ void tp_log_vadd(tp_log *log, tp_log_level level, const char *fmt, va_list ap)
         return;
     }
     log->lines[log->n_lines].level = level;
+    log->lines[log->n_lines].sub = sub;
     log->lines[log->n_lines].text = text;
     log->n_lines++;
+}
+
+void tp_log_info_sub(tp_log *log, uint64_t sub, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tp_log_vadd(log, TP_LOG_INFO, sub, fmt, ap);
+    va_end(ap);
 }
 
 void tp_log_info(tp_log *log, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    tp_log_vadd(log, TP_LOG_INFO, fmt, ap);
+    tp_log_vadd(log, TP_LOG_INFO, TP_SUB_ALL, fmt, ap);
     va_end(ap);
 }
 
@@ -108,7 +117,7 @@ void tp_log_warn(tp_log *log, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    tp_log_vadd(log, TP_LOG_WARN, fmt, ap);
+    tp_log_vadd(log, TP_LOG_WARN, TP_SUB_ALL, fmt, ap);
     va_end(ap);
 }
 

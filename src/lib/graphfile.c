@@ -37,7 +37,7 @@ static const struct {
 /* One NCCLCHECK back-trace line. */
 static void trace(gf_ctx *c, const char *file, int line)
 {
-    tp_log_info(c->log, "%s:%d -> %d", file, line, c->nccl_code);
+    tp_log_info_sub(c->log, TP_SUB_ALL, "%s:%d -> %d", file, line, c->nccl_code);
 }
 
 static const char *need_attr(gf_ctx *c, const tp_xml_elem *e, const char *name)
@@ -93,8 +93,10 @@ static tp_status get_path_type(gf_ctx *c, const tp_xml_elem *e, const char *name
             return TP_OK;
         }
     }
-    tp_log_info(c->log, "KV Convert to int : could not find value of '%s' in dictionary, "
-                        "falling back to %d", v, 0);
+    tp_log_info_sub(c->log, TP_SUB_GRAPH,
+                    "KV Convert to int : could not find value of '%s' in dictionary, "
+                    "falling back to %d",
+                    v, 0);
     *out = 0;
     return TP_OK;
 }
@@ -216,7 +218,7 @@ static void log_ignored(gf_ctx *c, const tp_xml_elem *e, const char *keep1, cons
         const tp_xml_elem *sub = e->children[i];
         int kept = strcmp(sub->tag, keep1) == 0 || (keep2 && strcmp(sub->tag, keep2) == 0);
         if (!kept) {
-            tp_log_info(c->log, "Ignoring element %s", sub->tag);
+            tp_log_info_sub(c->log, TP_SUB_GRAPH, "Ignoring element %s", sub->tag);
             continue;
         }
         if (depth == 0)
@@ -247,9 +249,9 @@ static tp_status open_graphs(gf_ctx *c, const tp_xml_elem *root)
     }
     const char *name = tp_xml__attr(root, "name");
     if (name)
-        tp_log_info(c->log, "Loading graphs for topology %s", name);
+        tp_log_info_sub(c->log, TP_SUB_GRAPH, "Loading graphs for topology %s", name);
     else
-        tp_log_info(c->log, "Loading graphs");
+        tp_log_info_sub(c->log, TP_SUB_GRAPH, "Loading graphs");
     log_ignored(c, root, "graph", NULL, 0);
     return TP_OK;
 }
@@ -258,7 +260,7 @@ static tp_status load_doc(gf_ctx *c)
 {
     const tp_xml_elem *root = c->doc->root;
     if (strcmp(root->tag, "graphs") != 0) {
-        tp_log_info(c->log, "Ignoring element %s", root->tag);
+        tp_log_info_sub(c->log, TP_SUB_GRAPH, "Ignoring element %s", root->tag);
         return TP_OK;
     }
     tp_status st = open_graphs(c, root);
@@ -273,8 +275,8 @@ static tp_status load_doc(gf_ctx *c)
             return st;
         }
     }
-    tp_log_info(c->log, "Search %d : %d channels loaded from XML graph", c->graph->id,
-                c->n_loaded);
+    tp_log_info_sub(c->log, TP_SUB_GRAPH, "Search %d : %d channels loaded from XML graph",
+                    c->graph->id, c->n_loaded);
     return TP_OK;
 }
 

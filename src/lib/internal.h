@@ -37,9 +37,32 @@ tp_status tp_strdup(char **out, const char *s, tp_error *err);
  */
 typedef enum tp_log_level { TP_LOG_INFO, TP_LOG_WARN } tp_log_level;
 
+/*
+ * NCCL 2.22.3 debug subsystems (nccl_common.h ncclDebugLogSubSys): every INFO
+ * line carries the flags of its INFO(flags, ...) call and prints only if they
+ * meet the NCCL_DEBUG_SUBSYS mask; WARN and back-traces use NCCL_ALL.
+ */
+#define TP_SUB_INIT UINT64_C(0x1)
+#define TP_SUB_COLL UINT64_C(0x2)
+#define TP_SUB_P2P UINT64_C(0x4)
+#define TP_SUB_SHM UINT64_C(0x8)
+#define TP_SUB_NET UINT64_C(0x10)
+#define TP_SUB_GRAPH UINT64_C(0x20)
+#define TP_SUB_TUNING UINT64_C(0x40)
+#define TP_SUB_ENV UINT64_C(0x80)
+#define TP_SUB_ALLOC UINT64_C(0x100)
+#define TP_SUB_CALL UINT64_C(0x200)
+#define TP_SUB_PROXY UINT64_C(0x400)
+#define TP_SUB_NVLS UINT64_C(0x800)
+#define TP_SUB_BOOTSTRAP UINT64_C(0x1000)
+#define TP_SUB_REG UINT64_C(0x2000)
+#define TP_SUB_PROFILE UINT64_C(0x4000)
+#define TP_SUB_ALL UINT64_MAX
+
 typedef struct tp_log_line {
     tp_log_level level;
-    char *text; /* owned, without the "NCCL INFO " prefix */
+    uint64_t sub; /* TP_SUB_* flags of NCCL's INFO/WARN call */
+    char *text;   /* owned, without the "NCCL INFO " prefix */
 } tp_log_line;
 
 typedef struct tp_log {
@@ -49,10 +72,16 @@ typedef struct tp_log {
     bool failed; /* an allocation failed: lines are incomplete */
 } tp_log;
 
+/* An NCCL INFO line with the subsystem flags of NCCL's INFO call. */
+void tp_log_info_sub(tp_log *log, uint64_t sub, const char *fmt, ...) TP_PRINTF(3, 4);
+/* An INFO line tagged TP_SUB_ALL: notes and findings, never filtered. */
 void tp_log_info(tp_log *log, const char *fmt, ...) TP_PRINTF(2, 3);
+/* NCCL 2.22.3 WARN: always NCCL_ALL. */
 void tp_log_warn(tp_log *log, const char *fmt, ...) TP_PRINTF(2, 3);
-void tp_log_vadd(tp_log *log, tp_log_level level, const char *fmt, va_list ap);
+void tp_log_vadd(tp_log *log, tp_log_level level, uint64_t sub, const char *fmt, va_list ap);
 void tp_log_clear(tp_log *log);
+/* The NCCL_DEBUG_SUBSYS mask (TP_SUB_*) of a value; NULL: INIT,ENV,GRAPH. */
+uint64_t tp_log__subsys_mask(const char *text);
 
 /*
  * A growable text buffer, for building NCCL lines piece by piece.

@@ -225,7 +225,8 @@ static tp_status set_all_paths(tp_system *sys, const tp_config *cfg, tp_log *log
         for (int i = 0; st == TP_OK && i < sys->nodes[roots[r]].count; i++)
             st = set_paths(&s, &sys->nodes[roots[r]].nodes[i], err);
         if (st == TP_ERR_TOPOLOGY)
-            tp_log_info(log, "graph/paths.cc:%d -> %d", check_lines[r], TP_NCCL_INTERNAL_ERROR);
+            tp_log_info_sub(log, TP_SUB_ALL, "graph/paths.cc:%d -> %d", check_lines[r],
+                            TP_NCCL_INTERNAL_ERROR);
     }
     free(s.cur);
     free(s.next);
@@ -661,7 +662,7 @@ static void print_node_paths(tp_log *log, const tp_system *sys, const tp_node *n
                           tp_path_type_name(r->type));
         }
     }
-    tp_log_info(log, "%s", tp_buf_str(&line));
+    tp_log_info_sub(log, TP_SUB_GRAPH, "%s", tp_buf_str(&line));
     tp_buf_free(&line);
 }
 

@@ -201,8 +201,8 @@ static void nvls_init(tp_plan *plan, tp_domain *d, int rank, tp_log *log)
     if (!enable || d->sys->nodes[TP_NODE_GPU].count <= 2 || !gpu)
         return;
     d->nvls_support = enable == 2 ? multicast_capable(gpu) : 1;
-    tp_log_info(log, "NVLS multicast support is %savailable on dev %d",
-                d->nvls_support ? "" : "not ", gpu->gpu.dev);
+    tp_log_info_sub(log, TP_SUB_INIT, "NVLS multicast support is %savailable on dev %d",
+                    d->nvls_support ? "" : "not ", gpu->gpu.dev);
     if (!d->nvls_support)
         return;
     int n = (int)tp_config_int(plan->cfg, TP_P_NVLS_NCHANNELS);

@@ -1,6 +1,7 @@
 /* The NCCL_DEBUG=INFO log of the reported rank, as NCCL prints it. */
 #include "plan.h"
 
+#include <string.h>
 #include <strings.h>
 
 /*
@@ -30,6 +31,63 @@ static int debug_level(const tp_config *cfg)
     return LOG_NONE;
 }
 
+/*
+ * NCCL_DEBUG_SUBSYS when unset. NCCL 2.22.3 itself defaults to INIT,ENV, but
+ * the reference outputs were produced with INIT,ENV,GRAPH (conformance README).
+ */
+#define TP_LOG_DEFAULT_SUBSYS (TP_SUB_INIT | TP_SUB_ENV | TP_SUB_GRAPH)
+
+/* NCCL 2.22.3 subsystem names (debug.cc ncclDebugInit), matched case-insensitively. */
+static const struct {
+    const char *name;
+    uint64_t mask;
+} subsys_names[] = {
+    {"INIT", TP_SUB_INIT},
+    {"COLL", TP_SUB_COLL},
+    {"P2P", TP_SUB_P2P},
+    {"SHM", TP_SUB_SHM},
+    {"NET", TP_SUB_NET},
+    {"GRAPH", TP_SUB_GRAPH},
+    {"TUNING", TP_SUB_TUNING},
+    {"ENV", TP_SUB_ENV},
+    {"ALLOC", TP_SUB_ALLOC},
+    {"CALL", TP_SUB_CALL},
+    {"PROXY", TP_SUB_PROXY},
+    {"NVLS", TP_SUB_NVLS},
+    {"BOOTSTRAP", TP_SUB_BOOTSTRAP},
+    {"REG", TP_SUB_REG},
+    {"PROFILE", TP_SUB_PROFILE},
+    {"ALL", TP_SUB_ALL},
+};
+
+static uint64_t subsys_bits(const char *tok, size_t len)
+{
+    for (size_t i = 0; i < ARRAY_LEN(subsys_names); i++)
+        if (strlen(subsys_names[i].name) == len && strncasecmp(tok, subsys_names[i].name, len) == 0)
+            return subsys_names[i].mask;
+    return 0;
+}
+
+/*
+ * NCCL 2.22.3 ncclDebugInit: a comma list of names (empty items skipped,
+ * unknown names ignored) ORed from 0, or, after a leading '^', cleared from
+ * all bits. NULL (unset) gives the reference outputs' mask.
+ */
+uint64_t tp_log__subsys_mask(const char *text)
+{
+    if (!text)
+        return TP_LOG_DEFAULT_SUBSYS;
+    bool invert = text[0] == '^';
+    uint64_t mask = invert ? TP_SUB_ALL : 0;
+    for (const char *p = text + invert; *p;) {
+        size_t len = strcspn(p, ",");
+        uint64_t bits = subsys_bits(p, len);
+        mask = invert ? mask & ~bits : mask | bits;
+        p += len + (p[len] == ',');
+    }
+    return mask;
+}
+
 static int reported_dev(const tp_plan *plan)
 {
     const tp_node_set *gpus = plan->sys ? &plan->sys->nodes[TP_NODE_GPU] : NULL;
@@ -42,9 +100,11 @@ static int reported_dev(const tp_plan *plan)
 tp_status tp_report_nccl_log(FILE *out, const tp_plan *plan, tp_error *err)
 {
     int dev = reported_dev(plan), level = debug_level(plan->cfg);
+    uint64_t mask = tp_log__subsys_mask(tp_config_str(plan->cfg, TP_P_DEBUG_SUBSYS));
     for (size_t i = 0; i < plan->log.n_lines; i++) {
         const tp_log_line *l = &plan->log.lines[i];
-        if (level < (l->level == TP_LOG_WARN ? LOG_WARN : LOG_INFO))
+        /* NCCL 2.22.3 ncclDebugLog: both the level and the subsystem must pass. */
+        if (level < (l->level == TP_LOG_WARN ? LOG_WARN : LOG_INFO) || (l->sub & mask) == 0)
             continue;
         char line[TP_LOG_LINE_SIZE];
         snprintf(line, sizeof(line), "[%d] NCCL %s %s", dev,

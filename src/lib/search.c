@@ -515,10 +515,11 @@ tp_status tp_search__compute_plain(tp_system *sys, tp_graph *graph, const tp_con
 
 void tp_search__print_graph(tp_log *log, const tp_system *sys, const tp_graph *graph)
 {
-    tp_log_info(log, "Pattern %d, crossNic %d, nChannels %d, bw %f/%f, type %s/%s, sameChannels %d",
-                graph->pattern, graph->cross_nic, graph->n_channels, graph->bw_intra,
-                graph->bw_inter, tp_path_type_name(graph->type_intra),
-                tp_path_type_name(graph->type_inter), graph->same_channels);
+    tp_log_info_sub(log, TP_SUB_GRAPH,
+                    "Pattern %d, crossNic %d, nChannels %d, bw %f/%f, type %s/%s, sameChannels %d",
+                    graph->pattern, graph->cross_nic, graph->n_channels, graph->bw_intra,
+                    graph->bw_inter, tp_path_type_name(graph->type_intra),
+                    tp_path_type_name(graph->type_inter), graph->same_channels);
     int n_gpus = sys->nodes[TP_NODE_GPU].count, has_net = sys->nodes[TP_NODE_NET].count > 0;
     tp_buf line = {0};
     for (int c = 0; c < graph->n_channels; c++) {
@@ -530,7 +531,7 @@ void tp_search__print_graph(tp_log *log, const tp_system *sys, const tp_graph *g
             tp_buf_printf(&line, " GPU/%d", graph->intra[n_gpus * c + i]);
         if (has_net)
             tp_buf_printf(&line, " NET/%llx", (unsigned long long)graph->inter[2 * c + 1]);
-        tp_log_info(log, "%s", tp_buf_str(&line));
+        tp_log_info_sub(log, TP_SUB_GRAPH, "%s", tp_buf_str(&line));
     }
     tp_buf_free(&line);
 }

@@ -339,7 +339,7 @@ static void print_rec(tp_log *log, const tp_node *node, const tp_node *prev, pri
                       int offset, int depth)
 {
     print_node_head(pl, offset, node);
-    tp_log_info(log, "%s", pl->text);
+    tp_log_info_sub(log, TP_SUB_GRAPH, "%s", pl->text);
     for (int i = 0; i < offset && i < TP_SYSTEM_LINE_SIZE - 1; i++)
         pl->text[i] = ' ';
     for (int l = 0; l < node->n_links; l++) {
@@ -348,7 +348,7 @@ static void print_rec(tp_log *log, const tp_node *node, const tp_node *prev, pri
         if (link->type == TP_LINK_LOC) {
             put_at(pl, offset, "+ %s[%2.1f] - %s/%" PRIX64, lname, (double)link->bw,
                    tp_node_type_name(link->rem->type), (uint64_t)link->rem->id);
-            tp_log_info(log, "%s", pl->text);
+            tp_log_info_sub(log, TP_SUB_GRAPH, "%s", pl->text);
             continue;
         }
         if (link->type == TP_LINK_PCI && link->rem == prev)
@@ -359,19 +359,20 @@ static void print_rec(tp_log *log, const tp_node *node, const tp_node *prev, pri
             print_rec(log, link->rem, node, pl, next, depth + 1);
         } else {
             print_leaf(pl, next, link->rem);
-            tp_log_info(log, "%s", pl->text);
+            tp_log_info_sub(log, TP_SUB_GRAPH, "%s", pl->text);
         }
     }
 }
 
 void tp_system__print(tp_log *log, const tp_system *sys)
 {
-    tp_log_info(log, "=== System : maxBw %2.1f totalBw %2.1f ===", (double)sys->max_bw,
-                (double)sys->total_bw);
+    tp_log_info_sub(log, TP_SUB_GRAPH,
+                    "=== System : maxBw %2.1f totalBw %2.1f ===", (double)sys->max_bw,
+                    (double)sys->total_bw);
     print_line pl = {{0}};
     for (int n = 0; n < sys->nodes[TP_NODE_CPU].count; n++)
         print_rec(log, sys->nodes[TP_NODE_CPU].nodes + n, NULL, &pl, 0, 0);
-    tp_log_info(log, "==========================================");
+    tp_log_info_sub(log, TP_SUB_GRAPH, "==========================================");
 }
 
 /* ---- invariant checker ---- */

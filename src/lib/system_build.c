@@ -67,8 +67,10 @@ static int kv_convert(build_ctx *c, const tp_xml_elem *e, const char *attr, cons
     for (; d->str; d++)
         if (strncmp(str, d->str, strlen(d->str)) == 0)
             return d->value;
-    tp_log_info(c->log, "KV Convert to int : could not find value of '%s' in dictionary, "
-                        "falling back to %d", str, d->value);
+    tp_log_info_sub(c->log, TP_SUB_GRAPH,
+                    "KV Convert to int : could not find value of '%s' in dictionary, "
+                    "falling back to %d",
+                    str, d->value);
     tp_log_info(&c->sys->notes, "%s:%u:%u: <%s> %s=\"%s\" is unknown; NCCL falls back to %d",
                 c->doc->source, e->line, e->column, e->tag, attr, str, d->value);
     return d->value;
@@ -170,7 +172,7 @@ static tp_status net_attrs(build_ctx *c, const tp_xml_elem *e, tp_node *net)
         net->net.latency = strtof(lat, NULL);
     } else {
         /* NCCL 2.22.3 reads it with warnings turned into GRAPH info lines. */
-        tp_log_info(c->log, "Attribute latency of node net not found");
+        tp_log_info_sub(c->log, TP_SUB_GRAPH, "Attribute latency of node net not found");
         net->net.latency = 0;
     }
     if ((st = opt_int(c, e, "port", 0, &net->net.port)) != TP_OK ||

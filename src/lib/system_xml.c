@@ -88,7 +88,8 @@ static int child_known(const char *parent, const char *child)
 static void cut_attrs(prep_ctx *c, tp_xml_elem *e)
 {
     while (e->n_attrs > TP_XML_MAX_ATTRS) {
-        tp_log_info(c->log, "XML Parse : Ignoring extra attributes (max %d)", TP_XML_MAX_ATTRS);
+        tp_log_info_sub(c->log, TP_SUB_GRAPH, "XML Parse : Ignoring extra attributes (max %d)",
+                        TP_XML_MAX_ATTRS);
         tp_xml__unset_attr(e, e->attrs[TP_XML_MAX_ATTRS].name);
     }
 }
@@ -114,7 +115,7 @@ static void drop_unknown(prep_ctx *c, tp_xml_elem *e)
         }
         cut_attrs_rec(c, child);
         if (known == 0)
-            tp_log_info(c->log, "Ignoring element %s", child->tag);
+            tp_log_info_sub(c->log, TP_SUB_GRAPH, "Ignoring element %s", child->tag);
         tp_xml__remove(child);
     }
 }
@@ -536,8 +537,10 @@ static tp_status init_view(prep_ctx *c, rank_view *v, size_t local, int rank, bo
             return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, p, "missing attribute numaid");
         }
         if (!tp_xml__attr(p, "affinity") && logged)
-            tp_log_info(c->log, "Topology detection : could not read "
-                                "/sys/devices/system/node/node%s/cpumap, ignoring", numa);
+            tp_log_info_sub(c->log, TP_SUB_GRAPH,
+                            "Topology detection : could not read "
+                            "/sys/devices/system/node/node%s/cpumap, ignoring",
+                            numa);
         break;
     }
     int keep = 0;
