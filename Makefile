@@ -27,7 +27,7 @@ FUZZ_BIN := $(FUZZ_TARGETS:%=$(BUILD)/tests/replay_%)
 DEPS_STAMP := $(BUILD)/.deps-ok
 CONFORMANCE := ../shared/conformance/run
 
-.PHONY: fuzz all deps demo check check-unit check-golden check-errors check-fuzz check-header \
+.PHONY: fuzz check-search-diff all deps demo check check-unit check-golden check-errors check-fuzz check-header \
         check-lint check-conformance check-san check-valgrind bench fuzz format-check clean
 
 all: $(BUILD)/topoplan
@@ -74,7 +74,7 @@ demo: $(BUILD)/topoplan
 	$(BUILD)/topoplan search --builtin dgx-h100 --nodes 2
 
 check: check-unit check-golden check-errors check-fuzz check-header check-lint \
-       check-conformance check-valgrind check-san
+       check-conformance check-search-diff check-valgrind check-san
 
 check-unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
@@ -100,6 +100,16 @@ check-conformance: $(BUILD)/topoplan
 	@if [ -x $(CONFORMANCE) ]; then \
 	    set -o pipefail; $(CONFORMANCE) --jobs 2 --require tests/conformance-pass.txt $(BUILD)/topoplan | tail -n 4; \
 	else echo "conformance suite not found at $(CONFORMANCE): skipped"; fi
+
+# The optimised search against the step-by-step one on every conformance topology.
+$(BUILD)/tests/search_diff: tests/tools/search_diff.c $(BUILD)/libtopoplan.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libtopoplan.a $(LDLIBS)
+
+check-search-diff: $(BUILD)/tests/search_diff
+	@if [ -d ../shared/conformance/cases ]; then \
+	    $(BUILD)/tests/search_diff ../shared/conformance/cases/*/topo.xml; \
+	else echo "conformance cases not found: search-diff skipped"; fi
 
 check-san: $(DEPS_STAMP)
 	$(MAKE) --no-print-directory BUILD=build-san CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
