@@ -425,3 +425,15 @@ out:
     free_ctx(&x);
     return st;
 }
+
+const char *tp_channels__graph_name(int slot)
+{
+    static const char *const names[TP_GRAPH_COUNT] = {
+        [TP_GRAPH_RING] = "ring",
+        [TP_GRAPH_TREE] = "tree",
+        [TP_GRAPH_COLLNET_CHAIN] = "collnet-chain",
+        [TP_GRAPH_COLLNET_DIRECT] = "collnet-direct",
+        [TP_GRAPH_NVLS] = "nvls",
+    };
+    return slot >= 0 && slot < TP_GRAPH_COUNT ? names[slot] : "?";
+}

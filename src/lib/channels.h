@@ -25,6 +25,9 @@ enum {
     TP_GRAPH_COUNT
 };
 
+/* Short name of a graph slot: "ring", "tree", "collnet-chain", "collnet-direct", "nvls". */
+const char *tp_channels__graph_name(int slot);
+
 /* NCCL 2.22.3 constants (device.h, comm.h, init.cc). */
 #define TP_MAX_TREE_ARITY 3      /* NCCL_MAX_TREE_ARITY */
 #define TP_P2P_CHUNK_NET (1 << 17) /* NCCL_P2P_NET_CHUNKSIZE default */

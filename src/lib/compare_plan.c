@@ -18,14 +18,6 @@
 
 static const int dest_types[] = {TP_NODE_GPU, TP_NODE_CPU, TP_NODE_NET};
 
-static const char *const slot_names[TP_GRAPH_COUNT] = {
-    [TP_GRAPH_RING] = "ring",
-    [TP_GRAPH_TREE] = "tree",
-    [TP_GRAPH_COLLNET_CHAIN] = "collnet-chain",
-    [TP_GRAPH_COLLNET_DIRECT] = "collnet-direct",
-    [TP_GRAPH_NVLS] = "nvls",
-};
-
 static void route_text(char *buf, size_t size, const tp_route *r)
 {
     snprintf(buf, size, "%s %.1f GB/s, %d hop%s", tp_path_type_name(r->type), r->bw, r->count,
@@ -249,10 +241,10 @@ void tp_compare__graphs(tp_comparison *c)
     for (int s = 0; s < TP_GRAPH_COUNT; s++) {
         const tp_graph *g0 = c->plan[0]->graphs[s], *g1 = c->plan[1]->graphs[s];
         if (g0 && g1)
-            graph_diff(c, slot_names[s], g0, g1);
+            graph_diff(c, tp_channels__graph_name(s), g0, g1);
         else if (g0 || g1)
             tp_compare__add(c, TP_LAYER_GRAPHS, TP_DIFF_GRAPH, TP_SEVERITY_INFO,
-                            "graph not computed", "%s: %s -> %s", slot_names[s],
+                            "graph not computed", "%s: %s -> %s", tp_channels__graph_name(s),
                             g0 ? "searched" : "none", g1 ? "searched" : "none");
     }
 }

@@ -73,19 +73,27 @@ static tp_job_view job_view(const tp_plan *plan, int rank)
     return view;
 }
 
-/* A fresh copy of the topology XML, prepared as NCCL does on `host`; the
- * lines NCCL prints while loading go to `log` (may be NULL). Then the NET
- * devices the IB plugin reports (NCCL_IB_HCA, merging: netdev_xml.c), whose
- * findings go to `notes` (may be NULL), never to the NCCL log. */
+/* Prepare a freshly parsed topology XML as NCCL does on `host`; the lines
+ * NCCL prints while loading go to `log` (may be NULL). Then the NET devices
+ * the IB plugin reports (NCCL_IB_HCA, merging: netdev_xml.c), whose findings
+ * go to `notes` (may be NULL), never to the NCCL log. */
+static tp_status prepare_doc(tp_xml *doc, const tp_plan *plan, int host, tp_log *log,
+                             tp_log *notes, tp_error *err)
+{
+    tp_status st = tp_system__prepare_xml_log(doc, plan->cfg, host * plan->n_gpus_per_node,
+                                              plan->job.rank, log, err);
+    if (st == TP_OK)
+        st = tp_netdev__apply_env(doc, plan->cfg, notes, err);
+    return st;
+}
+
+/* A fresh copy of the topology XML, prepared for `host` (another host's dump). */
 static tp_status prepared_xml(tp_xml **out, const tp_plan *plan, int host, tp_log *log,
                               tp_log *notes, tp_error *err)
 {
     tp_status st = tp_xml__parse(out, plan->text, plan->text_len, plan->source, err);
     if (st == TP_OK)
-        st = tp_system__prepare_xml_log(*out, plan->cfg, host * plan->n_gpus_per_node,
-                                        plan->job.rank, log, err);
-    if (st == TP_OK)
-        st = tp_netdev__apply_env(*out, plan->cfg, notes, err);
+        st = prepare_doc(*out, plan, host, log, notes, err);
     return st;
 }
 
@@ -327,8 +335,9 @@ static tp_status run_job(tp_plan *plan, tp_error *err)
     for (int i = 0; i < per; i++)
         plan->domain_of[i] = -1;
     double t0 = now_us();
-    if ((st = prepared_xml(&plan->topo_xml, plan, plan->home_host, &plan->log,
-                            &plan->nic_notes, err)) != TP_OK ||
+    /* plan_text parsed the XML once; the home host prepares that copy. */
+    if ((st = prepare_doc(plan->topo_xml, plan, plan->home_host, &plan->log, &plan->nic_notes,
+                          err)) != TP_OK ||
         (st = tp_system__from_xml_log(&plan->host_sys, plan->topo_xml, plan->cfg,
                                       (uint64_t)plan->home_host, &plan->log, err)) != TP_OK)
         return st;
@@ -383,6 +392,8 @@ static tp_status plan_text(tp_plan **out, char *text, size_t len, const char *so
         goto out;
     }
     tp_channels__ctas(plan->cfg, &plan->log, &plan->min_ctas, &plan->max_ctas);
+    plan->topo_xml = doc; /* the plan owns it now */
+    doc = NULL;
     st = run_job(plan, err);
     plan->status = st;
 out:

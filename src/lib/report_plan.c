@@ -6,11 +6,6 @@
 /* Ranks shown per ring line in text; JSON carries every rank. */
 #define TEXT_RING_RANKS 48
 
-static const char *const slot_names[TP_GRAPH_COUNT] = {
-    [TP_GRAPH_RING] = "ring", [TP_GRAPH_TREE] = "tree", [TP_GRAPH_COLLNET_CHAIN] = "collnet-chain",
-    [TP_GRAPH_COLLNET_DIRECT] = "collnet-direct", [TP_GRAPH_NVLS] = "nvls",
-};
-
 static void text_header(FILE *out, const tp_plan *p)
 {
     const tp_channels *ch = &p->channels;
@@ -43,7 +38,7 @@ static void text_graphs(FILE *out, const tp_plan *p)
         snprintf(bw, sizeof(bw), "%.1f/%.1f", g->bw_intra, g->bw_inter);
         snprintf(types, sizeof(types), "%s/%s", tp_path_type_name(g->type_intra),
                  tp_path_type_name(g->type_inter));
-        fprintf(out, "  %-15s %7d %8d %17s %9s %8d %5d   %d ch, %.1f/%.1f\n", slot_names[s],
+        fprintf(out, "  %-15s %7d %8d %17s %9s %8d %5d   %d ch, %.1f/%.1f\n", tp_channels__graph_name(s),
                 g->pattern, g->n_channels, bw, types, g->cross_nic, g->same_channels, c->n_channels,
                 c->bw_intra, c->bw_inter);
     }
@@ -167,7 +162,7 @@ static void json_graphs(FILE *out, const tp_plan *p)
                      "\"bw_intra\": %.2f, \"bw_inter\": %.2f, \"type_intra\": \"%s\", "
                      "\"type_inter\": \"%s\", \"cross_nic\": %d, \"same_channels\": %d, "
                      "\"combined\": {\"n_channels\": %d, \"bw_intra\": %.2f, \"bw_inter\": %.2f}}",
-                first ? "" : ",", slot_names[s], g->id, g->pattern, g->n_channels, g->bw_intra,
+                first ? "" : ",", tp_channels__graph_name(s), g->id, g->pattern, g->n_channels, g->bw_intra,
                 g->bw_inter, tp_path_type_name(g->type_intra), tp_path_type_name(g->type_inter),
                 g->cross_nic, g->same_channels, c->n_channels, c->bw_intra, c->bw_inter);
         first = false;
