@@ -16,7 +16,7 @@ static const char *event_kind_name(tp_search_event_kind kind)
     static const char *const names[] = {
         [TP_EV_TRY] = "try",       [TP_EV_SOLUTION] = "solution", [TP_EV_RELAX] = "relax",
         [TP_EV_RAISE] = "raise",   [TP_EV_BUDGET] = "budget",     [TP_EV_FALLBACK] = "fallback",
-        [TP_EV_LOADED] = "loaded",
+        [TP_EV_LOADED] = "loaded", [TP_EV_BOUND] = "bound",       [TP_EV_SETTLE] = "settle",
     };
     return (size_t)kind < ARRAY_LEN(names) && names[kind] ? names[kind] : "?";
 }
@@ -100,7 +100,14 @@ static void text_summary(FILE *out, const tp_graph *g)
     long budget = first_event(g, TP_EV_BUDGET);
     if (budget >= 0 && (sol < 0 || budget < sol))
         fputs(" (a step budget ran out on the way)", out);
-    fprintf(out, "; final %d x %.1f GB/s\n", g->n_channels, g->bw_intra);
+    fprintf(out, "; final %d x %.1f GB/s", g->n_channels, g->bw_intra);
+    size_t cut = 0;
+    for (size_t i = 0; i < g->n_events; i++)
+        cut += g->events[i].kind == TP_EV_BOUND;
+    if (cut)
+        fprintf(out, "; %zu pass%s cut short, as no better graph was possible", cut,
+                cut == 1 ? "" : "es");
+    fputc('\n', out);
 }
 
 static void text_graph(FILE *out, const tp_system *sys, int slot, const tp_graph *g)

@@ -98,13 +98,26 @@ void tp_search__graph_release(tp_graph *graph)
     graph->n_events = graph->events_cap = 0;
 }
 
+/* A first pass cut short (search_bound.c): its settings and the budget it had left. */
+typedef struct cut_pass {
+    tp_graph settings; /* fields before intra[] only */
+    int left;
+} cut_pass;
+
 /* The state of one ncclTopoCompute: NCCL's tmpGraph and its ladder position. */
 typedef struct ladder {
     tp_search_ctx *s;
     tp_graph *graph; /* the best graph so far (the caller's) */
     const float *speeds;
     int n_speeds, speed_index, pass;
-    int64_t global_timeout;
+    /*
+     * NCCL's globalTimeout counting cut passes as if they spent their whole
+     * budget; the steps they did not spend are between 0 and `slack`.
+     */
+    int64_t global_timeout, slack;
+    cut_pass pending;  /* the last pass, when it was cut (pending.left >= 0) */
+    cut_pass *cuts;    /* cut passes whose steps count in global_timeout (owned) */
+    size_t n_cuts, cuts_cap;
     int cross_nic, try_same, cc_min, cpu_arch, cpu_vendor;
     float max_bw;
     tp_graph tmp; /* the settings being searched (NCCL's tmpGraph); last: see new_ladder */
@@ -204,11 +217,32 @@ static const struct {
     {rung_lower_bw, "lower bandwidth"},
 };
 
+static tp_status settle_cuts(ladder *l, int all);
+
+/* The steps the last pass left go back to the global budget (cut: an unknown part). */
+static tp_status return_steps(ladder *l, int time)
+{
+    if (time == -1) {
+        l->global_timeout = TP_SEARCH_GLOBAL_TIMEOUT;
+        return TP_OK;
+    }
+    l->global_timeout += time;
+    if (l->pending.left >= 0) {
+        if (tp_grow((void **)&l->cuts, &l->cuts_cap, l->n_cuts + 1, sizeof(*l->cuts),
+                    l->s->err) != TP_OK)
+            return TP_ERR_NOMEM;
+        l->cuts[l->n_cuts++] = l->pending;
+        l->slack += l->pending.left;
+        l->pending.left = -1;
+    }
+    return settle_cuts(l, 0);
+}
+
 /*
  * First pass without a satisfying graph: move the next knob. Returns 1 to
  * search again, 0 to stop (ladder exhausted or global budget spent).
  */
-static int relax(ladder *l, int time)
+static int relax(ladder *l, int time, tp_status *st)
 {
     tp_graph *tmp = &l->tmp;
     /* Different channels may help, except through AMD CPUs at SYS. */
@@ -221,10 +255,8 @@ static int relax(ladder *l, int time)
     }
     tmp->same_channels = l->try_same;
     /* Unused steps go back to the global budget. */
-    if (time != -1)
-        l->global_timeout += time;
-    else
-        l->global_timeout = TP_SEARCH_GLOBAL_TIMEOUT;
+    if ((*st = return_steps(l, time)) != TP_OK)
+        return 0;
     if (l->global_timeout < 0 && l->graph->n_channels) {
         tp_search__event(l->graph, TP_EV_BUDGET, "global step budget spent", tmp);
         return 0;
@@ -298,17 +330,25 @@ static int pass_budget(const tp_graph *tmp)
     return tmp->pattern == TP_PATTERN_TREE ? TP_SEARCH_TIMEOUT_TREE : TP_SEARCH_TIMEOUT;
 }
 
-/* One search pass, or the steps of an equivalent one that saved nothing (search_pass.c). */
-static tp_status run_pass(ladder *l, int *time)
+/*
+ * One search pass, or the steps of an equivalent one that saved nothing
+ * (search_pass.c), or a pass cut short when it cannot beat the best graph
+ * (search_bound.c; s->cut). Settling a cut pass runs it whole, without shadows.
+ */
+static tp_status run_pass(ladder *l, int *time, int settling)
 {
     tp_search_ctx *s = l->s;
     if (s->plain)
         return tp_search__rec(s, &l->tmp, time);
-    if (l->pass == 1 && tp_search__pass_find(s, &l->tmp, time)) {
+    if (l->pass == 1 && tp_search__pass_find(s, &l->tmp, time))
         return TP_OK;
-    }
+    tp_search__bound_begin(s, &l->tmp, l->pass == 1 && !settling);
+    /* Hopeless from the start: small searches still run whole, large ones are cut. */
+    s->cap_left = s->cut_on && !tp_search__can_beat(s, &l->tmp) ? s->cut_cap : -1;
+    if (settling)
+        s->cap_left = s->settle_cap;
     unsigned long copies = s->n_copies;
-    int lower = l->n_speeds - 1 - l->speed_index;
+    int lower = settling ? 0 : l->n_speeds - 1 - l->speed_index;
     if (l->pass == 1)
         tp_search__shadow_begin(s, &l->tmp, l->speeds + l->speed_index + 1, lower);
     tp_status st = tp_search__rec(s, &l->tmp, time);
@@ -321,36 +361,131 @@ static tp_status run_pass(ladder *l, int *time)
     return st;
 }
 
+/* The per-pass state of the context for l->tmp; 1 when the pass runs in milli mode. */
+static int begin_pass(ladder *l)
+{
+    tp_search_ctx *s = l->s;
+    l->tmp.n_channels = 0;
+    /* Sub-search memory holds within one pass (same settings) only. */
+    tp_search__memo_reset(&s->memo);
+    s->bw_hash1 = s->bw_hash2 = 0; /* the hashes are relative to the pass start */
+    s->dep_chan = -1;
+    s->dep_depth = s->dep_max = 0;
+    s->cut = 0;
+    s->cap_left = -1;
+    s->memo_on = !s->plain && l->tmp.pattern != TP_PATTERN_NVLS &&
+                 l->tmp.pattern != TP_PATTERN_COLLNET_DIRECT;
+    return !s->plain && tp_search__milli_begin(s, &l->tmp);
+}
+
+/*
+ * Run cut pass i again, exploring at most s->settle_cap steps (-1: all). Done: its
+ * exact steps go to global_timeout and it leaves the list; cut again: what
+ * it can still have left only shrinks.
+ */
+static tp_status settle_one(ladder *l, size_t i)
+{
+    memcpy(&l->tmp, &l->cuts[i].settings, offsetof(tp_graph, intra));
+    int time = pass_budget(&l->tmp);
+    if (!begin_pass(l))
+        return tp_fail(l->s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: cut pass not exact");
+    tp_status st = run_pass(l, &time, 1);
+    if (st == TP_OK && l->s->cut) {
+        int left = l->s->cut_left < l->cuts[i].left ? l->s->cut_left : l->cuts[i].left;
+        l->slack -= l->cuts[i].left - left;
+        l->cuts[i].left = left;
+        return TP_OK;
+    }
+    if (st == TP_OK && time < 0)
+        return tp_fail(l->s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: cut pass saved");
+    l->global_timeout += time;
+    l->slack -= l->cuts[i].left;
+    l->cuts[i] = l->cuts[--l->n_cuts];
+    return st;
+}
+
+static int budget_sign_open(const ladder *l)
+{
+    return l->global_timeout < 0 && l->global_timeout + l->slack >= 0;
+}
+
+/*
+ * Settle cut passes: all of them, or until the sign of global_timeout is
+ * known. Small searches settle first: every round re-runs the passes left
+ * with a larger step cap, so a pass is only run whole when it must be.
+ * They start from the same link values (milli passes give everything back)
+ * and save nothing, as when cut.
+ */
+static tp_status settle_cuts(ladder *l, int all)
+{
+    if (!all && !budget_sign_open(l))
+        return TP_OK;
+    tp_graph current;
+    memcpy(&current, &l->tmp, offsetof(tp_graph, intra));
+    tp_status st = TP_OK;
+    for (int cap = all ? -1 : TP_SETTLE_FIRST_CAP; st == TP_OK && l->n_cuts;
+         cap = cap > (1 << 20) ? -1 : cap * 4) {
+        l->s->settle_cap = cap;
+        for (size_t i = l->n_cuts; i-- > 0 && st == TP_OK && (all || budget_sign_open(l));)
+            st = settle_one(l, i);
+        if (!all && !budget_sign_open(l))
+            break;
+    }
+    l->s->settle_cap = -1;
+    memcpy(&l->tmp, &current, offsetof(tp_graph, intra));
+    tp_search__event(l->graph, TP_EV_SETTLE, "cut passes re-run for the global step budget",
+                     &l->tmp);
+    return st;
+}
+
+/* After a pass: note a cut one (its steps unknown, counted as all spent), or a spent budget. */
+static void after_pass(ladder *l, int *time)
+{
+    tp_search_ctx *s = l->s;
+    l->pending.left = -1;
+    if (s->cut && s->cut_left >= 0) {
+        memcpy(&l->pending.settings, &l->tmp, offsetof(tp_graph, intra));
+        l->pending.left = s->cut_left;
+        *time = 0;
+        tp_search__event(l->graph, TP_EV_BOUND, "no better graph possible: rest of pass skipped (NCCL spends its steps)", &l->tmp);
+    } else if (*time == 0) {
+        tp_search__event(l->graph, TP_EV_BUDGET, "pass step budget spent", &l->tmp);
+    }
+}
+
 /* The search loop of ncclTopoCompute: passes until optimal, settled or out of budget. */
 static tp_status run_ladder(ladder *l)
 {
     for (;;) {
         int time = pass_budget(&l->tmp);
-        l->tmp.n_channels = 0;
-        /* Sub-search memory holds within one pass (same settings) only. */
-        tp_search__memo_reset(&l->s->memo);
-        l->s->bw_hash1 = l->s->bw_hash2 = 0; /* the hashes are relative to the pass start */
-        l->s->dep_chan = -1;
-        l->s->dep_depth = l->s->dep_max = 0;
-        if (l->s->plain || !tp_search__milli_begin(l->s, &l->tmp))
+        tp_status st = TP_OK;
+        if (!begin_pass(l)) {
+            /* A float pass may round link values: cut passes must be settled before. */
+            if (l->n_cuts && (st = settle_cuts(l, 1)) == TP_OK)
+                begin_pass(l);
             l->s->float_passes++;
-        l->s->memo_on = !l->s->plain && l->tmp.pattern != TP_PATTERN_NVLS &&
-                        l->tmp.pattern != TP_PATTERN_COLLNET_DIRECT;
+        }
         l->global_timeout -= time;
         tp_search__event(l->graph, TP_EV_TRY, l->pass == 1 ? "search pass" : "second pass",
                          &l->tmp);
-        tp_status st = run_pass(l, &time);
+        if (st == TP_OK)
+            st = run_pass(l, &time, 0);
         if (st != TP_OK)
             return st;
-        if (time == 0)
-            tp_search__event(l->graph, TP_EV_BUDGET, "pass step budget spent", &l->tmp);
+        after_pass(l, &time);
         int done = time == -1 || l->graph->n_channels * l->graph->bw_inter >= l->s->sys->total_bw;
-        if (!done && l->pass == 1 && relax(l, time))
-            continue;
+        if (!done && l->pass == 1) {
+            int more = relax(l, time, &st);
+            if (st != TP_OK)
+                return st;
+            if (more)
+                continue;
+        }
         if (l->pass == 1) {
             time = -1;
             if (l->graph->n_channels)
                 tp_search__event(l->graph, TP_EV_SOLUTION, "first pass result", l->graph);
+            l->n_cuts = 0; /* the global budget is not read again */
             start_second_pass(l);
         }
         if (time != 0 && l->speed_index > 0 && raise_bw(l))
@@ -412,6 +547,7 @@ static void simple_order_fallback(const tp_system *sys, tp_graph *graph, tp_log 
 
 /* The search proper, once the graph file (if any) gave nothing. */
 static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, tp_log *log, int plain,
+                              int cut_cap,
                               tp_error *err)
 {
     tp_search_ctx ctx;
@@ -419,6 +555,7 @@ static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, tp_log
     if (st != TP_OK)
         return st;
     ctx.plain = plain;
+    ctx.cut_cap = cut_cap;
     l->s = &ctx;
     l->graph = graph;
     l->cc_min = min_comp_cap(sys);
@@ -433,7 +570,9 @@ static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, tp_log
     init_speeds(l);
     l->pass = 1;
     l->global_timeout = TP_SEARCH_GLOBAL_TIMEOUT;
+    l->pending.left = -1;
     st = run_ladder(l);
+    free(l->cuts);
     graph->search_state = ctx.float_passes ? TP_SEARCH_CHANGED : TP_SEARCH_KEPT;
     tp_search__ctx_free(&ctx);
     if (st == TP_OK)
@@ -448,9 +587,10 @@ static int nvls_impossible(const tp_system *sys, const tp_graph *graph)
            (sys->nodes[TP_NODE_NVS].count == 0 || min_comp_cap(sys) < 90);
 }
 
-/* ncclTopoCompute; plain: without the shortcuts (see tp_search__compute_plain). */
+/* ncclTopoCompute; plain: without the shortcuts (tp_search__compute_plain); cut_cap: steps a
+ * hopeless pass explores before it is cut (tp_search__compute_cut). */
 static tp_status compute(tp_system *sys, tp_graph *graph, const tp_config *cfg, tp_log *log,
-                         int plain, tp_error *err)
+                         int plain, int cut_cap, tp_error *err)
 {
     int n_gpus = sys->nodes[TP_NODE_GPU].count, n_nets = sys->nodes[TP_NODE_NET].count;
     if (n_gpus == 0)
@@ -496,7 +636,7 @@ static tp_status compute(tp_system *sys, tp_graph *graph, const tp_config *cfg, 
     const tp_node_set *cpus = &sys->nodes[TP_NODE_CPU];
     l->cpu_arch = cpus->count ? cpus->nodes[0].cpu.arch : 0;
     l->cpu_vendor = cpus->count ? cpus->nodes[0].cpu.vendor : 0;
-    tp_status st = search_graph(sys, graph, l, log, plain, err);
+    tp_status st = search_graph(sys, graph, l, log, plain, cut_cap, err);
     free(l);
     return st;
 }
@@ -504,13 +644,19 @@ static tp_status compute(tp_system *sys, tp_graph *graph, const tp_config *cfg, 
 tp_status tp_search__compute(tp_system *sys, tp_graph *graph, const tp_config *cfg, tp_log *log,
                              tp_error *err)
 {
-    return compute(sys, graph, cfg, log, 0, err);
+    return compute(sys, graph, cfg, log, 0, TP_CUT_STEP_CAP, err);
+}
+
+tp_status tp_search__compute_cut(tp_system *sys, tp_graph *graph, const tp_config *cfg,
+                                 tp_log *log, int cut_cap, tp_error *err)
+{
+    return compute(sys, graph, cfg, log, 0, cut_cap, err);
 }
 
 tp_status tp_search__compute_plain(tp_system *sys, tp_graph *graph, const tp_config *cfg,
                                    tp_log *log, tp_error *err)
 {
-    return compute(sys, graph, cfg, log, 1, err);
+    return compute(sys, graph, cfg, log, 1, -1, err);
 }
 
 void tp_search__print_graph(tp_log *log, const tp_system *sys, const tp_graph *graph)

@@ -53,6 +53,8 @@ typedef enum tp_search_event_kind {
     TP_EV_BUDGET,   /* the step budget ran out */
     TP_EV_FALLBACK, /* simple-order fallback */
     TP_EV_LOADED,   /* graph taken from NCCL_GRAPH_FILE */
+    TP_EV_BOUND,    /* a pass cut short: it could not beat the best graph (search_bound.c) */
+    TP_EV_SETTLE,   /* cut passes re-run: the global budget check needed their steps */
 } tp_search_event_kind;
 
 typedef struct tp_search_event {

@@ -49,6 +49,12 @@ typedef struct tp_search_memo {
     unsigned generation; /* entries of older generations are free */
 } tp_search_memo;
 
+/* Steps explored of a pass that cannot beat the best graph before it is cut short. */
+#define TP_CUT_STEP_CAP 64
+
+/* Steps the first settling round lets each cut pass explore (x4 every round). */
+#define TP_SETTLE_FIRST_CAP 256
+
 /* Largest bandwidth milli mode handles: 2^20 thousandths (see search_milli.c). */
 #define TP_MILLI_MAX ((1 << 20) - 1)
 
@@ -157,6 +163,19 @@ typedef struct tp_search_ctx {
     uint64_t pass_state;                               /* hash of the bandwidths at its start */
     int intra_types[TP_PASS_MAX_TYPES], n_intra_types; /* route types GPU/NVS <-> GPU/NVS */
     int inter_types[TP_PASS_MAX_TYPES], n_inter_types; /* route types GPU <-> NET */
+    /* Cutting passes that cannot beat the best graph (search_bound.c). */
+    int *bound_links, *bound_count; /* per GPU: its entry links (bound_width slots each) */
+    unsigned char *bound_open;      /* per GPU: a route enters it without a hop */
+    int bound_width;
+    int hops_gpu_gpu, hops_net_gpu, hops_gpu_net; /* fewest hops of a route of each kind */
+    int cut_on;        /* this pass may be cut short */
+    int channel_bound; /* at most this many channels in any graph of the pass */
+    int channel_hops;  /* at least this many hops per channel */
+    int cut;           /* the pass was cut short: its steps are not known */
+    int cut_left;      /* budget it had left when cut: its final time is at most that */
+    int cut_cap;       /* steps a pass that cannot beat the best graph explores before its cut */
+    int cap_left;      /* steps a hopeless pass may still explore before it is cut (-1: any) */
+    int settle_cap;    /* the same for passes re-run to settle the global budget */
     tp_error *err;
 } tp_search_ctx;
 
@@ -169,6 +188,13 @@ tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, 
  */
 tp_status tp_search__compute_plain(tp_system *sys, tp_graph *graph, const tp_config *cfg,
                                    tp_log *log, tp_error *err);
+/*
+ * tp_search__compute with every shortcut, cutting passes that cannot beat
+ * the best graph after cut_cap steps rather than TP_CUT_STEP_CAP (tests:
+ * 0 cuts them at once, which makes settling them more frequent).
+ */
+tp_status tp_search__compute_cut(tp_system *sys, tp_graph *graph, const tp_config *cfg,
+                                 tp_log *log, int cut_cap, tp_error *err);
 void tp_search__ctx_free(tp_search_ctx *s);
 
 /* ncclTopoSelectNets for GPU index `gpu` (-1: every GPU); borrowed list. */
@@ -260,6 +286,16 @@ void tp_search__shadow_net_test(tp_search_ctx *s, int n, int short_of_bw);
 void tp_search__shadow_local_test(tp_search_ctx *s, float max_bw, int main_ok);
 void tp_search__shadow_net_bw(tp_search_ctx *s, int n, int sign);
 int tp_search__shadow_pci_bw(const tp_search_ctx *s, int j, int g);
+
+/*
+ * search_bound.c: bound_begin at a pass start (after milli mode is chosen)
+ * bounds its channels; can_beat tells whether a graph of the pass g may
+ * still be better than the saved one (0: the rest of the pass saves nothing).
+ */
+tp_status tp_search__bound_init(tp_search_ctx *s, tp_error *err);
+void tp_search__bound_free(tp_search_ctx *s);
+void tp_search__bound_begin(tp_search_ctx *s, const tp_graph *g, int enabled);
+int tp_search__can_beat(const tp_search_ctx *s, const tp_graph *g);
 
 /* Index of the node of `type` with `id`, or -1 (ncclTopoIdToIndex). */
 int tp_search__id_to_index(const tp_system *sys, int type, int64_t id);

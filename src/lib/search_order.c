@@ -448,6 +448,7 @@ static void build_port_groups(tp_search_ctx *s)
 tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, tp_error *err)
 {
     memset(s, 0, sizeof(*s));
+    s->cap_left = s->settle_cap = -1;
     s->sys = sys;
     s->save = save;
     s->err = err;
@@ -484,6 +485,8 @@ tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, 
         st = tp_search__shadow_init(s, err);
     if (st == TP_OK)
         st = tp_search__dead_init(s, err);
+    if (st == TP_OK)
+        st = tp_search__bound_init(s, err);
     tp_search__pass_init(s);
     tp_search__memo_reset(&s->passes);
     if (st != TP_OK)
@@ -520,5 +523,6 @@ void tp_search__ctx_free(tp_search_ctx *s)
     tp_search__milli_free(s);
     tp_search__shadow_free(s);
     tp_search__dead_free(s);
+    tp_search__bound_free(s);
     s->local_gpu = s->gpu_order = s->gpu_order_count = NULL;
 }

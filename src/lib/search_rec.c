@@ -452,8 +452,14 @@ static tp_status channel_done(tp_search_ctx *s, tp_graph *g, int *time)
         tp_search__copy_graph(s->save, g, s->n_gpus);
         s->n_copies++;
         s->shadow_alive = 0; /* a pass that saves is not recorded: stop following */
-        if (g->n_channels == g->max_channels)
+        if (g->n_channels == g->max_channels) {
             *time = -1;
+        } else if (s->cut_on && !tp_search__can_beat(s, g)) {
+            /* Nothing left in the pass can be saved (search_bound.c): unwind at once. */
+            s->cut = 1;
+            s->cut_left = *time;
+            *time = -1;
+        }
     }
     if (g->n_channels < g->max_channels)
         st = next_channel(s, g, time);
@@ -650,6 +656,13 @@ static tp_status rec_gpu(tp_search_ctx *s, tp_graph *g, tp_node *gpu, int step, 
     if (*time <= 0)
         return TP_OK;
     (*time)--;
+    if (s->cap_left >= 0 && s->cap_left-- == 0) {
+        /* A pass that cannot save ran long: cut it (search_bound.c). */
+        s->cut = 1;
+        s->cut_left = *time;
+        *time = -1;
+        return TP_OK;
+    }
     if (step == s->n_gpus)
         return channel_done(s, g, time);
     g->intra[g->n_channels * s->n_gpus + step] = gpu->gpu.rank;
@@ -770,12 +783,16 @@ static tp_status free_net(tp_search_ctx *s, tp_graph *g, int n, int *time)
     int back_to_net, back_to_first, bw = (int)g->bw_inter;
     search_params(s, g->pattern, &back_to_net, &back_to_first);
     tp_status st = TP_OK;
+    if (s->cut)
+        return TP_OK; /* its own budget would run on, saving nothing */
     if (g->n_channels == 0 && s->sys->nodes[TP_NODE_NVS].count == 0) {
         /* A reference in PCI order, on its own small budget. */
         int t = TP_SEARCH_TIMEOUT_PCI_ORDER;
         st = try_gpu(s, g, 0, back_to_net, back_to_first, TP_ORDER_PCI, &t, TP_NODE_NET, n, 0);
         if (st != TP_OK)
             return st;
+        if (s->cut && t == -1)
+            s->cut_left = *time; /* cut on its own budget: the pass's is what it had left */
         if (t == -1)
             *time = -1;
     }

@@ -1,7 +1,8 @@
 /*
  * Differential check of the search: the optimised search (tp_search__compute)
  * must give exactly the graphs of the step-by-step one
- * (tp_search__compute_plain) on every topology given, for 1 and 2 nodes and a
+ * (tp_search__compute_plain) on every topology given, also when it cuts
+ * hopeless passes at once (tp_search__compute_cut), for 1 and 2 nodes and a
  * few NCCL_* variations. The shortcuts are exact by construction; this keeps
  * them so on real machines. usage: search_diff TOPO.xml...
  */
@@ -41,8 +42,12 @@ static tp_plan *plan_of(const char *path, int n_nodes, const char *setting)
     return plan;
 }
 
-/* Ring, tree, NVLS on the two (identical) plans' systems; 1 when they agree. */
-static int compare_searches(tp_plan *fast, tp_plan *plain)
+/*
+ * Ring, tree, NVLS on the three (identical) plans' systems: optimised,
+ * optimised cutting hopeless passes at once (settling them more often),
+ * step by step; 1 when they agree.
+ */
+static int compare_searches(tp_plan *fast, tp_plan *eager, tp_plan *plain)
 {
     static const int patterns[] = {TP_PATTERN_RING, TP_PATTERN_BALANCED_TREE, TP_PATTERN_NVLS};
     int n_gpus = fast->sys->nodes[TP_NODE_GPU].count, ring_channels = TP_MAXCHANNELS / 2, ok = 1;
@@ -50,15 +55,17 @@ static int compare_searches(tp_plan *fast, tp_plan *plain)
         tp_graph a = {.id = (int)k, .pattern = patterns[k]};
         a.min_channels = k == 1 ? ring_channels : 1;
         a.max_channels = k == 1 ? ring_channels : k == 0 ? TP_MAXCHANNELS / 2 : TP_MAXCHANNELS;
-        tp_graph b = a;
+        tp_graph b = a, c = a;
         tp_error err = {0};
         tp_status sa = tp_search__compute(fast->sys, &a, fast->cfg, NULL, &err);
         tp_status sb = tp_search__compute_plain(plain->sys, &b, plain->cfg, NULL, &err);
+        tp_status sc = tp_search__compute_cut(eager->sys, &c, eager->cfg, NULL, 0, &err);
         if (k == 0)
             ring_channels = a.n_channels;
-        ok &= sa == sb && same_graph(&a, &b, n_gpus);
+        ok &= sa == sb && same_graph(&a, &b, n_gpus) && sc == sb && same_graph(&c, &b, n_gpus);
         tp_search__graph_release(&a);
         tp_search__graph_release(&b);
+        tp_search__graph_release(&c);
     }
     return ok;
 }
@@ -70,16 +77,18 @@ int main(int argc, char **argv)
         for (int n_nodes = 1; n_nodes <= 2; n_nodes++) {
             for (size_t v = 0; v < ARRAY_LEN(variations); v++) {
                 tp_plan *fast = plan_of(argv[i], n_nodes, variations[v]);
+                tp_plan *eager = plan_of(argv[i], n_nodes, variations[v]);
                 tp_plan *plain = plan_of(argv[i], n_nodes, variations[v]);
-                if (fast && plain) {
+                if (fast && eager && plain) {
                     runs++;
-                    if (!compare_searches(fast, plain)) {
+                    if (!compare_searches(fast, eager, plain)) {
                         differ++;
                         printf("DIFFER %s nodes %d %s\n", argv[i], n_nodes,
                                variations[v] ? variations[v] : "");
                     }
                 }
                 tp_plan_free(fast);
+                tp_plan_free(eager);
                 tp_plan_free(plain);
             }
         }

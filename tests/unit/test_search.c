@@ -339,6 +339,29 @@ static void test_search_milli_rounding(void **state)
     assert_true(checked > 100000);
 }
 
+/*
+ * The same decisions, x from the search with shortcuts, y step by step: a
+ * pass x cut short (bound) may have spent its budget in y or not, and x
+ * records when it settled cut passes; every other event is the same.
+ */
+static void assert_same_events(const tp_graph *x, const tp_graph *y)
+{
+    size_t i = 0, j = 0;
+    while (i < x->n_events || j < y->n_events) {
+        if (i < x->n_events && x->events[i].kind == TP_EV_SETTLE) {
+            i++;
+        } else if (i < x->n_events && x->events[i].kind == TP_EV_BOUND) {
+            assert_true(i > 0 && x->events[i - 1].kind == TP_EV_TRY);
+            i++;
+            j += j < y->n_events && y->events[j].kind == TP_EV_BUDGET;
+        } else {
+            assert_true(i < x->n_events && j < y->n_events);
+            assert_int_equal(x->events[i].kind, y->events[j].kind);
+            i++, j++;
+        }
+    }
+}
+
 /* Two graphs as NCCL would print and dump them, with the same decisions recorded. */
 static void assert_same_graph(const tp_graph *x, const tp_graph *y, int n_gpus)
 {
@@ -353,9 +376,7 @@ static void assert_same_graph(const tp_graph *x, const tp_graph *y, int n_gpus)
     assert_int_equal(x->n_hops, y->n_hops);
     assert_memory_equal(x->intra, y->intra, (size_t)TP_MAXCHANNELS * (size_t)n_gpus * sizeof(int));
     assert_memory_equal(x->inter, y->inter, sizeof(x->inter));
-    assert_int_equal(x->n_events, y->n_events);
-    for (size_t i = 0; i < x->n_events; i++)
-        assert_int_equal(x->events[i].kind, y->events[i].kind);
+    assert_same_events(x, y);
 }
 
 /* Ring then tree (then NVLS when possible), on a system, with or without the shortcuts. */
@@ -399,7 +420,47 @@ static const struct {
     {"pcie_2s_8gpu.xml", {"NCCL_CROSS_NIC=0", NULL}, 2},
     {"pcie_2s_8gpu.xml", {"NCCL_P2P_LEVEL=PIX", NULL}, 2},
     {"dgx_h100.xml", {NULL}, 2},
+    {"ac922.xml", {NULL}, 2},
 };
+
+static size_t count_events(const tp_graph *g, tp_search_event_kind kind)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < g->n_events; i++)
+        n += g->events[i].kind == kind;
+    return n;
+}
+
+/*
+ * Passes cut short because they cannot beat the best graph, and cut passes
+ * settled when NCCL's global budget check depends on their steps: the
+ * POWER9 AC922 fixture (two nodes, ring) takes both paths when passes are
+ * cut at once, and its graphs equal the step-by-step search's either way.
+ */
+static void test_search_cut_and_settle(void **state)
+{
+    (void)state;
+    char *xml = helpers_fixture("ac922.xml");
+    const char *const no_env[] = {NULL};
+    tp_plan *plan = helpers_plan(xml, no_env, 2, 0);
+    free(xml);
+    tp_error err = {0};
+    for (int cap = 0; cap <= TP_CUT_STEP_CAP; cap += TP_CUT_STEP_CAP) {
+        tp_graph *cut = new_graph(0, TP_PATTERN_RING, 1, TP_MAXCHANNELS / 2);
+        tp_graph *plain = new_graph(0, TP_PATTERN_RING, 1, TP_MAXCHANNELS / 2);
+        assert_int_equal(tp_search__compute_cut(plan->sys, cut, plan->cfg, &plan->log, cap, &err),
+                         TP_OK);
+        assert_int_equal(tp_search__compute_plain(plan->sys, plain, plan->cfg, &plan->log, &err),
+                         TP_OK);
+        assert_same_graph(cut, plain, plan->sys->nodes[TP_NODE_GPU].count);
+        assert_true(count_events(cut, TP_EV_BOUND) > 0);
+        /* Cut at once, many small passes are cut and the global budget check needs them. */
+        assert_true(cap > 0 || count_events(cut, TP_EV_SETTLE) > 0);
+        free_graph(cut);
+        free_graph(plain);
+    }
+    tp_plan_free(plan);
+}
 
 static void test_search_shortcuts_exact(void **state)
 {
@@ -476,6 +537,7 @@ int main(void)
         cmocka_unit_test(test_search_nvls_heads),
         cmocka_unit_test(test_search_milli_rounding),
         cmocka_unit_test(test_search_shortcuts_exact),
+        cmocka_unit_test(test_search_cut_and_settle),
         cmocka_unit_test(test_search_mirror_domains),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,194 @@
+/*
+ * Passes that cannot beat the best graph. NCCL 2.22.3's ladder runs many
+ * first passes at settings where no graph could be better than the one
+ * already saved (say 4 x 12 GB/s saved, then a pass at 10 GB/s with four
+ * 100G NICs: at most 4 channels). Such a pass, or the rest of a pass once its
+ * best graph can no longer be beaten, has one effect left: the steps it takes
+ * from the global budget. The ladder (search.c) cuts it short and settles
+ * those steps only if the global budget check ever depends on them.
+ *
+ * The bound on the channels of any graph a pass can build, from the link and
+ * NET values at its start (milli mode, where values are exact):
+ *   - with NETs, each channel takes (int)bw_inter from every NET of its start
+ *     NET's port and keeps it while later channels are searched, so a port
+ *     group starts at most floor(max NET bw / bw) channels;
+ *   - each channel enters every GPU through the last hop of a route into it
+ *     (from a NET, or from the previous GPU; a ring without NETs closes back
+ *     into its first GPU) and keeps at least the smallest amount of the pass
+ *     on that link, so GPU g takes at most the sum over its entry links of
+ *     floor(value / smallest amount) channels. A tree without NETs does not
+ *     enter its first GPU: any two GPUs together still bound its channels.
+ * Other reservations only take more. A graph of c channels at bw is better
+ * than the saved one only if c x bw is larger, or equal with fewer hops
+ * (ncclTopoCompareGraphs); c channels have at least c times the fewest hops
+ * a channel can have, which rules ties out.
+ */
+#include "search_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* No bound from this GPU (some route into it has no hop to count). */
+#define UNBOUNDED INT32_MAX
+
+static void add_entry_link(tp_search_ctx *s, int g, const tp_cpath *cp)
+{
+    if (cp->count == 0) {
+        s->bound_open[g] = 1;
+        return;
+    }
+    int li = cp->hops[cp->count - 1].li;
+    int *links = s->bound_links + (size_t)g * (size_t)s->bound_width;
+    for (int i = 0; i < s->bound_count[g]; i++)
+        if (links[i] == li)
+            return;
+    if (s->bound_count[g] < s->bound_width)
+        links[s->bound_count[g]++] = li;
+    else
+        s->bound_open[g] = 1;
+}
+
+static int min_route_hops(const tp_search_ctx *s, int from, int to)
+{
+    const tp_cpath *cp = s->routes[from][to];
+    int n1 = s->sys->nodes[from].count, n2 = s->sys->nodes[to].count, best = INT32_MAX;
+    for (int i = 0; cp && i < n1; i++)
+        for (int j = 0; j < n2; j++)
+            if (!(from == to && i == j) && cp[i * n2 + j].count < best)
+                best = cp[i * n2 + j].count;
+    return best == INT32_MAX ? 0 : best;
+}
+
+tp_status tp_search__bound_init(tp_search_ctx *s, tp_error *err)
+{
+    int n = s->n_gpus > 0 ? s->n_gpus : 1;
+    s->bound_width = s->n_gpus + s->n_nets;
+    s->bound_links = malloc((size_t)n * (size_t)(s->bound_width ? s->bound_width : 1) * sizeof(int));
+    s->bound_count = calloc((size_t)n, sizeof(int));
+    s->bound_open = calloc((size_t)n, sizeof(unsigned char));
+    if (!s->bound_links || !s->bound_count || !s->bound_open)
+        return tp_fail_nomem(err);
+    for (int g = 0; g < s->n_gpus; g++) {
+        for (int i = 0; i < s->n_gpus; i++)
+            if (i != g)
+                add_entry_link(s, g, &s->routes[TP_NODE_GPU][TP_NODE_GPU][i * s->n_gpus + g]);
+        for (int i = 0; i < s->n_nets; i++)
+            add_entry_link(s, g, &s->routes[TP_NODE_NET][TP_NODE_GPU][i * s->n_gpus + g]);
+    }
+    s->hops_gpu_gpu = min_route_hops(s, TP_NODE_GPU, TP_NODE_GPU);
+    s->hops_net_gpu = s->n_nets ? min_route_hops(s, TP_NODE_NET, TP_NODE_GPU) : 0;
+    s->hops_gpu_net = s->n_nets ? min_route_hops(s, TP_NODE_GPU, TP_NODE_NET) : 0;
+    return TP_OK;
+}
+
+void tp_search__bound_free(tp_search_ctx *s)
+{
+    free(s->bound_links);
+    free(s->bound_count);
+    free(s->bound_open);
+    s->bound_links = s->bound_count = NULL;
+    s->bound_open = NULL;
+}
+
+/* Channels the NET port groups can start: sum of floor(max NET bw / bw). */
+static int64_t net_bound(const tp_search_ctx *s, int bw)
+{
+    if (s->n_nets == 0 || bw <= 0)
+        return INT64_MAX;
+    const tp_node *nets = s->sys->nodes[TP_NODE_NET].nodes;
+    int64_t total = 0;
+    for (int n = 0; n < s->n_nets; n++) {
+        float max_bw = 0;
+        int first = 1;
+        for (int k = s->port_first[n]; k < s->port_first[n + 1]; k++) {
+            int i = s->port_nets[k];
+            first &= i >= n; /* count each group once, at its lowest index */
+            if (nets[i].net.bw > max_bw)
+                max_bw = nets[i].net.bw;
+        }
+        if (first && max_bw >= bw)
+            total += (int64_t)floor((double)max_bw / bw);
+    }
+    return total;
+}
+
+/* Channels that can enter GPU g: sum over its entry links of floor(value / a_min). */
+static int64_t gpu_bound(const tp_search_ctx *s, int g, int32_t a_min)
+{
+    if (s->bound_open[g])
+        return UNBOUNDED;
+    const int *links = s->bound_links + (size_t)g * (size_t)s->bound_width;
+    int64_t total = 0;
+    for (int i = 0; i < s->bound_count[g]; i++)
+        if (s->link_m[links[i]] > 0)
+            total += s->link_m[links[i]] / a_min;
+    return total;
+}
+
+/* The smallest amount the pass reserves anywhere (a route's last hop takes one of them). */
+static int32_t smallest_amount(const tp_search_ctx *s)
+{
+    int32_t a_min = INT32_MAX;
+    for (int i = 0; i < s->n_amounts; i++)
+        if (s->amounts[i].v[0] < a_min)
+            a_min = s->amounts[i].v[0];
+    return a_min;
+}
+
+/* Upper bound on the channels the GPUs let through (two smallest for NET-less trees). */
+static int64_t gpus_bound(const tp_search_ctx *s, const tp_graph *g)
+{
+    int32_t a_min = smallest_amount(s);
+    if (s->n_gpus < 2 || a_min <= 0)
+        return INT64_MAX;
+    int64_t lo1 = INT64_MAX, lo2 = INT64_MAX;
+    for (int i = 0; i < s->n_gpus; i++) {
+        int64_t b = gpu_bound(s, i, a_min);
+        if (b < lo1) {
+            lo2 = lo1;
+            lo1 = b;
+        } else if (b < lo2) {
+            lo2 = b;
+        }
+    }
+    int all_entered = s->n_nets > 0 || g->pattern == TP_PATTERN_RING;
+    if (all_entered)
+        return lo1;
+    return lo2 == INT64_MAX ? INT64_MAX : lo1 + lo2;
+}
+
+void tp_search__bound_begin(tp_search_ctx *s, const tp_graph *g, int enabled)
+{
+    s->cut = 0;
+    s->cut_on = enabled && s->milli && g->pattern != TP_PATTERN_NVLS &&
+                g->pattern != TP_PATTERN_COLLNET_DIRECT;
+    if (!s->cut_on)
+        return;
+    int64_t bound = g->max_channels;
+    int64_t nb = net_bound(s, (int)g->bw_inter), gb = gpus_bound(s, g);
+    if (nb < bound)
+        bound = nb;
+    if (gb < bound)
+        bound = gb;
+    s->channel_bound = (int)bound;
+    int closes = s->n_nets == 0 && g->pattern == TP_PATTERN_RING;
+    s->channel_hops = (s->n_gpus - 1) * s->hops_gpu_gpu +
+                      (s->n_nets ? s->hops_net_gpu + s->hops_gpu_net : 0) +
+                      (closes ? s->hops_gpu_gpu : 0);
+}
+
+int tp_search__can_beat(const tp_search_ctx *s, const tp_graph *g)
+{
+    const tp_graph *ref = s->save;
+    int c = s->channel_bound;
+    if (c < 1 || c < g->min_channels)
+        return 0;
+    /* Values grow with the channel count: the largest count decides (as NCCL multiplies). */
+    float value = c * g->bw_intra, best = ref->n_channels * ref->bw_intra;
+    if (value > best)
+        return 1;
+    if (value < best)
+        return 0;
+    return g->pattern == ref->pattern && g->cross_nic == ref->cross_nic &&
+           (int64_t)c * s->channel_hops < ref->n_hops;
+}
