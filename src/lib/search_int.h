@@ -33,6 +33,7 @@ typedef struct tp_cpath {
     int type;            /* path type */
     int rev_type;        /* type of the route back */
     unsigned char intel; /* PCI share carries NCCL's INTEL_P2P_OVERHEAD */
+    uint64_t hash1[3], hash2[3]; /* milli mode: hash change of one reservation per amount */
 } tp_cpath;
 
 /* A sub-search already explored (search_memo.c). */
@@ -66,7 +67,6 @@ typedef struct tp_search_memo {
 typedef struct tp_amount {
     float bw;
     int32_t v[4];
-    uint64_t c1[4], c2[4]; /* hash codes of one reservation of each (see set_milli) */
 } tp_amount;
 
 /* A candidate next GPU with its static score keys (search_order.c). */
@@ -280,7 +280,9 @@ void tp_search__shadow_free(tp_search_ctx *s);
 void tp_search__shadow_begin(tp_search_ctx *s, const tp_graph *g, const float *bws, int count);
 void tp_search__shadow_end(tp_search_ctx *s, const tp_graph *g, int time);
 void tp_search__shadow_kill(tp_search_ctx *s, int j);
-void tp_search__shadow_walk(tp_search_ctx *s, const tp_cpath *path, const tp_amount *a, int ok);
+/* After the pass walked path: short_hop is its first hop without room, -1 when taken. */
+void tp_search__shadow_walk(tp_search_ctx *s, const tp_cpath *path, const tp_amount *a,
+                            int short_hop);
 void tp_search__shadow_release(tp_search_ctx *s, const tp_cpath *path, const tp_amount *a);
 void tp_search__shadow_net_test(tp_search_ctx *s, int n, int short_of_bw);
 void tp_search__shadow_local_test(tp_search_ctx *s, float max_bw, int main_ok);

@@ -84,6 +84,73 @@ static void number_links(tp_search_ctx *s, link_map *map)
     }
 }
 
+/*
+ * Milli mode checks a whole route before taking it (search_rec.c), which
+ * equals NCCL's hop-by-hop walk when no link is touched twice by one route
+ * (routes are simple paths: a link and its reverse join the same two nodes).
+ */
+static int routes_simple(const tp_search_ctx *s)
+{
+    for (int t1 = 0; t1 < TP_NODE_TYPE_COUNT; t1++) {
+        for (int t2 = 0; t2 < TP_NODE_TYPE_COUNT; t2++) {
+            const tp_cpath *cp = s->routes[t1][t2];
+            int n = s->sys->nodes[t1].count * s->sys->nodes[t2].count;
+            for (int r = 0; cp && r < n; r++)
+                for (int i = 0; i < cp[r].count; i++)
+                    for (int j = 0; j <= i; j++) {
+                        const tp_hop *a = &cp[r].hops[i], *b = &cp[r].hops[j];
+                        int a_rev = a->rev_div8 || a->rev_full, b_rev = b->rev_div8 || b->rev_full;
+                        if ((j < i && a->li == b->li) || (a_rev && a->lri == b->li) ||
+                            (b_rev && b->lri == a->li) || (j < i && a_rev && b_rev && a->lri == b->lri))
+                            return 0;
+                    }
+        }
+    }
+    return 1;
+}
+
+/*
+ * The hash code of one reservation of kind `kind` (amount v[] index) of the
+ * pass amount `index`: distinct per amount and kind, since pass 2 reserves
+ * different intra and inter bws.
+ */
+static void reservation_code(int index, int kind, uint64_t *c1, uint64_t *c2)
+{
+    *c1 = tp_search__mix(0x51ed270b27c3a5e1ULL, (uint64_t)(4 * index + kind));
+    *c2 = tp_search__mix(0x2f8a9c4b61d0e357ULL, (uint64_t)(4 * index + kind));
+}
+
+/* A route's hash change for one reservation of pass amount `index`: the sum over its links. */
+static void hash_route(tp_cpath *cp, int index)
+{
+    uint64_t h1 = 0, h2 = 0, c1, c2;
+    for (int step = 0; step < cp->count; step++) {
+        const tp_hop *h = &cp->hops[step];
+        reservation_code(index, h->sel, &c1, &c2);
+        h1 += h->k1 * c1;
+        h2 += h->k2 * c2;
+        if (h->rev && (h->rev_div8 || h->rev_full)) {
+            reservation_code(index, h->rev_div8 ? 2 + h->sel : h->sel, &c1, &c2);
+            h1 += h->rk1 * c1;
+            h2 += h->rk2 * c2;
+        }
+    }
+    cp->hash1[index] = h1;
+    cp->hash2[index] = h2;
+}
+
+static void hash_routes(tp_search_ctx *s)
+{
+    for (int t1 = 0; t1 < TP_NODE_TYPE_COUNT; t1++) {
+        for (int t2 = 0; t2 < TP_NODE_TYPE_COUNT; t2++) {
+            int n = s->sys->nodes[t1].count * s->sys->nodes[t2].count;
+            for (int r = 0; s->routes[t1][t2] && r < n; r++)
+                for (int index = 0; index < 3; index++)
+                    hash_route(&s->routes[t1][t2][r], index);
+        }
+    }
+}
+
 tp_status tp_search__milli_init(tp_search_ctx *s, tp_error *err)
 {
     size_t cap = 2 * s->n_hops + 2 * (size_t)s->n_gpus + 1, size = 1;
@@ -103,6 +170,9 @@ tp_status tp_search__milli_init(tp_search_ctx *s, tp_error *err)
             h->m = s->link_m + h->li;
             h->mrev = h->rev ? s->link_m + h->lri : NULL;
         }
+        if (!routes_simple(s))
+            s->milli_capable = 0;
+        hash_routes(s);
     }
     free(map.key);
     free(map.index);
@@ -122,16 +192,13 @@ void tp_search__milli_free(tp_search_ctx *s)
  * The amounts followPath takes for bw, as NCCL 2.22.3 computes them in
  * float; only those some hop uses need to be normalized.
  */
-static int make_amount(const tp_search_ctx *s, tp_amount *a, int index, float bw)
+static int make_amount(const tp_search_ctx *s, tp_amount *a, float bw)
 {
     float pci = bw * 6 / 5; /* INTEL_P2P_OVERHEAD */
     float v[4] = {bw, pci, bw / 8, pci / 8};
     int need[4] = {1, s->need_pci, s->need_rev8, s->need_pci && s->need_rev8};
     a->bw = bw;
     for (int i = 0; i < 4; i++) {
-        /* Distinct per amount and kind: pass 2 reserves different intra and inter bws. */
-        a->c1[i] = tp_search__mix(0x51ed270b27c3a5e1ULL, (uint64_t)(4 * index + i));
-        a->c2[i] = tp_search__mix(0x2f8a9c4b61d0e357ULL, (uint64_t)(4 * index + i));
         a->v[i] = milli_of(v[i]);
         if (need[i] && a->v[i] < 0)
             return 0;
@@ -143,12 +210,12 @@ int tp_search__milli_amounts(const tp_search_ctx *s, const tp_graph *g, tp_amoun
 {
     if (g->pattern == TP_PATTERN_NVLS || g->pattern == TP_PATTERN_COLLNET_DIRECT)
         return 0; /* they reserve other multiples */
-    if (!make_amount(s, &out[0], 0, g->bw_intra) || !make_amount(s, &out[1], 1, g->bw_inter))
+    if (!make_amount(s, &out[0], g->bw_intra) || !make_amount(s, &out[1], g->bw_inter))
         return 0;
     /* Balanced trees: the first two GPUs each send half of the NET traffic. */
     if (g->pattern != TP_PATTERN_BALANCED_TREE)
         return 2;
-    return make_amount(s, &out[2], 2, g->bw_inter / 2) ? 3 : 0;
+    return make_amount(s, &out[2], g->bw_inter / 2) ? 3 : 0;
 }
 
 /* Load the link values; after a milli pass they are still right (all given back exactly). */

@@ -83,66 +83,65 @@ static tp_status follow(tp_search_ctx *s, const tp_cpath *path, int max_steps, f
     return TP_OK;
 }
 
-/*
- * Milli mode hashes the reservations rather than the values: each link
- * adds its multiplier times the code of the amount taken (subtracts it when
- * given back). Equal hashes then mean equal counts of each amount on every
- * link, hence equal values, also in the shadow passes (search_shadow.c).
- */
-static inline void take_milli(tp_search_ctx *s, const tp_hop *h, const tp_amount *a, int32_t fw,
-                              int32_t rev)
-{
-    int f = h->sel, r = h->rev_div8 ? 2 + f : f;
-    *h->m -= fw;
-    s->bw_hash1 += h->k1 * a->c1[f];
-    s->bw_hash2 += h->k2 * a->c2[f];
-    if (rev) {
-        *h->mrev -= rev;
-        s->bw_hash1 += h->rk1 * a->c1[r];
-        s->bw_hash2 += h->rk2 * a->c2[r];
-    }
-}
-
 static inline int32_t rev_amount(const tp_hop *h, const tp_amount *a, int32_t fw)
 {
     return h->rev_div8 ? a->v[2 + h->sel] : h->rev_full ? fw : 0;
 }
 
-/* Give back what follow_milli took on the first `count` hops. */
-static void release_milli(tp_search_ctx *s, const tp_cpath *path, int count, const tp_amount *a)
-{
-    for (int step = 0; step < count; step++) {
-        const tp_hop *h = &path->hops[step];
-        int f = h->sel, r = h->rev_div8 ? 2 + f : f;
-        int32_t fw = a->v[f], rev = rev_amount(h, a, fw);
-        *h->m += fw;
-        s->bw_hash1 -= h->k1 * a->c1[f];
-        s->bw_hash2 -= h->k2 * a->c2[f];
-        if (rev) {
-            *h->mrev += rev;
-            s->bw_hash1 -= h->rk1 * a->c1[r];
-            s->bw_hash2 -= h->rk2 * a->c2[r];
-        }
-    }
-}
-
 /*
- * followPath in milli mode (search_milli.c): the same walk on integers.
- * Returns 1 when every hop had room; else gives back the hops taken
- * (exactly what NCCL's release computes there) and returns 0.
+ * Milli mode hashes the reservations rather than the values: a route adds
+ * its precomputed hash change for the amount taken (subtracts it when given
+ * back; search_milli.c). Equal hashes then mean equal counts of each amount
+ * on every link, hence equal values, also in the shadow passes.
  */
-static int follow_milli(tp_search_ctx *s, const tp_cpath *path, const tp_amount *a)
+static void release_milli(tp_search_ctx *s, const tp_cpath *path, const tp_amount *a)
 {
     for (int step = 0; step < path->count; step++) {
         const tp_hop *h = &path->hops[step];
         int32_t fw = a->v[h->sel], rev = rev_amount(h, a, fw);
-        if (*h->m < fw || (rev && *h->mrev < rev)) {
-            release_milli(s, path, step, a);
-            return 0;
-        }
-        take_milli(s, h, a, fw, rev);
+        *h->m += fw;
+        if (rev)
+            *h->mrev += rev;
     }
-    return 1;
+    int ai = (int)(a - s->amounts);
+    s->bw_hash1 -= path->hash1[ai];
+    s->bw_hash2 -= path->hash2[ai];
+}
+
+/* The first hop of path without room for a (milli mode, nothing taken), -1 if none. */
+static int short_hop_milli(const tp_cpath *path, const tp_amount *a)
+{
+    for (int step = 0; step < path->count; step++) {
+        const tp_hop *h = &path->hops[step];
+        int32_t fw = a->v[h->sel], rev = rev_amount(h, a, fw);
+        if (*h->m < fw || (rev && *h->mrev < rev))
+            return step;
+    }
+    return -1;
+}
+
+/*
+ * followPath in milli mode (search_milli.c): the same walk on integers.
+ * Returns -1 when every hop had room, with all taken; else the first hop
+ * without, with nothing taken, which is what NCCL's take-then-release
+ * leaves (exact integers). No route touches a link twice (search_milli.c).
+ */
+static int follow_milli(tp_search_ctx *s, const tp_cpath *path, const tp_amount *a)
+{
+    int short_hop = short_hop_milli(path, a);
+    if (short_hop >= 0)
+        return short_hop;
+    for (int step = 0; step < path->count; step++) {
+        const tp_hop *h = &path->hops[step];
+        int32_t fw = a->v[h->sel], rev = rev_amount(h, a, fw);
+        *h->m -= fw;
+        if (rev)
+            *h->mrev -= rev;
+    }
+    int ai = (int)(a - s->amounts);
+    s->bw_hash1 += path->hash1[ai];
+    s->bw_hash2 += path->hash2[ai];
+    return -1;
 }
 
 static int is_tree_pattern(int pattern)
@@ -159,13 +158,14 @@ static tp_status walk_path(tp_search_ctx *s, const tp_cpath *path, float bw, flo
         if (!a)
             return tp_fail(s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: bw %g not of the pass",
                            (double)bw);
-        *done = 1;
+        int short_hop = -1;
         if (mult > 0)
-            *done = follow_milli(s, path, a);
+            short_hop = follow_milli(s, path, a);
         else
-            release_milli(s, path, path->count, a);
+            release_milli(s, path, a);
+        *done = short_hop < 0;
         if (s->shadow_alive && mult > 0)
-            tp_search__shadow_walk(s, path, a, *done);
+            tp_search__shadow_walk(s, path, a, short_hop);
         else if (s->shadow_alive)
             tp_search__shadow_release(s, path, a);
         return TP_OK;
@@ -691,7 +691,7 @@ static void net_port_bw(tp_search_ctx *s, const tp_node *net, int bw, int sign)
     for (int k = s->port_first[n]; k < s->port_first[n + 1]; k++) {
         int i = s->port_nets[k];
         if (s->milli) {
-            /* Counted, as links are (see take_milli): integer steps are exact below 2^24. */
+            /* Counted, as links are (see release_milli): integer steps are exact below 2^24. */
             nets[i].net.bw -= sign * bw;
             s->bw_hash1 += sign * s->net_k1[i];
             s->bw_hash2 += sign * s->net_k2[i];

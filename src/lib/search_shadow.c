@@ -50,20 +50,23 @@ static void shadow_give(int32_t *m, const tp_cpath *path, int count, const tp_am
     }
 }
 
-/* follow_milli in shadow link values m: 1 with every hop taken, else 0 with nothing taken. */
-static int shadow_take(int32_t *m, const tp_cpath *path, const tp_amount *a)
+static int hop_room(const int32_t *m, const tp_hop *h, const tp_amount *a)
 {
-    for (int step = 0; step < path->count; step++) {
-        const tp_hop *h = &path->hops[step];
-        int32_t fw = a->v[h->sel], rev = rev_of(h, a, fw);
-        if (m[h->li] < fw || (rev && m[h->lri] < rev)) {
-            shadow_give(m, path, step, a);
+    int32_t fw = a->v[h->sel], rev = rev_of(h, a, fw);
+    return !(m[h->li] < fw || (rev && m[h->lri] < rev));
+}
+
+/*
+ * Whether path has room for a in shadow link values m (see follow_milli),
+ * hop `first` (where the pass found none) checked first.
+ */
+static int shadow_room(const int32_t *m, const tp_cpath *path, const tp_amount *a, int first)
+{
+    if (!hop_room(m, &path->hops[first], a))
+        return 0;
+    for (int step = 0; step < path->count; step++)
+        if (step != first && !hop_room(m, &path->hops[step], a))
             return 0;
-        }
-        m[h->li] -= fw;
-        if (rev)
-            m[h->lri] -= rev;
-    }
     return 1;
 }
 
@@ -87,16 +90,17 @@ static void shadow_take_all(int32_t *m, const tp_cpath *path, const tp_amount *a
  * are no smaller: where the pass had room, so has the shadow. Only refusals
  * need a check.
  */
-void tp_search__shadow_walk(tp_search_ctx *s, const tp_cpath *path, const tp_amount *a, int ok)
+void tp_search__shadow_walk(tp_search_ctx *s, const tp_cpath *path, const tp_amount *a,
+                            int short_hop)
 {
     int ai = (int)(a - s->amounts);
     for (int j = 0; j < s->n_shadows; j++) {
         if (!alive(s, j))
             continue;
-        if (ok)
+        if (short_hop < 0)
             shadow_take_all(s->shadows[j].link_m, path, &s->shadows[j].amounts[ai]);
-        else if (shadow_take(s->shadows[j].link_m, path, &s->shadows[j].amounts[ai]))
-            tp_search__shadow_kill(s, j);
+        else if (shadow_room(s->shadows[j].link_m, path, &s->shadows[j].amounts[ai], short_hop))
+            tp_search__shadow_kill(s, j); /* the shadow would go on: it disagrees */
     }
 }
 
