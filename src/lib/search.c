@@ -100,7 +100,7 @@ void tp_search__graph_release(tp_graph *graph)
 
 /* A first pass cut short (search_bound.c): its settings and the budget it had left. */
 typedef struct cut_pass {
-    tp_graph settings; /* fields before intra[] only */
+    unsigned char settings[offsetof(tp_graph, intra)]; /* tmp's fields before intra[] */
     int left;
 } cut_pass;
 
@@ -323,11 +323,21 @@ static int raise_bw(ladder *l)
     return 1;
 }
 
-static int pass_budget(const tp_graph *tmp)
+
+static tp_status run_pass(ladder *l, int *time, int settling);
+
+/* Verify mode: run a pass the pass memory knew, and check its steps. */
+static tp_status verify_pass(ladder *l, int budget, int recorded, int settling)
 {
-    if (tmp->same_channels)
-        return TP_SEARCH_TIMEOUT_SAMECHANNELS;
-    return tmp->pattern == TP_PATTERN_TREE ? TP_SEARCH_TIMEOUT_TREE : TP_SEARCH_TIMEOUT;
+    tp_search_ctx *s = l->s;
+    int time = budget;
+    s->verifying = 1; /* this pass itself, not its memory */
+    tp_status st = run_pass(l, &time, settling);
+    s->verifying = 0;
+    if (st == TP_OK && !s->cut && time != recorded)
+        st = tp_fail(s->err, TP_ERR_INTERNAL, NULL, 0, 0,
+                     "search: pass memory said %d steps left, the pass left %d", recorded, time);
+    return st;
 }
 
 /*
@@ -340,8 +350,12 @@ static tp_status run_pass(ladder *l, int *time, int settling)
     tp_search_ctx *s = l->s;
     if (s->plain)
         return tp_search__rec(s, &l->tmp, time);
-    if (l->pass == 1 && tp_search__pass_find(s, &l->tmp, time))
-        return TP_OK;
+    int budget = *time;
+    if (l->pass == 1 && !s->verifying && tp_search__pass_find(s, &l->tmp, time)) {
+        if (!s->verify)
+            return TP_OK;
+        return verify_pass(l, budget, *time, settling);
+    }
     tp_search__bound_begin(s, &l->tmp, l->pass == 1 && !settling);
     /* Hopeless from the start: small searches still run whole, large ones are cut. */
     s->cap_left = s->cut_on && !tp_search__can_beat(s, &l->tmp) ? s->cut_cap : -1;
@@ -353,7 +367,7 @@ static tp_status run_pass(ladder *l, int *time, int settling)
         tp_search__shadow_begin(s, &l->tmp, l->speeds + l->speed_index + 1, lower);
     tp_status st = tp_search__rec(s, &l->tmp, time);
     if (st == TP_OK && l->pass == 1 && s->n_copies == copies && *time >= 0) {
-        tp_search__pass_store(s, *time);
+        tp_search__pass_store(s, &l->tmp, *time);
         tp_search__shadow_end(s, &l->tmp, *time);
     }
     s->shadow_alive = 0;
@@ -366,6 +380,8 @@ static int begin_pass(ladder *l)
 {
     tp_search_ctx *s = l->s;
     l->tmp.n_channels = 0;
+    if (!s->milli)
+        s->pass_state_ok = 0; /* the last pass ran on floats (or none ran yet) */
     /* Sub-search memory holds within one pass (same settings) only. */
     tp_search__memo_reset(&s->memo);
     s->bw_hash1 = s->bw_hash2 = 0; /* the hashes are relative to the pass start */
@@ -373,6 +389,9 @@ static int begin_pass(ladder *l)
     s->dep_depth = s->dep_max = 0;
     s->cut = 0;
     s->cap_left = -1;
+    s->ti_lo = 0;
+    s->ti_hi = INT32_MAX;
+    s->pass_reads = 0;
     s->memo_on = !s->plain && l->tmp.pattern != TP_PATTERN_NVLS &&
                  l->tmp.pattern != TP_PATTERN_COLLNET_DIRECT;
     return !s->plain && tp_search__milli_begin(s, &l->tmp);
@@ -385,8 +404,8 @@ static int begin_pass(ladder *l)
  */
 static tp_status settle_one(ladder *l, size_t i)
 {
-    memcpy(&l->tmp, &l->cuts[i].settings, offsetof(tp_graph, intra));
-    int time = pass_budget(&l->tmp);
+    memcpy(&l->tmp, l->cuts[i].settings, sizeof(l->cuts[i].settings));
+    int time = tp_search__pass_budget(&l->tmp);
     if (!begin_pass(l))
         return tp_fail(l->s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: cut pass not exact");
     tp_status st = run_pass(l, &time, 1);
@@ -444,7 +463,7 @@ static void after_pass(ladder *l, int *time)
     tp_search_ctx *s = l->s;
     l->pending.left = -1;
     if (s->cut && s->cut_left >= 0) {
-        memcpy(&l->pending.settings, &l->tmp, offsetof(tp_graph, intra));
+        memcpy(l->pending.settings, &l->tmp, sizeof(l->pending.settings));
         l->pending.left = s->cut_left;
         *time = 0;
         tp_search__event(l->graph, TP_EV_BOUND, "no better graph possible: rest of pass skipped (NCCL spends its steps)", &l->tmp);
@@ -457,7 +476,7 @@ static void after_pass(ladder *l, int *time)
 static tp_status run_ladder(ladder *l)
 {
     for (;;) {
-        int time = pass_budget(&l->tmp);
+        int time = tp_search__pass_budget(&l->tmp);
         tp_status st = TP_OK;
         if (!begin_pass(l)) {
             /* A float pass may round link values: cut passes must be settled before. */
@@ -546,16 +565,17 @@ static void simple_order_fallback(const tp_system *sys, tp_graph *graph, tp_log 
 }
 
 /* The search proper, once the graph file (if any) gave nothing. */
-static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, tp_log *log, int plain,
-                              int cut_cap,
+static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, tp_log *log,
+                              const tp_search_opts *opts,
                               tp_error *err)
 {
     tp_search_ctx ctx;
     tp_status st = tp_search__ctx_init(&ctx, sys, graph, err);
     if (st != TP_OK)
         return st;
-    ctx.plain = plain;
-    ctx.cut_cap = cut_cap;
+    ctx.plain = opts->plain;
+    ctx.cut_cap = opts->cut_cap;
+    ctx.verify = opts->verify;
     l->s = &ctx;
     l->graph = graph;
     l->cc_min = min_comp_cap(sys);
@@ -587,10 +607,9 @@ static int nvls_impossible(const tp_system *sys, const tp_graph *graph)
            (sys->nodes[TP_NODE_NVS].count == 0 || min_comp_cap(sys) < 90);
 }
 
-/* ncclTopoCompute; plain: without the shortcuts (tp_search__compute_plain); cut_cap: steps a
- * hopeless pass explores before it is cut (tp_search__compute_cut). */
+/* ncclTopoCompute, with the shortcuts opts allows (tp_search__compute_opts). */
 static tp_status compute(tp_system *sys, tp_graph *graph, const tp_config *cfg, tp_log *log,
-                         int plain, int cut_cap, tp_error *err)
+                         const tp_search_opts *opts, tp_error *err)
 {
     int n_gpus = sys->nodes[TP_NODE_GPU].count, n_nets = sys->nodes[TP_NODE_NET].count;
     if (n_gpus == 0)
@@ -636,7 +655,7 @@ static tp_status compute(tp_system *sys, tp_graph *graph, const tp_config *cfg, 
     const tp_node_set *cpus = &sys->nodes[TP_NODE_CPU];
     l->cpu_arch = cpus->count ? cpus->nodes[0].cpu.arch : 0;
     l->cpu_vendor = cpus->count ? cpus->nodes[0].cpu.vendor : 0;
-    tp_status st = search_graph(sys, graph, l, log, plain, cut_cap, err);
+    tp_status st = search_graph(sys, graph, l, log, opts, err);
     free(l);
     return st;
 }
@@ -644,19 +663,21 @@ static tp_status compute(tp_system *sys, tp_graph *graph, const tp_config *cfg, 
 tp_status tp_search__compute(tp_system *sys, tp_graph *graph, const tp_config *cfg, tp_log *log,
                              tp_error *err)
 {
-    return compute(sys, graph, cfg, log, 0, TP_CUT_STEP_CAP, err);
+    const tp_search_opts opts = {.cut_cap = TP_CUT_STEP_CAP};
+    return compute(sys, graph, cfg, log, &opts, err);
 }
 
-tp_status tp_search__compute_cut(tp_system *sys, tp_graph *graph, const tp_config *cfg,
-                                 tp_log *log, int cut_cap, tp_error *err)
+tp_status tp_search__compute_opts(tp_system *sys, tp_graph *graph, const tp_config *cfg,
+                                  tp_log *log, const tp_search_opts *opts, tp_error *err)
 {
-    return compute(sys, graph, cfg, log, 0, cut_cap, err);
+    return compute(sys, graph, cfg, log, opts, err);
 }
 
 tp_status tp_search__compute_plain(tp_system *sys, tp_graph *graph, const tp_config *cfg,
                                    tp_log *log, tp_error *err)
 {
-    return compute(sys, graph, cfg, log, 1, -1, err);
+    const tp_search_opts opts = {.plain = 1, .cut_cap = -1};
+    return compute(sys, graph, cfg, log, &opts, err);
 }
 
 void tp_search__print_graph(tp_log *log, const tp_system *sys, const tp_graph *graph)

@@ -50,6 +50,9 @@ typedef struct tp_search_memo {
     unsigned generation; /* entries of older generations are free */
 } tp_search_memo;
 
+/* Amounts (bandwidths of a pass in thousandths) remembered per search. */
+#define TP_AMOUNT_CACHE 64
+
 /* Steps explored of a pass that cannot beat the best graph before it is cut short. */
 #define TP_CUT_STEP_CAP 64
 
@@ -88,6 +91,18 @@ typedef struct tp_sel_lists {
     int *nets, *count; /* owned */
     int type;          /* typeInter + 1 once built, 0 before */
 } tp_sel_lists;
+
+/* Settings a pass may not read (search_pass.c): sameChannels, crossNic. */
+#define TP_READ_SAME 1u
+#define TP_READ_CROSS 2u
+
+/* NCCL 2.22.3: the step budget of one search pass with g's settings. */
+static inline int tp_search__pass_budget(const tp_graph *g)
+{
+    if (g->same_channels)
+        return TP_SEARCH_TIMEOUT_SAMECHANNELS;
+    return g->pattern == TP_PATTERN_TREE ? TP_SEARCH_TIMEOUT_TREE : TP_SEARCH_TIMEOUT;
+}
 
 /* Distinct route types the pass memory tells apart (search_pass.c). */
 #define TP_PASS_MAX_TYPES 32
@@ -144,7 +159,12 @@ typedef struct tp_search_ctx {
     int next_dead;           /* this pass: no channel can follow a completed one */
     int float_passes;        /* passes run on floats (they may round link values) */
     int plain;               /* no shortcut: floats, no memories, no shadows (tests) */
+    int verify;              /* check the pass memory against real passes (tests) */
+    int verifying;           /* running a pass the memory knew, to check it */
     tp_amount amounts[3];    /* bw_intra, bw_inter, bw_inter / 2 of the pass */
+    tp_amount cached_amounts[TP_AMOUNT_CACHE]; /* amounts made so far, by bw */
+    unsigned char cached_ok[TP_AMOUNT_CACHE];  /* and whether each is exact */
+    int n_cached_amounts;
     int n_amounts;
     tp_shadow shadows[TP_SHADOWS];
     int n_shadows;
@@ -161,6 +181,9 @@ typedef struct tp_search_ctx {
     tp_search_memo passes;
     uint64_t pass_key, pass_check;                     /* of the pass running */
     uint64_t pass_state;                               /* hash of the bandwidths at its start */
+    int pass_state_ok;                                 /* pass_state holds since the last float pass */
+    int ti_lo, ti_hi; /* typeIntra values taking this pass's decisions (see note_type_intra) */
+    unsigned pass_reads; /* TP_READ_*: settings this pass read */
     int intra_types[TP_PASS_MAX_TYPES], n_intra_types; /* route types GPU/NVS <-> GPU/NVS */
     int inter_types[TP_PASS_MAX_TYPES], n_inter_types; /* route types GPU <-> NET */
     /* Cutting passes that cannot beat the best graph (search_bound.c). */
@@ -188,13 +211,17 @@ tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, 
  */
 tp_status tp_search__compute_plain(tp_system *sys, tp_graph *graph, const tp_config *cfg,
                                    tp_log *log, tp_error *err);
-/*
- * tp_search__compute with every shortcut, cutting passes that cannot beat
- * the best graph after cut_cap steps rather than TP_CUT_STEP_CAP (tests:
- * 0 cuts them at once, which makes settling them more frequent).
- */
-tp_status tp_search__compute_cut(tp_system *sys, tp_graph *graph, const tp_config *cfg,
-                                 tp_log *log, int cut_cap, tp_error *err);
+/* How tp_search__compute_opts searches (tests; tp_search__compute's are the defaults). */
+typedef struct tp_search_opts {
+    int plain;   /* no shortcut at all (as tp_search__compute_plain) */
+    int cut_cap; /* steps a pass that cannot beat the best graph explores before it is cut
+                    (-1: never cut; 0: at once, which makes settling them frequent) */
+    int verify;  /* run the passes the pass memory knows and check their steps (an error
+                    if they differ) */
+} tp_search_opts;
+
+tp_status tp_search__compute_opts(tp_system *sys, tp_graph *graph, const tp_config *cfg,
+                                  tp_log *log, const tp_search_opts *opts, tp_error *err);
 void tp_search__ctx_free(tp_search_ctx *s);
 
 /* ncclTopoSelectNets for GPU index `gpu` (-1: every GPU); borrowed list. */
@@ -230,7 +257,7 @@ void tp_search__dead_free(tp_search_ctx *s);
 int tp_search__dead_pass(const tp_search_ctx *s, const int32_t *link_m, const tp_amount *amounts,
                          const tp_graph *g);
 /* The amounts a pass of g reserves, in out[]: their count, 0 when not all exact. */
-int tp_search__milli_amounts(const tp_search_ctx *s, const tp_graph *g, tp_amount *out);
+int tp_search__milli_amounts(tp_search_ctx *s, const tp_graph *g, tp_amount *out);
 void tp_search__milli_free(tp_search_ctx *s);
 /* The amount of bandwidth bw (a value of the pass), or NULL. */
 static inline const tp_amount *tp_search__milli_amount(const tp_search_ctx *s, float bw)
@@ -265,7 +292,7 @@ void tp_search__memo_store(tp_search_memo *m, uint64_t key, uint64_t check, int 
  */
 void tp_search__pass_init(tp_search_ctx *s);
 int tp_search__pass_find(tp_search_ctx *s, const tp_graph *g, int *time);
-void tp_search__pass_store(tp_search_ctx *s, int time);
+void tp_search__pass_store(tp_search_ctx *s, const tp_graph *g, int time);
 /* The same for the pass g would run at speed bw from the same start. */
 int tp_search__pass_known(tp_search_ctx *s, const tp_graph *g, float bw);
 void tp_search__pass_store_at(tp_search_ctx *s, const tp_graph *g, float bw, int time);

@@ -30,7 +30,8 @@ static int32_t milli_of(float v)
 {
     if (!(v >= 0.0f && v <= TP_MILLI_MAX / 1000.0f))
         return -1;
-    int32_t m = (int32_t)llround((double)v * 1000.0);
+    /* v * 1000 is exact in double (24 + 10 bits): floor(x + 0.5) is llround here, inline. */
+    int32_t m = (int32_t)floor((double)v * 1000.0 + 0.5);
     if (m > TP_MILLI_MAX || (float)m / 1000.0f != v)
         return -1;
     return m;
@@ -206,16 +207,33 @@ static int make_amount(const tp_search_ctx *s, tp_amount *a, float bw)
     return 1;
 }
 
-int tp_search__milli_amounts(const tp_search_ctx *s, const tp_graph *g, tp_amount *out)
+/* make_amount through a small cache: a search meets few speeds, each many times. */
+static int cached_amount(tp_search_ctx *s, tp_amount *a, float bw)
+{
+    for (int i = 0; i < s->n_cached_amounts; i++) {
+        if (s->cached_amounts[i].bw == bw) {
+            *a = s->cached_amounts[i];
+            return s->cached_ok[i];
+        }
+    }
+    int ok = make_amount(s, a, bw);
+    if (s->n_cached_amounts < TP_AMOUNT_CACHE) {
+        s->cached_amounts[s->n_cached_amounts] = *a;
+        s->cached_ok[s->n_cached_amounts++] = (unsigned char)ok;
+    }
+    return ok;
+}
+
+int tp_search__milli_amounts(tp_search_ctx *s, const tp_graph *g, tp_amount *out)
 {
     if (g->pattern == TP_PATTERN_NVLS || g->pattern == TP_PATTERN_COLLNET_DIRECT)
         return 0; /* they reserve other multiples */
-    if (!make_amount(s, &out[0], g->bw_intra) || !make_amount(s, &out[1], g->bw_inter))
+    if (!cached_amount(s, &out[0], g->bw_intra) || !cached_amount(s, &out[1], g->bw_inter))
         return 0;
     /* Balanced trees: the first two GPUs each send half of the NET traffic. */
     if (g->pattern != TP_PATTERN_BALANCED_TREE)
         return 2;
-    return make_amount(s, &out[2], g->bw_inter / 2) ? 3 : 0;
+    return cached_amount(s, &out[2], g->bw_inter / 2) ? 3 : 0;
 }
 
 /* Load the link values; after a milli pass they are still right (all given back exactly). */

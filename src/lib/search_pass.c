@@ -86,11 +86,13 @@ static uint64_t state_hash(const tp_search_ctx *s)
     return h;
 }
 
-/* The key of the pass g runs from the state hashed as `state`, at speeds bw_intra/bw_inter. */
+/*
+ * The key of the pass g runs from the state hashed as `state`, at speeds
+ * bw_intra/bw_inter, with the effective typeIntra ti.
+ */
 static void pass_key(const tp_search_ctx *s, const tp_graph *g, uint64_t state, float bw_intra,
-                     float bw_inter, uint64_t *key, uint64_t *check)
+                     float bw_inter, int ti, uint64_t *key, uint64_t *check)
 {
-    int ti = effective(s->intra_types, s->n_intra_types, g->type_intra);
     int te = effective(s->inter_types, s->n_inter_types, g->type_inter);
     uint64_t k = tp_search__mix(state, (uint64_t)(uint32_t)g->pattern);
     k = tp_search__mix(k, ((uint64_t)(uint32_t)ti << 32) | (uint32_t)te);
@@ -115,8 +117,13 @@ int tp_search__pass_find(tp_search_ctx *s, const tp_graph *g, int *time)
         return 0;
     if (s->n_intra_types > TP_PASS_MAX_TYPES || s->n_inter_types > TP_PASS_MAX_TYPES)
         return 0;
-    s->pass_state = state_hash(s);
-    pass_key(s, g, s->pass_state, g->bw_intra, g->bw_inter, &s->pass_key, &s->pass_check);
+    /* Milli passes give every reservation back: the start state only changes after floats. */
+    if (!s->pass_state_ok) {
+        s->pass_state = state_hash(s);
+        s->pass_state_ok = 1;
+    }
+    int ti = effective(s->intra_types, s->n_intra_types, g->type_intra);
+    pass_key(s, g, s->pass_state, g->bw_intra, g->bw_inter, ti, &s->pass_key, &s->pass_check);
     const tp_memo_entry *e = tp_search__memo_find(&s->passes, s->pass_key, s->pass_check);
     if (!e)
         return 0;
@@ -124,13 +131,60 @@ int tp_search__pass_find(tp_search_ctx *s, const tp_graph *g, int *time)
     return 1;
 }
 
-void tp_search__pass_store(tp_search_ctx *s, int time)
+/*
+ * Record the pass g ran (at speeds bw_intra/bw_inter) for every effective
+ * typeIntra in s->ti_lo..ti_hi: with any of them, every route type check
+ * of the pass, hence every decision, comes out the same.
+ */
+static void store_types(tp_search_ctx *s, const tp_graph *g, float bw_intra, float bw_inter,
+                        int time)
+{
+    int last = INT32_MIN;
+    for (int t = s->ti_lo; t <= s->ti_hi && t <= TP_PATH_DIS; t++) {
+        int ti = effective(s->intra_types, s->n_intra_types, t);
+        if (ti == last)
+            continue;
+        last = ti;
+        uint64_t key, check;
+        pass_key(s, g, s->pass_state, bw_intra, bw_inter, ti, &key, &check);
+        tp_search__memo_store(&s->passes, key, check, time, 1);
+    }
+}
+
+/*
+ * Record the pass for the sameChannels and crossNic values it never read
+ * too (s->pass_reads): with them it walks the same steps, under its own
+ * budget (which may differ). A pass that ended with budget left walked all
+ * its steps: another budget stops it after as many, or all of them. A pass
+ * that spent its budget tells only about budgets no larger.
+ */
+static void store_settings(tp_search_ctx *s, const tp_graph *g, float bw_intra, float bw_inter,
+                           int time)
+{
+    int own = tp_search__pass_budget(g), used = own - time;
+    for (int same = 0; same < 2; same++) {
+        for (int cross = 0; cross < 2; cross++) {
+            if ((same != g->same_channels && (s->pass_reads & TP_READ_SAME)) ||
+                (cross != g->cross_nic && (s->pass_reads & TP_READ_CROSS)))
+                continue;
+            tp_graph alt;
+            memcpy(&alt, g, offsetof(tp_graph, intra));
+            alt.same_channels = same;
+            alt.cross_nic = cross;
+            int budget = tp_search__pass_budget(&alt);
+            if (time > 0 || budget <= own)
+                store_types(s, &alt, bw_intra, bw_inter, budget > used ? budget - used : 0);
+        }
+    }
+}
+
+void tp_search__pass_store(tp_search_ctx *s, const tp_graph *g, int time)
 {
     if (s->pass_key == 0 && s->pass_check == 0)
         return; /* not a recordable pass */
     if (s->n_intra_types > TP_PASS_MAX_TYPES || s->n_inter_types > TP_PASS_MAX_TYPES)
         return;
-    tp_search__memo_store(&s->passes, s->pass_key, s->pass_check, time, 1);
+    store_settings(s, g, g->bw_intra, g->bw_inter, time);
 }
 
 int tp_search__pass_known(tp_search_ctx *s, const tp_graph *g, float bw)
@@ -138,15 +192,14 @@ int tp_search__pass_known(tp_search_ctx *s, const tp_graph *g, float bw)
     uint64_t key, check;
     if (s->pass_key == 0 && s->pass_check == 0)
         return 0;
-    pass_key(s, g, s->pass_state, bw, bw, &key, &check);
+    int ti = effective(s->intra_types, s->n_intra_types, g->type_intra);
+    pass_key(s, g, s->pass_state, bw, bw, ti, &key, &check);
     return tp_search__memo_find(&s->passes, key, check) != NULL;
 }
 
 void tp_search__pass_store_at(tp_search_ctx *s, const tp_graph *g, float bw, int time)
 {
-    uint64_t key, check;
     if (s->pass_key == 0 && s->pass_check == 0)
         return;
-    pass_key(s, g, s->pass_state, bw, bw, &key, &check);
-    tp_search__memo_store(&s->passes, key, check, time, 1);
+    store_settings(s, g, bw, bw, time);
 }

@@ -180,6 +180,19 @@ static tp_status walk_path(tp_search_ctx *s, const tp_cpath *path, float bw, flo
 }
 
 /*
+ * The pass memory (search_pass.c) records a pass for every typeIntra that
+ * would have taken the same decisions: those at or above every route type
+ * accepted, below every route type refused.
+ */
+static void note_type_intra(tp_search_ctx *s, int need, int accepted)
+{
+    if (accepted && need > s->ti_lo)
+        s->ti_lo = need;
+    if (!accepted && need - 1 < s->ti_hi)
+        s->ti_hi = need - 1;
+}
+
+/*
  * NCCL 2.22.3 ncclTopoFollowPath: reserve (mult > 0) or release (mult < 0)
  * the graph's bandwidth from node (type1, i1) to (type2, i2). *out is the
  * destination, or NULL when the path type is too weak or bandwidth is short.
@@ -198,10 +211,16 @@ static tp_status follow_path(tp_search_ctx *s, tp_graph *g, int type1, int i1, i
                 (type2 == TP_NODE_GPU || type2 == TP_NODE_NVS);
     float bw = intra ? g->bw_intra : g->bw_inter;
     int type = intra ? g->type_intra : g->type_inter;
-    if (mult == 1 && path->type > type)
-        return TP_OK;
-    if (mult == 1 && is_tree_pattern(g->pattern) && path->rev_type > type)
-        return TP_OK;
+    if (mult == 1) {
+        /* Trees also need the way back: the weaker of the two types decides. */
+        int need = path->type;
+        if (is_tree_pattern(g->pattern) && path->rev_type > need)
+            need = path->rev_type;
+        if (intra)
+            note_type_intra(s, need, need <= type);
+        if (need > type)
+            return TP_OK;
+    }
     int done = 0;
     tp_status st = walk_path(s, path, bw, mult, &done);
     if (st != TP_OK || !done)
@@ -448,6 +467,8 @@ static tp_status channel_done(tp_search_ctx *s, tp_graph *g, int *time)
 {
     tp_status st = TP_OK;
     g->n_channels++;
+    /* From here on the search reads sameChannels and crossNic (search_pass.c). */
+    s->pass_reads |= TP_READ_SAME | TP_READ_CROSS;
     if (better_graph(s, g, s->save)) {
         tp_search__copy_graph(s->save, g, s->n_gpus);
         s->n_copies++;
@@ -468,12 +489,16 @@ static tp_status channel_done(tp_search_ctx *s, tp_graph *g, int *time)
 }
 
 /* Whether NET n may end the channel that started at start (NCCL 2.22.3 rules). */
-static int net_may_close(const tp_graph *g, const tp_node *net, const tp_node *start)
+static int net_may_close(tp_search_ctx *s, const tp_graph *g, const tp_node *net,
+                         const tp_node *start)
 {
     if (g->pattern == TP_PATTERN_TREE && net->id != start->id)
         return 0; /* trees are symmetric */
-    if (g->cross_nic != 1 && (net->net.asic != start->net.asic || net->net.port != start->net.port))
-        return 0;
+    if (net->net.asic != start->net.asic || net->net.port != start->net.port) {
+        s->pass_reads |= TP_READ_CROSS;
+        if (g->cross_nic != 1)
+            return 0;
+    }
     if (g->cross_nic && (g->n_channels & 1) && net->id != g->inter[(g->n_channels - 1) * 2])
         return 0;
     return 1;
@@ -492,7 +517,7 @@ static tp_status back_to_net_step(tp_search_ctx *s, tp_graph *g, tp_node *gpu, i
         return st0;
     for (int i = 0; i < count; i++) {
         int n = list[i];
-        if (!net_may_close(g, &nets[n], &nets[start_index]))
+        if (!net_may_close(s, g, &nets[n], &nets[start_index]))
             continue;
         /* Balanced tree: the first two GPUs each carry half of the NET traffic. */
         int next_back = -1;

@@ -379,24 +379,32 @@ static void assert_same_graph(const tp_graph *x, const tp_graph *y, int n_gpus)
     assert_same_events(x, y);
 }
 
-/* Ring then tree (then NVLS when possible), on a system, with or without the shortcuts. */
-static void search_all(tp_plan *plan, tp_graph **g, int plain)
+/* Ring then tree (then NVLS when possible), on a system, searched as opts says. */
+static void search_all(tp_plan *plan, tp_graph **g, const tp_search_opts *opts)
 {
     tp_error err = {0};
-    tp_status (*fn)(tp_system *, tp_graph *, const tp_config *, tp_log *, tp_error *) =
-        plain ? tp_search__compute_plain : tp_search__compute;
     g[0] = new_graph(0, TP_PATTERN_RING, 1, TP_MAXCHANNELS / 2);
-    assert_int_equal(fn(plan->sys, g[0], plan->cfg, &plan->log, &err), TP_OK);
+    assert_int_equal(tp_search__compute_opts(plan->sys, g[0], plan->cfg, &plan->log, opts, &err),
+                     TP_OK);
     int n = g[0]->n_channels;
     g[1] = new_graph(1, TP_PATTERN_BALANCED_TREE, n, n);
-    assert_int_equal(fn(plan->sys, g[1], plan->cfg, &plan->log, &err), TP_OK);
+    assert_int_equal(tp_search__compute_opts(plan->sys, g[1], plan->cfg, &plan->log, opts, &err),
+                     TP_OK);
     g[2] = new_graph(3, TP_PATTERN_NVLS, 1, TP_MAXCHANNELS);
-    assert_int_equal(fn(plan->sys, g[2], plan->cfg, &plan->log, &err), TP_OK);
+    assert_int_equal(tp_search__compute_opts(plan->sys, g[2], plan->cfg, &plan->log, opts, &err),
+                     TP_OK);
 }
+
+static const tp_search_opts shortcuts = {.cut_cap = TP_CUT_STEP_CAP};
+static const tp_search_opts step_by_step = {.plain = 1, .cut_cap = -1};
+/* The shortcuts, with every pass the pass memory knows run and checked. */
+static const tp_search_opts checked = {.cut_cap = -1, .verify = 1};
 
 /*
  * Every shortcut (milli mode, sub-search and pass memories, shadow passes,
- * dead next channels) gives the graphs of the step-by-step float search.
+ * dead next channels, cut passes) gives the graphs of the step-by-step float
+ * search; so does a search that runs every pass its pass memory knows and
+ * checks the steps it recorded (an error otherwise).
  */
 static const struct {
     const char *fixture;
@@ -448,8 +456,9 @@ static void test_search_cut_and_settle(void **state)
     for (int cap = 0; cap <= TP_CUT_STEP_CAP; cap += TP_CUT_STEP_CAP) {
         tp_graph *cut = new_graph(0, TP_PATTERN_RING, 1, TP_MAXCHANNELS / 2);
         tp_graph *plain = new_graph(0, TP_PATTERN_RING, 1, TP_MAXCHANNELS / 2);
-        assert_int_equal(tp_search__compute_cut(plan->sys, cut, plan->cfg, &plan->log, cap, &err),
-                         TP_OK);
+        const tp_search_opts opts = {.cut_cap = cap};
+        assert_int_equal(
+            tp_search__compute_opts(plan->sys, cut, plan->cfg, &plan->log, &opts, &err), TP_OK);
         assert_int_equal(tp_search__compute_plain(plan->sys, plain, plan->cfg, &plan->log, &err),
                          TP_OK);
         assert_same_graph(cut, plain, plan->sys->nodes[TP_NODE_GPU].count);
@@ -468,17 +477,22 @@ static void test_search_shortcuts_exact(void **state)
     for (size_t i = 0; i < ARRAY_LEN(exact_table); i++) {
         char *xml = helpers_fixture(exact_table[i].fixture);
         tp_plan *fast = helpers_plan(xml, exact_table[i].env, exact_table[i].n_nodes, 0);
+        tp_plan *check = helpers_plan(xml, exact_table[i].env, exact_table[i].n_nodes, 0);
         tp_plan *plain = helpers_plan(xml, exact_table[i].env, exact_table[i].n_nodes, 0);
         free(xml);
-        tp_graph *a[3], *b[3];
-        search_all(fast, a, 0);
-        search_all(plain, b, 1);
+        tp_graph *a[3], *b[3], *c[3];
+        search_all(fast, a, &shortcuts);
+        search_all(check, c, &checked);
+        search_all(plain, b, &step_by_step);
         for (int k = 0; k < 3; k++) {
             assert_same_graph(a[k], b[k], fast->sys->nodes[TP_NODE_GPU].count);
+            assert_same_graph(c[k], b[k], fast->sys->nodes[TP_NODE_GPU].count);
             free_graph(a[k]);
             free_graph(b[k]);
+            free_graph(c[k]);
         }
         tp_plan_free(fast);
+        tp_plan_free(check);
         tp_plan_free(plain);
     }
 }
