@@ -91,6 +91,37 @@ void tp_search__event(tp_graph *graph, tp_search_event_kind kind, const char *wh
     };
 }
 
+static int pass2_kind(tp_search_event_kind kind)
+{
+    return kind == TP_EV_TRY || kind == TP_EV_BUDGET || kind == TP_EV_RAISE;
+}
+
+int tp_search__same_decisions(const tp_graph *x, const tp_graph *y)
+{
+    size_t i = 0, j = 0;
+    while (i < x->n_events || j < y->n_events) {
+        const tp_search_event *ex = i < x->n_events ? &x->events[i] : NULL;
+        if (ex && ex->kind == TP_EV_SETTLE) {
+            i++;
+        } else if (ex && ex->kind == TP_EV_BOUND) {
+            if (i == 0 || x->events[i - 1].kind != TP_EV_TRY)
+                return 0;
+            if (++i == x->n_events) { /* the second passes skipped: whatever NCCL ran of them */
+                for (; j < y->n_events; j++)
+                    if (!pass2_kind(y->events[j].kind))
+                        return 0;
+                return 1;
+            }
+            j += j < y->n_events && y->events[j].kind == TP_EV_BUDGET;
+        } else if (ex && j < y->n_events && ex->kind == y->events[j].kind) {
+            i++, j++;
+        } else {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 void tp_search__graph_release(tp_graph *graph)
 {
     free(graph->events);
@@ -304,22 +335,54 @@ static void start_second_pass(ladder *l)
     l->pass = 2;
 }
 
-/* Pass 2: try one speed higher (rings), NVLS inter bw, or tree intra bw. */
-static int raise_bw(ladder *l)
+/*
+ * Pass 2: the settings of the next pass in tmp and *speed_index, one speed
+ * higher (rings), NVLS inter bw or tree intra bw; 0 when there is none.
+ */
+static int next_raise(const ladder *l, tp_graph *tmp, int *speed_index)
 {
-    tp_graph *tmp = &l->tmp, *graph = l->graph;
+    const tp_graph *graph = l->graph;
+    if (*speed_index <= 0)
+        return 0;
     if (graph->pattern == TP_PATTERN_RING) {
-        tmp->bw_intra = tmp->bw_inter = l->speeds[--l->speed_index];
+        tmp->bw_intra = tmp->bw_inter = l->speeds[--*speed_index];
     } else if (graph->pattern == TP_PATTERN_NVLS && tmp->bw_inter == graph->bw_inter &&
                tmp->bw_inter < tmp->bw_intra * 2) {
         tmp->min_channels = tmp->max_channels = graph->n_channels;
-        tmp->bw_inter = l->speeds[--l->speed_index];
+        tmp->bw_inter = l->speeds[--*speed_index];
     } else if (tmp->bw_intra == graph->bw_intra && tmp->bw_intra < tmp->bw_inter * 2) {
-        tmp->bw_intra = l->speeds[--l->speed_index];
+        tmp->bw_intra = l->speeds[--*speed_index];
     } else {
         return 0;
     }
-    tp_search__event(graph, TP_EV_RAISE, "second pass: try a higher speed", tmp);
+    return 1;
+}
+
+static int raise_bw(ladder *l)
+{
+    if (!next_raise(l, &l->tmp, &l->speed_index))
+        return 0;
+    tp_search__event(l->graph, TP_EV_RAISE, "second pass: try a higher speed", &l->tmp);
+    return 1;
+}
+
+/*
+ * Pass 2: neither this pass nor any raise after it can beat the graph
+ * (search_bound.c). None of them changes it then, whatever steps they
+ * take, so they need not run: their steps only decide how many of them
+ * NCCL runs.
+ */
+static int rest_hopeless(ladder *l)
+{
+    if (l->s->plain)
+        return 0;
+    tp_graph next;
+    memcpy(&next, &l->tmp, offsetof(tp_graph, intra));
+    int speed_index = l->speed_index;
+    do {
+        if (!tp_search__hopeless(l->s, &next))
+            return 0;
+    } while (next_raise(l, &next, &speed_index));
     return 1;
 }
 
@@ -487,6 +550,13 @@ static tp_status run_ladder(ladder *l)
         l->global_timeout -= time;
         tp_search__event(l->graph, TP_EV_TRY, l->pass == 1 ? "search pass" : "second pass",
                          &l->tmp);
+        if (l->pass == 2 && rest_hopeless(l)) {
+            tp_search__event(l->graph, TP_EV_BOUND,
+                             "no better graph possible here or higher: second passes skipped "
+                             "(NCCL runs them)",
+                             &l->tmp);
+            return TP_OK;
+        }
         if (st == TP_OK)
             st = run_pass(l, &time, 0);
         if (st != TP_OK)
@@ -507,7 +577,7 @@ static tp_status run_ladder(ladder *l)
             l->n_cuts = 0; /* the global budget is not read again */
             start_second_pass(l);
         }
-        if (time != 0 && l->speed_index > 0 && raise_bw(l))
+        if (time != 0 && raise_bw(l))
             continue;
         return TP_OK;
     }

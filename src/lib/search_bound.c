@@ -125,25 +125,30 @@ static int64_t gpu_bound(const tp_search_ctx *s, int g, int32_t a_min)
     return total;
 }
 
-/* The smallest amount the pass reserves anywhere (a route's last hop takes one of them). */
-static int32_t smallest_amount(const tp_search_ctx *s)
+/*
+ * The smallest amount a route into a GPU takes: bw_intra from a GPU, and
+ * bw_inter from a NET (the halved Balanced Tree amount only leaves to NETs).
+ */
+static int32_t smallest_entry(const tp_search_ctx *s, const tp_amount *amounts)
 {
-    int32_t a_min = INT32_MAX;
-    for (int i = 0; i < s->n_amounts; i++)
-        if (s->amounts[i].v[0] < a_min)
-            a_min = s->amounts[i].v[0];
-    return a_min;
+    int32_t intra = amounts[0].v[0], inter = amounts[1].v[0];
+    return s->n_nets && inter < intra ? inter : intra;
 }
 
-/* Upper bound on the channels the GPUs let through (two smallest for NET-less trees). */
-static int64_t gpus_bound(const tp_search_ctx *s, const tp_graph *g)
+/*
+ * Upper bound on the channels the GPUs let through: each channel enters
+ * every GPU (but the first of a NET-less tree: then any two GPUs together
+ * bound it), and all GPUs together take `entries` routes per channel.
+ */
+static int64_t gpus_bound(const tp_search_ctx *s, const tp_graph *g, const tp_amount *amounts)
 {
-    int32_t a_min = smallest_amount(s);
+    int32_t a_min = smallest_entry(s, amounts);
     if (s->n_gpus < 2 || a_min <= 0)
         return INT64_MAX;
-    int64_t lo1 = INT64_MAX, lo2 = INT64_MAX;
+    int64_t lo1 = INT64_MAX, lo2 = INT64_MAX, sum = 0;
     for (int i = 0; i < s->n_gpus; i++) {
         int64_t b = gpu_bound(s, i, a_min);
+        sum = b == UNBOUNDED || sum == INT64_MAX ? INT64_MAX : sum + b;
         if (b < lo1) {
             lo2 = lo1;
             lo1 = b;
@@ -152,35 +157,52 @@ static int64_t gpus_bound(const tp_search_ctx *s, const tp_graph *g)
         }
     }
     int all_entered = s->n_nets > 0 || g->pattern == TP_PATTERN_RING;
-    if (all_entered)
-        return lo1;
-    return lo2 == INT64_MAX ? INT64_MAX : lo1 + lo2;
+    int64_t bound = all_entered ? lo1 : lo2 == INT64_MAX ? INT64_MAX : lo1 + lo2;
+    int64_t entries = all_entered ? s->n_gpus : s->n_gpus - 1;
+    if (sum != INT64_MAX && sum / entries < bound)
+        bound = sum / entries;
+    return bound;
+}
+
+/* At most this many channels in any graph of a pass of g reserving `amounts`. */
+static int channel_bound(const tp_search_ctx *s, const tp_graph *g, const tp_amount *amounts)
+{
+    int64_t bound = g->max_channels;
+    int64_t nb = net_bound(s, (int)g->bw_inter), gb = gpus_bound(s, g, amounts);
+    if (nb < bound)
+        bound = nb;
+    if (gb < bound)
+        bound = gb;
+    return (int)bound;
+}
+
+/* At least this many hops in any channel of g. */
+static int channel_hops(const tp_search_ctx *s, const tp_graph *g)
+{
+    int closes = s->n_nets == 0 && g->pattern == TP_PATTERN_RING;
+    return (s->n_gpus - 1) * s->hops_gpu_gpu +
+           (s->n_nets ? s->hops_net_gpu + s->hops_gpu_net : 0) + (closes ? s->hops_gpu_gpu : 0);
+}
+
+static int cuttable(const tp_graph *g)
+{
+    return g->pattern != TP_PATTERN_NVLS && g->pattern != TP_PATTERN_COLLNET_DIRECT;
 }
 
 void tp_search__bound_begin(tp_search_ctx *s, const tp_graph *g, int enabled)
 {
     s->cut = 0;
-    s->cut_on = enabled && s->milli && g->pattern != TP_PATTERN_NVLS &&
-                g->pattern != TP_PATTERN_COLLNET_DIRECT;
+    s->cut_on = enabled && s->milli && cuttable(g);
     if (!s->cut_on)
         return;
-    int64_t bound = g->max_channels;
-    int64_t nb = net_bound(s, (int)g->bw_inter), gb = gpus_bound(s, g);
-    if (nb < bound)
-        bound = nb;
-    if (gb < bound)
-        bound = gb;
-    s->channel_bound = (int)bound;
-    int closes = s->n_nets == 0 && g->pattern == TP_PATTERN_RING;
-    s->channel_hops = (s->n_gpus - 1) * s->hops_gpu_gpu +
-                      (s->n_nets ? s->hops_net_gpu + s->hops_gpu_net : 0) +
-                      (closes ? s->hops_gpu_gpu : 0);
+    s->channel_bound = channel_bound(s, g, s->amounts);
+    s->channel_hops = channel_hops(s, g);
 }
 
-int tp_search__can_beat(const tp_search_ctx *s, const tp_graph *g)
+/* Whether a graph of c channels at most, each of `hops` hops at least, may beat the saved one. */
+static int beatable(const tp_search_ctx *s, const tp_graph *g, int c, int hops)
 {
     const tp_graph *ref = s->save;
-    int c = s->channel_bound;
     if (c < 1 || c < g->min_channels)
         return 0;
     /* Values grow with the channel count: the largest count decides (as NCCL multiplies). */
@@ -190,5 +212,19 @@ int tp_search__can_beat(const tp_search_ctx *s, const tp_graph *g)
     if (value < best)
         return 0;
     return g->pattern == ref->pattern && g->cross_nic == ref->cross_nic &&
-           (int64_t)c * s->channel_hops < ref->n_hops;
+           (int64_t)c * hops < ref->n_hops;
+}
+
+int tp_search__hopeless(tp_search_ctx *s, const tp_graph *g)
+{
+    tp_amount amounts[3];
+    if (!s->milli_capable || !s->link_m_ok || !cuttable(g) ||
+        !tp_search__milli_amounts(s, g, amounts))
+        return 0;
+    return !beatable(s, g, channel_bound(s, g, amounts), channel_hops(s, g));
+}
+
+int tp_search__can_beat(const tp_search_ctx *s, const tp_graph *g)
+{
+    return beatable(s, g, s->channel_bound, s->channel_hops);
 }

@@ -220,6 +220,14 @@ typedef struct tp_search_opts {
                     if they differ) */
 } tp_search_opts;
 
+/*
+ * Whether x (searched with shortcuts) recorded the decisions of y (step by
+ * step): a pass x cut short (bound) may have spent its budget in y or not,
+ * a final bound stands for second passes y ran or not, and x records when
+ * it settled cut passes; every other event is the same. For tests.
+ */
+int tp_search__same_decisions(const tp_graph *x, const tp_graph *y);
+
 tp_status tp_search__compute_opts(tp_system *sys, tp_graph *graph, const tp_config *cfg,
                                   tp_log *log, const tp_search_opts *opts, tp_error *err);
 void tp_search__ctx_free(tp_search_ctx *s);
@@ -325,6 +333,8 @@ tp_status tp_search__bound_init(tp_search_ctx *s, tp_error *err);
 void tp_search__bound_free(tp_search_ctx *s);
 void tp_search__bound_begin(tp_search_ctx *s, const tp_graph *g, int enabled);
 int tp_search__can_beat(const tp_search_ctx *s, const tp_graph *g);
+/* Between passes (link values at their start): no graph of a pass of g can beat the saved one. */
+int tp_search__hopeless(tp_search_ctx *s, const tp_graph *g);
 
 /* Index of the node of `type` with `id`, or -1 (ncclTopoIdToIndex). */
 int tp_search__id_to_index(const tp_system *sys, int type, int64_t id);

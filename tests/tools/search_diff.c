@@ -43,25 +43,6 @@ static tp_plan *plan_of(const char *path, int n_nodes, const char *setting)
     return plan;
 }
 
-/* The same decisions, modulo cut passes and their settling (see test_search.c). */
-static bool same_events(const tp_graph *x, const tp_graph *y)
-{
-    size_t i = 0, j = 0;
-    while (i < x->n_events || j < y->n_events) {
-        if (i < x->n_events && x->events[i].kind == TP_EV_SETTLE) {
-            i++;
-        } else if (i < x->n_events && x->events[i].kind == TP_EV_BOUND) {
-            i++;
-            j += j < y->n_events && y->events[j].kind == TP_EV_BUDGET;
-        } else if (i < x->n_events && j < y->n_events && x->events[i].kind == y->events[j].kind) {
-            i++, j++;
-        } else {
-            return false;
-        }
-    }
-    return true;
-}
-
 /* The optimised variants tried against the step-by-step search. */
 static const tp_search_opts variants[] = {
     {.cut_cap = TP_CUT_STEP_CAP}, /* as topoplan runs */
@@ -94,7 +75,7 @@ static int compare_searches(tp_plan **plans)
                             .max_channels = max_ch};
             tp_status sx =
                 tp_search__compute_opts(plans[v]->sys, x, plans[v]->cfg, NULL, &variants[v], &err);
-            ok &= sx == sb && same_graph(x, &b, n_gpus) && same_events(x, &b);
+            ok &= sx == sb && same_graph(x, &b, n_gpus) && tp_search__same_decisions(x, &b);
             if (sx != TP_OK && sb == TP_OK)
                 printf("  %s\n", err.message);
             tp_search__graph_release(x);

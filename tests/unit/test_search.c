@@ -339,29 +339,6 @@ static void test_search_milli_rounding(void **state)
     assert_true(checked > 100000);
 }
 
-/*
- * The same decisions, x from the search with shortcuts, y step by step: a
- * pass x cut short (bound) may have spent its budget in y or not, and x
- * records when it settled cut passes; every other event is the same.
- */
-static void assert_same_events(const tp_graph *x, const tp_graph *y)
-{
-    size_t i = 0, j = 0;
-    while (i < x->n_events || j < y->n_events) {
-        if (i < x->n_events && x->events[i].kind == TP_EV_SETTLE) {
-            i++;
-        } else if (i < x->n_events && x->events[i].kind == TP_EV_BOUND) {
-            assert_true(i > 0 && x->events[i - 1].kind == TP_EV_TRY);
-            i++;
-            j += j < y->n_events && y->events[j].kind == TP_EV_BUDGET;
-        } else {
-            assert_true(i < x->n_events && j < y->n_events);
-            assert_int_equal(x->events[i].kind, y->events[j].kind);
-            i++, j++;
-        }
-    }
-}
-
 /* Two graphs as NCCL would print and dump them, with the same decisions recorded. */
 static void assert_same_graph(const tp_graph *x, const tp_graph *y, int n_gpus)
 {
@@ -376,7 +353,7 @@ static void assert_same_graph(const tp_graph *x, const tp_graph *y, int n_gpus)
     assert_int_equal(x->n_hops, y->n_hops);
     assert_memory_equal(x->intra, y->intra, (size_t)TP_MAXCHANNELS * (size_t)n_gpus * sizeof(int));
     assert_memory_equal(x->inter, y->inter, sizeof(x->inter));
-    assert_same_events(x, y);
+    assert_true(tp_search__same_decisions(x, y));
 }
 
 /* Ring then tree (then NVLS when possible), on a system, searched as opts says. */
@@ -498,6 +475,31 @@ static void test_search_shortcuts_exact(void **state)
 }
 
 /*
+ * The seed's 4 x V100 NV2: after 6 rings at 20 GB/s (120), a ring at 30 or
+ * 40 GB/s has at most 3 channels (3 NV2 links into each GPU), so the second
+ * passes are skipped; the graph is the step-by-step search's.
+ */
+static void test_search_second_pass_skipped(void **state)
+{
+    (void)state;
+    tp_plan *fast = plan_fixture("v100_nv2.xml", NULL), *plain = plan_fixture("v100_nv2.xml", NULL);
+    tp_graph *a[3], *b[3];
+    search_all(fast, a, &shortcuts);
+    search_all(plain, b, &step_by_step);
+    const tp_graph *ring = a[0];
+    assert_int_equal(ring->n_channels, 6);
+    assert_int_equal(ring->events[ring->n_events - 1].kind, TP_EV_BOUND);
+    assert_int_equal(b[0]->events[b[0]->n_events - 1].kind, TP_EV_TRY);
+    for (int k = 0; k < 3; k++) {
+        assert_same_graph(a[k], b[k], 4);
+        free_graph(a[k]);
+        free_graph(b[k]);
+    }
+    tp_plan_free(fast);
+    tp_plan_free(plain);
+}
+
+/*
  * Two sockets of the fixture form two domains that differ only in names
  * (the NICs interleave): the second domain's graphs are the first's renamed
  * (search_iso.c), equal to a full search of its own system.
@@ -552,6 +554,7 @@ int main(void)
         cmocka_unit_test(test_search_milli_rounding),
         cmocka_unit_test(test_search_shortcuts_exact),
         cmocka_unit_test(test_search_cut_and_settle),
+        cmocka_unit_test(test_search_second_pass_skipped),
         cmocka_unit_test(test_search_mirror_domains),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
