@@ -59,6 +59,51 @@ static int min_route_hops(const tp_search_ctx *s, int from, int to)
     return best == INT32_MAX ? 0 : best;
 }
 
+/*
+ * Bridges: links every route from a GPU of one side X to a GPU of the
+ * other side goes through (X: the GPUs with some route over the link).
+ * A channel visits GPUs of both sides, so some step of it crosses over a
+ * bridge of X or over one of the other side; a closed ring crosses both ways.
+ */
+static tp_status find_bridges(tp_search_ctx *s)
+{
+    int n = s->n_gpus;
+    if (n < 2 || n > 64)
+        return TP_OK;
+    uint64_t all = n == 64 ? ~0ULL : (1ULL << n) - 1;
+    uint64_t *reach = calloc((size_t)s->n_links * (size_t)n, sizeof(*reach));
+    s->bridge_link = malloc((size_t)(s->n_links ? s->n_links : 1) * sizeof(int));
+    s->bridge_side = malloc((size_t)(s->n_links ? s->n_links : 1) * sizeof(uint64_t));
+    if (!reach || !s->bridge_link || !s->bridge_side) {
+        free(reach);
+        return TP_ERR_NOMEM;
+    }
+    for (int g = 0; g < n; g++)
+        for (int h = 0; h < n; h++) {
+            const tp_cpath *cp = &s->routes[TP_NODE_GPU][TP_NODE_GPU][g * n + h];
+            for (int k = 0; g != h && k < cp->count; k++)
+                reach[(size_t)cp->hops[k].li * (size_t)n + (size_t)g] |= 1ULL << h;
+        }
+    for (int l = 0; l < s->n_links; l++) {
+        const uint64_t *row = reach + (size_t)l * (size_t)n;
+        uint64_t side = 0;
+        for (int g = 0; g < n; g++)
+            if (row[g])
+                side |= 1ULL << g;
+        uint64_t other = all & ~side;
+        int complete = side != 0 && other != 0;
+        for (int g = 0; g < n && complete; g++)
+            if (((side >> g) & 1) && (row[g] & other) != other)
+                complete = 0;
+        if (complete) {
+            s->bridge_link[s->n_bridges] = l;
+            s->bridge_side[s->n_bridges++] = side;
+        }
+    }
+    free(reach);
+    return TP_OK;
+}
+
 tp_status tp_search__bound_init(tp_search_ctx *s, tp_error *err)
 {
     int n = s->n_gpus > 0 ? s->n_gpus : 1;
@@ -75,6 +120,8 @@ tp_status tp_search__bound_init(tp_search_ctx *s, tp_error *err)
         for (int i = 0; i < s->n_nets; i++)
             add_entry_link(s, g, &s->routes[TP_NODE_NET][TP_NODE_GPU][i * s->n_gpus + g]);
     }
+    if (find_bridges(s) != TP_OK)
+        return tp_fail_nomem(err);
     s->hops_gpu_gpu = min_route_hops(s, TP_NODE_GPU, TP_NODE_GPU);
     s->hops_net_gpu = s->n_nets ? min_route_hops(s, TP_NODE_NET, TP_NODE_GPU) : 0;
     s->hops_gpu_net = s->n_nets ? min_route_hops(s, TP_NODE_GPU, TP_NODE_NET) : 0;
@@ -86,8 +133,12 @@ void tp_search__bound_free(tp_search_ctx *s)
     free(s->bound_links);
     free(s->bound_count);
     free(s->bound_open);
-    s->bound_links = s->bound_count = NULL;
+    free(s->bridge_link);
+    free(s->bridge_side);
+    s->bound_links = s->bound_count = s->bridge_link = NULL;
     s->bound_open = NULL;
+    s->bridge_side = NULL;
+    s->n_bridges = 0;
 }
 
 /* Channels the NET port groups can start: sum of floor(max NET bw / bw). */
@@ -164,10 +215,35 @@ static int64_t gpus_bound(const tp_search_ctx *s, const tp_graph *g, const tp_am
     return bound;
 }
 
+/* Channels the bridges let cross (see find_bridges). */
+static int64_t bridges_bound(const tp_search_ctx *s, const tp_graph *g, const tp_amount *amounts)
+{
+    int32_t a = amounts[0].v[0]; /* GPU to GPU routes take bw_intra, or more */
+    int64_t bound = INT64_MAX;
+    int closed = s->n_nets == 0 && g->pattern == TP_PATTERN_RING;
+    uint64_t all = s->n_gpus == 64 ? ~0ULL : (1ULL << s->n_gpus) - 1;
+    for (int i = 0; i < s->n_bridges && a > 0; i++) {
+        int64_t cap = s->link_m[s->bridge_link[i]] / a;
+        if (s->link_m[s->bridge_link[i]] < 0)
+            cap = 0;
+        if (closed && cap < bound)
+            bound = cap;
+        for (int j = 0; !closed && j < s->n_bridges; j++) {
+            int64_t back = s->link_m[s->bridge_link[j]] > 0 ? s->link_m[s->bridge_link[j]] / a : 0;
+            if (s->bridge_side[j] == (all & ~s->bridge_side[i]) && cap + back < bound)
+                bound = cap + back;
+        }
+    }
+    return bound;
+}
+
 /* At most this many channels in any graph of a pass of g reserving `amounts`. */
 static int channel_bound(const tp_search_ctx *s, const tp_graph *g, const tp_amount *amounts)
 {
     int64_t bound = g->max_channels;
+    int64_t bb = bridges_bound(s, g, amounts);
+    if (bb < bound)
+        bound = bb;
     int64_t nb = net_bound(s, (int)g->bw_inter), gb = gpus_bound(s, g, amounts);
     if (nb < bound)
         bound = nb;

@@ -190,6 +190,9 @@ typedef struct tp_search_ctx {
     int *bound_links, *bound_count; /* per GPU: its entry links (bound_width slots each) */
     unsigned char *bound_open;      /* per GPU: a route enters it without a hop */
     int bound_width;
+    int *bridge_link;      /* links that every route between two sides of GPUs takes */
+    uint64_t *bridge_side; /* per bridge: the GPUs on its near side */
+    int n_bridges;
     int hops_gpu_gpu, hops_net_gpu, hops_gpu_net; /* fewest hops of a route of each kind */
     int cut_on;        /* this pass may be cut short */
     int channel_bound; /* at most this many channels in any graph of the pass */

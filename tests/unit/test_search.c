@@ -475,6 +475,32 @@ static void test_search_shortcuts_exact(void **state)
 }
 
 /*
+ * The AC922: two POWER9 sockets of three NVLink GPUs; every route from one
+ * socket to the other crosses the CPU link, a bridge each way with the
+ * sockets as sides (search_bound.c); no other side is ever all but empty.
+ */
+static void test_search_bridges(void **state)
+{
+    (void)state;
+    tp_plan *plan = plan_fixture("ac922.xml", NULL);
+    tp_search_ctx ctx;
+    tp_error err = {0};
+    tp_graph *save = new_graph(0, TP_PATTERN_RING, 1, 1);
+    assert_int_equal(tp_search__ctx_init(&ctx, plan->sys, save, &err), TP_OK);
+    assert_int_equal(ctx.n_gpus, 6);
+    int sockets = 0;
+    for (int i = 0; i < ctx.n_bridges; i++) {
+        uint64_t side = ctx.bridge_side[i];
+        sockets += side == 0x07 || side == 0x38;
+        assert_true(side != 0 && side != 0x3f);
+    }
+    assert_true(sockets >= 2);
+    tp_search__ctx_free(&ctx);
+    free_graph(save);
+    tp_plan_free(plan);
+}
+
+/*
  * The seed's 4 x V100 NV2: after 6 rings at 20 GB/s (120), a ring at 30 or
  * 40 GB/s has at most 3 channels (3 NV2 links into each GPU), so the second
  * passes are skipped; the graph is the step-by-step search's.
@@ -555,6 +581,7 @@ int main(void)
         cmocka_unit_test(test_search_shortcuts_exact),
         cmocka_unit_test(test_search_cut_and_settle),
         cmocka_unit_test(test_search_second_pass_skipped),
+        cmocka_unit_test(test_search_bridges),
         cmocka_unit_test(test_search_mirror_domains),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
