@@ -132,31 +132,63 @@ void tp_log_clear(tp_log *log)
     log->n_lines = log->cap = 0;
 }
 
+/* Account for `add` more bytes written at b->data + b->len (room known), within the limit. */
+static void buf_commit(tp_buf *b, size_t add)
+{
+    if (b->limit && b->len + add > b->limit - 1)
+        add = b->len < b->limit - 1 ? b->limit - 1 - b->len : 0;
+    b->len += add;
+    b->data[b->len] = '\0';
+}
+
 void tp_buf_printf(tp_buf *b, const char *fmt, ...)
 {
     if (b->failed)
         return;
-    va_list ap;
-    va_start(ap, fmt);
-    char *piece = NULL;
-    int n = vasprintf(&piece, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
+    /* Format in place; when the room is short, grow once and format again. */
+    for (int round = 0; round < 2; round++) {
+        size_t room = b->cap > b->len ? b->cap - b->len : 0;
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(room ? b->data + b->len : NULL, room, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            break;
+        if ((size_t)n < room) {
+            buf_commit(b, (size_t)n);
+            return;
+        }
+        if (tp_grow((void **)&b->data, &b->cap, b->len + (size_t)n + 1, 1, NULL))
+            break;
+    }
+    b->failed = true;
+}
+
+void tp_buf_put(tp_buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    if (b->failed)
+        return;
+    if (tp_grow((void **)&b->data, &b->cap, b->len + n + 1, 1, NULL)) {
         b->failed = true;
         return;
     }
-    size_t add = (size_t)n;
-    if (b->limit && b->len + add > b->limit - 1)
-        add = b->len < b->limit - 1 ? b->limit - 1 - b->len : 0;
-    if (tp_grow((void **)&b->data, &b->cap, b->len + add + 1, 1, NULL)) {
-        b->failed = true;
-        free(piece);
-        return;
-    }
-    memcpy(b->data + b->len, piece, add);
-    b->len += add;
-    b->data[b->len] = '\0';
-    free(piece);
+    memcpy(b->data + b->len, s, n);
+    buf_commit(b, n);
+}
+
+void tp_buf_put_int(tp_buf *b, long long v)
+{
+    char digits[24], *p = digits + sizeof(digits);
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    *--p = '\0';
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    tp_buf_put(b, p);
 }
 
 void tp_buf_clear(tp_buf *b)

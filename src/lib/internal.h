@@ -95,6 +95,9 @@ typedef struct tp_buf {
 } tp_buf;
 
 void tp_buf_printf(tp_buf *b, const char *fmt, ...) TP_PRINTF(2, 3);
+/* Append s, or v in decimal: no formatting on hot report paths. */
+void tp_buf_put(tp_buf *b, const char *s);
+void tp_buf_put_int(tp_buf *b, long long v);
 void tp_buf_clear(tp_buf *b);
 void tp_buf_free(tp_buf *b);
 /* The text so far ("" when empty); valid until the next change. */

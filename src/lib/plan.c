@@ -97,14 +97,22 @@ static tp_status prepared_xml(tp_xml **out, const tp_plan *plan, int host, tp_lo
     return st;
 }
 
-/* An empty graph as init.cc sets it up before ncclTopoCompute. */
-static tp_status new_graph(tp_graph **out, int id, int pattern, int coll_net, int min_ch,
-                           int max_ch, tp_error *err)
+/*
+ * An empty graph as init.cc sets it up before ncclTopoCompute. Only the
+ * channel slots of n_gpus GPUs are ever read: the rest stays unset.
+ */
+static tp_status new_graph(tp_graph **out, int n_gpus, int id, int pattern, int coll_net,
+                           int min_ch, int max_ch, tp_error *err)
 {
-    tp_graph *g = calloc(1, sizeof(*g));
+    tp_graph *g = malloc(sizeof(*g));
     *out = g;
     if (!g)
         return tp_fail_nomem(err);
+    memset(g, 0, offsetof(tp_graph, intra));
+    memset(g->intra, 0, (size_t)TP_MAXCHANNELS * (size_t)n_gpus * sizeof(g->intra[0]));
+    memset(g->inter, 0, sizeof(g->inter));
+    g->events = NULL;
+    g->n_events = g->events_cap = 0;
     g->id = id;
     g->pattern = pattern;
     g->coll_net = coll_net;
@@ -130,6 +138,11 @@ static tp_status compute_graph(tp_plan *plan, tp_domain *d, int slot, tp_log *lo
  */
 static tp_status mirror_graphs(tp_plan *plan, tp_domain *d, tp_error *err)
 {
+    bool candidate = false;
+    for (const tp_domain *e = plan->domains; e < d; e++)
+        candidate |= e->searched && e->nvls_support == d->nvls_support;
+    if (!candidate)
+        return TP_OK;
     for (int i = 0; i < TP_GRAPH_COUNT; i++)
         if (!(d->graphs[i] = calloc(1, sizeof(*d->graphs[i]))))
             return tp_fail_nomem(err);
@@ -154,24 +167,25 @@ static tp_status mirror_graphs(tp_plan *plan, tp_domain *d, tp_error *err)
 static tp_status compute_graphs(tp_plan *plan, tp_domain *d, tp_log *log, tp_error *err)
 {
     tp_graph **g = d->graphs;
+    int n_gpus = d->sys->nodes[TP_NODE_GPU].count;
     tp_status st = mirror_graphs(plan, d, err);
     if (st != TP_OK || d->searched)
         return st;
-    st = new_graph(&g[TP_GRAPH_RING], 0, TP_PATTERN_RING, 0, 1, TP_RING_MAX_CHANNELS, err);
+    st = new_graph(&g[TP_GRAPH_RING], n_gpus, 0, TP_PATTERN_RING, 0, 1, TP_RING_MAX_CHANNELS, err);
     if (st == TP_OK)
         st = compute_graph(plan, d, TP_GRAPH_RING, log, err);
     if (st != TP_OK)
         return st;
     int ring_n = g[TP_GRAPH_RING]->n_channels;
-    if ((st = new_graph(&g[TP_GRAPH_TREE], 1, TP_PATTERN_BALANCED_TREE, 0, ring_n, ring_n,
+    if ((st = new_graph(&g[TP_GRAPH_TREE], n_gpus, 1, TP_PATTERN_BALANCED_TREE, 0, ring_n, ring_n,
                         err)) != TP_OK ||
         (st = compute_graph(plan, d, TP_GRAPH_TREE, log, err)) != TP_OK)
         return st;
-    if ((st = new_graph(&g[TP_GRAPH_COLLNET_CHAIN], 2, TP_PATTERN_TREE, 1, ring_n, ring_n,
+    if ((st = new_graph(&g[TP_GRAPH_COLLNET_CHAIN], n_gpus, 2, TP_PATTERN_TREE, 1, ring_n, ring_n,
                         err)) != TP_OK ||
-        (st = new_graph(&g[TP_GRAPH_COLLNET_DIRECT], 2, TP_PATTERN_COLLNET_DIRECT, 1, 1,
+        (st = new_graph(&g[TP_GRAPH_COLLNET_DIRECT], n_gpus, 2, TP_PATTERN_COLLNET_DIRECT, 1, 1,
                         TP_MAXCHANNELS, err)) != TP_OK ||
-        (st = new_graph(&g[TP_GRAPH_NVLS], 3, TP_PATTERN_NVLS, 0, 1, TP_MAXCHANNELS, err)) !=
+        (st = new_graph(&g[TP_GRAPH_NVLS], n_gpus, 3, TP_PATTERN_NVLS, 0, 1, TP_MAXCHANNELS, err)) !=
             TP_OK)
         return st;
     if (d->nvls_support && (st = compute_graph(plan, d, TP_GRAPH_NVLS, log, err)) != TP_OK)

@@ -764,8 +764,10 @@ void tp_search__print_graph(tp_log *log, const tp_system *sys, const tp_graph *g
         tp_buf_printf(&line, "%2d :", c);
         if (has_net)
             tp_buf_printf(&line, " NET/%llx", (unsigned long long)graph->inter[2 * c]);
-        for (int i = 0; i < n_gpus; i++)
-            tp_buf_printf(&line, " GPU/%d", graph->intra[n_gpus * c + i]);
+        for (int i = 0; i < n_gpus; i++) {
+            tp_buf_put(&line, " GPU/");
+            tp_buf_put_int(&line, graph->intra[n_gpus * c + i]);
+        }
         if (has_net)
             tp_buf_printf(&line, " NET/%llx", (unsigned long long)graph->inter[2 * c + 1]);
         tp_log_info_sub(log, TP_SUB_GRAPH, "%s", tp_buf_str(&line));

@@ -290,6 +290,12 @@ void tp_search__free_routes(tp_search_ctx *s);
  * previous channel, hops), the steps the value.
  */
 uint64_t tp_search__mix(uint64_t h, uint64_t v);
+/* Two independent multipliers of a bandwidth: a 128-bit linear hash of the state. */
+static inline void tp_search__bw_keys(const float *bw, uint64_t *k1, uint64_t *k2)
+{
+    *k1 = tp_search__mix(0x1234567ULL, (uint64_t)(uintptr_t)bw) | 1;
+    *k2 = tp_search__mix(0x89abcdefULL, (uint64_t)(uintptr_t)bw) | 1;
+}
 void tp_search__memo_reset(tp_search_memo *m);
 void tp_search__memo_free(tp_search_memo *m);
 const tp_memo_entry *tp_search__memo_find(const tp_search_memo *m, uint64_t key, uint64_t check);

@@ -121,33 +121,42 @@ static void reservation_code(int index, int kind, uint64_t *c1, uint64_t *c2)
     *c2 = tp_search__mix(0x2f8a9c4b61d0e357ULL, (uint64_t)(4 * index + kind));
 }
 
-/* A route's hash change for one reservation of pass amount `index`: the sum over its links. */
-static void hash_route(tp_cpath *cp, int index)
+/* The hash codes of every (pass amount, kind), computed once. */
+typedef struct reservation_codes {
+    uint64_t c1[3][4], c2[3][4];
+} reservation_codes;
+
+/* A route's hash change for one reservation of each pass amount: the sum over its links. */
+static void hash_route(tp_cpath *cp, const reservation_codes *rc)
 {
-    uint64_t h1 = 0, h2 = 0, c1, c2;
-    for (int step = 0; step < cp->count; step++) {
-        const tp_hop *h = &cp->hops[step];
-        reservation_code(index, h->sel, &c1, &c2);
-        h1 += h->k1 * c1;
-        h2 += h->k2 * c2;
-        if (h->rev && (h->rev_div8 || h->rev_full)) {
-            reservation_code(index, h->rev_div8 ? 2 + h->sel : h->sel, &c1, &c2);
-            h1 += h->rk1 * c1;
-            h2 += h->rk2 * c2;
+    for (int index = 0; index < 3; index++) {
+        uint64_t h1 = 0, h2 = 0;
+        for (int step = 0; step < cp->count; step++) {
+            const tp_hop *h = &cp->hops[step];
+            h1 += h->k1 * rc->c1[index][h->sel];
+            h2 += h->k2 * rc->c2[index][h->sel];
+            if (h->rev && (h->rev_div8 || h->rev_full)) {
+                int kind = h->rev_div8 ? 2 + h->sel : h->sel;
+                h1 += h->rk1 * rc->c1[index][kind];
+                h2 += h->rk2 * rc->c2[index][kind];
+            }
         }
+        cp->hash1[index] = h1;
+        cp->hash2[index] = h2;
     }
-    cp->hash1[index] = h1;
-    cp->hash2[index] = h2;
 }
 
 static void hash_routes(tp_search_ctx *s)
 {
+    reservation_codes rc;
+    for (int index = 0; index < 3; index++)
+        for (int kind = 0; kind < 4; kind++)
+            reservation_code(index, kind, &rc.c1[index][kind], &rc.c2[index][kind]);
     for (int t1 = 0; t1 < TP_NODE_TYPE_COUNT; t1++) {
         for (int t2 = 0; t2 < TP_NODE_TYPE_COUNT; t2++) {
             int n = s->sys->nodes[t1].count * s->sys->nodes[t2].count;
             for (int r = 0; s->routes[t1][t2] && r < n; r++)
-                for (int index = 0; index < 3; index++)
-                    hash_route(&s->routes[t1][t2][r], index);
+                hash_route(&s->routes[t1][t2][r], &rc);
         }
     }
 }
@@ -166,11 +175,24 @@ tp_status tp_search__milli_init(tp_search_ctx *s, tp_error *err)
     } else {
         s->milli_capable = 1;
         number_links(s, &map);
+        uint64_t *keys = malloc((size_t)(s->n_links ? s->n_links : 1) * 2 * sizeof(*keys));
+        if (!keys) {
+            free(map.key);
+            free(map.index);
+            return tp_fail_nomem(err);
+        }
+        for (int l = 0; l < s->n_links; l++)
+            tp_search__bw_keys(s->link_bw[l], &keys[2 * l], &keys[2 * l + 1]);
         for (size_t i = 0; i < s->n_hops; i++) {
             tp_hop *h = &s->hop_pool[i];
             h->m = s->link_m + h->li;
             h->mrev = h->rev ? s->link_m + h->lri : NULL;
+            h->k1 = keys[2 * h->li];
+            h->k2 = keys[2 * h->li + 1];
+            h->rk1 = h->rev ? keys[2 * h->lri] : 0;
+            h->rk2 = h->rev ? keys[2 * h->lri + 1] : 0;
         }
+        free(keys);
         if (!routes_simple(s))
             s->milli_capable = 0;
         hash_routes(s);

@@ -30,12 +30,6 @@ static tp_link *rev_link(tp_node *from, tp_node *to, int type)
     return NULL;
 }
 
-/* Two independent multipliers per bandwidth: a 128-bit linear hash of the state. */
-static void bw_keys(const float *bw, uint64_t *k1, uint64_t *k2)
-{
-    *k1 = tp_search__mix(0x1234567ULL, (uint64_t)(uintptr_t)bw) | 1;
-    *k2 = tp_search__mix(0x89abcdefULL, (uint64_t)(uintptr_t)bw) | 1;
-}
 
 /* NCCL 2.22.3 followPath: a PHB route from a GPU through an Intel x86 CPU pays the overhead. */
 static int intel_overhead(const tp_node *start, const tp_route *path)
@@ -56,7 +50,6 @@ static void compile_hop(tp_hop *h, tp_node *node, tp_link *link, const tp_node *
     tp_node *rem = link->rem;
     memset(h, 0, sizeof(*h));
     h->bw = &link->bw;
-    bw_keys(h->bw, &h->k1, &h->k2);
     h->pci = link->type == TP_LINK_PCI;
     h->sel = (unsigned char)(h->pci && intel);
     /* Pre-Ampere GPUs entered from a non-GPU: 1/8 back; POWER CPUs over NVLink: all back. */
@@ -67,8 +60,6 @@ static void compile_hop(tp_hop *h, tp_node *node, tp_link *link, const tp_node *
     if (h->rev_div8 || h->rev_full) {
         tp_link *rev = rev_link(node, rem, link->type);
         h->rev = rev ? &rev->bw : NULL;
-        if (rev)
-            bw_keys(h->rev, &h->rk1, &h->rk2);
     }
 }
 
@@ -124,7 +115,7 @@ tp_status tp_search__compile_routes(tp_search_ctx *s, tp_error *err)
         }
     }
     for (int n = 0; n < s->n_nets && n < TP_MAX_NODES; n++)
-        bw_keys(&sys->nodes[TP_NODE_NET].nodes[n].net.bw, &s->net_k1[n], &s->net_k2[n]);
+        tp_search__bw_keys(&sys->nodes[TP_NODE_NET].nodes[n].net.bw, &s->net_k1[n], &s->net_k2[n]);
     return TP_OK;
 }
 
