@@ -85,7 +85,13 @@ static tp_config *case_config(const char *dir)
     return cfg;
 }
 
-static void bench_case(const char *cases, const char *name, const char *tsv, int runs)
+/* Sums over the cases timed: search and whole-plan times, ours and NCCL's. */
+typedef struct totals {
+    double search, nccl_search, total, nccl_total;
+    int cases, search_10x;
+} totals;
+
+static void bench_case(const char *cases, const char *name, const char *tsv, int runs, totals *t)
 {
     char dir[1024], topo[1100];
     snprintf(dir, sizeof(dir), "%s/%s", cases, name);
@@ -112,6 +118,14 @@ static void bench_case(const char *cases, const char *name, const char *tsv, int
         tp_plan_free(plan);
     }
     tp_config_free(cfg);
+    if (st == TP_OK) {
+        t->search += stages[TP_STAGE_SEARCH];
+        t->nccl_search += ref[3];
+        t->total += best;
+        t->nccl_total += ref[5];
+        t->cases++;
+        t->search_10x += ref[3] >= 10 * stages[TP_STAGE_SEARCH];
+    }
     printf("%-36s %2d %7.1f/%-7.1f %7.1f/%-7.1f %7.1f/%-7.1f %8.1f/%-8.1f %8.1f/%-8.1f %6.1fx%s\n",
            name, nodes, stages[TP_STAGE_XML], ref[0], stages[TP_STAGE_SYSTEM], ref[1],
            stages[TP_STAGE_PATHS], ref[2], stages[TP_STAGE_SEARCH], ref[3], best, ref[5],
@@ -144,9 +158,15 @@ int main(int argc, char **argv)
     printf("times in us, topoplan/NCCL 2.22.3 (NCCL: ../shared/conformance/nccl-timings.tsv)\n");
     printf("%-36s %2s %15s %15s %15s %17s %17s %7s\n", "case", "n", "xml", "system", "paths",
            "search", "total", "speedup");
+    totals t = {0};
     for (int i = 0; i < n; i++) {
-        bench_case(argv[1], names[i], argv[2], runs);
+        bench_case(argv[1], names[i], argv[2], runs, &t);
         free(names[i]);
     }
+    if (t.cases && t.search > 0 && t.total > 0)
+        printf("all %d cases: search %.0f/%.0f us (%.1fx), whole plan %.0f/%.0f us (%.1fx); "
+               "search at least 10x faster on %d cases\n",
+               t.cases, t.search, t.nccl_search, t.nccl_search / t.search, t.total, t.nccl_total,
+               t.nccl_total / t.total, t.search_10x);
     return 0;
 }
