@@ -121,10 +121,10 @@ static tp_status new_graph(tp_graph **out, int n_gpus, int id, int pattern, int 
     return TP_OK;
 }
 
-static tp_status compute_graph(tp_plan *plan, tp_domain *d, int slot, tp_log *log,
-                               tp_error *err)
+static tp_status compute_graph(tp_plan *plan, tp_domain *d, int slot, tp_search_ctx **keep,
+                               tp_log *log, tp_error *err)
 {
-    tp_status st = tp_search__compute(d->sys, d->graphs[slot], plan->cfg, log, err);
+    tp_status st = tp_search__compute_kept(keep, d->sys, d->graphs[slot], plan->cfg, log, err);
     if (st == TP_OK)
         tp_search__print_graph(log, d->sys, d->graphs[slot]);
     return st;
@@ -164,22 +164,22 @@ static tp_status mirror_graphs(tp_plan *plan, tp_domain *d, tp_error *err)
     return TP_OK;
 }
 
-static tp_status compute_graphs(tp_plan *plan, tp_domain *d, tp_log *log, tp_error *err)
+/* Ring, tree (as many channels as the ring), then CollNet (not computed) and NVLS graphs. */
+static tp_status search_graphs(tp_plan *plan, tp_domain *d, tp_search_ctx **keep, tp_log *log,
+                               tp_error *err)
 {
     tp_graph **g = d->graphs;
     int n_gpus = d->sys->nodes[TP_NODE_GPU].count;
-    tp_status st = mirror_graphs(plan, d, err);
-    if (st != TP_OK || d->searched)
-        return st;
-    st = new_graph(&g[TP_GRAPH_RING], n_gpus, 0, TP_PATTERN_RING, 0, 1, TP_RING_MAX_CHANNELS, err);
+    tp_status st =
+        new_graph(&g[TP_GRAPH_RING], n_gpus, 0, TP_PATTERN_RING, 0, 1, TP_RING_MAX_CHANNELS, err);
     if (st == TP_OK)
-        st = compute_graph(plan, d, TP_GRAPH_RING, log, err);
+        st = compute_graph(plan, d, TP_GRAPH_RING, keep, log, err);
     if (st != TP_OK)
         return st;
     int ring_n = g[TP_GRAPH_RING]->n_channels;
     if ((st = new_graph(&g[TP_GRAPH_TREE], n_gpus, 1, TP_PATTERN_BALANCED_TREE, 0, ring_n, ring_n,
                         err)) != TP_OK ||
-        (st = compute_graph(plan, d, TP_GRAPH_TREE, log, err)) != TP_OK)
+        (st = compute_graph(plan, d, TP_GRAPH_TREE, keep, log, err)) != TP_OK)
         return st;
     if ((st = new_graph(&g[TP_GRAPH_COLLNET_CHAIN], n_gpus, 2, TP_PATTERN_TREE, 1, ring_n, ring_n,
                         err)) != TP_OK ||
@@ -188,10 +188,22 @@ static tp_status compute_graphs(tp_plan *plan, tp_domain *d, tp_log *log, tp_err
         (st = new_graph(&g[TP_GRAPH_NVLS], n_gpus, 3, TP_PATTERN_NVLS, 0, 1, TP_MAXCHANNELS, err)) !=
             TP_OK)
         return st;
-    if (d->nvls_support && (st = compute_graph(plan, d, TP_GRAPH_NVLS, log, err)) != TP_OK)
+    if (d->nvls_support)
+        st = compute_graph(plan, d, TP_GRAPH_NVLS, keep, log, err);
+    return st;
+}
+
+static tp_status compute_graphs(tp_plan *plan, tp_domain *d, tp_log *log, tp_error *err)
+{
+    tp_status st = mirror_graphs(plan, d, err);
+    if (st != TP_OK || d->searched)
         return st;
-    d->searched = true;
-    return TP_OK;
+    /* The graphs of one system share what the search compiles of it. */
+    tp_search_ctx *keep = NULL;
+    st = search_graphs(plan, d, &keep, log, err);
+    tp_search__keep_free(keep);
+    d->searched = st == TP_OK;
+    return st;
 }
 
 static const tp_node *gpu_of_rank(const tp_system *sys, int rank)

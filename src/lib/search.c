@@ -635,27 +635,58 @@ static void simple_order_fallback(const tp_system *sys, tp_graph *graph, tp_log 
 }
 
 /* The search proper, once the graph file (if any) gave nothing. */
-static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, tp_log *log,
-                              const tp_search_opts *opts,
-                              tp_error *err)
+/* The context of a search of graph on sys: *keep's when there is one (then kept), else new. */
+static tp_status open_ctx(tp_search_ctx **out, tp_search_ctx *local, tp_search_ctx **keep,
+                          tp_system *sys, tp_graph *graph, tp_error *err)
 {
-    tp_search_ctx ctx;
-    tp_status st = tp_search__ctx_init(&ctx, sys, graph, err);
+    if (keep && *keep) {
+        *out = *keep;
+        tp_search__ctx_reuse(*keep, graph, err);
+        return TP_OK;
+    }
+    tp_search_ctx *ctx = keep ? malloc(sizeof(*ctx)) : local;
+    if (!ctx)
+        return tp_fail_nomem(err);
+    tp_status st = tp_search__ctx_init(ctx, sys, graph, err);
+    if (st != TP_OK) {
+        if (keep)
+            free(ctx);
+        return st;
+    }
+    if (keep)
+        *keep = ctx;
+    *out = ctx;
+    return TP_OK;
+}
+
+void tp_search__keep_free(tp_search_ctx *keep)
+{
+    if (!keep)
+        return;
+    tp_search__ctx_free(keep);
+    free(keep);
+}
+
+static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, tp_log *log,
+                              const tp_search_opts *opts, tp_search_ctx **keep, tp_error *err)
+{
+    tp_search_ctx local, *s = NULL;
+    tp_status st = open_ctx(&s, &local, keep, sys, graph, err);
     if (st != TP_OK)
         return st;
-    ctx.plain = opts->plain;
-    ctx.cut_cap = opts->cut_cap;
-    ctx.verify = opts->verify;
-    l->s = &ctx;
+    s->plain = opts->plain;
+    s->cut_cap = opts->cut_cap;
+    s->verify = opts->verify;
+    l->s = s;
     l->graph = graph;
     l->cc_min = min_comp_cap(sys);
     if (graph->pattern == TP_PATTERN_NVLS || graph->pattern == TP_PATTERN_COLLNET_DIRECT)
-        graph->max_channels = ctx.n_gpus; /* at most one head per GPU */
-    if (ctx.n_gpus == 1 && graph->pattern != TP_PATTERN_RING)
+        graph->max_channels = s->n_gpus; /* at most one head per GPU */
+    if (s->n_gpus == 1 && graph->pattern != TP_PATTERN_RING)
         graph->pattern = TP_PATTERN_TREE;
-    if (ctx.n_nets == 0 && graph->pattern == TP_PATTERN_NVLS)
-        graph->min_channels = graph->max_channels = ctx.n_gpus; /* pull evenly from all GPUs */
-    tp_search__copy_graph(&l->tmp, graph, ctx.n_gpus);
+    if (s->n_nets == 0 && graph->pattern == TP_PATTERN_NVLS)
+        graph->min_channels = graph->max_channels = s->n_gpus; /* pull evenly from all GPUs */
+    tp_search__copy_graph(&l->tmp, graph, s->n_gpus);
     l->tmp.events = NULL;
     init_speeds(l);
     l->pass = 1;
@@ -663,8 +694,9 @@ static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, tp_log
     l->pending.left = -1;
     st = run_ladder(l);
     free(l->cuts);
-    graph->search_state = ctx.float_passes ? TP_SEARCH_CHANGED : TP_SEARCH_KEPT;
-    tp_search__ctx_free(&ctx);
+    graph->search_state = s->float_passes ? TP_SEARCH_CHANGED : TP_SEARCH_KEPT;
+    if (!keep)
+        tp_search__ctx_free(s);
     if (st == TP_OK)
         simple_order_fallback(sys, graph, log);
     return st;
@@ -679,7 +711,7 @@ static int nvls_impossible(const tp_system *sys, const tp_graph *graph)
 
 /* ncclTopoCompute, with the shortcuts opts allows (tp_search__compute_opts). */
 static tp_status compute(tp_system *sys, tp_graph *graph, const tp_config *cfg, tp_log *log,
-                         const tp_search_opts *opts, tp_error *err)
+                         const tp_search_opts *opts, tp_search_ctx **keep, tp_error *err)
 {
     int n_gpus = sys->nodes[TP_NODE_GPU].count, n_nets = sys->nodes[TP_NODE_NET].count;
     if (n_gpus == 0)
@@ -725,7 +757,7 @@ static tp_status compute(tp_system *sys, tp_graph *graph, const tp_config *cfg, 
     const tp_node_set *cpus = &sys->nodes[TP_NODE_CPU];
     l->cpu_arch = cpus->count ? cpus->nodes[0].cpu.arch : 0;
     l->cpu_vendor = cpus->count ? cpus->nodes[0].cpu.vendor : 0;
-    tp_status st = search_graph(sys, graph, l, log, opts, err);
+    tp_status st = search_graph(sys, graph, l, log, opts, keep, err);
     free(l);
     return st;
 }
@@ -734,20 +766,27 @@ tp_status tp_search__compute(tp_system *sys, tp_graph *graph, const tp_config *c
                              tp_error *err)
 {
     const tp_search_opts opts = {.cut_cap = TP_CUT_STEP_CAP};
-    return compute(sys, graph, cfg, log, &opts, err);
+    return compute(sys, graph, cfg, log, &opts, NULL, err);
+}
+
+tp_status tp_search__compute_kept(tp_search_ctx **keep, tp_system *sys, tp_graph *graph,
+                                  const tp_config *cfg, tp_log *log, tp_error *err)
+{
+    const tp_search_opts opts = {.cut_cap = TP_CUT_STEP_CAP};
+    return compute(sys, graph, cfg, log, &opts, keep, err);
 }
 
 tp_status tp_search__compute_opts(tp_system *sys, tp_graph *graph, const tp_config *cfg,
                                   tp_log *log, const tp_search_opts *opts, tp_error *err)
 {
-    return compute(sys, graph, cfg, log, opts, err);
+    return compute(sys, graph, cfg, log, opts, NULL, err);
 }
 
 tp_status tp_search__compute_plain(tp_system *sys, tp_graph *graph, const tp_config *cfg,
                                    tp_log *log, tp_error *err)
 {
     const tp_search_opts opts = {.plain = 1, .cut_cap = -1};
-    return compute(sys, graph, cfg, log, &opts, err);
+    return compute(sys, graph, cfg, log, &opts, NULL, err);
 }
 
 void tp_search__print_graph(tp_log *log, const tp_system *sys, const tp_graph *graph)

@@ -104,6 +104,15 @@ tp_status tp_search__init(tp_system *sys, tp_error *err);
  */
 tp_status tp_search__compute(tp_system *sys, tp_graph *graph, const tp_config *cfg, tp_log *log,
                              tp_error *err);
+/*
+ * tp_search__compute keeping what it compiled of sys in *keep (NULL at
+ * first) for the next graphs of the same system; freed by
+ * tp_search__keep_free. The system must not change in between.
+ */
+typedef struct tp_search_ctx tp_search_ctx;
+tp_status tp_search__compute_kept(tp_search_ctx **keep, tp_system *sys, tp_graph *graph,
+                                  const tp_config *cfg, tp_log *log, tp_error *err);
+void tp_search__keep_free(tp_search_ctx *keep);
 /* ncclTopoPrintGraph: the "Pattern ..." line and channel lines. */
 void tp_search__print_graph(tp_log *log, const tp_system *sys, const tp_graph *graph);
 /* ncclTopoDumpGraphs: the NCCL_GRAPH_DUMP_FILE content. */

@@ -125,7 +125,7 @@ typedef struct tp_entry {
 } tp_entry;
 
 /* One ncclTopoCompute: the system, the best graph so far and cached orders. */
-typedef struct tp_search_ctx {
+struct tp_search_ctx {
     tp_system *sys;
     tp_graph *save; /* NCCL's saveGraph: the caller's graph */
     int n_gpus, n_nets;
@@ -203,9 +203,11 @@ typedef struct tp_search_ctx {
     int cap_left;      /* steps a hopeless pass may still explore before it is cut (-1: any) */
     int settle_cap;    /* the same for passes re-run to settle the global budget */
     tp_error *err;
-} tp_search_ctx;
+};
 
 tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, tp_error *err);
+/* Ready a context of an earlier search of the same system for a search saving into save. */
+void tp_search__ctx_reuse(tp_search_ctx *s, tp_graph *save, tp_error *err);
 
 /*
  * tp_search__compute as NCCL 2.22.3 runs it, step by step on floats: no

@@ -494,6 +494,20 @@ tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, 
     return st;
 }
 
+void tp_search__ctx_reuse(tp_search_ctx *s, tp_graph *save, tp_error *err)
+{
+    /* What a search leaves that the next one must not see: its graph and its passes. */
+    s->save = save;
+    s->err = err;
+    s->float_passes = 0;
+    s->link_m_ok = 0;      /* a float pass may have rounded link values */
+    s->pass_state_ok = 0;
+    tp_search__memo_reset(&s->passes); /* they held for the previous best graph only */
+    s->shadow_alive = 0;
+    s->n_shadows = 0;
+    memset(s->used, 0, (size_t)s->n_gpus * sizeof(*s->used));
+}
+
 void tp_search__ctx_free(tp_search_ctx *s)
 {
     free(s->local_gpu);

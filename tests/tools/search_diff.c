@@ -45,7 +45,7 @@ static tp_plan *plan_of(const char *path, int n_nodes, const char *setting)
 
 /* The optimised variants tried against the step-by-step search. */
 static const tp_search_opts variants[] = {
-    {.cut_cap = TP_CUT_STEP_CAP}, /* as topoplan runs */
+    {.cut_cap = TP_CUT_STEP_CAP}, /* as topoplan runs (tp_search__compute_kept) */
     {.cut_cap = 0},               /* hopeless passes cut at once: settling more often */
     {.cut_cap = -1, .verify = 1}, /* the pass memory checked against real passes */
 };
@@ -59,6 +59,7 @@ static int compare_searches(tp_plan **plans)
     tp_plan *plain = plans[ARRAY_LEN(variants)];
     static const int patterns[] = {TP_PATTERN_RING, TP_PATTERN_BALANCED_TREE, TP_PATTERN_NVLS};
     int n_gpus = plain->sys->nodes[TP_NODE_GPU].count, ring_channels = TP_MAXCHANNELS / 2, ok = 1;
+    tp_search_ctx *keep = NULL;
     for (size_t k = 0; k < ARRAY_LEN(patterns); k++) {
         /* The searches may change the channel bounds: each starts from these. */
         const int min_ch = k == 1 ? ring_channels : 1;
@@ -69,12 +70,17 @@ static int compare_searches(tp_plan **plans)
         tp_status sb = tp_search__compute_plain(plain->sys, &b, plain->cfg, NULL, &err);
         for (size_t v = 0; v < ARRAY_LEN(variants); v++) {
             tp_graph *x = malloc(sizeof(*x));
-            if (!x)
+            if (!x) {
+                tp_search__keep_free(keep);
                 return 0;
+            }
             *x = (tp_graph){.id = (int)k, .pattern = patterns[k], .min_channels = min_ch,
                             .max_channels = max_ch};
+            /* As topoplan runs: one kept context over the graphs of the system. */
             tp_status sx =
-                tp_search__compute_opts(plans[v]->sys, x, plans[v]->cfg, NULL, &variants[v], &err);
+                v == 0 ? tp_search__compute_kept(&keep, plans[v]->sys, x, plans[v]->cfg, NULL, &err)
+                       : tp_search__compute_opts(plans[v]->sys, x, plans[v]->cfg, NULL,
+                                                 &variants[v], &err);
             ok &= sx == sb && same_graph(x, &b, n_gpus) && tp_search__same_decisions(x, &b);
             if (sx != TP_OK && sb == TP_OK)
                 printf("  %s\n", err.message);
@@ -85,6 +91,7 @@ static int compare_searches(tp_plan **plans)
             ring_channels = b.n_channels;
         tp_search__graph_release(&b);
     }
+    tp_search__keep_free(keep);
     return ok;
 }
 
