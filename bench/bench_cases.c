@@ -91,7 +91,8 @@ typedef struct totals {
     int cases, search_10x;
 } totals;
 
-static void bench_case(const char *cases, const char *name, const char *tsv, int runs, totals *t)
+static void bench_case(const char *cases, const char *name, const char *tsv, int runs,
+                       totals *sum)
 {
     char dir[1024], topo[1100];
     snprintf(dir, sizeof(dir), "%s/%s", cases, name);
@@ -119,12 +120,12 @@ static void bench_case(const char *cases, const char *name, const char *tsv, int
     }
     tp_config_free(cfg);
     if (st == TP_OK) {
-        t->search += stages[TP_STAGE_SEARCH];
-        t->nccl_search += ref[3];
-        t->total += best;
-        t->nccl_total += ref[5];
-        t->cases++;
-        t->search_10x += ref[3] >= 10 * stages[TP_STAGE_SEARCH];
+        sum->search += stages[TP_STAGE_SEARCH];
+        sum->nccl_search += ref[3];
+        sum->total += best;
+        sum->nccl_total += ref[5];
+        sum->cases++;
+        sum->search_10x += ref[3] >= 10 * stages[TP_STAGE_SEARCH];
     }
     printf("%-36s %2d %7.1f/%-7.1f %7.1f/%-7.1f %7.1f/%-7.1f %8.1f/%-8.1f %8.1f/%-8.1f %6.1fx%s\n",
            name, nodes, stages[TP_STAGE_XML], ref[0], stages[TP_STAGE_SYSTEM], ref[1],
