@@ -123,7 +123,8 @@ static tp_status set_reverse_link(bfs_state *s, tp_node *node, const tp_link *li
     tp_log_warn(s->log, "Failed to find reverse path from remNode %d/%llx nlinks %d to node %d/%llx",
                 rem->type, (unsigned long long)rem->id, rem->n_links, node->type,
                 (unsigned long long)node->id);
-    return tp_fail(err, TP_ERR_TOPOLOGY, NULL, 0, 0,
+    return tp_fail(err, TP_ERR_TOPOLOGY, link->line ? s->sys->source : NULL, link->line,
+                   link->column,
                    "%s/%llx has a link to %s/%llx without a link back (NCCL fails the path "
                    "computation)",
                    tp_node_type_name(node->type), (unsigned long long)node->id,

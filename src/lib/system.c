@@ -88,6 +88,7 @@ tp_status tp_system__clone(tp_system **out, const tp_system *sys, tp_error *err)
     memcpy(copy->host_hashes, sys->host_hashes, sizeof(sys->host_hashes));
     copy->max_bw = sys->max_bw;
     copy->total_bw = sys->total_bw;
+    memcpy(copy->source, sys->source, sizeof(copy->source));
     for (size_t i = 0; i < sys->notes.n_lines; i++)
         tp_log_info(&copy->notes, "%s", sys->notes.lines[i].text);
     for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {

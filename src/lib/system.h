@@ -73,6 +73,7 @@ typedef struct tp_link {
     int type; /* tp_link_type */
     float bw;
     struct tp_node *rem;
+    unsigned line, column; /* the XML element that made it, for messages (0: none) */
 } tp_link;
 
 /* A path from a node to one node of some type: the links walked, in order. */
@@ -138,6 +139,7 @@ typedef struct tp_system {
     float total_bw;
     /* Non-fatal findings ("NCCL would default ..."): lines for reports. */
     tp_log notes;
+    char source[256]; /* the XML it was built from, for messages */
 } tp_system;
 
 /* An empty system with node storage allocated. */

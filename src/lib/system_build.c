@@ -486,6 +486,12 @@ static tp_status add_nvlink(build_ctx *c, const tp_xml_elem *e, const char *pare
     float bw = (float)count * tp_system__nvlink_bw(gpu->gpu.cuda_comp_cap);
     if ((st = tp_system__connect(gpu, remote, TP_LINK_NVL, bw, c->err)) != TP_OK)
         return st;
+    for (int l = 0; l < gpu->n_links; l++) {
+        if (gpu->links[l].rem == remote && gpu->links[l].type == TP_LINK_NVL) {
+            gpu->links[l].line = e->line; /* where a one-sided link is reported (paths.c) */
+            gpu->links[l].column = e->column;
+        }
+    }
     /* GPU peers list their own links; switches and CPUs get the reverse here. */
     if (remote->type != TP_NODE_GPU)
         st = tp_system__connect(remote, gpu, TP_LINK_NVL, bw, c->err);
@@ -692,6 +698,7 @@ tp_status tp_system__from_xml_log(tp_system **out, tp_xml *doc, const tp_config 
     if (st != TP_OK)
         return st;
     build_ctx c = {.sys = sys, .doc = doc, .log = log, .err = err};
+    snprintf(sys->source, sizeof(sys->source), "%s", doc->source);
     st = build(&c, doc->root, host_hash);
     if (st == TP_OK && sys->notes.failed)
         st = tp_fail_nomem(err);
