@@ -132,6 +132,16 @@ static tp_status compute_graph(tp_plan *plan, tp_domain *d, int slot, tp_search_
 
 /* init.cc: ring, tree, CollNet (skipped: no CollNet plugin) and NVLS graphs. */
 /*
+ * Comparing two systems costs about as much as a short search: mirror only
+ * from a domain whose searches walked more steps than that.
+ */
+static bool worth_mirroring(const tp_domain *e, const tp_domain *d)
+{
+    return e->searched && e->search_work >= TP_MIRROR_MIN_WORK &&
+           e->nvls_support == d->nvls_support;
+}
+
+/*
  * A domain whose system is a renaming of an earlier domain's gets that
  * domain's graphs renamed instead of searched (tp_search__mirror: only when
  * provably identical to searching). Sets d->searched when done.
@@ -140,7 +150,7 @@ static tp_status mirror_graphs(tp_plan *plan, tp_domain *d, tp_error *err)
 {
     bool candidate = false;
     for (const tp_domain *e = plan->domains; e < d; e++)
-        candidate |= e->searched && e->nvls_support == d->nvls_support;
+        candidate |= worth_mirroring(e, d);
     if (!candidate)
         return TP_OK;
     for (int i = 0; i < TP_GRAPH_COUNT; i++)
@@ -148,7 +158,7 @@ static tp_status mirror_graphs(tp_plan *plan, tp_domain *d, tp_error *err)
             return tp_fail_nomem(err);
     for (tp_domain *e = plan->domains; e < d; e++) {
         int done = 0;
-        if (!e->searched || e->nvls_support != d->nvls_support)
+        if (!worth_mirroring(e, d))
             continue;
         tp_status st = tp_search__mirror(e->sys, e->graphs, d->sys, d->graphs, TP_GRAPH_COUNT,
                                          plan->cfg, &done, err);
@@ -201,6 +211,7 @@ static tp_status compute_graphs(tp_plan *plan, tp_domain *d, tp_log *log, tp_err
     /* The graphs of one system share what the search compiles of it. */
     tp_search_ctx *keep = NULL;
     st = search_graphs(plan, d, &keep, log, err);
+    d->search_work = tp_search__work(keep);
     tp_search__keep_free(keep);
     d->searched = st == TP_OK;
     return st;

@@ -21,6 +21,7 @@ typedef struct tp_domain {
     int nvls_support;                 /* ncclNvlsInit */
     int nvls_channels;
     bool searched;                    /* every graph computed */
+    long search_work;                 /* steps its searches took (0: mirrored) */
 } tp_domain;
 
 struct tp_plan {

@@ -450,6 +450,7 @@ static int begin_pass(ladder *l)
     s->bw_hash1 = s->bw_hash2 = 0; /* the hashes are relative to the pass start */
     s->dep_chan = -1;
     s->dep_depth = s->dep_max = 0;
+    s->work += 32; /* a pass's setup, about */
     s->cut = 0;
     s->cap_left = -1;
     s->ti_lo = 0;
@@ -657,6 +658,11 @@ static tp_status open_ctx(tp_search_ctx **out, tp_search_ctx *local, tp_search_c
         *keep = ctx;
     *out = ctx;
     return TP_OK;
+}
+
+long tp_search__work(const tp_search_ctx *keep)
+{
+    return keep ? keep->work : 0;
 }
 
 void tp_search__keep_free(tp_search_ctx *keep)

@@ -113,6 +113,10 @@ typedef struct tp_search_ctx tp_search_ctx;
 tp_status tp_search__compute_kept(tp_search_ctx **keep, tp_system *sys, tp_graph *graph,
                                   const tp_config *cfg, tp_log *log, tp_error *err);
 void tp_search__keep_free(tp_search_ctx *keep);
+/* Steps the searches of a kept context walked (passes count a few each). */
+long tp_search__work(const tp_search_ctx *keep);
+/* Below this much work, re-searching a system beats proving it mirrors another (plan.c). */
+#define TP_MIRROR_MIN_WORK 4096
 /* ncclTopoPrintGraph: the "Pattern ..." line and channel lines. */
 void tp_search__print_graph(tp_log *log, const tp_system *sys, const tp_graph *graph);
 /* ncclTopoDumpGraphs: the NCCL_GRAPH_DUMP_FILE content. */

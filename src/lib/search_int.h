@@ -161,6 +161,7 @@ struct tp_search_ctx {
     int plain;               /* no shortcut: floats, no memories, no shadows (tests) */
     int verify;              /* check the pass memory against real passes (tests) */
     int verifying;           /* running a pass the memory knew, to check it */
+    long work;               /* steps walked and passes begun, over the context's life */
     tp_amount amounts[3];    /* bw_intra, bw_inter, bw_inter / 2 of the pass */
     tp_amount cached_amounts[TP_AMOUNT_CACHE]; /* amounts made so far, by bw */
     unsigned char cached_ok[TP_AMOUNT_CACHE];  /* and whether each is exact */

@@ -681,6 +681,7 @@ static tp_status rec_gpu(tp_search_ctx *s, tp_graph *g, tp_node *gpu, int step, 
     if (*time <= 0)
         return TP_OK;
     (*time)--;
+    s->work++;
     if (s->cap_left >= 0 && s->cap_left-- == 0) {
         /* A pass that cannot save ran long: cut it (search_bound.c). */
         s->cut = 1;
