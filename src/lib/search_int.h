@@ -54,7 +54,7 @@ typedef struct tp_search_memo {
 #define TP_AMOUNT_CACHE 64
 
 /* Steps explored of a pass that cannot beat the best graph before it is cut short. */
-#define TP_CUT_STEP_CAP 64
+#define TP_CUT_STEP_CAP 16
 
 /* Steps the first settling round lets each cut pass explore (x4 every round). */
 #define TP_SETTLE_FIRST_CAP 256
