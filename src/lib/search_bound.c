@@ -59,6 +59,23 @@ static int min_route_hops(const tp_search_ctx *s, int from, int to)
     return best == INT32_MAX ? 0 : best;
 }
 
+/* The fewest hops of a route from side to the other GPUs, and back (hops[0], hops[1]). */
+static void crossing_hops(const tp_search_ctx *s, uint64_t side, int *hops)
+{
+    int n = s->n_gpus;
+    hops[0] = hops[1] = INT32_MAX;
+    for (int g = 0; g < n; g++) {
+        for (int h = 0; h < n; h++) {
+            int dir = (side >> g) & 1 ? 0 : 1;
+            if (((side >> g) & 1) == ((side >> h) & 1))
+                continue;
+            int count = s->routes[TP_NODE_GPU][TP_NODE_GPU][g * n + h].count;
+            if (count < hops[dir])
+                hops[dir] = count;
+        }
+    }
+}
+
 /*
  * Bridges: links every route from a GPU of one side X to a GPU of the
  * other side goes through (X: the GPUs with some route over the link).
@@ -74,7 +91,8 @@ static tp_status find_bridges(tp_search_ctx *s)
     uint64_t *reach = calloc((size_t)s->n_links * (size_t)n, sizeof(*reach));
     s->bridge_link = malloc((size_t)(s->n_links ? s->n_links : 1) * sizeof(int));
     s->bridge_side = malloc((size_t)(s->n_links ? s->n_links : 1) * sizeof(uint64_t));
-    if (!reach || !s->bridge_link || !s->bridge_side) {
+    s->bridge_hops = malloc((size_t)(s->n_links ? s->n_links : 1) * 2 * sizeof(int));
+    if (!reach || !s->bridge_link || !s->bridge_side || !s->bridge_hops) {
         free(reach);
         return TP_ERR_NOMEM;
     }
@@ -97,7 +115,9 @@ static tp_status find_bridges(tp_search_ctx *s)
                 complete = 0;
         if (complete) {
             s->bridge_link[s->n_bridges] = l;
-            s->bridge_side[s->n_bridges++] = side;
+            s->bridge_side[s->n_bridges] = side;
+            crossing_hops(s, side, &s->bridge_hops[2 * s->n_bridges]);
+            s->n_bridges++;
         }
     }
     free(reach);
@@ -135,6 +155,8 @@ void tp_search__bound_free(tp_search_ctx *s)
     free(s->bound_open);
     free(s->bridge_link);
     free(s->bridge_side);
+    free(s->bridge_hops);
+    s->bridge_hops = NULL;
     s->bound_links = s->bound_count = s->bridge_link = NULL;
     s->bound_open = NULL;
     s->bridge_side = NULL;
@@ -256,8 +278,20 @@ static int channel_bound(const tp_search_ctx *s, const tp_graph *g, const tp_amo
 static int channel_hops(const tp_search_ctx *s, const tp_graph *g)
 {
     int closes = s->n_nets == 0 && g->pattern == TP_PATTERN_RING;
-    return (s->n_gpus - 1) * s->hops_gpu_gpu +
-           (s->n_nets ? s->hops_net_gpu + s->hops_gpu_net : 0) + (closes ? s->hops_gpu_gpu : 0);
+    int steps = closes ? s->n_gpus : s->n_gpus - 1; /* GPU to GPU routes of a channel */
+    int nets = s->n_nets ? s->hops_net_gpu + s->hops_gpu_net : 0;
+    int hops = steps * s->hops_gpu_gpu;
+    /* A channel crosses each bridge's sides (a closed ring both ways), over longer routes. */
+    for (int i = 0; i < s->n_bridges && steps >= 2; i++) {
+        int cross = closes ? s->bridge_hops[2 * i] + s->bridge_hops[2 * i + 1]
+                           : s->bridge_hops[2 * i] < s->bridge_hops[2 * i + 1]
+                                 ? s->bridge_hops[2 * i]
+                                 : s->bridge_hops[2 * i + 1];
+        int with_bridge = cross + (steps - (closes ? 2 : 1)) * s->hops_gpu_gpu;
+        if (with_bridge > hops)
+            hops = with_bridge;
+    }
+    return hops + nets;
 }
 
 static int cuttable(const tp_graph *g)

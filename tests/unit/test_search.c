@@ -477,7 +477,8 @@ static void test_search_shortcuts_exact(void **state)
 /*
  * The AC922: two POWER9 sockets of three NVLink GPUs; every route from one
  * socket to the other crosses the CPU link, a bridge each way with the
- * sockets as sides (search_bound.c); no other side is ever all but empty.
+ * sockets as sides (search_bound.c), over three hops where a route within
+ * a socket takes one: what a channel must spend crossing.
  */
 static void test_search_bridges(void **state)
 {
@@ -493,7 +494,11 @@ static void test_search_bridges(void **state)
         uint64_t side = ctx.bridge_side[i];
         sockets += side == 0x07 || side == 0x38;
         assert_true(side != 0 && side != 0x3f);
+        /* Across sockets: GPU -> CPU -> CPU -> GPU, longer than NVLink within one. */
+        if (side == 0x07 || side == 0x38)
+            assert_true(ctx.bridge_hops[2 * i] == 3 && ctx.bridge_hops[2 * i + 1] == 3);
     }
+    assert_int_equal(ctx.hops_gpu_gpu, 1);
     assert_true(sockets >= 2);
     tp_search__ctx_free(&ctx);
     free_graph(save);
