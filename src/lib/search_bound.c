@@ -275,23 +275,39 @@ static int channel_bound(const tp_search_ctx *s, const tp_graph *g, const tp_amo
 }
 
 /* At least this many hops in any channel of g. */
+/*
+ * A channel leaves each of a set of disjoint bridge sides by a route of its
+ * own, longer than the shortest: pick sides greedily, the largest extra
+ * hops first. A chain may end inside one side and never leave it: the
+ * largest extra is not counted then.
+ */
+static int crossing_extra(const tp_search_ctx *s, int closes)
+{
+    uint64_t taken = 0;
+    int total = 0, largest = 0;
+    for (;;) {
+        int best = -1, gain = 0;
+        for (int i = 0; i < s->n_bridges; i++) {
+            int extra = s->bridge_hops[2 * i] - s->hops_gpu_gpu;
+            if (!(s->bridge_side[i] & taken) && extra > gain)
+                best = i, gain = extra;
+        }
+        if (best < 0)
+            break;
+        taken |= s->bridge_side[best];
+        total += gain;
+        if (gain > largest)
+            largest = gain;
+    }
+    return closes ? total : total - largest;
+}
+
 static int channel_hops(const tp_search_ctx *s, const tp_graph *g)
 {
     int closes = s->n_nets == 0 && g->pattern == TP_PATTERN_RING;
     int steps = closes ? s->n_gpus : s->n_gpus - 1; /* GPU to GPU routes of a channel */
     int nets = s->n_nets ? s->hops_net_gpu + s->hops_gpu_net : 0;
-    int hops = steps * s->hops_gpu_gpu;
-    /* A channel crosses each bridge's sides (a closed ring both ways), over longer routes. */
-    for (int i = 0; i < s->n_bridges && steps >= 2; i++) {
-        int cross = closes ? s->bridge_hops[2 * i] + s->bridge_hops[2 * i + 1]
-                           : s->bridge_hops[2 * i] < s->bridge_hops[2 * i + 1]
-                                 ? s->bridge_hops[2 * i]
-                                 : s->bridge_hops[2 * i + 1];
-        int with_bridge = cross + (steps - (closes ? 2 : 1)) * s->hops_gpu_gpu;
-        if (with_bridge > hops)
-            hops = with_bridge;
-    }
-    return hops + nets;
+    return steps * s->hops_gpu_gpu + (steps >= 2 ? crossing_extra(s, closes) : 0) + nets;
 }
 
 static int cuttable(const tp_graph *g)
