@@ -74,9 +74,15 @@ tp_status tp_search__init(tp_system *sys, tp_error *err)
 void tp_search__event(tp_graph *graph, tp_search_event_kind kind, const char *why,
                       const tp_graph *from)
 {
-    if (tp_grow((void **)&graph->events, &graph->events_cap, graph->n_events + 1,
-                sizeof(*graph->events), NULL) != TP_OK)
-        return; /* the trace is informational: a short one is acceptable */
+    if (graph->n_events == graph->events_cap) {
+        /* Every slot is written before it is read: no zeroing (tp_grow's) needed. */
+        size_t cap = graph->events_cap ? 2 * graph->events_cap : 64;
+        tp_search_event *events = realloc(graph->events, cap * sizeof(*events));
+        if (!events)
+            return; /* the trace is informational: a short one is acceptable */
+        graph->events = events;
+        graph->events_cap = cap;
+    }
     graph->events[graph->n_events++] = (tp_search_event){
         .kind = kind,
         .why = why,

@@ -163,9 +163,8 @@ struct tp_search_ctx {
     int verifying;           /* running a pass the memory knew, to check it */
     long work;               /* steps walked and passes begun, over the context's life */
     tp_amount amounts[3];    /* bw_intra, bw_inter, bw_inter / 2 of the pass */
-    tp_amount cached_amounts[TP_AMOUNT_CACHE]; /* amounts made so far, by bw */
-    unsigned char cached_ok[TP_AMOUNT_CACHE];  /* and whether each is exact */
-    int n_cached_amounts;
+    tp_amount cached_amounts[TP_AMOUNT_CACHE]; /* amounts made so far, by bw (search_milli.c) */
+    unsigned char cached_ok[TP_AMOUNT_CACHE];  /* 0: empty slot, 1: not exact, 2: exact */
     int n_amounts;
     tp_shadow shadows[TP_SHADOWS];
     int n_shadows;

@@ -229,20 +229,22 @@ static int make_amount(const tp_search_ctx *s, tp_amount *a, float bw)
     return 1;
 }
 
-/* make_amount through a small cache: a search meets few speeds, each many times. */
+/*
+ * make_amount through a small direct-mapped cache: a search meets few
+ * speeds, each many times (cached_ok: 0 empty, 1 not exact, 2 exact).
+ */
 static int cached_amount(tp_search_ctx *s, tp_amount *a, float bw)
 {
-    for (int i = 0; i < s->n_cached_amounts; i++) {
-        if (s->cached_amounts[i].bw == bw) {
-            *a = s->cached_amounts[i];
-            return s->cached_ok[i];
-        }
+    uint32_t bits;
+    memcpy(&bits, &bw, sizeof(bits));
+    size_t slot = (size_t)((bits * 0x9e3779b1u) >> 26) % TP_AMOUNT_CACHE;
+    if (s->cached_ok[slot] && s->cached_amounts[slot].bw == bw) {
+        *a = s->cached_amounts[slot];
+        return s->cached_ok[slot] == 2;
     }
     int ok = make_amount(s, a, bw);
-    if (s->n_cached_amounts < TP_AMOUNT_CACHE) {
-        s->cached_amounts[s->n_cached_amounts] = *a;
-        s->cached_ok[s->n_cached_amounts++] = (unsigned char)ok;
-    }
+    s->cached_amounts[slot] = *a;
+    s->cached_ok[slot] = (unsigned char)(ok ? 2 : 1);
     return ok;
 }
 

@@ -94,14 +94,17 @@ static void pass_key(const tp_search_ctx *s, const tp_graph *g, uint64_t state, 
                      float bw_inter, int ti, uint64_t *key, uint64_t *check)
 {
     int te = effective(s->inter_types, s->n_inter_types, g->type_inter);
-    uint64_t k = tp_search__mix(state, (uint64_t)(uint32_t)g->pattern);
-    k = tp_search__mix(k, ((uint64_t)(uint32_t)ti << 32) | (uint32_t)te);
-    k = tp_search__mix(k, ((uint64_t)(uint32_t)g->same_channels << 32) | (uint32_t)g->cross_nic);
+    /* The small settings packed into one word, each in a field wide enough for its values. */
+    uint64_t settings = (uint64_t)(g->pattern & 0xff) | (uint64_t)((ti + 1) & 0xff) << 8 |
+                        (uint64_t)((te + 1) & 0xff) << 16 | (uint64_t)(g->same_channels & 1) << 24 |
+                        (uint64_t)(g->cross_nic & 3) << 25 | (uint64_t)(g->coll_net & 1) << 27 |
+                        (uint64_t)(g->min_channels & 0xfff) << 28 |
+                        (uint64_t)(g->max_channels & 0xfff) << 40;
+    uint64_t k = tp_search__mix(state, settings);
     k = tp_search__mix(k, (float_key(bw_intra) << 32) | float_key(bw_inter));
-    k = tp_search__mix(k, ((uint64_t)(uint32_t)g->min_channels << 32) | (uint32_t)g->max_channels);
     k = tp_search__mix(k, (uint64_t)(uint32_t)g->n_hops);
     *key = k;
-    *check = tp_search__mix(k ^ 0x3c6ef372fe94f82bULL, (uint64_t)(uint32_t)g->coll_net);
+    *check = tp_search__mix(k ^ 0x3c6ef372fe94f82bULL, settings);
 }
 
 /* NVLS and CollNet compare graphs by channel count first: not transitive, so not recorded. */
