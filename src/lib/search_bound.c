@@ -124,6 +124,8 @@ static tp_status find_bridges(tp_search_ctx *s)
     return TP_OK;
 }
 
+static void crossing_extra(tp_search_ctx *s);
+
 tp_status tp_search__bound_init(tp_search_ctx *s, tp_error *err)
 {
     int n = s->n_gpus > 0 ? s->n_gpus : 1;
@@ -143,6 +145,7 @@ tp_status tp_search__bound_init(tp_search_ctx *s, tp_error *err)
     if (find_bridges(s) != TP_OK)
         return tp_fail_nomem(err);
     s->hops_gpu_gpu = min_route_hops(s, TP_NODE_GPU, TP_NODE_GPU);
+    crossing_extra(s);
     s->hops_net_gpu = s->n_nets ? min_route_hops(s, TP_NODE_NET, TP_NODE_GPU) : 0;
     s->hops_gpu_net = s->n_nets ? min_route_hops(s, TP_NODE_GPU, TP_NODE_NET) : 0;
     return TP_OK;
@@ -275,31 +278,53 @@ static int channel_bound(const tp_search_ctx *s, const tp_graph *g, const tp_amo
 }
 
 /* At least this many hops in any channel of g. */
-/*
- * A channel leaves each of a set of disjoint bridge sides by a route of its
- * own, longer than the shortest: pick sides greedily, the largest extra
- * hops first. A chain may end inside one side and never leave it: the
- * largest extra is not counted then.
- */
-static int crossing_extra(const tp_search_ctx *s, int closes)
+static int popcount64(uint64_t v)
+{
+    int n = 0;
+    for (; v; v &= v - 1)
+        n++;
+    return n;
+}
+
+/* Most disjoint bridge sides whose routes out take at least t hops (smallest sides first). */
+static int disjoint_sides(const tp_search_ctx *s, int t)
 {
     uint64_t taken = 0;
-    int total = 0, largest = 0;
+    int count = 0;
+    for (int size = 1; size <= s->n_gpus; size++)
+        for (int i = 0; i < s->n_bridges; i++)
+            if (s->bridge_hops[2 * i] >= t && popcount64(s->bridge_side[i]) == size &&
+                !(s->bridge_side[i] & taken)) {
+                taken |= s->bridge_side[i];
+                count++;
+            }
+    return count;
+}
+
+/*
+ * Hops a channel spends beyond hops_gpu_gpu per route between GPUs, for a
+ * closed ring (extra[1]) and a chain (extra[0]). A channel leaves each of k
+ * disjoint sides by a step of its own, so at least k of its steps take t
+ * hops or more when those sides' routes out all do; summed over the
+ * thresholds t (layer by layer). A chain may end inside a side and never
+ * leave it: it is owed k - 1 such steps.
+ */
+static void crossing_extra(tp_search_ctx *s)
+{
+    int prev = s->hops_gpu_gpu;
+    s->cross_extra[0] = s->cross_extra[1] = 0;
     for (;;) {
-        int best = -1, gain = 0;
-        for (int i = 0; i < s->n_bridges; i++) {
-            int extra = s->bridge_hops[2 * i] - s->hops_gpu_gpu;
-            if (!(s->bridge_side[i] & taken) && extra > gain)
-                best = i, gain = extra;
-        }
-        if (best < 0)
+        int t = INT32_MAX;
+        for (int i = 0; i < s->n_bridges; i++)
+            if (s->bridge_hops[2 * i] > prev && s->bridge_hops[2 * i] < t)
+                t = s->bridge_hops[2 * i];
+        if (t == INT32_MAX)
             break;
-        taken |= s->bridge_side[best];
-        total += gain;
-        if (gain > largest)
-            largest = gain;
+        int k = disjoint_sides(s, t);
+        s->cross_extra[1] += k * (t - prev);
+        s->cross_extra[0] += (k > 0 ? k - 1 : 0) * (t - prev);
+        prev = t;
     }
-    return closes ? total : total - largest;
 }
 
 static int channel_hops(const tp_search_ctx *s, const tp_graph *g)
@@ -307,7 +332,7 @@ static int channel_hops(const tp_search_ctx *s, const tp_graph *g)
     int closes = s->n_nets == 0 && g->pattern == TP_PATTERN_RING;
     int steps = closes ? s->n_gpus : s->n_gpus - 1; /* GPU to GPU routes of a channel */
     int nets = s->n_nets ? s->hops_net_gpu + s->hops_gpu_net : 0;
-    return steps * s->hops_gpu_gpu + (steps >= 2 ? crossing_extra(s, closes) : 0) + nets;
+    return steps * s->hops_gpu_gpu + (steps >= 2 ? s->cross_extra[closes] : 0) + nets;
 }
 
 static int cuttable(const tp_graph *g)

@@ -193,6 +193,7 @@ struct tp_search_ctx {
     int *bridge_link;      /* links that every route between two sides of GPUs takes */
     uint64_t *bridge_side; /* per bridge: the GPUs on its near side */
     int *bridge_hops;      /* per bridge: fewest hops of a route across, and back */
+    int cross_extra[2];    /* hops a chain [0] / closed ring [1] must spend crossing bridges */
     int n_bridges;
     int hops_gpu_gpu, hops_net_gpu, hops_gpu_net; /* fewest hops of a route of each kind */
     int cut_on;        /* this pass may be cut short */

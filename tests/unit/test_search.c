@@ -499,6 +499,9 @@ static void test_search_bridges(void **state)
             assert_true(ctx.bridge_hops[2 * i] == 3 && ctx.bridge_hops[2 * i + 1] == 3);
     }
     assert_int_equal(ctx.hops_gpu_gpu, 1);
+    /* A closed ring crosses both ways (2 x 2 hops more), a chain at least once. */
+    assert_int_equal(ctx.cross_extra[1], 4);
+    assert_int_equal(ctx.cross_extra[0], 2);
     assert_true(sockets >= 2);
     tp_search__ctx_free(&ctx);
     free_graph(save);
