@@ -76,6 +76,48 @@ static void crossing_hops(const tp_search_ctx *s, uint64_t side, int *hops)
     }
 }
 
+static int popcount64(uint64_t v);
+
+/*
+ * Hubs: bridge links that every route out of k >= 2 disjoint bridge sides
+ * takes (with P2P through the CPU, the switch uplink of a group of
+ * switches). A channel leaves each of those sides by a step of its own, so
+ * it takes the hub k times (a chain k - 1 times).
+ */
+static tp_status find_hubs(tp_search_ctx *s, const uint64_t *reach, uint64_t all)
+{
+    int n = s->n_gpus;
+    s->hub_link = malloc((size_t)(s->n_bridges ? s->n_bridges : 1) * sizeof(int));
+    s->hub_sides = malloc((size_t)(s->n_bridges ? s->n_bridges : 1) * sizeof(int));
+    if (!s->hub_link || !s->hub_sides)
+        return TP_ERR_NOMEM;
+    for (int b = 0; b < s->n_bridges; b++) {
+        const uint64_t *row = reach + (size_t)s->bridge_link[b] * (size_t)n;
+        uint64_t taken = 0;
+        int k = 0;
+        for (int size = 1; size <= n; size++) {
+            for (int i = 0; i < s->n_bridges; i++) {
+                uint64_t side = s->bridge_side[i], other = all & ~side;
+                if (popcount64(side) != size || (side & taken))
+                    continue;
+                int all_out = 1;
+                for (int g = 0; g < n && all_out; g++)
+                    if (((side >> g) & 1) && (row[g] & other) != other)
+                        all_out = 0;
+                if (all_out) {
+                    taken |= side;
+                    k++;
+                }
+            }
+        }
+        if (k >= 2) {
+            s->hub_link[s->n_hubs] = s->bridge_link[b];
+            s->hub_sides[s->n_hubs++] = k;
+        }
+    }
+    return TP_OK;
+}
+
 /*
  * Bridges: links every route from a GPU of one side X to a GPU of the
  * other side goes through (X: the GPUs with some route over the link).
@@ -120,8 +162,9 @@ static tp_status find_bridges(tp_search_ctx *s)
             s->n_bridges++;
         }
     }
+    tp_status st = find_hubs(s, reach, all);
     free(reach);
-    return TP_OK;
+    return st;
 }
 
 static void crossing_extra(tp_search_ctx *s);
@@ -160,6 +203,10 @@ void tp_search__bound_free(tp_search_ctx *s)
     free(s->bridge_side);
     free(s->bridge_hops);
     s->bridge_hops = NULL;
+    free(s->hub_link);
+    free(s->hub_sides);
+    s->hub_link = s->hub_sides = NULL;
+    s->n_hubs = 0;
     s->bound_links = s->bound_count = s->bridge_link = NULL;
     s->bound_open = NULL;
     s->bridge_side = NULL;
@@ -240,13 +287,20 @@ static int64_t gpus_bound(const tp_search_ctx *s, const tp_graph *g, const tp_am
     return bound;
 }
 
-/* Channels the bridges let cross (see find_bridges). */
+/* Channels the bridges and hubs let through (see find_bridges, find_hubs). */
 static int64_t bridges_bound(const tp_search_ctx *s, const tp_graph *g, const tp_amount *amounts)
 {
     int32_t a = amounts[0].v[0]; /* GPU to GPU routes take bw_intra, or more */
     int64_t bound = INT64_MAX;
     int closed = s->n_nets == 0 && g->pattern == TP_PATTERN_RING;
     uint64_t all = s->n_gpus == 64 ? ~0ULL : (1ULL << s->n_gpus) - 1;
+    for (int i = 0; i < s->n_hubs && a > 0; i++) {
+        int32_t m = s->link_m[s->hub_link[i]];
+        int64_t takes = closed ? s->hub_sides[i] : s->hub_sides[i] - 1;
+        int64_t cap = m > 0 ? m / a / takes : 0;
+        if (cap < bound)
+            bound = cap;
+    }
     for (int i = 0; i < s->n_bridges && a > 0; i++) {
         int64_t cap = s->link_m[s->bridge_link[i]] / a;
         if (s->link_m[s->bridge_link[i]] < 0)

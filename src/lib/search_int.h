@@ -194,6 +194,8 @@ struct tp_search_ctx {
     uint64_t *bridge_side; /* per bridge: the GPUs on its near side */
     int *bridge_hops;      /* per bridge: fewest hops of a route across, and back */
     int cross_extra[2];    /* hops a chain [0] / closed ring [1] must spend crossing bridges */
+    int *hub_link, *hub_sides; /* bridge links every route out of hub_sides sides takes */
+    int n_hubs;
     int n_bridges;
     int hops_gpu_gpu, hops_net_gpu, hops_gpu_net; /* fewest hops of a route of each kind */
     int cut_on;        /* this pass may be cut short */

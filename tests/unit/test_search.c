@@ -406,6 +406,7 @@ static const struct {
     {"pcie_2s_8gpu.xml", {"NCCL_P2P_LEVEL=PIX", NULL}, 2},
     {"dgx_h100.xml", {NULL}, 2},
     {"ac922.xml", {NULL}, 2},
+    {"pxb_2level.xml", {"NCCL_P2P_LEVEL=PIX", NULL}, 1},
 };
 
 static size_t count_events(const tp_graph *g, tp_search_event_kind kind)
@@ -509,6 +510,30 @@ static void test_search_bridges(void **state)
 }
 
 /*
+ * Two upper PCIe switches, each over two lower switches of two GPUs; with
+ * P2P only within a lower switch, every route out of a lower switch goes
+ * up through its upper switch to the CPU: that uplink is a hub, taken once
+ * per lower switch a channel leaves (search_bound.c).
+ */
+static void test_search_hubs(void **state)
+{
+    (void)state;
+    const char *const env[] = {"NCCL_P2P_LEVEL=PIX", NULL};
+    tp_plan *plan = plan_fixture("pxb_2level.xml", env);
+    tp_search_ctx ctx;
+    tp_error err = {0};
+    tp_graph *save = new_graph(0, TP_PATTERN_RING, 1, 1);
+    assert_int_equal(tp_search__ctx_init(&ctx, plan->sys, save, &err), TP_OK);
+    assert_int_equal(ctx.n_gpus, 8);
+    assert_int_equal(ctx.n_hubs, 2);
+    for (int i = 0; i < ctx.n_hubs; i++)
+        assert_int_equal(ctx.hub_sides[i], 2);
+    tp_search__ctx_free(&ctx);
+    free_graph(save);
+    tp_plan_free(plan);
+}
+
+/*
  * The seed's 4 x V100 NV2: after 6 rings at 20 GB/s (120), a ring at 30 or
  * 40 GB/s has at most 3 channels (3 NV2 links into each GPU), so the second
  * passes are skipped; the graph is the step-by-step search's.
@@ -590,6 +615,7 @@ int main(void)
         cmocka_unit_test(test_search_cut_and_settle),
         cmocka_unit_test(test_search_second_pass_skipped),
         cmocka_unit_test(test_search_bridges),
+        cmocka_unit_test(test_search_hubs),
         cmocka_unit_test(test_search_mirror_domains),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
