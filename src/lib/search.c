@@ -392,7 +392,6 @@ static int rest_hopeless(ladder *l)
     return 1;
 }
 
-
 static tp_status run_pass(ladder *l, int *time, int settling);
 
 /* Verify mode: run a pass the pass memory knew, and check its steps. */
@@ -536,7 +535,9 @@ static void after_pass(ladder *l, int *time)
         memcpy(l->pending.settings, &l->tmp, sizeof(l->pending.settings));
         l->pending.left = s->cut_left;
         *time = 0;
-        tp_search__event(l->graph, TP_EV_BOUND, "no better graph possible: rest of pass skipped (NCCL spends its steps)", &l->tmp);
+        tp_search__event(l->graph, TP_EV_BOUND,
+                         "no better graph possible: rest of pass skipped (NCCL spends its steps)",
+                         &l->tmp);
     } else if (*time == 0) {
         tp_search__event(l->graph, TP_EV_BUDGET, "pass step budget spent", &l->tmp);
     }
