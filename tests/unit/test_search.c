@@ -475,6 +475,17 @@ static void test_search_shortcuts_exact(void **state)
     }
 }
 
+/* A fixture's plan and the search context of its system (ctx_free, free_graph, tp_plan_free). */
+static tp_plan *ctx_of_fixture(const char *name, const char *const *env, tp_search_ctx *ctx,
+                               tp_graph **save)
+{
+    tp_plan *plan = plan_fixture(name, env);
+    tp_error err = {0};
+    *save = new_graph(0, TP_PATTERN_RING, 1, 1);
+    assert_int_equal(tp_search__ctx_init(ctx, plan->sys, *save, &err), TP_OK);
+    return plan;
+}
+
 /*
  * The AC922: two POWER9 sockets of three NVLink GPUs; every route from one
  * socket to the other crosses the CPU link, a bridge each way with the
@@ -484,11 +495,9 @@ static void test_search_shortcuts_exact(void **state)
 static void test_search_bridges(void **state)
 {
     (void)state;
-    tp_plan *plan = plan_fixture("ac922.xml", NULL);
     tp_search_ctx ctx;
-    tp_error err = {0};
-    tp_graph *save = new_graph(0, TP_PATTERN_RING, 1, 1);
-    assert_int_equal(tp_search__ctx_init(&ctx, plan->sys, save, &err), TP_OK);
+    tp_graph *save;
+    tp_plan *plan = ctx_of_fixture("ac922.xml", NULL, &ctx, &save);
     assert_int_equal(ctx.n_gpus, 6);
     int sockets = 0;
     for (int i = 0; i < ctx.n_bridges; i++) {
@@ -519,11 +528,9 @@ static void test_search_hubs(void **state)
 {
     (void)state;
     const char *const env[] = {"NCCL_P2P_LEVEL=PIX", NULL};
-    tp_plan *plan = plan_fixture("pxb_2level.xml", env);
     tp_search_ctx ctx;
-    tp_error err = {0};
-    tp_graph *save = new_graph(0, TP_PATTERN_RING, 1, 1);
-    assert_int_equal(tp_search__ctx_init(&ctx, plan->sys, save, &err), TP_OK);
+    tp_graph *save;
+    tp_plan *plan = ctx_of_fixture("pxb_2level.xml", env, &ctx, &save);
     assert_int_equal(ctx.n_gpus, 8);
     assert_int_equal(ctx.n_hubs, 2);
     for (int i = 0; i < ctx.n_hubs; i++)
