@@ -78,6 +78,20 @@ static void crossing_hops(const tp_search_ctx *s, uint64_t side, int *hops)
 
 static int popcount64(uint64_t v);
 
+/* Bridge indices by side size, smallest first (stable): the order disjoint sides are picked in. */
+static tp_status order_bridges(tp_search_ctx *s)
+{
+    s->bridge_order = malloc((size_t)(s->n_bridges ? s->n_bridges : 1) * sizeof(int));
+    if (!s->bridge_order)
+        return TP_ERR_NOMEM;
+    int k = 0;
+    for (int size = 1; size <= s->n_gpus; size++)
+        for (int i = 0; i < s->n_bridges; i++)
+            if (popcount64(s->bridge_side[i]) == size)
+                s->bridge_order[k++] = i;
+    return TP_OK;
+}
+
 /*
  * Hubs: bridge links that every route out of k >= 2 disjoint bridge sides
  * takes (with P2P through the CPU, the switch uplink of a group of
@@ -95,19 +109,17 @@ static tp_status find_hubs(tp_search_ctx *s, const uint64_t *reach, uint64_t all
         const uint64_t *row = reach + (size_t)s->bridge_link[b] * (size_t)n;
         uint64_t taken = 0;
         int k = 0;
-        for (int size = 1; size <= n; size++) {
-            for (int i = 0; i < s->n_bridges; i++) {
-                uint64_t side = s->bridge_side[i], other = all & ~side;
-                if (popcount64(side) != size || (side & taken))
-                    continue;
-                int all_out = 1;
-                for (int g = 0; g < n && all_out; g++)
-                    if (((side >> g) & 1) && (row[g] & other) != other)
-                        all_out = 0;
-                if (all_out) {
-                    taken |= side;
-                    k++;
-                }
+        for (int j = 0; j < s->n_bridges; j++) {
+            uint64_t side = s->bridge_side[s->bridge_order[j]], other = all & ~side;
+            if (side & taken)
+                continue;
+            int all_out = 1;
+            for (int g = 0; g < n && all_out; g++)
+                if (((side >> g) & 1) && (row[g] & other) != other)
+                    all_out = 0;
+            if (all_out) {
+                taken |= side;
+                k++;
             }
         }
         if (k >= 2) {
@@ -162,7 +174,9 @@ static tp_status find_bridges(tp_search_ctx *s)
             s->n_bridges++;
         }
     }
-    tp_status st = find_hubs(s, reach, all);
+    tp_status st = order_bridges(s);
+    if (st == TP_OK)
+        st = find_hubs(s, reach, all);
     free(reach);
     return st;
 }
@@ -205,6 +219,8 @@ void tp_search__bound_free(tp_search_ctx *s)
     s->bridge_hops = NULL;
     free(s->hub_link);
     free(s->hub_sides);
+    free(s->bridge_order);
+    s->bridge_order = NULL;
     s->hub_link = s->hub_sides = NULL;
     s->n_hubs = 0;
     s->bound_links = s->bound_count = s->bridge_link = NULL;
@@ -345,13 +361,13 @@ static int disjoint_sides(const tp_search_ctx *s, int t)
 {
     uint64_t taken = 0;
     int count = 0;
-    for (int size = 1; size <= s->n_gpus; size++)
-        for (int i = 0; i < s->n_bridges; i++)
-            if (s->bridge_hops[2 * i] >= t && popcount64(s->bridge_side[i]) == size &&
-                !(s->bridge_side[i] & taken)) {
-                taken |= s->bridge_side[i];
-                count++;
-            }
+    for (int j = 0; j < s->n_bridges; j++) {
+        int i = s->bridge_order[j];
+        if (s->bridge_hops[2 * i] >= t && !(s->bridge_side[i] & taken)) {
+            taken |= s->bridge_side[i];
+            count++;
+        }
+    }
     return count;
 }
 

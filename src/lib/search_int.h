@@ -193,6 +193,7 @@ struct tp_search_ctx {
     int *bridge_link;      /* links that every route between two sides of GPUs takes */
     uint64_t *bridge_side; /* per bridge: the GPUs on its near side */
     int *bridge_hops;      /* per bridge: fewest hops of a route across, and back */
+    int *bridge_order;     /* bridge indices by side size, smallest first */
     int cross_extra[2];    /* hops a chain [0] / closed ring [1] must spend crossing bridges */
     int *hub_link, *hub_sides; /* bridge links every route out of hub_sides sides takes */
     int n_hubs;
