@@ -192,6 +192,16 @@ static void order_text(char *buf, size_t size, const int *ranks, int n)
         snprintf(buf + len, size - len, " ...");
 }
 
+/* "channel F: <order before> -> <order after>" for the first channel that differs. */
+static void first_change(char *buf, size_t size, int first, const int *before, const int *after,
+                         int n)
+{
+    char o0[96], o1[96];
+    order_text(o0, sizeof(o0), before, n);
+    order_text(o1, sizeof(o1), after, n);
+    snprintf(buf, size, "channel %d: %s -> %s", first, o0, o1);
+}
+
 static void graph_order(tp_comparison *c, const char *name, const tp_graph *g0, const tp_graph *g1)
 {
     int n_gpus = c->plan[0]->sys->nodes[TP_NODE_GPU].count;
@@ -207,13 +217,12 @@ static void graph_order(tp_comparison *c, const char *name, const tp_graph *g0, 
     }
     if (n_diff == 0)
         return;
-    char o0[96], o1[96];
-    order_text(o0, sizeof(o0), &g0->intra[first * n_gpus], n_gpus);
-    order_text(o1, sizeof(o1), &g1->intra[first * n_gpus], n_gpus);
+    char change[256];
+    first_change(change, sizeof(change), first, &g0->intra[first * n_gpus],
+                 &g1->intra[first * n_gpus], n_gpus);
     tp_compare__add(c, TP_LAYER_GRAPHS, TP_DIFF_GRAPH, TP_SEVERITY_INFO,
-                    "graph channel order changed",
-                    "%s: channel order differs in %d of %d channels (channel %d: %s -> %s)", name,
-                    n_diff, n_ch, first, o0, o1);
+                    "graph channel order changed", "%s: channel order differs in %d of %d channels (%s)",
+                    name, n_diff, n_ch, change);
 }
 
 static void graph_diff(tp_comparison *c, const char *name, const tp_graph *g0, const tp_graph *g1)
@@ -262,12 +271,11 @@ static void rings_diff(tp_comparison *c, const tp_channels *a, const tp_channels
     }
     if (n_diff == 0)
         return;
-    char o0[96], o1[96];
-    order_text(o0, sizeof(o0), &a->rings[(size_t)first * a->n_ranks], a->n_ranks);
-    order_text(o1, sizeof(o1), &b->rings[(size_t)first * b->n_ranks], b->n_ranks);
+    char change[256];
+    first_change(change, sizeof(change), first, &a->rings[(size_t)first * a->n_ranks],
+                 &b->rings[(size_t)first * b->n_ranks], a->n_ranks);
     tp_compare__add(c, TP_LAYER_CHANNELS, TP_DIFF_CHANNELS, TP_SEVERITY_INFO, "ring order changed",
-                    "rings: %d of %d channels differ (channel %d: %s -> %s)", n_diff, n_ch, first,
-                    o0, o1);
+                    "rings: %d of %d channels differ (%s)", n_diff, n_ch, change);
 }
 
 static bool tree_same(const tp_channel_rank *x, const tp_channel_rank *y)

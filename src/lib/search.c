@@ -461,8 +461,7 @@ static int begin_pass(ladder *l)
     s->ti_lo = 0;
     s->ti_hi = INT32_MAX;
     s->pass_reads = 0;
-    s->memo_on = !s->plain && l->tmp.pattern != TP_PATTERN_NVLS &&
-                 l->tmp.pattern != TP_PATTERN_COLLNET_DIRECT;
+    s->memo_on = !s->plain && !tp_search__head_pattern(l->tmp.pattern);
     return !s->plain && tp_search__milli_begin(s, &l->tmp);
 }
 
@@ -693,7 +692,7 @@ static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, tp_log
     l->s = s;
     l->graph = graph;
     l->cc_min = min_comp_cap(sys);
-    if (graph->pattern == TP_PATTERN_NVLS || graph->pattern == TP_PATTERN_COLLNET_DIRECT)
+    if (tp_search__head_pattern(graph->pattern))
         graph->max_channels = s->n_gpus; /* at most one head per GPU */
     if (s->n_gpus == 1 && graph->pattern != TP_PATTERN_RING)
         graph->pattern = TP_PATTERN_TREE;

@@ -405,15 +405,10 @@ static int channel_hops(const tp_search_ctx *s, const tp_graph *g)
     return steps * s->hops_gpu_gpu + (steps >= 2 ? s->cross_extra[closes] : 0) + nets;
 }
 
-static int cuttable(const tp_graph *g)
-{
-    return g->pattern != TP_PATTERN_NVLS && g->pattern != TP_PATTERN_COLLNET_DIRECT;
-}
-
 void tp_search__bound_begin(tp_search_ctx *s, const tp_graph *g, int enabled)
 {
     s->cut = 0;
-    s->cut_on = enabled && s->milli && cuttable(g);
+    s->cut_on = enabled && s->milli && !tp_search__head_pattern(g->pattern);
     if (!s->cut_on)
         return;
     s->channel_bound = channel_bound(s, g, s->amounts);
@@ -439,7 +434,7 @@ static int beatable(const tp_search_ctx *s, const tp_graph *g, int c, int hops)
 int tp_search__hopeless(tp_search_ctx *s, const tp_graph *g)
 {
     tp_amount amounts[3];
-    if (!s->milli_capable || !s->link_m_ok || !cuttable(g) ||
+    if (!s->milli_capable || !s->link_m_ok || tp_search__head_pattern(g->pattern) ||
         !tp_search__milli_amounts(s, g, amounts))
         return 0;
     return !beatable(s, g, channel_bound(s, g, amounts), channel_hops(s, g));

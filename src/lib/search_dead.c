@@ -120,8 +120,7 @@ static int32_t min_entry(const tp_entry *e, const tp_amount *intra, const tp_amo
 int tp_search__dead_pass(const tp_search_ctx *s, const int32_t *link_m, const tp_amount *amounts,
                          const tp_graph *g)
 {
-    if (!s->dead_capable || g->pattern == TP_PATTERN_NVLS ||
-        g->pattern == TP_PATTERN_COLLNET_DIRECT)
+    if (!s->dead_capable || tp_search__head_pattern(g->pattern))
         return 0;
     const tp_amount *intra = &amounts[0];
     const tp_amount *inter = amounts[1].bw == amounts[0].bw ? &amounts[0] : &amounts[1];

@@ -9,6 +9,18 @@
 
 #define TP_DIVUP(x, y) (((x) + (y)-1) / (y))
 
+/*
+ * NVLS and CollNet direct channels have a head GPU that talks to all the
+ * others (NCCL 2.22.3 ncclTopoSearchTryNvls / TryCollnetDirect): they
+ * reserve other multiples of the bandwidth and compare graphs by channel
+ * count first, so the shortcuts built on chains and on a transitive order
+ * (milli mode, memories, bounds, dead channels) leave them out.
+ */
+static inline int tp_search__head_pattern(int pattern)
+{
+    return pattern == TP_PATTERN_NVLS || pattern == TP_PATTERN_COLLNET_DIRECT;
+}
+
 /* How the next GPU is chosen (NCCL 2.22.3 FORCED_ORDER_*). */
 enum { TP_ORDER_FREE = 0, TP_ORDER_PCI = 1, TP_ORDER_REPLAY = 2 };
 

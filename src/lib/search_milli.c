@@ -250,7 +250,7 @@ static int cached_amount(tp_search_ctx *s, tp_amount *a, float bw)
 
 int tp_search__milli_amounts(tp_search_ctx *s, const tp_graph *g, tp_amount *out)
 {
-    if (g->pattern == TP_PATTERN_NVLS || g->pattern == TP_PATTERN_COLLNET_DIRECT)
+    if (tp_search__head_pattern(g->pattern))
         return 0; /* they reserve other multiples */
     if (!cached_amount(s, &out[0], g->bw_intra) || !cached_amount(s, &out[1], g->bw_inter))
         return 0;

@@ -263,20 +263,35 @@ static int nvswitch_next(const tp_search_ctx *s, const tp_graph *g, int index, i
     return real;
 }
 
-/* Scores without NET keys are fixed for a system: rank every GPU once. */
-static void build_gpu_order(tp_search_ctx *s, int start)
+/*
+ * The GPUs after `start` scored as ncclTopoSearchNextGpuSort does without its
+ * live key (gpuPciBw), with NET keys from net_paths (NULL: none), sorted.
+ */
+static int ranked_candidates(const tp_search_ctx *s, int start, const tp_route *net_paths,
+                             gpu_score *sc)
 {
     const tp_route *paths = s->sys->nodes[TP_NODE_GPU].nodes[start].paths[TP_NODE_GPU];
-    gpu_score sc[TP_MAX_NODES];
     int count = 0;
     for (int i = 1; i < s->n_gpus; i++) {
         int k = (start + i) % s->n_gpus;
         if (paths[k].count == 0)
             continue;
-        sc[count++] = (gpu_score){
-            .g = k, .start_index = i, .intra_hops = paths[k].count, .intra_bw = (int)paths[k].bw};
+        sc[count++] = (gpu_score){.g = k,
+                                  .start_index = i,
+                                  .intra_hops = paths[k].count,
+                                  .intra_bw = (int)paths[k].bw,
+                                  .inter_hops = net_paths ? net_paths[k].count : 0,
+                                  .inter_bw = net_paths ? (int)net_paths[k].bw : 0};
     }
     sort_scores(sc, count);
+    return count;
+}
+
+/* Scores without NET keys are fixed for a system: rank every GPU once. */
+static void build_gpu_order(tp_search_ctx *s, int start)
+{
+    gpu_score sc[TP_MAX_NODES];
+    int count = ranked_candidates(s, start, NULL, sc);
     int *row = s->gpu_order + (size_t)start * (size_t)s->n_gpus;
     for (int i = 0; i < count; i++)
         row[i] = sc[i].g;
@@ -292,22 +307,9 @@ static tp_status build_net_row(tp_search_ctx *s, int start, int n, tp_rank_row *
     row->c = malloc((size_t)s->n_gpus * sizeof(*row->c));
     if (!row->c)
         return tp_fail_nomem(s->err);
-    const tp_route *paths = s->sys->nodes[TP_NODE_GPU].nodes[start].paths[TP_NODE_GPU];
-    const tp_route *net_paths = s->sys->nodes[TP_NODE_NET].nodes[n].paths[TP_NODE_GPU];
     gpu_score sc[TP_MAX_NODES];
-    int count = 0;
-    for (int i = 1; i < s->n_gpus; i++) {
-        int k = (start + i) % s->n_gpus;
-        if (paths[k].count == 0)
-            continue;
-        sc[count++] = (gpu_score){.g = k,
-                                  .start_index = i,
-                                  .intra_hops = paths[k].count,
-                                  .intra_bw = (int)paths[k].bw,
-                                  .inter_hops = net_paths[k].count,
-                                  .inter_bw = (int)net_paths[k].bw};
-    }
-    sort_scores(sc, count);
+    int count = ranked_candidates(s, start, s->sys->nodes[TP_NODE_NET].nodes[n].paths[TP_NODE_GPU],
+                                  sc);
     for (int i = 0; i < count; i++)
         row->c[i] = (tp_rank_cand){.g = sc[i].g,
                                    .inter_bw = sc[i].inter_bw,

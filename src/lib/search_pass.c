@@ -110,7 +110,7 @@ static void pass_key(const tp_search_ctx *s, const tp_graph *g, uint64_t state, 
 /* NVLS and CollNet compare graphs by channel count first: not transitive, so not recorded. */
 static int recordable(const tp_graph *g)
 {
-    return g->pattern != TP_PATTERN_NVLS && g->pattern != TP_PATTERN_COLLNET_DIRECT;
+    return !tp_search__head_pattern(g->pattern);
 }
 
 int tp_search__pass_find(tp_search_ctx *s, const tp_graph *g, int *time)

@@ -847,7 +847,7 @@ static tp_status rec_net(tp_search_ctx *s, tp_graph *g, int back_to_net, int bac
     int count, found = 0;
     const int *list;
     tp_status st = tp_search__select_nets(s, g->type_inter, -1, &list, &count);
-    int heads = g->pattern == TP_PATTERN_NVLS || g->pattern == TP_PATTERN_COLLNET_DIRECT;
+    int heads = tp_search__head_pattern(g->pattern);
     for (int i = 0; i < count && st == TP_OK; i++) {
         if (heads && found)
             continue;
