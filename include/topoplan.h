@@ -15,6 +15,7 @@
 #ifndef TOPOPLAN_H
 #define TOPOPLAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,8 +30,39 @@ extern "C" {
 #define TP_API
 #endif
 
-/** The version of topoplan itself. */
-#define TOPOPLAN_VERSION "0.1.0"
+/**
+ * @defgroup version Versions
+ * As hwloc and libgit2 do it: the macros give the version a program was
+ * compiled against, tp_version() the version of the library it runs with.
+ */
+
+#define TOPOPLAN_VERSION_MAJOR 0
+#define TOPOPLAN_VERSION_MINOR 2
+#define TOPOPLAN_VERSION_PATCH 0
+/** The version of topoplan itself, "MAJOR.MINOR.PATCH". */
+#define TOPOPLAN_VERSION "0.2.0"
+/** One comparable number: 0xMMmmpp (major, minor, patch). */
+#define TOPOPLAN_VERSION_NUMBER \
+    ((TOPOPLAN_VERSION_MAJOR << 16) | (TOPOPLAN_VERSION_MINOR << 8) | TOPOPLAN_VERSION_PATCH)
+/** The ABI version: the SONAME is libtopoplan.so.TOPOPLAN_SOVERSION. */
+#define TOPOPLAN_SOVERSION 0
+/** The NCCL version whose decisions topoplan reproduces, as NCCL_VERSION_CODE numbers it. */
+#define TOPOPLAN_NCCL_VERSION_CODE 22203
+/** The same, as text. */
+#define TOPOPLAN_NCCL_VERSION "2.22.3"
+
+/**
+ * The version of the library running (not the header compiled against).
+ * @param major, minor, patch  may be NULL; filled when not
+ * @return TOPOPLAN_VERSION_NUMBER of the library
+ */
+TP_API unsigned tp_version(int *major, int *minor, int *patch);
+/** @return the library's version text, e.g. "0.2.0" (static storage). */
+TP_API const char *tp_version_string(void);
+/** @return the NCCL version the library reproduces, NCCL_VERSION_CODE style (22203). */
+TP_API int tp_nccl_version(void);
+/** @return the same as text, "2.22.3" (static storage). */
+TP_API const char *tp_nccl_version_string(void);
 
 /** @defgroup errors Errors */
 
@@ -44,6 +76,7 @@ typedef enum tp_status {
     TP_ERR_CONFIG,   /**< bad NCCL_* value or option value */
     TP_ERR_GRAPH,    /**< bad or impossible graph file, or a failure NCCL reports */
     TP_ERR_INTERNAL, /**< a broken invariant: a bug in topoplan */
+    TP_ERR_ARGUMENT, /**< a NULL or out-of-range argument: a bug in the caller */
 } tp_status;
 
 /** Where and what went wrong. A plain record owned by the caller. */
@@ -82,11 +115,30 @@ TP_API tp_status tp_config_write(FILE *out, const tp_config *cfg, tp_error *err)
 
 /** @defgroup plan Planning a job */
 
-/** What job to plan: identical nodes and the rank whose view is reported. */
+/**
+ * What job to plan: identical nodes and the rank whose view is reported.
+ * The struct grows at its end in later versions without breaking callers:
+ * `version` says which fields the caller knows. Initialise it with
+ * TP_JOB_INIT or tp_job_init(); a zeroed struct (version 0) reads as version 1.
+ */
 typedef struct tp_job {
-    int n_nodes; /**< number of identical nodes, >= 1 */
-    int rank;    /**< global rank whose log is reported: node * nGPUs + local index */
+    unsigned version; /**< TP_JOB_VERSION of the header the caller was built with (0: 1) */
+    int n_nodes;      /**< number of identical nodes, >= 1 */
+    int rank;         /**< global rank whose log is reported: node * nGPUs + local index */
 } tp_job;
+
+/** The tp_job layout this header describes. */
+#define TP_JOB_VERSION 1
+/** A job of one node reported at rank 0. */
+#define TP_JOB_INIT {TP_JOB_VERSION, 1, 0}
+
+/**
+ * Fill a job with the defaults of its version (one node, rank 0).
+ * @param job      the caller's record
+ * @param version  TP_JOB_VERSION (1..the library's own)
+ * @return TP_OK, or TP_ERR_ARGUMENT when job is NULL or version unknown to the library
+ */
+TP_API tp_status tp_job_init(tp_job *job, unsigned version);
 
 /** Opaque result of planning: system, paths, graphs and channels. */
 typedef struct tp_plan tp_plan;
@@ -96,8 +148,19 @@ typedef struct tp_plan tp_plan;
  * Files named by the configuration (NCCL_GRAPH_FILE) are read relative to the
  * working directory; dump files (NCCL_TOPO_DUMP_FILE, NCCL_GRAPH_DUMP_FILE)
  * are not written here: see tp_plan_write_dumps().
- * On failures that NCCL itself reports (e.g. a bad graph file) the plan is
- * still returned in *out with the log up to the failure, and the error status.
+ *
+ * @param out   receives the plan; the caller owns it (tp_plan_free)
+ * @param path  the topology XML file
+ * @param job   the job (errors name its fields: "job.n_nodes", "job.rank")
+ * @param cfg   the NCCL_* configuration (copied: may be freed afterwards)
+ * @param err   filled on failure (may be NULL)
+ * @return TP_OK; on failure *out is NULL, except for the failures NCCL
+ *   itself reports while planning (TP_ERR_TOPOLOGY, TP_ERR_CONFIG or
+ *   TP_ERR_GRAPH after the XML was read and the job checked: a bad graph
+ *   file, a one-sided NVLink, ...): then *out is the plan with NCCL's log up
+ *   to the failure (tp_report_nccl_log), tp_plan_status() gives the status,
+ *   and the caller still frees it. TP_ERR_ARGUMENT when out, path or job is
+ *   NULL (cfg NULL means NCCL's defaults).
  */
 TP_API tp_status tp_plan_file(tp_plan **out, const char *path, const tp_job *job,
                               const tp_config *cfg, tp_error *err);
@@ -144,7 +207,11 @@ TP_API tp_status tp_report_plan(FILE *out, const tp_plan *plan, tp_format fmt, t
  * cross-rail channels, NICs on another NUMA node, PXN, NCCL_IB_HCA results).
  */
 TP_API tp_status tp_report_nics(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err);
-/** The resolved topology in NCCL's XML format (as NCCL_TOPO_DUMP_FILE). */
+/**
+ * The resolved topology in NCCL's XML format, as NCCL_TOPO_DUMP_FILE holds it
+ * for the reported rank (the XML as NCCL prepared it on that rank's node).
+ * @return TP_OK, TP_ERR_IO on a write error, TP_ERR_ARGUMENT when out or plan is NULL
+ */
 TP_API tp_status tp_report_topology_xml(FILE *out, const tp_plan *plan, tp_error *err);
 
 /** @defgroup mutate What-if edits of a topology */
@@ -313,6 +380,365 @@ TP_API int tp_hca_selects(const char *filter, const char *name, int port);
  */
 TP_API int tp_hca_prefix_trap(const char *filter, const char *name, int port, char *entry,
                               size_t size);
+
+/**
+ * @defgroup model NCCL's topology model: enumerations
+ * The numbers are NCCL 2.22.3's own; their order is meaningful (path types
+ * run from best to worst; link types share numbers with path types).
+ */
+
+/** Node types, in NCCL's order. */
+typedef enum tp_node_type {
+    TP_NODE_GPU,
+    TP_NODE_PCI,
+    TP_NODE_NVS, /**< NVSwitch */
+    TP_NODE_CPU, /**< a NUMA domain */
+    TP_NODE_NIC,
+    TP_NODE_NET, /**< a network device (a NIC port) */
+    TP_NODE_TYPE_COUNT
+} tp_node_type;
+
+/** Link types (numbered as the path type they make). */
+typedef enum tp_link_type {
+    TP_LINK_LOC = 0,
+    TP_LINK_NVL = 1,
+    TP_LINK_PCI = 3,
+    TP_LINK_SYS = 7,
+    TP_LINK_NET = 8,
+} tp_link_type;
+
+/** Path types, best to worst. */
+typedef enum tp_path_type {
+    TP_PATH_LOC,
+    TP_PATH_NVL,
+    TP_PATH_NVB,
+    TP_PATH_PIX,
+    TP_PATH_PXB,
+    TP_PATH_PXN,
+    TP_PATH_PHB,
+    TP_PATH_SYS,
+    TP_PATH_NET,
+    TP_PATH_DIS,
+    TP_PATH_TYPE_COUNT
+} tp_path_type;
+
+/** Graph patterns (NCCL 2.22.3 graph.h). */
+typedef enum tp_pattern {
+    TP_PATTERN_BALANCED_TREE = 1,
+    TP_PATTERN_SPLIT_TREE = 2,
+    TP_PATTERN_TREE = 3,
+    TP_PATTERN_RING = 4,
+    TP_PATTERN_NVLS = 5,
+    TP_PATTERN_COLLNET_DIRECT = 6,
+} tp_pattern;
+
+/** The graphs a plan searches, in NCCL's order of computation. */
+typedef enum tp_graph_kind {
+    TP_GRAPH_RING,
+    TP_GRAPH_TREE,
+    TP_GRAPH_COLLNET_CHAIN, /**< never searched: no CollNet plugin (0 channels) */
+    TP_GRAPH_COLLNET_DIRECT, /**< never searched: no CollNet plugin (0 channels) */
+    TP_GRAPH_NVLS,           /**< 0 channels when NVLS is not supported */
+    TP_GRAPH_COUNT
+} tp_graph_kind;
+
+/** NCCL's names: "GPU", "NVL", "PXB", "ring", ...; "?" when out of range (static). */
+TP_API const char *tp_node_type_str(tp_node_type type);
+/** @copydoc tp_node_type_str ("" for the numbers between link types). */
+TP_API const char *tp_link_type_str(tp_link_type type);
+/** @copydoc tp_node_type_str */
+TP_API const char *tp_path_type_str(tp_path_type type);
+/** @copydoc tp_node_type_str ("balanced tree", "ring", "nvls", ...) */
+TP_API const char *tp_pattern_str(tp_pattern pattern);
+/** @copydoc tp_node_type_str ("ring", "tree", "collnet-chain", "collnet-direct", "nvls") */
+TP_API const char *tp_graph_kind_str(tp_graph_kind kind);
+
+/**
+ * @defgroup query Reading a plan
+ * Read-only queries over a finished plan (tp_plan_status() == TP_OK for all
+ * but tp_plan_status, tp_plan_log_count and tp_plan_log_line). Every pointer
+ * returned is borrowed: it stays valid until the plan is freed, and the
+ * caller never frees it. Arguments are checked: a NULL or out-of-range
+ * argument gives the documented error value (-1, NULL or TP_ERR_ARGUMENT),
+ * never a crash.
+ *
+ * Records the library fills (tp_node_info, ...) can grow at their end in
+ * later versions: the caller passes the size of its own record, and the
+ * library writes no more than that (fields it does not know stay as they were).
+ *
+ * Nodes are numbered per type in NCCL's order (a GPU's index is its position
+ * in NCCL's GPU list). The system is the one the reported rank's pipeline
+ * ran on: its node trimmed as NCCL trims it, with paths.
+ */
+
+/** Opaque system (nodes, links, paths) of a plan. */
+typedef struct tp_system tp_system;
+
+/**
+ * @param plan  a plan, also one NCCL failed (see tp_plan_file)
+ * @return TP_OK, or the failure NCCL reports that the plan stopped at;
+ *   TP_ERR_ARGUMENT when plan is NULL
+ */
+TP_API tp_status tp_plan_status(const tp_plan *plan);
+
+/** The job as planned. */
+typedef struct tp_job_info {
+    int n_nodes;         /**< hosts */
+    int n_ranks;         /**< all ranks */
+    int rank;            /**< the reported rank */
+    int gpus_per_node;   /**< ranks per host */
+} tp_job_info;
+
+/**
+ * @param plan  the plan
+ * @param info  the caller's record; @param size its size (sizeof(tp_job_info))
+ * @return TP_OK; TP_ERR_ARGUMENT when plan or info is NULL
+ */
+TP_API tp_status tp_plan_job(const tp_plan *plan, tp_job_info *info, size_t size);
+
+/**
+ * Number of NCCL log lines of the reported rank (what tp_report_nccl_log
+ * prints before NCCL_DEBUG filtering), also for a failed plan.
+ * @return the count, -1 when plan is NULL
+ */
+TP_API int tp_plan_log_count(const tp_plan *plan);
+/**
+ * Log line i, without the "NCCL INFO " prefix.
+ * @param warn  may be NULL; set to true for a WARN line
+ * @return the borrowed text, NULL when plan is NULL or i out of range
+ */
+TP_API const char *tp_plan_log_line(const tp_plan *plan, int i, bool *warn);
+/**
+ * Findings about the network devices (NCCL_IB_HCA results, merged ports):
+ * plain words, not NCCL log lines.
+ * @return the count, -1 when plan is NULL
+ */
+TP_API int tp_plan_nic_note_count(const tp_plan *plan);
+/** NIC note i (borrowed), NULL when plan is NULL or i out of range. */
+TP_API const char *tp_plan_nic_note(const tp_plan *plan, int i);
+
+/**
+ * The reported rank's system.
+ * @return borrowed, NULL when plan is NULL or failed before the system was built
+ */
+TP_API const tp_system *tp_plan_system(const tp_plan *plan);
+
+/**
+ * @return the number of nodes of a type, -1 when sys is NULL or type out of range
+ */
+TP_API int tp_system_node_count(const tp_system *sys, tp_node_type type);
+
+/** A node's attributes; fields of other types are -1 (or 0 for bandwidths). */
+typedef struct tp_node_info {
+    tp_node_type type;
+    int index;       /**< position among the nodes of its type */
+    int64_t id;      /**< NCCL's id: bus id of GPU/PCI/NIC, NUMA id of CPU, dev of NET */
+    char label[40];  /**< NCCL's label, e.g. "GPU/0-1a000", "NET/0-3" */
+    int n_links;     /**< links from this node (tp_system_link) */
+    /* GPU */
+    int gpu_dev;           /**< CUDA device number */
+    int gpu_rank;          /**< global rank (reported rank's node) */
+    int gpu_cuda_comp_cap; /**< e.g. 90 */
+    bool gpu_gdr;          /**< GPU Direct RDMA capable */
+    /* NET */
+    int net_dev;
+    uint64_t net_asic;
+    int net_port;
+    float net_bw;          /**< GB/s */
+    float net_latency;
+    bool net_gdr;
+    bool net_coll;         /**< CollNet support */
+    int net_max_channels;
+    /* CPU */
+    int cpu_arch;          /**< NCCL's codes: 1 x86, 2 POWER, 3 ARM */
+    int cpu_vendor;        /**< 1 Intel, 2 AMD, 3 Zhaoxin */
+    int cpu_model;
+    /* PCI */
+    uint64_t pci_device;   /**< NCCL's packed vendor/device/subsystem ids */
+} tp_node_info;
+
+/**
+ * @param sys   the system; @param type, index  the node
+ * @param info  the caller's record; @param size  sizeof(tp_node_info)
+ * @return TP_OK; TP_ERR_ARGUMENT when sys or info is NULL or the node does not exist
+ */
+TP_API tp_status tp_system_node(const tp_system *sys, tp_node_type type, int index,
+                                tp_node_info *info, size_t size);
+/**
+ * Index of the node of a type with NCCL id `id`.
+ * @return the index, -1 when absent or sys NULL or type out of range
+ */
+TP_API int tp_system_find(const tp_system *sys, tp_node_type type, int64_t id);
+/** @return the index of the GPU of a rank of the reported rank's node, -1 if none */
+TP_API int tp_system_gpu_of_rank(const tp_system *sys, int rank);
+
+/** One link (or one hop of a path). */
+typedef struct tp_link_info {
+    tp_link_type type;
+    float bw;            /**< GB/s */
+    tp_node_type from_type;
+    int from_index;
+    tp_node_type to_type;
+    int to_index;
+} tp_link_info;
+
+/**
+ * Link `link` (0..n_links-1, NCCL's sorted order) of a node.
+ * @return TP_OK; TP_ERR_ARGUMENT when a pointer is NULL or an index is out of range
+ */
+TP_API tp_status tp_system_link(const tp_system *sys, tp_node_type type, int index, int link,
+                                tp_link_info *info, size_t size);
+
+/** A path between two nodes as NCCL computed it. */
+typedef struct tp_path_info {
+    tp_path_type type;  /**< worst hop type (TP_PATH_DIS: no path) */
+    float bw;           /**< bottleneck bandwidth, GB/s */
+    int hops;           /**< links walked (0 from a node to itself) */
+    int bottleneck_hop; /**< first hop with the lowest bandwidth, -1 when hops == 0 */
+} tp_path_info;
+
+/**
+ * The path from node (from_type, from_index) to node (to_type, to_index).
+ * @return TP_OK; TP_ERR_ARGUMENT when a pointer is NULL, a node does not
+ *   exist, or NCCL computed no paths to nodes of to_type (e.g. NVS)
+ */
+TP_API tp_status tp_system_path(const tp_system *sys, tp_node_type from_type, int from_index,
+                                tp_node_type to_type, int to_index, tp_path_info *info,
+                                size_t size);
+/**
+ * Hop `hop` (0..hops-1) of that path, as the link walked.
+ * @return TP_OK; TP_ERR_ARGUMENT as tp_system_path, or hop out of range
+ */
+TP_API tp_status tp_system_path_hop(const tp_system *sys, tp_node_type from_type, int from_index,
+                                    tp_node_type to_type, int to_index, int hop,
+                                    tp_link_info *info, size_t size);
+
+/** A searched graph of the reported rank (ncclTopoGraph). */
+typedef struct tp_graph_summary {
+    tp_graph_kind kind;
+    tp_pattern pattern;
+    int n_channels;       /**< 0: not searched (CollNet) or not supported (NVLS) */
+    int min_channels, max_channels;
+    float bw_intra;       /**< GB/s per channel inside the node */
+    float bw_inter;       /**< GB/s per channel to the network */
+    float latency_inter;
+    tp_path_type type_intra;
+    tp_path_type type_inter;
+    int cross_nic;        /**< NCCL's crossNic: 0, 1 or 2 */
+    bool same_channels;
+    int n_gpus;           /**< GPUs per channel */
+    bool has_nets;        /**< channels enter and leave through NETs (multi-node) */
+    int n_decisions;      /**< recorded search decisions (tp_plan_graph_decision) */
+} tp_graph_summary;
+
+/**
+ * @return TP_OK; TP_ERR_ARGUMENT when plan or info is NULL, kind out of range, or the plan failed
+ */
+TP_API tp_status tp_plan_graph(const tp_plan *plan, tp_graph_kind kind, tp_graph_summary *info,
+                               size_t size);
+/**
+ * The GPUs of a graph channel, in the channel's order, as ranks.
+ * @param count  receives n_gpus (0 on error); must not be NULL
+ * @return borrowed array of *count ranks; NULL when an argument is bad or
+ *   channel >= n_channels
+ */
+TP_API const int *tp_plan_graph_gpus(const tp_plan *plan, tp_graph_kind kind, int channel,
+                                     int *count);
+/**
+ * The NET ids a graph channel enters by ([0]) and leaves by ([1]).
+ * @param count  receives 2, or 0 when the graph has no NETs or on error; not NULL
+ * @return borrowed array; NULL when count is 0
+ */
+TP_API const int64_t *tp_plan_graph_nets(const tp_plan *plan, tp_graph_kind kind, int channel,
+                                         int *count);
+
+/** What a recorded search decision is. */
+typedef enum tp_decision_kind {
+    TP_DECISION_TRY,      /**< a pass with these settings */
+    TP_DECISION_SOLUTION, /**< a better graph was found */
+    TP_DECISION_RELAX,    /**< a constraint was relaxed */
+    TP_DECISION_RAISE,    /**< second pass: bandwidth raised */
+    TP_DECISION_BUDGET,   /**< the step budget ran out */
+    TP_DECISION_FALLBACK, /**< simple-order fallback */
+    TP_DECISION_LOADED,   /**< graph taken from NCCL_GRAPH_FILE */
+    TP_DECISION_BOUND,    /**< a pass cut short: it could not beat the best graph */
+    TP_DECISION_SETTLE,   /**< cut passes re-run for the global step budget */
+} tp_decision_kind;
+
+/** One decision of the search, with the settings it was made at. */
+typedef struct tp_decision {
+    tp_decision_kind kind;
+    const char *why; /**< static text, may be "" */
+    float bw_intra, bw_inter;
+    tp_path_type type_intra, type_inter;
+    bool same_channels;
+    int cross_nic;
+    tp_pattern pattern;
+    int n_channels;
+} tp_decision;
+
+/**
+ * Decision i of a graph's search (0..n_decisions-1, in order).
+ * @return TP_OK; TP_ERR_ARGUMENT on a NULL pointer or an index out of range
+ */
+TP_API tp_status tp_plan_graph_decision(const tp_plan *plan, tp_graph_kind kind, int i,
+                                        tp_decision *info, size_t size);
+
+/** The job's final channels. */
+typedef struct tp_channels_info {
+    int n_channels;          /**< collective channels (ring and tree) */
+    int search_channels;     /**< ring/tree channels after combination, before duplication */
+    int n_nvls_channels;
+    int nvls_heads;          /**< NVLS heads per node */
+    int n_collnet_channels;
+    int p2p_channels;
+    int p2p_channels_per_peer;
+    int nccl_nodes;          /**< NCCL's "nodes": ring fragments */
+} tp_channels_info;
+
+/** @return TP_OK; TP_ERR_ARGUMENT when plan or info is NULL or the plan failed */
+TP_API tp_status tp_plan_channels(const tp_plan *plan, tp_channels_info *info, size_t size);
+
+/** One collective channel as one rank sees it (-1: none). */
+typedef struct tp_rank_channel {
+    int ring_prev, ring_next;
+    int tree_up;
+    int tree_down[3];
+} tp_rank_channel;
+
+/**
+ * Channel `channel` (0..n_channels-1) of any rank of the job.
+ * @return TP_OK; TP_ERR_ARGUMENT on a NULL pointer, a rank or channel out of range
+ */
+TP_API tp_status tp_plan_rank_channel(const tp_plan *plan, int rank, int channel,
+                                      tp_rank_channel *info, size_t size);
+/**
+ * Ring `channel` as NCCL orders it, from rank 0.
+ * @param count  receives the rank count (0 on error); not NULL
+ * @return borrowed array of *count ranks, NULL on a bad argument
+ */
+TP_API const int *tp_plan_ring(const tp_plan *plan, int channel, int *count);
+
+/** The NET device a rank uses, and who drives it. */
+typedef struct tp_nic_choice {
+    int net_dev;    /**< NET device number on the rank's node */
+    int64_t net_id; /**< NCCL id of that NET */
+    int net_index;  /**< its index in tp_plan_system(), -1 if that system lacks it */
+    int proxy_rank; /**< rank whose proxy drives it: != rank means PXN */
+    bool gdr;       /**< GPU Direct RDMA */
+} tp_nic_choice;
+
+/**
+ * The NIC `rank` uses on collective channel `channel` (the ring graph: the
+ * channel's head receives on the entry NET, its tail sends on the exit NET),
+ * or, with peer >= 0, for P2P sends to `peer` on P2P channel `channel`
+ * (ncclTopoGetNetDev). Ranks of any node (nodes are identical).
+ * @param peer  -1 for the collective channel, else a rank of another node
+ * @return TP_OK; TP_ERR_ARGUMENT on a NULL pointer, out-of-range rank, peer or
+ *   channel, or a plan without NETs or failed; TP_ERR_INTERNAL on a bug
+ */
+TP_API tp_status tp_plan_nic(const tp_plan *plan, int rank, int channel, int peer,
+                             tp_nic_choice *info, size_t size);
 
 /** @defgroup builtins Built-in topologies */
 

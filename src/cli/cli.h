@@ -69,6 +69,8 @@ int cli_fail(const tp_error *err);
 int cli_usage_error(const char *usage, const char *fmt, ...);
 /* cli_parse_args() for commands that take one topology and no other option. */
 int cli_parse_input(int argc, char **argv, const char *usage, cli_input *in, int *exit_code);
+/* Rename an error's library source ("job.rank") to the CLI flag it came from ("--rank"). */
+void cli_name_flag(tp_error *err);
 /* Plan the input with the context's config. On failure prints the error. */
 int cli_plan(tp_plan **out, const cli_input *in, const cli_ctx *ctx);
 

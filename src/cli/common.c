@@ -121,6 +121,7 @@ int cli_parse_args(int argc, char **argv, cli_ctx *ctx, const char *usage, unsig
                    int n_files, cli_args *a, int *code)
 {
     memset(a, 0, sizeof(*a));
+    a->in.job.version = TP_JOB_VERSION;
     a->in.job.n_nodes = 1;
     optind = 0;
     int c;
@@ -162,6 +163,15 @@ int cli_parse_input(int argc, char **argv, const char *usage, cli_input *in, int
     return st;
 }
 
+void cli_name_flag(tp_error *err)
+{
+    /* The library names the tp_job fields; the user gave them as flags. */
+    static const char *const flags[][2] = {{"job.rank", "--rank"}, {"job.n_nodes", "--nodes"}};
+    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+        if (strcmp(err->source, flags[i][0]) == 0)
+            snprintf(err->source, sizeof(err->source), "%s", flags[i][1]);
+}
+
 int cli_plan(tp_plan **out, const cli_input *in, const cli_ctx *ctx)
 {
     tp_error err = {0};
@@ -178,7 +188,10 @@ int cli_plan(tp_plan **out, const cli_input *in, const cli_ctx *ctx)
     } else {
         st = tp_plan_file(out, in->path, &in->job, ctx->cfg, &err);
     }
-    return st == TP_OK ? CLI_EXIT_OK : cli_fail(&err);
+    if (st == TP_OK)
+        return CLI_EXIT_OK;
+    cli_name_flag(&err);
+    return cli_fail(&err);
 }
 
 int cli_run_report(int argc, char **argv, cli_ctx *ctx, const char *usage, cli_report_fn *report)

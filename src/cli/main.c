@@ -91,7 +91,8 @@ static int parse_globals(int argc, char **argv, global_opts *g)
             print_help();
             exit(CLI_EXIT_OK);
         case 'V':
-            printf("topoplan %s (NCCL 2.22.3 model)\n", TOPOPLAN_VERSION);
+            printf("topoplan %s (reproduces NCCL %s)\n", tp_version_string(),
+                   tp_nccl_version_string());
             exit(CLI_EXIT_OK);
         case 'E':
             if (!strchr(optarg, '='))

@@ -15,15 +15,7 @@
 
 #include "search.h"
 
-/* Graph slots, in NCCL 2.22.3's order of computation. */
-enum {
-    TP_GRAPH_RING,
-    TP_GRAPH_TREE,
-    TP_GRAPH_COLLNET_CHAIN,
-    TP_GRAPH_COLLNET_DIRECT,
-    TP_GRAPH_NVLS,
-    TP_GRAPH_COUNT
-};
+/* Graph slots: tp_graph_kind (include/topoplan.h), in NCCL 2.22.3's order of computation. */
 
 /* Short name of a graph slot: "ring", "tree", "collnet-chain", "collnet-direct", "nvls". */
 const char *tp_channels__graph_name(int slot);

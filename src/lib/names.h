@@ -6,50 +6,10 @@
 #ifndef TP_NAMES_H
 #define TP_NAMES_H
 
-/* Node types (NCCL 2.22.3 order: GPU PCI NVS CPU NIC NET). */
-typedef enum tp_node_type {
-    TP_NODE_GPU,
-    TP_NODE_PCI,
-    TP_NODE_NVS,
-    TP_NODE_CPU, /* a NUMA domain */
-    TP_NODE_NIC,
-    TP_NODE_NET,
-    TP_NODE_TYPE_COUNT
-} tp_node_type;
+#include "topoplan.h"
 
-/* Link types share values with the path type they produce. */
-typedef enum tp_link_type {
-    TP_LINK_LOC = 0,
-    TP_LINK_NVL = 1,
-    TP_LINK_PCI = 3,
-    TP_LINK_SYS = 7,
-    TP_LINK_NET = 8,
-} tp_link_type;
-
-/* Path types, best to worst. */
-typedef enum tp_path_type {
-    TP_PATH_LOC,
-    TP_PATH_NVL,
-    TP_PATH_NVB,
-    TP_PATH_PIX,
-    TP_PATH_PXB,
-    TP_PATH_PXN,
-    TP_PATH_PHB,
-    TP_PATH_SYS,
-    TP_PATH_NET,
-    TP_PATH_DIS,
-    TP_PATH_TYPE_COUNT
-} tp_path_type;
-
-/* Graph patterns of NCCL 2.22.3 (graph.h), 1..6. */
-enum {
-    TP_PATTERN_BALANCED_TREE = 1,
-    TP_PATTERN_SPLIT_TREE = 2,
-    TP_PATTERN_TREE = 3,
-    TP_PATTERN_RING = 4,
-    TP_PATTERN_NVLS = 5,
-    TP_PATTERN_COLLNET_DIRECT = 6,
-};
+/* The enumerations themselves (tp_node_type, tp_link_type, tp_path_type,
+ * tp_pattern) are public: include/topoplan.h. */
 
 /* "balanced tree", "ring", ...; "?" for an unknown pattern. */
 const char *tp_pattern_name(int pattern);

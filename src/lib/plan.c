@@ -34,17 +34,30 @@ static void lap(tp_plan *plan, tp_stage stage, double *t0)
 
 double tp_plan_stage_us(const tp_plan *plan, tp_stage stage)
 {
-    return stage < TP_STAGE_COUNT ? plan->stage_us[stage] : 0.0;
+    return plan && (int)stage >= 0 && stage < TP_STAGE_COUNT ? plan->stage_us[stage] : 0.0;
 }
 
+/* Errors name the job's fields as the library knows them; the CLI maps them to its flags. */
 static tp_status check_job(const tp_job *job, tp_error *err)
 {
+    if (job->version > TP_JOB_VERSION)
+        return tp_fail(err, TP_ERR_ARGUMENT, "job.version", 0, 0,
+                       "unknown version %u (this library knows up to %d)", job->version,
+                       TP_JOB_VERSION);
     if (job->n_nodes < 1)
-        return tp_fail(err, TP_ERR_CONFIG, "--nodes", 0, 0, "invalid value %d (expected >= 1)",
+        return tp_fail(err, TP_ERR_CONFIG, "job.n_nodes", 0, 0, "invalid value %d (expected >= 1)",
                        job->n_nodes);
     if (job->rank < 0)
-        return tp_fail(err, TP_ERR_CONFIG, "--rank", 0, 0, "invalid value %d (expected >= 0)",
+        return tp_fail(err, TP_ERR_CONFIG, "job.rank", 0, 0, "invalid value %d (expected >= 0)",
                        job->rank);
+    return TP_OK;
+}
+
+tp_status tp_job_init(tp_job *job, unsigned version)
+{
+    if (!job || version < 1 || version > TP_JOB_VERSION)
+        return TP_ERR_ARGUMENT;
+    *job = (tp_job){.version = version, .n_nodes = 1, .rank = 0};
     return TP_OK;
 }
 
@@ -393,6 +406,45 @@ static tp_status run_job(tp_plan *plan, tp_error *err)
     return st;
 }
 
+/*
+ * Whether a failed plan goes back to the caller: only for failures NCCL itself
+ * reports while planning (its log up to the failure is part of the answer).
+ * Our own failures (memory, bugs) give no plan.
+ */
+static bool keep_failed_plan(tp_status st)
+{
+    return st == TP_ERR_TOPOLOGY || st == TP_ERR_CONFIG || st == TP_ERR_GRAPH;
+}
+
+/* The plan up to the job run: XML parsed, configuration copied, job checked. */
+static tp_status plan_setup(tp_plan *plan, const tp_job *job, const tp_config *cfg,
+                            tp_error *err)
+{
+    tp_xml *doc = NULL;
+    double t0 = now_us();
+    tp_status st = tp_xml__parse(&doc, plan->text, plan->text_len, plan->source, err);
+    lap(plan, TP_STAGE_XML, &t0);
+    if (st != TP_OK)
+        return st;
+    plan->topo_xml = doc; /* the plan owns it now */
+    plan->n_gpus_per_node = count_gpus(doc->root);
+    if (cfg)
+        st = tp_config__copy(&plan->cfg, cfg, err);
+    else
+        st = tp_config_new(&plan->cfg, NULL, err);
+    if (st != TP_OK)
+        return st;
+    if (plan->n_gpus_per_node == 0)
+        return tp_xml__fail(err, TP_ERR_TOPOLOGY, doc, doc->root,
+                            "no <gpu> element: nothing to plan");
+    if (job->rank >= n_ranks(plan))
+        return tp_fail(err, TP_ERR_CONFIG, "job.rank", 0, 0,
+                       "rank %d out of range (job has %d ranks)", job->rank, n_ranks(plan));
+    tp_channels__ctas(plan->cfg, &plan->log, &plan->min_ctas, &plan->max_ctas);
+    return TP_OK;
+}
+
+/* Takes ownership of text. */
 static tp_status plan_text(tp_plan **out, char *text, size_t len, const char *source,
                            const tp_job *job, const tp_config *cfg, tp_error *err)
 {
@@ -406,42 +458,28 @@ static tp_status plan_text(tp_plan **out, char *text, size_t len, const char *so
     plan->text_len = len;
     snprintf(plan->source, sizeof(plan->source), "%s", source);
     plan->job = *job;
+    plan->job.version = TP_JOB_VERSION;
     plan->log.enabled = true;
     plan->nic_notes.enabled = true;
-    tp_xml *doc = NULL;
-    double t0 = now_us();
-    st = tp_xml__parse(&doc, text, len, source, err);
-    lap(plan, TP_STAGE_XML, &t0);
-    if (st != TP_OK) {
-        tp_plan_free(plan);
-        return st;
+    st = plan_setup(plan, job, cfg, err);
+    if (st == TP_OK) {
+        st = run_job(plan, err);
+        plan->status = st;
+        if (st == TP_OK || keep_failed_plan(st)) {
+            *out = plan;
+            return st;
+        }
     }
-    plan->n_gpus_per_node = count_gpus(doc->root);
-    if ((st = tp_config__copy(&plan->cfg, cfg, err)) != TP_OK)
-        goto out;
-    if (plan->n_gpus_per_node == 0) {
-        st = tp_xml__fail(err, TP_ERR_TOPOLOGY, doc, doc->root, "no <gpu> element: nothing to plan");
-        goto out;
-    }
-    if (job->rank >= n_ranks(plan)) {
-        st = tp_fail(err, TP_ERR_CONFIG, "--rank", 0, 0, "rank %d out of range (job has %d ranks)",
-                     job->rank, n_ranks(plan));
-        goto out;
-    }
-    tp_channels__ctas(plan->cfg, &plan->log, &plan->min_ctas, &plan->max_ctas);
-    plan->topo_xml = doc; /* the plan owns it now */
-    doc = NULL;
-    st = run_job(plan, err);
-    plan->status = st;
-out:
-    tp_xml__free(doc);
-    *out = plan;
+    tp_plan_free(plan);
     return st;
 }
 
 tp_status tp_plan_buffer(tp_plan **out, const char *xml, size_t len, const char *source,
                          const tp_job *job, const tp_config *cfg, tp_error *err)
 {
+    if (!out || !xml || !job)
+        return tp_fail(err, TP_ERR_ARGUMENT, NULL, 0, 0, "tp_plan_buffer: %s is NULL",
+                       !out ? "out" : !xml ? "xml" : "job");
     *out = NULL;
     char *text = malloc(len + 1);
     if (!text)
@@ -454,6 +492,9 @@ tp_status tp_plan_buffer(tp_plan **out, const char *xml, size_t len, const char 
 tp_status tp_plan_file(tp_plan **out, const char *path, const tp_job *job, const tp_config *cfg,
                        tp_error *err)
 {
+    if (!out || !path || !job)
+        return tp_fail(err, TP_ERR_ARGUMENT, NULL, 0, 0, "tp_plan_file: %s is NULL",
+                       !out ? "out" : !path ? "path" : "job");
     *out = NULL;
     char *text = NULL;
     size_t len = 0;
@@ -544,8 +585,24 @@ static tp_status write_graph_dump(const tp_plan *plan, tp_error *err)
 
 tp_status tp_plan_write_dumps(const tp_plan *plan, tp_error *err)
 {
+    if (!plan)
+        return tp_fail(err, TP_ERR_ARGUMENT, NULL, 0, 0, "tp_plan_write_dumps: plan is NULL");
     tp_status st = write_topo_dump(plan, err);
     if (st == TP_OK)
         st = write_graph_dump(plan, err);
+    return st;
+}
+
+tp_status tp_report_topology_xml(FILE *out, const tp_plan *plan, tp_error *err)
+{
+    if (!out || !plan)
+        return tp_fail(err, TP_ERR_ARGUMENT, NULL, 0, 0, "tp_report_topology_xml: %s is NULL",
+                       !out ? "out" : "plan");
+    /* A fresh copy prepared as NCCL_TOPO_DUMP_FILE's: the system build reads the plan's. */
+    tp_xml *doc = NULL;
+    tp_status st = prepared_xml(&doc, plan, plan->home_host, NULL, NULL, err);
+    if (st == TP_OK)
+        st = tp_xml__write(out, doc->root, err);
+    tp_xml__free(doc);
     return st;
 }
