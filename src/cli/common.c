@@ -22,6 +22,7 @@ int cli_exit_for(tp_status st)
     case TP_ERR_NOMEM:
         return CLI_EXIT_IO;
     case TP_ERR_INTERNAL:
+    case TP_ERR_ARGUMENT: /* the CLI called the library wrongly */
     default:
         return CLI_EXIT_INTERNAL;
     }
@@ -30,7 +31,9 @@ int cli_exit_for(tp_status st)
 int cli_fail(const tp_error *err)
 {
     char msg[1024];
-    tp_error_format(err, msg, sizeof(msg));
+    tp_error named = *err;
+    cli_name_flag(&named);
+    tp_error_format(&named, msg, sizeof(msg));
     fprintf(stderr, "topoplan: %s\n", msg);
     if (err->code == TP_ERR_INTERNAL)
         fprintf(stderr, "topoplan: this is a bug in topoplan; please report it with the input\n");
@@ -166,7 +169,8 @@ int cli_parse_input(int argc, char **argv, const char *usage, cli_input *in, int
 void cli_name_flag(tp_error *err)
 {
     /* The library names the tp_job fields; the user gave them as flags. */
-    static const char *const flags[][2] = {{"job.rank", "--rank"}, {"job.n_nodes", "--nodes"}};
+    static const char *const flags[][2] = {
+        {"job.rank", "--rank"}, {"job.n_nodes", "--nodes"}, {"fmt", "--format"}};
     for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
         if (strcmp(err->source, flags[i][0]) == 0)
             snprintf(err->source, sizeof(err->source), "%s", flags[i][1]);
@@ -188,10 +192,7 @@ int cli_plan(tp_plan **out, const cli_input *in, const cli_ctx *ctx)
     } else {
         st = tp_plan_file(out, in->path, &in->job, ctx->cfg, &err);
     }
-    if (st == TP_OK)
-        return CLI_EXIT_OK;
-    cli_name_flag(&err);
-    return cli_fail(&err);
+    return st == TP_OK ? CLI_EXIT_OK : cli_fail(&err);
 }
 
 int cli_run_report(int argc, char **argv, cli_ctx *ctx, const char *usage, cli_report_fn *report)

@@ -22,6 +22,8 @@ const char *tp_builtin_about(size_t i)
 
 const char *tp_builtin_xml(const char *name)
 {
+    if (!name)
+        return NULL;
     for (size_t i = 0; i < tp_builtins_count; i++)
         if (strcmp(tp_builtins[i].name, name) == 0)
             return tp_builtins[i].xml;

@@ -166,7 +166,7 @@ void tp_compare__match(tp_comparison *c)
 static tp_status check_plan(const tp_plan *p, tp_error *err)
 {
     if (!p || p->status != TP_OK || !p->host_sys || !p->sys || !p->channels.rings)
-        return tp_fail(err, TP_ERR_INTERNAL, p ? p->source : NULL, 0, 0,
+        return tp_fail(err, TP_ERR_ARGUMENT, p ? p->source : NULL, 0, 0,
                        "compare: the plan did not complete");
     return TP_OK;
 }
@@ -174,6 +174,8 @@ static tp_status check_plan(const tp_plan *p, tp_error *err)
 tp_status tp_compare_plans(tp_comparison **out, const tp_plan *first, const tp_plan *second,
                            tp_error *err)
 {
+    if (!out || !first || !second)
+        return tp_fail_arg(err, "tp_compare_plans", !out ? "out is NULL" : "a plan is NULL");
     *out = NULL;
     tp_status st = check_plan(first, err);
     if (st == TP_OK)
@@ -215,17 +217,19 @@ void tp_comparison_free(tp_comparison *cmp)
 
 size_t tp_comparison_count(const tp_comparison *cmp)
 {
-    return cmp->n_diffs;
+    return cmp ? cmp->n_diffs : 0;
 }
 
 const tp_difference *tp_comparison_get(const tp_comparison *cmp, size_t i)
 {
-    return i < cmp->n_diffs ? &cmp->diffs[i] : NULL;
+    return cmp && i < cmp->n_diffs ? &cmp->diffs[i] : NULL;
 }
 
 size_t tp_comparison_count_severity(const tp_comparison *cmp, tp_severity sev)
 {
     size_t n = 0;
+    if (!cmp)
+        return 0;
     for (size_t i = 0; i < cmp->n_diffs; i++)
         n += cmp->diffs[i].severity == sev;
     return n;
@@ -234,6 +238,8 @@ size_t tp_comparison_count_severity(const tp_comparison *cmp, tp_severity sev)
 int tp_comparison_first_layer(const tp_comparison *cmp)
 {
     int first = -1;
+    if (!cmp)
+        return -1;
     for (size_t i = 0; i < cmp->n_diffs; i++)
         if (first < 0 || (int)cmp->diffs[i].layer < first)
             first = (int)cmp->diffs[i].layer;
@@ -242,5 +248,5 @@ int tp_comparison_first_layer(const tp_comparison *cmp)
 
 const char *tp_comparison_why(const tp_comparison *cmp)
 {
-    return cmp->why;
+    return cmp ? cmp->why : "";
 }

@@ -134,13 +134,17 @@ static void diff_json(FILE *out, const tp_comparison *c)
 static tp_status check_format(tp_format fmt, const char *what, tp_error *err)
 {
     if (fmt == TP_FORMAT_DOT)
-        return tp_fail(err, TP_ERR_CONFIG, "--format", 0, 0, "%s: no dot output (use text or json)",
+        return tp_fail(err, TP_ERR_CONFIG, "fmt", 0, 0, "%s: no dot output (use text or json)",
                        what);
     return TP_OK;
 }
 
 tp_status tp_report_diff(FILE *out, const tp_comparison *cmp, tp_format fmt, tp_error *err)
 {
+    if (!out || !cmp)
+        return tp_fail_arg(err, "tp_report_diff", !out ? "out is NULL" : "cmp is NULL");
+    if ((int)fmt < TP_FORMAT_TEXT || fmt > TP_FORMAT_DOT)
+        return tp_fail_arg(err, "tp_report_diff", "fmt out of range");
     tp_status st = check_format(fmt, "diff", err);
     if (st != TP_OK)
         return st;
@@ -203,6 +207,10 @@ static void check_json(FILE *out, const tp_comparison *c)
 
 tp_status tp_report_check(FILE *out, const tp_comparison *cmp, tp_format fmt, tp_error *err)
 {
+    if (!out || !cmp)
+        return tp_fail_arg(err, "tp_report_check", !out ? "out is NULL" : "cmp is NULL");
+    if ((int)fmt < TP_FORMAT_TEXT || fmt > TP_FORMAT_DOT)
+        return tp_fail_arg(err, "tp_report_check", "fmt out of range");
     tp_status st = check_format(fmt, "check", err);
     if (st != TP_OK)
         return st;

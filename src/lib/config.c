@@ -102,6 +102,9 @@ static tp_status set_param(tp_config *cfg, int id, const char *value, tp_error *
 
 tp_status tp_config_set(tp_config *cfg, const char *key, const char *value, tp_error *err)
 {
+    if (!cfg || !key || !value)
+        return tp_fail_arg(err, "tp_config_set", !cfg ? "cfg is NULL" : !key ? "key is NULL"
+                                                                          : "value is NULL");
     int id = find_param(key, strlen(key));
     if (id < 0)
         return TP_OK; /* not a parameter topoplan models */
@@ -110,6 +113,8 @@ tp_status tp_config_set(tp_config *cfg, const char *key, const char *value, tp_e
 
 tp_status tp_config_new(tp_config **out, const char *const *envp, tp_error *err)
 {
+    if (!out)
+        return tp_fail_arg(err, "tp_config_new", "out is NULL");
     *out = NULL;
     tp_config *cfg = calloc(1, sizeof(*cfg));
     if (!cfg)
@@ -181,6 +186,8 @@ const char *tp_config_name(tp_param_id id)
 
 tp_status tp_config_write(FILE *out, const tp_config *cfg, tp_error *err)
 {
+    if (!out || !cfg)
+        return tp_fail_arg(err, "tp_config_write", !out ? "out is NULL" : "cfg is NULL");
     for (size_t i = 0; i < TP_PARAM_COUNT; i++) {
         const param_value *v = &cfg->values[i];
         if (v->is_set)

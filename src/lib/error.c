@@ -14,6 +14,7 @@ static const char *const status_names[] = {
     [TP_ERR_CONFIG] = "invalid configuration",
     [TP_ERR_GRAPH] = "graph error",
     [TP_ERR_INTERNAL] = "internal error",
+    [TP_ERR_ARGUMENT] = "invalid argument",
 };
 
 const char *tp_status_name(tp_status st)
@@ -25,8 +26,12 @@ const char *tp_status_name(tp_status st)
 
 void tp_error_format(const tp_error *err, char *buf, size_t size)
 {
-    if (size == 0)
+    if (!buf || size == 0)
         return;
+    if (!err) {
+        snprintf(buf, size, "(no error record)");
+        return;
+    }
     if (err->source[0] && err->line)
         snprintf(buf, size, "%s:%u:%u: %s", err->source, err->line, err->column, err->message);
     else if (err->source[0])
@@ -49,6 +54,11 @@ tp_status tp_fail(tp_error *err, tp_status code, const char *source, unsigned li
     vsnprintf(err->message, sizeof(err->message), fmt, ap);
     va_end(ap);
     return code;
+}
+
+tp_status tp_fail_arg(tp_error *err, const char *fn, const char *what)
+{
+    return tp_fail(err, TP_ERR_ARGUMENT, fn, 0, 0, "%s", what);
 }
 
 tp_status tp_fail_nomem(tp_error *err)

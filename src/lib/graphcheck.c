@@ -568,6 +568,12 @@ static tp_status check_parsed(tp_graph_check **out, const tp_plan *plan, const t
 tp_status tp_graph_check_buffer(tp_graph_check **out, const tp_plan *plan, const char *xml,
                                 size_t len, const char *source, tp_error *err)
 {
+    if (!out || !xml)
+        return tp_fail_arg(err, "tp_graph_check_buffer", !out ? "out is NULL" : "xml is NULL");
+    *out = NULL;
+    tp_status ok = tp_plan__check_done(plan, "tp_graph_check_buffer", err);
+    if (ok != TP_OK)
+        return ok;
     *out = NULL;
     tp_xml *doc = NULL;
     tp_status st = tp_xml__parse(&doc, xml, len, source ? source : "<buffer>", err);
@@ -580,6 +586,12 @@ tp_status tp_graph_check_buffer(tp_graph_check **out, const tp_plan *plan, const
 tp_status tp_graph_check_file(tp_graph_check **out, const tp_plan *plan, const char *path,
                               tp_error *err)
 {
+    if (!out || !path)
+        return tp_fail_arg(err, "tp_graph_check_file", !out ? "out is NULL" : "path is NULL");
+    *out = NULL;
+    tp_status ok = tp_plan__check_done(plan, "tp_graph_check_file", err);
+    if (ok != TP_OK)
+        return ok;
     *out = NULL;
     tp_xml *doc = NULL;
     tp_status st = tp_xml__parse_file(&doc, path, err);
@@ -591,6 +603,8 @@ tp_status tp_graph_check_file(tp_graph_check **out, const tp_plan *plan, const c
 
 int tp_graph_check_feasible(const tp_graph_check *chk)
 {
+    if (!chk)
+        return 0;
     for (size_t i = 0; i < chk->n_findings; i++)
         if (chk->findings[i].severity == TP_GC_ERROR)
             return 0;
@@ -603,6 +617,8 @@ int tp_graph_check_feasible(const tp_graph_check *chk)
 size_t tp_graph_check_error_count(const tp_graph_check *chk)
 {
     size_t n = 0;
+    if (!chk)
+        return 0;
     for (size_t i = 0; i < chk->n_findings; i++)
         n += chk->findings[i].severity == TP_GC_ERROR;
     for (size_t i = 0; i < chk->n_graphs; i++)

@@ -214,8 +214,12 @@ static void write_json(FILE *out, const tp_graph_check *chk)
 
 tp_status tp_report_graph_check(FILE *out, const tp_graph_check *chk, tp_format fmt, tp_error *err)
 {
+    if (!out || !chk)
+        return tp_fail_arg(err, "tp_report_graph_check", !out ? "out is NULL" : "chk is NULL");
+    if ((int)fmt < TP_FORMAT_TEXT || fmt > TP_FORMAT_DOT)
+        return tp_fail_arg(err, "tp_report_graph_check", "fmt out of range");
     if (fmt == TP_FORMAT_DOT)
-        return tp_fail(err, TP_ERR_CONFIG, "--format", 0, 0,
+        return tp_fail(err, TP_ERR_CONFIG, "fmt", 0, 0,
                        "graph-check writes text or json, not dot");
     if (fmt == TP_FORMAT_JSON)
         write_json(out, chk);

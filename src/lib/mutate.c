@@ -285,6 +285,12 @@ tp_status tp_mutate__apply(tp_xml *doc, const tp_mutation *m, tp_error *err)
 tp_status tp_mutate_buffer(FILE *out, const char *xml, size_t len, const char *source,
                            const tp_mutation *muts, size_t n_muts, tp_error *err)
 {
+    if (!out || !xml || (n_muts > 0 && !muts))
+        return tp_fail_arg(err, "tp_mutate_buffer",
+                           !out ? "out is NULL" : !xml ? "xml is NULL" : "muts is NULL");
+    for (size_t i = 0; i < n_muts; i++)
+        if (!muts[i].spec)
+            return tp_fail_arg(err, "tp_mutate_buffer", "a mutation's spec is NULL");
     tp_xml *doc = NULL;
     tp_status st = tp_xml__parse(&doc, xml, len, source, err);
     for (size_t i = 0; st == TP_OK && i < n_muts; i++)
@@ -298,6 +304,8 @@ tp_status tp_mutate_buffer(FILE *out, const char *xml, size_t len, const char *s
 tp_status tp_mutate_file(FILE *out, const char *path, const tp_mutation *muts, size_t n_muts,
                          tp_error *err)
 {
+    if (!path)
+        return tp_fail_arg(err, "tp_mutate_file", "path is NULL");
     char *text = NULL;
     size_t len = 0;
     tp_status st = tp_xml__read_file(&text, &len, path, err);

@@ -153,6 +153,8 @@ tp_status tp_ib__discover(tp_ib_logical **out, int *n_out, int *selected_out, in
 
 int tp_hca_selects(const char *filter, const char *name, int port)
 {
+    if (!name)
+        return 0;
     tp_hca_filter f;
     tp_hca__parse(&f, filter);
     return tp_hca__selects(&f, name, port);
@@ -160,6 +162,8 @@ int tp_hca_selects(const char *filter, const char *name, int port)
 
 int tp_hca_prefix_trap(const char *filter, const char *name, int port, char *entry, size_t size)
 {
+    if (!name || (size > 0 && !entry))
+        return 0;
     tp_hca_filter f;
     tp_hca__parse(&f, filter);
     int i = tp_hca__trap(&f, name, port);

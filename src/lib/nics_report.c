@@ -248,8 +248,15 @@ static void write_json(FILE *out, const tp_nics *nx)
 
 tp_status tp_report_nics(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err)
 {
+    tp_status ok = tp_plan__check_done(plan, "tp_report_nics", err);
+    if (ok != TP_OK)
+        return ok;
+    if (!out)
+        return tp_fail_arg(err, "tp_report_nics", "out is NULL");
+    if ((int)fmt < TP_FORMAT_TEXT || fmt > TP_FORMAT_DOT)
+        return tp_fail_arg(err, "tp_report_nics", "fmt out of range");
     if (fmt == TP_FORMAT_DOT)
-        return tp_fail(err, TP_ERR_CONFIG, "--format", 0, 0, "nics: no dot output (use text or json)");
+        return tp_fail(err, TP_ERR_CONFIG, "fmt", 0, 0, "nics: no dot output (use text or json)");
     tp_nics nx;
     tp_status st = tp_nics__build(&nx, plan, err);
     if (st != TP_OK)

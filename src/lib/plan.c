@@ -593,6 +593,15 @@ tp_status tp_plan_write_dumps(const tp_plan *plan, tp_error *err)
     return st;
 }
 
+tp_status tp_plan__check_done(const tp_plan *plan, const char *fn, tp_error *err)
+{
+    if (!plan)
+        return tp_fail_arg(err, fn, "plan is NULL");
+    if (plan->status != TP_OK || !plan->sys || !plan->domain_of)
+        return tp_fail_arg(err, fn, "the plan failed: only its NCCL log can be reported");
+    return TP_OK;
+}
+
 tp_status tp_report_topology_xml(FILE *out, const tp_plan *plan, tp_error *err)
 {
     if (!out || !plan)

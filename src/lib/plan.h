@@ -47,4 +47,10 @@ struct tp_plan {
     double stage_us[TP_STAGE_COUNT]; /* time spent per stage (benchmarks only) */
 };
 
+/*
+ * Boundary check of the public functions that read a finished plan: fails
+ * with TP_ERR_ARGUMENT when plan is NULL or stopped at a failure NCCL reports.
+ */
+tp_status tp_plan__check_done(const tp_plan *plan, const char *fn, tp_error *err);
+
 #endif

@@ -99,6 +99,8 @@ static int reported_dev(const tp_plan *plan)
 
 tp_status tp_report_nccl_log(FILE *out, const tp_plan *plan, tp_error *err)
 {
+    if (!out || !plan)
+        return tp_fail_arg(err, "tp_report_nccl_log", !out ? "out is NULL" : "plan is NULL");
     int dev = reported_dev(plan), level = debug_level(plan->cfg);
     uint64_t mask = tp_log__subsys_mask(tp_config_str(plan->cfg, TP_P_DEBUG_SUBSYS));
     for (size_t i = 0; i < plan->log.n_lines; i++) {

@@ -149,6 +149,13 @@ static void write_json(FILE *out, const tp_system *sys)
 
 tp_status tp_report_paths(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err)
 {
+    tp_status ok = tp_plan__check_done(plan, "tp_report_paths", err);
+    if (ok != TP_OK)
+        return ok;
+    if (!out)
+        return tp_fail_arg(err, "tp_report_paths", "out is NULL");
+    if ((int)fmt < TP_FORMAT_TEXT || fmt > TP_FORMAT_DOT)
+        return tp_fail_arg(err, "tp_report_paths", "fmt out of range");
     const tp_system *sys = plan->sys;
     if (!sys || sys->nodes[TP_NODE_GPU].count == 0 || !sys->nodes[TP_NODE_GPU].nodes[0].paths[0])
         return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "the plan has no paths");
@@ -157,6 +164,6 @@ tp_status tp_report_paths(FILE *out, const tp_plan *plan, tp_format fmt, tp_erro
     else if (fmt == TP_FORMAT_TEXT)
         write_text(out, sys);
     else
-        return tp_fail(err, TP_ERR_CONFIG, "--format", 0, 0, "paths: no dot output (use text or json)");
+        return tp_fail(err, TP_ERR_CONFIG, "fmt", 0, 0, "paths: no dot output (use text or json)");
     return tp_report__check_stream(out, err);
 }

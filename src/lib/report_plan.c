@@ -215,6 +215,13 @@ static void write_json(FILE *out, const tp_plan *p)
 
 tp_status tp_report_plan(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err)
 {
+    tp_status ok = tp_plan__check_done(plan, "tp_report_plan", err);
+    if (ok != TP_OK)
+        return ok;
+    if (!out)
+        return tp_fail_arg(err, "tp_report_plan", "out is NULL");
+    if ((int)fmt < TP_FORMAT_TEXT || fmt > TP_FORMAT_DOT)
+        return tp_fail_arg(err, "tp_report_plan", "fmt out of range");
     if (!plan->sys || !plan->channels.rings)
         return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "the plan has no channels");
     if (fmt == TP_FORMAT_DOT)

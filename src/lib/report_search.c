@@ -177,8 +177,15 @@ static void json_graph(FILE *out, const tp_system *sys, int slot, const tp_graph
 
 tp_status tp_report_search(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err)
 {
+    tp_status ok = tp_plan__check_done(plan, "tp_report_search", err);
+    if (ok != TP_OK)
+        return ok;
+    if (!out)
+        return tp_fail_arg(err, "tp_report_search", "out is NULL");
+    if ((int)fmt < TP_FORMAT_TEXT || fmt > TP_FORMAT_DOT)
+        return tp_fail_arg(err, "tp_report_search", "fmt out of range");
     if (fmt == TP_FORMAT_DOT)
-        return tp_fail(err, TP_ERR_CONFIG, "--format", 0, 0,
+        return tp_fail(err, TP_ERR_CONFIG, "fmt", 0, 0,
                        "search: no dot output (use text or json)");
     if (fmt == TP_FORMAT_JSON)
         fputs("{\n  \"graphs\": [\n", out);

@@ -1,0 +1,337 @@
+/*
+ * The public API's boundary, as a program using only include/topoplan.h sees
+ * it: ownership on every error path (a failed call leaves *out NULL except
+ * for the failures NCCL itself reports), the library's own vocabulary in
+ * errors, NULL and out-of-range arguments, versions. `make check-valgrind`
+ * runs this binary with --leak-check=full: a leak on any path here fails it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "topoplan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define V100 "tests/fixtures/v100_nv2.xml"
+
+static tp_config *empty_config(void)
+{
+    const char *const none[] = {NULL};
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_config_new(&cfg, none, &err), TP_OK);
+    return cfg;
+}
+
+static tp_config *config_of(const char *key, const char *value)
+{
+    tp_config *cfg = empty_config();
+    tp_error err = {0};
+    assert_int_equal(tp_config_set(cfg, key, value, &err), TP_OK);
+    return cfg;
+}
+
+/* A plan call that must fail with `want`, leaving *out NULL. */
+static tp_error plan_fails(const char *path, tp_job job, const tp_config *cfg, tp_status want)
+{
+    tp_plan *plan = (tp_plan *)&plan; /* not NULL: the call must clear it */
+    tp_error err = {0};
+    assert_int_equal(tp_plan_file(&plan, path, &job, cfg, &err), want);
+    assert_null(plan);
+    assert_int_equal(err.code, want);
+    return err;
+}
+
+static void test_bad_rank_leaves_no_plan(void **state)
+{
+    (void)state;
+    tp_job job = {TP_JOB_VERSION, 1, 4};
+    tp_error err = plan_fails(V100, job, NULL, TP_ERR_CONFIG);
+    assert_string_equal(err.source, "job.rank");
+    assert_string_equal(err.message, "rank 4 out of range (job has 4 ranks)");
+    /* The same through the buffer entry point, the one the issue reported. */
+    const char *xml = tp_builtin_xml("v100-nv2");
+    tp_plan *plan = NULL;
+    assert_non_null(xml);
+    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "b", &job, NULL, &err),
+                     TP_ERR_CONFIG);
+    assert_null(plan);
+    assert_string_equal(err.source, "job.rank");
+}
+
+static void test_bad_job_fields(void **state)
+{
+    (void)state;
+    tp_error err = plan_fails(V100, (tp_job){TP_JOB_VERSION, 0, 0}, NULL, TP_ERR_CONFIG);
+    assert_string_equal(err.source, "job.n_nodes");
+    err = plan_fails(V100, (tp_job){TP_JOB_VERSION, 1, -1}, NULL, TP_ERR_CONFIG);
+    assert_string_equal(err.source, "job.rank");
+    err = plan_fails(V100, (tp_job){TP_JOB_VERSION + 1, 1, 0}, NULL, TP_ERR_ARGUMENT);
+    assert_string_equal(err.source, "job.version");
+}
+
+static void test_input_failures_leave_no_plan(void **state)
+{
+    (void)state;
+    tp_job job = TP_JOB_INIT;
+    plan_fails("tests/fixtures/no-such-file.xml", job, NULL, TP_ERR_IO);
+    plan_fails("tests/errors/truncated.xml", job, NULL, TP_ERR_XML);
+    plan_fails("tests/errors/empty.xml", job, NULL, TP_ERR_XML);
+    tp_plan *plan = NULL;
+    tp_error err = {0};
+    const char no_gpu[] = "<system version=\"1\"><cpu numaid=\"0\"/></system>";
+    assert_int_equal(tp_plan_buffer(&plan, no_gpu, strlen(no_gpu), NULL, &job, NULL, &err),
+                     TP_ERR_TOPOLOGY);
+    assert_null(plan);
+}
+
+static void test_null_arguments(void **state)
+{
+    (void)state;
+    tp_job job = TP_JOB_INIT;
+    tp_plan *plan = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_plan_file(NULL, V100, &job, NULL, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_plan_file(&plan, NULL, &job, NULL, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_plan_file(&plan, V100, NULL, NULL, NULL), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_plan_buffer(&plan, NULL, 3, NULL, &job, NULL, &err), TP_ERR_ARGUMENT);
+    assert_null(plan);
+    assert_int_equal(tp_config_new(NULL, NULL, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_config_set(NULL, "NCCL_ALGO", "ring", &err), TP_ERR_ARGUMENT);
+    tp_config *cfg = empty_config();
+    assert_int_equal(tp_config_set(cfg, NULL, "1", &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_config_set(cfg, "NCCL_CROSS_NIC", NULL, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_config_write(NULL, cfg, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_config_write(stdout, NULL, &err), TP_ERR_ARGUMENT);
+    tp_config_free(cfg);
+    assert_int_equal(tp_report_nccl_log(stdout, NULL, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_report_paths(stdout, NULL, TP_FORMAT_TEXT, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_report_search(stdout, NULL, TP_FORMAT_TEXT, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_report_plan(stdout, NULL, TP_FORMAT_TEXT, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_report_nics(stdout, NULL, TP_FORMAT_TEXT, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_report_topology_xml(stdout, NULL, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_plan_write_dumps(NULL, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_report_diff(stdout, NULL, TP_FORMAT_TEXT, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_report_check(stdout, NULL, TP_FORMAT_TEXT, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_report_graph_check(stdout, NULL, TP_FORMAT_TEXT, &err), TP_ERR_ARGUMENT);
+    tp_mutation m = {TP_MUT_REMOVE, NULL};
+    assert_int_equal(tp_mutate_buffer(stdout, "<system/>", 9, NULL, &m, 1, &err),
+                     TP_ERR_ARGUMENT);
+    assert_int_equal(tp_mutate_file(stdout, NULL, NULL, 0, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_graph_check_file(NULL, NULL, "x", &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_compare_plans(NULL, NULL, NULL, &err), TP_ERR_ARGUMENT);
+    /* Getters give their error value. */
+    assert_int_equal(tp_graph_check_feasible(NULL), 0);
+    assert_int_equal(tp_graph_check_error_count(NULL), 0);
+    assert_int_equal(tp_comparison_count(NULL), 0);
+    assert_null(tp_comparison_get(NULL, 0));
+    assert_int_equal(tp_comparison_count_severity(NULL, TP_SEVERITY_ERROR), 0);
+    assert_int_equal(tp_comparison_first_layer(NULL), -1);
+    assert_string_equal(tp_comparison_why(NULL), "");
+    assert_int_equal(tp_plan_note_count(NULL), 0);
+    assert_null(tp_plan_note(NULL, 0));
+    assert_null(tp_builtin_xml(NULL));
+    assert_int_equal(tp_hca_selects("mlx5", NULL, 1), 0);
+    assert_int_equal(tp_hca_prefix_trap("mlx5_1", NULL, 1, NULL, 0), 0);
+    assert_true(tp_plan_stage_us(NULL, TP_STAGE_XML) == 0.0);
+    char buf[64];
+    tp_error_format(NULL, buf, sizeof(buf));
+    assert_string_equal(buf, "(no error record)");
+    tp_error_format(&err, NULL, 10);
+    tp_plan_free(NULL);
+    tp_config_free(NULL);
+    tp_graph_check_free(NULL);
+    tp_comparison_free(NULL);
+}
+
+static tp_plan *v100_plan(void)
+{
+    tp_job job = TP_JOB_INIT;
+    tp_plan *plan = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_plan_file(&plan, V100, &job, NULL, &err), TP_OK);
+    assert_int_equal(tp_plan_status(plan), TP_OK);
+    return plan;
+}
+
+static void test_out_of_range_format(void **state)
+{
+    (void)state;
+    tp_plan *plan = v100_plan();
+    tp_error err = {0};
+    assert_int_equal(tp_report_plan(stdout, plan, (tp_format)7, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_report_paths(NULL, plan, TP_FORMAT_TEXT, &err), TP_ERR_ARGUMENT);
+    /* A format a report does not have is a configuration error naming the argument. */
+    assert_int_equal(tp_report_search(stdout, plan, TP_FORMAT_DOT, &err), TP_ERR_CONFIG);
+    assert_string_equal(err.source, "fmt");
+    tp_plan_free(plan);
+}
+
+/* A bad NCCL_GRAPH_FILE is a failure NCCL reports: the plan comes back with its log. */
+static void test_nccl_failure_keeps_plan(void **state)
+{
+    (void)state;
+    tp_config *cfg = config_of("NCCL_GRAPH_FILE", "tests/fixtures/graph_v100_nv2_bad_dev.xml");
+    tp_job job = TP_JOB_INIT;
+    tp_plan *plan = NULL;
+    tp_error err = {0};
+    tp_status st = tp_plan_file(&plan, V100, &job, cfg, &err);
+    tp_config_free(cfg);
+    assert_int_equal(st, TP_ERR_GRAPH);
+    assert_non_null(plan);
+    assert_int_equal(tp_plan_status(plan), TP_ERR_GRAPH);
+    assert_true(tp_plan_log_count(plan) > 0);
+    /* Its log is readable; everything that needs a finished plan says no. */
+    FILE *sink = fopen("/dev/null", "w");
+    assert_non_null(sink);
+    assert_int_equal(tp_report_nccl_log(sink, plan, &err), TP_OK);
+    assert_int_equal(tp_report_plan(sink, plan, TP_FORMAT_TEXT, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_report_search(sink, plan, TP_FORMAT_JSON, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_report_nics(sink, plan, TP_FORMAT_TEXT, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_report_paths(sink, plan, TP_FORMAT_TEXT, &err), TP_ERR_ARGUMENT);
+    fclose(sink);
+    tp_graph_summary g;
+    assert_int_equal(tp_plan_graph(plan, TP_GRAPH_RING, &g, sizeof(g)), TP_ERR_ARGUMENT);
+    tp_channels_info ch;
+    assert_int_equal(tp_plan_channels(plan, &ch, sizeof(ch)), TP_ERR_ARGUMENT);
+    tp_graph_check *chk = (tp_graph_check *)&chk;
+    assert_int_equal(tp_graph_check_file(&chk, plan, "tests/fixtures/graph_v100_nv2_exact.xml",
+                                         &err),
+                     TP_ERR_ARGUMENT);
+    assert_null(chk);
+    tp_plan *good = v100_plan();
+    tp_comparison *cmp = (tp_comparison *)&cmp;
+    assert_int_equal(tp_compare_plans(&cmp, good, plan, &err), TP_ERR_ARGUMENT);
+    assert_null(cmp);
+    tp_plan_free(good);
+    tp_plan_free(plan);
+}
+
+/* A topology NCCL rejects while building its system is NCCL's failure too. */
+static void test_nccl_topology_failure_keeps_plan(void **state)
+{
+    (void)state;
+    tp_job job = TP_JOB_INIT;
+    tp_plan *plan = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_plan_file(&plan, "tests/errors/sys_bad_version.xml", &job, NULL, &err),
+                     TP_ERR_TOPOLOGY);
+    assert_non_null(plan);
+    assert_int_equal(tp_plan_status(plan), TP_ERR_TOPOLOGY);
+    assert_null(tp_plan_system(plan));
+    tp_plan_free(plan);
+}
+
+/* NCCL 2.22.3 fails a multi-node job with MNNVL forced on: also reported with the plan. */
+static void test_mnnvl_failure_keeps_plan(void **state)
+{
+    (void)state;
+    tp_config *cfg = config_of("NCCL_MNNVL_ENABLE", "1");
+    tp_job job = {TP_JOB_VERSION, 2, 0};
+    tp_plan *plan = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_plan_file(&plan, V100, &job, cfg, &err), TP_ERR_GRAPH);
+    tp_config_free(cfg);
+    assert_non_null(plan);
+    bool warn = false;
+    int n = tp_plan_log_count(plan);
+    assert_true(n > 0);
+    assert_string_equal(tp_plan_log_line(plan, n - 1, &warn),
+                        "MNNVL is not supported on this system");
+    assert_true(warn);
+    tp_plan_free(plan);
+}
+
+static void test_config_errors(void **state)
+{
+    (void)state;
+    const char *const bad[] = {"NCCL_CROSS_NIC=banana", NULL};
+    tp_config *cfg = (tp_config *)&cfg;
+    tp_error err = {0};
+    assert_int_equal(tp_config_new(&cfg, bad, &err), TP_ERR_CONFIG);
+    assert_null(cfg);
+    assert_string_equal(err.source, "NCCL_CROSS_NIC");
+    cfg = empty_config();
+    assert_int_equal(tp_config_set(cfg, "NCCL_P2P_LEVEL", "NOPE", &err), TP_ERR_CONFIG);
+    tp_config_free(cfg);
+}
+
+static void test_other_error_paths(void **state)
+{
+    (void)state;
+    tp_error err = {0};
+    FILE *sink = fopen("/dev/null", "w");
+    assert_non_null(sink);
+    tp_mutation m = {TP_MUT_REMOVE, "99:00.0"};
+    assert_int_equal(tp_mutate_file(sink, V100, &m, 1, &err), TP_ERR_CONFIG);
+    assert_int_equal(tp_mutate_file(sink, "tests/fixtures/none.xml", &m, 1, &err), TP_ERR_IO);
+    assert_int_equal(tp_mutate_buffer(sink, "<system", 7, NULL, NULL, 0, &err), TP_ERR_XML);
+    tp_plan *plan = v100_plan();
+    tp_graph_check *chk = (tp_graph_check *)&chk;
+    assert_int_equal(tp_graph_check_file(&chk, plan, "tests/fixtures/none.xml", &err), TP_ERR_IO);
+    assert_null(chk);
+    chk = (tp_graph_check *)&chk;
+    assert_int_equal(tp_graph_check_buffer(&chk, plan, "<graphs", 7, NULL, &err), TP_ERR_XML);
+    assert_null(chk);
+    chk = (tp_graph_check *)&chk;
+    assert_int_equal(tp_graph_check_buffer(&chk, plan, "<system/>", 9, NULL, &err), TP_ERR_GRAPH);
+    assert_null(chk);
+    assert_int_equal(tp_report_topology_xml(sink, plan, &err), TP_OK);
+    fclose(sink);
+    tp_plan_free(plan);
+}
+
+static void test_versions(void **state)
+{
+    (void)state;
+    int major = -1, minor = -1, patch = -1;
+    assert_int_equal(tp_version(&major, &minor, &patch), TOPOPLAN_VERSION_NUMBER);
+    assert_int_equal(tp_version(NULL, NULL, NULL), TOPOPLAN_VERSION_NUMBER);
+    char text[32];
+    snprintf(text, sizeof(text), "%d.%d.%d", major, minor, patch);
+    assert_string_equal(text, tp_version_string());
+    assert_string_equal(TOPOPLAN_VERSION, tp_version_string());
+    /* NCCL_VERSION_CODE of 2.22.3: major * 10000 + minor * 100 + patch. */
+    assert_int_equal(tp_nccl_version(), 2 * 10000 + 22 * 100 + 3);
+    assert_string_equal(tp_nccl_version_string(), "2.22.3");
+    tp_job job = {99, 99, 99};
+    assert_int_equal(tp_job_init(&job, TP_JOB_VERSION), TP_OK);
+    assert_int_equal(job.version, TP_JOB_VERSION);
+    assert_int_equal(job.n_nodes, 1);
+    assert_int_equal(job.rank, 0);
+    assert_int_equal(tp_job_init(NULL, TP_JOB_VERSION), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_job_init(&job, TP_JOB_VERSION + 1), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_job_init(&job, 0), TP_ERR_ARGUMENT);
+    /* A zeroed job (version 0) reads as version 1. */
+    tp_job zero = {0};
+    zero.n_nodes = 1;
+    tp_plan *plan = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_plan_file(&plan, V100, &zero, NULL, &err), TP_OK);
+    tp_plan_free(plan);
+    assert_string_equal(tp_status_name(TP_ERR_ARGUMENT), "invalid argument");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bad_rank_leaves_no_plan),
+        cmocka_unit_test(test_bad_job_fields),
+        cmocka_unit_test(test_input_failures_leave_no_plan),
+        cmocka_unit_test(test_null_arguments),
+        cmocka_unit_test(test_out_of_range_format),
+        cmocka_unit_test(test_nccl_failure_keeps_plan),
+        cmocka_unit_test(test_mnnvl_failure_keeps_plan),
+        cmocka_unit_test(test_nccl_topology_failure_keeps_plan),
+        cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_other_error_paths),
+        cmocka_unit_test(test_versions),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
