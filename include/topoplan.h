@@ -190,6 +190,15 @@ TP_API tp_status tp_plan_write_dumps(const tp_plan *plan, tp_error *err);
 
 /** The NCCL_DEBUG=INFO log lines NCCL 2.22.3 prints for the job's rank. */
 TP_API tp_status tp_report_nccl_log(FILE *out, const tp_plan *plan, tp_error *err);
+/**
+ * After tp_report_nccl_log(): the algorithm/protocol selection NCCL 2.22.3
+ * makes for one call of each collective (AllReduce, AllGather,
+ * ReduceScatter, Broadcast, Reduce; float32 sum, 8 B to 8 GiB), as the
+ * "<n> Bytes -> Algo a proto p time t" lines rank 0 prints under TUNING.
+ * Nothing for a one-rank job or a failed plan. TP_ERR_GRAPH when NCCL finds
+ * no algorithm/protocol (its warning is printed).
+ */
+TP_API tp_status tp_report_nccl_log_sizes(FILE *out, const tp_plan *plan, tp_error *err);
 
 /** Output formats of the readable reports. */
 typedef enum tp_format { TP_FORMAT_TEXT, TP_FORMAT_JSON, TP_FORMAT_DOT } tp_format;

@@ -53,6 +53,10 @@ typedef enum tp_param_kind {
     X(IB_MERGE_NICS, "NCCL_IB_MERGE_NICS", TP_KIND_INT, 1)                   \
     X(ALGO, "NCCL_ALGO", TP_KIND_STR, 0)                                     \
     X(PROTO, "NCCL_PROTO", TP_KIND_STR, 0)                                   \
+    X(NTHREADS, "NCCL_NTHREADS", TP_KIND_INT, -2)                            \
+    X(LL128_NTHREADS, "NCCL_LL128_NTHREADS", TP_KIND_INT, -2)                \
+    X(NET_OVERHEAD, "NCCL_NET_OVERHEAD", TP_KIND_INT, -2)                    \
+    X(THREAD_THRESHOLDS, "NCCL_THREAD_THRESHOLDS", TP_KIND_STR, 0)           \
     X(IGNORE_CPU_AFFINITY, "NCCL_IGNORE_CPU_AFFINITY", TP_KIND_INT, 0)       \
     X(MNNVL_ENABLE, "NCCL_MNNVL_ENABLE", TP_KIND_INT, 2)                     \
     X(MIN_NRINGS, "NCCL_MIN_NRINGS", TP_KIND_INT, -2)                        \

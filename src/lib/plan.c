@@ -334,6 +334,79 @@ static int min_comp_cap(const tp_system *sys)
     return cc;
 }
 
+/* The first CPU of a system: ncclTopoCpuType and ncclTopoComputeCommCPU. */
+static void cpu_of(const tp_system *sys, int *arch, int *vendor)
+{
+    int model;
+    tp_system__cpu_type(sys, arch, vendor, &model);
+}
+
+static void comp_cap_range(const tp_system *sys, int *min, int *max)
+{
+    const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
+    for (int g = 0; g < gpus->count; g++) {
+        int cc = gpus->nodes[g].gpu.cuda_comp_cap;
+        if (cc < *min)
+            *min = cc;
+        if (cc > *max)
+            *max = cc;
+    }
+}
+
+/* NCCL 2.22.3 algorithm order (Tree, Ring, CollNetDirect, CollNetChain, NVLS,
+ * NVLSTree) to our graph slots: NVLS and NVLSTree share the NVLS graph. */
+static const int tune_slot[TP_ALGO_COUNT] = {TP_GRAPH_TREE,          TP_GRAPH_RING,
+                                             TP_GRAPH_COLLNET_DIRECT, TP_GRAPH_COLLNET_CHAIN,
+                                             TP_GRAPH_NVLS,          TP_GRAPH_NVLS};
+
+/*
+ * The tuning record of the job, from rank 0's view: the combined graphs with
+ * the pattern and network latency of rank 0's own, rank 0's CPU, the job's.
+ */
+static void tune_job(const tp_plan *plan, tp_tune_job *tj)
+{
+    const tp_channels *ch = &plan->channels;
+    const tp_domain *d0 = &plan->domains[plan->domain_of[0]];
+    memset(tj, 0, sizeof(*tj));
+    tj->n_ranks = ch->n_ranks;
+    tj->n_nodes = ch->n_nodes;
+    tj->rank = plan->job.rank;
+    cpu_of(d0->sys, &tj->cpu_arch, &tj->cpu_vendor);
+    tj->comm_cpu_arch = tj->cpu_arch;
+    tj->comm_cpu_vendor = tj->cpu_vendor;
+    for (int i = 0; i < plan->n_domains; i++) {
+        int arch, vendor;
+        cpu_of(plan->domains[i].sys, &arch, &vendor);
+        if (arch != tj->comm_cpu_arch)
+            tj->comm_cpu_arch = TP_CPU_ARCH_MIXED;
+        if (vendor != tj->comm_cpu_vendor)
+            tj->comm_cpu_vendor = TP_CPU_VENDOR_MIXED;
+    }
+    tj->min_comp_cap = INT32_MAX;
+    tj->max_comp_cap = INT32_MIN;
+    comp_cap_range(plan->host_sys, &tj->min_comp_cap, &tj->max_comp_cap);
+    for (int a = 0; a < TP_ALGO_COUNT; a++) {
+        const tp_graph_info *gi = &ch->combined[tune_slot[a]];
+        const tp_graph *own = d0->graphs[tune_slot[a]];
+        tp_tune_graph *g = &tj->graphs[a];
+        g->pattern = own->pattern;
+        g->latency_inter = own->latency_inter;
+        g->n_channels = gi->n_channels;
+        g->same_channels = gi->same_channels;
+        g->bw_intra = gi->bw_intra;
+        g->bw_inter = gi->bw_inter;
+        g->type_intra = gi->type_intra;
+        g->type_inter = gi->type_inter;
+    }
+    /* init.cc: Ring and Tree keep the smaller channel count of the two. */
+    tj->graphs[TP_ALGO_RING].n_channels = tj->graphs[TP_ALGO_TREE].n_channels =
+        ch->search_channels;
+    tj->n_channels = ch->n_channels;
+    tj->nvls_channels = ch->n_nvls_channels;
+    tj->nvls_support = d0->nvls_support && ch->combined[TP_GRAPH_NVLS].n_channels > 0;
+    tj->collnet_support = 0;
+}
+
 /* From the domains' graphs to the channels of every rank. */
 static tp_status build_channels(tp_plan *plan, tp_error *err)
 {
@@ -361,8 +434,14 @@ static tp_status build_channels(tp_plan *plan, tp_error *err)
     };
     tp_status st = tp_channels__build(&plan->channels, &cj, plan->cfg, &plan->log, err);
     free(views);
-    if (st == TP_OK)
+    if (st == TP_OK) {
+        /* init.cc: the tuning model runs just before the "coll channels" line. */
+        tp_tune_job tj;
+        tune_job(plan, &tj);
+        tp_tune__model(&plan->tuning, &tj, plan->cfg, &plan->log);
+        plan->tuned = true;
         st = tp_channels__p2p(&plan->channels, plan->sys, plan->cfg, &plan->log, err);
+    }
     return st;
 }
 

@@ -13,6 +13,7 @@
 #define TP_PLAN_H
 
 #include "channels.h"
+#include "tuning.h"
 
 /* One pipeline result, shared by the ranks of a domain. */
 typedef struct tp_domain {
@@ -41,6 +42,8 @@ struct tp_plan {
     tp_system *sys;             /* reported rank's system: trimmed, with paths (borrowed) */
     tp_graph *graphs[TP_GRAPH_COUNT]; /* reported rank's graphs (borrowed) */
     tp_channels channels;
+    tp_tuning tuning;           /* rank 0's tuning model (valid when tuned) */
+    bool tuned;                 /* the model ran (the channels were built) */
     tp_log log;                 /* the NCCL lines of the reported rank */
     tp_log nic_notes;           /* NCCL_IB_HCA / merging findings (nics.c), not NCCL lines */
     tp_status status;           /* failure NCCL itself reports, TP_OK otherwise */

@@ -97,14 +97,15 @@ static int reported_dev(const tp_plan *plan)
     return 0;
 }
 
-tp_status tp_report_nccl_log(FILE *out, const tp_plan *plan, tp_error *err)
+/* Print a log's lines that NCCL_DEBUG / NCCL_DEBUG_SUBSYS let through. */
+static tp_status print_log(FILE *out, const tp_plan *plan, const tp_log *log, tp_error *err)
 {
     if (!out || !plan)
         return tp_fail_arg(err, "tp_report_nccl_log", !out ? "out is NULL" : "plan is NULL");
     int dev = reported_dev(plan), level = debug_level(plan->cfg);
     uint64_t mask = tp_log__subsys_mask(tp_config_str(plan->cfg, TP_P_DEBUG_SUBSYS));
-    for (size_t i = 0; i < plan->log.n_lines; i++) {
-        const tp_log_line *l = &plan->log.lines[i];
+    for (size_t i = 0; i < log->n_lines; i++) {
+        const tp_log_line *l = &log->lines[i];
         /* NCCL 2.22.3 ncclDebugLog: both the level and the subsystem must pass. */
         if (level < (l->level == TP_LOG_WARN ? LOG_WARN : LOG_INFO) || (l->sub & mask) == 0)
             continue;
@@ -113,9 +114,32 @@ tp_status tp_report_nccl_log(FILE *out, const tp_plan *plan, tp_error *err)
                  l->level == TP_LOG_WARN ? "WARN" : "INFO", l->text);
         fprintf(out, "%s\n", line);
     }
-    if (plan->log.failed)
+    if (log->failed)
         return tp_fail_nomem(err);
     if (ferror(out))
         return tp_fail(err, TP_ERR_IO, NULL, 0, 0, "write error");
     return TP_OK;
+}
+
+tp_status tp_report_nccl_log(FILE *out, const tp_plan *plan, tp_error *err)
+{
+    return print_log(out, plan, &plan->log, err);
+}
+
+tp_status tp_report_nccl_log_sizes(FILE *out, const tp_plan *plan, tp_error *err)
+{
+    /* NCCL runs a one-rank communicator's collectives without a selection;
+     * a failed init makes no call. */
+    if (!plan->tuned || plan->status != TP_OK || !plan->tuning.modelled)
+        return TP_OK;
+    tp_log log = {.enabled = true};
+    tp_status st = tp_tune__log_sizes(&plan->tuning, &log, err);
+    tp_error print_err = {0};
+    tp_status pst = print_log(out, plan, &log, &print_err);
+    tp_log_clear(&log);
+    if (pst != TP_OK) {
+        *err = print_err;
+        return pst;
+    }
+    return st;
 }
