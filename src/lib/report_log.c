@@ -100,8 +100,6 @@ static int reported_dev(const tp_plan *plan)
 /* Print a log's lines that NCCL_DEBUG / NCCL_DEBUG_SUBSYS let through. */
 static tp_status print_log(FILE *out, const tp_plan *plan, const tp_log *log, tp_error *err)
 {
-    if (!out || !plan)
-        return tp_fail_arg(err, "tp_report_nccl_log", !out ? "out is NULL" : "plan is NULL");
     int dev = reported_dev(plan), level = debug_level(plan->cfg);
     uint64_t mask = tp_log__subsys_mask(tp_config_str(plan->cfg, TP_P_DEBUG_SUBSYS));
     for (size_t i = 0; i < log->n_lines; i++) {
@@ -123,11 +121,16 @@ static tp_status print_log(FILE *out, const tp_plan *plan, const tp_log *log, tp
 
 tp_status tp_report_nccl_log(FILE *out, const tp_plan *plan, tp_error *err)
 {
+    if (!out || !plan)
+        return tp_fail_arg(err, "tp_report_nccl_log", !out ? "out is NULL" : "plan is NULL");
     return print_log(out, plan, &plan->log, err);
 }
 
 tp_status tp_report_nccl_log_sizes(FILE *out, const tp_plan *plan, tp_error *err)
 {
+    if (!out || !plan)
+        return tp_fail_arg(err, "tp_report_nccl_log_sizes",
+                           !out ? "out is NULL" : "plan is NULL");
     /* NCCL runs a one-rank communicator's collectives without a selection;
      * a failed init makes no call. */
     if (!plan->tuned || plan->status != TP_OK || !plan->tuning.modelled)
