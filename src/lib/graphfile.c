@@ -115,7 +115,7 @@ static int rank_of_dev(const tp_system *sys, int64_t dev)
 }
 
 /* NCCL 2.22.3 ncclTopoGetChannelFromXml: NETs into inter, GPU devs mapped to ranks. */
-static tp_status load_channel(gf_ctx *c, const tp_xml_elem *ch, int index)
+static tp_status load_channel(gf_ctx *c, const tp_xml_elem *ch, int index, int *n_listed)
 {
     int n_gpus = c->sys->nodes[TP_NODE_GPU].count;
     size_t inter = (size_t)index * 2, intra = (size_t)index * (size_t)n_gpus;
@@ -144,6 +144,48 @@ static tp_status load_channel(gf_ctx *c, const tp_xml_elem *ch, int index)
         }
         if (intra < ARRAY_LEN(c->graph->intra))
             c->graph->intra[intra++] = rank;
+        ++*n_listed;
+    }
+    return TP_OK;
+}
+
+/*
+ * The channels NCCL uses (the first nchannels) must each list every GPU of
+ * the system once (NVLS: at least its head). NCCL 2.22.3 does not check this:
+ * it builds rings and trees from the unset slots, which is undefined.
+ */
+static tp_status check_used_channels(gf_ctx *c, const tp_xml_elem *g, const tp_xml_elem **chans,
+                                     const int *n_listed, int n_chans)
+{
+    int n_gpus = c->sys->nodes[TP_NODE_GPU].count;
+    if (c->graph->n_channels < 0 || c->graph->n_channels > TP_MAXCHANNELS)
+        return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, g,
+                            "nchannels %d out of range (0..%d, NCCL 2.22.3 MAXCHANNELS)",
+                            c->graph->n_channels, TP_MAXCHANNELS);
+    if (c->graph->n_channels > n_chans)
+        return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, g,
+                            "nchannels is %d but the graph has %d <channel> elements",
+                            c->graph->n_channels, n_chans);
+    for (int ch = 0; ch < c->graph->n_channels; ch++) {
+        if (c->graph->pattern == TP_PATTERN_NVLS) {
+            if (n_listed[ch] < 1)
+                return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, chans[ch],
+                                    "channel %d lists no GPU (an NVLS channel needs its head)",
+                                    ch);
+            continue;
+        }
+        if (n_listed[ch] != n_gpus)
+            return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, chans[ch],
+                                "channel %d lists %d GPUs; it must list each of the %d GPUs once",
+                                ch, n_listed[ch], n_gpus);
+        const int *intra = c->graph->intra + (size_t)ch * (size_t)n_gpus;
+        for (int i = 0; i < n_gpus; i++)
+            for (int j = 0; j < i; j++)
+                if (intra[i] == intra[j])
+                    return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, chans[ch],
+                                        "channel %d lists GPU rank %d twice; it must list each "
+                                        "of the %d GPUs once",
+                                        ch, intra[i], n_gpus);
     }
     return TP_OK;
 }
@@ -197,17 +239,21 @@ static tp_status load_graph(gf_ctx *c, const tp_xml_elem *e)
     if (count_channels(e) > TP_MAXCHANNELS)
         return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, e, "more than %d channels",
                             TP_MAXCHANNELS);
+    const tp_xml_elem *chans[TP_MAXCHANNELS];
+    int n_listed[TP_MAXCHANNELS] = {0};
     int index = 0;
     for (size_t s = 0; s < e->n_children; s++) {
         if (strcmp(e->children[s]->tag, "channel") != 0)
             continue;
-        if ((st = load_channel(c, e->children[s], index++)) != TP_OK) {
+        chans[index] = e->children[s];
+        if ((st = load_channel(c, e->children[s], index, &n_listed[index])) != TP_OK) {
             trace(c, NCCL_SEARCH_CC, TP_NCCL_LINE_GRAPH_CHANNEL);
             return st;
         }
+        index++;
     }
     c->n_loaded = index;
-    return TP_OK;
+    return check_used_channels(c, e, chans, n_listed, index);
 }
 
 /* NCCL's parser logs the elements it has no handler for, in document order. */
@@ -290,8 +336,7 @@ tp_status tp_graphfile__load(tp_graph *graph, const tp_system *sys, const tp_con
         tp_log_warn(log, "Could not open XML graph file %s : %s", path, strerror(e));
         c.nccl_code = TP_NCCL_SYSTEM_ERROR;
         trace(&c, NCCL_SEARCH_CC, TP_NCCL_LINE_COMPUTE_FILE);
-        return tp_fail(err, TP_ERR_GRAPH, "NCCL_GRAPH_FILE", 0, 0, "cannot open \"%s\": %s", path,
-                       strerror(e));
+        return tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open NCCL_GRAPH_FILE: %s", strerror(e));
     }
     fclose(f);
     tp_xml *doc = NULL;
