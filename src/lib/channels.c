@@ -6,6 +6,7 @@
  */
 #include "channels_impl.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -278,11 +279,24 @@ static int min_nchannels(const tp_config *cfg, tp_log *log)
 
 void tp_channels__ctas(const tp_config *cfg, tp_log *log, int *min_ctas, int *max_ctas)
 {
+    /* NCCL 2.22.3 init.cc envConfigOverride: values <= 0 keep the defaults (1 and MAXCHANNELS). */
     int lo = 1, hi = TP_MAXCHANNELS;
-    if (tp_config_is_set(cfg, TP_P_MIN_CTAS))
-        lo = (int)tp_config_int(cfg, TP_P_MIN_CTAS);
-    if (tp_config_is_set(cfg, TP_P_MAX_CTAS))
-        hi = (int)tp_config_int(cfg, TP_P_MAX_CTAS);
+    if (tp_config_is_set(cfg, TP_P_MIN_CTAS)) {
+        int v = (int)tp_config_int(cfg, TP_P_MIN_CTAS);
+        if (v > 0)
+            lo = v;
+        else if (v != INT_MIN) /* INT_MIN is NCCL_CONFIG_UNDEF_INT: as if unset */
+            tp_log_info_sub(log, TP_SUB_ENV, "NCCL_MIN_CTAS %d is too low, leaving it set at %d",
+                            v, lo);
+    }
+    if (tp_config_is_set(cfg, TP_P_MAX_CTAS)) {
+        int v = (int)tp_config_int(cfg, TP_P_MAX_CTAS);
+        if (v > 0)
+            hi = v;
+        else if (v != INT_MIN) /* INT_MIN is NCCL_CONFIG_UNDEF_INT: as if unset */
+            tp_log_info_sub(log, TP_SUB_ENV, "NCCL_MAX_CTAS %d is too low, leaving it set at %d",
+                            v, hi);
+    }
     if (lo > TP_MAXCHANNELS) {
         tp_log_warn(log, "minCTAs %d is larger than #channels upper limit %d, cap it to %d", lo,
                     TP_MAXCHANNELS, TP_MAXCHANNELS);
