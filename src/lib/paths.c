@@ -551,7 +551,9 @@ static tp_status net_policies(tp_system *sys, const tp_config *cfg, tp_log *log,
         for (int g = 0; g < sys->nodes[TP_NODE_GPU].count; g++) {
             tp_status st;
             if (!sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_NET])
-                return tp_paths__internal(err, "a GPU no NET can reach");
+                return tp_fail(err, TP_ERR_TOPOLOGY, NULL, 0, 0,
+                               "GPU %d cannot reach any NET: a link on every way has no "
+                               "bandwidth", sys->nodes[TP_NODE_GPU].nodes[g].gpu.dev);
             if (pxn && (st = try_pxn(sys, n, g, err)) != TP_OK)
                 return st;
             if ((st = check_gdr_route(sys, cfg, n, g, log, err)) != TP_OK)

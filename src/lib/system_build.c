@@ -252,13 +252,16 @@ static tp_status pci_link_bw(build_ctx *c, const tp_xml_elem *e, float *bw)
     if (st != TP_OK || (st = parse_int(c, e, "link_width", ws, true, &width)) != TP_OK ||
         (st = req_str(c, e, "link_speed", &speed_text)) != TP_OK)
         return st;
+    if (width < 0)
+        return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, e,
+                            "link_width=\"%s\" is negative (a PCIe lane count)", ws);
     if (width == 0) {
         tp_log_info(&c->sys->notes, "%s:%u:%u: <pci> link_width \"%s\": NCCL assumes x%d",
                     c->doc->source, e->line, e->column, ws, TP_PCI_DEFAULT_WIDTH);
         width = TP_PCI_DEFAULT_WIDTH;
     }
     int speed = kv_convert(c, e, "link_speed", speed_text, pci_gen_dict);
-    *bw = (float)(width * speed / 80.0);
+    *bw = (float)((double)width * speed / 80.0); /* no int overflow on absurd widths */
     return TP_OK;
 }
 

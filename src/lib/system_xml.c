@@ -27,6 +27,7 @@ typedef struct prep_ctx {
     tp_xml_elem **nets; /* original <net> elements in NET device order */
     size_t n_nets;
     int gdr_default; /* NCCL's peerInfo gdrSupport for a <gpu> without gdr */
+    unsigned dropped_gpu_line, dropped_gpu_col; /* the first <gpu> NCCL's parser ignored */
 } prep_ctx;
 
 /* An element list that grows. */
@@ -102,6 +103,18 @@ static void cut_attrs_rec(prep_ctx *c, tp_xml_elem *e)
         cut_attrs_rec(c, e->children[i]);
 }
 
+static const tp_xml_elem *first_with_tag(const tp_xml_elem *e, const char *tag)
+{
+    if (strcmp(e->tag, tag) == 0)
+        return e;
+    for (size_t i = 0; i < e->n_children; i++) {
+        const tp_xml_elem *found = first_with_tag(e->children[i], tag);
+        if (found)
+            return found;
+    }
+    return NULL;
+}
+
 static void drop_unknown(prep_ctx *c, tp_xml_elem *e)
 {
     for (size_t i = 0; i < e->n_children;) {
@@ -116,6 +129,11 @@ static void drop_unknown(prep_ctx *c, tp_xml_elem *e)
         cut_attrs_rec(c, child);
         if (known == 0)
             tp_log_info_sub(c->log, TP_SUB_GRAPH, "Ignoring element %s", child->tag);
+        const tp_xml_elem *gpu = first_with_tag(child, "gpu");
+        if (gpu && !c->dropped_gpu_line) {
+            c->dropped_gpu_line = gpu->line;
+            c->dropped_gpu_col = gpu->column;
+        }
         tp_xml__remove(child);
     }
 }
@@ -163,6 +181,12 @@ static tp_status check_root(prep_ctx *c)
     }
     cut_attrs(c, top);
     drop_unknown(c, top);
+    /* Every <gpu> is a rank: one NCCL never reads would leave its rank without a GPU. */
+    if (c->dropped_gpu_line)
+        return tp_fail(c->err, TP_ERR_TOPOLOGY, c->doc->source, c->dropped_gpu_line,
+                       c->dropped_gpu_col,
+                       "<gpu>: not where NCCL 2.22.3 reads GPUs (<system>/<cpu>/<pci>.../<gpu>): "
+                       "NCCL ignores it and its rank would have no GPU");
     size_t count = 0;
     return check_limits(c, top, &count);
 }
@@ -296,6 +320,11 @@ static tp_status check_gpus(prep_ctx *c)
         if (!tp_xml__attr(gpu, "dev"))
             return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, gpu,
                                 "missing attribute dev (NCCL would ask NVML)");
+        if (strtol(tp_xml__attr(gpu, "dev"), NULL, 0) < 0)
+            return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, gpu,
+                                "dev=\"%s\" is negative (a CUDA device number)",
+                                tp_xml__attr(gpu, "dev"));
+
         if (!tp_xml__attr(gpu, "sm"))
             return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, gpu,
                                 "missing attribute sm (NCCL would ask CUDA)");

@@ -598,7 +598,7 @@ static void test_unknown_elements_ignored(void **state)
 {
     (void)state;
     static const char xml[] =
-        "<system version=\"1\">" CPU_INTEL "<foo><gpu/></foo>"
+        "<system version=\"1\">" CPU_INTEL "<foo><pci/></foo>"
         "<pci busid=\"0000:1a:00.0\" class=\"0x030200\" link_speed=\"\" link_width=\"16\">"
         "<gpu dev=\"0\" sm=\"70\" rank=\"0\"><bar/><nvlink target=\"0000:1a:00.0\" count=\"1\" "
         "tclass=\"0x030200\"><baz/></nvlink></gpu></pci></cpu></system>";
