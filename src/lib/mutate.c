@@ -75,6 +75,25 @@ static bool split_assignment(const char *spec, size_t *target_len, const char **
     return true;
 }
 
+/*
+ * An attribute the edit may write: a name NCCL's XML reader takes (a letter
+ * or '_', then letters, digits, '_', '-', '.') and a value without control
+ * characters, so the written file stays well-formed XML.
+ */
+static tp_status check_attr(tp_error *err, const tp_mutation *m, const char *name,
+                            const char *value)
+{
+    bool ok = isalpha((unsigned char)name[0]) || name[0] == '_';
+    for (const char *c = name; ok && *c; c++)
+        ok = isalnum((unsigned char)*c) || *c == '_' || *c == '-' || *c == '.';
+    if (!ok)
+        return spec_error(err, m, "bad attribute name (letters, digits, '_', '-', '.')");
+    for (const char *c = value; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            return spec_error(err, m, "control character in the value");
+    return TP_OK;
+}
+
 static bool is_pci_attr(const char *attr)
 {
     for (size_t i = 0; i < ARRAY_LEN(pci_attrs); i++)
@@ -99,7 +118,8 @@ static tp_status set_on_pci(tp_xml *doc, const tp_mutation *m, tp_error *err)
     tp_xml_elem *target = is_pci_attr(name) ? pci : tp_xml__child(pci, "gpu");
     if (!target)
         return spec_error(err, m, "not a PCI attribute, and the device has no <gpu>");
-    return tp_xml__set_attr(target, name, value, err);
+    tp_status st = check_attr(err, m, name, value);
+    return st != TP_OK ? st : tp_xml__set_attr(target, name, value, err);
 }
 
 /* "NAME[:PORT]" -> the matching <net> (port compared when given). */
@@ -142,8 +162,11 @@ static tp_status set_on_net(tp_xml *doc, const tp_mutation *m, tp_error *err)
     if (!net)
         return spec_error(err, m, "no <net> with this name and port");
     char name[64];
+    if ((size_t)(eq - colon - 1) >= sizeof(name))
+        return spec_error(err, m, "attribute name longer than 63 characters");
     snprintf(name, sizeof(name), "%.*s", (int)(eq - colon - 1), colon + 1);
-    return tp_xml__set_attr(net, name, eq + 1, err);
+    tp_status st = check_attr(err, m, name, eq + 1);
+    return st != TP_OK ? st : tp_xml__set_attr(net, name, eq + 1, err);
 }
 
 static tp_status set_on_cpu(tp_xml *doc, const tp_mutation *m, tp_error *err)
@@ -159,7 +182,8 @@ static tp_status set_on_cpu(tp_xml *doc, const tp_mutation *m, tp_error *err)
     tp_xml_elem *cpu = find_by_attr(doc->root, "cpu", "numaid", numa);
     if (!cpu)
         return spec_error(err, m, "no <cpu> with this numaid");
-    return tp_xml__set_attr(cpu, name, value, err);
+    tp_status st = check_attr(err, m, name, value);
+    return st != TP_OK ? st : tp_xml__set_attr(cpu, name, value, err);
 }
 
 /* Remove every <nvlink> whose target is `busid`. */
