@@ -77,6 +77,7 @@ typedef enum tp_status {
     TP_ERR_GRAPH,    /**< bad or impossible graph file, or a failure NCCL reports */
     TP_ERR_INTERNAL, /**< a broken invariant: a bug in topoplan */
     TP_ERR_ARGUMENT, /**< a NULL or out-of-range argument: a bug in the caller */
+    TP_ERR_USAGE,    /**< a job the caller asked for is out of range (nodes, rank) */
 } tp_status;
 
 /** Where and what went wrong. A plain record owned by the caller. */
@@ -93,6 +94,14 @@ TP_API const char *tp_status_name(tp_status st);
 
 /** Format an error as `source:line:col: message` into buf (always NUL-terminated). */
 TP_API void tp_error_format(const tp_error *err, char *buf, size_t size);
+
+/**
+ * Read a whole input file into a NUL-terminated buffer; the caller frees *out
+ * with free(). Fails with TP_ERR_IO naming the path and the system error
+ * (missing file, directory, read error) or TP_ERR_XML when the file is larger
+ * than TP_MAX_INPUT_BYTES. A FIFO without a writer reads as empty.
+ */
+TP_API tp_status tp_read_file(char **out, size_t *len, const char *path, tp_error *err);
 
 /** @defgroup config Configuration: every NCCL_* parameter */
 
@@ -115,6 +124,11 @@ TP_API tp_status tp_config_write(FILE *out, const tp_config *cfg, tp_error *err)
 
 /** @defgroup plan Planning a job */
 
+/** Most nodes a job may have (topoplan's limit: such a job still plans in about a second). */
+#define TP_MAX_JOB_NODES 65536
+/** Largest input file topoplan reads (topology, graph file, env file): real ones are < 1 MiB. */
+#define TP_MAX_INPUT_BYTES (16u << 20)
+
 /**
  * What job to plan: identical nodes and the rank whose view is reported.
  * The struct grows at its end in later versions without breaking callers:
@@ -123,7 +137,7 @@ TP_API tp_status tp_config_write(FILE *out, const tp_config *cfg, tp_error *err)
  */
 typedef struct tp_job {
     unsigned version; /**< TP_JOB_VERSION of the header the caller was built with (0: 1) */
-    int n_nodes;      /**< number of identical nodes, >= 1 */
+    int n_nodes;      /**< number of identical nodes, 1..TP_MAX_JOB_NODES */
     int rank;         /**< global rank whose log is reported: node * nGPUs + local index */
 } tp_job;
 

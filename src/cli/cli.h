@@ -63,7 +63,10 @@ int cli_parse_format(const char *text, tp_format *out);
 
 /* Exit code for a status: the only mapping. */
 int cli_exit_for(tp_status st);
-/* Print "topoplan: <error>" on stderr; return the exit code. */
+/*
+ * Print "topoplan: <error>" on stderr; return the exit code. A write error
+ * on the report stream (no source) is left to main, which names the file.
+ */
 int cli_fail(const tp_error *err);
 /* Print "topoplan: <cmd>: message" and the usage on stderr; return CLI_EXIT_USAGE. */
 int cli_usage_error(const char *usage, const char *fmt, ...);

@@ -1,7 +1,9 @@
 /* Helpers shared by the commands: errors, input options, planning. */
 #include "cli.h"
 
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +23,8 @@ int cli_exit_for(tp_status st)
     case TP_ERR_IO:
     case TP_ERR_NOMEM:
         return CLI_EXIT_IO;
+    case TP_ERR_USAGE:
+        return CLI_EXIT_USAGE;
     case TP_ERR_INTERNAL:
     case TP_ERR_ARGUMENT: /* the CLI called the library wrongly */
     default:
@@ -30,6 +34,9 @@ int cli_exit_for(tp_status st)
 
 int cli_fail(const tp_error *err)
 {
+    /* Only writes to the report stream fail without a source: main names the file. */
+    if (err->code == TP_ERR_IO && !err->source[0])
+        return CLI_EXIT_IO;
     char msg[1024];
     tp_error named = *err;
     cli_name_flag(&named);
@@ -52,11 +59,13 @@ int cli_usage_error(const char *usage, const char *fmt, ...)
     return CLI_EXIT_USAGE;
 }
 
-static int parse_count(const char *text, int *out)
+/* A decimal count 0..max (the library checks the job's own bounds). */
+static int parse_count(const char *text, long max, int *out)
 {
     char *end = NULL;
+    errno = 0;
     long v = strtol(text, &end, 10);
-    if (end == text || *end || v < 0 || v > 1000000)
+    if (end == text || *end || errno || v < 0 || v > max)
         return -1;
     *out = (int)v;
     return 0;
@@ -95,9 +104,11 @@ static int take_option(int c, const char *arg, cli_ctx *ctx, cli_args *a)
     switch (c) {
     case 'n':
         a->nodes_given = true;
-        return parse_count(arg, &a->in.job.n_nodes) || a->in.job.n_nodes < 1 ? -1 : 0;
+        return parse_count(arg, TP_MAX_JOB_NODES, &a->in.job.n_nodes) || a->in.job.n_nodes < 1
+                   ? -1
+                   : 0;
     case 'r':
-        return parse_count(arg, &a->in.job.rank);
+        return parse_count(arg, INT_MAX, &a->in.job.rank);
     case 'F':
         return ctx ? cli_parse_format(arg, &ctx->format) : -1;
     case 'b':
@@ -139,8 +150,11 @@ int cli_parse_args(int argc, char **argv, cli_ctx *ctx, const char *usage, unsig
             return -1;
         }
         if (take_option(c, optarg, ctx, a) != 0) {
-            *code = cli_usage_error(usage, "invalid value \"%s\" for --%s", optarg,
-                                    option_long_name(c));
+            *code = c == 'n' ? cli_usage_error(usage, "invalid value \"%s\" for --nodes "
+                                                      "(expected 1..%d)",
+                                               optarg, TP_MAX_JOB_NODES)
+                             : cli_usage_error(usage, "invalid value \"%s\" for --%s", optarg,
+                                               option_long_name(c));
             return -1;
         }
     }

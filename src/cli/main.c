@@ -39,15 +39,20 @@ static const char usage[] =
     "  -o, --output FILE     write the report to FILE instead of standard output\n";
 
 static const char exit_codes[] =
-    "Exit codes:\n"
+    "Exit codes (one per kind of fault, the same for every command):\n"
     "  0  success\n"
     "  1  negative answer: check found deviations, diff found differences, a graph is\n"
     "     infeasible, hca selected nothing\n"
-    "  2  usage error\n"
-    "  3  invalid input: XML, topology, configuration, graph file, or a failure NCCL\n"
-    "     itself reports\n"
-    "  4  I/O error or out of memory\n"
-    "  5  internal error (a bug in topoplan: please report it with the input)\n";
+    "  2  usage error: unknown command or option, bad option value, --nodes outside\n"
+    "     1..65536, --rank outside the job's ranks, unknown --builtin\n"
+    "  3  invalid input: XML, topology, configuration (NCCL_* values, env-file lines),\n"
+    "     graph file, edit expression, an input over a limit (16 MiB per file, 4096\n"
+    "     bytes per env-file line), or a failure NCCL itself reports; with\n"
+    "     FILE:LINE:COL where there is a file\n"
+    "  4  I/O error (a file cannot be opened, read or written: the message names the\n"
+    "     path and the system error) or out of memory\n"
+    "  5  internal error: a broken invariant, a bug in topoplan (please report it with\n"
+    "     the input)\n";
 
 static void print_help(void)
 {
@@ -120,32 +125,69 @@ static int parse_globals(int argc, char **argv, global_opts *g)
     return 0;
 }
 
-/* Apply the KEY=VALUE lines of an env file; a bad line is a usage error naming it. */
+/* Longest line of an env file (an NCCL_* assignment is far shorter). */
+#define ENV_FILE_MAX_LINE 4096
+
+/*
+ * Read an env file whole (bounded like every input file). A line too long to
+ * be an assignment is refused, never split into two.
+ */
+static int read_env_file(const char *path, char **text)
+{
+    tp_error err = {0};
+    size_t len = 0;
+    if (tp_read_file(text, &len, path, &err) != TP_OK)
+        return cli_fail(&err);
+    if (memchr(*text, '\0', len)) {
+        fprintf(stderr, "topoplan: %s: binary data (a NUL byte) in an env file\n", path);
+        free(*text);
+        *text = NULL;
+        return CLI_EXIT_INPUT;
+    }
+    return 0;
+}
+
+/* One KEY=VALUE line; blank lines and # comments are skipped. */
+static int apply_env_line(tp_config *cfg, const char *path, unsigned n, char *line)
+{
+    size_t len = strlen(line);
+    if (len > 0 && line[len - 1] == '\r')
+        line[--len] = '\0';
+    if (len > ENV_FILE_MAX_LINE) {
+        fprintf(stderr, "topoplan: %s:%u: line longer than %d bytes\n", path, n,
+                ENV_FILE_MAX_LINE);
+        return CLI_EXIT_INPUT;
+    }
+    if (line[0] == '\0' || line[0] == '#')
+        return 0;
+    char *eq = strchr(line, '=');
+    if (!eq || eq == line) {
+        fprintf(stderr, "topoplan: %s:%u: expected KEY=VALUE, got \"%s\"\n", path, n, line);
+        return CLI_EXIT_INPUT;
+    }
+    *eq = '\0';
+    tp_error err = {0};
+    if (tp_config_set(cfg, line, eq + 1, &err) != TP_OK) {
+        fprintf(stderr, "topoplan: %s:%u: ", path, n);
+        return cli_fail(&err);
+    }
+    return 0;
+}
+
+/* Apply the KEY=VALUE lines of an env file; a bad line is invalid input naming it. */
 static int apply_env_file(tp_config *cfg, const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "topoplan: %s: cannot open: %s\n", path, strerror(errno));
-        return CLI_EXIT_IO;
+    char *text = NULL;
+    int code = read_env_file(path, &text);
+    unsigned n = 1;
+    for (char *line = text; code == 0 && line; n++) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        code = apply_env_line(cfg, path, n, line);
+        line = nl ? nl + 1 : NULL;
     }
-    char line[4096];
-    int code = 0;
-    tp_error err = {0};
-    for (unsigned n = 1; code == 0 && fgets(line, sizeof(line), f); n++) {
-        line[strcspn(line, "\r\n")] = '\0';
-        char *eq = strchr(line, '=');
-        if (line[0] == '\0' || line[0] == '#')
-            continue;
-        if (!eq || eq == line) {
-            fprintf(stderr, "topoplan: %s:%u: expected KEY=VALUE, got \"%s\"\n", path, n, line);
-            code = CLI_EXIT_USAGE;
-            break;
-        }
-        *eq = '\0';
-        if (tp_config_set(cfg, line, eq + 1, &err) != TP_OK)
-            code = cli_fail(&err);
-    }
-    fclose(f);
+    free(text);
     return code;
 }
 
@@ -170,14 +212,20 @@ static int build_config(cli_ctx *ctx, const global_opts *g)
     return 0;
 }
 
-static int finish_output(cli_ctx *ctx, int code)
+/* Flush and close the report stream; a failed write names the file and the system error. */
+static int finish_output(cli_ctx *ctx, const char *name, int code)
 {
+    errno = 0;
     int bad = fflush(ctx->out) != 0 || ferror(ctx->out);
-    if (ctx->out != stdout)
-        bad |= fclose(ctx->out) != 0;
+    int e = errno;
+    if (ctx->out != stdout && fclose(ctx->out) != 0) {
+        bad = 1;
+        e = e ? e : errno;
+    }
     if (bad) {
-        fprintf(stderr, "topoplan: error writing the output\n");
-        return code ? code : CLI_EXIT_IO;
+        fprintf(stderr, "topoplan: %s: cannot write: %s\n", name ? name : "standard output",
+                strerror(e ? e : EIO));
+        return code && code != CLI_EXIT_IO ? code : CLI_EXIT_IO;
     }
     return code;
 }
@@ -212,13 +260,13 @@ int main(int argc, char **argv)
     if (code == 0)
         code = build_config(&ctx, &g);
     if (code == 0 && g.output && !(ctx.out = fopen(g.output, "w"))) {
-        perror(g.output);
+        fprintf(stderr, "topoplan: %s: cannot open for writing: %s\n", g.output, strerror(errno));
         ctx.out = stdout;
         code = CLI_EXIT_IO;
     }
     ctx.format = g.format;
     if (code == 0)
-        code = finish_output(&ctx, cmd->fn(argc - optind, argv + optind, &ctx));
+        code = finish_output(&ctx, g.output, cmd->fn(argc - optind, argv + optind, &ctx));
     tp_config_free(ctx.cfg);
     free(g.env_list);
     free(g.env_files);

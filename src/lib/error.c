@@ -15,6 +15,7 @@ static const char *const status_names[] = {
     [TP_ERR_GRAPH] = "graph error",
     [TP_ERR_INTERNAL] = "internal error",
     [TP_ERR_ARGUMENT] = "invalid argument",
+    [TP_ERR_USAGE] = "usage error",
 };
 
 const char *tp_status_name(tp_status st)

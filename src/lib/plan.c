@@ -44,11 +44,12 @@ static tp_status check_job(const tp_job *job, tp_error *err)
         return tp_fail(err, TP_ERR_ARGUMENT, "job.version", 0, 0,
                        "unknown version %u (this library knows up to %d)", job->version,
                        TP_JOB_VERSION);
-    if (job->n_nodes < 1)
-        return tp_fail(err, TP_ERR_CONFIG, "job.n_nodes", 0, 0, "invalid value %d (expected >= 1)",
-                       job->n_nodes);
+    if (job->n_nodes < 1 || job->n_nodes > TP_MAX_JOB_NODES)
+        return tp_fail(err, TP_ERR_USAGE, "job.n_nodes", 0, 0,
+                       "%d nodes out of range (1..%d, topoplan's limit)", job->n_nodes,
+                       TP_MAX_JOB_NODES);
     if (job->rank < 0)
-        return tp_fail(err, TP_ERR_CONFIG, "job.rank", 0, 0, "invalid value %d (expected >= 0)",
+        return tp_fail(err, TP_ERR_USAGE, "job.rank", 0, 0, "invalid value %d (expected >= 0)",
                        job->rank);
     return TP_OK;
 }
@@ -517,7 +518,7 @@ static tp_status plan_setup(tp_plan *plan, const tp_job *job, const tp_config *c
         return tp_xml__fail(err, TP_ERR_TOPOLOGY, doc, doc->root,
                             "no <gpu> element: nothing to plan");
     if (job->rank >= n_ranks(plan))
-        return tp_fail(err, TP_ERR_CONFIG, "job.rank", 0, 0,
+        return tp_fail(err, TP_ERR_USAGE, "job.rank", 0, 0,
                        "rank %d out of range (job has %d ranks)", job->rank, n_ranks(plan));
     tp_channels__ctas(plan->cfg, &plan->log, &plan->min_ctas, &plan->max_ctas);
     return TP_OK;
@@ -611,6 +612,19 @@ void tp_plan_free(tp_plan *plan)
     free(plan);
 }
 
+/* Close a dump file; a failed write or close names the file and the system error. */
+static tp_status close_dump(FILE *f, const char *path, tp_status st, tp_error *err)
+{
+    int e = errno;
+    if (fclose(f) != 0 && st == TP_OK) {
+        st = TP_ERR_IO;
+        e = errno;
+    }
+    if (st == TP_ERR_IO)
+        st = tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot write: %s", strerror(e));
+    return st;
+}
+
 /* NCCL_TOPO_DUMP_FILE: the XML as rank NCCL_TOPO_DUMP_FILE_RANK prepared it. */
 static tp_status write_topo_dump(const tp_plan *plan, tp_error *err)
 {
@@ -631,8 +645,7 @@ static tp_status write_topo_dump(const tp_plan *plan, tp_error *err)
         st = tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
     else {
         st = tp_xml__write(f, doc->root, err);
-        if (fclose(f) != 0 && st == TP_OK)
-            st = tp_fail(err, TP_ERR_IO, path, 0, 0, "write error");
+        st = close_dump(f, path, st, err);
     }
     tp_xml__free(doc);
     return st;
@@ -657,9 +670,7 @@ static tp_status write_graph_dump(const tp_plan *plan, tp_error *err)
     if (!f)
         return tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
     tp_status st = tp_search__dump_graphs(f, d->sys, graphs, 5, err);
-    if (fclose(f) != 0 && st == TP_OK)
-        st = tp_fail(err, TP_ERR_IO, path, 0, 0, "write error");
-    return st;
+    return close_dump(f, path, st, err);
 }
 
 tp_status tp_plan_write_dumps(const tp_plan *plan, tp_error *err)

@@ -1,6 +1,7 @@
 /* The NCCL_DEBUG=INFO log of the reported rank, as NCCL prints it. */
 #include "plan.h"
 
+#include <errno.h>
 #include <string.h>
 #include <strings.h>
 
@@ -115,7 +116,7 @@ static tp_status print_log(FILE *out, const tp_plan *plan, const tp_log *log, tp
     if (log->failed)
         return tp_fail_nomem(err);
     if (ferror(out))
-        return tp_fail(err, TP_ERR_IO, NULL, 0, 0, "write error");
+        return tp_fail(err, TP_ERR_IO, NULL, 0, 0, "write error: %s", strerror(errno));
     return TP_OK;
 }
 

@@ -1,6 +1,7 @@
 /* Helpers shared by the report writers. */
 #include "report.h"
 
+#include <errno.h>
 #include <string.h>
 
 void tp_report__node_label(char *buf, size_t size, const tp_node *node)
@@ -40,6 +41,6 @@ void tp_report__json_str(FILE *out, const char *s)
 tp_status tp_report__check_stream(FILE *out, tp_error *err)
 {
     if (ferror(out))
-        return tp_fail(err, TP_ERR_IO, NULL, 0, 0, "write error");
+        return tp_fail(err, TP_ERR_IO, NULL, 0, 0, "write error: %s", strerror(errno));
     return TP_OK;
 }

@@ -3,8 +3,11 @@
 
 #include <errno.h>
 #include <expat.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct parse_ctx {
     XML_Parser parser;
@@ -169,6 +172,30 @@ static void stop_parse(parse_ctx *ctx, tp_status st)
     XML_StopParser(ctx->parser, XML_FALSE);
 }
 
+/*
+ * The attributes of a start tag, appended in order: expat has already refused
+ * duplicates, so no lookup per attribute (linear in the attribute count).
+ */
+static tp_status take_attrs(tp_xml_elem *e, const XML_Char **attrs, tp_error *err)
+{
+    size_t n = 0;
+    while (attrs[2 * n])
+        n++;
+    if (n == 0)
+        return TP_OK;
+    tp_status st = tp_grow((void **)&e->attrs, &e->attrs_cap, n, sizeof(*e->attrs), err);
+    for (size_t i = 0; st == TP_OK && i < n; i++) {
+        tp_xml_attr *a = &e->attrs[e->n_attrs];
+        a->name = a->value = NULL;
+        if ((st = tp_strdup(&a->name, attrs[2 * i], err)) == TP_OK &&
+            (st = tp_strdup(&a->value, attrs[2 * i + 1], err)) == TP_OK)
+            e->n_attrs++;
+        else
+            free(a->name);
+    }
+    return st;
+}
+
 static void XMLCALL on_start(void *data, const XML_Char *tag, const XML_Char **attrs)
 {
     parse_ctx *ctx = data;
@@ -189,12 +216,8 @@ static void XMLCALL on_start(void *data, const XML_Char *tag, const XML_Char **a
     if (!ctx->doc->root)
         ctx->doc->root = e;
     ctx->current = e;
-    for (size_t i = 0; attrs[i]; i += 2) {
-        if ((st = tp_xml__set_attr(e, attrs[i], attrs[i + 1], ctx->err)) != TP_OK) {
-            stop_parse(ctx, st);
-            return;
-        }
-    }
+    if ((st = take_attrs(e, attrs, ctx->err)) != TP_OK)
+        stop_parse(ctx, st);
 }
 
 static void XMLCALL on_end(void *data, const XML_Char *tag)
@@ -230,8 +253,10 @@ static tp_status run_expat(parse_ctx *ctx, const char *text, size_t len)
     XML_SetUserData(ctx->parser, ctx);
     XML_SetElementHandler(ctx->parser, on_start, on_end);
     XML_SetStartDoctypeDeclHandler(ctx->parser, on_doctype);
-    if (len > (size_t)INT32_MAX)
-        return tp_fail(ctx->err, TP_ERR_XML, ctx->doc->source, 0, 0, "file too large");
+    if (len > TP_MAX_INPUT_BYTES)
+        return tp_fail(ctx->err, TP_ERR_XML, ctx->doc->source, 0, 0,
+                       "input larger than %u MiB (topoplan's limit for an input file)",
+                       TP_MAX_INPUT_BYTES >> 20);
     if (XML_Parse(ctx->parser, text, (int)len, XML_TRUE) == XML_STATUS_ERROR)
         return ctx->st != TP_OK ? ctx->st : expat_error(ctx);
     if (ctx->st != TP_OK)
@@ -264,23 +289,56 @@ tp_status tp_xml__parse(tp_xml **out, const char *text, size_t len, const char *
     return TP_OK;
 }
 
+/*
+ * Open for reading without blocking on a FIFO that has no writer (it then
+ * reads as empty); reads block again once open.
+ */
+static FILE *open_input(const char *path, tp_error *err, tp_status *st)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0) {
+        *st = tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    if (S_ISDIR(sb.st_mode)) {
+        close(fd);
+        *st = tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot read: %s", strerror(EISDIR));
+        return NULL;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    FILE *f = flags == -1 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == -1 ? NULL
+                                                                          : fdopen(fd, "rb");
+    if (!f) {
+        *st = tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
 tp_status tp_xml__read_file(char **out, size_t *len_out, const char *path, tp_error *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
+    tp_status st = TP_OK;
+    FILE *f = open_input(path, err, &st);
     if (!f)
-        return tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+        return st;
     char *buf = NULL;
     size_t len = 0, cap = 0, n;
-    tp_status st = TP_OK;
     do {
         if ((st = tp_grow((void **)&buf, &cap, len + 65537, 1, err)) != TP_OK)
             break;
         n = fread(buf + len, 1, cap - len - 1, f);
         len += n;
-    } while (n > 0);
+    } while (n > 0 && len <= TP_MAX_INPUT_BYTES);
     if (st == TP_OK && ferror(f))
-        st = tp_fail(err, TP_ERR_IO, path, 0, 0, "read error");
+        st = tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot read: %s", strerror(errno));
+    else if (st == TP_OK && len > TP_MAX_INPUT_BYTES)
+        st = tp_fail(err, TP_ERR_XML, path, 0, 0,
+                     "file larger than %u MiB (topoplan's limit for an input file)",
+                     TP_MAX_INPUT_BYTES >> 20);
     fclose(f);
     if (st != TP_OK) {
         free(buf);
@@ -290,6 +348,11 @@ tp_status tp_xml__read_file(char **out, size_t *len_out, const char *path, tp_er
     *out = buf;
     *len_out = len;
     return TP_OK;
+}
+
+tp_status tp_read_file(char **out, size_t *len, const char *path, tp_error *err)
+{
+    return tp_xml__read_file(out, len, path, err);
 }
 
 tp_status tp_xml__parse_file(tp_xml **out, const char *path, tp_error *err)
@@ -341,6 +404,6 @@ tp_status tp_xml__write(FILE *out, const tp_xml_elem *root, tp_error *err)
 {
     write_elem(out, root, 0);
     if (ferror(out))
-        return tp_fail(err, TP_ERR_IO, NULL, 0, 0, "write error");
+        return tp_fail(err, TP_ERR_IO, NULL, 0, 0, "write error: %s", strerror(errno));
     return TP_OK;
 }
