@@ -52,7 +52,7 @@ static void test_bad_rank_leaves_no_plan(void **state)
 {
     (void)state;
     tp_job job = {TP_JOB_VERSION, 1, 4};
-    tp_error err = plan_fails(V100, job, NULL, TP_ERR_CONFIG);
+    tp_error err = plan_fails(V100, job, NULL, TP_ERR_USAGE);
     assert_string_equal(err.source, "job.rank");
     assert_string_equal(err.message, "rank 4 out of range (job has 4 ranks)");
     /* The same through the buffer entry point, the one the issue reported. */
@@ -60,7 +60,7 @@ static void test_bad_rank_leaves_no_plan(void **state)
     tp_plan *plan = NULL;
     assert_non_null(xml);
     assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "b", &job, NULL, &err),
-                     TP_ERR_CONFIG);
+                     TP_ERR_USAGE);
     assert_null(plan);
     assert_string_equal(err.source, "job.rank");
 }
@@ -68,9 +68,11 @@ static void test_bad_rank_leaves_no_plan(void **state)
 static void test_bad_job_fields(void **state)
 {
     (void)state;
-    tp_error err = plan_fails(V100, (tp_job){TP_JOB_VERSION, 0, 0}, NULL, TP_ERR_CONFIG);
+    tp_error err = plan_fails(V100, (tp_job){TP_JOB_VERSION, 0, 0}, NULL, TP_ERR_USAGE);
     assert_string_equal(err.source, "job.n_nodes");
-    err = plan_fails(V100, (tp_job){TP_JOB_VERSION, 1, -1}, NULL, TP_ERR_CONFIG);
+    err = plan_fails(V100, (tp_job){TP_JOB_VERSION, TP_MAX_JOB_NODES + 1, 0}, NULL, TP_ERR_USAGE);
+    assert_string_equal(err.source, "job.n_nodes");
+    err = plan_fails(V100, (tp_job){TP_JOB_VERSION, 1, -1}, NULL, TP_ERR_USAGE);
     assert_string_equal(err.source, "job.rank");
     err = plan_fails(V100, (tp_job){TP_JOB_VERSION + 1, 1, 0}, NULL, TP_ERR_ARGUMENT);
     assert_string_equal(err.source, "job.version");
