@@ -110,7 +110,11 @@ int tp_search__same_decisions(const tp_graph *x, const tp_graph *y)
         if (ex && ex->kind == TP_EV_SETTLE) {
             i++;
         } else if (ex && ex->kind == TP_EV_BOUND) {
-            if (i == 0 || x->events[i - 1].kind != TP_EV_TRY)
+            /* A cut pass may have improved the graph before it was cut. */
+            size_t pass = i;
+            if (pass > 0 && x->events[pass - 1].kind == TP_EV_IMPROVED)
+                pass--;
+            if (pass == 0 || x->events[pass - 1].kind != TP_EV_TRY)
                 return 0;
             if (++i == x->n_events) { /* the second passes skipped: whatever NCCL ran of them */
                 for (; j < y->n_events; j++)
@@ -331,7 +335,11 @@ static void dup_channels(tp_graph *g, int cc_min, int n_gpus)
 /* Pass 2 starts from the solution, at the speed just at or below it. */
 static void start_second_pass(ladder *l)
 {
+    int before = l->graph->n_channels;
     dup_channels(l->graph, l->cc_min, l->s->n_gpus);
+    if (l->graph->n_channels != before)
+        tp_search__event(l->graph, TP_EV_DUP, "channels duplicated at a fraction of the bandwidth",
+                         l->graph);
     tp_search__copy_graph(&l->tmp, l->graph, l->s->n_gpus);
     l->speed_index = 0;
     while (l->speeds[l->speed_index] > l->graph->bw_inter && l->speed_index < l->n_speeds - 1)
@@ -542,6 +550,25 @@ static void after_pass(ladder *l, int *time)
     }
 }
 
+/* What a pass may improve in the best graph. */
+typedef struct graph_key {
+    int n_channels, type_intra, type_inter, same_channels, pattern;
+    float bw_intra, bw_inter;
+} graph_key;
+
+static graph_key key_of(const tp_graph *g)
+{
+    return (graph_key){g->n_channels, g->type_intra, g->type_inter, g->same_channels,
+                       g->pattern,    g->bw_intra,   g->bw_inter};
+}
+
+static bool same_key(graph_key a, graph_key b)
+{
+    return a.n_channels == b.n_channels && a.type_intra == b.type_intra &&
+           a.type_inter == b.type_inter && a.same_channels == b.same_channels &&
+           a.pattern == b.pattern && a.bw_intra == b.bw_intra && a.bw_inter == b.bw_inter;
+}
+
 /* The search loop of ncclTopoCompute: passes until optimal, settled or out of budget. */
 static tp_status run_ladder(ladder *l)
 {
@@ -564,12 +591,20 @@ static tp_status run_ladder(ladder *l)
                              &l->tmp);
             return TP_OK;
         }
+        graph_key before = key_of(l->graph);
         if (st == TP_OK)
             st = run_pass(l, &time, 0);
         if (st != TP_OK)
             return st;
+        if (!same_key(before, key_of(l->graph)))
+            tp_search__event(l->graph, TP_EV_IMPROVED, "this pass found a better graph", l->graph);
         after_pass(l, &time);
         int done = time == -1 || l->graph->n_channels * l->graph->bw_inter >= l->s->sys->total_bw;
+        if (done && l->pass == 1 && l->graph->n_channels)
+            tp_search__event(l->graph, TP_EV_DONE,
+                             time == -1 ? "stop: the graph has the most channels allowed"
+                                        : "stop: channels x bandwidth reach the GPU's total",
+                             l->graph);
         if (!done && l->pass == 1) {
             int more = relax(l, time, &st);
             if (st != TP_OK)

@@ -55,6 +55,9 @@ typedef enum tp_search_event_kind {
     TP_EV_LOADED,   /* graph taken from NCCL_GRAPH_FILE */
     TP_EV_BOUND,    /* a pass cut short: it could not beat the best graph (search_bound.c) */
     TP_EV_SETTLE,   /* cut passes re-run: the global budget check needed their steps */
+    TP_EV_IMPROVED, /* the pass just run left a better graph (the event holds that graph) */
+    TP_EV_DUP,      /* ncclTopoDupChannels doubled the channels at a fraction of the bw */
+    TP_EV_DONE,     /* first pass stopped: no better graph can exist (max channels or total bw) */
 } tp_search_event_kind;
 
 typedef struct tp_search_event {
