@@ -2,7 +2,7 @@
 # A stage may include only the headers of earlier stages; the CLI only topoplan.h.
 fail=0
 # Pipeline order; a file belongs to the stage named before the first "_" of its name.
-order="xml mutate netdev system paths search channels tuning plan report nics graphcheck validate compare"
+order="xml mutate netdev system paths search channels tuning plan graphcheck explain report nics validate compare"
 rank() { i=0; for s in $order; do [ "$s" = "$1" ] && { echo $i; return; }; i=$((i+1)); done; echo -1; }
 for f in src/lib/*.c src/lib/*.h; do
     base=$(basename "$f"); base=${base%.*}; base=${base%%_*}; me=$(rank "$base")

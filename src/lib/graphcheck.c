@@ -511,7 +511,7 @@ static tp_status check_doc(gc_ctx *c)
  * leaves NET bandwidth taken (it skips a duplicate head without giving it
  * back). Same steps as init.cc: paths, trim, paths again.
  */
-static tp_status fresh_system(tp_system **out, const tp_plan *plan, tp_error *err)
+tp_status tp_graphcheck__fresh_system(tp_system **out, const tp_plan *plan, tp_error *err)
 {
     *out = NULL;
     if (!plan->host_sys || !plan->sys)
@@ -536,7 +536,7 @@ static tp_status check_parsed(tp_graph_check **out, const tp_plan *plan, const t
                               tp_error *err)
 {
     tp_system *sys = NULL;
-    tp_status st = fresh_system(&sys, plan, err);
+    tp_status st = tp_graphcheck__fresh_system(&sys, plan, err);
     if (st != TP_OK) {
         tp_system__free(sys);
         return st;

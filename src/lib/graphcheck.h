@@ -102,6 +102,13 @@ void tp_graphcheck__add(tp_graph_check *chk, tp_gc_graph *g, tp_gc_severity sev,
 tp_status tp_graphcheck__replay(tp_graph_check *chk, tp_gc_graph *g, const tp_system *sys,
                                 const tp_gc_channel *channels, int n, tp_error *err);
 
+/*
+ * The reported rank's system with its paths as it was before any search
+ * (NCCL 2.22.3's NVLS search leaves NET bandwidth taken); free with
+ * tp_system__free.
+ */
+tp_status tp_graphcheck__fresh_system(tp_system **out, const tp_plan *plan, tp_error *err);
+
 /* Label of a node in findings: "GPU/<rank>", "NET/<dev>", else NCCL's "PCI/0-1a000". */
 void tp_graphcheck__label(char *buf, size_t size, const tp_node *node);
 

@@ -7,7 +7,6 @@
  * untouched.
  */
 #include "graphcheck.h"
-#include "report.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -29,8 +28,10 @@ void tp_graphcheck__label(char *buf, size_t size, const tp_node *node)
         snprintf(buf, size, "GPU/%d", node->gpu.rank);
     else if (node->type == TP_NODE_NET)
         snprintf(buf, size, "NET/%d", node->net.dev);
-    else
-        tp_report__node_label(buf, size, node);
+    else /* NCCL's label, as in its path dumps */
+        snprintf(buf, size, "%s/%llx-%llx", tp_node_type_name(node->type),
+                 (unsigned long long)TP_ID_SYSTEM_ID(node->id),
+                 (unsigned long long)TP_ID_LOCAL_ID(node->id));
 }
 
 /* NCCL 2.22.3 SUB_ROUND: subtract, then round to 1/1000 to cancel float drift. */
