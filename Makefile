@@ -28,7 +28,7 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 CONFORMANCE := ../shared/conformance/run
 
 .PHONY: fuzz check-search-diff all deps demo check check-unit check-golden check-errors check-fuzz check-header \
-        check-lint check-conformance check-san check-valgrind bench fuzz format-check clean
+        check-lint check-conformance check-explain check-san check-valgrind bench fuzz format-check clean
 
 all: $(BUILD)/topoplan
 
@@ -74,7 +74,7 @@ demo: $(BUILD)/topoplan
 	$(BUILD)/topoplan search --builtin dgx-h100 --nodes 2
 
 check: check-unit check-golden check-errors check-fuzz check-header check-lint \
-       check-conformance check-search-diff check-valgrind check-san
+       check-conformance check-explain check-search-diff check-valgrind check-san
 
 check-unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
@@ -100,6 +100,12 @@ check-conformance: $(BUILD)/topoplan
 	@if [ -x $(CONFORMANCE) ]; then \
 	    set -o pipefail; $(CONFORMANCE) --jobs 2 --require tests/conformance-pass.txt $(BUILD)/topoplan | tail -n 4; \
 	else echo "conformance suite not found at $(CONFORMANCE): skipped"; fi
+
+# Every public case: each graph's explanation agrees with its decision trace and final graph.
+check-explain: $(BUILD)/topoplan
+	@if [ -d ../shared/conformance/cases ]; then \
+	    python3 tests/explain/check_whys.py $(BUILD)/topoplan ../shared/conformance/cases; \
+	else echo "conformance cases not found: explanation check skipped"; fi
 
 # The optimised search against the step-by-step one on every conformance topology.
 $(BUILD)/tests/search_diff: tests/tools/search_diff.c $(BUILD)/libtopoplan.a

@@ -221,6 +221,10 @@ typedef enum tp_format { TP_FORMAT_TEXT, TP_FORMAT_JSON, TP_FORMAT_DOT } tp_form
 TP_API tp_status tp_report_paths(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err);
 /** Graph search results and their decision trace. */
 TP_API tp_status tp_report_search(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err);
+/** tp_report_search() plus topoplan's own pruning of the search (passes it cut short, labelled
+ *  as topoplan's, never NCCL's decisions). */
+TP_API tp_status tp_report_search_pruning(FILE *out, const tp_plan *plan, tp_format fmt,
+                                          tp_error *err);
 /** The whole plan: graphs, final channels and why, rings and trees. */
 TP_API tp_status tp_report_plan(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err);
 /**

@@ -1,5 +1,8 @@
 /* `topoplan plan`: the main view: graphs, final channels and why, rings, trees, NICs. */
+#include "explain.h"
 #include "report.h"
+
+#include <stdlib.h>
 
 #include <string.h>
 
@@ -45,34 +48,31 @@ static void text_graphs(FILE *out, const tp_plan *p)
     fputc('\n', out);
 }
 
-/* Which setting limits the channel count: the user's variable when set, else the default. */
-static const char *limit_source(const tp_config *cfg, tp_param_id nch, tp_param_id ctas)
+/* Each graph's explanation (explain.c), under the table. */
+static void text_graph_whys(FILE *out, const tp_plan *p, const tp_graph_why *whys)
 {
-    if (tp_config_is_set(cfg, nch))
-        return tp_config_name(nch);
-    if (tp_config_is_set(cfg, ctas))
-        return tp_config_name(ctas);
-    return "NCCL's default";
+    fputs("Why each graph is so (search decisions of the reported rank)\n", out);
+    for (int s = 0; s < TP_GRAPH_COUNT; s++) {
+        if (!p->graphs[s])
+            continue;
+        fprintf(out, "  %s:\n", tp_channels__graph_name(s));
+        for (int i = 0; i < whys[s].n_lines; i++)
+            fprintf(out, "    %-11s %s\n", whys[s].lines[i].step, whys[s].lines[i].text);
+    }
+    fputc('\n', out);
 }
 
-/* Postset's steps from the search channels to the final count (NCCL 2.22.3 connect.cc). */
-static void explain_count(FILE *out, const tp_plan *p)
+static void json_why(FILE *out, const tp_graph_why *w)
 {
-    const tp_channel_count *c = &p->channels.count;
-    fprintf(out, "  - postset duplicates every search channel once: %d%s\n", c->duplicated,
-            c->duplicated < 2 * p->channels.search_channels ? " (at most 32)" : "");
-    if (c->sm90_doubled != c->duplicated)
-        fprintf(out, "  - sm90 GPUs on several nodes with ring bw above %.0f GB/s and fewer than %d "
-                     "channels: doubled again to %d\n",
-                TP_SM90_DOUBLE_BW, TP_SM90_DOUBLE_MAX, c->sm90_doubled);
-    if (c->after_max < c->sm90_doubled)
-        fprintf(out, "  - capped at %d by %s\n", c->after_max,
-                limit_source(p->cfg, TP_P_MAX_NCHANNELS, TP_P_MAX_CTAS));
-    if (c->after_min > c->after_max)
-        fprintf(out, "  - raised to %d by %s (channels are copied round-robin)\n", c->after_min,
-                limit_source(p->cfg, TP_P_MIN_NCHANNELS, TP_P_MIN_CTAS));
-    if (c->after_nvls > c->after_min)
-        fprintf(out, "  - raised to the %d NVLS channels\n", c->after_nvls);
+    fputs("[", out);
+    for (int i = 0; i < w->n_lines; i++) {
+        fprintf(out, "%s{\"step\": ", i ? ", " : "");
+        tp_report__json_str(out, w->lines[i].step);
+        fputs(", \"text\": ", out);
+        tp_report__json_str(out, w->lines[i].text);
+        fputc('}', out);
+    }
+    fputs("]", out);
 }
 
 static void text_channel_count(FILE *out, const tp_plan *p)
@@ -81,11 +81,11 @@ static void text_channel_count(FILE *out, const tp_plan *p)
     fprintf(out, "Channels: %d collective, %d NVLS, %d CollNet, %d P2P (%d per peer)\n",
             ch->n_channels, ch->n_nvls_channels, ch->n_collnet_channels, ch->p2p_n_channels,
             ch->p2p_n_channels_per_peer);
-    fprintf(out, "  why %d: ring search %d and tree search %d channels (minimum over ranks) -> %d "
-                 "search channels;\n",
-            ch->n_channels, ch->combined[TP_GRAPH_RING].n_channels,
-            ch->combined[TP_GRAPH_TREE].n_channels, ch->search_channels);
-    explain_count(out, p);
+    fprintf(out, "  why %d:\n", ch->n_channels);
+    tp_graph_why w;
+    tp_explain__channels(&w, p);
+    for (int i = 0; i < w.n_lines; i++)
+        fprintf(out, "  - %s\n", w.lines[i].text);
     fputc('\n', out);
 }
 
@@ -139,17 +139,18 @@ static void text_network(FILE *out, const tp_plan *p)
     fputc('\n', out);
 }
 
-static void write_text(FILE *out, const tp_plan *p)
+static void write_text(FILE *out, const tp_plan *p, const tp_graph_why *whys)
 {
     text_header(out, p);
     text_graphs(out, p);
+    text_graph_whys(out, p, whys);
     text_channel_count(out, p);
     text_network(out, p);
     text_rings(out, p);
     text_rank_view(out, p);
 }
 
-static void json_graphs(FILE *out, const tp_plan *p)
+static void json_graphs(FILE *out, const tp_plan *p, const tp_graph_why *whys)
 {
     fputs("  \"graphs\": [", out);
     bool first = true;
@@ -161,10 +162,13 @@ static void json_graphs(FILE *out, const tp_plan *p)
         fprintf(out, "%s\n    {\"graph\": \"%s\", \"id\": %d, \"pattern\": %d, \"n_channels\": %d, "
                      "\"bw_intra\": %.2f, \"bw_inter\": %.2f, \"type_intra\": \"%s\", "
                      "\"type_inter\": \"%s\", \"cross_nic\": %d, \"same_channels\": %d, "
-                     "\"combined\": {\"n_channels\": %d, \"bw_intra\": %.2f, \"bw_inter\": %.2f}}",
+                     "\"combined\": {\"n_channels\": %d, \"bw_intra\": %.2f, \"bw_inter\": %.2f},\n     "
+                     "\"why\": ",
                 first ? "" : ",", tp_channels__graph_name(s), g->id, g->pattern, g->n_channels, g->bw_intra,
                 g->bw_inter, tp_path_type_name(g->type_intra), tp_path_type_name(g->type_inter),
                 g->cross_nic, g->same_channels, c->n_channels, c->bw_intra, c->bw_inter);
+        json_why(out, &whys[s]);
+        fputc('}', out);
         first = false;
     }
     fputs("\n  ],\n", out);
@@ -197,17 +201,21 @@ static void json_trees(FILE *out, const tp_channels *ch)
     fputs("\n  ]\n", out);
 }
 
-static void write_json(FILE *out, const tp_plan *p)
+static void write_json(FILE *out, const tp_plan *p, const tp_graph_why *whys)
 {
     const tp_channels *ch = &p->channels;
     fprintf(out, "{\n  \"nodes\": %d, \"gpus_per_node\": %d, \"ranks\": %d, \"rank\": %d, "
                  "\"nccl_nodes\": %d,\n",
             p->job.n_nodes, p->n_gpus_per_node, ch->n_ranks, p->job.rank, ch->n_nodes);
-    json_graphs(out, p);
+    json_graphs(out, p, whys);
     fprintf(out, "  \"channels\": {\"collective\": %d, \"search\": %d, \"nvls\": %d, \"collnet\": %d, "
-                 "\"p2p\": %d, \"p2p_per_peer\": %d},\n",
+                 "\"p2p\": %d, \"p2p_per_peer\": %d, \"why\": ",
             ch->n_channels, ch->search_channels, ch->n_nvls_channels, ch->n_collnet_channels,
             ch->p2p_n_channels, ch->p2p_n_channels_per_peer);
+    tp_graph_why w;
+    tp_explain__channels(&w, p);
+    json_why(out, &w);
+    fputs("},\n", out);
     json_rings(out, ch);
     json_trees(out, ch);
     fputs("}\n", out);
@@ -226,9 +234,14 @@ tp_status tp_report_plan(FILE *out, const tp_plan *plan, tp_format fmt, tp_error
         return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "the plan has no channels");
     if (fmt == TP_FORMAT_DOT)
         return tp_report__system_dot(out, plan->sys, err);
-    if (fmt == TP_FORMAT_JSON)
-        write_json(out, plan);
-    else
-        write_text(out, plan);
-    return tp_report__check_stream(out, err);
+    tp_graph_why *whys = calloc(TP_GRAPH_COUNT, sizeof(*whys));
+    if (!whys)
+        return tp_fail_nomem(err);
+    tp_status st = tp_explain__plan(whys, plan, false, err);
+    if (st == TP_OK && fmt == TP_FORMAT_JSON)
+        write_json(out, plan, whys);
+    else if (st == TP_OK)
+        write_text(out, plan, whys);
+    free(whys);
+    return st == TP_OK ? tp_report__check_stream(out, err) : st;
 }

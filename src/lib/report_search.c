@@ -1,6 +1,8 @@
 /* `topoplan search`: every graph's result, channels and decision trace. */
+#include "explain.h"
 #include "report.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const slot_names[TP_GRAPH_COUNT] = {
@@ -17,6 +19,7 @@ static const char *event_kind_name(tp_search_event_kind kind)
         [TP_EV_TRY] = "try",       [TP_EV_SOLUTION] = "solution", [TP_EV_RELAX] = "relax",
         [TP_EV_RAISE] = "raise",   [TP_EV_BUDGET] = "budget",     [TP_EV_FALLBACK] = "fallback",
         [TP_EV_LOADED] = "loaded", [TP_EV_BOUND] = "bound",       [TP_EV_SETTLE] = "settle",
+        [TP_EV_IMPROVED] = "improved", [TP_EV_DUP] = "dup",    [TP_EV_DONE] = "done",
     };
     return (size_t)kind < ARRAY_LEN(names) && names[kind] ? names[kind] : "?";
 }
@@ -39,78 +42,30 @@ static void text_channel(FILE *out, const tp_system *sys, const tp_graph *g, int
 
 static void text_event(FILE *out, const tp_search_event *ev)
 {
-    fprintf(out, "    %-8s %s: bw %.1f/%.1f, type %s/%s, sameChannels %d, crossNic %d, "
+    fprintf(out, "    %s%-8s %s: bw %.1f/%.1f, type %s/%s, sameChannels %d, crossNic %d, "
                  "pattern %d, %d channels\n",
+            tp_explain__is_ours(ev->kind) ? "topoplan's own, not NCCL's: " : "",
             event_kind_name(ev->kind), ev->why ? ev->why : "", ev->bw_intra, ev->bw_inter,
             tp_path_type_name(ev->type_intra), tp_path_type_name(ev->type_inter),
             ev->same_channels, ev->cross_nic, ev->pattern, ev->n_channels);
 }
 
-/* Index of the first event of `kind`, or -1. */
-static long first_event(const tp_graph *g, tp_search_event_kind kind)
+/* The explanation lines of a graph, indented under "why:". */
+static void text_why(FILE *out, const tp_graph_why *w)
 {
-    for (size_t i = 0; i < g->n_events; i++)
-        if (g->events[i].kind == kind)
-            return (long)i;
-    return -1;
+    fputs("  why:\n", out);
+    for (int i = 0; i < w->n_lines; i++)
+        fprintf(out, "    %-11s %s\n", w->lines[i].step, w->lines[i].text);
 }
 
-/* The distinct relaxations made before event `end`, as "a, b and c". */
-static void list_relaxations(FILE *out, const tp_graph *g, long end)
+/* Events shown: NCCL's decisions, and topoplan's own pruning only when asked for. */
+static bool event_shown(const tp_search_event *ev, bool show_ours)
 {
-    const char *seen[16];
-    int n = 0;
-    for (long i = 0; i < end && n < 16; i++) {
-        const tp_search_event *ev = &g->events[i];
-        bool dup = ev->kind != TP_EV_RELAX;
-        for (int k = 0; k < n && !dup; k++)
-            dup = strcmp(seen[k], ev->why) == 0;
-        if (!dup)
-            seen[n++] = ev->why;
-    }
-    for (int k = 0; k < n; k++)
-        fprintf(out, "%s%s", k == 0 ? "" : k == n - 1 ? " and " : ", ", seen[k]);
-    if (n == 0)
-        fputs("nothing", out);
+    return show_ours || !tp_explain__is_ours(ev->kind);
 }
 
-/* One paragraph: where the search started, what it gave up, where it ended. */
-static void text_summary(FILE *out, const tp_graph *g)
-{
-    long loaded = first_event(g, TP_EV_LOADED), fallback = first_event(g, TP_EV_FALLBACK);
-    long first = first_event(g, TP_EV_TRY), sol = first_event(g, TP_EV_SOLUTION);
-    if (loaded >= 0) {
-        fputs("  why: taken from NCCL_GRAPH_FILE, not searched\n", out);
-        return;
-    }
-    if (first < 0)
-        return;
-    const tp_search_event *t = &g->events[first];
-    fprintf(out, "  why: the search started at %.1f GB/s, %s/%s, sameChannels %d, crossNic %d; ",
-            t->bw_intra, tp_path_type_name(t->type_intra), tp_path_type_name(t->type_inter),
-            t->same_channels, t->cross_nic);
-    if (fallback >= 0) {
-        fputs("it had to ", out);
-        list_relaxations(out, g, fallback);
-        fputs(" without finding a graph, so NCCL used the simple-order fallback\n", out);
-        return;
-    }
-    fputs("before its first solution it had to ", out);
-    list_relaxations(out, g, sol < 0 ? (long)g->n_events : sol);
-    long budget = first_event(g, TP_EV_BUDGET);
-    if (budget >= 0 && (sol < 0 || budget < sol))
-        fputs(" (a step budget ran out on the way)", out);
-    fprintf(out, "; final %d x %.1f GB/s", g->n_channels, g->bw_intra);
-    size_t cut = 0;
-    for (size_t i = 0; i < g->n_events; i++)
-        cut += g->events[i].kind == TP_EV_BOUND;
-    if (cut)
-        fprintf(out, "; %zu pass%s cut short, as no better graph was possible", cut,
-                cut == 1 ? "" : "es");
-    fputc('\n', out);
-}
-
-static void text_graph(FILE *out, const tp_system *sys, int slot, const tp_graph *g)
+static void text_graph(FILE *out, const tp_system *sys, int slot, const tp_graph *g,
+                       const tp_graph_why *w, bool show_ours)
 {
     fprintf(out, "Graph %d (%s): pattern %d (%s)\n", g->id, slot_names[slot], g->pattern,
             tp_pattern_name(g->pattern));
@@ -124,11 +79,12 @@ static void text_graph(FILE *out, const tp_system *sys, int slot, const tp_graph
             tp_path_type_name(g->type_inter), g->same_channels, g->cross_nic);
     for (int c = 0; c < g->n_channels; c++)
         text_channel(out, sys, g, c);
-    text_summary(out, g);
+    text_why(out, w);
     if (g->n_events)
         fputs("  decisions:\n", out);
     for (size_t i = 0; i < g->n_events; i++)
-        text_event(out, &g->events[i]);
+        if (event_shown(&g->events[i], show_ours))
+            text_event(out, &g->events[i]);
     fputc('\n', out);
 }
 
@@ -157,7 +113,21 @@ static void json_channels(FILE *out, const tp_system *sys, const tp_graph *g)
     }
 }
 
-static void json_graph(FILE *out, const tp_system *sys, int slot, const tp_graph *g)
+static void json_why(FILE *out, const tp_graph_why *w)
+{
+    fputs("[", out);
+    for (int i = 0; i < w->n_lines; i++) {
+        fprintf(out, "%s{\"step\": ", i ? ", " : "");
+        tp_report__json_str(out, w->lines[i].step);
+        fputs(", \"text\": ", out);
+        tp_report__json_str(out, w->lines[i].text);
+        fputc('}', out);
+    }
+    fputs("]", out);
+}
+
+static void json_graph(FILE *out, const tp_system *sys, int slot, const tp_graph *g,
+                       const tp_graph_why *w, bool show_ours)
 {
     fprintf(out, "    {\"slot\": \"%s\", \"id\": %d, \"pattern\": %d, \"pattern_name\": \"%s\", "
                  "\"n_channels\": %d, \"bw_intra\": %.2f, \"bw_inter\": %.2f, "
@@ -167,15 +137,22 @@ static void json_graph(FILE *out, const tp_system *sys, int slot, const tp_graph
             g->bw_intra, g->bw_inter, tp_path_type_name(g->type_intra),
             tp_path_type_name(g->type_inter), g->same_channels, g->cross_nic);
     json_channels(out, sys, g);
-    fputs("],\n     \"events\": [", out);
+    fputs("],\n     \"why\": ", out);
+    json_why(out, w);
+    fputs(",\n     \"events\": [", out);
+    bool first = true;
     for (size_t i = 0; i < g->n_events; i++) {
-        fputs(i ? ",\n       " : "", out);
+        if (!event_shown(&g->events[i], show_ours))
+            continue;
+        fputs(first ? "" : ",\n       ", out);
+        first = false;
         json_event(out, &g->events[i]);
     }
     fputs("]}", out);
 }
 
-tp_status tp_report_search(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err)
+static tp_status report_search(FILE *out, const tp_plan *plan, tp_format fmt, bool show_ours,
+                               tp_error *err)
 {
     tp_status ok = tp_plan__check_done(plan, "tp_report_search", err);
     if (ok != TP_OK)
@@ -187,6 +164,14 @@ tp_status tp_report_search(FILE *out, const tp_plan *plan, tp_format fmt, tp_err
     if (fmt == TP_FORMAT_DOT)
         return tp_fail(err, TP_ERR_CONFIG, "fmt", 0, 0,
                        "search: no dot output (use text or json)");
+    tp_graph_why *whys = calloc(TP_GRAPH_COUNT, sizeof(*whys));
+    if (!whys)
+        return tp_fail_nomem(err);
+    tp_status st = tp_explain__plan(whys, plan, show_ours, err);
+    if (st != TP_OK) {
+        free(whys);
+        return st;
+    }
     if (fmt == TP_FORMAT_JSON)
         fputs("{\n  \"graphs\": [\n", out);
     bool first = true;
@@ -194,15 +179,27 @@ tp_status tp_report_search(FILE *out, const tp_plan *plan, tp_format fmt, tp_err
         const tp_graph *g = plan->graphs[slot];
         if (!g)
             continue;
+        const tp_graph_why *w = &whys[slot];
         if (fmt == TP_FORMAT_TEXT) {
-            text_graph(out, plan->sys, slot, g);
+            text_graph(out, plan->sys, slot, g, w, show_ours);
             continue;
         }
         fputs(first ? "" : ",\n", out);
         first = false;
-        json_graph(out, plan->sys, slot, g);
+        json_graph(out, plan->sys, slot, g, w, show_ours);
     }
     if (fmt == TP_FORMAT_JSON)
         fputs("\n  ]\n}\n", out);
+    free(whys);
     return tp_report__check_stream(out, err);
+}
+
+tp_status tp_report_search(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err)
+{
+    return report_search(out, plan, fmt, false, err);
+}
+
+tp_status tp_report_search_pruning(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err)
+{
+    return report_search(out, plan, fmt, true, err);
 }

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Every graph's explanation ("why") against its own decision trace and final graph.
+
+For each public conformance case: `topoplan search --format json`, then for every
+graph, independently of how topoplan words its explanation:
+  - topoplan's own pruning is not among the decisions, nor in the why lines;
+  - the result line names the pass that left the final graph (the last "improved"
+    event), with its channel count and bandwidth, and the final graph equals that
+    result, or its duplication when a "dup" event follows (then a "duplicated" line);
+  - a relaxation (lower bandwidth, weaker path type, ...) is said to come before the
+    result exactly when the trace has it before the result, and after it likewise;
+  - a "second pass" line exactly when NCCL raised the speed;
+  - every limit line's arithmetic says one more channel does not fit.
+Usage: check_whys.py TOPOPLAN CASES_DIR
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+OURS = {"bound", "settle"}
+
+
+def case_command(binary, case):
+    args = open(os.path.join(case, "args")).read().split()
+    keep = []
+    i = 0
+    while i < len(args):
+        if args[i] in ("--nodes", "--rank"):
+            keep += args[i:i + 2]
+            i += 2
+        elif args[i] == "--node-topo":
+            i += 2
+        else:
+            i += 1
+    cmd = [binary, "--no-env", "--format", "json"]
+    env = os.path.join(case, "env")
+    if os.path.exists(env):
+        cmd += ["--env-file", env]
+    return cmd + ["search"] + keep + [os.path.join(case, "topo.xml")]
+
+
+def lines_of(graph, step):
+    return [w["text"] for w in graph["why"] if w["step"] == step]
+
+
+def check_graph(g, errors, where):
+    ev = g["events"]
+    kinds = [e["kind"] for e in ev]
+    def fail(msg):
+        errors.append("%s %s: %s" % (where, g.get("graph", g.get("slot")), msg))
+    if OURS & set(kinds):
+        fail("topoplan's pruning listed among NCCL's decisions")
+    for w in g["why"]:
+        if "topoplan" in w["text"] or w["step"] == "topoplan":
+            fail("why line presents topoplan's own pruning: " + w["text"])
+    if g["n_channels"] == 0 or "loaded" in kinds or "fallback" in kinds or "try" not in kinds:
+        return
+    improved = [i for i, k in enumerate(kinds) if k == "improved"]
+    if not improved:
+        return fail("a graph without an 'improved' event")
+    r_i = improved[-1]
+    r = ev[r_i]
+    start = ev[kinds.index("try")]
+    sol = kinds.index("solution") if "solution" in kinds else len(ev)
+    dups = [i for i, k in enumerate(kinds) if k == "dup" and i > r_i]
+    final = ev[dups[0]] if dups else r
+    for f in ("n_channels", "bw_intra", "bw_inter"):
+        if abs(final[f] - g[f]) > 1e-6:
+            fail("final graph %s %s differs from the trace's %s" % (f, g[f], final[f]))
+    res = lines_of(g, "result")
+    want = "found %d channel" % r["n_channels"]
+    if len(res) != 1 or want not in res[0] or ("%.1f" % r["bw_intra"]) not in res[0]:
+        fail("result line %r does not name the result %s" % (res, want))
+    dup_lines = lines_of(g, "duplicated")
+    if bool(dups) != bool(dup_lines):
+        fail("duplication in trace %s, in why %s" % (bool(dups), dup_lines))
+    if dups and "%d channels to %d" % (r["n_channels"], final["n_channels"]) not in dup_lines[0]:
+        fail("duplication line %r" % dup_lines[0])
+    relaxed = " ".join(lines_of(g, "relaxed"))
+    after = " ".join(lines_of(g, "after"))
+    for why in sorted({e["why"] for e in ev if e["kind"] == "relax"}):
+        before_r = any(e["kind"] == "relax" and e["why"] == why for e in ev[:r_i])
+        after_r = any(e["kind"] == "relax" and e["why"] == why for e in ev[r_i:sol])
+        if before_r != (why in relaxed):
+            fail("relaxation %r before the result: trace %s, why %r" % (why, before_r, relaxed))
+        if after_r != (why in after):
+            fail("relaxation %r after the result: trace %s, why %r" % (why, after_r, after))
+    lowered = any(e["kind"] == "relax" and "bandwidth" in e["why"] for e in ev[:r_i])
+    if r_i < sol and not lowered and r["bw_intra"] != start["bw_intra"]:
+        fail("result bw %.1f differs from the start %.1f without lowering" % (r["bw_intra"], start["bw_intra"]))
+    if ("raise" in kinds) != bool(lines_of(g, "second pass")):
+        fail("second-pass line and trace disagree")
+    for text in lines_of(g, "limit"):
+        m = re.search(r"([\d.]+) GB/s: (\d+) channels? takes? ([\d.]+); (\d+) would need ([\d.]+)", text)
+        if not m:
+            if "no link" not in text:
+                fail("unreadable limit line %r" % text)
+            continue
+        cap, k, took, k1, need = (float(x) for x in m.groups())
+        if k1 != k + 1 or need <= cap + 1e-3 or took > cap + 1e-2:
+            fail("limit line arithmetic %r" % text)
+
+
+def main():
+    binary, cases = sys.argv[1], sys.argv[2]
+    errors, n_cases, n_graphs = [], 0, 0
+    for name in sorted(os.listdir(cases)):
+        case = os.path.join(cases, name)
+        if not os.path.exists(os.path.join(case, "topo.xml")):
+            continue
+        p = subprocess.run(case_command(binary, case), capture_output=True, text=True)
+        if p.returncode != 0:
+            continue  # NCCL itself fails on this input: no graphs to explain
+        n_cases += 1
+        for g in json.loads(p.stdout)["graphs"]:
+            n_graphs += 1
+            check_graph(g, errors, name)
+    for e in errors:
+        print("FAIL", e)
+    print("explanations: %d graphs of %d cases checked, %d disagreements" % (n_graphs, n_cases, len(errors)))
+    return 1 if errors or n_cases == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
