@@ -688,8 +688,11 @@ typedef enum tp_decision_kind {
     TP_DECISION_BUDGET,   /**< the step budget ran out */
     TP_DECISION_FALLBACK, /**< simple-order fallback */
     TP_DECISION_LOADED,   /**< graph taken from NCCL_GRAPH_FILE */
-    TP_DECISION_BOUND,    /**< a pass cut short: it could not beat the best graph */
-    TP_DECISION_SETTLE,   /**< cut passes re-run for the global step budget */
+    TP_DECISION_BOUND,    /**< topoplan's own: a pass cut short, it could not beat the best graph */
+    TP_DECISION_SETTLE,   /**< topoplan's own: cut passes re-run for the global step budget */
+    TP_DECISION_IMPROVED, /**< the pass just run left a better graph (its values) */
+    TP_DECISION_DUP,      /**< channels duplicated at a fraction of the bandwidth */
+    TP_DECISION_DONE,     /**< first pass stopped: no better graph can exist */
 } tp_decision_kind;
 
 /** One decision of the search, with the settings it was made at. */

@@ -14,6 +14,7 @@
 #include <string.h>
 
 static_assert((int)TP_DECISION_SETTLE == (int)TP_EV_SETTLE, "decision kinds out of sync");
+static_assert((int)TP_DECISION_DONE == (int)TP_EV_DONE, "decision kinds out of sync");
 
 /* Copy a filled record into the caller's, no more than the caller's size. */
 static tp_status give(void *dst, size_t size, const void *src, size_t full)
