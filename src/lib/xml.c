@@ -213,6 +213,8 @@ static void XMLCALL on_start(void *data, const XML_Char *tag, const XML_Char **a
     }
     e->line = (unsigned)XML_GetCurrentLineNumber(ctx->parser);
     e->column = (unsigned)XML_GetCurrentColumnNumber(ctx->parser) + 1;
+    e->src_start = (size_t)XML_GetCurrentByteIndex(ctx->parser);
+    e->src_tag_len = (size_t)XML_GetCurrentByteCount(ctx->parser);
     if (!ctx->doc->root)
         ctx->doc->root = e;
     ctx->current = e;
@@ -224,8 +226,13 @@ static void XMLCALL on_end(void *data, const XML_Char *tag)
 {
     (void)tag;
     parse_ctx *ctx = data;
-    if (ctx->st == TP_OK && ctx->current)
+    if (ctx->st == TP_OK && ctx->current) {
+        /* An empty-element tag ends with no bytes of its own. */
+        int n = XML_GetCurrentByteCount(ctx->parser);
+        ctx->current->self_closing = n == 0;
+        ctx->current->src_close = n == 0 ? 0 : (size_t)XML_GetCurrentByteIndex(ctx->parser);
         ctx->current = ctx->current->parent;
+    }
 }
 
 static void XMLCALL on_doctype(void *data, const XML_Char *name, const XML_Char *sysid,

@@ -23,6 +23,10 @@ typedef struct tp_xml_elem {
     size_t n_children, children_cap;
     struct tp_xml_elem *parent; /* borrowed; NULL for the root */
     unsigned line, column;      /* where the start tag is; 0 for added elements */
+    /* Byte offsets in the parsed text (0 for added elements): the start tag's
+     * '<' and length, and the end tag's '<' (self_closing: none). */
+    size_t src_start, src_tag_len, src_close;
+    bool self_closing;
 } tp_xml_elem;
 
 typedef struct tp_xml {
