@@ -19,7 +19,8 @@ LIB_SRC := $(sort $(wildcard src/lib/*.c))
 CLI_SRC := $(sort $(wildcard src/cli/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 BUILTIN_XML := $(sort $(wildcard builtins/*.xml))
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/builtins_data.o
+SKU_CONF := $(sort $(wildcard skus/*.conf))
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/builtins_data.o $(BUILD)/gen/skus_data.o
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
@@ -27,7 +28,7 @@ FUZZ_BIN := $(FUZZ_TARGETS:%=$(BUILD)/tests/replay_%)
 DEPS_STAMP := $(BUILD)/.deps-ok
 CONFORMANCE := ../shared/conformance/run
 
-.PHONY: fuzz check-search-diff all deps demo check check-unit check-golden check-errors check-fuzz check-header \
+.PHONY: check-provider fuzz check-search-diff all deps demo check check-unit check-golden check-errors check-fuzz check-header \
         check-lint check-conformance check-explain check-san check-valgrind bench fuzz format-check clean
 
 all: $(BUILD)/topoplan
@@ -46,6 +47,13 @@ $(BUILD)/gen/builtins_data.c: $(BUILTIN_XML) scripts/embed-builtins.sh
 	sh scripts/embed-builtins.sh $@ $(BUILTIN_XML)
 
 $(BUILD)/gen/builtins_data.o: $(BUILD)/gen/builtins_data.c
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/gen/skus_data.c: $(SKU_CONF) scripts/embed-skus.sh
+	@mkdir -p $(@D)
+	sh scripts/embed-skus.sh $@ $(SKU_CONF)
+
+$(BUILD)/gen/skus_data.o: $(BUILD)/gen/skus_data.c src/lib/sku.h
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/libtopoplan.a: $(LIB_OBJ)
@@ -74,7 +82,7 @@ demo: $(BUILD)/topoplan
 	$(BUILD)/topoplan search --builtin dgx-h100 --nodes 2
 
 check: check-unit check-golden check-errors check-fuzz check-header check-lint \
-       check-conformance check-explain check-search-diff check-valgrind check-san
+       check-conformance check-explain check-provider check-search-diff check-valgrind check-san
 
 check-unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
@@ -106,6 +114,10 @@ check-explain: $(BUILD)/topoplan
 	@if [ -d ../shared/conformance/cases ]; then \
 	    python3 tests/explain/check_whys.py $(BUILD)/topoplan ../shared/conformance/cases; \
 	else echo "conformance cases not found: explanation check skipped"; fi
+
+# `complete` on the published provider files against their completed cases (~15 s).
+check-provider: $(BUILD)/topoplan
+	@sh tests/provider/run.sh $(BUILD)/topoplan
 
 # The optimised search against the step-by-step one on every conformance topology.
 $(BUILD)/tests/search_diff: tests/tools/search_diff.c $(BUILD)/libtopoplan.a
