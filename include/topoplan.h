@@ -781,6 +781,93 @@ TP_API const char *tp_builtin_about(size_t i);
 /** XML text of the builtin called `name`, or NULL (static storage). */
 TP_API const char *tp_builtin_xml(const char *name);
 
+/** @defgroup complete Partial provider files: completion, SKU catalogue, lints */
+
+/** GDR override of tp_complete_options (zero: the SKU's value). */
+enum { TP_COMPLETE_GDR_SKU = 0, TP_COMPLETE_GDR_ON = 1, TP_COMPLETE_GDR_OFF = 2 };
+
+/**
+ * What tp_complete_buffer() assumes beyond the file. Zero-initialise, then set
+ * only what you override; every zero field means "the SKU's value".
+ */
+typedef struct tp_complete_options {
+    const char *sku;         /**< SKU name (see tp_sku_name()); NULL: recognise from the file */
+    const char *plugin_mode; /**< network plugin mode the SKU defines (e.g. "sendrecv") */
+    int sm;                  /**< GPU compute capability x10 (80 = A100) */
+    int nvlinks;             /**< NVLinks per GPU to the NVSwitch fabric; negative: none */
+    int nic_speed;           /**< speed of one NIC port in Mb/s */
+    int gdr;                 /**< TP_COMPLETE_GDR_* for GPUs and NICs */
+} tp_complete_options;
+
+/** The completed topology and what was added. Opaque; tp_completion_free(). */
+typedef struct tp_completion tp_completion;
+
+/** One thing complete added: to which element, what, and why (borrowed strings). */
+typedef struct tp_addition {
+    const char *element; /**< e.g. "pci 0000:10:1c.0", "cpu numaid=0" */
+    const char *added;   /**< the attributes or element added, as XML text */
+    const char *reason;  /**< where NCCL would get it at run time and what is assumed */
+} tp_addition;
+
+/**
+ * Complete a partial provider topology as NCCL 2.22.3 fills it at run time
+ * (NVML for <gpu>/<nvlink>, sysfs for CPU/PCI attributes, the network plugin for
+ * <nic>/<net>), with the SKU's values. The result is the published text with
+ * additions only: every published element, attribute, comment and whitespace
+ * is kept, new elements use NCCL's NCCL_TOPO_DUMP_FILE form, and a leading
+ * comment lists every addition with its reason. Without opts->sku the machine
+ * is recognised from the file; TP_ERR_CONFIG lists the candidates when that is
+ * not unambiguous. Caller owns *out.
+ */
+TP_API tp_status tp_complete_buffer(tp_completion **out, const char *xml, size_t len,
+                                    const char *source, const tp_complete_options *opts,
+                                    tp_error *err);
+/** tp_complete_buffer() on a file. */
+TP_API tp_status tp_complete_file(tp_completion **out, const char *path,
+                                  const tp_complete_options *opts, tp_error *err);
+/** The completed XML text (borrowed). */
+TP_API const char *tp_completion_xml(const tp_completion *c);
+/** The SKU used (borrowed) and the plugin mode ("" when the SKU has none). */
+TP_API const char *tp_completion_sku(const tp_completion *c);
+TP_API const char *tp_completion_mode(const tp_completion *c);
+/** Number of additions; addition i (borrowed), NULL past the end. */
+TP_API size_t tp_completion_count(const tp_completion *c);
+TP_API const tp_addition *tp_completion_get(const tp_completion *c, size_t i);
+/** The additions with their reasons (TP_FORMAT_TEXT or TP_FORMAT_JSON). */
+TP_API tp_status tp_report_completion(FILE *out, const tp_completion *c, tp_format fmt,
+                                      tp_error *err);
+/** Free a completion (NULL-safe). */
+TP_API void tp_completion_free(tp_completion *c);
+
+/** Number of SKUs in the catalogue; name and one-line title of SKU i (static), NULL past the end. */
+TP_API size_t tp_sku_count(void);
+TP_API const char *tp_sku_name(size_t i);
+TP_API tp_status tp_sku_title(size_t i, char *buf, size_t size, tp_error *err);
+
+/** Partial-file findings and provider-file lints of one topology. Opaque. */
+typedef struct tp_lints tp_lints;
+
+/**
+ * What NCCL would fill at run time in this file (partial findings: GPU
+ * endpoints without <gpu>, NVLink-class GPUs without <nvlink>, NICs without
+ * <net>, no GPU at all, missing CPU/PCI attributes) and provider-file defects
+ * NCCL does not report (lints: guids that make distinct NICs one port, an
+ * NVLink to its own GPU, one <cpu> on a multi-socket SKU, NIC or GPU bus ids
+ * off the SKU's layout). sku: NULL to recognise the machine from the file.
+ * Caller owns *out.
+ */
+TP_API tp_status tp_lint_buffer(tp_lints **out, const char *xml, size_t len, const char *source,
+                                const char *sku, tp_error *err);
+/** Number of findings; message i (borrowed); 1 when finding i is a partial-file one. */
+TP_API size_t tp_lints_count(const tp_lints *l);
+TP_API const char *tp_lints_message(const tp_lints *l, size_t i);
+TP_API int tp_lints_is_partial(const tp_lints *l, size_t i);
+/** SKU given or recognised ("" when none), and the candidates when ambiguous (borrowed). */
+TP_API const char *tp_lints_sku(const tp_lints *l);
+TP_API const char *tp_lints_candidates(const tp_lints *l);
+/** Free (NULL-safe). */
+TP_API void tp_lints_free(tp_lints *l);
+
 #ifdef __cplusplus
 }
 #endif

@@ -101,5 +101,6 @@ int cmd_graph_check(int argc, char **argv, cli_ctx *ctx);
 int cmd_validate(int argc, char **argv, cli_ctx *ctx);
 int cmd_mutate(int argc, char **argv, cli_ctx *ctx);
 int cmd_nics(int argc, char **argv, cli_ctx *ctx);
+int cmd_complete(int argc, char **argv, cli_ctx *ctx);
 
 #endif

@@ -1,0 +1,164 @@
+/* topoplan complete: a partial provider topology filled in as NCCL fills it at run time. */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: topoplan complete [options] PARTIAL.xml [-o FULL.xml]\n"
+    "       topoplan complete --list\n"
+    "\n"
+    "Write the topology NCCL 2.22.3 would hold after its run-time fill of a partial\n"
+    "provider file (cloud NCCL_TOPO_FILE): <gpu dev sm rank gdr> and NVLinks from NVML,\n"
+    "CPU/PCI attributes from sysfs, <nic><net> from the network plugin, with the values\n"
+    "of the machine's SKU. Nothing published is changed: the additions are spliced into\n"
+    "the text, and a leading comment lists each with its reason. The additions are also\n"
+    "listed on standard error (--format json: as JSON on standard output, the XML then\n"
+    "needs -o).\n"
+    "\n"
+    "  --sku NAME          the machine (see --list); default: recognised from the file\n"
+    "  --list              list the SKU catalogue\n"
+    "  -o, --output FILE   write the completed XML to FILE (default standard output)\n"
+    "  --plugin-mode MODE  a network plugin mode the SKU defines (aws-p5.48xlarge:\n"
+    "                      rdma, the default, or sendrecv: one 100 Gb/s net per EFA)\n"
+    "  --sm N              GPU compute capability x10 (e.g. 80 for A100)\n"
+    "  --nvlinks N         NVLinks per GPU to the NVSwitch fabric (0: no NVLinks)\n"
+    "  --nic-speed MBPS    speed of one NIC port in Mb/s\n"
+    "  --gdr 0|1           GPUDirect RDMA of the GPUs and NICs\n"
+    "  --format text|json  how the additions are listed\n";
+
+typedef struct complete_args {
+    tp_complete_options opts;
+    const char *input, *output;
+    bool list;
+} complete_args;
+
+static int parse_int_opt(const char *arg, int lo, int hi, int *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (errno || !*arg || *end || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int take(int c, const char *arg, complete_args *a, cli_ctx *ctx)
+{
+    int v = 0;
+    switch (c) {
+    case 's': a->opts.sku = arg; return 0;
+    case 'm': a->opts.plugin_mode = arg; return 0;
+    case 'o': a->output = arg; return 0;
+    case 'l': a->list = true; return 0;
+    case 'F': return cli_parse_format(arg, &ctx->format);
+    case 'S': return parse_int_opt(arg, 10, 200, &a->opts.sm);
+    case 'N':
+        if (parse_int_opt(arg, 0, 64, &v))
+            return -1;
+        a->opts.nvlinks = v == 0 ? -1 : v;
+        return 0;
+    case 'P': return parse_int_opt(arg, 1, 100000000, &a->opts.nic_speed);
+    case 'G':
+        if (parse_int_opt(arg, 0, 1, &v))
+            return -1;
+        a->opts.gdr = v ? TP_COMPLETE_GDR_ON : TP_COMPLETE_GDR_OFF;
+        return 0;
+    default: return -1;
+    }
+}
+
+static int parse(int argc, char **argv, complete_args *a, cli_ctx *ctx, int *code)
+{
+    static const struct option opts[] = {
+        {"sku", required_argument, NULL, 's'},        {"plugin-mode", required_argument, NULL, 'm'},
+        {"output", required_argument, NULL, 'o'},     {"list", no_argument, NULL, 'l'},
+        {"format", required_argument, NULL, 'F'},     {"sm", required_argument, NULL, 'S'},
+        {"nvlinks", required_argument, NULL, 'N'},    {"nic-speed", required_argument, NULL, 'P'},
+        {"gdr", required_argument, NULL, 'G'},        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(a, 0, sizeof(*a));
+    optind = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(usage, stdout);
+            *code = CLI_EXIT_OK;
+            return -1;
+        }
+        if (c == '?' || take(c, optarg, a, ctx) != 0) {
+            *code = cli_usage_error(usage, "complete: bad option or value%s%s",
+                                    optarg ? " " : "", optarg ? optarg : "");
+            return -1;
+        }
+    }
+    if (!a->list && argc - optind != 1) {
+        *code = cli_usage_error(usage, "complete: expected one PARTIAL.xml");
+        return -1;
+    }
+    if (ctx->format == TP_FORMAT_DOT) {
+        *code = cli_usage_error(usage, "complete lists its additions as text or json");
+        return -1;
+    }
+    a->input = a->list ? NULL : argv[optind];
+    return 0;
+}
+
+static int list_skus(FILE *out)
+{
+    for (size_t i = 0; i < tp_sku_count(); i++) {
+        char title[256];
+        tp_error err = {0};
+        if (tp_sku_title(i, title, sizeof(title), &err) != TP_OK)
+            return cli_fail(&err);
+        fprintf(out, "%-24s %s\n", tp_sku_name(i), title);
+    }
+    return CLI_EXIT_OK;
+}
+
+static int write_xml(const char *path, FILE *fallback, const char *xml)
+{
+    FILE *f = path ? fopen(path, "w") : fallback;
+    if (!f) {
+        fprintf(stderr, "topoplan: %s: cannot open: %s\n", path, strerror(errno));
+        return CLI_EXIT_IO;
+    }
+    fputs(xml, f);
+    int bad = ferror(f);
+    if (path && fclose(f) != 0)
+        bad = 1;
+    if (bad) {
+        fprintf(stderr, "topoplan: %s: write error\n", path ? path : "standard output");
+        return CLI_EXIT_IO;
+    }
+    return CLI_EXIT_OK;
+}
+
+int cmd_complete(int argc, char **argv, cli_ctx *ctx)
+{
+    complete_args a;
+    int code = CLI_EXIT_OK;
+    if (parse(argc, argv, &a, ctx, &code) != 0)
+        return code;
+    if (a.list)
+        return list_skus(ctx->out);
+    bool json = ctx->format == TP_FORMAT_JSON;
+    /* The global -o names the report stream; the command's -o the XML. */
+    if (json && !a.output)
+        return cli_usage_error(usage, "complete --format json writes the XML with -o FILE only");
+    tp_completion *c = NULL;
+    tp_error err = {0};
+    if (tp_complete_file(&c, a.input, &a.opts, &err) != TP_OK)
+        return cli_fail(&err);
+    code = write_xml(a.output, ctx->out, tp_completion_xml(c));
+    if (code == CLI_EXIT_OK &&
+        tp_report_completion(json ? ctx->out : stderr, c, ctx->format, &err) != TP_OK)
+        code = cli_fail(&err);
+    tp_completion_free(c);
+    return code;
+}
