@@ -817,7 +817,7 @@ typedef struct tp_addition {
  * is kept, new elements use NCCL's NCCL_TOPO_DUMP_FILE form, and a leading
  * comment lists every addition with its reason. Without opts->sku the machine
  * is recognised from the file; TP_ERR_CONFIG lists the candidates when that is
- * not unambiguous. Caller owns *out.
+ * not unambiguous. Caller owns *out. TP_ERR_ARGUMENT when out or xml is NULL.
  */
 TP_API tp_status tp_complete_buffer(tp_completion **out, const char *xml, size_t len,
                                     const char *source, const tp_complete_options *opts,
@@ -825,7 +825,7 @@ TP_API tp_status tp_complete_buffer(tp_completion **out, const char *xml, size_t
 /** tp_complete_buffer() on a file. */
 TP_API tp_status tp_complete_file(tp_completion **out, const char *path,
                                   const tp_complete_options *opts, tp_error *err);
-/** The completed XML text (borrowed). */
+/** The completed XML text (borrowed); the getters return NULL/0 for a NULL completion. */
 TP_API const char *tp_completion_xml(const tp_completion *c);
 /** The SKU used (borrowed) and the plugin mode ("" when the SKU has none). */
 TP_API const char *tp_completion_sku(const tp_completion *c);

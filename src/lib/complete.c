@@ -897,6 +897,8 @@ static void cctx_free(cctx *c)
 tp_status tp_complete_buffer(tp_completion **out, const char *xml, size_t len,
                              const char *source, const tp_complete_options *opts, tp_error *err)
 {
+    if (!out || !xml)
+        return tp_fail_arg(err, "tp_complete_buffer", !out ? "out is NULL" : "xml is NULL");
     *out = NULL;
     static const tp_complete_options none = {0};
     opts = opts ? opts : &none;

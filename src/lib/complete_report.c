@@ -8,6 +8,8 @@
 tp_status tp_complete_file(tp_completion **out, const char *path,
                            const tp_complete_options *opts, tp_error *err)
 {
+    if (!out || !path)
+        return tp_fail_arg(err, "tp_complete_file", !out ? "out is NULL" : "path is NULL");
     *out = NULL;
     char *text = NULL;
     size_t len = 0;
@@ -20,27 +22,27 @@ tp_status tp_complete_file(tp_completion **out, const char *path,
 
 const char *tp_completion_xml(const tp_completion *c)
 {
-    return c->xml;
+    return c ? c->xml : NULL;
 }
 
 const char *tp_completion_sku(const tp_completion *c)
 {
-    return c->sku;
+    return c ? c->sku : NULL;
 }
 
 const char *tp_completion_mode(const tp_completion *c)
 {
-    return c->mode;
+    return c ? c->mode : NULL;
 }
 
 size_t tp_completion_count(const tp_completion *c)
 {
-    return c->n_adds;
+    return c ? c->n_adds : 0;
 }
 
 const tp_addition *tp_completion_get(const tp_completion *c, size_t i)
 {
-    if (i >= c->n_adds)
+    if (!c || i >= c->n_adds)
         return NULL;
     tp_completion *m = (tp_completion *)c; /* the view is a cache, not state */
     m->view = (tp_addition){c->adds[i].element, c->adds[i].added, c->adds[i].reason};
@@ -104,6 +106,8 @@ static void report_text(FILE *out, const tp_completion *c)
 
 tp_status tp_report_completion(FILE *out, const tp_completion *c, tp_format fmt, tp_error *err)
 {
+    if (!out || !c)
+        return tp_fail_arg(err, "tp_report_completion", !out ? "out is NULL" : "c is NULL");
     if (fmt == TP_FORMAT_JSON)
         report_json(out, c);
     else
@@ -123,8 +127,9 @@ const char *tp_sku_name(size_t i)
 
 tp_status tp_sku_title(size_t i, char *buf, size_t size, tp_error *err)
 {
-    if (size)
-        buf[0] = '\0';
+    if (!buf || !size)
+        return tp_fail_arg(err, "tp_sku_title", "buf is NULL or size 0");
+    buf[0] = '\0';
     if (i >= tp_sku_texts_count)
         return tp_fail(err, TP_ERR_CONFIG, "sku", 0, 0, "no SKU %zu", i);
     tp_sku *sku = NULL;
