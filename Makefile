@@ -15,12 +15,26 @@ CFLAGS  ?= -O2 -g
 ALL_CFLAGS := -std=c17 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude -Isrc/lib -fvisibility=hidden
 LDLIBS  := -lexpat -lm
 
+# Versions come from the header (one place): TOPOPLAN_VERSION, TOPOPLAN_SOVERSION.
+VERSION   := $(shell sed -n 's/^\#define TOPOPLAN_VERSION "\(.*\)"/\1/p' include/topoplan.h)
+SOVERSION := $(shell sed -n 's/^\#define TOPOPLAN_SOVERSION \([0-9]*\)/\1/p' include/topoplan.h)
+SONAME    := libtopoplan.so.$(SOVERSION)
+SO_REAL   := libtopoplan.so.$(VERSION)
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+
 LIB_SRC := $(sort $(wildcard src/lib/*.c))
 CLI_SRC := $(sort $(wildcard src/cli/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 BUILTIN_XML := $(sort $(wildcard builtins/*.xml))
 SKU_CONF := $(sort $(wildcard skus/*.conf))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/builtins_data.o $(BUILD)/gen/skus_data.o
+# Library objects go into the shared library too: position-independent.
+$(LIB_OBJ): ALL_CFLAGS += -fPIC
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
@@ -28,10 +42,11 @@ FUZZ_BIN := $(FUZZ_TARGETS:%=$(BUILD)/tests/replay_%)
 DEPS_STAMP := $(BUILD)/.deps-ok
 CONFORMANCE := ../shared/conformance/run
 
-.PHONY: check-provider fuzz check-search-diff all deps demo check check-unit check-golden check-errors check-fuzz check-header \
+.PHONY: install uninstall check-package check-provider fuzz check-search-diff all deps demo check check-unit check-golden check-errors check-fuzz check-header \
         check-lint check-conformance check-explain check-san check-valgrind bench fuzz format-check clean
 
-all: $(BUILD)/topoplan
+all: $(BUILD)/topoplan $(BUILD)/libtopoplan.a $(BUILD)/$(SO_REAL) $(BUILD)/$(SONAME) $(BUILD)/libtopoplan.so \
+     $(BUILD)/topoplan.1 $(BUILD)/topoplan.3 $(BUILD)/topoplan.pc
 
 deps: $(DEPS_STAMP)
 $(DEPS_STAMP): scripts/install-deps.sh
@@ -82,7 +97,8 @@ demo: $(BUILD)/topoplan
 	$(BUILD)/topoplan search --builtin dgx-h100 --nodes 2
 
 check: check-unit check-golden check-errors check-fuzz check-header check-lint \
-       check-conformance check-explain check-provider check-search-diff check-valgrind check-san
+       check-conformance check-explain check-provider check-search-diff check-package check-valgrind \
+       check-san
 
 check-unit: $(UNIT_BIN)
 	@set -e; for t in $(UNIT_BIN); do echo "== $$t"; $$t; done
@@ -153,5 +169,55 @@ format-check:
 
 clean:
 	rm -rf build build-san build-fuzz
+
+# ---- The library as a package: shared library, install, pkg-config, man pages ----
+INSTALL_FILES := $(BINDIR)/topoplan $(INCLUDEDIR)/topoplan.h $(LIBDIR)/libtopoplan.a \
+    $(LIBDIR)/$(SO_REAL) $(LIBDIR)/$(SONAME) $(LIBDIR)/libtopoplan.so \
+    $(PKGCONFIGDIR)/topoplan.pc $(MANDIR)/man1/topoplan.1 $(MANDIR)/man3/topoplan.3
+
+# Only TP_API symbols are exported (-fvisibility=hidden); --no-undefined: every
+# dependency is named here, so users link with -ltopoplan alone.
+$(BUILD)/$(SO_REAL): $(LIB_OBJ)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined -o $@ $^ $(LDLIBS)
+
+$(BUILD)/$(SONAME) $(BUILD)/libtopoplan.so: $(BUILD)/$(SO_REAL)
+	ln -sf $(SO_REAL) $@
+
+# topoplan(1) is the binary's own help texts (it cannot drift from --help).
+$(BUILD)/topoplan.1: $(BUILD)/topoplan scripts/gen-man.sh
+	sh scripts/gen-man.sh $(BUILD)/topoplan > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/topoplan.3: include/topoplan.h scripts/gen-man3.sh
+	@mkdir -p $(@D)
+	sh scripts/gen-man3.sh include/topoplan.h $(VERSION) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/topoplan.pc: topoplan.pc.in include/topoplan.h
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) \
+	    $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+	install -m 755 $(BUILD)/topoplan $(DESTDIR)$(BINDIR)/topoplan
+	install -m 644 include/topoplan.h $(DESTDIR)$(INCLUDEDIR)/topoplan.h
+	install -m 644 $(BUILD)/libtopoplan.a $(DESTDIR)$(LIBDIR)/libtopoplan.a
+	install -m 755 $(BUILD)/$(SO_REAL) $(DESTDIR)$(LIBDIR)/$(SO_REAL)
+	ln -sf $(SO_REAL) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libtopoplan.so
+	install -m 644 $(BUILD)/topoplan.pc $(DESTDIR)$(PKGCONFIGDIR)/topoplan.pc
+	install -m 644 $(BUILD)/topoplan.1 $(DESTDIR)$(MANDIR)/man1/topoplan.1
+	install -m 644 $(BUILD)/topoplan.3 $(DESTDIR)$(MANDIR)/man3/topoplan.3
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALL_FILES))
+
+# The package as a user gets it: exports, man page, install into a staging
+# directory, examples built there with pkg-config alone, Python tests.
+STAGE := $(abspath $(BUILD)/stage)
+check-package: all
+	@sh tests/package/check-exports.sh $(BUILD)/$(SO_REAL) $(SONAME) include/topoplan.h
+	@sh tests/package/check-man.sh $(BUILD)/topoplan $(BUILD)/topoplan.1
+	@sh tests/package/check-install.sh "$(MAKE)" $(STAGE) $(BUILD)
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
