@@ -24,10 +24,8 @@ void tp_xml__free_elem(tp_xml_elem *e)
     for (size_t i = 0; i < e->n_children; i++)
         tp_xml__free_elem(e->children[i]);
     free(e->children);
-    for (size_t i = 0; i < e->n_attrs; i++) {
-        free(e->attrs[i].name);
-        free(e->attrs[i].value);
-    }
+    for (size_t i = 0; i < e->n_attrs; i++)
+        free(e->attrs[i].name); /* the value shares its block */
     free(e->attrs);
     free(e->tag);
     free(e);
@@ -49,30 +47,43 @@ const char *tp_xml__attr(const tp_xml_elem *e, const char *name)
     return NULL;
 }
 
+/* One block "name\0value\0": one allocation per attribute. */
+static tp_status make_attr(tp_xml_attr *a, const char *name, const char *value, tp_error *err)
+{
+    size_t ln = strlen(name), lv = strlen(value ? value : "");
+    char *block = malloc(ln + lv + 2);
+    if (!block)
+        return tp_fail_nomem(err);
+    memcpy(block, name, ln + 1);
+    memcpy(block + ln + 1, value ? value : "", lv + 1);
+    a->name = block;
+    a->value = block + ln + 1;
+    return TP_OK;
+}
+
+tp_status tp_xml__append_attr(tp_xml_elem *e, const char *name, const char *value, tp_error *err)
+{
+    tp_status st = tp_grow((void **)&e->attrs, &e->attrs_cap, e->n_attrs + 1, sizeof(*e->attrs),
+                           err);
+    if (st == TP_OK && (st = make_attr(&e->attrs[e->n_attrs], name, value, err)) == TP_OK)
+        e->n_attrs++;
+    return st;
+}
+
 tp_status tp_xml__set_attr(tp_xml_elem *e, const char *name, const char *value, tp_error *err)
 {
-    char *copy = NULL;
-    tp_status st = tp_strdup(&copy, value, err);
-    if (st != TP_OK)
-        return st;
     for (size_t i = 0; i < e->n_attrs; i++) {
         if (strcmp(e->attrs[i].name, name) == 0) {
-            free(e->attrs[i].value);
-            e->attrs[i].value = copy;
-            return TP_OK;
+            tp_xml_attr fresh;
+            tp_status st = make_attr(&fresh, name, value, err);
+            if (st == TP_OK) {
+                free(e->attrs[i].name);
+                e->attrs[i] = fresh;
+            }
+            return st;
         }
     }
-    char *name_copy = NULL;
-    if ((st = tp_strdup(&name_copy, name, err)) != TP_OK ||
-        (st = tp_grow((void **)&e->attrs, &e->attrs_cap, e->n_attrs + 1, sizeof(*e->attrs), err))) {
-        free(copy);
-        free(name_copy);
-        return st;
-    }
-    e->attrs[e->n_attrs].name = name_copy;
-    e->attrs[e->n_attrs].value = copy;
-    e->n_attrs++;
-    return TP_OK;
+    return tp_xml__append_attr(e, name, value, err);
 }
 
 void tp_xml__unset_attr(tp_xml_elem *e, const char *name)
@@ -80,7 +91,6 @@ void tp_xml__unset_attr(tp_xml_elem *e, const char *name)
     for (size_t i = 0; i < e->n_attrs; i++) {
         if (strcmp(e->attrs[i].name, name) == 0) {
             free(e->attrs[i].name);
-            free(e->attrs[i].value);
             memmove(&e->attrs[i], &e->attrs[i + 1], (e->n_attrs - i - 1) * sizeof(*e->attrs));
             e->n_attrs--;
             return;
@@ -184,15 +194,9 @@ static tp_status take_attrs(tp_xml_elem *e, const XML_Char **attrs, tp_error *er
     if (n == 0)
         return TP_OK;
     tp_status st = tp_grow((void **)&e->attrs, &e->attrs_cap, n, sizeof(*e->attrs), err);
-    for (size_t i = 0; st == TP_OK && i < n; i++) {
-        tp_xml_attr *a = &e->attrs[e->n_attrs];
-        a->name = a->value = NULL;
-        if ((st = tp_strdup(&a->name, attrs[2 * i], err)) == TP_OK &&
-            (st = tp_strdup(&a->value, attrs[2 * i + 1], err)) == TP_OK)
+    for (size_t i = 0; st == TP_OK && i < n; i++)
+        if ((st = make_attr(&e->attrs[e->n_attrs], attrs[2 * i], attrs[2 * i + 1], err)) == TP_OK)
             e->n_attrs++;
-        else
-            free(a->name);
-    }
     return st;
 }
 
@@ -325,6 +329,20 @@ static FILE *open_input(const char *path, tp_error *err, tp_status *st)
     return f;
 }
 
+/* Room for the next read: the file's size when known (one read), else doubling. */
+static tp_status read_room(char **buf, size_t *cap, size_t len, size_t hint, tp_error *err)
+{
+    if (len + 1 < *cap)
+        return TP_OK;
+    size_t want = *cap ? 2 * *cap : (hint ? hint + 2 : 65536);
+    char *p = realloc(*buf, want);
+    if (!p)
+        return tp_fail_nomem(err);
+    *buf = p;
+    *cap = want;
+    return TP_OK;
+}
+
 tp_status tp_xml__read_file(char **out, size_t *len_out, const char *path, tp_error *err)
 {
     *out = NULL;
@@ -332,10 +350,15 @@ tp_status tp_xml__read_file(char **out, size_t *len_out, const char *path, tp_er
     FILE *f = open_input(path, err, &st);
     if (!f)
         return st;
+    struct stat sb;
+    size_t hint = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
+                          sb.st_size <= TP_MAX_INPUT_BYTES
+                      ? (size_t)sb.st_size
+                      : 0;
     char *buf = NULL;
     size_t len = 0, cap = 0, n;
     do {
-        if ((st = tp_grow((void **)&buf, &cap, len + 65537, 1, err)) != TP_OK)
+        if ((st = read_room(&buf, &cap, len, hint, err)) != TP_OK)
             break;
         n = fread(buf + len, 1, cap - len - 1, f);
         len += n;

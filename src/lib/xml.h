@@ -11,8 +11,8 @@
 #include <stdio.h>
 
 typedef struct tp_xml_attr {
-    char *name;  /* owned */
-    char *value; /* owned */
+    char *name;  /* owned: one block holding the name, then the value */
+    char *value; /* points into name's block */
 } tp_xml_attr;
 
 typedef struct tp_xml_elem {
@@ -47,6 +47,8 @@ void tp_xml__free(tp_xml *doc);
 const char *tp_xml__attr(const tp_xml_elem *e, const char *name);
 /* Set (add or replace) an attribute. */
 tp_status tp_xml__set_attr(tp_xml_elem *e, const char *name, const char *value, tp_error *err);
+/* Append an attribute the element does not have yet (not checked). */
+tp_status tp_xml__append_attr(tp_xml_elem *e, const char *name, const char *value, tp_error *err);
 /* Remove an attribute if present. */
 void tp_xml__unset_attr(tp_xml_elem *e, const char *name);
 /* New child appended at the end of parent's children (parent may be NULL for a root). */
