@@ -89,6 +89,22 @@ tp_status tp_strdup(char **out, const char *s, tp_error *err)
     return *out ? TP_OK : tp_fail_nomem(err);
 }
 
+/* A formatted copy: most lines fit the stack buffer, then one exact allocation. */
+static char *format_line(const char *fmt, va_list ap)
+{
+    char small[512];
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(small, sizeof(small), fmt, ap);
+    char *text = n < 0 ? NULL : malloc((size_t)n + 1);
+    if (text && (size_t)n < sizeof(small))
+        memcpy(text, small, (size_t)n + 1);
+    else if (text)
+        vsnprintf(text, (size_t)n + 1, fmt, again);
+    va_end(again);
+    return text;
+}
+
 void tp_log_vadd(tp_log *log, tp_log_level level, uint64_t sub, const char *fmt, va_list ap)
 {
     if (!log || !log->enabled)
@@ -97,8 +113,8 @@ void tp_log_vadd(tp_log *log, tp_log_level level, uint64_t sub, const char *fmt,
         log->failed = true;
         return;
     }
-    char *text = NULL;
-    if (vasprintf(&text, fmt, ap) < 0) {
+    char *text = format_line(fmt, ap);
+    if (!text) {
         log->failed = true;
         return;
     }
@@ -199,6 +215,18 @@ void tp_buf_put_int(tp_buf *b, long long v)
     } while (u);
     if (v < 0)
         *--p = '-';
+    tp_buf_put(b, p);
+}
+
+void tp_buf_put_hex(tp_buf *b, unsigned long long v, bool upper)
+{
+    const char *digit = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+    char text[24], *p = text + sizeof(text);
+    *--p = '\0';
+    do {
+        *--p = digit[v & 0xf];
+        v >>= 4;
+    } while (v);
     tp_buf_put(b, p);
 }
 

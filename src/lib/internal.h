@@ -100,6 +100,8 @@ void tp_buf_printf(tp_buf *b, const char *fmt, ...) TP_PRINTF(2, 3);
 /* Append s, or v in decimal: no formatting on hot report paths. */
 void tp_buf_put(tp_buf *b, const char *s);
 void tp_buf_put_int(tp_buf *b, long long v);
+/* v in hexadecimal as %llx (upper: %llX) prints it. */
+void tp_buf_put_hex(tp_buf *b, unsigned long long v, bool upper);
 void tp_buf_clear(tp_buf *b);
 void tp_buf_free(tp_buf *b);
 /* The text so far ("" when empty); valid until the next change. */
