@@ -42,25 +42,54 @@ int tp_paths__mirror_bits(int val, int pow2)
     return mirror;
 }
 
-tp_status tp_paths__get_local_net(const tp_system *sys, int rank, int channel_id, int64_t *id,
-                                  int *dev, tp_error *err)
+/* What ncclTopoGetLocalNet reads of a GPU's routes, the same for every channel. */
+typedef struct local_nets {
+    int nets[TP_MAX_NODES];
+    int n_nets;
+    int first; /* the channel-0 pick before the modulo */
+    int spread; /* channels step through this many NICs */
+} local_nets;
+
+static tp_status local_nets_of(const tp_system *sys, int g, local_nets *ln, tp_error *err)
+{
+    int gpus[TP_MAX_NODES], n_gpus;
+    tp_paths__get_local(sys, TP_NODE_GPU, g, TP_NODE_NET, ln->nets, &ln->n_nets, NULL);
+    if (ln->n_nets == 0)
+        return tp_paths__internal(err, "local NET without any NET");
+    tp_paths__get_local(sys, TP_NODE_NET, ln->nets[0], TP_NODE_GPU, gpus, &n_gpus, NULL);
+    if (n_gpus == 0)
+        return tp_paths__internal(err, "local NET without any GPU");
+    /* NCCL 2.22.3: spread GPUs over their NICs by device number, bit-mirrored for 2^k NICs. */
+    ln->first = sys->nodes[TP_NODE_GPU].nodes[g].gpu.dev;
+    if ((ln->n_nets & (ln->n_nets - 1)) == 0)
+        ln->first = tp_paths__mirror_bits(ln->first, ln->n_nets);
+    ln->spread = (ln->n_nets + n_gpus - 1) / n_gpus;
+    return TP_OK;
+}
+
+static tp_status local_nets_by_rank(const tp_system *sys, int rank, local_nets *ln,
+                                    tp_error *err)
 {
     int g = tp_paths__rank_to_index(sys, rank);
     if (g < 0)
         return tp_paths__internal(err, "local NET of a rank not in the system");
-    int nets[TP_MAX_NODES], gpus[TP_MAX_NODES], n_nets, n_gpus;
-    tp_paths__get_local(sys, TP_NODE_GPU, g, TP_NODE_NET, nets, &n_nets, NULL);
-    if (n_nets == 0)
-        return tp_paths__internal(err, "local NET without any NET");
-    tp_paths__get_local(sys, TP_NODE_NET, nets[0], TP_NODE_GPU, gpus, &n_gpus, NULL);
-    if (n_gpus == 0)
-        return tp_paths__internal(err, "local NET without any GPU");
-    /* NCCL 2.22.3: spread GPUs over their NICs by device number, bit-mirrored for 2^k NICs. */
-    int net = sys->nodes[TP_NODE_GPU].nodes[g].gpu.dev;
-    if ((n_nets & (n_nets - 1)) == 0)
-        net = tp_paths__mirror_bits(net, n_nets);
-    net += channel_id % ((n_nets + n_gpus - 1) / n_gpus);
-    const tp_node *node = &sys->nodes[TP_NODE_NET].nodes[nets[net % n_nets]];
+    return local_nets_of(sys, g, ln, err);
+}
+
+static const tp_node *local_net_on(const tp_system *sys, const local_nets *ln, int channel_id)
+{
+    int net = ln->first + channel_id % ln->spread;
+    return &sys->nodes[TP_NODE_NET].nodes[ln->nets[net % ln->n_nets]];
+}
+
+tp_status tp_paths__get_local_net(const tp_system *sys, int rank, int channel_id, int64_t *id,
+                                  int *dev, tp_error *err)
+{
+    local_nets ln;
+    tp_status st = local_nets_by_rank(sys, rank, &ln, err);
+    if (st != TP_OK)
+        return st;
+    const tp_node *node = local_net_on(sys, &ln, channel_id);
     if (id)
         *id = node->id;
     if (dev)
@@ -76,22 +105,25 @@ tp_status tp_paths__get_local_gpu(const tp_system *sys, int64_t net_id, int *gpu
         return tp_paths__internal(err, "local GPU of an unknown NET");
     int gpus[TP_MAX_NODES], n_gpus;
     tp_paths__get_local(sys, TP_NODE_NET, n, TP_NODE_GPU, gpus, &n_gpus, NULL);
-    /* NCCL 2.22.3: the first close GPU that picks this NET on some channel. */
-    for (int c = 0; c < TP_PATHS_MAX_CHANNELS; c++) {
-        for (int lg = 0; lg < n_gpus; lg++) {
-            int64_t id;
-            tp_status st = tp_paths__get_local_net(
-                sys, sys->nodes[TP_NODE_GPU].nodes[gpus[lg]].gpu.rank, c, &id, NULL, err);
-            if (st != TP_OK)
-                return st;
-            if (id == net_id) {
+    /* Each close GPU's NET choices, read once for all channels. */
+    local_nets *lns = malloc((size_t)(n_gpus ? n_gpus : 1) * sizeof(*lns));
+    if (!lns)
+        return tp_fail_nomem(err);
+    tp_status st = TP_OK;
+    *gpu_index = -1;
+    /* NCCL 2.22.3: the first close GPU that picks this NET on some channel (its GPU found
+     * by rank, as ncclTopoGetLocalNet does); channel 0 reads each GPU's choices. */
+    for (int c = 0; c < TP_PATHS_MAX_CHANNELS && st == TP_OK && *gpu_index < 0; c++) {
+        for (int lg = 0; lg < n_gpus && st == TP_OK && *gpu_index < 0; lg++) {
+            if (c == 0)
+                st = local_nets_by_rank(sys, sys->nodes[TP_NODE_GPU].nodes[gpus[lg]].gpu.rank,
+                                        &lns[lg], err);
+            if (st == TP_OK && local_net_on(sys, &lns[lg], c)->id == net_id)
                 *gpu_index = gpus[lg];
-                return TP_OK;
-            }
         }
     }
-    *gpu_index = -1;
-    return TP_OK;
+    free(lns);
+    return st;
 }
 
 void tp_paths__local_net_count_by_bw(const tp_system *sys, int gpu, int *count)
