@@ -141,37 +141,110 @@ static void add_distinct(tp_nic_p2p *p, int dev)
         p->nets[p->n_nets++] = dev;
 }
 
-/* P2P sends to `peer` over the P2P channels (channel 0 is the one reported). */
-static tp_status p2p_peer(tp_nic_p2p *p, const rank_ctx *c, int peer, int n_channels,
+static int pow2_up(int v)
+{
+    int p = 1;
+    while (p < v)
+        p <<= 1;
+    return p;
+}
+
+/*
+ * NCCL 2.22.3 init.cc p2p schedule: the round in which (node, local) sends
+ * to (peer_node, peer_local). Node and local deltas follow (x*x+x)/2 modulo
+ * the next power of two, skipping values past the count.
+ */
+static int send_round(int node, int local, int n_nodes, int n_locals, int peer_node,
+                      int peer_local)
+{
+    unsigned nodes_pow2 = (unsigned)pow2_up(n_nodes), locals_pow2 = (unsigned)pow2_up(n_locals);
+    unsigned node_round = 0, node_delta = 0;
+    int round = 0;
+    do {
+        unsigned local_round = 0, local_delta = 0;
+        do {
+            if (node_delta < (unsigned)n_nodes && local_delta < (unsigned)n_locals) {
+                int to_node = (node + (int)node_delta) % n_nodes;
+                int to_local = (local + (int)local_delta) % n_locals;
+                if (to_node == peer_node && to_local == peer_local)
+                    return round;
+                round++;
+            }
+            local_round++;
+            local_delta = (local_delta + local_round) & (locals_pow2 - 1);
+        } while (node_delta < (unsigned)n_nodes && local_round != locals_pow2);
+        node_round++;
+        node_delta = (node_delta + node_round) & (nodes_pow2 - 1);
+    } while (node_round != nodes_pow2);
+    return -1;
+}
+
+static int reverse_bits(int v, int n_bits)
+{
+    int r = 0;
+    for (int i = 0; i < n_bits; i++)
+        r |= ((v >> i) & 1) << (n_bits - 1 - i);
+    return r;
+}
+
+/* NCCL 2.22.3 channel.h ncclP2pChannelBaseForRound (several nodes) and device.h ncclP2pChannelForPart. */
+static int part_channel(int round, int n_locals, int p2p_channels, int part)
+{
+    int base = (round / n_locals) * ((n_locals + TP_P2P_PER_BATCH - 1) / TP_P2P_PER_BATCH) +
+               (round % n_locals) / TP_P2P_PER_BATCH;
+    base &= 0xff;
+    int log2 = 0;
+    while ((1 << log2) < p2p_channels)
+        log2++;
+    return (base + reverse_bits(part, log2)) & (p2p_channels - 1);
+}
+
+/* One part of a send to peer: its channel's NIC, proxy and GDR. */
+static tp_status p2p_part(tp_nic_part *pt, const rank_ctx *c, int peer, tp_error *err)
+{
+    tp_status st = tp_paths__get_net_dev(c->sys, c->plan->cfg, &c->view, c->rank, pt->channel,
+                                         peer, &pt->net_id, &pt->net, &pt->proxy_rank, NULL, err);
+    if (st == TP_OK)
+        st = tp_paths__check_gdr(c->sys, c->plan->cfg, gpu_bus_id(c), pt->net_id, 1, &pt->gdr,
+                                 err);
+    return st;
+}
+
+/* P2P sends to `peer`: the parts on NCCL's schedule (part 0 is the one summarised). */
+static tp_status p2p_peer(tp_nic_p2p *p, const rank_ctx *c, const tp_nics *nx, int peer,
                           tp_error *err)
 {
+    int per = nx->per_node;
     p->peer_rank = peer;
-    for (int k = 0; k < n_channels; k++) {
-        int64_t id;
-        int dev, proxy;
-        tp_status st = tp_paths__get_net_dev(c->sys, c->plan->cfg, &c->view, c->rank, k, peer,
-                                             &id, &dev, &proxy, NULL, err);
-        if (st == TP_OK && k == 0) {
-            p->net = dev;
-            p->proxy_rank = proxy;
-            st = tp_paths__check_gdr(c->sys, c->plan->cfg, gpu_bus_id(c), id, 1, &p->gdr, err);
-        }
+    p->round = nx->p2p_schedule ? send_round(c->rank / per, c->rank % per, nx->n_nodes, per,
+                                             peer / per, peer % per)
+                                : -1;
+    int n = p->round >= 0 ? nx->p2p_per_peer : nx->p2p_channels;
+    for (int k = 0; k < n && k < TP_MAXCHANNELS; k++) {
+        tp_nic_part *pt = &p->parts[p->n_parts];
+        pt->part = k;
+        pt->channel = p->round >= 0 ? part_channel(p->round, per, nx->p2p_channels, k) : k;
+        tp_status st = p2p_part(pt, c, peer, err);
         if (st != TP_OK)
             return st;
-        add_distinct(p, dev);
+        p->n_parts++;
+        add_distinct(p, pt->net);
     }
+    p->net = p->parts[0].net;
+    p->proxy_rank = p->parts[0].proxy_rank;
+    p->gdr = p->parts[0].gdr;
     return TP_OK;
 }
 
 /* One representative peer per local index, on the next node. */
-static tp_status p2p_peers(tp_nic_rank *r, const rank_ctx *c, int n_channels, tp_error *err)
+static tp_status p2p_peers(tp_nic_rank *r, const rank_ctx *c, const tp_nics *nx, tp_error *err)
 {
     int per = per_node(c->plan), next = (c->plan->home_host + 1) % c->plan->job.n_nodes;
     r->peers = calloc((size_t)per, sizeof(*r->peers));
     if (!r->peers)
         return tp_fail_nomem(err);
     for (int l = 0; l < per; l++) {
-        tp_status st = p2p_peer(&r->peers[r->n_peers], c, next * per + l, n_channels, err);
+        tp_status st = p2p_peer(&r->peers[r->n_peers], c, nx, next * per + l, err);
         if (st != TP_OK)
             return st;
         r->n_peers++;
@@ -183,6 +256,62 @@ static tp_status p2p_peers(tp_nic_rank *r, const rank_ctx *c, int n_channels, tp
                                          &r->recv_net, &proxy, NULL, err);
     if (st == TP_OK)
         st = tp_paths__check_gdr(c->sys, c->plan->cfg, gpu_bus_id(c), id, 0, &r->recv_gdr, err);
+    return st;
+}
+
+/* A graph channel end through the NET of `g` (ncclTopoGetNetDev with that graph). */
+static tp_status graph_use(tp_nic_graph_use *u, const rank_ctx *c, const tp_graph *g, int channel,
+                           const char *role, int peer, bool send, tp_error *err)
+{
+    int ngpus = c->sys->nodes[TP_NODE_GPU].count;
+    int64_t id = g->pattern == TP_PATTERN_NVLS ? g->inter[(channel % g->n_channels) * 2]
+                                               : graph_net(g, ngpus, c->rank, channel);
+    *u = (tp_nic_graph_use){.channel = channel, .role = role, .peer_rank = peer,
+                            .net = net_dev_of(c->sys, id), .net_id = id, .proxy_rank = c->rank};
+    if (!send)
+        return TP_OK;
+    return tp_paths__get_intermediate_rank(c->sys, c->rank, id, &u->proxy_rank, NULL, err);
+}
+
+/* Tree channel ends whose parent or child is on another node (they send and receive). */
+static tp_status tree_uses(tp_nic_rank *r, const rank_ctx *c, tp_error *err)
+{
+    const tp_channels *ch = &c->plan->channels;
+    int per = per_node(c->plan), node = c->plan->home_host, d = c->plan->domain_of[r->local];
+    const tp_graph *tree = c->plan->domains[d].graphs[TP_GRAPH_TREE];
+    if (!ch->ranks || !tree || tree->n_channels <= 0)
+        return TP_OK;
+    r->tree = calloc((size_t)ch->n_channels * (1 + TP_MAX_TREE_ARITY) + 1, sizeof(*r->tree));
+    if (!r->tree)
+        return tp_fail_nomem(err);
+    tp_status st = TP_OK;
+    for (int k = 0; k < ch->n_channels && st == TP_OK; k++) {
+        const tp_channel_rank *cr = &ch->ranks[(size_t)c->rank * ch->n_channels + k];
+        if (cr->tree_up >= 0 && cr->tree_up / per != node)
+            st = graph_use(&r->tree[r->n_tree++], c, tree, k, "up", cr->tree_up, true, err);
+        for (int i = 0; i < TP_MAX_TREE_ARITY && st == TP_OK; i++)
+            if (cr->tree_down[i] >= 0 && cr->tree_down[i] / per != node)
+                st = graph_use(&r->tree[r->n_tree++], c, tree, k, "down", cr->tree_down[i], true,
+                               err);
+    }
+    return st;
+}
+
+/* NVLS channels this rank heads: their NET carries the node's share across nodes. */
+static tp_status nvls_uses(tp_nic_rank *r, const rank_ctx *c, tp_error *err)
+{
+    int d = c->plan->domain_of[r->local];
+    const tp_graph *nvls = c->plan->domains[d].graphs[TP_GRAPH_NVLS];
+    int ngpus = c->sys->nodes[TP_NODE_GPU].count;
+    if (!nvls || nvls->n_channels <= 0 || c->plan->channels.n_nvls_channels <= 0)
+        return TP_OK;
+    r->nvls = calloc((size_t)nvls->n_channels + 1, sizeof(*r->nvls));
+    if (!r->nvls)
+        return tp_fail_nomem(err);
+    tp_status st = TP_OK;
+    for (int k = 0; k < nvls->n_channels && st == TP_OK; k++)
+        if (nvls->intra[k * ngpus] == c->rank)
+            st = graph_use(&r->nvls[r->n_nvls++], c, nvls, k, "head", -1, true, err);
     return st;
 }
 
@@ -246,7 +375,11 @@ static tp_status build_rank(tp_nics *nx, const tp_plan *plan, int local, tp_erro
         return TP_OK;
     tp_status st = ring_uses(r, &c, err);
     if (st == TP_OK)
-        st = p2p_peers(r, &c, nx->p2p_channels, err);
+        st = p2p_peers(r, &c, nx, err);
+    if (st == TP_OK)
+        st = tree_uses(r, &c, err);
+    if (st == TP_OK)
+        st = nvls_uses(r, &c, err);
     if (st == TP_OK)
         st = pxn_ranks(r, &c, err);
     return st;
@@ -266,6 +399,18 @@ static const char *xml_net_name(const tp_xml_elem *e, int dev)
     return NULL;
 }
 
+/*
+ * A NIC's own speed: as the topology gives it, before any search. The
+ * searched system's value may be lower: NCCL 2.22.3's NVLS search leaves
+ * bandwidth taken on NETs (it skips a duplicate head without giving it back).
+ */
+static float own_speed(const tp_plan *plan, const tp_node *net)
+{
+    const tp_system *host = plan->host_sys;
+    int i = host ? tp_system__index_of(host, TP_NODE_NET, net->id) : -1;
+    return i >= 0 ? host->nodes[TP_NODE_NET].nodes[i].net.bw : net->net.bw;
+}
+
 static tp_status build_nets(tp_nics *nx, const tp_plan *plan, tp_error *err)
 {
     const tp_system *sys = plan->sys;
@@ -282,7 +427,7 @@ static tp_status build_nets(tp_nics *nx, const tp_plan *plan, tp_error *err)
         net->id = node->id;
         snprintf(net->name, sizeof(net->name), "%s", name ? name : "?");
         net->numa = local_numa(sys, TP_NODE_NET, i);
-        net->bw = node->net.bw;
+        net->bw = own_speed(plan, node);
         net->asic = node->net.asic;
         net->port = node->net.port;
     }
@@ -343,7 +488,7 @@ static void count_uses(tp_nics *nx)
     }
 }
 
-tp_status tp_nics__build(tp_nics *out, const tp_plan *plan, tp_error *err)
+static tp_status build(tp_nics *out, const tp_plan *plan, bool findings, tp_error *err)
 {
     memset(out, 0, sizeof(*out));
     out->findings.enabled = true;
@@ -358,6 +503,12 @@ tp_status tp_nics__build(tp_nics *out, const tp_plan *plan, tp_error *err)
                          : (int)tp_config_int(plan->cfg, TP_P_P2P_PXN_LEVEL);
     out->ring_channels = plan->channels.n_channels;
     out->p2p_channels = plan->channels.p2p_n_channels > 0 ? plan->channels.p2p_n_channels : 1;
+    out->p2p_per_peer = plan->channels.p2p_n_channels_per_peer > 0
+                            ? plan->channels.p2p_n_channels_per_peer
+                            : 1;
+    /* The schedule is NCCL's for nodes of equal size; here NCCL's nodes must be the hosts. */
+    out->p2p_schedule = plan->channels.n_nodes == plan->job.n_nodes && plan->job.n_nodes > 1 &&
+                        (out->p2p_channels & (out->p2p_channels - 1)) == 0;
     tp_status st = build_nets(out, plan, err);
     out->ranks = st == TP_OK ? calloc((size_t)out->per_node, sizeof(*out->ranks)) : NULL;
     if (st == TP_OK && !out->ranks)
@@ -366,12 +517,62 @@ tp_status tp_nics__build(tp_nics *out, const tp_plan *plan, tp_error *err)
         st = build_rank(out, plan, l, err);
     if (st == TP_OK)
         st = build_channels(out, err);
-    if (st == TP_OK) {
+    if (st == TP_OK)
         count_uses(out);
+    if (st == TP_OK && findings)
         tp_nics__findings(out, plan);
-    }
     if (st != TP_OK)
         tp_nics__free(out);
+    return st;
+}
+
+tp_status tp_nics__build(tp_nics *out, const tp_plan *plan, tp_error *err)
+{
+    return build(out, plan, true, err);
+}
+
+tp_status tp_nics__build_bare(tp_nics *out, const tp_plan *plan, tp_error *err)
+{
+    return build(out, plan, false, err);
+}
+
+static bool crossed(int from, int to)
+{
+    return from >= 0 && to >= 0 && from != to;
+}
+
+int tp_nics__rail_crossings(const tp_nics *nx, int *total)
+{
+    int n = 0;
+    *total = 0;
+    for (int c = 0; c < nx->ring_channels; c++) {
+        const tp_nic_channel *ch = &nx->channels[c];
+        *total += ch->exit_net >= 0 || ch->entry_net >= 0;
+        n += crossed(ch->prev_exit_net, ch->entry_net) || crossed(ch->exit_net, ch->next_entry_net);
+    }
+    return n;
+}
+
+tp_status tp_nics__replan_crossings(const tp_plan *plan, const char *key, const char *value,
+                                    int *crossings, int *total, tp_error *err)
+{
+    tp_config *cfg = NULL;
+    tp_plan *other = NULL;
+    tp_nics nx;
+    tp_status st = tp_config__copy(&cfg, plan->cfg, err);
+    if (st == TP_OK)
+        st = tp_config_set(cfg, key, value, err);
+    if (st == TP_OK)
+        st = tp_plan_buffer(&other, plan->text, plan->text_len, plan->source, &plan->job, cfg, err);
+    if (st == TP_OK && other->status != TP_OK)
+        st = tp_fail(err, TP_ERR_CONFIG, NULL, 0, 0, "re-planned with %s=%s, NCCL fails", key,
+                     value);
+    if (st == TP_OK && (st = tp_nics__build_bare(&nx, other, err)) == TP_OK) {
+        *crossings = tp_nics__rail_crossings(&nx, total);
+        tp_nics__free(&nx);
+    }
+    tp_plan_free(other);
+    tp_config_free(cfg);
     return st;
 }
 
@@ -383,6 +584,8 @@ void tp_nics__free(tp_nics *nics)
         free(nics->ranks[i].uses);
         free(nics->ranks[i].peers);
         free(nics->ranks[i].pxn_ranks);
+        free(nics->ranks[i].tree);
+        free(nics->ranks[i].nvls);
     }
     free(nics->ranks);
     free(nics->nets);
