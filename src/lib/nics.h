@@ -27,15 +27,40 @@ typedef struct tp_nic_use {
     int peer_net;   /* the NET device that rank uses (the other end of the rail) */
 } tp_nic_use;
 
+/* NCCL 2.22.3 device.h NCCL_MAX_DEV_WORK_P2P_PER_BATCH: peers per P2P channel base step. */
+#define TP_P2P_PER_BATCH 8
+
+/* One part of a P2P send: the channel NCCL's schedule puts it on, and that channel's NIC. */
+typedef struct tp_nic_part {
+    int part, channel;
+    int net;        /* NET device number on this node */
+    int64_t net_id; /* its NET node id */
+    int proxy_rank; /* != rank: PXN relay */
+    int gdr;        /* GPU Direct RDMA of the send (read) */
+} tp_nic_part;
+
 /* P2P sends to one remote peer (representative of its local index). */
 typedef struct tp_nic_p2p {
     int peer_rank;
-    int net;        /* NIC chosen on P2P channel 0 */
-    int proxy_rank; /* != rank: PXN relay */
-    int gdr;        /* GPU Direct RDMA of the send (read) */
-    int n_nets;     /* distinct NICs over the P2P channels */
+    int net;        /* NIC of part 0 */
+    int proxy_rank; /* != rank: PXN relay (part 0) */
+    int gdr;        /* GPU Direct RDMA of the send (read, part 0) */
+    int round;      /* NCCL's p2p schedule round of this send, -1 when not computed */
+    int n_nets;     /* distinct NICs over the parts */
     int nets[TP_MAXCHANNELS];
+    int n_parts;    /* p2pnChannelsPerPeer: parts of a large send */
+    tp_nic_part parts[TP_MAXCHANNELS];
 } tp_nic_p2p;
+
+/* A tree or NVLS channel end of a rank that crosses nodes, and its NIC. */
+typedef struct tp_nic_graph_use {
+    int channel;
+    const char *role; /* "up" / "down" (tree), "head" (NVLS) */
+    int peer_rank;    /* tree: the rank on the other node; NVLS: -1 */
+    int net;
+    int64_t net_id;
+    int proxy_rank; /* sends: PXN relay when != rank */
+} tp_nic_graph_use;
 
 typedef struct tp_nic_rank {
     int rank, local, dev;
@@ -52,6 +77,10 @@ typedef struct tp_nic_rank {
     int *pxn_ranks; /* ncclTopoGetPxnRanks */
     int n_pxn;
     bool pxn_crash; /* NCCL 2.22.3 would crash there (P2P PXN level 1) */
+    tp_nic_graph_use *tree; /* tree channel ends to other nodes */
+    int n_tree;
+    tp_nic_graph_use *nvls; /* NVLS channels this rank heads, with their NIC */
+    int n_nvls;
 } tp_nic_rank;
 
 /* One ring channel at this node: where it enters and leaves, and its rails. */
@@ -80,6 +109,8 @@ typedef struct tp_nics {
     int pxn_level; /* effective: 0 when NCCL_PXN_DISABLE=1 */
     int ring_channels;
     int p2p_channels;
+    int p2p_per_peer;
+    bool p2p_schedule; /* rounds and parts computed (NCCL nodes are the hosts) */
     tp_nic_net *nets;
     int n_nets;
     tp_nic_rank *ranks;
@@ -88,8 +119,22 @@ typedef struct tp_nics {
     tp_log findings; /* plain-words findings, in order */
 } tp_nics;
 
-/* Build the view of the reported rank's node from a finished plan. */
+/*
+ * Build the view of the reported rank's node from a finished plan. Advice in
+ * the findings is verified by re-planning with the advised setting.
+ */
 tp_status tp_nics__build(tp_nics *out, const tp_plan *plan, tp_error *err);
+/* tp_nics__build without findings (and so without re-planning). */
+tp_status tp_nics__build_bare(tp_nics *out, const tp_plan *plan, tp_error *err);
+/* Ring channels that change rails at a boundary into or out of this node; *total: channels with a NIC. */
+int tp_nics__rail_crossings(const tp_nics *nics, int *total);
+/*
+ * Re-plan `plan`'s topology and job with one more setting (key=value) and
+ * count its rail crossings (tp_nics__rail_crossings). Fails when the
+ * re-planned job fails.
+ */
+tp_status tp_nics__replan_crossings(const tp_plan *plan, const char *key, const char *value,
+                                    int *crossings, int *total, tp_error *err);
 void tp_nics__free(tp_nics *nics);
 /* Fill nics->findings from the built view and the plan's NIC notes (nics_findings.c). */
 void tp_nics__findings(tp_nics *nics, const tp_plan *plan);

@@ -60,8 +60,32 @@ static bool crossed(int from, int to)
     return from >= 0 && to >= 0 && from != to;
 }
 
+/*
+ * The NCCL_CROSS_NIC=0 advice, given only when re-planning with it shows
+ * fewer channels crossing rails; otherwise what re-planning showed.
+ */
+static void cross_nic_advice(tp_nics *nx, const tp_plan *plan, int n, int total)
+{
+    if (nx->cross_nic == 0)
+        return;
+    int after = 0, after_total = 0;
+    tp_error err = {0};
+    if (tp_nics__replan_crossings(plan, "NCCL_CROSS_NIC", "0", &after, &after_total, &err) !=
+        TP_OK) {
+        tp_log_info(&nx->findings, "NCCL_CROSS_NIC=0 was not advised: re-planning with it "
+                                   "failed (%s)", err.message);
+    } else if (after < n) {
+        tp_log_info(&nx->findings, "advice, checked by re-planning: NCCL_CROSS_NIC=0 leaves %d of "
+                                   "%d ring channels crossing rails (now %d of %d)",
+                    after, after_total, n, total);
+    } else {
+        tp_log_info(&nx->findings, "NCCL_CROSS_NIC=0 would not help: re-planned with it, %d of %d "
+                                   "ring channels still cross rails", after, after_total);
+    }
+}
+
 /* Ring channels that change rails at a boundary into or out of this node. */
-static void crossing(tp_nics *nx)
+static void crossing(tp_nics *nx, const tp_plan *plan)
 {
     tp_buf list = {0};
     int n = 0, total = 0;
@@ -83,12 +107,13 @@ static void crossing(tp_nics *nx)
     if (n > 0)
         tp_log_info(&nx->findings, "%d of %d ring channels cross rails between nodes (one node "
                                    "sends from one NIC, the other receives on another): %s%s",
-                    n, total, tp_buf_str(&list),
-                    nx->cross_nic != 0 ? "; NCCL_CROSS_NIC=0 keeps channels on one rail" : "");
+                    n, total, tp_buf_str(&list), "");
     else if (total > 0 && nx->n_nets > 1)
         tp_log_info(&nx->findings, "every ring channel keeps its rail between nodes (each node "
                                    "receives on the NIC the previous one sends from)");
     tp_buf_free(&list);
+    if (n > 0)
+        cross_nic_advice(nx, plan, n, total);
 }
 
 /* Channels entering and leaving the node through different NICs (graph crossNic). */
@@ -232,7 +257,7 @@ void tp_nics__findings(tp_nics *nx, const tp_plan *plan)
         return;
     idle_rails(nx);
     cross_nic(nx);
-    crossing(nx);
+    crossing(nx, plan);
     numa(nx);
     for (int i = 0; i < nx->n_ranks; i++)
         pxn_rank(nx, &nx->ranks[i]);

@@ -95,8 +95,14 @@ static void text_peers(FILE *out, const tp_nics *nx, const tp_nic_rank *r)
 {
     if (r->n_peers == 0)
         return;
-    fprintf(out, "  P2P sends to remote peers (P2P channel 0)\n    %-6s %-6s %-7s %-7s %-4s %s\n",
-            "peer", "local", "NIC", "proxy", "GDR", "NICs over P2P channels");
+    if (r->peers[0].round >= 0)
+        fprintf(out, "  P2P sends to remote peers (NCCL's p2p schedule: round, then each part's "
+                     "channel -> NIC [PXN proxy] [no GDR])\n    %-6s %-6s %-7s %-7s %-4s %-6s %s\n",
+                "peer", "local", "NIC", "proxy", "GDR", "round", "parts");
+    else
+        fprintf(out, "  P2P sends to remote peers (P2P channel 0; parts: each P2P channel)\n"
+                     "    %-6s %-6s %-7s %-7s %-4s %-6s %s\n",
+                "peer", "local", "NIC", "proxy", "GDR", "round", "channels");
     for (int p = 0; p < r->n_peers; p++) {
         const tp_nic_p2p *peer = &r->peers[p];
         char nic[32], proxy[32];
@@ -105,10 +111,18 @@ static void text_peers(FILE *out, const tp_nics *nx, const tp_nic_rank *r)
             snprintf(proxy, sizeof(proxy), "-");
         else
             snprintf(proxy, sizeof(proxy), "%d PXN", peer->proxy_rank);
-        fprintf(out, "    %-6d %-6d %-7s %-7s %-4s", peer->peer_rank, peer->peer_rank % nx->per_node,
-                nic, proxy, peer->gdr ? "on" : "off");
-        for (int i = 0; i < peer->n_nets; i++)
-            fprintf(out, "%sNET/%d", i ? " " : " ", peer->nets[i]);
+        char round[16];
+        snprintf(round, sizeof(round), peer->round >= 0 ? "%d" : "-", peer->round);
+        fprintf(out, "    %-6d %-6d %-7s %-7s %-4s %-6s", peer->peer_rank,
+                peer->peer_rank % nx->per_node, nic, proxy, peer->gdr ? "on" : "off", round);
+        for (int i = 0; i < peer->n_parts; i++) {
+            const tp_nic_part *pt = &peer->parts[i];
+            fprintf(out, " %d:ch%d->NET/%d", pt->part, pt->channel, pt->net);
+            if (pt->proxy_rank != r->rank)
+                fprintf(out, "[PXN %d]", pt->proxy_rank);
+            if (!pt->gdr)
+                fputs("[no GDR]", out);
+        }
         fputc('\n', out);
     }
     fprintf(out, "  P2P receives: NET/%d (%s), GDR %s\n", r->recv_net, net_name(nx, r->recv_net),
@@ -127,6 +141,23 @@ static void text_peers(FILE *out, const tp_nics *nx, const tp_nic_rank *r)
     fputc('\n', out);
 }
 
+static void text_graph_uses(FILE *out, const char *title, const tp_nic_graph_use *u, int n,
+                            int rank)
+{
+    if (n == 0)
+        return;
+    fprintf(out, "  %s\n", title);
+    for (int i = 0; i < n; i++) {
+        fprintf(out, "    ch %-3d %-5s", u[i].channel, u[i].role);
+        if (u[i].peer_rank >= 0)
+            fprintf(out, " rank %-4d", u[i].peer_rank);
+        fprintf(out, " NET/%d (id %llx)", u[i].net, (unsigned long long)u[i].net_id);
+        if (u[i].proxy_rank != rank)
+            fprintf(out, " sends via PXN proxy %d", u[i].proxy_rank);
+        fputc('\n', out);
+    }
+}
+
 static void text_rank(FILE *out, const tp_nics *nx, const tp_nic_rank *r)
 {
     char bus[32];
@@ -137,6 +168,10 @@ static void text_rank(FILE *out, const tp_nics *nx, const tp_nic_rank *r)
                 net_name(nx, r->near_net), tp_path_type_name(r->near_type), r->near_bw);
     fputc('\n', out);
     text_uses(out, r);
+    text_graph_uses(out, "tree channels to other nodes (tree graph NIC; up: parent, down: child)",
+                    r->tree, r->n_tree, r->rank);
+    text_graph_uses(out, "NVLS channels this rank heads (NVLS graph NIC)", r->nvls, r->n_nvls,
+                    r->rank);
     text_peers(out, nx, r);
     fputc('\n', out);
 }
@@ -159,7 +194,8 @@ static void json_nets(FILE *out, const tp_nics *nx)
     fputs("  \"nets\": [", out);
     for (int i = 0; i < nx->n_nets; i++) {
         const tp_nic_net *n = &nx->nets[i];
-        fprintf(out, "%s\n    {\"dev\": %d, \"name\": ", i ? "," : "", n->dev);
+        fprintf(out, "%s\n    {\"dev\": %d, \"id\": \"%llx\", \"name\": ", i ? "," : "", n->dev,
+                (unsigned long long)n->id);
         tp_report__json_str(out, n->name);
         fprintf(out, ", \"numa\": %d, \"bw\": %.1f, \"asic\": \"%llx\", \"port\": %d, "
                      "\"ring_uses\": %d, \"p2p_uses\": %d}", n->numa, n->bw,
@@ -190,16 +226,38 @@ static void json_peers(FILE *out, const tp_nic_rank *r)
     for (int p = 0; p < r->n_peers; p++) {
         const tp_nic_p2p *peer = &r->peers[p];
         fprintf(out, "%s{\"peer\": %d, \"net\": %d, \"proxy\": %d, \"pxn\": %s, \"gdr\": %s, "
-                     "\"nets\": [", p ? ", " : "", peer->peer_rank, peer->net, peer->proxy_rank,
-                peer->proxy_rank != r->rank ? "true" : "false", peer->gdr ? "true" : "false");
+                     "\"round\": %d, \"nets\": [", p ? ", " : "", peer->peer_rank, peer->net,
+                peer->proxy_rank, peer->proxy_rank != r->rank ? "true" : "false",
+                peer->gdr ? "true" : "false", peer->round);
         for (int i = 0; i < peer->n_nets; i++)
             fprintf(out, "%s%d", i ? ", " : "", peer->nets[i]);
+        fputs("], \"parts\": [", out);
+        for (int i = 0; i < peer->n_parts; i++) {
+            const tp_nic_part *pt = &peer->parts[i];
+            fprintf(out, "%s{\"part\": %d, \"channel\": %d, \"net\": %d, \"net_id\": \"%llx\", "
+                         "\"proxy\": %d, \"pxn\": %s, \"gdr\": %s}",
+                    i ? ", " : "", pt->part, pt->channel, pt->net, (unsigned long long)pt->net_id,
+                    pt->proxy_rank, pt->proxy_rank != r->rank ? "true" : "false",
+                    pt->gdr ? "true" : "false");
+        }
         fputs("]}", out);
     }
     fprintf(out, "], \"p2p_recv\": {\"net\": %d, \"gdr\": %s}, \"pxn_ranks\": [", r->recv_net,
             r->recv_gdr ? "true" : "false");
     for (int i = 0; i < r->n_pxn; i++)
         fprintf(out, "%s%d", i ? ", " : "", r->pxn_ranks[i]);
+    fputs("]", out);
+}
+
+static void json_graph_uses(FILE *out, const char *key, const tp_nic_graph_use *u, int n, int rank)
+{
+    fprintf(out, ",\n     \"%s\": [", key);
+    for (int i = 0; i < n; i++)
+        fprintf(out, "%s{\"channel\": %d, \"role\": \"%s\", \"peer\": %d, \"net\": %d, "
+                     "\"net_id\": \"%llx\", \"proxy\": %d, \"pxn\": %s}",
+                i ? ", " : "", u[i].channel, u[i].role, u[i].peer_rank, u[i].net,
+                (unsigned long long)u[i].net_id, u[i].proxy_rank,
+                u[i].proxy_rank != rank ? "true" : "false");
     fputs("]", out);
 }
 
@@ -214,15 +272,24 @@ static void json_rank(FILE *out, const tp_nic_rank *r)
     json_uses(out, r);
     fputs(",\n     ", out);
     json_peers(out, r);
-    fputs("}", out);
+    json_graph_uses(out, "tree", r->tree, r->n_tree, r->rank);
+    json_graph_uses(out, "nvls", r->nvls, r->n_nvls, r->rank);
+    fprintf(out, ",\n     \"pxn_crash\": %s}", r->pxn_crash ? "true" : "false");
 }
 
 static void write_json(FILE *out, const tp_nics *nx)
 {
     fprintf(out, "{\n  \"node\": %d, \"nodes\": %d, \"ranks_per_node\": %d, \"cross_nic\": %lld, "
-                 "\"pxn_level\": %d, \"ring_channels\": %d, \"p2p_channels\": %d,\n",
+                 "\"pxn_level\": %d, \"ring_channels\": %d, \"p2p_channels\": %d, "
+                 "\"p2p_channels_per_peer\": %d, \"p2p_schedule\": %s,\n",
             nx->node, nx->n_nodes, nx->per_node, (long long)nx->cross_nic, nx->pxn_level,
-            nx->ring_channels, nx->p2p_channels);
+            nx->ring_channels, nx->p2p_channels, nx->p2p_per_peer,
+            nx->p2p_schedule ? "true" : "false");
+    bool crash = false;
+    for (int i = 0; i < nx->n_ranks; i++)
+        crash |= nx->ranks[i].pxn_crash;
+    /* NCCL 2.22.3 crashes in init with NCCL_P2P_PXN_LEVEL=1 (ncclTopoGetPxnRanks). */
+    fprintf(out, "  \"nccl_crashes\": %s,\n", crash ? "true" : "false");
     json_nets(out, nx);
     fputs("  \"channels\": [", out);
     for (int c = 0; c < nx->ring_channels; c++) {
