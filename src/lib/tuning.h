@@ -123,6 +123,13 @@ bool tp_tune__choose(const tp_tuning *t, int coll, size_t n_bytes, tp_tune_choic
  * 8 B to 8 GiB, their "Bytes -> Algo" lines on rank 0 (TUNING). Returns
  * TP_ERR_GRAPH after NCCL's "no algorithm/protocol available" warning.
  */
+/*
+ * nccl-tests' bus bandwidth factor of a collective (busbw = algbw x factor):
+ * 2(n-1)/n for AllReduce, (n-1)/n for AllGather and ReduceScatter, 1 for
+ * Broadcast and Reduce. Algorithm bandwidth is NCCL's nBytes over the time.
+ */
+double tp_tune__busbw_factor(int coll, int n_ranks);
+
 tp_status tp_tune__log_sizes(const tp_tuning *t, tp_log *log, tp_error *err);
 
 #endif

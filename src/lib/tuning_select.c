@@ -130,6 +130,20 @@ bool tp_tune__choose(const tp_tuning *t, int coll, size_t n_bytes, tp_tune_choic
     return true;
 }
 
+double tp_tune__busbw_factor(int coll, int n_ranks)
+{
+    double n = n_ranks;
+    switch (coll) {
+    case TP_COLL_ALLREDUCE:
+        return 2 * (n - 1) / n;
+    case TP_COLL_ALLGATHER:
+    case TP_COLL_REDUCESCATTER:
+        return (n - 1) / n;
+    default:
+        return 1.0;
+    }
+}
+
 tp_status tp_tune__log_sizes(const tp_tuning *t, tp_log *log, tp_error *err)
 {
     /* The order the conformance harness enqueues its calls in. */
