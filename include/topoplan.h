@@ -241,6 +241,33 @@ TP_API tp_status tp_report_nics(FILE *out, const tp_plan *plan, tp_format fmt, t
  */
 TP_API tp_status tp_report_topology_xml(FILE *out, const tp_plan *plan, tp_error *err);
 
+/** @defgroup tune Tuning: NCCL's algorithm/protocol choice and predicted bandwidth */
+
+/** What a tuning report covers. */
+typedef struct tp_tune_options {
+    int coll;           /**< -1: every collective; else tp_tune_coll_from_name()'s value */
+    uint64_t min_bytes; /**< first size (0: 8 B); sizes double up to max_bytes */
+    uint64_t max_bytes; /**< last size (0: 8 GiB); at most 1 TiB */
+} tp_tune_options;
+
+/**
+ * NCCL's number of a collective name ("AllReduce", case-insensitive):
+ * Broadcast 0, Reduce 1, AllGather 2, ReduceScatter 3, AllReduce 4; -1 if unknown.
+ */
+TP_API int tp_tune_coll_from_name(const char *name);
+/**
+ * NCCL 2.22.3's tuning model of the plan (rank 0's view) applied per
+ * collective and size: algorithm, protocol, channels, threads, predicted
+ * time, algorithm and bus bandwidth (nccl-tests' factors), the sizes where
+ * the choice changes and the competing times. TP_FORMAT_TEXT or
+ * TP_FORMAT_JSON (schema "topoplan-tune", version 1). `opt` may be NULL.
+ */
+TP_API tp_status tp_report_tune(FILE *out, const tp_plan *plan, const tp_tune_options *opt,
+                                tp_format fmt, tp_error *err);
+/** The same sweep as an SVG plot: predicted busbw against size per algorithm/protocol. */
+TP_API tp_status tp_report_tune_svg(FILE *out, const tp_plan *plan, const tp_tune_options *opt,
+                                    tp_error *err);
+
 /** @defgroup mutate What-if edits of a topology */
 
 /** Kinds of topology edits; each takes a textual spec. */

@@ -20,6 +20,7 @@ static const cli_cmd cmds[] = {
     {"diff", cmd_diff, "differences of two topologies, layer by layer, and why"},
     {"check", cmd_check, "health check of a node's topology against a baseline"},
     {"hca", cmd_hca, "which IB devices an NCCL_IB_HCA value selects"},
+    {"tune", cmd_tune, "algorithm/protocol NCCL picks per size, predicted time and busbw"},
     {"nics", cmd_nics, "which NIC each rank uses per channel and peer: rails, PXN, GDR"},
     {"complete", cmd_complete, "fill a partial provider topology as NCCL does at run time"},
     {"builtins", cmd_builtins, "list the built-in topologies (or print one)"},

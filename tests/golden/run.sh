@@ -6,7 +6,7 @@
 #   expect: expected output, relative to tests/golden/
 #   exit:   expected exit status (default 0)
 # Each case runs twice to prove the output is byte-identical. JSON output must
-# parse, DOT output must render. TP_UPDATE_GOLDEN=1 rewrites the expected files.
+# parse, DOT and SVG output must render. TP_UPDATE_GOLDEN=1 rewrites the expected files.
 # TOPOPLAN_WRAP (e.g. valgrind) prefixes every run.
 bin=$1
 dir=tests/golden
@@ -40,6 +40,7 @@ for t in "$dir"/*.test; do
     fi
     case "$expect" in
     *.json) [ $ok = 1 ] && ! python3 -m json.tool "$tmp/out.1" >/dev/null && { echo "FAIL $name: invalid JSON"; ok=0; } ;;
+    *.svg) [ $ok = 1 ] && ! rsvg-convert -o "$tmp/plot.png" "$tmp/out.1" && { echo "FAIL $name: SVG does not render"; ok=0; } ;;
     *.dot) [ $ok = 1 ] && ! dot -Tsvg -o /dev/null "$tmp/out.1" && { echo "FAIL $name: DOT does not render"; ok=0; } ;;
     esac
     if [ $ok = 1 ]; then pass=$((pass+1)); else fail=$((fail+1)); fi
