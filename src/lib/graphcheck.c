@@ -517,10 +517,11 @@ tp_status tp_graphcheck__fresh_system(tp_system **out, const tp_plan *plan, tp_e
     if (!plan->host_sys || !plan->sys)
         return tp_fail(err, TP_ERR_TOPOLOGY, plan->source, 0, 0, "the topology was not planned");
     tp_job_view view = {
-        .n_ranks = plan->n_gpus_per_node * plan->job.n_nodes,
+        .n_ranks = plan->facts.n_ranks,
         .n_nodes = plan->job.n_nodes,
         .rank = plan->job.rank,
         .local_n_ranks = plan->n_gpus_per_node,
+        .rank_devs = plan->rank_devs,
     };
     tp_status st = tp_system__clone(out, plan->host_sys, err);
     if (st == TP_OK)

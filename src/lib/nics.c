@@ -30,6 +30,18 @@ static int per_node(const tp_plan *plan)
     return plan->n_gpus_per_node;
 }
 
+/* First rank of host h. */
+static int first_rank(const tp_plan *plan, int h)
+{
+    return plan->host_first_rank[h];
+}
+
+/* Whether rank r is on the home host. */
+static bool on_home_host(const tp_plan *plan, int r)
+{
+    return r >= first_rank(plan, plan->home_host) && r < first_rank(plan, plan->home_host + 1);
+}
+
 static bool rank_ctx_init(rank_ctx *c, const tp_plan *plan, int local)
 {
     int d = plan->domain_of ? plan->domain_of[local] : -1;
@@ -39,13 +51,14 @@ static bool rank_ctx_init(rank_ctx *c, const tp_plan *plan, int local)
     c->plan = plan;
     c->sys = plan->domains[d].sys;
     c->ring = plan->domains[d].graphs[TP_GRAPH_RING];
-    c->rank = plan->home_host * per_node(plan) + local;
+    c->rank = first_rank(plan, plan->home_host) + local;
     c->gpu = tp_paths__rank_to_index(c->sys, c->rank);
     c->view = (tp_job_view){
-        .n_ranks = per_node(plan) * plan->job.n_nodes,
+        .n_ranks = first_rank(plan, plan->job.n_nodes),
         .n_nodes = plan->job.n_nodes,
         .rank = c->rank,
         .local_n_ranks = per_node(plan),
+        .rank_devs = plan->rank_devs,
     };
     return c->gpu >= 0;
 }
@@ -79,14 +92,23 @@ static int64_t graph_net(const tp_graph *g, int ngpus, int rank, int channel)
     return g->inter[c * 2 + index];
 }
 
-/* The NET device `rank` (any node; nodes are identical) uses for channel. */
+/* The NET device `rank` (any node, planned on its kind's representative host) uses for channel. */
 static int rank_graph_net(const tp_plan *plan, int rank, int channel)
 {
-    rank_ctx c;
-    if (!rank_ctx_init(&c, plan, rank % per_node(plan)) || !c.ring || c.ring->n_channels <= 0)
+    int h = 0;
+    while (h + 1 < plan->job.n_nodes && first_rank(plan, h + 1) <= rank)
+        h++;
+    const tp_host_kind *k = tp_plan__kind_of_host(plan, h);
+    int local = rank - first_rank(plan, h);
+    int d = k->domain_of ? k->domain_of[local] : -1;
+    if (d < 0 || d >= k->n_domains || !k->domains[d].sys)
         return -1;
-    int ngpus = c.sys->nodes[TP_NODE_GPU].count;
-    return net_dev_of(c.sys, graph_net(c.ring, ngpus, c.rank, channel));
+    const tp_system *sys = k->domains[d].sys;
+    const tp_graph *ring = k->domains[d].graphs[TP_GRAPH_RING];
+    if (!ring || ring->n_channels <= 0)
+        return -1;
+    int ngpus = sys->nodes[TP_NODE_GPU].count;
+    return net_dev_of(sys, graph_net(ring, ngpus, first_rank(plan, k->rep_host) + local, channel));
 }
 
 static tp_status add_use(tp_nic_rank *r, const rank_ctx *c, int channel, bool send, int peer,
@@ -115,7 +137,6 @@ static tp_status add_use(tp_nic_rank *r, const rank_ctx *c, int channel, bool se
 static tp_status ring_uses(tp_nic_rank *r, const rank_ctx *c, tp_error *err)
 {
     const tp_channels *ch = &c->plan->channels;
-    int per = per_node(c->plan), node = c->plan->home_host;
     if (!ch->ranks || !c->ring || c->ring->n_channels <= 0 || ch->n_channels <= 0)
         return TP_OK;
     r->uses = calloc((size_t)ch->n_channels * 2, sizeof(*r->uses));
@@ -124,9 +145,9 @@ static tp_status ring_uses(tp_nic_rank *r, const rank_ctx *c, tp_error *err)
     tp_status st = TP_OK;
     for (int k = 0; k < ch->n_channels && st == TP_OK; k++) {
         const tp_channel_rank *cr = &ch->ranks[(size_t)c->rank * ch->n_channels + k];
-        if (cr->ring_prev / per != node)
+        if (!on_home_host(c->plan, cr->ring_prev))
             st = add_use(r, c, k, false, cr->ring_prev, err);
-        if (st == TP_OK && cr->ring_next / per != node)
+        if (st == TP_OK && !on_home_host(c->plan, cr->ring_next))
             st = add_use(r, c, k, true, cr->ring_next, err);
     }
     return st;
@@ -239,12 +260,13 @@ static tp_status p2p_peer(tp_nic_p2p *p, const rank_ctx *c, const tp_nics *nx, i
 /* One representative peer per local index, on the next node. */
 static tp_status p2p_peers(tp_nic_rank *r, const rank_ctx *c, const tp_nics *nx, tp_error *err)
 {
-    int per = per_node(c->plan), next = (c->plan->home_host + 1) % c->plan->job.n_nodes;
+    int next = (c->plan->home_host + 1) % c->plan->job.n_nodes;
+    int first = first_rank(c->plan, next), per = first_rank(c->plan, next + 1) - first;
     r->peers = calloc((size_t)per, sizeof(*r->peers));
     if (!r->peers)
         return tp_fail_nomem(err);
     for (int l = 0; l < per; l++) {
-        tp_status st = p2p_peer(&r->peers[r->n_peers], c, nx, next * per + l, err);
+        tp_status st = p2p_peer(&r->peers[r->n_peers], c, nx, first + l, err);
         if (st != TP_OK)
             return st;
         r->n_peers++;
@@ -361,7 +383,7 @@ static tp_status build_rank(tp_nics *nx, const tp_plan *plan, int local, tp_erro
     tp_nic_rank *r = &nx->ranks[nx->n_ranks];
     memset(r, 0, sizeof(*r));
     r->local = local;
-    r->rank = plan->home_host * per_node(plan) + local;
+    r->rank = first_rank(plan, plan->home_host) + local;
     r->numa = r->near_net = r->recv_net = -1;
     if (!rank_ctx_init(&c, plan, local))
         return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "rank %d has no pipeline", r->rank);
@@ -497,6 +519,7 @@ static tp_status build(tp_nics *out, const tp_plan *plan, bool findings, tp_erro
     out->node = plan->home_host;
     out->n_nodes = plan->job.n_nodes;
     out->per_node = per_node(plan);
+    out->first_rank = first_rank(plan, plan->home_host);
     out->cross_nic = tp_config_int(plan->cfg, TP_P_CROSS_NIC);
     out->pxn_level = tp_paths__pxn_disable(plan->cfg) == 1
                          ? 0

@@ -105,6 +105,7 @@ typedef struct tp_nic_net {
 
 typedef struct tp_nics {
     int node, n_nodes, per_node;
+    int first_rank; /* the node's first rank */
     int64_t cross_nic;
     int pxn_level; /* effective: 0 when NCCL_PXN_DISABLE=1 */
     int ring_channels;

@@ -173,7 +173,7 @@ static void numa(tp_nics *nx)
 static void pxn_rank(tp_nics *nx, const tp_nic_rank *r)
 {
     tp_buf proxies = {0};
-    int n_ring = 0, n_p2p = 0, no_gdr = 0, first = nx->node * nx->per_node;
+    int n_ring = 0, n_p2p = 0, no_gdr = 0, first = nx->first_rank;
     for (int proxy = first; proxy < first + nx->per_node; proxy++) {
         int uses = 0;
         for (int u = 0; u < r->n_uses; u++)

@@ -26,7 +26,7 @@ static void rail_text(char *buf, size_t size, const tp_nic_use *u)
 
 static void text_header(FILE *out, const tp_nics *nx)
 {
-    int first = nx->node * nx->per_node;
+    int first = nx->first_rank;
     fprintf(out, "NICs of node %d (ranks %d-%d) in a job of %d node%s\n", nx->node, first,
             first + nx->per_node - 1, nx->n_nodes, nx->n_nodes == 1 ? "" : "s");
     fprintf(out, "NCCL_CROSS_NIC=%lld, P2P PXN level %d, %d ring channels, %d P2P channels\n\n",
@@ -113,8 +113,7 @@ static void text_peers(FILE *out, const tp_nics *nx, const tp_nic_rank *r)
             snprintf(proxy, sizeof(proxy), "%d PXN", peer->proxy_rank);
         char round[16];
         snprintf(round, sizeof(round), peer->round >= 0 ? "%d" : "-", peer->round);
-        fprintf(out, "    %-6d %-6d %-7s %-7s %-4s %-6s", peer->peer_rank,
-                peer->peer_rank % nx->per_node, nic, proxy, peer->gdr ? "on" : "off", round);
+        fprintf(out, "    %-6d %-6d %-7s %-7s %-4s %-6s", peer->peer_rank, p, nic, proxy, peer->gdr ? "on" : "off", round);
         for (int i = 0; i < peer->n_parts; i++) {
             const tp_nic_part *pt = &peer->parts[i];
             fprintf(out, " %d:ch%d->NET/%d", pt->part, pt->channel, pt->net);
