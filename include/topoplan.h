@@ -130,21 +130,28 @@ TP_API tp_status tp_config_write(FILE *out, const tp_config *cfg, tp_error *err)
 #define TP_MAX_INPUT_BYTES (16u << 20)
 
 /**
- * What job to plan: identical nodes and the rank whose view is reported.
+ * What job to plan: its nodes and the rank whose view is reported. Nodes use
+ * the main topology unless node_topos names another one: node k (1 <= k <=
+ * n_node_topos) is planned on the topology XML file node_topos[k - 1] (node 0
+ * always on the main one). Ranks are numbered node by node: the GPUs of the
+ * nodes before, plus the local index.
  * The struct grows at its end in later versions without breaking callers:
  * `version` says which fields the caller knows. Initialise it with
  * TP_JOB_INIT or tp_job_init(); a zeroed struct (version 0) reads as version 1.
  */
 typedef struct tp_job {
     unsigned version; /**< TP_JOB_VERSION of the header the caller was built with (0: 1) */
-    int n_nodes;      /**< number of identical nodes, 1..TP_MAX_JOB_NODES */
-    int rank;         /**< global rank whose log is reported: node * nGPUs + local index */
+    int n_nodes;      /**< number of nodes, 1..TP_MAX_JOB_NODES */
+    int rank;         /**< global rank whose log is reported */
+    /* version 2: */
+    const char *const *node_topos; /**< borrowed for the call; NULL when n_node_topos is 0 */
+    int n_node_topos;              /**< at most n_nodes - 1 */
 } tp_job;
 
 /** The tp_job layout this header describes. */
-#define TP_JOB_VERSION 1
+#define TP_JOB_VERSION 2
 /** A job of one node reported at rank 0. */
-#define TP_JOB_INIT {TP_JOB_VERSION, 1, 0}
+#define TP_JOB_INIT {TP_JOB_VERSION, 1, 0, NULL, 0}
 
 /**
  * Fill a job with the defaults of its version (one node, rank 0).

@@ -21,7 +21,14 @@ typedef struct cli_ctx {
     tp_config *cfg;   /* from the environment and --env options */
     tp_format format; /* --format */
     FILE *out;        /* stdout or -o FILE */
+    void **owned;     /* blocks parsed options point into, freed by cli_ctx_release */
+    size_t n_owned, cap_owned;
 } cli_ctx;
+
+/* Give a heap block to the context (freed by cli_ctx_release); -1 (block freed) on no memory. */
+int cli_keep(cli_ctx *ctx, void *block);
+/* Free what the context owns (not cfg or out). */
+void cli_ctx_release(cli_ctx *ctx);
 
 typedef int cli_fn(int argc, char **argv, cli_ctx *ctx);
 
@@ -38,7 +45,7 @@ typedef struct cli_input {
     tp_job job;
 } cli_input;
 
-/* Options beyond --nodes, --rank, --builtin and --help that a command takes. */
+/* Options beyond --nodes, --rank, --node-topo, --job, --builtin and --help that a command takes. */
 enum { CLI_OPT_FORMAT = 1u, CLI_OPT_GRAPH = 2u, CLI_OPT_BASELINE = 4u };
 
 /* A parsed planning command line. */
@@ -47,14 +54,15 @@ typedef struct cli_args {
     const char *files[2]; /* the file arguments before the topology */
     const char *graph;    /* --graph */
     const char *baseline; /* --baseline */
+    const char **node_topos; /* --node-topo values (owned by the context) */
     bool nodes_given;     /* --nodes was on the command line */
 } cli_args;
 
 /*
- * Parse --nodes, --rank, --builtin, --help, the `extra` options (--format sets
- * ctx->format) and exactly n_files file arguments; --builtin NAME replaces the
- * last one (the topology). Returns 0, or -1 with *code set after printing the
- * help or a usage error.
+ * Parse --nodes, --rank, --node-topo (repeatable), --builtin, --help, the
+ * `extra` options (--format sets ctx->format) and exactly n_files file
+ * arguments; --builtin NAME replaces the last one (the topology). Returns 0,
+ * or -1 with *code set after printing the help or a usage error.
  */
 int cli_parse_args(int argc, char **argv, cli_ctx *ctx, const char *usage, unsigned extra,
                    int n_files, cli_args *a, int *code);
@@ -71,7 +79,8 @@ int cli_fail(const tp_error *err);
 /* Print "topoplan: <cmd>: message" and the usage on stderr; return CLI_EXIT_USAGE. */
 int cli_usage_error(const char *usage, const char *fmt, ...);
 /* cli_parse_args() for commands that take one topology and no other option. */
-int cli_parse_input(int argc, char **argv, const char *usage, cli_input *in, int *exit_code);
+int cli_parse_input(int argc, char **argv, cli_ctx *ctx, const char *usage, cli_input *in,
+                    int *exit_code);
 /* Rename an error's library source ("job.rank") to the CLI flag it came from ("--rank"). */
 void cli_name_flag(tp_error *err);
 /* Plan the input with the context's config. On failure prints the error. */

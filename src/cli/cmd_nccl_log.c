@@ -6,16 +6,19 @@
 #include <string.h>
 
 static const char usage[] =
-    "usage: topoplan nccl-log [--nodes N] [--rank R] [--sizes] (TOPO.xml | --builtin NAME)\n"
+    "usage: topoplan nccl-log [--nodes N] [--rank R] [--node-topo FILE]... [--sizes]\n"
+    "                         (TOPO.xml | --builtin NAME)\n"
     "\n"
     "Print the log lines NCCL 2.22.3 prints at NCCL_DEBUG=INFO for rank R of a job\n"
-    "of N identical nodes: system tree, paths, graph search, channels, tuning. NCCL_*\n"
+    "of N nodes: system tree, paths, graph search, channels, tuning. NCCL_*\n"
     "variables of the environment (or --env) apply; NCCL_TOPO_DUMP_FILE and\n"
     "NCCL_GRAPH_DUMP_FILE are written as NCCL writes them. Exit status 3 when NCCL\n"
     "itself would fail. NCCL_DEBUG (unset: INFO) and NCCL_DEBUG_SUBSYS (unset:\n"
     "INIT,ENV,GRAPH, the reference setting) filter the lines as NCCL filters them.\n"
     "\n"
-    "  --nodes N        number of identical nodes (default 1)\n"
+    "  --nodes N        number of nodes (default 1)\n"
+    "  --node-topo FILE node 1 uses FILE, the next --node-topo node 2, ...; other nodes\n"
+    "                   use TOPO.xml. Ranks are numbered node by node.\n"
     "  --rank R         rank whose log is printed (default 0)\n"
     "  --sizes          then NCCL's algorithm/protocol choice for one call of each\n"
     "                   collective, 8 B to 8 GiB (rank 0, under TUNING)\n"
@@ -41,7 +44,7 @@ int cmd_nccl_log(int argc, char **argv, cli_ctx *ctx)
     cli_input in;
     int code = 0;
     bool sizes = take_sizes_flag(&argc, argv);
-    if (cli_parse_input(argc, argv, usage, &in, &code) != 0)
+    if (cli_parse_input(argc, argv, ctx, usage, &in, &code) != 0)
         return code;
     tp_plan *plan = NULL;
     code = cli_plan(&plan, &in, ctx);

@@ -2,7 +2,8 @@
 #include "cli.h"
 
 static const char usage[] =
-    "usage: topoplan search [--nodes N] [--rank R] [--format text|json] [--show-accel]\n"
+    "usage: topoplan search [--nodes N] [--rank R] [--node-topo FILE]...\n"
+    "                       [--format text|json] [--show-accel]\n"
     "                       (TOPO.xml | --builtin NAME)\n"
     "\n"
     "Show each graph NCCL 2.22.3 computes (ring, tree, collnet, nvls): its channels,\n"

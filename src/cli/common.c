@@ -84,8 +84,34 @@ int cli_parse_format(const char *text, tp_format *out)
     return -1;
 }
 
+int cli_keep(cli_ctx *ctx, void *block)
+{
+    if (ctx->n_owned == ctx->cap_owned) {
+        size_t cap = ctx->cap_owned ? 2 * ctx->cap_owned : 8;
+        void **grown = realloc(ctx->owned, cap * sizeof(*grown));
+        if (!grown) {
+            free(block);
+            return -1;
+        }
+        ctx->owned = grown;
+        ctx->cap_owned = cap;
+    }
+    ctx->owned[ctx->n_owned++] = block;
+    return 0;
+}
+
+void cli_ctx_release(cli_ctx *ctx)
+{
+    for (size_t i = 0; i < ctx->n_owned; i++)
+        free(ctx->owned[i]);
+    free(ctx->owned);
+    ctx->owned = NULL;
+    ctx->n_owned = ctx->cap_owned = 0;
+}
+
 static const struct option parse_opts[] = {
     {"nodes", required_argument, NULL, 'n'},    {"rank", required_argument, NULL, 'r'},
+    {"node-topo", required_argument, NULL, 'T'},
     {"builtin", required_argument, NULL, 'b'},  {"format", required_argument, NULL, 'F'},
     {"graph", required_argument, NULL, 'g'},    {"baseline", required_argument, NULL, 'B'},
     {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
@@ -110,9 +136,12 @@ static int take_option(int c, const char *arg, cli_ctx *ctx, cli_args *a)
     case 'r':
         return parse_count(arg, INT_MAX, &a->in.job.rank);
     case 'F':
-        return ctx ? cli_parse_format(arg, &ctx->format) : -1;
+        return cli_parse_format(arg, &ctx->format);
     case 'b':
         a->in.builtin = arg;
+        return 0;
+    case 'T':
+        a->node_topos[a->in.job.n_node_topos++] = arg;
         return 0;
     case 'g':
         a->graph = arg;
@@ -137,6 +166,13 @@ int cli_parse_args(int argc, char **argv, cli_ctx *ctx, const char *usage, unsig
     memset(a, 0, sizeof(*a));
     a->in.job.version = TP_JOB_VERSION;
     a->in.job.n_nodes = 1;
+    /* --node-topo values point into argv; the list lives as long as the context. */
+    a->node_topos = calloc((size_t)argc + 1, sizeof(*a->node_topos));
+    if (!a->node_topos || cli_keep(ctx, a->node_topos) != 0) {
+        *code = CLI_EXIT_IO;
+        return -1;
+    }
+    a->in.job.node_topos = a->node_topos;
     optind = 0;
     int c;
     while ((c = getopt_long(argc, argv, "hn:r:b:", parse_opts, NULL)) != -1) {
@@ -158,6 +194,9 @@ int cli_parse_args(int argc, char **argv, cli_ctx *ctx, const char *usage, unsig
             return -1;
         }
     }
+    /* Without --nodes, a job has room for every --node-topo node. */
+    if (!a->nodes_given && a->in.job.n_node_topos >= a->in.job.n_nodes)
+        a->in.job.n_nodes = a->in.job.n_node_topos + 1;
     /* --builtin NAME stands for the last file argument, the topology. */
     int want = n_files - (a->in.builtin != NULL);
     if (argc - optind != want) {
@@ -172,10 +211,11 @@ int cli_parse_args(int argc, char **argv, cli_ctx *ctx, const char *usage, unsig
     return 0;
 }
 
-int cli_parse_input(int argc, char **argv, const char *usage, cli_input *in, int *exit_code)
+int cli_parse_input(int argc, char **argv, cli_ctx *ctx, const char *usage, cli_input *in,
+                    int *exit_code)
 {
     cli_args a;
-    int st = cli_parse_args(argc, argv, NULL, usage, 0, 1, &a, exit_code);
+    int st = cli_parse_args(argc, argv, ctx, usage, 0, 1, &a, exit_code);
     *in = a.in;
     return st;
 }
@@ -184,7 +224,8 @@ void cli_name_flag(tp_error *err)
 {
     /* The library names the tp_job fields; the user gave them as flags. */
     static const char *const flags[][2] = {
-        {"job.rank", "--rank"}, {"job.n_nodes", "--nodes"}, {"fmt", "--format"}};
+        {"job.rank", "--rank"}, {"job.n_nodes", "--nodes"}, {"job.node_topos", "--node-topo"},
+        {"fmt", "--format"}};
     for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
         if (strcmp(err->source, flags[i][0]) == 0)
             snprintf(err->source, sizeof(err->source), "%s", flags[i][1]);

@@ -252,6 +252,7 @@ int main(int argc, char **argv)
         } else {
             print_help();
         }
+        cli_ctx_release(&ctx);
         free(g.env_list);
         free(g.env_files);
         return code;
@@ -270,6 +271,7 @@ int main(int argc, char **argv)
     if (code == 0)
         code = finish_output(&ctx, g.output, cmd->fn(argc - optind, argv + optind, &ctx));
     tp_config_free(ctx.cfg);
+    cli_ctx_release(&ctx);
     free(g.env_list);
     free(g.env_files);
     return code;

@@ -27,7 +27,8 @@ int tp_chan__shift(const tp_chan_ctx *x, int v, int host)
         return 0;
     if (v < 0)
         return v;
-    return v + (host - x->job->home_host) * x->per_host;
+    int rep = x->job->kinds[x->job->host_kind[host]].rep_host;
+    return v + x->host_first[host] - x->host_first[rep];
 }
 
 int tp_chan__topo(const tp_chan_ctx *x, int r, int field, int c)
@@ -36,7 +37,8 @@ int tp_chan__topo(const tp_chan_ctx *x, int r, int field, int c)
      * odd nodes exchange ring channels c and c^1 to alternate rails. */
     if (x->cross_swap && field <= TP_TR_RING_NEXT && tp_chan__node(x, r) % 2 == 1)
         c ^= 1;
-    return tp_chan__shift(x, x->tr[tp_chan__local(x, r)].v[field][c], tp_chan__host(x, r));
+    const tp_topo_ranks *tr = &x->kinds[tp_chan__kind(x, r)].tr[tp_chan__local(x, r)];
+    return tp_chan__shift(x, tr->v[field][c], tp_chan__host(x, r));
 }
 
 /* Preset's ring fields of `rank`, at position i of a ring channel. */
@@ -133,38 +135,77 @@ static void combine_graphs(tp_channels *ch, const tp_channels_job *job)
     }
 }
 
+/* First rank of every host, host of every rank. */
+static tp_status alloc_hosts(tp_chan_ctx *x, tp_error *err)
+{
+    const tp_channels_job *job = x->job;
+    x->host_first = malloc(((size_t)job->n_hosts + 1) * sizeof(int));
+    x->node_base = malloc(((size_t)job->n_hosts + 1) * sizeof(int));
+    if (!x->host_first || !x->node_base)
+        return tp_fail_nomem(err);
+    x->host_first[0] = 0;
+    for (int h = 0; h < job->n_hosts; h++)
+        x->host_first[h + 1] = x->host_first[h] + job->kinds[job->host_kind[h]].n_ranks;
+    x->n_ranks = x->ch->n_ranks = x->host_first[job->n_hosts];
+    x->rank_host = malloc(((size_t)x->n_ranks + 1) * sizeof(int));
+    if (!x->rank_host)
+        return tp_fail_nomem(err);
+    for (int h = 0; h < job->n_hosts; h++)
+        for (int r = x->host_first[h]; r < x->host_first[h + 1]; r++)
+            x->rank_host[r] = h;
+    return TP_OK;
+}
+
 static tp_status alloc_ctx(tp_chan_ctx *x, tp_error *err)
 {
-    int per = x->per_host, nd = x->job->n_domains;
-    x->tr = calloc((size_t)per, sizeof(*x->tr));
+    const tp_channels_job *job = x->job;
+    int nd = job->n_domains;
+    x->kinds = calloc((size_t)job->n_kinds, sizeof(*x->kinds));
     x->heads = calloc((size_t)nd, sizeof(*x->heads));
     x->n_heads = calloc((size_t)nd, sizeof(*x->n_heads));
-    x->node_in_host = calloc((size_t)per, sizeof(int));
-    x->first_local = calloc((size_t)per, sizeof(int));
-    if (!x->tr || !x->heads || !x->n_heads || !x->node_in_host || !x->first_local)
+    if (!x->kinds || !x->heads || !x->n_heads)
         return tp_fail_nomem(err);
-    return TP_OK;
+    for (int k = 0; k < job->n_kinds; k++) {
+        size_t per = (size_t)job->kinds[k].n_ranks;
+        tp_kind_ctx *kx = &x->kinds[k];
+        kx->tr = calloc(per, sizeof(*kx->tr));
+        kx->node_in_host = calloc(per, sizeof(int));
+        kx->first_local = calloc(per, sizeof(int));
+        if (!kx->tr || !kx->node_in_host || !kx->first_local)
+            return tp_fail_nomem(err);
+    }
+    return alloc_hosts(x, err);
 }
 
 static void free_ctx(tp_chan_ctx *x)
 {
-    free(x->tr);
+    for (int k = 0; x->kinds && k < x->job->n_kinds; k++) {
+        free(x->kinds[k].tr);
+        free(x->kinds[k].node_in_host);
+        free(x->kinds[k].first_local);
+    }
+    free(x->kinds);
     free(x->heads);
     free(x->n_heads);
-    free(x->node_in_host);
-    free(x->first_local);
+    free(x->host_first);
+    free(x->rank_host);
+    free(x->node_base);
+    free(x->node_first);
     free(x->ring_prev);
     free(x->ring_next);
     free(x->trees);
 }
 
-/* Preset of every local rank of the home host, and the domains' NVLS heads. */
+/* Preset of every local rank of each kind's representative host, and the domains' NVLS heads. */
 static void preset_all(tp_chan_ctx *x)
 {
     const tp_channels_job *job = x->job;
-    for (int l = 0; l < x->per_host; l++) {
-        const tp_domain_view *d = &job->domains[job->domain_of[l]];
-        preset_rank(&x->tr[l], d, job->home_host * x->per_host + l);
+    for (int k = 0; k < job->n_kinds; k++) {
+        const tp_kind_view *kv = &job->kinds[k];
+        for (int l = 0; l < kv->n_ranks; l++) {
+            const tp_domain_view *d = &job->domains[kv->domain_of[l]];
+            preset_rank(&x->kinds[k].tr[l], d, x->host_first[kv->rep_host] + l);
+        }
     }
     for (int d = 0; d < job->n_domains; d++)
         x->n_heads[d] = preset_nvls_heads(x->heads[d], &job->domains[d]);
@@ -173,39 +214,93 @@ static void preset_all(tp_chan_ctx *x)
 /*
  * NCCL 2.22.3 init.cc: a "node" is the set of ranks whose ring channel 0
  * starts at the same rank, numbered in order of first appearance over ranks.
- * Hosts are identical, so one host's split repeats on every host.
+ * Hosts of one kind are identical, so one host's split repeats on each.
  */
-static tp_status assign_nodes(tp_chan_ctx *x, tp_error *err)
+static tp_status assign_kind_nodes(tp_chan_ctx *x, int k, tp_error *err)
 {
-    int per = x->per_host, base = x->job->home_host * per, n = 0;
+    const tp_kind_view *kv = &x->job->kinds[k];
+    tp_kind_ctx *kx = &x->kinds[k];
+    int per = kv->n_ranks, base = x->host_first[kv->rep_host], n = 0;
     for (int l = 0; l < per; l++) {
-        int first = x->tr[l].v[TP_TR_RING_RECV][0];
+        int first = kx->tr[l].v[TP_TR_RING_RECV][0];
         if (first == TP_UNSET || first < base || first >= base + per)
             return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0,
                            "rank %d: ring channel 0 does not start on its host", base + l);
-        int k = 0;
-        while (k < n && x->first_local[k] != first - base)
-            k++;
-        if (k == n)
-            x->first_local[n++] = first - base;
-        x->node_in_host[l] = k;
+        int j = 0;
+        while (j < n && kx->first_local[j] != first - base)
+            j++;
+        if (j == n)
+            kx->first_local[n++] = first - base;
+        kx->node_in_host[l] = j;
     }
-    x->nodes_per_host = n;
+    kx->nodes_per_host = n;
+    return TP_OK;
+}
+
+/* Every kind's split, then the nodes of the job host by host. */
+static tp_status assign_nodes(tp_chan_ctx *x, tp_error *err)
+{
+    const tp_channels_job *job = x->job;
+    for (int k = 0; k < job->n_kinds; k++) {
+        tp_status st = assign_kind_nodes(x, k, err);
+        if (st != TP_OK)
+            return st;
+    }
+    x->node_base[0] = 0;
+    for (int h = 0; h < job->n_hosts; h++)
+        x->node_base[h + 1] = x->node_base[h] + x->kinds[job->host_kind[h]].nodes_per_host;
+    int nn = x->ch->n_nodes = x->node_base[job->n_hosts];
+    x->node_first = malloc(((size_t)nn + 1) * sizeof(int));
+    if (!x->node_first)
+        return tp_fail_nomem(err);
+    for (int h = 0; h < job->n_hosts; h++) {
+        const tp_kind_ctx *kx = &x->kinds[job->host_kind[h]];
+        for (int j = 0; j < kx->nodes_per_host; j++)
+            x->node_first[x->node_base[h] + j] = x->host_first[h] + kx->first_local[j];
+    }
     return TP_OK;
 }
 
 /* localRanks / localRank of the reported rank within its node. */
 static void local_ranks(tp_chan_ctx *x)
 {
-    int me = tp_chan__local(x, x->job->rank), mine = x->node_in_host[me];
+    int r = x->job->rank, me = tp_chan__local(x, r);
+    const tp_kind_ctx *kx = &x->kinds[tp_chan__kind(x, r)];
+    int per = x->job->kinds[tp_chan__kind(x, r)].n_ranks, mine = kx->node_in_host[me];
     x->ch->local_ranks = x->ch->local_rank = 0;
-    for (int l = 0; l < x->per_host; l++) {
-        if (x->node_in_host[l] != mine)
+    for (int l = 0; l < per; l++) {
+        if (kx->node_in_host[l] != mine)
             continue;
         if (l < me)
             x->ch->local_rank++;
         x->ch->local_ranks++;
     }
+}
+
+/*
+ * init.cc: the job's CPU is mixed when hosts differ in architecture or
+ * vendor; rank 0 says so.
+ */
+static void job_cpu(tp_chan_ctx *x)
+{
+    const tp_channels_job *job = x->job;
+    const tp_kind_view *mine = &job->kinds[job->host_kind[x->rank_host[job->rank]]];
+    int arch = mine->cpu_arch, vendor = mine->cpu_vendor;
+    for (int h = 0; h < job->n_hosts; h++) {
+        const tp_kind_view *kv = &job->kinds[job->host_kind[h]];
+        if (kv->cpu_arch != arch)
+            arch = TP_CPU_ARCH_MIXED;
+        if (kv->cpu_vendor != vendor)
+            vendor = TP_CPU_VENDOR_MIXED;
+    }
+    x->ch->cpu_arch = arch;
+    x->ch->cpu_vendor = vendor;
+    if (job->rank != 0)
+        return;
+    if (arch == TP_CPU_ARCH_MIXED)
+        tp_log_info_sub(x->log, TP_SUB_GRAPH, "CPUs with mixed architecture were detected.");
+    if (vendor == TP_CPU_VENDOR_MIXED)
+        tp_log_info_sub(x->log, TP_SUB_GRAPH, "CPUs with mixed vendors were detected.");
 }
 
 /* Start and end ranks of every node's ring fragment, joined into rings (connectRings). */
@@ -333,7 +428,7 @@ static void size_channels(tp_chan_ctx *x)
     n = count->after_max = min_int(count->max_limit, n);
     count->min_limit = max_int(min_nchannels(x->cfg, x->log), job->min_ctas);
     n = count->after_min = copy_channels(x, n, count->min_limit);
-    int dom = job->domain_of[tp_chan__local(x, job->rank)];
+    int dom = tp_chan__domain(x, job->rank);
     ch->n_nvls_channels = ch->combined[TP_GRAPH_NVLS].n_channels == 0
                               ? 0 : job->domains[dom].nvls_channels;
     if (n < ch->n_nvls_channels)
@@ -416,8 +511,6 @@ tp_status tp_channels__build(tp_channels *ch, const tp_channels_job *job, const 
 {
     memset(ch, 0, sizeof(*ch));
     tp_chan_ctx x = {.job = job, .cfg = cfg, .log = log, .ch = ch};
-    x.per_host = job->ranks_per_host;
-    x.n_ranks = ch->n_ranks = job->n_hosts * job->ranks_per_host;
     tp_status st = alloc_ctx(&x, err);
     if (st != TP_OK)
         goto out;
@@ -425,7 +518,7 @@ tp_status tp_channels__build(tp_channels *ch, const tp_channels_job *job, const 
     combine_graphs(ch, job);
     if ((st = assign_nodes(&x, err)) != TP_OK)
         goto out;
-    ch->n_nodes = job->n_hosts * x.nodes_per_host;
+    job_cpu(&x);
     ch->node = tp_chan__node(&x, job->rank);
     local_ranks(&x);
     x.nc = ch->search_channels = min_int(ch->combined[TP_GRAPH_RING].n_channels,

@@ -4,11 +4,11 @@
  * combination across ranks, postset (rings, double binary trees, NVLS),
  * channel duplication and bounds, P2P channel counts.
  *
- * Scale: the job is n_hosts identical hosts. Ranks of one host whose trimmed
- * systems are identical form a "domain" and share one pipeline result (system,
- * paths, graphs), computed on one host (the home host) and shifted by
- * (host - home) * ranks_per_host for the others. Only the channel structure is
- * built for every rank.
+ * Scale: the job is n_hosts hosts of a few kinds (hosts of one kind share a
+ * topology). Ranks of one host whose trimmed systems are identical form a
+ * "domain" and share one pipeline result (system, paths, graphs), computed on
+ * one host of the kind and shifted by the difference of first ranks for the
+ * others. Only the channel structure is built for every rank.
  */
 #ifndef TP_CHANNELS_H
 #define TP_CHANNELS_H
@@ -76,6 +76,7 @@ typedef struct tp_channels {
     int p2p_n_channels_per_peer;
     int p2p_chunk_size;
     int nvls_heads;          /* NVLS heads per node (minimum over nodes) */
+    int cpu_arch, cpu_vendor; /* the job's CPU (TP_CPU_*_MIXED when hosts differ) */
     tp_graph_info combined[TP_GRAPH_COUNT]; /* after the all-gather */
     tp_channel_count count;  /* how n_channels was reached */
     int *rings;              /* n_channels x n_ranks: ring order from rank 0 (owned) */
@@ -89,15 +90,26 @@ typedef struct tp_domain_view {
     int nvls_channels;                      /* ncclNvlsInit's nvlsChannels (0: no NVLS) */
 } tp_domain_view;
 
-/* The job as the builder sees it. */
+/*
+ * One kind of host: the hosts planned on the same topology. Their pipeline
+ * ran once, on rep_host; the other hosts of the kind shift its rank numbers.
+ */
+typedef struct tp_kind_view {
+    int n_ranks;          /* ranks (GPUs) of one host of this kind */
+    int rep_host;         /* host whose rank numbers the kind's graphs use */
+    const int *domain_of; /* index in tp_channels_job.domains of each local index */
+    int cpu_arch, cpu_vendor; /* ncclTopoComputeCommCPU of its system */
+} tp_kind_view;
+
+/* The job as the builder sees it: hosts numbered from 0, ranks host by host. */
 typedef struct tp_channels_job {
     int n_hosts;
-    int ranks_per_host;
+    const int *host_kind;    /* kind of each host (n_hosts entries) */
+    int n_kinds;
+    const tp_kind_view *kinds;
     int rank;                /* reported rank (its log lines go to the log) */
-    int home_host;           /* host whose rank numbers the domains' graphs use */
     int n_domains;
-    const tp_domain_view *domains;
-    const int *domain_of;    /* domain of each local index (ranks_per_host entries) */
+    const tp_domain_view *domains; /* of every kind */
     int min_comp_cap;        /* over every GPU of the job */
     int min_ctas, max_ctas;  /* comm config after NCCL's env override */
 } tp_channels_job;

@@ -1,8 +1,8 @@
 /*
  * Private to the channels module (channels*.c): the state of one build, as
  * NCCL 2.22.3's initTransportsRank + ncclTopoPostset hold it, laid out for
- * identical hosts (per-local-rank templates, per-rank arrays only where every
- * rank needs its own value).
+ * hosts of a few kinds (per-local-rank templates for each kind, per-rank arrays
+ * only where every rank needs its own value).
  */
 #ifndef TP_CHANNELS_IMPL_H
 #define TP_CHANNELS_IMPL_H
@@ -26,7 +26,7 @@ enum {
     TP_TR_COUNT
 };
 
-/* One local rank's preset result, in the home host's rank numbers. */
+/* One local rank's preset result, in its kind's representative host's rank numbers. */
 typedef struct tp_topo_ranks {
     int v[TP_TR_COUNT][TP_MAXCHANNELS];
 } tp_topo_ranks;
@@ -36,18 +36,27 @@ typedef struct tp_tree {
     int down[TP_MAX_TREE_ARITY];
 } tp_tree;
 
+/* The preset of one kind of host, for its representative host. */
+typedef struct tp_kind_ctx {
+    tp_topo_ranks *tr;  /* per local index */
+    int *node_in_host;  /* per local index: NCCL node within its host */
+    int *first_local;   /* per node of a host: local index of its first rank */
+    int nodes_per_host;
+} tp_kind_ctx;
+
 typedef struct tp_chan_ctx {
     const tp_channels_job *job;
     const tp_config *cfg;
     tp_log *log;
     tp_channels *ch;
-    int n_ranks, per_host;
-    tp_topo_ranks *tr;     /* per local index */
+    int n_ranks;
+    tp_kind_ctx *kinds;    /* per kind of host */
+    int *host_first;       /* n_hosts + 1: first rank of each host */
+    int *rank_host;        /* per rank: its host */
+    int *node_base;        /* n_hosts + 1: first NCCL node of each host */
+    int *node_first;       /* per NCCL node: its first rank (nodesFirstRank) */
     int (*heads)[TP_MAXCHANNELS]; /* NVLS heads per domain */
     int *n_heads;          /* per domain */
-    int *node_in_host;     /* per local index: NCCL node within its host */
-    int *first_local;      /* per node of a host: local index of its first rank */
-    int nodes_per_host;
     int nc;                /* search channels after the all-gather */
     bool cross_swap;       /* postset's crossNic ring exchange applies */
     int *ring_prev;        /* nc x n_ranks, after connectRings */
@@ -57,19 +66,29 @@ typedef struct tp_chan_ctx {
     int n_channels;
 } tp_chan_ctx;
 
-/* Rank r's host and local index. */
-static inline int tp_chan__host(const tp_chan_ctx *x, int r) { return r / x->per_host; }
-static inline int tp_chan__local(const tp_chan_ctx *x, int r) { return r % x->per_host; }
+/* Rank r's host, local index and kind of host. */
+static inline int tp_chan__host(const tp_chan_ctx *x, int r) { return x->rank_host[r]; }
+static inline int tp_chan__local(const tp_chan_ctx *x, int r)
+{
+    return r - x->host_first[x->rank_host[r]];
+}
+static inline int tp_chan__kind(const tp_chan_ctx *x, int r)
+{
+    return x->job->host_kind[x->rank_host[r]];
+}
+/* Domain of rank r. */
+static inline int tp_chan__domain(const tp_chan_ctx *x, int r)
+{
+    return x->job->kinds[tp_chan__kind(x, r)].domain_of[tp_chan__local(x, r)];
+}
 /* NCCL node (ring fragment) of rank r. */
 static inline int tp_chan__node(const tp_chan_ctx *x, int r)
 {
-    return tp_chan__host(x, r) * x->nodes_per_host + x->node_in_host[tp_chan__local(x, r)];
+    return x->node_base[tp_chan__host(x, r)] +
+           x->kinds[tp_chan__kind(x, r)].node_in_host[tp_chan__local(x, r)];
 }
 /* First rank (NCCL's nodesFirstRank) of node n. */
-static inline int tp_chan__first_rank(const tp_chan_ctx *x, int n)
-{
-    return (n / x->nodes_per_host) * x->per_host + x->first_local[n % x->nodes_per_host];
-}
+static inline int tp_chan__first_rank(const tp_chan_ctx *x, int n) { return x->node_first[n]; }
 
 /* A template rank value moved to `host`: -1 stays, unset reads as 0. */
 int tp_chan__shift(const tp_chan_ctx *x, int v, int host);

@@ -159,8 +159,7 @@ tp_status tp_chan__connect_trees(tp_chan_ctx *x, tp_error *err)
 static int nvls_head(const tp_chan_ctx *x, int h, int n)
 {
     int first = tp_chan__first_rank(x, n);
-    int dom = x->job->domain_of[tp_chan__local(x, first)];
-    return tp_chan__shift(x, x->heads[dom][h], tp_chan__host(x, first));
+    return tp_chan__shift(x, x->heads[tp_chan__domain(x, first)][h], tp_chan__host(x, first));
 }
 
 static void log_nvls_heads(const tp_chan_ctx *x, int n_heads)
@@ -194,13 +193,14 @@ static void nvls_tree_ends(const tp_chan_ctx *x, int n_heads, int ends[2][3])
 
 void tp_chan__connect_nvls(tp_chan_ctx *x)
 {
-    int per_host_min = -1;
-    for (int k = 0; k < x->nodes_per_host; k++) {
-        int n = x->n_heads[x->job->domain_of[x->first_local[k]]];
-        if (per_host_min < 0 || n < per_host_min)
-            per_host_min = n;
+    /* NCCL 2.22.3 postset: the fewest heads over the nodes' first ranks. */
+    int fewest = -1;
+    for (int n = 0; n < x->ch->n_nodes; n++) {
+        int count = x->n_heads[tp_chan__domain(x, tp_chan__first_rank(x, n))];
+        if (fewest < 0 || count < fewest)
+            fewest = count;
     }
-    int n_heads = x->ch->nvls_heads = per_host_min;
+    int n_heads = x->ch->nvls_heads = fewest < 0 ? 0 : fewest;
     if (n_heads == 0) {
         x->ch->n_nvls_channels = 0;
         return;

@@ -1,6 +1,7 @@
 /*
  * The planner: NCCL 2.22.3's per-rank flow (init.cc initTransportsRank) from
- * the topology XML to the channels, for a job of identical hosts.
+ * the topology XMLs to the channels, for a job of hosts of one or more kinds
+ * (plan_job.c loads them).
  *
  * Order of the reported rank's log, as init.cc prints it: system and paths
  * (ncclTopoPrint), NVLS support, ring / tree / NVLS graphs, then the channels
@@ -37,52 +38,46 @@ double tp_plan_stage_us(const tp_plan *plan, tp_stage stage)
     return plan && (int)stage >= 0 && stage < TP_STAGE_COUNT ? plan->stage_us[stage] : 0.0;
 }
 
-/* Errors name the job's fields as the library knows them; the CLI maps them to its flags. */
-static tp_status check_job(const tp_job *job, tp_error *err)
-{
-    if (job->version > TP_JOB_VERSION)
-        return tp_fail(err, TP_ERR_ARGUMENT, "job.version", 0, 0,
-                       "unknown version %u (this library knows up to %d)", job->version,
-                       TP_JOB_VERSION);
-    if (job->n_nodes < 1 || job->n_nodes > TP_MAX_JOB_NODES)
-        return tp_fail(err, TP_ERR_USAGE, "job.n_nodes", 0, 0,
-                       "%d nodes out of range (1..%d, topoplan's limit)", job->n_nodes,
-                       TP_MAX_JOB_NODES);
-    if (job->rank < 0)
-        return tp_fail(err, TP_ERR_USAGE, "job.rank", 0, 0, "invalid value %d (expected >= 0)",
-                       job->rank);
-    return TP_OK;
-}
-
 tp_status tp_job_init(tp_job *job, unsigned version)
 {
     if (!job || version < 1 || version > TP_JOB_VERSION)
         return TP_ERR_ARGUMENT;
-    *job = (tp_job){.version = version, .n_nodes = 1, .rank = 0};
+    /* Only the fields of the caller's version: its struct may end before later ones. */
+    job->version = version;
+    job->n_nodes = 1;
+    job->rank = 0;
+    if (version >= 2) {
+        job->node_topos = NULL;
+        job->n_node_topos = 0;
+    }
     return TP_OK;
 }
 
-static int count_gpus(const tp_xml_elem *e)
+/* The caller's job with the fields its version does not have at their defaults. */
+static tp_job job_of_version(const tp_job *job)
 {
-    int n = strcmp(e->tag, "gpu") == 0;
-    for (size_t i = 0; i < e->n_children; i++)
-        n += count_gpus(e->children[i]);
-    return n;
+    tp_job full = {.version = job->version, .n_nodes = job->n_nodes, .rank = job->rank};
+    if (job->version >= 2) {
+        full.node_topos = job->node_topos;
+        full.n_node_topos = job->n_node_topos;
+    }
+    return full;
 }
 
 static int n_ranks(const tp_plan *plan)
 {
-    return plan->n_gpus_per_node * plan->job.n_nodes;
+    return plan->host_first_rank[plan->job.n_nodes];
 }
 
-/* The job as the paths stage sees it from `rank`. */
-static tp_job_view job_view(const tp_plan *plan, int rank)
+/* The job as the paths stage sees it from `rank` (a rank of kind k). */
+static tp_job_view job_view(const tp_plan *plan, const tp_host_kind *k, int rank)
 {
     tp_job_view view = {
         .n_ranks = n_ranks(plan),
         .n_nodes = plan->job.n_nodes,
         .rank = rank,
-        .local_n_ranks = plan->n_gpus_per_node,
+        .local_n_ranks = k->n_gpus,
+        .rank_devs = plan->rank_devs,
     };
     return view;
 }
@@ -94,7 +89,7 @@ static tp_job_view job_view(const tp_plan *plan, int rank)
 static tp_status prepare_doc(tp_xml *doc, const tp_plan *plan, int host, tp_log *log,
                              tp_log *notes, tp_error *err)
 {
-    tp_status st = tp_system__prepare_xml_log(doc, plan->cfg, host * plan->n_gpus_per_node,
+    tp_status st = tp_system__prepare_xml_log(doc, plan->cfg, plan->host_first_rank[host],
                                               plan->job.rank, log, err);
     if (st == TP_OK)
         st = tp_netdev__apply_env(doc, plan->cfg, notes, err);
@@ -105,7 +100,8 @@ static tp_status prepare_doc(tp_xml *doc, const tp_plan *plan, int host, tp_log 
 static tp_status prepared_xml(tp_xml **out, const tp_plan *plan, int host, tp_log *log,
                               tp_log *notes, tp_error *err)
 {
-    tp_status st = tp_xml__parse(out, plan->text, plan->text_len, plan->source, err);
+    const tp_host_kind *k = tp_plan__kind_of_host(plan, host);
+    tp_status st = tp_xml__parse(out, k->text, k->text_len, k->source, err);
     if (st == TP_OK)
         st = prepare_doc(*out, plan, host, log, notes, err);
     return st;
@@ -160,17 +156,17 @@ static bool worth_mirroring(const tp_domain *e, const tp_domain *d)
  * domain's graphs renamed instead of searched (tp_search__mirror: only when
  * provably identical to searching). Sets d->searched when done.
  */
-static tp_status mirror_graphs(tp_plan *plan, tp_domain *d, tp_error *err)
+static tp_status mirror_graphs(tp_plan *plan, tp_host_kind *k, tp_domain *d, tp_error *err)
 {
     bool candidate = false;
-    for (const tp_domain *e = plan->domains; e < d; e++)
+    for (const tp_domain *e = k->domains; e < d; e++)
         candidate |= worth_mirroring(e, d);
     if (!candidate)
         return TP_OK;
     for (int i = 0; i < TP_GRAPH_COUNT; i++)
         if (!(d->graphs[i] = calloc(1, sizeof(*d->graphs[i]))))
             return tp_fail_nomem(err);
-    for (tp_domain *e = plan->domains; e < d; e++) {
+    for (tp_domain *e = k->domains; e < d; e++) {
         int done = 0;
         if (!worth_mirroring(e, d))
             continue;
@@ -217,9 +213,10 @@ static tp_status search_graphs(tp_plan *plan, tp_domain *d, tp_search_ctx **keep
     return st;
 }
 
-static tp_status compute_graphs(tp_plan *plan, tp_domain *d, tp_log *log, tp_error *err)
+static tp_status compute_graphs(tp_plan *plan, tp_host_kind *k, tp_domain *d, tp_log *log,
+                                tp_error *err)
 {
-    tp_status st = mirror_graphs(plan, d, err);
+    tp_status st = mirror_graphs(plan, k, d, err);
     if (st != TP_OK || d->searched)
         return st;
     /* The graphs of one system share what the search compiles of it. */
@@ -271,22 +268,23 @@ static void nvls_init(tp_plan *plan, tp_domain *d, int rank, tp_log *log)
 }
 
 /* Every local rank whose GPU is in d's trimmed system belongs to domain `idx`. */
-static void mark_domain(tp_plan *plan, const tp_domain *d, int idx)
+static void mark_domain(const tp_plan *plan, tp_host_kind *k, const tp_domain *d, int idx)
 {
-    int base = plan->home_host * plan->n_gpus_per_node;
+    int base = plan->host_first_rank[k->rep_host];
     const tp_node_set *gpus = &d->sys->nodes[TP_NODE_GPU];
     for (int g = 0; g < gpus->count; g++) {
         int local = gpus->nodes[g].gpu.rank - base;
-        if (local >= 0 && local < plan->n_gpus_per_node && plan->domain_of[local] < 0)
-            plan->domain_of[local] = idx;
+        if (local >= 0 && local < k->n_gpus && k->domain_of[local] < 0)
+            k->domain_of[local] = idx;
     }
 }
 
 /* Paths, trim, paths again and search init of one rank (init.cc order). */
-static tp_status rank_paths(tp_plan *plan, tp_domain *d, int rank, tp_log *log, tp_error *err)
+static tp_status rank_paths(tp_plan *plan, const tp_host_kind *k, tp_domain *d, int rank,
+                            tp_log *log, tp_error *err)
 {
-    tp_job_view view = job_view(plan, rank);
-    tp_status st = tp_system__clone(&d->sys, plan->host_sys, err);
+    tp_job_view view = job_view(plan, k, rank);
+    tp_status st = tp_system__clone(&d->sys, k->host_sys, err);
     if (st == TP_OK)
         st = tp_paths__compute(d->sys, plan->cfg, &view, log, err);
     if (st == TP_OK)
@@ -298,21 +296,22 @@ static tp_status rank_paths(tp_plan *plan, tp_domain *d, int rank, tp_log *log, 
     return st;
 }
 
-/* The pipeline of the home host's local rank `local`; a new domain. */
-static tp_status run_domain(tp_plan *plan, int local, bool logged, tp_error *err)
+/* The pipeline of local rank `local` of kind k's representative host; a new domain. */
+static tp_status run_domain(tp_plan *plan, tp_host_kind *k, int local, bool logged,
+                            tp_error *err)
 {
     tp_log quiet = {.enabled = false};
     tp_log *log = logged ? &plan->log : &quiet;
-    int rank = plan->home_host * plan->n_gpus_per_node + local;
-    int idx = plan->n_domains++;
-    tp_domain *d = &plan->domains[idx];
+    int rank = plan->host_first_rank[k->rep_host] + local;
+    int idx = k->n_domains++;
+    tp_domain *d = &k->domains[idx];
     double t0 = now_us();
-    tp_status st = rank_paths(plan, d, rank, log, err);
+    tp_status st = rank_paths(plan, k, d, rank, log, err);
     lap(plan, TP_STAGE_PATHS, &t0);
     if (st != TP_OK)
         return st;
-    mark_domain(plan, d, idx);
-    if (plan->domain_of[local] != idx)
+    mark_domain(plan, k, d, idx);
+    if (k->domain_of[local] != idx)
         return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "rank %d: its GPU was trimmed", rank);
     if (logged) {
         tp_system__print(log, d->sys);
@@ -320,37 +319,50 @@ static tp_status run_domain(tp_plan *plan, int local, bool logged, tp_error *err
     }
     nvls_init(plan, d, rank, log);
     t0 = now_us();
-    st = compute_graphs(plan, d, log, err);
+    st = compute_graphs(plan, k, d, log, err);
     lap(plan, TP_STAGE_SEARCH, &t0);
     return st;
 }
 
-static int min_comp_cap(const tp_system *sys)
+/* The kinds as the channel builder sees them; *views_out and *kinds_out are the caller's to free. */
+static tp_status builder_views(const tp_plan *plan, tp_domain_view **views_out,
+                               tp_kind_view **kinds_out, int *n_domains, tp_error *err)
 {
-    const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
-    int cc = gpus->count ? gpus->nodes[0].gpu.cuda_comp_cap : 0;
-    for (int g = 1; g < gpus->count; g++)
-        if (gpus->nodes[g].gpu.cuda_comp_cap < cc)
-            cc = gpus->nodes[g].gpu.cuda_comp_cap;
-    return cc;
+    int nd = 0;
+    for (int i = 0; i < plan->n_kinds; i++)
+        nd += plan->kinds[i].n_domains;
+    tp_domain_view *views = *views_out = calloc((size_t)nd + 1, sizeof(*views));
+    tp_kind_view *kinds = *kinds_out = calloc((size_t)plan->n_kinds + 1, sizeof(*kinds));
+    if (!views || !kinds)
+        return tp_fail_nomem(err);
+    for (int i = 0; i < plan->n_kinds; i++) {
+        const tp_host_kind *k = &plan->kinds[i];
+        for (int j = 0; j < k->n_domains; j++) {
+            const tp_domain *d = &k->domains[j];
+            tp_domain_view *v = &views[k->domain_base + j];
+            v->n_gpus = d->sys->nodes[TP_NODE_GPU].count;
+            for (int a = 0; a < TP_GRAPH_COUNT; a++)
+                v->graphs[a] = d->graphs[a];
+            v->nvls_channels = d->nvls_channels;
+        }
+        kinds[i] = (tp_kind_view){.n_ranks = k->n_gpus, .rep_host = k->rep_host,
+                                  .domain_of = k->domain_of, .cpu_arch = k->cpu_arch,
+                                  .cpu_vendor = k->cpu_vendor};
+    }
+    *n_domains = nd;
+    return TP_OK;
 }
 
-/* The first CPU of a system: ncclTopoCpuType and ncclTopoComputeCommCPU. */
-static void cpu_of(const tp_system *sys, int *arch, int *vendor)
+/* The job's domain numbering (kinds in order) and every domain_of in it. */
+static void number_domains(tp_plan *plan, int **global_of)
 {
-    int model;
-    tp_system__cpu_type(sys, arch, vendor, &model);
-}
-
-static void comp_cap_range(const tp_system *sys, int *min, int *max)
-{
-    const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
-    for (int g = 0; g < gpus->count; g++) {
-        int cc = gpus->nodes[g].gpu.cuda_comp_cap;
-        if (cc < *min)
-            *min = cc;
-        if (cc > *max)
-            *max = cc;
+    int base = 0;
+    for (int i = 0; i < plan->n_kinds; i++) {
+        tp_host_kind *k = &plan->kinds[i];
+        k->domain_base = base;
+        for (int l = 0; l < k->n_gpus; l++)
+            global_of[i][l] = base + k->domain_of[l];
+        base += k->n_domains;
     }
 }
 
@@ -367,25 +379,19 @@ static const int tune_slot[TP_ALGO_COUNT] = {TP_GRAPH_TREE,          TP_GRAPH_RI
 static void tune_job(const tp_plan *plan, tp_tune_job *tj)
 {
     const tp_channels *ch = &plan->channels;
-    const tp_domain *d0 = &plan->domains[plan->domain_of[0]];
+    /* Rank 0: local index 0 of host 0, planned with its kind. */
+    const tp_host_kind *k0 = tp_plan__kind_of_host(plan, 0);
+    const tp_domain *d0 = &k0->domains[k0->domain_of[0]];
     memset(tj, 0, sizeof(*tj));
     tj->n_ranks = ch->n_ranks;
     tj->n_nodes = ch->n_nodes;
     tj->rank = plan->job.rank;
-    cpu_of(d0->sys, &tj->cpu_arch, &tj->cpu_vendor);
-    tj->comm_cpu_arch = tj->cpu_arch;
-    tj->comm_cpu_vendor = tj->cpu_vendor;
-    for (int i = 0; i < plan->n_domains; i++) {
-        int arch, vendor;
-        cpu_of(plan->domains[i].sys, &arch, &vendor);
-        if (arch != tj->comm_cpu_arch)
-            tj->comm_cpu_arch = TP_CPU_ARCH_MIXED;
-        if (vendor != tj->comm_cpu_vendor)
-            tj->comm_cpu_vendor = TP_CPU_VENDOR_MIXED;
-    }
-    tj->min_comp_cap = INT32_MAX;
-    tj->max_comp_cap = INT32_MIN;
-    comp_cap_range(plan->host_sys, &tj->min_comp_cap, &tj->max_comp_cap);
+    tj->cpu_arch = k0->cpu_arch;
+    tj->cpu_vendor = k0->cpu_vendor;
+    tj->comm_cpu_arch = plan->facts.cpu_arch;
+    tj->comm_cpu_vendor = plan->facts.cpu_vendor;
+    tj->min_comp_cap = plan->facts.min_comp_cap;
+    tj->max_comp_cap = plan->facts.max_comp_cap;
     for (int a = 0; a < TP_ALGO_COUNT; a++) {
         const tp_graph_info *gi = &ch->combined[tune_slot[a]];
         const tp_graph *own = d0->graphs[tune_slot[a]];
@@ -411,31 +417,43 @@ static void tune_job(const tp_plan *plan, tp_tune_job *tj)
 /* From the domains' graphs to the channels of every rank. */
 static tp_status build_channels(tp_plan *plan, tp_error *err)
 {
-    tp_domain_view *views = calloc((size_t)plan->n_domains, sizeof(*views));
-    if (!views)
-        return tp_fail_nomem(err);
-    for (int i = 0; i < plan->n_domains; i++) {
-        const tp_domain *d = &plan->domains[i];
-        views[i].n_gpus = d->sys->nodes[TP_NODE_GPU].count;
-        for (int a = 0; a < TP_GRAPH_COUNT; a++)
-            views[i].graphs[a] = d->graphs[a];
-        views[i].nvls_channels = d->nvls_channels;
-    }
-    tp_channels_job cj = {
-        .n_hosts = plan->job.n_nodes,
-        .ranks_per_host = plan->n_gpus_per_node,
-        .rank = plan->job.rank,
-        .home_host = plan->home_host,
-        .n_domains = plan->n_domains,
-        .domains = views,
-        .domain_of = plan->domain_of,
-        .min_comp_cap = min_comp_cap(plan->host_sys),
-        .min_ctas = plan->min_ctas,
-        .max_ctas = plan->max_ctas,
-    };
-    tp_status st = tp_channels__build(&plan->channels, &cj, plan->cfg, &plan->log, err);
-    free(views);
+    tp_domain_view *views = NULL;
+    tp_kind_view *kinds = NULL;
+    int nd = 0;
+    int **global_of = calloc((size_t)plan->n_kinds, sizeof(*global_of));
+    tp_status st = global_of ? TP_OK : tp_fail_nomem(err);
+    for (int i = 0; st == TP_OK && i < plan->n_kinds; i++)
+        if (!(global_of[i] = malloc((size_t)plan->kinds[i].n_gpus * sizeof(int))))
+            st = tp_fail_nomem(err);
     if (st == TP_OK) {
+        number_domains(plan, global_of);
+        st = builder_views(plan, &views, &kinds, &nd, err);
+    }
+    if (st == TP_OK) {
+        for (int i = 0; i < plan->n_kinds; i++)
+            kinds[i].domain_of = global_of[i];
+        tp_channels_job cj = {
+            .n_hosts = plan->job.n_nodes,
+            .host_kind = plan->host_kind,
+            .n_kinds = plan->n_kinds,
+            .kinds = kinds,
+            .rank = plan->job.rank,
+            .n_domains = nd,
+            .domains = views,
+            .min_comp_cap = plan->facts.min_comp_cap,
+            .min_ctas = plan->min_ctas,
+            .max_ctas = plan->max_ctas,
+        };
+        st = tp_channels__build(&plan->channels, &cj, plan->cfg, &plan->log, err);
+    }
+    for (int i = 0; global_of && i < plan->n_kinds; i++)
+        free(global_of[i]);
+    free(global_of);
+    free(views);
+    free(kinds);
+    if (st == TP_OK) {
+        plan->facts.cpu_arch = plan->channels.cpu_arch;
+        plan->facts.cpu_vendor = plan->channels.cpu_vendor;
         /* init.cc: the tuning model runs just before the "coll channels" line. */
         tp_tune_job tj;
         tune_job(plan, &tj);
@@ -446,40 +464,132 @@ static tp_status build_channels(tp_plan *plan, tp_error *err)
     return st;
 }
 
-/* The whole flow: home host system, domains (reported rank's first), channels. */
+/* Lowest and highest compute capability of a system's GPUs. */
+static void comp_caps(const tp_system *sys, int *lo, int *hi)
+{
+    const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
+    *lo = *hi = gpus->count ? gpus->nodes[0].gpu.cuda_comp_cap : 0;
+    for (int g = 1; g < gpus->count; g++) {
+        int cc = gpus->nodes[g].gpu.cuda_comp_cap;
+        *lo = cc < *lo ? cc : *lo;
+        *hi = cc > *hi ? cc : *hi;
+    }
+}
+
+/* Kind k's XML prepared on its representative host, and its system. */
+static tp_status build_kind_system(tp_plan *plan, tp_host_kind *k, bool logged, tp_error *err)
+{
+    tp_log quiet = {.enabled = false};
+    tp_log *log = logged ? &plan->log : &quiet;
+    tp_status st = prepare_doc(k->topo_xml, plan, k->rep_host, log,
+                               logged ? &plan->nic_notes : NULL, err);
+    if (st == TP_OK)
+        st = tp_system__from_xml_log(&k->host_sys, k->topo_xml, plan->cfg, (uint64_t)k->rep_host,
+                                     log, err);
+    if (st != TP_OK)
+        return st;
+    tp_system__cpu_type(k->host_sys, &k->cpu_arch, &k->cpu_vendor, &k->cpu_model);
+    comp_caps(k->host_sys, &k->min_comp_cap, &k->max_comp_cap);
+    k->domains = calloc((size_t)k->n_gpus, sizeof(*k->domains));
+    k->domain_of = malloc((size_t)k->n_gpus * sizeof(int));
+    if (!k->domains || !k->domain_of)
+        return tp_fail_nomem(err);
+    for (int i = 0; i < k->n_gpus; i++)
+        k->domain_of[i] = -1;
+    return TP_OK;
+}
+
+/* Every domain of kind k; `first` (a local index) runs first and logged when logged. */
+static tp_status run_kind(tp_plan *plan, tp_host_kind *k, int first, bool logged, tp_error *err)
+{
+    tp_status st = run_domain(plan, k, first, logged, err);
+    for (int i = 0; i < k->n_gpus && st == TP_OK; i++)
+        if (k->domain_of[i] < 0)
+            st = run_domain(plan, k, i, false, err);
+    return st;
+}
+
+/* With several kinds, the CUDA device of every rank (PXN queries read other hosts' devs). */
+static tp_status fill_rank_devs(tp_plan *plan, tp_error *err)
+{
+    if (plan->n_kinds < 2)
+        return TP_OK;
+    if (!(plan->rank_devs = malloc((size_t)n_ranks(plan) * sizeof(int))))
+        return tp_fail_nomem(err);
+    for (int h = 0; h < plan->job.n_nodes; h++) {
+        const tp_host_kind *k = tp_plan__kind_of_host(plan, h);
+        const tp_node_set *gpus = &k->host_sys->nodes[TP_NODE_GPU];
+        for (int l = 0; l < k->n_gpus; l++)
+            plan->rank_devs[plan->host_first_rank[h] + l] = -1;
+        for (int g = 0; g < gpus->count; g++) {
+            int l = gpus->nodes[g].gpu.rank - plan->host_first_rank[k->rep_host];
+            if (l >= 0 && l < k->n_gpus)
+                plan->rank_devs[plan->host_first_rank[h] + l] = gpus->nodes[g].gpu.dev;
+        }
+    }
+    return TP_OK;
+}
+
+/* The home kind's fields the rest of the library reads from the plan. */
+static void borrow_home(tp_plan *plan)
+{
+    tp_host_kind *k = &plan->kinds[plan->home_kind];
+    plan->n_gpus_per_node = k->n_gpus;
+    plan->topo_xml = k->topo_xml;
+    plan->host_sys = k->host_sys;
+    plan->domains = k->domains;
+    plan->domain_of = k->domain_of;
+    snprintf(plan->source, sizeof(plan->source), "%s", k->source);
+}
+
+/* Systems of every kind (the home kind's logged), then the job's facts. */
+static tp_status build_systems(tp_plan *plan, tp_error *err)
+{
+    double t0 = now_us();
+    tp_status st = build_kind_system(plan, &plan->kinds[plan->home_kind], true, err);
+    for (int i = 0; i < plan->n_kinds && st == TP_OK; i++)
+        if (i != plan->home_kind)
+            st = build_kind_system(plan, &plan->kinds[i], false, err);
+    lap(plan, TP_STAGE_SYSTEM, &t0);
+    borrow_home(plan);
+    if (st != TP_OK)
+        return st;
+    tp_job_facts *f = &plan->facts;
+    f->n_ranks = n_ranks(plan);
+    f->n_hosts = plan->job.n_nodes;
+    f->min_comp_cap = plan->kinds[0].min_comp_cap;
+    f->max_comp_cap = plan->kinds[0].max_comp_cap;
+    for (int i = 1; i < plan->n_kinds; i++) {
+        const tp_host_kind *k = &plan->kinds[i];
+        f->min_comp_cap = k->min_comp_cap < f->min_comp_cap ? k->min_comp_cap : f->min_comp_cap;
+        f->max_comp_cap = k->max_comp_cap > f->max_comp_cap ? k->max_comp_cap : f->max_comp_cap;
+    }
+    return fill_rank_devs(plan, err);
+}
+
+/* The whole flow: systems, the home kind's domains (reported rank's first), other kinds, channels. */
 static tp_status run_job(tp_plan *plan, tp_error *err)
 {
-    int per = plan->n_gpus_per_node, me = plan->job.rank % per;
-    tp_status st;
     /* NCCL 2.22.3 init.cc: MNNVL forced on across hosts fails (no fabric here). */
     if (plan->job.n_nodes > 1 && tp_config_int(plan->cfg, TP_P_MNNVL_ENABLE) == 1) {
         tp_log_warn(&plan->log, "MNNVL is not supported on this system");
         return tp_fail(err, TP_ERR_GRAPH, "NCCL_MNNVL_ENABLE", 0, 0,
                        "MNNVL is not supported on this system");
     }
-    plan->home_host = plan->job.rank / per;
-    plan->domains = calloc((size_t)per, sizeof(*plan->domains));
-    plan->domain_of = malloc((size_t)per * sizeof(int));
-    if (!plan->domains || !plan->domain_of)
-        return tp_fail_nomem(err);
-    for (int i = 0; i < per; i++)
-        plan->domain_of[i] = -1;
-    double t0 = now_us();
-    /* plan_text parsed the XML once; the home host prepares that copy. */
-    if ((st = prepare_doc(plan->topo_xml, plan, plan->home_host, &plan->log, &plan->nic_notes,
-                          err)) != TP_OK ||
-        (st = tp_system__from_xml_log(&plan->host_sys, plan->topo_xml, plan->cfg,
-                                      (uint64_t)plan->home_host, &plan->log, err)) != TP_OK)
+    tp_status st = build_systems(plan, err);
+    if (st != TP_OK)
         return st;
-    lap(plan, TP_STAGE_SYSTEM, &t0);
-    st = run_domain(plan, me, true, err);
-    const tp_domain *mine = &plan->domains[0];
-    plan->sys = mine->sys;
-    memcpy(plan->graphs, mine->graphs, sizeof(plan->graphs));
-    for (int i = 0; i < per && st == TP_OK; i++)
-        if (plan->domain_of[i] < 0)
-            st = run_domain(plan, i, false, err);
-    t0 = now_us();
+    tp_host_kind *home = &plan->kinds[plan->home_kind];
+    st = run_kind(plan, home, plan->job.rank - plan->host_first_rank[plan->home_host], true, err);
+    plan->n_domains = home->n_domains;
+    if (home->n_domains > 0) {
+        plan->sys = home->domains[0].sys;
+        memcpy(plan->graphs, home->domains[0].graphs, sizeof(plan->graphs));
+    }
+    for (int i = 0; i < plan->n_kinds && st == TP_OK; i++)
+        if (i != plan->home_kind)
+            st = run_kind(plan, &plan->kinds[i], 0, false, err);
+    double t0 = now_us();
     if (st == TP_OK)
         st = build_channels(plan, err);
     lap(plan, TP_STAGE_CHANNELS, &t0);
@@ -496,30 +606,21 @@ static bool keep_failed_plan(tp_status st)
     return st == TP_ERR_TOPOLOGY || st == TP_ERR_CONFIG || st == TP_ERR_GRAPH;
 }
 
-/* The plan up to the job run: XML parsed, configuration copied, job checked. */
-static tp_status plan_setup(tp_plan *plan, const tp_job *job, const tp_config *cfg,
-                            tp_error *err)
+/* The plan up to the job run: the job's topologies loaded, configuration copied. */
+static tp_status plan_setup(tp_plan *plan, char *text, size_t len, const char *source,
+                            const tp_job *job, const tp_config *cfg, tp_error *err)
 {
-    tp_xml *doc = NULL;
     double t0 = now_us();
-    tp_status st = tp_xml__parse(&doc, plan->text, plan->text_len, plan->source, err);
+    tp_status st = tp_plan__load_job(plan, text, len, source, job, err);
     lap(plan, TP_STAGE_XML, &t0);
     if (st != TP_OK)
         return st;
-    plan->topo_xml = doc; /* the plan owns it now */
-    plan->n_gpus_per_node = count_gpus(doc->root);
     if (cfg)
         st = tp_config__copy(&plan->cfg, cfg, err);
     else
         st = tp_config_new(&plan->cfg, NULL, err);
     if (st != TP_OK)
         return st;
-    if (plan->n_gpus_per_node == 0)
-        return tp_xml__fail(err, TP_ERR_TOPOLOGY, doc, doc->root,
-                            "no <gpu> element: nothing to plan");
-    if (job->rank >= n_ranks(plan))
-        return tp_fail(err, TP_ERR_USAGE, "job.rank", 0, 0,
-                       "rank %d out of range (job has %d ranks)", job->rank, n_ranks(plan));
     tp_channels__ctas(plan->cfg, &plan->log, &plan->min_ctas, &plan->max_ctas);
     return TP_OK;
 }
@@ -528,20 +629,20 @@ static tp_status plan_setup(tp_plan *plan, const tp_job *job, const tp_config *c
 static tp_status plan_text(tp_plan **out, char *text, size_t len, const char *source,
                            const tp_job *job, const tp_config *cfg, tp_error *err)
 {
-    tp_status st = check_job(job, err);
-    tp_plan *plan = st == TP_OK ? calloc(1, sizeof(*plan)) : NULL;
+    tp_plan *plan = calloc(1, sizeof(*plan));
+    *out = NULL;
     if (!plan) {
         free(text);
-        return st == TP_OK ? tp_fail_nomem(err) : st;
+        return tp_fail_nomem(err);
     }
-    plan->text = text;
-    plan->text_len = len;
-    snprintf(plan->source, sizeof(plan->source), "%s", source);
-    plan->job = *job;
+    tp_job full = job_of_version(job);
+    plan->job = full;
     plan->job.version = TP_JOB_VERSION;
+    plan->job.node_topos = NULL; /* the kinds hold the topologies */
+    plan->job.n_node_topos = 0;
     plan->log.enabled = true;
     plan->nic_notes.enabled = true;
-    st = plan_setup(plan, job, cfg, err);
+    tp_status st = plan_setup(plan, text, len, source, &full, cfg, err);
     if (st == TP_OK) {
         st = run_job(plan, err);
         plan->status = st;
@@ -594,21 +695,31 @@ static void free_domain(tp_domain *d)
     tp_system__free(d->sys);
 }
 
+static void free_kind(tp_host_kind *k)
+{
+    for (int i = 0; i < k->n_domains; i++)
+        free_domain(&k->domains[i]);
+    free(k->domains);
+    free(k->domain_of);
+    tp_system__free(k->host_sys);
+    tp_xml__free(k->topo_xml);
+    free(k->text);
+}
+
 void tp_plan_free(tp_plan *plan)
 {
     if (!plan)
         return;
-    for (int i = 0; i < plan->n_domains; i++)
-        free_domain(&plan->domains[i]);
-    free(plan->domains);
-    free(plan->domain_of);
+    for (int i = 0; i < plan->n_kinds; i++)
+        free_kind(&plan->kinds[i]);
+    free(plan->kinds);
+    free(plan->host_kind);
+    free(plan->host_first_rank);
+    free(plan->rank_devs);
     tp_channels__free(&plan->channels);
-    tp_system__free(plan->host_sys);
-    tp_xml__free(plan->topo_xml);
     tp_config_free(plan->cfg);
     tp_log_clear(&plan->log);
     tp_log_clear(&plan->nic_notes);
-    free(plan->text);
     free(plan);
 }
 
@@ -625,17 +736,26 @@ static tp_status close_dump(FILE *f, const char *path, tp_status st, tp_error *e
     return st;
 }
 
+/* Host of a rank of the job (0 <= rank < facts.n_ranks). */
+int tp_plan__host_of_rank(const tp_plan *plan, int rank)
+{
+    int h = 0;
+    while (h + 1 < plan->job.n_nodes && plan->host_first_rank[h + 1] <= rank)
+        h++;
+    return h;
+}
+
 /* NCCL_TOPO_DUMP_FILE: the XML as rank NCCL_TOPO_DUMP_FILE_RANK prepared it. */
 static tp_status write_topo_dump(const tp_plan *plan, tp_error *err)
 {
     const char *path = tp_config_str(plan->cfg, TP_P_TOPO_DUMP_FILE);
     int64_t rank = tp_config_int(plan->cfg, TP_P_TOPO_DUMP_FILE_RANK);
-    if (!path || rank < 0 || rank >= n_ranks(plan))
+    if (!path || !plan->host_first_rank || rank < 0 || rank >= n_ranks(plan))
         return TP_OK;
     tp_xml *doc = NULL;
     tp_error ignored = {0};
     /* NCCL dumps before building the system: no dump when the preparation fails. */
-    if (prepared_xml(&doc, plan, (int)rank / plan->n_gpus_per_node, NULL, NULL, &ignored) != TP_OK) {
+    if (prepared_xml(&doc, plan, tp_plan__host_of_rank(plan, (int)rank), NULL, NULL, &ignored) != TP_OK) {
         tp_xml__free(doc);
         return TP_OK;
     }
@@ -656,12 +776,14 @@ static tp_status write_graph_dump(const tp_plan *plan, tp_error *err)
 {
     const char *path = tp_config_str(plan->cfg, TP_P_GRAPH_DUMP_FILE);
     int64_t rank = tp_config_int(plan->cfg, TP_P_GRAPH_DUMP_FILE_RANK);
-    if (!path || rank < 0 || rank >= n_ranks(plan) || !plan->domain_of)
+    if (!path || !plan->host_first_rank || rank < 0 || rank >= n_ranks(plan))
         return TP_OK;
-    int dom = plan->domain_of[rank % plan->n_gpus_per_node];
-    if (dom < 0 || !plan->domains[dom].searched)
+    int host = tp_plan__host_of_rank(plan, (int)rank);
+    const tp_host_kind *k = tp_plan__kind_of_host(plan, host);
+    int dom = k->domain_of ? k->domain_of[rank - plan->host_first_rank[host]] : -1;
+    if (dom < 0 || !k->domains[dom].searched)
         return TP_OK;
-    const tp_domain *d = &plan->domains[dom];
+    const tp_domain *d = &k->domains[dom];
     /* NCCL 2.22.3 init.cc dump order: ring, tree, CollNet direct, CollNet chain, NVLS. */
     tp_graph *const graphs[5] = {d->graphs[TP_GRAPH_RING], d->graphs[TP_GRAPH_TREE],
                                  d->graphs[TP_GRAPH_COLLNET_DIRECT],

@@ -89,7 +89,7 @@ tp_status tp_plan_status(const tp_plan *plan)
 
 static int rank_count(const tp_plan *plan)
 {
-    return plan->n_gpus_per_node * plan->job.n_nodes;
+    return plan->host_first_rank[plan->job.n_nodes];
 }
 
 tp_status tp_plan_job(const tp_plan *plan, tp_job_info *info, size_t size)
@@ -407,16 +407,19 @@ typedef struct twin {
 
 static bool twin_of(const tp_plan *plan, int rank, twin *t)
 {
-    int per = plan->n_gpus_per_node;
-    int d = plan->domain_of[rank % per];
-    if (d < 0 || d >= plan->n_domains || !plan->domains[d].sys)
+    int h = tp_plan__host_of_rank(plan, rank);
+    const tp_host_kind *k = tp_plan__kind_of_host(plan, h);
+    int local = rank - plan->host_first_rank[h];
+    int d = k->domain_of[local];
+    if (d < 0 || d >= k->n_domains || !k->domains[d].sys)
         return false;
-    t->sys = plan->domains[d].sys;
-    t->ring = plan->domains[d].graphs[TP_GRAPH_RING];
-    t->rank = plan->home_host * per + rank % per;
+    t->sys = k->domains[d].sys;
+    t->ring = k->domains[d].graphs[TP_GRAPH_RING];
+    t->rank = plan->host_first_rank[k->rep_host] + local;
     t->shift = rank - t->rank;
     t->view = (tp_job_view){.n_ranks = rank_count(plan), .n_nodes = plan->job.n_nodes,
-                            .rank = t->rank, .local_n_ranks = per};
+                            .rank = t->rank, .local_n_ranks = k->n_gpus,
+                            .rank_devs = plan->rank_devs};
     return tp_paths__rank_to_index(t->sys, t->rank) >= 0;
 }
 
@@ -451,8 +454,7 @@ tp_status tp_plan_nic(const tp_plan *plan, int rank, int channel, int peer, tp_n
         channel >= TP_MAXCHANNELS || peer >= rank_count(plan) || peer < -1 ||
         !twin_of(plan, rank, &t))
         return TP_ERR_ARGUMENT;
-    int per = plan->n_gpus_per_node;
-    if (peer >= 0 && peer / per == rank / per)
+    if (peer >= 0 && tp_plan__host_of_rank(plan, peer) == tp_plan__host_of_rank(plan, rank))
         return TP_ERR_ARGUMENT; /* same node: no NIC between them */
     tp_error err = {0};
     int64_t id = -1;
@@ -465,7 +467,9 @@ tp_status tp_plan_nic(const tp_plan *plan, int rank, int channel, int peer, tp_n
         st = TP_ERR_ARGUMENT;
     else
         st = tp_paths__get_net_dev(t.sys, plan->cfg, &t.view, t.rank, channel,
-                                   shifted(plan, peer, -t.shift), &id, &dev, &proxy, NULL, &err);
+                                   /* with every rank's dev known, the peer as it is */
+                                   plan->rank_devs ? peer : shifted(plan, peer, -t.shift), &id,
+                                   &dev, &proxy, NULL, &err);
     int net = st == TP_OK ? tp_paths__id_to_index(t.sys, TP_NODE_NET, id) : -1;
     if (st == TP_OK && net < 0)
         st = TP_ERR_INTERNAL;

@@ -51,7 +51,7 @@ static tp_error plan_fails(const char *path, tp_job job, const tp_config *cfg, t
 static void test_bad_rank_leaves_no_plan(void **state)
 {
     (void)state;
-    tp_job job = {TP_JOB_VERSION, 1, 4};
+    tp_job job = {TP_JOB_VERSION, 1, 4, NULL, 0};
     tp_error err = plan_fails(V100, job, NULL, TP_ERR_USAGE);
     assert_string_equal(err.source, "job.rank");
     assert_string_equal(err.message, "rank 4 out of range (job has 4 ranks)");
@@ -68,13 +68,13 @@ static void test_bad_rank_leaves_no_plan(void **state)
 static void test_bad_job_fields(void **state)
 {
     (void)state;
-    tp_error err = plan_fails(V100, (tp_job){TP_JOB_VERSION, 0, 0}, NULL, TP_ERR_USAGE);
+    tp_error err = plan_fails(V100, (tp_job){TP_JOB_VERSION, 0, 0, NULL, 0}, NULL, TP_ERR_USAGE);
     assert_string_equal(err.source, "job.n_nodes");
-    err = plan_fails(V100, (tp_job){TP_JOB_VERSION, TP_MAX_JOB_NODES + 1, 0}, NULL, TP_ERR_USAGE);
+    err = plan_fails(V100, (tp_job){TP_JOB_VERSION, TP_MAX_JOB_NODES + 1, 0, NULL, 0}, NULL, TP_ERR_USAGE);
     assert_string_equal(err.source, "job.n_nodes");
-    err = plan_fails(V100, (tp_job){TP_JOB_VERSION, 1, -1}, NULL, TP_ERR_USAGE);
+    err = plan_fails(V100, (tp_job){TP_JOB_VERSION, 1, -1, NULL, 0}, NULL, TP_ERR_USAGE);
     assert_string_equal(err.source, "job.rank");
-    err = plan_fails(V100, (tp_job){TP_JOB_VERSION + 1, 1, 0}, NULL, TP_ERR_ARGUMENT);
+    err = plan_fails(V100, (tp_job){TP_JOB_VERSION + 1, 1, 0, NULL, 0}, NULL, TP_ERR_ARGUMENT);
     assert_string_equal(err.source, "job.version");
 }
 
@@ -235,7 +235,7 @@ static void test_mnnvl_failure_keeps_plan(void **state)
 {
     (void)state;
     tp_config *cfg = config_of("NCCL_MNNVL_ENABLE", "1");
-    tp_job job = {TP_JOB_VERSION, 2, 0};
+    tp_job job = {TP_JOB_VERSION, 2, 0, NULL, 0};
     tp_plan *plan = NULL;
     tp_error err = {0};
     assert_int_equal(tp_plan_file(&plan, V100, &job, cfg, &err), TP_ERR_GRAPH);
@@ -302,7 +302,7 @@ static void test_versions(void **state)
     /* NCCL_VERSION_CODE of 2.22.3: major * 10000 + minor * 100 + patch. */
     assert_int_equal(tp_nccl_version(), 2 * 10000 + 22 * 100 + 3);
     assert_string_equal(tp_nccl_version_string(), "2.22.3");
-    tp_job job = {99, 99, 99};
+    tp_job job = {99, 99, 99, NULL, 99};
     assert_int_equal(tp_job_init(&job, TP_JOB_VERSION), TP_OK);
     assert_int_equal(job.version, TP_JOB_VERSION);
     assert_int_equal(job.n_nodes, 1);

@@ -43,26 +43,33 @@ static tp_status build(tp_channels *ch, tp_log *log, const build_case *bc)
     assert_int_equal(tp_config_new(&cfg, bc->env ? bc->env : none, &err), TP_OK);
     tp_graph *empty = calloc(1, sizeof(*empty));
     int *domain_of = calloc((size_t)bc->per_host, sizeof(int));
-    assert_true(empty && domain_of);
+    int *host_kind = calloc((size_t)bc->n_hosts, sizeof(int));
+    assert_true(empty && domain_of && host_kind);
     tp_domain_view dv = {
         .n_gpus = bc->per_host,
         .graphs = {bc->ring, bc->tree, empty, empty, bc->nvls ? bc->nvls : empty},
         .nvls_channels = bc->nvls_channels,
     };
+    tp_kind_view kind = {
+        .n_ranks = bc->per_host,
+        .rep_host = bc->rank / bc->per_host,
+        .domain_of = domain_of,
+    };
     tp_channels_job job = {
         .n_hosts = bc->n_hosts,
-        .ranks_per_host = bc->per_host,
+        .host_kind = host_kind,
+        .n_kinds = 1,
+        .kinds = &kind,
         .rank = bc->rank,
-        .home_host = bc->rank / bc->per_host,
         .n_domains = 1,
         .domains = &dv,
-        .domain_of = domain_of,
         .min_comp_cap = bc->min_comp_cap ? bc->min_comp_cap : 70,
     };
     tp_channels__ctas(cfg, log, &job.min_ctas, &job.max_ctas);
     tp_status st = tp_channels__build(ch, &job, cfg, log, &err);
     free(empty);
     free(domain_of);
+    free(host_kind);
     tp_config_free(cfg);
     return st;
 }
