@@ -299,7 +299,7 @@ static tp_status graph_use(tp_nic_graph_use *u, const rank_ctx *c, const tp_grap
 static tp_status tree_uses(tp_nic_rank *r, const rank_ctx *c, tp_error *err)
 {
     const tp_channels *ch = &c->plan->channels;
-    int per = per_node(c->plan), node = c->plan->home_host, d = c->plan->domain_of[r->local];
+    int d = c->plan->domain_of[r->local];
     const tp_graph *tree = c->plan->domains[d].graphs[TP_GRAPH_TREE];
     if (!ch->ranks || !tree || tree->n_channels <= 0)
         return TP_OK;
@@ -309,10 +309,10 @@ static tp_status tree_uses(tp_nic_rank *r, const rank_ctx *c, tp_error *err)
     tp_status st = TP_OK;
     for (int k = 0; k < ch->n_channels && st == TP_OK; k++) {
         const tp_channel_rank *cr = &ch->ranks[(size_t)c->rank * ch->n_channels + k];
-        if (cr->tree_up >= 0 && cr->tree_up / per != node)
+        if (cr->tree_up >= 0 && !on_home_host(c->plan, cr->tree_up))
             st = graph_use(&r->tree[r->n_tree++], c, tree, k, "up", cr->tree_up, true, err);
         for (int i = 0; i < TP_MAX_TREE_ARITY && st == TP_OK; i++)
-            if (cr->tree_down[i] >= 0 && cr->tree_down[i] / per != node)
+            if (cr->tree_down[i] >= 0 && !on_home_host(c->plan, cr->tree_down[i]))
                 st = graph_use(&r->tree[r->n_tree++], c, tree, k, "down", cr->tree_down[i], true,
                                err);
     }
@@ -529,9 +529,13 @@ static tp_status build(tp_nics *out, const tp_plan *plan, bool findings, tp_erro
     out->p2p_per_peer = plan->channels.p2p_n_channels_per_peer > 0
                             ? plan->channels.p2p_n_channels_per_peer
                             : 1;
-    /* The schedule is NCCL's for nodes of equal size; here NCCL's nodes must be the hosts. */
-    out->p2p_schedule = plan->channels.n_nodes == plan->job.n_nodes && plan->job.n_nodes > 1 &&
-                        (out->p2p_channels & (out->p2p_channels - 1)) == 0;
+    /* The schedule is NCCL's for nodes of equal size; here NCCL's nodes must be the hosts,
+     * all of one size (mixed sizes make NCCL's schedule flat: not modelled here). */
+    bool equal_hosts = true;
+    for (int k = 0; k < plan->n_kinds; k++)
+        equal_hosts &= plan->kinds[k].n_gpus == out->per_node;
+    out->p2p_schedule = equal_hosts && plan->channels.n_nodes == plan->job.n_nodes &&
+                        plan->job.n_nodes > 1 && (out->p2p_channels & (out->p2p_channels - 1)) == 0;
     tp_status st = build_nets(out, plan, err);
     out->ranks = st == TP_OK ? calloc((size_t)out->per_node, sizeof(*out->ranks)) : NULL;
     if (st == TP_OK && !out->ranks)
@@ -586,7 +590,7 @@ tp_status tp_nics__replan_crossings(const tp_plan *plan, const char *key, const 
     if (st == TP_OK)
         st = tp_config_set(cfg, key, value, err);
     if (st == TP_OK)
-        st = tp_plan_buffer(&other, plan->text, plan->text_len, plan->source, &plan->job, cfg, err);
+        st = tp_plan__replan(&other, plan, cfg, err);
     if (st == TP_OK && other->status != TP_OK)
         st = tp_fail(err, TP_ERR_CONFIG, NULL, 0, 0, "re-planned with %s=%s, NCCL fails", key,
                      value);

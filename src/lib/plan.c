@@ -607,14 +607,9 @@ static bool keep_failed_plan(tp_status st)
 }
 
 /* The plan up to the job run: the job's topologies loaded, configuration copied. */
-static tp_status plan_setup(tp_plan *plan, char *text, size_t len, const char *source,
-                            const tp_job *job, const tp_config *cfg, tp_error *err)
+static tp_status plan_config(tp_plan *plan, const tp_config *cfg, tp_error *err)
 {
-    double t0 = now_us();
-    tp_status st = tp_plan__load_job(plan, text, len, source, job, err);
-    lap(plan, TP_STAGE_XML, &t0);
-    if (st != TP_OK)
-        return st;
+    tp_status st;
     if (cfg)
         st = tp_config__copy(&plan->cfg, cfg, err);
     else
@@ -625,24 +620,27 @@ static tp_status plan_setup(tp_plan *plan, char *text, size_t len, const char *s
     return TP_OK;
 }
 
-/* Takes ownership of text. */
-static tp_status plan_text(tp_plan **out, char *text, size_t len, const char *source,
-                           const tp_job *job, const tp_config *cfg, tp_error *err)
+/* A fresh plan of a job (its topologies still to load). */
+static tp_plan *new_plan(const tp_job *job)
 {
     tp_plan *plan = calloc(1, sizeof(*plan));
-    *out = NULL;
-    if (!plan) {
-        free(text);
-        return tp_fail_nomem(err);
-    }
-    tp_job full = job_of_version(job);
-    plan->job = full;
+    if (!plan)
+        return NULL;
+    plan->job = *job;
     plan->job.version = TP_JOB_VERSION;
     plan->job.node_topos = NULL; /* the kinds hold the topologies */
     plan->job.n_node_topos = 0;
     plan->log.enabled = true;
     plan->nic_notes.enabled = true;
-    tp_status st = plan_setup(plan, text, len, source, &full, cfg, err);
+    return plan;
+}
+
+/* Configure and run a plan whose job is loaded (st: the loading's status); consumes plan. */
+static tp_status plan_run(tp_plan **out, tp_plan *plan, tp_status st, const tp_config *cfg,
+                          tp_error *err)
+{
+    if (st == TP_OK)
+        st = plan_config(plan, cfg, err);
     if (st == TP_OK) {
         st = run_job(plan, err);
         plan->status = st;
@@ -653,6 +651,36 @@ static tp_status plan_text(tp_plan **out, char *text, size_t len, const char *so
     }
     tp_plan_free(plan);
     return st;
+}
+
+tp_status tp_plan__replan(tp_plan **out, const tp_plan *plan, const tp_config *cfg,
+                          tp_error *err)
+{
+    *out = NULL;
+    tp_plan *p = new_plan(&plan->job);
+    if (!p)
+        return tp_fail_nomem(err);
+    double t0 = now_us();
+    tp_status st = tp_plan__copy_job(p, plan, err);
+    lap(p, TP_STAGE_XML, &t0);
+    return plan_run(out, p, st, cfg, err);
+}
+
+/* Takes ownership of text. */
+static tp_status plan_text(tp_plan **out, char *text, size_t len, const char *source,
+                           const tp_job *job, const tp_config *cfg, tp_error *err)
+{
+    tp_job full = job_of_version(job);
+    tp_plan *plan = new_plan(&full);
+    *out = NULL;
+    if (!plan) {
+        free(text);
+        return tp_fail_nomem(err);
+    }
+    double t0 = now_us();
+    tp_status st = tp_plan__load_job(plan, text, len, source, &full, err);
+    lap(plan, TP_STAGE_XML, &t0);
+    return plan_run(out, plan, st, cfg, err);
 }
 
 tp_status tp_plan_buffer(tp_plan **out, const char *xml, size_t len, const char *source,

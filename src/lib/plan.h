@@ -103,6 +103,19 @@ tp_status tp_plan__check_done(const tp_plan *plan, const char *fn, tp_error *err
 tp_status tp_plan__load_job(tp_plan *plan, char *text, size_t len, const char *source,
                             const tp_job *job, tp_error *err);
 
+/*
+ * Load into a fresh plan the job `from` planned: same hosts, topology texts
+ * and reported rank (for re-planning under another configuration).
+ */
+tp_status tp_plan__copy_job(tp_plan *plan, const tp_plan *from, tp_error *err);
+
+/*
+ * Plan again the job `plan` planned, under another configuration; same
+ * ownership and failure rules as tp_plan_file().
+ */
+tp_status tp_plan__replan(tp_plan **out, const tp_plan *plan, const tp_config *cfg,
+                          tp_error *err);
+
 /* Host of a rank of the job (0 <= rank < facts.n_ranks). */
 int tp_plan__host_of_rank(const tp_plan *plan, int rank);
 

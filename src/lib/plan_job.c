@@ -132,3 +132,29 @@ tp_status tp_plan__load_job(tp_plan *plan, char *text, size_t len, const char *s
         st = number_ranks(plan, job, err);
     return st;
 }
+
+tp_status tp_plan__copy_job(tp_plan *plan, const tp_plan *from, tp_error *err)
+{
+    int n = from->job.n_nodes;
+    plan->job = from->job;
+    plan->kinds = calloc((size_t)from->n_kinds, sizeof(*plan->kinds));
+    plan->host_kind = malloc((size_t)n * sizeof(int));
+    plan->host_first_rank = calloc((size_t)n + 1, sizeof(int));
+    if (!plan->kinds || !plan->host_kind || !plan->host_first_rank)
+        return tp_fail_nomem(err);
+    memcpy(plan->host_kind, from->host_kind, (size_t)n * sizeof(int));
+    tp_status st = TP_OK;
+    for (int i = 0; i < from->n_kinds && st == TP_OK; i++) {
+        const tp_host_kind *src = &from->kinds[i];
+        tp_host_kind *k = &plan->kinds[plan->n_kinds++];
+        if (!(k->text = malloc(src->text_len + 1)))
+            return tp_fail_nomem(err);
+        memcpy(k->text, src->text, src->text_len + 1);
+        k->text_len = src->text_len;
+        memcpy(k->source, src->source, sizeof(k->source));
+        st = parse_kind(k, err);
+    }
+    if (st == TP_OK)
+        st = number_ranks(plan, &plan->job, err);
+    return st;
+}
