@@ -892,6 +892,8 @@ typedef struct tp_lints tp_lints;
  */
 TP_API tp_status tp_lint_buffer(tp_lints **out, const char *xml, size_t len, const char *source,
                                 const char *sku, tp_error *err);
+/** tp_lint_buffer() on a file. */
+TP_API tp_status tp_lint_file(tp_lints **out, const char *path, const char *sku, tp_error *err);
 /** Number of findings; message i (borrowed); 1 when finding i is a partial-file one. */
 TP_API size_t tp_lints_count(const tp_lints *l);
 TP_API const char *tp_lints_message(const tp_lints *l, size_t i);

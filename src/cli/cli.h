@@ -97,6 +97,14 @@ int cli_run_report(int argc, char **argv, cli_ctx *ctx, const char *usage, cli_r
  */
 int cli_compare_run(const cli_input *first, const cli_input *second, cli_ctx *ctx, bool check);
 
+/*
+ * Partial-file findings and provider-file lints of the input's file (nothing
+ * for builtins), then the `complete` command to run when the file is partial.
+ * to_stderr: "topoplan: FILE: ..." lines on stderr; else "partial: ...",
+ * "lint: ..." and "hint: ..." lines on out. Returns the number of findings.
+ */
+size_t cli_partial_notes(const cli_input *in, FILE *out, bool to_stderr);
+
 int cmd_nccl_log(int argc, char **argv, cli_ctx *ctx);
 int cmd_plan(int argc, char **argv, cli_ctx *ctx);
 int cmd_paths(int argc, char **argv, cli_ctx *ctx);

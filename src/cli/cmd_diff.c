@@ -39,6 +39,8 @@ int cli_compare_run(const cli_input *first, const cli_input *second, cli_ctx *ct
     tp_comparison_free(cmp);
     tp_plan_free(plans[0]);
     tp_plan_free(plans[1]);
+    cli_partial_notes(first, ctx->out, true);
+    cli_partial_notes(second, ctx->out, true);
     return code;
 }
 

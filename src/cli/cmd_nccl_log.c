@@ -59,5 +59,7 @@ int cmd_nccl_log(int argc, char **argv, cli_ctx *ctx)
             code = cli_fail(&err);
     }
     tp_plan_free(plan);
+    /* stdout stays NCCL's log: the partial-file notes go to stderr. */
+    cli_partial_notes(&in, ctx->out, true);
     return code;
 }

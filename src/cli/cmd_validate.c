@@ -11,7 +11,12 @@ static const char usage[] =
     "NCCL_GRAPH_FILE when given). Print \"ok\" and the notes of the system stage\n"
     "(values NCCL substitutes without a word), or the error with its position and\n"
     "exit status 3. With --graph, a graph NCCL accepts but graph-check finds\n"
-    "infeasible is noted (see `topoplan help graph-check`).\n";
+    "infeasible is noted (see `topoplan help graph-check`).\n"
+    "A partial provider file (GPUs without <gpu>, NVLink-class GPUs without NVLinks,\n"
+    "NICs without <net>, no GPU) is noted with what NCCL fills at run time and the\n"
+    "`topoplan complete` command to run; provider-file defects NCCL does not report\n"
+    "(guids that merge NICs, an NVLink to itself, one <cpu> on a 2-socket machine,\n"
+    "bus ids off the machine's layout) are noted as lint.\n";
 
 /* A graph NCCL loads without complaint may still not fit the links: say so. */
 static int note_graph_check(FILE *out, const tp_plan *plan, const char *graph)
@@ -43,11 +48,13 @@ int cmd_validate(int argc, char **argv, cli_ctx *ctx)
     /* On failures NCCL reports, the plan comes back with the error: free it too. */
     if ((code = cli_plan(&plan, &a.in, ctx)) != CLI_EXIT_OK) {
         tp_plan_free(plan);
+        cli_partial_notes(&a.in, ctx->out, true);
         return code;
     }
     fputs("ok\n", ctx->out);
     for (size_t i = 0; i < tp_plan_note_count(plan); i++)
         fprintf(ctx->out, "note: %s\n", tp_plan_note(plan, i));
+    cli_partial_notes(&a.in, ctx->out, false);
     if (a.graph)
         code = note_graph_check(ctx->out, plan, a.graph);
     tp_plan_free(plan);

@@ -264,5 +264,39 @@ int cli_run_report(int argc, char **argv, cli_ctx *ctx, const char *usage, cli_r
             code = cli_fail(&err);
     }
     tp_plan_free(plan);
+    cli_partial_notes(&a.in, ctx->out, true);
     return code;
+}
+
+size_t cli_partial_notes(const cli_input *in, FILE *out, bool to_stderr)
+{
+    tp_lints *l = NULL;
+    tp_error err = {0};
+    if (in->builtin || !in->path || tp_lint_file(&l, in->path, NULL, &err) != TP_OK)
+        return 0; /* the command itself reports unreadable input */
+    FILE *f = to_stderr ? stderr : out;
+    size_t n = tp_lints_count(l), partial = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool p = tp_lints_is_partial(l, i);
+        partial += p;
+        if (to_stderr)
+            fprintf(f, "topoplan: %s: %s: %s\n", in->path, p ? "partial file" : "lint",
+                    tp_lints_message(l, i));
+        else
+            fprintf(f, "%s: %s\n", p ? "partial" : "lint", tp_lints_message(l, i));
+    }
+    if (partial) {
+        const char *sku = tp_lints_sku(l);
+        const char *cands = tp_lints_candidates(l);
+        fprintf(f, "%s%s%sNCCL completes this file at run time; for the topology it would hold, "
+                   "run `topoplan complete %s --sku %s -o FULL.xml`",
+                to_stderr ? "topoplan: " : "hint: ", to_stderr ? in->path : "",
+                to_stderr ? ": " : "", in->path, *sku ? sku : "NAME");
+        if (!*sku)
+            fprintf(f, " (%s%s)", *cands ? "candidates: " : "see `topoplan complete --list`",
+                    cands);
+        fputs("\n", f);
+    }
+    tp_lints_free(l);
+    return n;
 }

@@ -118,23 +118,65 @@ static size_t layout_hits(const tp_sku *sku, const tp_pv_file *f)
     return hits;
 }
 
+static size_t count_role(const tp_pv_file *f, tp_pv_role role)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < f->n_pci; i++)
+        n += f->pci[i].role == role && !tp_xml__child(f->pci[i].e, "pci");
+    return n;
+}
+
+/* Same numbers of GPU (or none: a file that leaves them out) and NIC endpoints. */
+static bool same_shape(const tp_sku *sku, const tp_pv_file *f)
+{
+    size_t gpus = count_role(f, TP_PV_GPU), nics = count_role(f, TP_PV_NIC);
+    size_t want_gpus = (size_t)tp_sku__get_int(sku, NULL, "gpu.count", 0);
+    return nics > 0 && nics == tp_sku__list_len(sku, "nic.busids") &&
+           (gpus == 0 || gpus == want_gpus);
+}
+
+/* How many SKUs of the catalogue have the file's numbers of GPUs and NICs. */
+static tp_status count_shapes(const tp_pv_file *f, size_t *n, tp_error *err)
+{
+    *n = 0;
+    for (size_t i = 0; i < tp_sku_texts_count; i++) {
+        tp_sku *sku = NULL;
+        tp_status st = tp_sku__parse(&sku, tp_sku_texts[i].text, tp_sku_texts[i].name, err);
+        if (st != TP_OK)
+            return st;
+        *n += same_shape(sku, f);
+        tp_sku__free(sku);
+    }
+    return TP_OK;
+}
+
 tp_status tp_pv__recognise(const tp_xml *doc, char *name, size_t size, char *candidates,
                            size_t csize, tp_error *err)
 {
     name[0] = candidates[0] = '\0';
     tp_pv_file f;
+    size_t shapes = 0;
     tp_status st = tp_pv__scan(&f, doc, NULL, err);
+    if (st == TP_OK)
+        st = count_shapes(&f, &shapes, err);
     size_t best = 0, second = 0, used = 0;
     for (size_t i = 0; st == TP_OK && i < tp_sku_texts_count; i++) {
         tp_sku *sku = NULL;
         if ((st = tp_sku__parse(&sku, tp_sku_texts[i].text, tp_sku_texts[i].name, err)) != TP_OK)
             break;
-        size_t hits = contradicts(sku, &f) ? 0 : layout_hits(sku, &f);
-        /* A candidate holds at least half of the file's bus ids. */
-        if (hits > 0 && 2 * hits >= f.n_pci) {
+        bool against = contradicts(sku, &f);
+        /* Device numbers are evidence only when no other SKU shares them. */
+        bool shape = !against && shapes == 1 && same_shape(sku, &f);
+        size_t hits = against ? 0 : layout_hits(sku, &f);
+        /* A candidate holds at least half of the file's bus ids, or a quarter and
+         * its own numbers of devices (files with partly made-up bus ids). */
+        if ((hits > 0 && 2 * hits >= f.n_pci) || (shape && 4 * hits >= f.n_pci && hits > 0)) {
             if (used < csize)
-                used += (size_t)snprintf(candidates + used, csize - used, "%s%s (%zu/%zu bus ids)",
-                                         used ? ", " : "", sku->name, hits, f.n_pci);
+                used += (size_t)snprintf(candidates + used, csize - used,
+                                         "%s%s (%zu/%zu bus ids%s)", used ? ", " : "",
+                                         sku->name, hits, f.n_pci,
+                                         shape ? ", its numbers of GPUs and NICs" : "");
+            hits += shape ? f.n_pci : 0;
             if (hits > best) {
                 second = best;
                 best = hits;

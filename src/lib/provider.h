@@ -32,8 +32,9 @@ bool tp_pv__has_net(const tp_xml_elem *pci);
 
 /*
  * The SKU of a file: the catalogue entry whose layout (GPU, NIC and switch bus
- * ids) holds the most of the file's bus ids, among those whose GPU PCI device
- * and CPU family (when both sides give them) agree. name gets it ("" when no
+ * ids) holds the most of the file's bus ids (at least half, or a quarter when
+ * the file has numbers of GPUs and NICs no other SKU has), among those whose GPU PCI device and
+ * CPU family (when both sides give them) agree. name gets it ("" when no
  * SKU fits or two fit equally well); candidates gets "name (k/n bus ids), ...".
  */
 tp_status tp_pv__recognise(const tp_xml *doc, char *name, size_t size, char *candidates,
