@@ -131,8 +131,10 @@ check-explain: $(BUILD)/topoplan
 	    python3 tests/explain/check_whys.py $(BUILD)/topoplan ../shared/conformance/cases; \
 	else echo "conformance cases not found: explanation check skipped"; fi
 
-# `complete` on the published provider files against their completed cases (~15 s).
+# Partial-file messages and lints; `complete` on the published provider files
+# against their completed cases (~15 s).
 check-provider: $(BUILD)/topoplan
+	@sh tests/provider/messages.sh $(BUILD)/topoplan
 	@sh tests/provider/run.sh $(BUILD)/topoplan
 
 # The optimised search against the step-by-step one on every conformance topology.

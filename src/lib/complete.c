@@ -42,6 +42,7 @@ typedef struct gpu_slot {
 } gpu_slot;
 
 typedef struct cctx {
+    const char *source;
     const char *text;
     size_t len;
     const tp_sku *sku;
@@ -444,6 +445,11 @@ static void fill_one_gpu(cctx *c, gpu_slot *g)
 static void fill_gpus(cctx *c)
 {
     collect_gpus(c);
+    if (c->st == TP_OK && c->n_gpus == 0)
+        c->st = tp_fail(c->err, TP_ERR_TOPOLOGY, c->source, 0, 0,
+                        "no GPU endpoint of %s in the file (its GPU bus ids: %s), and nowhere "
+                        "the SKU places missing ones: is it this machine?",
+                        c->sku->name, why(c, "gpu.busids"));
     for (size_t i = 0; i < c->n_gpus && c->st == TP_OK; i++)
         fill_one_gpu(c, &c->gpus[i]);
 }
@@ -918,7 +924,7 @@ tp_status tp_complete_buffer(tp_completion **out, const char *xml, size_t len,
     if (st == TP_OK) {
         snprintf(o->sku, sizeof(o->sku), "%s", sku->name);
         snprintf(o->mode, sizeof(o->mode), "%s", mode ? mode : "");
-        cctx c = {.text = xml, .len = len, .sku = sku, .mode = mode, .opts = opts, .out = o,
+        cctx c = {.source = source ? source : "<buffer>", .text = xml, .len = len, .sku = sku, .mode = mode, .opts = opts, .out = o,
                   .err = err, .st = TP_OK};
         run(&c, doc);
         st = c.st;
