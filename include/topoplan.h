@@ -117,6 +117,8 @@ typedef struct tp_config tp_config;
 TP_API tp_status tp_config_new(tp_config **out, const char *const *envp, tp_error *err);
 /** Set one variable, overriding any earlier value; same validation as tp_config_new. */
 TP_API tp_status tp_config_set(tp_config *cfg, const char *key, const char *value, tp_error *err);
+/** A copy of a configuration (to plan a what-if with a few variables changed). */
+TP_API tp_status tp_config_copy(tp_config **out, const tp_config *cfg, tp_error *err);
 /** Free a configuration (NULL-safe). */
 TP_API void tp_config_free(tp_config *cfg);
 /** Write the effective parameter table (name, value, default or set) as text. */
@@ -354,6 +356,7 @@ typedef enum tp_layer {
     TP_LAYER_PATHS,    /**< GPU-GPU, GPU-CPU and GPU-NET paths of the reported rank */
     TP_LAYER_GRAPHS,   /**< ring, tree, CollNet and NVLS search results */
     TP_LAYER_CHANNELS, /**< final channels, NVLS/P2P counts, rings and trees */
+    TP_LAYER_TUNING,   /**< NCCL's algorithm/protocol choice per collective and size */
     TP_LAYER_COUNT
 } tp_layer;
 
@@ -377,6 +380,7 @@ typedef enum tp_diff_kind {
     TP_DIFF_PATH,            /**< type, bandwidth or hops of a GPU path */
     TP_DIFF_GRAPH,           /**< a field or the channel order of a searched graph */
     TP_DIFF_CHANNELS,        /**< final channel counts, rings, trees */
+    TP_DIFF_TUNING,          /**< the algorithm/protocol NCCL picks, or its predicted time */
 } tp_diff_kind;
 
 /** One difference between two plans (first plan -> second plan). */

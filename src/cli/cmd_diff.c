@@ -16,16 +16,29 @@ static const char usage[] =
     "why the collective channel count changed. Nodes are matched by NCCL id; GPUs, PCI\n"
     "switches and NICs whose bus ids were renumbered are matched by position when both\n"
     "sides have as many unmatched ones; NETs follow their NIC.\n"
+    "Last, the tuning layer: NCCL's algorithm/protocol for one call of each collective,\n"
+    "8 B to 8 GiB, where it differs, and the predicted time of the largest call.\n"
+    "  --env-b KEY=VALUE  an NCCL_* value for B only (repeatable): a what-if on the\n"
+    "                     environment, e.g. `diff A.xml A.xml --env-b NCCL_PROTO=^LL128`\n"
     "Exit status: 0 identical, 1 different, 3 invalid input.\n";
 
 int cli_compare_run(const cli_input *first, const cli_input *second, cli_ctx *ctx, bool check)
 {
+    return cli_compare_run_env(first, second, NULL, ctx, check);
+}
+
+int cli_compare_run_env(const cli_input *first, const cli_input *second,
+                        const tp_config *second_cfg, cli_ctx *ctx, bool check)
+{
     tp_plan *plans[2] = {NULL, NULL};
     tp_comparison *cmp = NULL;
     tp_error err = {0};
+    cli_ctx ctx_b = *ctx;
+    if (second_cfg)
+        ctx_b.cfg = (tp_config *)second_cfg;
     int code = cli_plan(&plans[0], first, ctx);
     if (code == CLI_EXIT_OK)
-        code = cli_plan(&plans[1], second, ctx);
+        code = cli_plan(&plans[1], second, &ctx_b);
     if (code == CLI_EXIT_OK && tp_compare_plans(&cmp, plans[0], plans[1], &err) != TP_OK)
         code = cli_fail(&err);
     if (code == CLI_EXIT_OK) {
@@ -44,14 +57,44 @@ int cli_compare_run(const cli_input *first, const cli_input *second, cli_ctx *ct
     return code;
 }
 
+/* Take each --env-b KEY=VALUE out of argv into cfg_b (a copy of the context's). */
+static int take_env_b(int *argc, char **argv, const cli_ctx *ctx, tp_config **cfg_b)
+{
+    int n = 0;
+    for (int i = 0; i < *argc; i++) {
+        if (i == 0 || strcmp(argv[i], "--env-b") != 0) {
+            argv[n++] = argv[i];
+            continue;
+        }
+        const char *kv = i + 1 < *argc ? argv[++i] : NULL;
+        const char *eq = kv ? strchr(kv, '=') : NULL;
+        if (!eq || eq == kv)
+            return cli_usage_error(usage, "--env-b needs KEY=VALUE");
+        tp_error err = {0};
+        if (!*cfg_b && tp_config_copy(cfg_b, ctx->cfg, &err) != TP_OK)
+            return cli_fail(&err);
+        char key[128];
+        snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
+        if (tp_config_set(*cfg_b, key, eq + 1, &err) != TP_OK)
+            return cli_fail(&err);
+    }
+    *argc = n;
+    return CLI_EXIT_OK;
+}
+
 int cmd_diff(int argc, char **argv, cli_ctx *ctx)
 {
     cli_args a;
-    int code = CLI_EXIT_OK;
-    if (cli_parse_args(argc, argv, ctx, usage, CLI_OPT_FORMAT, 2, &a, &code) != 0)
-        return code;
-    if (ctx->format == TP_FORMAT_DOT)
-        return cli_usage_error(usage, "diff writes text or json, not dot");
-    cli_input first = {.path = a.files[0], .job = a.in.job};
-    return cli_compare_run(&first, &a.in, ctx, false);
+    tp_config *cfg_b = NULL;
+    int code = take_env_b(&argc, argv, ctx, &cfg_b);
+    if (code == CLI_EXIT_OK && cli_parse_args(argc, argv, ctx, usage, CLI_OPT_FORMAT, 2, &a, &code) == 0) {
+        if (ctx->format == TP_FORMAT_DOT)
+            code = cli_usage_error(usage, "diff writes text or json, not dot");
+        else {
+            cli_input first = {.path = a.files[0], .job = a.in.job};
+            code = cli_compare_run_env(&first, &a.in, cfg_b, ctx, false);
+        }
+    }
+    tp_config_free(cfg_b);
+    return code;
 }

@@ -17,7 +17,8 @@ static const bool by_position[TP_NODE_TYPE_COUNT] = {
 
 const char *tp_compare__layer_name(int layer)
 {
-    static const char *const names[TP_LAYER_COUNT] = {"system", "paths", "graphs", "channels"};
+    static const char *const names[TP_LAYER_COUNT] = {"system", "paths", "graphs", "channels",
+                                                       "tuning"};
     return layer >= 0 && layer < TP_LAYER_COUNT ? names[layer] : "?";
 }
 
@@ -197,6 +198,8 @@ tp_status tp_compare_plans(tp_comparison **out, const tp_plan *first, const tp_p
     tp_compare__paths(c);
     tp_compare__graphs(c);
     tp_compare__channels(c);
+    tp_compare__env(c);
+    tp_compare__tuning(c);
     tp_compare__why(c);
     c->plan[0] = c->plan[1] = NULL;
     if (c->failed) {

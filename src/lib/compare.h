@@ -37,6 +37,7 @@ struct tp_comparison {
     size_t n_diffs, cap;
     bool failed; /* an allocation failed: the list is incomplete */
     char why[400]; /* fits "collective channels N -> M: " and both causes */
+    char env[400]; /* NCCL_* values that differ between the two plans ("" when none) */
 };
 
 /* Record a difference; the text is formatted old -> new. */
@@ -60,6 +61,10 @@ void tp_compare__system(tp_comparison *c);
 void tp_compare__paths(tp_comparison *c);
 void tp_compare__graphs(tp_comparison *c);
 void tp_compare__channels(tp_comparison *c);
+/* The NCCL_* values that differ between the plans, into c->env (compare_tune.c). */
+void tp_compare__env(tp_comparison *c);
+/* NCCL's choice per collective and size, and the predicted times (compare_tune.c). */
+void tp_compare__tuning(tp_comparison *c);
 /* The plain-words reason for a changed collective channel count into c->why. */
 void tp_compare__why(tp_comparison *c);
 

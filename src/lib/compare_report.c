@@ -11,6 +11,8 @@ static const char *const layer_hints[TP_LAYER_COUNT] = {
     "same topology, other paths: look at the path policies (NCCL_P2P_LEVEL, NVB, PXN, GDR)",
     "same paths, other graphs: look at the search constraints and NCCL_GRAPH_FILE",
     "same graphs, other channels: look at NCCL_MIN/MAX_NCHANNELS, CTAs and NVLS",
+    "same channels, other choices: look at NCCL_ALGO, NCCL_PROTO, NCCL_NTHREADS, "
+    "NCCL_NET_OVERHEAD and the CPUs and GPUs of the job",
 };
 
 static size_t layer_count(const tp_comparison *c, int layer)
@@ -31,8 +33,8 @@ static const tp_difference *layer_first(const tp_comparison *c, int layer)
 
 static void text_job(FILE *out, const tp_comparison *c)
 {
-    fprintf(out, "%d node%s, rank %d, same NCCL_* environment", c->job.n_nodes,
-            c->job.n_nodes == 1 ? "" : "s", c->job.rank);
+    fprintf(out, "%d node%s, rank %d, %s%s", c->job.n_nodes, c->job.n_nodes == 1 ? "" : "s",
+            c->job.rank, c->env[0] ? "environment: " : "same NCCL_* environment", c->env);
 }
 
 static void text_summary(FILE *out, const tp_comparison *c)
@@ -59,7 +61,7 @@ static void diff_text(FILE *out, const tp_comparison *c)
     text_job(out, c);
     fputs(")\n", out);
     if (c->n_diffs == 0) {
-        fputs("identical at every layer: system, paths, graphs, channels\n", out);
+        fputs("identical at every layer: system, paths, graphs, channels, tuning\n", out);
         return;
     }
     for (int l = 0; l < TP_LAYER_COUNT; l++) {
@@ -97,6 +99,12 @@ static void json_head(FILE *out, const tp_comparison *c, const char *k0, const c
     fprintf(out, ",\n  \"%s\": ", k1);
     tp_report__json_str(out, c->source[1]);
     fprintf(out, ",\n  \"nodes\": %d, \"rank\": %d,\n", c->job.n_nodes, c->job.rank);
+    fputs("  \"environment\": ", out);
+    if (c->env[0])
+        tp_report__json_str(out, c->env);
+    else
+        fputs("null", out);
+    fputs(",\n", out);
     int first = tp_comparison_first_layer(c);
     fputs("  \"first_layer\": ", out);
     if (first < 0)

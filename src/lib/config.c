@@ -163,6 +163,13 @@ tp_status tp_config__copy(tp_config **out, const tp_config *cfg, tp_error *err)
     return TP_OK;
 }
 
+tp_status tp_config_copy(tp_config **out, const tp_config *cfg, tp_error *err)
+{
+    if (!out || !cfg)
+        return tp_fail_arg(err, "tp_config_copy", !out ? "out is NULL" : "cfg is NULL");
+    return tp_config__copy(out, cfg, err);
+}
+
 int64_t tp_config_int(const tp_config *cfg, tp_param_id id)
 {
     const param_value *v = &cfg->values[id];
