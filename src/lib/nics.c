@@ -590,7 +590,7 @@ tp_status tp_nics__replan_crossings(const tp_plan *plan, const char *key, const 
     if (st == TP_OK)
         st = tp_config_set(cfg, key, value, err);
     if (st == TP_OK)
-        st = tp_plan__replan(&other, plan, cfg, err);
+        st = tp_plan__replan(&other, plan, cfg, NULL, err);
     if (st == TP_OK && other->status != TP_OK)
         st = tp_fail(err, TP_ERR_CONFIG, NULL, 0, 0, "re-planned with %s=%s, NCCL fails", key,
                      value);

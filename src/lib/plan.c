@@ -654,16 +654,19 @@ static tp_status plan_run(tp_plan **out, tp_plan *plan, tp_status st, const tp_c
 }
 
 tp_status tp_plan__replan(tp_plan **out, const tp_plan *plan, const tp_config *cfg,
-                          tp_error *err)
+                          const int *host_kind, tp_error *err)
 {
     *out = NULL;
     tp_plan *p = new_plan(&plan->job);
     if (!p)
         return tp_fail_nomem(err);
     double t0 = now_us();
-    tp_status st = tp_plan__copy_job(p, plan, err);
+    /* Other kinds may change the rank count: the re-planned job reports rank 0. */
+    if (host_kind)
+        p->job.rank = 0;
+    tp_status st = tp_plan__copy_job(p, plan, host_kind, err);
     lap(p, TP_STAGE_XML, &t0);
-    return plan_run(out, p, st, cfg, err);
+    return plan_run(out, p, st, cfg ? cfg : plan->cfg, err);
 }
 
 /* Takes ownership of text. */

@@ -105,16 +105,20 @@ tp_status tp_plan__load_job(tp_plan *plan, char *text, size_t len, const char *s
 
 /*
  * Load into a fresh plan the job `from` planned: same hosts, topology texts
- * and reported rank (for re-planning under another configuration).
+ * and reported rank (for re-planning). host_kind (NULL: from's) gives each
+ * host one of from's kinds instead; kinds left without a host are dropped.
  */
-tp_status tp_plan__copy_job(tp_plan *plan, const tp_plan *from, tp_error *err);
+tp_status tp_plan__copy_job(tp_plan *plan, const tp_plan *from, const int *host_kind,
+                            tp_error *err);
 
 /*
- * Plan again the job `plan` planned, under another configuration; same
- * ownership and failure rules as tp_plan_file().
+ * Plan again the job `plan` planned, under another configuration (NULL:
+ * the plan's) and optionally other kinds per host (see tp_plan__copy_job);
+ * same ownership and failure rules as tp_plan_file(). With other kinds the
+ * rank count may change: the re-planned job reports rank 0.
  */
 tp_status tp_plan__replan(tp_plan **out, const tp_plan *plan, const tp_config *cfg,
-                          tp_error *err);
+                          const int *host_kind, tp_error *err);
 
 /* Host of a rank of the job (0 <= rank < facts.n_ranks). */
 int tp_plan__host_of_rank(const tp_plan *plan, int rank);

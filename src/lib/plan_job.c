@@ -133,19 +133,33 @@ tp_status tp_plan__load_job(tp_plan *plan, char *text, size_t len, const char *s
     return st;
 }
 
-tp_status tp_plan__copy_job(tp_plan *plan, const tp_plan *from, tp_error *err)
+tp_status tp_plan__copy_job(tp_plan *plan, const tp_plan *from, const int *host_kind,
+                            tp_error *err)
 {
     int n = from->job.n_nodes;
+    const int *wanted = host_kind ? host_kind : from->host_kind;
+    int rank = plan->job.rank;
     plan->job = from->job;
+    plan->job.rank = rank;
     plan->kinds = calloc((size_t)from->n_kinds, sizeof(*plan->kinds));
     plan->host_kind = malloc((size_t)n * sizeof(int));
     plan->host_first_rank = calloc((size_t)n + 1, sizeof(int));
-    if (!plan->kinds || !plan->host_kind || !plan->host_first_rank)
+    int *renumber = malloc((size_t)from->n_kinds * sizeof(int));
+    if (!plan->kinds || !plan->host_kind || !plan->host_first_rank || !renumber) {
+        free(renumber);
         return tp_fail_nomem(err);
-    memcpy(plan->host_kind, from->host_kind, (size_t)n * sizeof(int));
+    }
+    /* Kinds no host uses any more are left out; the others keep their order. */
+    for (int i = 0; i < from->n_kinds; i++)
+        renumber[i] = -1;
+    for (int h = 0; h < n; h++)
+        renumber[wanted[h]] = 0;
     tp_status st = TP_OK;
     for (int i = 0; i < from->n_kinds && st == TP_OK; i++) {
         const tp_host_kind *src = &from->kinds[i];
+        if (renumber[i] < 0)
+            continue;
+        renumber[i] = plan->n_kinds;
         tp_host_kind *k = &plan->kinds[plan->n_kinds++];
         if (!(k->text = malloc(src->text_len + 1)))
             return tp_fail_nomem(err);
@@ -154,6 +168,9 @@ tp_status tp_plan__copy_job(tp_plan *plan, const tp_plan *from, tp_error *err)
         memcpy(k->source, src->source, sizeof(k->source));
         st = parse_kind(k, err);
     }
+    for (int h = 0; h < n; h++)
+        plan->host_kind[h] = renumber[wanted[h]];
+    free(renumber);
     if (st == TP_OK)
         st = number_ranks(plan, &plan->job, err);
     return st;

@@ -1,5 +1,6 @@
 /* `topoplan plan`: the main view: graphs, final channels and why, rings, trees, NICs. */
 #include "explain.h"
+#include "limits.h"
 #include "report.h"
 
 #include <stdlib.h>
@@ -139,10 +140,12 @@ static void text_network(FILE *out, const tp_plan *p)
     fputc('\n', out);
 }
 
-static void write_text(FILE *out, const tp_plan *p, const tp_graph_why *whys)
+static void write_text(FILE *out, const tp_plan *p, const tp_graph_why *whys,
+                       const tp_job_limits *lim)
 {
     text_header(out, p);
     text_graphs(out, p);
+    tp_limits__write_text(out, p, lim);
     text_graph_whys(out, p, whys);
     text_channel_count(out, p);
     text_network(out, p);
@@ -201,13 +204,17 @@ static void json_trees(FILE *out, const tp_channels *ch)
     fputs("\n  ]\n", out);
 }
 
-static void write_json(FILE *out, const tp_plan *p, const tp_graph_why *whys)
+static void write_json(FILE *out, const tp_plan *p, const tp_graph_why *whys,
+                       const tp_job_limits *lim)
 {
     const tp_channels *ch = &p->channels;
     fprintf(out, "{\n  \"nodes\": %d, \"gpus_per_node\": %d, \"ranks\": %d, \"rank\": %d, "
                  "\"nccl_nodes\": %d,\n",
             p->job.n_nodes, p->n_gpus_per_node, ch->n_ranks, p->job.rank, ch->n_nodes);
     json_graphs(out, p, whys);
+    fputs("  \"limits\": ", out);
+    tp_limits__write_json(out, p, lim);
+    fputs(",\n", out);
     fprintf(out, "  \"channels\": {\"collective\": %d, \"search\": %d, \"nvls\": %d, \"collnet\": %d, "
                  "\"p2p\": %d, \"p2p_per_peer\": %d, \"why\": ",
             ch->n_channels, ch->search_channels, ch->n_nvls_channels, ch->n_collnet_channels,
@@ -237,11 +244,16 @@ tp_status tp_report_plan(FILE *out, const tp_plan *plan, tp_format fmt, tp_error
     tp_graph_why *whys = calloc(TP_GRAPH_COUNT, sizeof(*whys));
     if (!whys)
         return tp_fail_nomem(err);
+    tp_job_limits lim;
     tp_status st = tp_explain__plan(whys, plan, false, err);
+    if (st == TP_OK)
+        st = tp_limits__compute(&lim, plan, err);
     if (st == TP_OK && fmt == TP_FORMAT_JSON)
-        write_json(out, plan, whys);
+        write_json(out, plan, whys, &lim);
     else if (st == TP_OK)
-        write_text(out, plan, whys);
+        write_text(out, plan, whys, &lim);
+    if (st == TP_OK)
+        tp_limits__free(&lim);
     free(whys);
     return st == TP_OK ? tp_report__check_stream(out, err) : st;
 }

@@ -1,0 +1,129 @@
+/*
+ * Who limits the job (limits.c): a 4-node DGX H100 job with one degraded
+ * node (made here with the mutate API: a GPU's PCIe link at x8, or a NIC
+ * removed) names that node as the one setting the job's channel count, with
+ * the hardware deviation as the cause, and measures its cost by re-planning.
+ */
+#include "helpers.h"
+#include "limits.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DGX "tests/fixtures/dgx_h100.xml"
+
+/* The DGX H100 fixture with one edit, written to a temporary file (path in buf). */
+static void degraded_node(char *buf, size_t size, tp_mutation_kind kind, const char *spec)
+{
+    snprintf(buf, size, "/tmp/tp_limits_XXXXXX");
+    int fd = mkstemp(buf);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    tp_mutation m = {.kind = kind, .spec = spec};
+    tp_error err = {0};
+    assert_int_equal(tp_mutate_file(f, DGX, &m, 1, &err), TP_OK);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* A job of 4 nodes whose node `odd` is planned on `path`, the others on the fixture. */
+static tp_plan *plan_job(const char *path, int odd)
+{
+    const char *topos[3] = {DGX, DGX, DGX};
+    topos[odd - 1] = path;
+    tp_job job = {.version = TP_JOB_VERSION, .n_nodes = 4, .rank = 0, .node_topos = topos,
+                  .n_node_topos = 3};
+    tp_plan *plan = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_plan_file(&plan, DGX, &job, NULL, &err), TP_OK);
+    return plan;
+}
+
+static void assert_limiting(const tp_plan *plan, const tp_job_limits *lim, int odd,
+                            const char *cause)
+{
+    assert_int_equal(lim->n_kinds, 2);
+    int k = plan->host_kind[odd];
+    assert_int_equal(k, 1);
+    char hosts[64];
+    tp_limits__hosts_text(hosts, sizeof(hosts), plan, k);
+    char want[64];
+    snprintf(want, sizeof(want), "node %d", odd);
+    assert_string_equal(hosts, want);
+    for (int s = 0; s < TP_GRAPH_COUNT; s++) {
+        if (s != TP_GRAPH_RING && s != TP_GRAPH_TREE)
+            continue;
+        const tp_graph_limits *gl = &lim->graphs[s];
+        assert_true(gl->shown);
+        /* The odd node sets the job's channels; the healthy ones do not. */
+        assert_true(gl->kinds[k].limits & TP_LIMIT_CHANNELS);
+        assert_false(gl->kinds[0].limits & TP_LIMIT_CHANNELS);
+        assert_int_equal(gl->kinds[k].own.n_channels, gl->combined.n_channels);
+        assert_true(gl->kinds[0].own.n_channels > gl->combined.n_channels);
+        assert_true(gl->kinds[k].n_causes > 0);
+        assert_non_null(strstr(gl->kinds[k].causes[0], cause));
+    }
+    /* Re-planned with the odd node like the others, the job's channel count changes. */
+    const tp_kind_cost *c = &lim->costs[k];
+    assert_int_equal(c->like, 0);
+    assert_int_equal(c->channels_now, plan->channels.n_channels);
+    assert_true(c->channels_like != c->channels_now);
+}
+
+static void test_gpu_link_x8_limits_the_job(void **state)
+{
+    (void)state;
+    char path[64];
+    degraded_node(path, sizeof(path), TP_MUT_SET, "1b:00.0:link_width=8");
+    tp_plan *plan = plan_job(path, 3);
+    tp_job_limits lim;
+    tp_error err = {0};
+    assert_int_equal(tp_limits__compute(&lim, plan, &err), TP_OK);
+    assert_limiting(plan, &lim, 3, "PCIe link downgraded: PCI link GPU/0-1b000");
+    tp_limits__free(&lim);
+    tp_plan_free(plan);
+    unlink(path);
+}
+
+static void test_missing_nic_limits_the_job(void **state)
+{
+    (void)state;
+    char path[64];
+    degraded_node(path, sizeof(path), TP_MUT_REMOVE_NET, "mlx5_1");
+    tp_plan *plan = plan_job(path, 2);
+    tp_job_limits lim;
+    tp_error err = {0};
+    assert_int_equal(tp_limits__compute(&lim, plan, &err), TP_OK);
+    assert_limiting(plan, &lim, 2, "missing NIC: NIC/0-40000");
+    tp_limits__free(&lim);
+    tp_plan_free(plan);
+    unlink(path);
+}
+
+static void test_identical_nodes_have_no_limiter(void **state)
+{
+    (void)state;
+    tp_plan *plan = plan_job(DGX, 3);
+    tp_job_limits lim;
+    tp_error err = {0};
+    assert_int_equal(plan->n_kinds, 1);
+    assert_int_equal(tp_limits__compute(&lim, plan, &err), TP_OK);
+    for (int s = 0; s < TP_GRAPH_COUNT; s++)
+        if (lim.graphs[s].shown)
+            assert_int_equal(lim.graphs[s].kinds[0].limits, 0);
+    assert_int_equal(lim.costs[0].like, -1);
+    tp_limits__free(&lim);
+    tp_plan_free(plan);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpu_link_x8_limits_the_job),
+        cmocka_unit_test(test_missing_nic_limits_the_job),
+        cmocka_unit_test(test_identical_nodes_have_no_limiter),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
