@@ -1,5 +1,5 @@
-/* The "who limits the job" section of `topoplan plan` (limits.h), text and JSON. */
-#include "limits.h"
+/* The "who limits the job" section of `topoplan plan` (job_limits.h), text and JSON. */
+#include "job_limits.h"
 #include "report.h"
 
 #include <string.h>

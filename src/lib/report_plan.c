@@ -1,6 +1,6 @@
 /* `topoplan plan`: the main view: graphs, final channels and why, rings, trees, NICs. */
 #include "explain.h"
-#include "limits.h"
+#include "job_limits.h"
 #include "report.h"
 
 #include <stdlib.h>

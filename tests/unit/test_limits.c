@@ -1,11 +1,11 @@
 /*
- * Who limits the job (limits.c): a 4-node DGX H100 job with one degraded
+ * Who limits the job (job_limits.c): a 4-node DGX H100 job with one degraded
  * node (made here with the mutate API: a GPU's PCIe link at x8, or a NIC
  * removed) names that node as the one setting the job's channel count, with
  * the hardware deviation as the cause, and measures its cost by re-planning.
  */
 #include "helpers.h"
-#include "limits.h"
+#include "job_limits.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,8 +6,8 @@
  * their own graph's explanation names; and what a kind costs the job,
  * measured by re-planning the job with its hosts planned like another kind.
  */
-#ifndef TP_LIMITS_H
-#define TP_LIMITS_H
+#ifndef TP_JOB_LIMITS_H
+#define TP_JOB_LIMITS_H
 
 #include "explain.h"
 

@@ -1,10 +1,10 @@
 /*
- * Who limits the job (limits.h): each kind's own graphs against the
+ * Who limits the job (job_limits.h): each kind's own graphs against the
  * combination NCCL 2.22.3 makes in init.cc (minimum channels and
  * bandwidths, maximum path types over ranks), the links each limiting
  * graph's explanation names, and each kind's cost measured by re-planning.
  */
-#include "limits.h"
+#include "job_limits.h"
 #include "report.h"
 
 #include <stdlib.h>
