@@ -1,6 +1,7 @@
 /* topoplan check: health check of a node's topology against a known-good baseline. */
 #include "cli.h"
 
+#include <unistd.h>
 
 static const char usage[] =
     "usage: topoplan check [--nodes N] [--rank R] [--node-topo FILE]... [--format text|json] NODE.xml --baseline "
@@ -20,6 +21,9 @@ static const char usage[] =
     "Nodes are matched by NCCL id (bus id); GPUs, PCI switches and NICs left unmatched\n"
     "on both sides are matched by position when both sides have as many of them (bus\n"
     "ids can be renumbered between machines of one model); NETs follow their NIC.\n"
+    "BASE.xml may name a built-in board (`topoplan builtins`: dgx-a100, dgx-h100,\n"
+    "hgx-b200, ...); a partial provider file is noted with the `complete` command\n"
+    "that gives the topology NCCL would hold.\n"
     "Exit status: 0 healthy (no error or warning), 1 deviations, 3 invalid input.\n";
 
 int cmd_check(int argc, char **argv, cli_ctx *ctx)
@@ -33,5 +37,10 @@ int cmd_check(int argc, char **argv, cli_ctx *ctx)
     if (ctx->format == TP_FORMAT_DOT)
         return cli_usage_error(usage, "check writes text or json, not dot");
     cli_input baseline = {.path = a.baseline, .job = a.in.job};
+    /* A built-in board (`topoplan builtins`) stands for itself unless a file has its name. */
+    if (access(a.baseline, F_OK) != 0 && tp_builtin_xml(a.baseline)) {
+        baseline.path = NULL;
+        baseline.builtin = a.baseline;
+    }
     return cli_compare_run(&baseline, &a.in, ctx, true);
 }

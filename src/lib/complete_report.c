@@ -5,6 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The JSON of `complete --format json`: name and version (bump on incompatible change). */
+#define COMPLETE_SCHEMA "topoplan-complete"
+#define COMPLETE_SCHEMA_VERSION 1
+
 tp_status tp_complete_file(tp_completion **out, const char *path,
                            const tp_complete_options *opts, tp_error *err)
 {
@@ -65,7 +69,8 @@ void tp_completion_free(tp_completion *c)
 
 static void report_json(FILE *out, const tp_completion *c)
 {
-    fputs("{\"schema\": \"topoplan.complete\", \"version\": 1, \"sku\": ", out);
+    fprintf(out, "{\"schema\": \"%s\", \"schema_version\": %d, \"nccl_version\": \"2.22.3\", "
+                 "\"sku\": ", COMPLETE_SCHEMA, COMPLETE_SCHEMA_VERSION);
     tp_report__json_str(out, c->sku);
     fputs(", \"plugin_mode\": ", out);
     tp_report__json_str(out, c->mode);
