@@ -108,6 +108,24 @@ int cli_compare_run_env(const cli_input *first, const cli_input *second,
  */
 size_t cli_partial_notes(const cli_input *in, FILE *out, bool to_stderr);
 
+/* One node's effect on a job of reference nodes (job_effect.c). */
+typedef struct cli_job_effect_t {
+    bool known;           /* both jobs planned */
+    int n_nodes;          /* nodes of the job (at least 2) */
+    int channels_base, channels_odd; /* collective channels without / with the node */
+    int search_base, search_odd;     /* ring/tree search channels after combination */
+} cli_job_effect_t;
+
+/*
+ * Plan a job of n_nodes (at least 2) nodes of `base` and the same job with
+ * node 1 planned on the file `odd`; 0, or -1 when either job does not plan.
+ */
+int cli_job_effect(cli_job_effect_t *fx, const cli_input *base, const char *odd, int n_nodes,
+                   const cli_ctx *ctx);
+/* "Job effect: ... this node costs the job N channels". */
+void cli_job_effect_text(FILE *out, const cli_job_effect_t *fx, const char *base,
+                         const char *odd);
+
 int cmd_nccl_log(int argc, char **argv, cli_ctx *ctx);
 int cmd_plan(int argc, char **argv, cli_ctx *ctx);
 int cmd_paths(int argc, char **argv, cli_ctx *ctx);

@@ -48,6 +48,14 @@ int cli_compare_run_env(const cli_input *first, const cli_input *second,
                                  tp_comparison_count_severity(cmp, TP_SEVERITY_WARN)
                            : tp_comparison_count(cmp);
         code = st != TP_OK ? cli_fail(&err) : bad ? CLI_EXIT_NEGATIVE : CLI_EXIT_OK;
+        /* The second topology as one node of a job of the first: what it costs the job. */
+        if (st == TP_OK && bad && ctx->format == TP_FORMAT_TEXT && second->path &&
+            !(first->path && strcmp(first->path, second->path) == 0)) {
+            cli_job_effect_t fx;
+            cli_job_effect(&fx, first, second->path, first->job.n_nodes, ctx);
+            cli_job_effect_text(ctx->out, &fx, first->builtin ? first->builtin : first->path,
+                                second->path);
+        }
     }
     tp_comparison_free(cmp);
     tp_plan_free(plans[0]);
