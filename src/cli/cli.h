@@ -55,6 +55,8 @@ typedef struct cli_args {
     const char *graph;    /* --graph */
     const char *baseline; /* --baseline */
     const char **node_topos; /* --node-topo values (owned by the context) */
+    const char *job_file;    /* --job */
+    bool rank_given;         /* --rank was on the command line */
     bool nodes_given;     /* --nodes was on the command line */
 } cli_args;
 
@@ -107,6 +109,12 @@ int cli_compare_run_env(const cli_input *first, const cli_input *second,
  * "lint: ..." and "hint: ..." lines on out. Returns the number of findings.
  */
 size_t cli_partial_notes(const cli_input *in, FILE *out, bool to_stderr);
+
+/*
+ * Read a --job file into a (nodes, topologies, rank unless --rank was given)
+ * and apply its NCCL_* lines to ctx->cfg. 0, or the exit code after an error.
+ */
+int cli_load_job(cli_ctx *ctx, cli_args *a, const char *path);
 
 /* One node's effect on a job of reference nodes (job_effect.c). */
 typedef struct cli_job_effect_t {

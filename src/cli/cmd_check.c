@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 static const char usage[] =
-    "usage: topoplan check [--nodes N] [--rank R] [--node-topo FILE]... [--format text|json] NODE.xml --baseline "
+    "usage: topoplan check [--nodes N] [--rank R] [--node-topo FILE]... [--job FILE] [--format text|json] NODE.xml --baseline "
     "BASE.xml\n"
     "\n"
     "Compare a node's topology (e.g. dumped on the node with NCCL_TOPO_DUMP_FILE) with a\n"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 static const char usage[] =
-    "usage: topoplan diff [--nodes N] [--rank R] [--node-topo FILE]... [--format text|json] A.xml (B.xml | --builtin NAME)\n"
+    "usage: topoplan diff [--nodes N] [--rank R] [--node-topo FILE]... [--job FILE] [--format text|json] A.xml (B.xml | --builtin NAME)\n"
     "\n"
     "Plan both topologies for the same job (N identical nodes, rank R's view) under\n"
     "the same NCCL_* environment and list their differences in pipeline order:\n"

@@ -6,7 +6,7 @@
 #include <string.h>
 
 static const char usage[] =
-    "usage: topoplan nccl-log [--nodes N] [--rank R] [--node-topo FILE]... [--sizes]\n"
+    "usage: topoplan nccl-log [--nodes N] [--rank R] [--node-topo FILE]... [--job FILE] [--sizes]\n"
     "                         (TOPO.xml | --builtin NAME)\n"
     "\n"
     "Print the log lines NCCL 2.22.3 prints at NCCL_DEBUG=INFO for rank R of a job\n"
@@ -19,6 +19,9 @@ static const char usage[] =
     "  --nodes N        number of nodes (default 1)\n"
     "  --node-topo FILE node 1 uses FILE, the next --node-topo node 2, ...; other nodes\n"
     "                   use TOPO.xml. Ranks are numbered node by node.\n"
+    "  --job FILE       the job from a file instead of TOPO.xml, --nodes, --node-topo:\n"
+    "                   lines \"COUNT x TOPO.xml\" (paths relative to FILE), NCCL_*=VALUE,\n"
+    "                   \"rank R\"; '#' starts a comment\n"
     "  --rank R         rank whose log is printed (default 0)\n"
     "  --sizes          then NCCL's algorithm/protocol choice for one call of each\n"
     "                   collective, 8 B to 8 GiB (rank 0, under TUNING)\n"

@@ -2,7 +2,7 @@
 #include "cli.h"
 
 static const char usage[] =
-    "usage: topoplan plan [--nodes N] [--rank R] [--node-topo FILE]... [--format text|json|dot] (TOPO.xml | --builtin NAME)\n"
+    "usage: topoplan plan [--nodes N] [--rank R] [--node-topo FILE]... [--job FILE] [--format text|json|dot] (TOPO.xml | --builtin NAME)\n"
     "\n"
     "Plan a job of N identical nodes as NCCL 2.22.3 would and show, for rank R: each\n"
     "graph's result (pattern, channels, bandwidth, path types), the final channel count\n"

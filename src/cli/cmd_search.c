@@ -2,7 +2,7 @@
 #include "cli.h"
 
 static const char usage[] =
-    "usage: topoplan search [--nodes N] [--rank R] [--node-topo FILE]...\n"
+    "usage: topoplan search [--nodes N] [--rank R] [--node-topo FILE]... [--job FILE]\n"
     "                       [--format text|json] [--show-accel]\n"
     "                       (TOPO.xml | --builtin NAME)\n"
     "\n"

@@ -4,7 +4,7 @@
 #include <stdio.h>
 
 static const char usage[] =
-    "usage: topoplan validate [--nodes N] [--rank R] [--node-topo FILE]... [--graph GRAPH.xml]\n"
+    "usage: topoplan validate [--nodes N] [--rank R] [--node-topo FILE]... [--job FILE] [--graph GRAPH.xml]\n"
     "                         (TOPO.xml | --builtin NAME)\n"
     "\n"
     "Load and plan the topology as NCCL 2.22.3 would (replaying GRAPH.xml as\n"

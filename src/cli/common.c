@@ -111,7 +111,7 @@ void cli_ctx_release(cli_ctx *ctx)
 
 static const struct option parse_opts[] = {
     {"nodes", required_argument, NULL, 'n'},    {"rank", required_argument, NULL, 'r'},
-    {"node-topo", required_argument, NULL, 'T'},
+    {"node-topo", required_argument, NULL, 'T'}, {"job", required_argument, NULL, 'J'},
     {"builtin", required_argument, NULL, 'b'},  {"format", required_argument, NULL, 'F'},
     {"graph", required_argument, NULL, 'g'},    {"baseline", required_argument, NULL, 'B'},
     {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
@@ -133,7 +133,11 @@ static int take_option(int c, const char *arg, cli_ctx *ctx, cli_args *a)
         return parse_count(arg, TP_MAX_JOB_NODES, &a->in.job.n_nodes) || a->in.job.n_nodes < 1
                    ? -1
                    : 0;
+    case 'J':
+        a->job_file = arg;
+        return 0;
     case 'r':
+        a->rank_given = true;
         return parse_count(arg, INT_MAX, &a->in.job.rank);
     case 'F':
         return cli_parse_format(arg, &ctx->format);
@@ -194,11 +198,21 @@ int cli_parse_args(int argc, char **argv, cli_ctx *ctx, const char *usage, unsig
             return -1;
         }
     }
+    if (a->job_file) {
+        if (a->nodes_given || a->in.job.n_node_topos || a->in.builtin) {
+            *code = cli_usage_error(usage, "%s: --job gives the nodes: no --nodes, --node-topo "
+                                           "or --builtin with it", argv[0]);
+            return -1;
+        }
+        if ((*code = cli_load_job(ctx, a, a->job_file)) != 0)
+            return -1;
+        a->nodes_given = true;
+    }
     /* Without --nodes, a job has room for every --node-topo node. */
     if (!a->nodes_given && a->in.job.n_node_topos >= a->in.job.n_nodes)
         a->in.job.n_nodes = a->in.job.n_node_topos + 1;
-    /* --builtin NAME stands for the last file argument, the topology. */
-    int want = n_files - (a->in.builtin != NULL);
+    /* --builtin NAME or --job FILE stands for the last file argument, the topology. */
+    int want = n_files - (a->in.builtin != NULL || a->job_file != NULL);
     if (argc - optind != want) {
         *code = cli_usage_error(usage, "%s: expected %d file argument%s (the topology may be "
                                        "--builtin NAME)", argv[0], n_files, n_files == 1 ? "" : "s");
@@ -206,7 +220,7 @@ int cli_parse_args(int argc, char **argv, cli_ctx *ctx, const char *usage, unsig
     }
     for (int i = 0; i < n_files - 1; i++)
         a->files[i] = argv[optind + i];
-    if (!a->in.builtin)
+    if (!a->in.builtin && !a->job_file)
         a->in.path = argv[argc - 1];
     return 0;
 }
