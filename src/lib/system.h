@@ -201,6 +201,8 @@ tp_status tp_system__prepare_xml(tp_xml *doc, const tp_config *cfg, int first_ra
  */
 tp_status tp_system__prepare_xml_log(tp_xml *doc, const tp_config *cfg, int first_rank,
                                      int report_rank, tp_log *log, tp_error *err);
+/* Same, each rank's tree trimmed by a walk of its own (no shared trim): for tests. */
+tp_status tp_system__prepare_xml_plain(tp_xml *doc, int first_rank, tp_error *err);
 
 /* Log NCCL's "=== System : ..." tree (ncclTopoPrint's first part). */
 void tp_system__print(tp_log *log, const tp_system *sys);

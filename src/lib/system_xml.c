@@ -28,6 +28,8 @@ typedef struct prep_ctx {
     size_t n_nets;
     int gdr_default; /* NCCL's peerInfo gdrSupport for a <gpu> without gdr */
     unsigned dropped_gpu_line, dropped_gpu_col; /* the first <gpu> NCCL's parser ignored */
+    bool plain; /* trim every rank's tree by a walk of its own (tests) */
+    struct elem_list *shared_trim; /* what every rank's trim drops, its own GPU aside */
 } prep_ctx;
 
 /* An element list that grows. */
@@ -351,20 +353,6 @@ static tp_status set_int_attr(tp_xml_elem *e, const char *name, long v, bool onl
     return only_init ? init_attr(e, name, text, err) : tp_xml__set_attr(e, name, text, err);
 }
 
-/* First element with tag whose attribute equals value (NCCL's xmlFindTagKv, document order). */
-static tp_xml_elem *find_kv(tp_xml_elem *e, const char *tag, const char *attr, const char *value)
-{
-    const char *v = tp_xml__attr(e, attr);
-    if (strcmp(e->tag, tag) == 0 && v && strcmp(v, value) == 0)
-        return e;
-    for (size_t i = 0; i < e->n_children; i++) {
-        tp_xml_elem *hit = find_kv(e->children[i], tag, attr, value);
-        if (hit)
-            return hit;
-    }
-    return NULL;
-}
-
 /* The NET plugin's properties are the listed <net>'s own attributes. */
 static tp_status init_net_props(prep_ctx *c, tp_xml_elem *net, const tp_xml_elem *props)
 {
@@ -396,20 +384,37 @@ static tp_status init_net_props(prep_ctx *c, tp_xml_elem *net, const tp_xml_elem
  * name gets every later dev number) keep="1", dev=n, plugin properties.
  * Every rank does the same, so we do it once on the shared tree.
  */
+static tp_status fill_net(prep_ctx *c, tp_xml_elem *net, size_t n, const char *name)
+{
+    if (!net)
+        return tp_fail(c->err, TP_ERR_INTERNAL, c->doc->source, 0, 0, "net %s vanished", name);
+    tp_status st = set_int_attr(net, "keep", 1, false, c->err);
+    if (st == TP_OK && (st = set_int_attr(net, "dev", (long)n, false, c->err)) == TP_OK)
+        st = init_net_props(c, net, c->nets[n]);
+    return st;
+}
+
+/* NCCL's xmlFindTagKv answer: the first <net> of that name in document order. */
+static tp_xml_elem *first_named(const elem_list *in_doc, const char *name)
+{
+    for (size_t i = 0; i < in_doc->count; i++) {
+        const char *v = tp_xml__attr(in_doc->items[i], "name");
+        if (v && strcmp(v, name) == 0)
+            return in_doc->items[i];
+    }
+    return NULL;
+}
+
 static tp_status fill_nets(prep_ctx *c, tp_xml_elem *top)
 {
-    for (size_t n = 0; n < c->n_nets; n++) {
+    elem_list in_doc = {0};
+    tp_status st = collect(top, "net", &in_doc, c->err);
+    for (size_t n = 0; n < c->n_nets && st == TP_OK; n++) {
         const char *name = tp_xml__attr(c->nets[n], "name");
-        tp_xml_elem *net = find_kv(top, "net", "name", name);
-        if (!net)
-            return tp_fail(c->err, TP_ERR_INTERNAL, c->doc->source, 0, 0, "net %s vanished",
-                           name);
-        tp_status st = set_int_attr(net, "keep", 1, false, c->err);
-        if (st != TP_OK || (st = set_int_attr(net, "dev", (long)n, false, c->err)) != TP_OK ||
-            (st = init_net_props(c, net, c->nets[n])) != TP_OK)
-            return st;
+        st = fill_net(c, first_named(&in_doc, name), n, name);
     }
-    return TP_OK;
+    free(in_doc.items);
+    return st;
 }
 
 /* ---- 3. one rank's tree, as a view of the shared one ---- */
@@ -542,6 +547,44 @@ static tp_status trim_view(rank_view *v, const tp_xml_elem *e, int *keep, tp_err
     return st;
 }
 
+/* The branches the trim drops when no GPU is the rank's own (keep marks only). */
+static tp_status shared_trim(prep_ctx *c, elem_list *out)
+{
+    rank_view none = {.usable = false};
+    int keep = 0;
+    tp_status st = trim_view(&none, c->doc->root, &keep, c->err);
+    *out = none.removed;
+    return st;
+}
+
+static bool is_above(const tp_xml_elem *e, const tp_xml_elem *below)
+{
+    for (const tp_xml_elem *p = below->parent; p; p = p->parent)
+        if (p == e)
+            return true;
+    return false;
+}
+
+/*
+ * A rank's trim differs from the shared one only above its own GPU: a usable
+ * GPU is kept, so every element holding it is too; elsewhere the rank's walk
+ * reads the same keep marks. Equal to trim_view on the rank's view (c->plain
+ * runs that walk instead; the unit tests compare both).
+ */
+static tp_status rank_trim(prep_ctx *c, rank_view *v)
+{
+    int keep = 0;
+    if (c->plain)
+        return trim_view(v, c->doc->root, &keep, c->err);
+    tp_status st = TP_OK;
+    for (size_t i = 0; i < c->shared_trim->count && st == TP_OK; i++) {
+        tp_xml_elem *e = c->shared_trim->items[i];
+        if (!v->usable || !is_above(e, v->gpu))
+            st = list_add(&v->removed, e, c->err);
+    }
+    return st;
+}
+
 /*
  * The rank's GPU branch; the affinity read NCCL attempts (and logs) only
  * in the reported rank's own process.
@@ -572,8 +615,7 @@ static tp_status init_view(prep_ctx *c, rank_view *v, size_t local, int rank, bo
                             numa);
         break;
     }
-    int keep = 0;
-    return trim_view(v, c->doc->root, &keep, c->err);
+    return rank_trim(c, v);
 }
 
 /* ---- 4. fusion (ncclTopoFuseXml) ---- */
@@ -618,7 +660,10 @@ static tp_xml_elem *find_same(const tp_xml_elem *parent, const tp_xml_elem *src,
             continue;
         size_t a = 0;
         for (; a < av->n; a++) {
-            const char *val = tp_xml__attr(n, av->name[a]);
+            /* Usually at the same place (copies keep the order); names are unique. */
+            const char *val = strcmp(n->attrs[a].name, av->name[a]) == 0
+                                  ? n->attrs[a].value
+                                  : tp_xml__attr(n, av->name[a]);
             if (!val || strcmp(val, av->value[a]) != 0)
                 break;
         }
@@ -663,7 +708,9 @@ static tp_status check_canonical(prep_ctx *c, const tp_xml_elem *pci)
 static tp_status fuse_ranks(prep_ctx *c, int first_rank, int report_rank)
 {
     tp_xml_elem *fused = NULL;
-    tp_status st = TP_OK;
+    elem_list shared = {0};
+    c->shared_trim = &shared;
+    tp_status st = shared_trim(c, &shared);
     for (size_t i = 0; i < c->n_gpus && st == TP_OK; i++) {
         int rank = first_rank + (int)i;
         rank_view v = {0};
@@ -675,6 +722,7 @@ static tp_status fuse_ranks(prep_ctx *c, int first_rank, int report_rank)
                        : materialize(&v, c->doc->root, NULL, &fused, c->err);
         free(v.removed.items);
     }
+    free(shared.items);
     if (st != TP_OK) {
         tp_xml__free_elem(fused);
         return st;
@@ -718,6 +766,14 @@ tp_status tp_system__prepare_xml_log(tp_xml *doc, const tp_config *cfg, int firs
         return tp_fail(err, TP_ERR_TOPOLOGY, doc ? doc->source : NULL, 0, 0, "empty topology");
     prep_ctx c = {.doc = doc, .log = log, .err = err};
     return prepare(&c, first_rank, report_rank);
+}
+
+tp_status tp_system__prepare_xml_plain(tp_xml *doc, int first_rank, tp_error *err)
+{
+    if (!doc || !doc->root)
+        return tp_fail(err, TP_ERR_TOPOLOGY, doc ? doc->source : NULL, 0, 0, "empty topology");
+    prep_ctx c = {.doc = doc, .err = err, .plain = true};
+    return prepare(&c, first_rank, -1);
 }
 
 tp_status tp_system__prepare_xml(tp_xml *doc, const tp_config *cfg, int first_rank,

@@ -42,7 +42,7 @@ void tp_xml__free(tp_xml *doc)
 const char *tp_xml__attr(const tp_xml_elem *e, const char *name)
 {
     for (size_t i = 0; i < e->n_attrs; i++)
-        if (strcmp(e->attrs[i].name, name) == 0)
+        if (e->attrs[i].name[0] == name[0] && strcmp(e->attrs[i].name, name) == 0)
             return e->attrs[i].value;
     return NULL;
 }

@@ -717,6 +717,63 @@ static void test_fusion_keeps_mismatched_copies(void **state)
     free(text);
 }
 
+/* The shared trim (one walk, each rank's GPU branch kept) equals a walk per rank. */
+static char *prepared_with(const char *xml, int first_rank, bool plain)
+{
+    tp_xml *doc = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_xml__parse(&doc, xml, strlen(xml), "<test>", &err), TP_OK);
+    tp_status st = plain ? tp_system__prepare_xml_plain(doc, first_rank, &err)
+                         : tp_system__prepare_xml(doc, NULL, first_rank, &err);
+    if (st != TP_OK) {
+        char msg[1024];
+        tp_error_format(&err, msg, sizeof(msg));
+        print_error("prepare failed: %s\n", msg);
+    }
+    assert_int_equal(st, TP_OK);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    assert_int_equal(tp_xml__write(f, doc->root, &err), TP_OK);
+    fclose(f);
+    tp_xml__free(doc);
+    return text;
+}
+
+static void test_shared_trim_matches_rank_walks(void **state)
+{
+    (void)state;
+    static const char *const fixtures[] = {
+        "v100_nv2.xml",    "dgx_h100.xml",        "pix_nic_2s.xml", "pxb_2level.xml",
+        "pcie_2s_8gpu.xml", "rtx4090_4numa.xml",  "ac922.xml",      "pix_nic_2s_no_nic1.xml",
+    };
+    for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
+        char *xml = helpers_fixture(fixtures[i]);
+        for (int first_rank = 0; first_rank <= 8; first_rank += 8) {
+            char *fast = prepared_with(xml, first_rank, false);
+            char *plain = prepared_with(xml, first_rank, true);
+            assert_string_equal(fast, plain);
+            free(fast);
+            free(plain);
+        }
+        free(xml);
+    }
+    /* A branch kept only by a NET mark next to one with nothing kept. */
+    const char *odd = "<system version=\"1\">" CPU_INTEL
+                      "<pci busid=\"0000:1a:00.0\" class=\"0x030200\" link_speed=\"\" "
+                      "link_width=\"16\"><gpu dev=\"0\" sm=\"70\"/></pci>"
+                      "<pci busid=\"0000:1b:00.0\" class=\"0x030200\" link_speed=\"\" "
+                      "link_width=\"16\"><gpu dev=\"1\" sm=\"70\"/></pci>"
+                      "<pci busid=\"0000:30:00.0\" class=\"0x060400\"><pci busid=\"0000:31:00.0\" "
+                      "class=\"0x020000\"><nic><net name=\"ib0\" dev=\"0\"/></nic></pci>"
+                      "<pci busid=\"0000:32:00.0\" class=\"0x060400\"/></pci></cpu></system>";
+    char *fast = prepared_with(odd, 0, false), *plain = prepared_with(odd, 0, true);
+    assert_string_equal(fast, plain);
+    free(fast);
+    free(plain);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -740,6 +797,7 @@ int main(void)
         cmocka_unit_test(test_prepare_matches_nccl_dump),
         cmocka_unit_test(test_prepare_round_trip_is_stable),
         cmocka_unit_test(test_fusion_keeps_mismatched_copies),
+        cmocka_unit_test(test_shared_trim_matches_rank_walks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
