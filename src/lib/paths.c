@@ -582,65 +582,69 @@ tp_status tp_paths__compute(tp_system *sys, const tp_config *cfg, const tp_job_v
 /* Trimming (ncclTopoTrimSystem)                                       */
 /* ------------------------------------------------------------------ */
 
-/* Domains: GPUs joined by anything better than NET; *mine is the job rank's. */
-static void gpu_domains(const tp_system *sys, int rank, int *domains, int *mine)
+/* Domains: GPUs joined by anything better than NET (the same for every rank). */
+tp_status tp_paths__domains(const tp_system *sys, tp_gpu_domains *out, tp_error *err)
 {
     const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
-    *mine = 0;
+    out->n_gpus = gpus->count;
     for (int g = 0; g < gpus->count; g++) {
         const tp_node *gpu = &gpus->nodes[g];
-        domains[g] = g;
+        if (!gpu->paths[TP_NODE_GPU])
+            return tp_paths__internal(err, "trim before the paths");
+        out->domain[g] = g;
         for (int p = 0; p < g; p++)
-            if (gpu->paths[TP_NODE_GPU][p].type < TP_PATH_NET && domains[p] < domains[g])
-                domains[g] = domains[p];
-        if (gpu->gpu.rank == rank)
-            *mine = domains[g];
-    }
-}
-
-static tp_status remove_other_domains(tp_system *sys, const int *domains, const int64_t *ids,
-                                      int n_gpus, int mine, tp_error *err)
-{
-    for (int i = 0; i < n_gpus; i++) {
-        if (domains[i] == mine)
-            continue;
-        int g = tp_paths__id_to_index(sys, TP_NODE_GPU, ids[i]);
-        if (g < 0)
-            return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "Could not find id %llx",
-                           (unsigned long long)ids[i]);
-        tp_status st = tp_system__remove_node(sys, TP_NODE_GPU, g, err);
-        if (st != TP_OK)
-            return st;
+            if (gpu->paths[TP_NODE_GPU][p].type < TP_PATH_NET && out->domain[p] < out->domain[g])
+                out->domain[g] = out->domain[p];
+        out->ids[g] = gpu->id;
     }
     return TP_OK;
+}
+
+/* The job rank's domain: that of its GPU (the last one with that rank), else 0. */
+static int domain_of_rank(const tp_system *sys, const tp_gpu_domains *dom, int rank)
+{
+    int mine = 0;
+    for (int g = 0; g < dom->n_gpus && g < sys->nodes[TP_NODE_GPU].count; g++)
+        if (sys->nodes[TP_NODE_GPU].nodes[g].gpu.rank == rank)
+            mine = dom->domain[g];
+    return mine;
+}
+
+tp_status tp_paths__trim_domains(tp_system *sys, const tp_gpu_domains *dom,
+                                 const tp_job_view *job, tp_error *err)
+{
+    if (sys->nodes[TP_NODE_GPU].count != dom->n_gpus)
+        return tp_paths__internal(err, "trim with the domains of another system");
+    int mine = domain_of_rank(sys, dom, job->rank);
+    /* Routes are recomputed after trimming: drop them before nodes move. */
+    tp_system__free_routes(sys);
+    tp_status st = TP_OK;
+    for (int i = 0; i < dom->n_gpus && st == TP_OK; i++) {
+        if (dom->domain[i] == mine)
+            continue;
+        int g = tp_paths__id_to_index(sys, TP_NODE_GPU, dom->ids[i]);
+        st = g < 0 ? tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "Could not find id %llx",
+                             (unsigned long long)dom->ids[i])
+                   : tp_system__remove_node(sys, TP_NODE_GPU, g, err);
+    }
+    /* NCCL 2.22.3: a job entirely on this host needs no NET. */
+    if (st == TP_OK && sys->nodes[TP_NODE_GPU].count == job->n_ranks)
+        for (int n = sys->nodes[TP_NODE_NET].count - 1; st == TP_OK && n >= 0; n--)
+            st = tp_system__remove_node(sys, TP_NODE_NET, n, err);
+    return st;
 }
 
 tp_status tp_paths__trim(tp_system *sys, const tp_config *cfg, const tp_job_view *job,
                          tp_error *err)
 {
     (void)cfg;
-    int n_gpus = sys->nodes[TP_NODE_GPU].count;
-    for (int g = 0; g < n_gpus; g++)
-        if (!sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_GPU])
-            return tp_paths__internal(err, "trim before the paths");
-    int *domains = calloc((size_t)n_gpus + 1, sizeof(*domains));
-    int64_t *ids = calloc((size_t)n_gpus + 1, sizeof(*ids));
-    tp_status st = (domains && ids) ? TP_OK : tp_fail_nomem(err);
-    int mine = 0;
-    if (st == TP_OK) {
-        gpu_domains(sys, job->rank, domains, &mine);
-        for (int g = 0; g < n_gpus; g++)
-            ids[g] = sys->nodes[TP_NODE_GPU].nodes[g].id;
-        /* Routes are recomputed after trimming: drop them before nodes move. */
-        tp_system__free_routes(sys);
-        st = remove_other_domains(sys, domains, ids, n_gpus, mine, err);
-    }
-    /* NCCL 2.22.3: a job entirely on this host needs no NET. */
-    if (st == TP_OK && sys->nodes[TP_NODE_GPU].count == job->n_ranks)
-        for (int n = sys->nodes[TP_NODE_NET].count - 1; st == TP_OK && n >= 0; n--)
-            st = tp_system__remove_node(sys, TP_NODE_NET, n, err);
-    free(domains);
-    free(ids);
+    tp_gpu_domains *dom = malloc(sizeof(*dom));
+    if (!dom)
+        return tp_fail_nomem(err);
+    tp_status st = tp_paths__domains(sys, dom, err);
+    if (st == TP_OK)
+        st = tp_paths__trim_domains(sys, dom, job, err);
+    free(dom);
     return st;
 }
 

@@ -61,6 +61,20 @@ tp_status tp_paths__compute(tp_system *sys, const tp_config *cfg, const tp_job_v
  */
 tp_status tp_paths__trim(tp_system *sys, const tp_config *cfg, const tp_job_view *job,
                          tp_error *err);
+/*
+ * The two halves of tp_paths__trim. The domains depend on the routes only,
+ * not on the rank, so the ranks of one host can share them: computed on
+ * the host's system with its first routes, they trim any fresh copy of it
+ * (tp_paths__trim_domains on a copy without routes; same GPU order).
+ */
+typedef struct tp_gpu_domains {
+    int n_gpus;
+    int domain[TP_MAX_NODES]; /* per GPU index: the lowest GPU index of its domain */
+    int64_t ids[TP_MAX_NODES];
+} tp_gpu_domains;
+tp_status tp_paths__domains(const tp_system *sys, tp_gpu_domains *out, tp_error *err);
+tp_status tp_paths__trim_domains(tp_system *sys, const tp_gpu_domains *dom,
+                                 const tp_job_view *job, tp_error *err);
 /* Log NCCL's path lines (second part of ncclTopoPrint). */
 void tp_paths__print(tp_log *log, const tp_system *sys);
 

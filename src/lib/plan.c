@@ -279,16 +279,36 @@ static void mark_domain(const tp_plan *plan, tp_host_kind *k, const tp_domain *d
     }
 }
 
+/*
+ * The host kind's GPU domains from its first rank's paths on the whole
+ * system: those paths do not depend on the rank, so later ranks skip them and
+ * trim a fresh copy with the same domains (tp_paths__trim_domains).
+ */
+static tp_status host_domains(const tp_plan *plan, tp_host_kind *k, tp_system *sys,
+                              const tp_job_view *view, tp_log *log, tp_error *err)
+{
+    if (k->host_domains)
+        return TP_OK;
+    tp_status st = tp_paths__compute(sys, plan->cfg, view, log, err);
+    if (st == TP_OK && !(k->host_domains = malloc(sizeof(*k->host_domains))))
+        st = tp_fail_nomem(err);
+    if (st == TP_OK && (st = tp_paths__domains(sys, k->host_domains, err)) != TP_OK) {
+        free(k->host_domains);
+        k->host_domains = NULL;
+    }
+    return st;
+}
+
 /* Paths, trim, paths again and search init of one rank (init.cc order). */
-static tp_status rank_paths(tp_plan *plan, const tp_host_kind *k, tp_domain *d, int rank,
+static tp_status rank_paths(tp_plan *plan, tp_host_kind *k, tp_domain *d, int rank,
                             tp_log *log, tp_error *err)
 {
     tp_job_view view = job_view(plan, k, rank);
     tp_status st = tp_system__clone(&d->sys, k->host_sys, err);
     if (st == TP_OK)
-        st = tp_paths__compute(d->sys, plan->cfg, &view, log, err);
+        st = host_domains(plan, k, d->sys, &view, log, err);
     if (st == TP_OK)
-        st = tp_paths__trim(d->sys, plan->cfg, &view, err);
+        st = tp_paths__trim_domains(d->sys, k->host_domains, &view, err);
     if (st == TP_OK)
         st = tp_paths__compute(d->sys, plan->cfg, &view, log, err);
     if (st == TP_OK)
@@ -733,6 +753,7 @@ static void free_kind(tp_host_kind *k)
     free(k->domains);
     free(k->domain_of);
     tp_system__free(k->host_sys);
+    free(k->host_domains);
     tp_xml__free(k->topo_xml);
     free(k->text);
 }

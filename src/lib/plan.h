@@ -35,6 +35,7 @@ typedef struct tp_host_kind {
     int rep_host;               /* the host whose pipeline runs */
     tp_xml *topo_xml;           /* its XML as NCCL prepares it on rep_host (owned) */
     tp_system *host_sys;        /* its system before paths (owned) */
+    tp_gpu_domains *host_domains; /* its GPU domains, from its first rank's paths (owned) */
     tp_domain *domains;         /* n_domains (owned) */
     int n_domains;
     int *domain_of;             /* domain of each local index, -1 before it runs (owned) */

@@ -672,6 +672,76 @@ static void test_paths_p2p_and_shm_disabled(void **state)
     fx_free(sys);
 }
 
+
+/*
+ * Shared domains: trimming a fresh copy of the host's system with the domains
+ * of another rank's first paths gives the same system and path lines as each
+ * rank's own paths, trim and paths (what the planner does for later ranks).
+ */
+static void path_lines(tp_system *sys, tp_log *log)
+{
+    tp_log_clear(log);
+    log->enabled = true;
+    tp_paths__print(log, sys);
+    tp_log_info(log, "GPUs %d NETs %d", sys->nodes[TP_NODE_GPU].count,
+                sys->nodes[TP_NODE_NET].count);
+}
+
+static void check_shared_domains(const tp_system *host, const tp_config *cfg, int n_nodes)
+{
+    int n = host->nodes[TP_NODE_GPU].count;
+    tp_error err = {0};
+    tp_system *first = NULL;
+    tp_job_view v0 = {.n_ranks = n * n_nodes, .n_nodes = n_nodes, .rank = 0, .local_n_ranks = n};
+    tp_gpu_domains dom;
+    assert_int_equal(tp_system__clone(&first, host, &err), TP_OK);
+    assert_int_equal(tp_paths__compute(first, cfg, &v0, NULL, &err), TP_OK);
+    assert_int_equal(tp_paths__domains(first, &dom, &err), TP_OK);
+    for (int r = 0; r < n; r++) {
+        tp_job_view v = v0;
+        v.rank = host->nodes[TP_NODE_GPU].nodes[r].gpu.rank;
+        tp_system *own = NULL, *shared = NULL;
+        tp_log a = {.enabled = true}, b = {.enabled = true};
+        assert_int_equal(tp_system__clone(&own, host, &err), TP_OK);
+        assert_int_equal(tp_paths__compute(own, cfg, &v, NULL, &err), TP_OK);
+        assert_int_equal(tp_paths__trim(own, cfg, &v, &err), TP_OK);
+        assert_int_equal(tp_paths__compute(own, cfg, &v, NULL, &err), TP_OK);
+        assert_int_equal(tp_system__clone(&shared, host, &err), TP_OK);
+        assert_int_equal(tp_paths__trim_domains(shared, &dom, &v, &err), TP_OK);
+        assert_int_equal(tp_paths__compute(shared, cfg, &v, NULL, &err), TP_OK);
+        path_lines(own, &a);
+        path_lines(shared, &b);
+        assert_int_equal(a.n_lines, b.n_lines);
+        for (size_t i = 0; i < a.n_lines; i++)
+            assert_string_equal(a.lines[i].text, b.lines[i].text);
+        tp_log_clear(&a);
+        tp_log_clear(&b);
+        tp_system__free(own);
+        tp_system__free(shared);
+    }
+    tp_system__free(first);
+}
+
+static void test_paths_shared_domains_match_own_trim(void **state)
+{
+    (void)state;
+    static const char *const fixtures[] = {"v100_nv2.xml", "dgx_h100.xml", "pix_nic_2s.xml",
+                                           "pcie_2s_8gpu.xml", "v100_sparse_ring.xml"};
+    static const char *const p2p_off[] = {"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=1", NULL};
+    static const char *const pix[] = {"NCCL_P2P_LEVEL=PIX", NULL};
+    const char *const *envs[] = {NULL, p2p_off, pix};
+    for (size_t f = 0; f < ARRAY_LEN(fixtures); f++) {
+        char *xml = helpers_fixture(fixtures[f]);
+        for (size_t e = 0; e < ARRAY_LEN(envs); e++) {
+            tp_plan *plan = helpers_plan(xml, envs[e], 1, 0);
+            check_shared_domains(plan->kinds[plan->home_kind].host_sys, plan->cfg, 1);
+            check_shared_domains(plan->kinds[plan->home_kind].host_sys, plan->cfg, 2);
+            tp_plan_free(plan);
+        }
+        free(xml);
+    }
+}
+
 /* ------------------------------------------------------------------ */
 /* End to end from the topology XML (fixtures from the conformance cases) */
 /* ------------------------------------------------------------------ */
@@ -745,6 +815,7 @@ int main(void)
         cmocka_unit_test(test_paths_print_truncates),
         cmocka_unit_test(test_paths_one_sided_link_fails),
         cmocka_unit_test(test_paths_p2p_and_shm_disabled),
+        cmocka_unit_test(test_paths_shared_domains_match_own_trim),
         cmocka_unit_test(test_paths_xml_sparse_ring),
         cmocka_unit_test(test_paths_xml_pix_nic),
     };
