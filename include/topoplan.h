@@ -110,15 +110,27 @@ typedef struct tp_config tp_config;
 
 /**
  * Build a configuration from a NULL-terminated list of "KEY=VALUE" strings
- * (a process environment, or the CLI's --env list). Variables that are not
- * NCCL parameters topoplan models are ignored. Invalid values fail with
- * TP_ERR_CONFIG naming the variable.
+ * (a process environment, or the CLI's --env list; their source is
+ * "environment"). Values are read as NCCL 2.22.3 reads them: a number with
+ * trailing text is taken, text that is no number reads as 0, an out-of-range
+ * number or an unknown path level is ignored (NCCL's default); each such
+ * value, and each NCCL_* name topoplan does not model, leaves a warning
+ * (tp_config_warning).
  */
 TP_API tp_status tp_config_new(tp_config **out, const char *const *envp, tp_error *err);
-/** Set one variable, overriding any earlier value; same validation as tp_config_new. */
+/** Set one variable, overriding any earlier value; same reading as tp_config_new. */
 TP_API tp_status tp_config_set(tp_config *cfg, const char *key, const char *value, tp_error *err);
 /** A copy of a configuration (to plan a what-if with a few variables changed). */
 TP_API tp_status tp_config_copy(tp_config **out, const tp_config *cfg, tp_error *err);
+/** tp_config_set() recording where the value came from (e.g. "--env", "--env-file F:3"). */
+TP_API tp_status tp_config_set_from(tp_config *cfg, const char *key, const char *value,
+                                    const char *source, tp_error *err);
+/** Where a set variable's value came from, or NULL when it is unset (owned by cfg). */
+TP_API const char *tp_config_source(const tp_config *cfg, const char *key);
+/** Number of warnings about the values and names given so far. */
+TP_API size_t tp_config_warning_count(const tp_config *cfg);
+/** Warning i (0-based), or NULL; owned by cfg. */
+TP_API const char *tp_config_warning(const tp_config *cfg, size_t i);
 /** Free a configuration (NULL-safe). */
 TP_API void tp_config_free(tp_config *cfg);
 /** Write the effective parameter table (name, value, default or set) as text. */
@@ -442,6 +454,7 @@ TP_API int tp_hca_selects(const char *filter, const char *name, int port);
  * The prefix trap: 1 when a non-exact entry of `filter` matches `name` only
  * as a prefix followed by more digits ("mlx5_1" matching "mlx5_10"); the
  * entry's text is copied to `entry` (size bytes, NUL-terminated). 0 otherwise.
+ * With an exclusion filter ("^mlx5_1") the trapped device is excluded too.
  */
 TP_API int tp_hca_prefix_trap(const char *filter, const char *name, int port, char *entry,
                               size_t size);

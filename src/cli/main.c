@@ -169,7 +169,9 @@ static int apply_env_line(tp_config *cfg, const char *path, unsigned n, char *li
     }
     *eq = '\0';
     tp_error err = {0};
-    if (tp_config_set(cfg, line, eq + 1, &err) != TP_OK) {
+    char source[300];
+    snprintf(source, sizeof(source), "--env-file %s:%u", path, n);
+    if (tp_config_set_from(cfg, line, eq + 1, source, &err) != TP_OK) {
         fprintf(stderr, "topoplan: %s:%u: ", path, n);
         return cli_fail(&err);
     }
@@ -208,9 +210,11 @@ static int build_config(cli_ctx *ctx, const global_opts *g)
         char key[256];
         const char *eq = strchr(g->env_list[i], '=');
         snprintf(key, sizeof(key), "%.*s", (int)(eq - g->env_list[i]), g->env_list[i]);
-        if (tp_config_set(ctx->cfg, key, eq + 1, &err))
+        if (tp_config_set_from(ctx->cfg, key, eq + 1, "--env", &err))
             return cli_fail(&err);
     }
+    for (size_t i = 0; i < tp_config_warning_count(ctx->cfg); i++)
+        fprintf(stderr, "topoplan: warning: %s\n", tp_config_warning(ctx->cfg, i));
     return 0;
 }
 

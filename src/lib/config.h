@@ -79,6 +79,10 @@ const char *tp_config_str(const tp_config *cfg, tp_param_id id);
 bool tp_config_is_set(const tp_config *cfg, tp_param_id id);
 /* NCCL's name for the parameter ("NCCL_CROSS_NIC"). */
 const char *tp_config_name(tp_param_id id);
+/* Longest kept source of a setting ("--env-file PATH:LINE"). */
+#define TP_CONFIG_SOURCE_MAX 160
+/* What NCCL 2.22.3 does when the parameter is unset ("2", "no minimum", ...). */
+void tp_config__default_text(char *buf, size_t size, int id);
 /* Copy a configuration (a plan keeps its own). */
 tp_status tp_config__copy(tp_config **out, const tp_config *cfg, tp_error *err);
 

@@ -62,21 +62,52 @@ static void test_config_levels_names_and_old_numbers(void **state)
     }
 }
 
-static void test_config_bad_values_name_the_variable(void **state)
+/* Values NCCL 2.22.3 reinterprets or ignores: read as NCCL does, with a warning naming them. */
+static void test_config_bad_values_read_as_nccl(void **state)
 {
     (void)state;
-    static const char *const bad[] = {"NCCL_CROSS_NIC=two", "NCCL_MAX_NCHANNELS=4x",
-                                      "NCCL_P2P_LEVEL=NEAR", "NCCL_NET_GDR_LEVEL=pix",
-                                      "NCCL_MIN_NCHANNELS=99999999999999999999999"};
-    for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
-        const char *const env[] = {bad[i], NULL};
+    static const struct {
+        const char *env;
+        tp_param_id id;
+        bool is_set;
+        int64_t value;
+    } rows[] = {
+        {"NCCL_CROSS_NIC=two", TP_P_CROSS_NIC, true, 0},    /* strtoll: no number is 0 */
+        {"NCCL_MAX_NCHANNELS=4x", TP_P_MAX_NCHANNELS, true, 4}, /* trailing text dropped */
+        {"NCCL_P2P_LEVEL=NEAR", TP_P_P2P_LEVEL, false, TP_LEVEL_UNSET},
+        {"NCCL_NET_GDR_LEVEL=pix", TP_P_NET_GDR_LEVEL, false, TP_LEVEL_UNSET}, /* case matters */
+        {"NCCL_MIN_NCHANNELS=99999999999999999999999", TP_P_MIN_NCHANNELS, false, -2},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(rows); i++) {
+        const char *const env[] = {rows[i].env, NULL};
         tp_config *cfg = NULL;
         tp_error err = {0};
-        assert_int_equal(tp_config_new(&cfg, env, &err), TP_ERR_CONFIG);
-        assert_null(cfg);
-        assert_int_equal(strncmp(err.source, bad[i], strlen(err.source)), 0);
-        assert_non_null(strstr(err.message, "invalid value"));
+        assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+        assert_int_equal(tp_config_is_set(cfg, rows[i].id), rows[i].is_set);
+        assert_int_equal(tp_config_int(cfg, rows[i].id), rows[i].value);
+        assert_int_equal(tp_config_warning_count(cfg), 1);
+        const char *eq = strchr(rows[i].env, '=');
+        assert_int_equal(strncmp(tp_config_warning(cfg, 0), rows[i].env,
+                                 (size_t)(eq - rows[i].env)), 0);
+        tp_config_free(cfg);
     }
+}
+
+/* A misspelt name is named with its nearest known variable; sources are kept. */
+static void test_config_names_and_sources(void **state)
+{
+    (void)state;
+    const char *const env[] = {"NCCL_CROSSNIC=1", "NCCL_CROSS_NIC=0", "HOME=/x", NULL};
+    tp_config *cfg = config_of(env);
+    assert_int_equal(tp_config_warning_count(cfg), 1);
+    assert_non_null(strstr(tp_config_warning(cfg, 0), "did you mean NCCL_CROSS_NIC?"));
+    assert_string_equal(tp_config_source(cfg, "NCCL_CROSS_NIC"), "environment");
+    tp_error err = {0};
+    assert_int_equal(tp_config_set_from(cfg, "NCCL_CROSS_NIC", "1", "--env", &err), TP_OK);
+    assert_string_equal(tp_config_source(cfg, "NCCL_CROSS_NIC"), "--env");
+    assert_null(tp_config_source(cfg, "NCCL_P2P_LEVEL"));
+    assert_null(tp_config_warning(cfg, 5));
+    tp_config_free(cfg);
 }
 
 static void test_config_copy_is_independent(void **state)
@@ -120,7 +151,8 @@ int main(void)
         cmocka_unit_test(test_config_defaults_are_nccl_2_22_3),
         cmocka_unit_test(test_config_integers_use_any_base),
         cmocka_unit_test(test_config_levels_names_and_old_numbers),
-        cmocka_unit_test(test_config_bad_values_name_the_variable),
+        cmocka_unit_test(test_config_bad_values_read_as_nccl),
+        cmocka_unit_test(test_config_names_and_sources),
         cmocka_unit_test(test_config_copy_is_independent),
         cmocka_unit_test(test_config_names_tables_are_complete),
     };
