@@ -167,7 +167,7 @@ int tp_hca_prefix_trap(const char *filter, const char *name, int port, char *ent
     tp_hca_filter f;
     tp_hca__parse(&f, filter);
     int i = tp_hca__trap(&f, name, port);
-    if (i < 0 || !tp_hca__selects(&f, name, port) || f.exclude)
+    if (i < 0)
         return 0;
     if (size)
         snprintf(entry, size, "%s", f.entries[i].prefix);

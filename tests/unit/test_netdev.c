@@ -62,6 +62,10 @@ static void test_netdev_prefix_trap(void **state)
     assert_string_equal(entry, "mlx5_1");
     assert_false(tp_hca_prefix_trap("mlx5_1", "mlx5_1", 1, entry, sizeof(entry)));
     assert_false(tp_hca_prefix_trap("=mlx5_1", "mlx5_10", 1, entry, sizeof(entry)));
+    /* An exclusion entry catches the longer name too (issue 9: hca warns as nics does). */
+    assert_true(tp_hca_prefix_trap("^mlx5_1", "mlx5_10", 1, entry, sizeof(entry)));
+    assert_string_equal(entry, "mlx5_1");
+    assert_false(tp_hca_prefix_trap("^=mlx5_1", "mlx5_10", 1, entry, sizeof(entry)));
     assert_false(tp_hca_prefix_trap("mlx5", "mlx5_10", 1, entry, sizeof(entry)));
 }
 
