@@ -157,9 +157,10 @@ static tp_status channel_gpu(gc_ctx *c, tp_gc_graph *g, int index, const tp_xml_
     int gi = gpu_of_dev(c->sys, dev);
     if (gi < 0)
         tp_graphcheck__add(c->chk, g, TP_GC_ERROR, index, e->line, e->column,
-                           "gpu dev \"%s\" is not a GPU of the system (NCCL fails: \"XML Import "
-                           "Channel : dev %ld not found\")",
-                           tp_xml__attr(e, "dev"), dev);
+                           "gpu dev \"%s\" is not a GPU of the system (graph device ids are hex, "
+                           "as NCCL reads them: %ld; NCCL fails: \"XML Import Channel : dev %ld "
+                           "not found\")",
+                           tp_xml__attr(e, "dev"), dev, dev);
     if (ch->n_gpus < TP_GC_MAX_CHANNEL_GPUS)
         ch->gpus[ch->n_gpus] = gi;
     ch->n_gpus++;
@@ -182,7 +183,9 @@ static tp_status channel_net(gc_ctx *c, tp_gc_graph *g, int index, const tp_xml_
                            tp_xml__attr(e, "dev"));
     } else if (ni < 0 && c->sys->nodes[TP_NODE_NET].count > 0) {
         tp_graphcheck__add(c->chk, g, TP_GC_ERROR, index, e->line, e->column,
-                           "net dev \"%s\" is not a NET of the system", tp_xml__attr(e, "dev"));
+                           "net dev \"%s\" is not a NET of the system (graph device ids are hex, "
+                           "as NCCL reads them: NET %ld)",
+                           tp_xml__attr(e, "dev"), dev);
     }
     if (ch->n_nets < 2)
         ch->nets[ch->n_nets] = ni;

@@ -140,7 +140,9 @@ static tp_status load_channel(gf_ctx *c, const tp_xml_elem *ch, int index, int *
             tp_log_warn(c->log, "XML Import Channel : dev %lld not found.", (long long)dev);
             c->nccl_code = TP_NCCL_SYSTEM_ERROR;
             return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, sub,
-                                "gpu dev \"%s\" is not a GPU of the system", v);
+                                "gpu dev \"%s\" is not a GPU of the system (graph device ids "
+                                "are hex, as NCCL reads them: %lld)",
+                                v, (long long)dev);
         }
         if (intra < ARRAY_LEN(c->graph->intra))
             c->graph->intra[intra++] = rank;
