@@ -285,6 +285,42 @@ TP_API int tp_tune_coll_from_name(const char *name);
  */
 TP_API tp_status tp_report_tune(FILE *out, const tp_plan *plan, const tp_tune_options *opt,
                                 tp_format fmt, tp_error *err);
+/** NCCL's name of a collective, algorithm or protocol number (static); NULL out of range. */
+TP_API const char *tp_tune_coll_name(int coll);
+TP_API const char *tp_tune_algo_name(int algorithm);
+TP_API const char *tp_tune_proto_name(int protocol);
+
+/** NCCL's choice for one call (tp_plan_tune_call). */
+typedef struct tp_tune_call {
+    int algorithm;     /**< Tree 0, Ring 1, CollNetDirect 2, CollNetChain 3, NVLS 4, NVLSTree 5 */
+    int protocol;      /**< LL 0, LL128 1, Simple 2 */
+    float time_us;     /**< the predicted time NCCL compares (its "time" in the TUNING log) */
+    int channels;      /**< channels and threads per channel NCCL launches with */
+    int threads;
+    double algbw_gbs;  /**< n_bytes / time */
+    double busbw_gbs;  /**< algbw x nccl-tests' factor of the collective */
+    int from_backup;   /**< 1 when only the Ring backup bandwidth was usable */
+} tp_tune_call;
+
+/**
+ * The algorithm/protocol NCCL 2.22.3 picks for one call of `coll` (see
+ * tp_tune_coll_from_name) moving `n_bytes` (NCCL's nBytes: the whole buffer
+ * of AllReduce/Broadcast/Reduce, all ranks' data for AllGather/ReduceScatter),
+ * one float32 sum call, not grouped, rank 0's model. A one-rank job gets
+ * Ring/Simple in 0 us (NCCL copies locally).
+ * @return TP_OK; TP_ERR_ARGUMENT on a NULL pointer, a failed plan, coll out of
+ *   range or n_bytes 0; TP_ERR_GRAPH when NCCL finds no algorithm/protocol
+ */
+TP_API tp_status tp_plan_tune_call(const tp_plan *plan, int coll, uint64_t n_bytes,
+                                   tp_tune_call *info, size_t size);
+/**
+ * One entry of NCCL's tuning table as rank 0 prints it: latency (us) and
+ * algorithm bandwidth (GB/s) after NCCL_ALGO/NCCL_PROTO (0 when disabled).
+ * @return TP_OK; TP_ERR_ARGUMENT on a NULL pointer, a failed or one-rank plan,
+ *   an index out of range
+ */
+TP_API tp_status tp_plan_tune_entry(const tp_plan *plan, int coll, int algorithm, int protocol,
+                                    float *latency_us, float *bw_gbs);
 /** The same sweep as an SVG plot: predicted busbw against size per algorithm/protocol. */
 TP_API tp_status tp_report_tune_svg(FILE *out, const tp_plan *plan, const tp_tune_options *opt,
                                     tp_error *err);

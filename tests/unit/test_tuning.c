@@ -191,6 +191,40 @@ static void test_busbw_factors(void **state)
     assert_true(fabs(tp_tune__busbw_factor(TP_COLL_ALLREDUCE, 1) - 0.0) < 1e-12);
 }
 
+/* The public queries give the same figures, and refuse bad arguments. */
+static void test_public_queries(void **state)
+{
+    (void)state;
+    tp_plan *plan = h100_plan(NULL, 2);
+    tp_tune_call call;
+    assert_int_equal(tp_plan_tune_call(plan, tp_tune_coll_from_name("allreduce"), 4194304, &call,
+                                       sizeof(call)),
+                     TP_OK);
+    assert_string_equal(tp_tune_algo_name(call.algorithm), "NVLSTree");
+    assert_string_equal(tp_tune_proto_name(call.protocol), "Simple");
+    char time[32];
+    snprintf(time, sizeof(time), "%f", (double)call.time_us);
+    assert_string_equal(time, "68.728638");
+    assert_true(fabs(call.busbw_gbs - 4194304 / (call.time_us * 1e3) * 1.875) < 1e-9);
+    float lat, bw;
+    assert_int_equal(tp_plan_tune_entry(plan, TP_COLL_ALLREDUCE, TP_ALGO_RING, TP_PROTO_SIMPLE,
+                                        &lat, &bw),
+                     TP_OK);
+    assert_true(lat > 152.7f && lat < 152.9f && bw > 204.7f && bw < 204.9f);
+    assert_int_equal(tp_plan_tune_call(plan, 5, 8, &call, sizeof(call)), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_plan_tune_call(plan, 0, 0, &call, sizeof(call)), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_plan_tune_call(NULL, 0, 8, &call, sizeof(call)), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_plan_tune_entry(plan, 0, 6, 0, &lat, &bw), TP_ERR_ARGUMENT);
+    assert_null(tp_tune_coll_name(5));
+    assert_int_equal(tp_tune_coll_from_name("AllToAll"), -1);
+    tp_plan_free(plan);
+    const char *const none[] = {"NCCL_PROTO=^LL,LL128,Simple", NULL};
+    plan = h100_plan(none, 2);
+    assert_int_equal(tp_plan_tune_call(plan, TP_COLL_ALLREDUCE, 1024, &call, sizeof(call)),
+                     TP_ERR_GRAPH);
+    tp_plan_free(plan);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -200,6 +234,7 @@ int main(void)
         cmocka_unit_test(test_choice_dgx_h100_nodes2),
         cmocka_unit_test(test_env_disables),
         cmocka_unit_test(test_busbw_factors),
+        cmocka_unit_test(test_public_queries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
