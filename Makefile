@@ -76,7 +76,7 @@ $(BUILD)/libtopoplan.a: $(LIB_OBJ)
 	ar rcs $@ $^
 
 $(BUILD)/topoplan: $(CLI_OBJ) $(BUILD)/libtopoplan.a
-	$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libtopoplan.a $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libtopoplan.a $(LDLIBS) -pthread
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/helpers.c tests/unit/helpers.h $(BUILD)/libtopoplan.a
 	@mkdir -p $(@D)
@@ -96,7 +96,7 @@ demo: $(BUILD)/topoplan
 	$(BUILD)/topoplan plan --builtin dgx-h100 --nodes 2
 	$(BUILD)/topoplan search --builtin dgx-h100 --nodes 2
 
-check: check-unit check-golden check-errors check-fuzz check-header check-lint \
+check: check-unit check-golden check-errors check-fleet check-fuzz check-header check-lint \
        check-conformance check-explain check-provider check-search-diff check-package check-valgrind \
        check-san
 
@@ -105,6 +105,9 @@ check-unit: $(UNIT_BIN)
 
 check-golden: $(BUILD)/topoplan
 	@sh tests/golden/run.sh $(BUILD)/topoplan
+
+check-fleet: $(BUILD)/topoplan
+	@sh tests/fleet/run.sh $(BUILD)/topoplan
 
 check-errors: $(BUILD)/topoplan
 	@sh tests/errors/run.sh $(BUILD)/topoplan

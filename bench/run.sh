@@ -27,3 +27,5 @@ build/bench/bench_cases "$CASES" "$TSV" "${RUNS:-5}" --topoplan "$PWD/build/topo
 echo
 echo "scale: 4096 nodes x 8 GPUs (dgx-h100)"
 build/bench/bench_scale 4096 dgx-h100 3
+echo
+sh bench/fleet.sh

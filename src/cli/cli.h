@@ -46,7 +46,8 @@ typedef struct cli_input {
 } cli_input;
 
 /* Options beyond --nodes, --rank, --node-topo, --job, --builtin and --help that a command takes. */
-enum { CLI_OPT_FORMAT = 1u, CLI_OPT_GRAPH = 2u, CLI_OPT_BASELINE = 4u };
+/* CLI_OPT_MANY: n_files is a minimum; every file argument goes to cli_args.rest. */
+enum { CLI_OPT_FORMAT = 1u, CLI_OPT_GRAPH = 2u, CLI_OPT_BASELINE = 4u, CLI_OPT_MANY = 8u };
 
 /* A parsed planning command line. */
 typedef struct cli_args {
@@ -56,6 +57,8 @@ typedef struct cli_args {
     const char *baseline; /* --baseline */
     const char **node_topos; /* --node-topo values (owned by the context) */
     const char *job_file;    /* --job */
+    char **rest;             /* CLI_OPT_MANY: the file arguments (into argv) */
+    int n_rest;
     bool rank_given;         /* --rank was on the command line */
     bool nodes_given;     /* --nodes was on the command line */
 } cli_args;
@@ -133,6 +136,9 @@ int cli_job_effect(cli_job_effect_t *fx, const cli_input *base, const char *odd,
 /* "Job effect: ... this node costs the job N channels". */
 void cli_job_effect_text(FILE *out, const cli_job_effect_t *fx, const char *base,
                          const char *odd);
+
+/* Fleet check: every NODE (files, or .xml files of folders) against the baseline. */
+int cli_fleet_check(const cli_args *a, const cli_input *baseline, cli_ctx *ctx);
 
 int cmd_nccl_log(int argc, char **argv, cli_ctx *ctx);
 int cmd_plan(int argc, char **argv, cli_ctx *ctx);

@@ -1,11 +1,13 @@
 /* topoplan check: health check of a node's topology against a known-good baseline. */
 #include "cli.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char usage[] =
     "usage: topoplan check [--nodes N] [--rank R] [--node-topo FILE]... [--job FILE] [--format text|json] NODE.xml --baseline "
     "BASE.xml\n"
+    "       topoplan check [--nodes N] [--format text|json] --baseline BASE.xml (NODE.xml | FOLDER)...\n"
     "\n"
     "Compare a node's topology (e.g. dumped on the node with NCCL_TOPO_DUMP_FILE) with a\n"
     "known-good baseline of the same model, planned for the same job under the same\n"
@@ -24,13 +26,21 @@ static const char usage[] =
     "BASE.xml may name a built-in board (`topoplan builtins`: dgx-a100, dgx-h100,\n"
     "hgx-b200, ...); a partial provider file is noted with the `complete` command\n"
     "that gives the topology NCCL would hold.\n"
+    "Fleet check (several NODE files, or folders of .xml files): every node is checked\n"
+    "in parallel threads; one line per node (ok, DEVIATES with its deviation kinds,\n"
+    "ERROR when it cannot be planned), the job effect of each deviating node (a job of\n"
+    "--nodes nodes, at least 2, of BASE with that node among them, re-planned: what it\n"
+    "costs the job in channels), then a table of deviation kinds; --format json gives\n"
+    "one JSON object per node and a last {\"summary\": ...} line. Exit 1 when any node\n"
+    "deviates or cannot be checked.\n"
     "Exit status: 0 healthy (no error or warning), 1 deviations, 3 invalid input.\n";
 
 int cmd_check(int argc, char **argv, cli_ctx *ctx)
 {
     cli_args a;
     int code = CLI_EXIT_OK;
-    if (cli_parse_args(argc, argv, ctx, usage, CLI_OPT_FORMAT | CLI_OPT_BASELINE, 1, &a, &code))
+    if (cli_parse_args(argc, argv, ctx, usage,
+                       CLI_OPT_FORMAT | CLI_OPT_BASELINE | CLI_OPT_MANY, 1, &a, &code))
         return code;
     if (!a.baseline)
         return cli_usage_error(usage, "check: expected --baseline FILE");
@@ -42,5 +52,8 @@ int cmd_check(int argc, char **argv, cli_ctx *ctx)
         baseline.path = NULL;
         baseline.builtin = a.baseline;
     }
+    struct stat sb;
+    if (a.n_rest > 1 || (a.n_rest == 1 && stat(a.rest[0], &sb) == 0 && S_ISDIR(sb.st_mode)))
+        return cli_fleet_check(&a, &baseline, ctx);
     return cli_compare_run(&baseline, &a.in, ctx, true);
 }

@@ -213,6 +213,12 @@ int cli_parse_args(int argc, char **argv, cli_ctx *ctx, const char *usage, unsig
         a->in.job.n_nodes = a->in.job.n_node_topos + 1;
     /* --builtin NAME or --job FILE stands for the last file argument, the topology. */
     int want = n_files - (a->in.builtin != NULL || a->job_file != NULL);
+    if ((extra & CLI_OPT_MANY) && argc - optind >= want && want > 0) {
+        a->rest = argv + optind;
+        a->n_rest = argc - optind;
+        a->in.path = argv[optind];
+        return 0;
+    }
     if (argc - optind != want) {
         *code = cli_usage_error(usage, "%s: expected %d file argument%s (the topology may be "
                                        "--builtin NAME)", argv[0], n_files, n_files == 1 ? "" : "s");

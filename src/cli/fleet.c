@@ -1,0 +1,346 @@
+/*
+ * Fleet check: `check --baseline BASE.xml NODE...` with several nodes or
+ * folders. Every node is planned for the same job as the baseline and
+ * compared with it (the same comparison as a one-node check), in parallel
+ * threads; a deviating node is then planned as one node among baseline nodes
+ * to measure what it costs a job. Results print in input order: one line
+ * per node, then a table of deviation kinds (text), or one JSON object per
+ * node and a summary object (--format json: JSON lines).
+ */
+#include "cli.h"
+
+#include <dirent.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define FLEET_MAX_KINDS 64  /* distinct deviation titles counted in the summary */
+#define FLEET_MAX_THREADS 64
+
+typedef struct fleet_kind {
+    const char *title; /* static (the comparison's titles) */
+    int nodes, findings;
+} fleet_kind;
+
+/* One node's result. */
+typedef struct fleet_node {
+    const char *path;
+    tp_status status;        /* TP_OK, or why the node could not be checked */
+    char message[320];
+    int errors, warnings;
+    int n_kinds;
+    fleet_kind kinds[16];    /* this node's deviation titles, with counts */
+    cli_job_effect_t effect; /* deviating nodes only */
+} fleet_node;
+
+typedef struct fleet {
+    const cli_input *baseline;
+    const tp_plan *base_plan;
+    tp_job job;
+    cli_ctx *ctx;
+    fleet_node *nodes;
+    size_t n_nodes;
+    size_t next;             /* next node to take (under lock) */
+    pthread_mutex_t lock;
+} fleet;
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static bool ends_with_xml(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 4 && strcmp(name + n - 4, ".xml") == 0;
+}
+
+/* Append path (kept by the context) to the list. */
+static int add_path(cli_ctx *ctx, const char ***list, size_t *n, size_t *cap, char *path)
+{
+    if (!path || cli_keep(ctx, path) != 0)
+        return -1;
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 64;
+        const char **grown = realloc(*list, c * sizeof(*grown));
+        if (!grown)
+            return -1;
+        *list = grown;
+        *cap = c;
+    }
+    (*list)[(*n)++] = path;
+    return 0;
+}
+
+/* The .xml files of a folder, sorted by name. */
+static int add_folder(cli_ctx *ctx, const char ***list, size_t *n, size_t *cap, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        perror(dir);
+        return CLI_EXIT_IO;
+    }
+    size_t first = *n;
+    struct dirent *e;
+    int st = 0;
+    while (st == 0 && (e = readdir(d)) != NULL) {
+        if (!ends_with_xml(e->d_name))
+            continue;
+        size_t len = strlen(dir) + strlen(e->d_name) + 2;
+        char *p = malloc(len);
+        if (p)
+            snprintf(p, len, "%s/%s", dir, e->d_name);
+        st = add_path(ctx, list, n, cap, p) ? CLI_EXIT_IO : 0;
+    }
+    closedir(d);
+    qsort(*list + first, *n - first, sizeof(**list), by_name);
+    return st;
+}
+
+/* NODE arguments: files as given, folders expanded. */
+static int node_list(cli_ctx *ctx, const cli_args *a, const char ***list, size_t *n)
+{
+    size_t cap = 0;
+    *list = NULL;
+    *n = 0;
+    for (int i = 0; i < a->n_rest; i++) {
+        struct stat sb;
+        int st = 0;
+        if (stat(a->rest[i], &sb) == 0 && S_ISDIR(sb.st_mode))
+            st = add_folder(ctx, list, n, &cap, a->rest[i]);
+        else if (add_path(ctx, list, n, &cap, strdup(a->rest[i])) != 0)
+            st = CLI_EXIT_IO;
+        if (st)
+            return st;
+    }
+    return 0;
+}
+
+static void count_kind(fleet_node *r, const char *title)
+{
+    for (int i = 0; i < r->n_kinds; i++) {
+        if (strcmp(r->kinds[i].title, title) == 0) {
+            r->kinds[i].findings++;
+            return;
+        }
+    }
+    if (r->n_kinds < (int)(sizeof(r->kinds) / sizeof(r->kinds[0])))
+        r->kinds[r->n_kinds++] = (fleet_kind){.title = title, .nodes = 1, .findings = 1};
+}
+
+/* Plan one node, compare it with the baseline; a deviating node gets its job effect. */
+static void check_node(fleet *f, fleet_node *r)
+{
+    tp_plan *plan = NULL;
+    tp_comparison *cmp = NULL;
+    tp_error err = {0};
+    r->status = tp_plan_file(&plan, r->path, &f->job, f->ctx->cfg, &err);
+    if (r->status == TP_OK)
+        r->status = tp_compare_plans(&cmp, f->base_plan, plan, &err);
+    if (r->status != TP_OK) {
+        cli_name_flag(&err);
+        tp_error_format(&err, r->message, sizeof(r->message));
+    }
+    for (size_t i = 0; r->status == TP_OK && i < tp_comparison_count(cmp); i++) {
+        const tp_difference *d = tp_comparison_get(cmp, i);
+        if (d->severity == TP_SEVERITY_INFO)
+            continue;
+        r->errors += d->severity == TP_SEVERITY_ERROR;
+        r->warnings += d->severity == TP_SEVERITY_WARN;
+        count_kind(r, d->title);
+    }
+    tp_comparison_free(cmp);
+    tp_plan_free(plan);
+    if (r->status == TP_OK && r->errors + r->warnings > 0)
+        cli_job_effect(&r->effect, f->baseline, r->path, f->job.n_nodes, f->ctx);
+}
+
+static void *worker(void *arg)
+{
+    fleet *f = arg;
+    for (;;) {
+        pthread_mutex_lock(&f->lock);
+        size_t i = f->next++;
+        pthread_mutex_unlock(&f->lock);
+        if (i >= f->n_nodes)
+            return NULL;
+        check_node(f, &f->nodes[i]);
+    }
+}
+
+static int thread_count(size_t n_nodes)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    long n = cpus < 1 ? 1 : cpus > FLEET_MAX_THREADS ? FLEET_MAX_THREADS : cpus;
+    return (int)((size_t)n < n_nodes ? (size_t)n : (n_nodes ? n_nodes : 1));
+}
+
+static void run_threads(fleet *f)
+{
+    pthread_t threads[FLEET_MAX_THREADS];
+    int n = thread_count(f->n_nodes), started = 0;
+    for (int i = 0; i < n; i++)
+        started += pthread_create(&threads[started], NULL, worker, f) == 0;
+    if (started == 0)
+        worker(f); /* no thread could start: do the work here */
+    for (int i = 0; i < started; i++)
+        pthread_join(threads[i], NULL);
+}
+
+/* ---- output ---- */
+
+static void text_node(FILE *out, const fleet_node *r, const char *base)
+{
+    if (r->status != TP_OK) {
+        fprintf(out, "%s: ERROR %s\n", r->path, r->message);
+        return;
+    }
+    if (r->errors + r->warnings == 0) {
+        fprintf(out, "%s: ok\n", r->path);
+        return;
+    }
+    fprintf(out, "%s: DEVIATES (%d error%s, %d warning%s):", r->path, r->errors,
+            r->errors == 1 ? "" : "s", r->warnings, r->warnings == 1 ? "" : "s");
+    for (int i = 0; i < r->n_kinds; i++)
+        fprintf(out, "%s %s x%d", i ? "," : "", r->kinds[i].title, r->kinds[i].findings);
+    fputc('\n', out);
+    fputs("  ", out);
+    cli_job_effect_text(out, &r->effect, base, r->path);
+}
+
+static void json_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fprintf(out, "\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            fprintf(out, "\\u%04x", (unsigned char)*s);
+        else
+            fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+static void json_node(FILE *out, const fleet_node *r)
+{
+    fputs("{\"node\": ", out);
+    json_str(out, r->path);
+    if (r->status != TP_OK) {
+        fputs(", \"status\": \"error\", \"message\": ", out);
+        json_str(out, r->message);
+        fputs("}\n", out);
+        return;
+    }
+    bool bad = r->errors + r->warnings > 0;
+    fprintf(out, ", \"status\": \"%s\", \"errors\": %d, \"warnings\": %d, \"deviations\": {",
+            bad ? "deviates" : "ok", r->errors, r->warnings);
+    for (int i = 0; i < r->n_kinds; i++) {
+        fputs(i ? ", " : "", out);
+        json_str(out, r->kinds[i].title);
+        fprintf(out, ": %d", r->kinds[i].findings);
+    }
+    fputc('}', out);
+    if (bad && r->effect.known)
+        fprintf(out, ", \"job\": {\"nodes\": %d, \"search_channels\": [%d, %d], "
+                     "\"collective_channels\": [%d, %d], \"search_channels_cost\": %d}",
+                r->effect.n_nodes, r->effect.search_base, r->effect.search_odd,
+                r->effect.channels_base, r->effect.channels_odd,
+                r->effect.search_base - r->effect.search_odd);
+    fputs("}\n", out);
+}
+
+/* Sum the nodes' deviation kinds; returns the number of kinds. */
+static int summary_kinds(const fleet *f, fleet_kind *kinds)
+{
+    int n = 0;
+    for (size_t i = 0; i < f->n_nodes; i++) {
+        const fleet_node *r = &f->nodes[i];
+        for (int k = 0; k < r->n_kinds; k++) {
+            int j = 0;
+            while (j < n && strcmp(kinds[j].title, r->kinds[k].title) != 0)
+                j++;
+            if (j == n && n == FLEET_MAX_KINDS)
+                continue;
+            if (j == n)
+                kinds[n++] = (fleet_kind){.title = r->kinds[k].title};
+            kinds[j].nodes++;
+            kinds[j].findings += r->kinds[k].findings;
+        }
+    }
+    return n;
+}
+
+static void write_summary(FILE *out, const fleet *f, tp_format fmt, int ok, int bad, int failed)
+{
+    fleet_kind kinds[FLEET_MAX_KINDS];
+    int n = summary_kinds(f, kinds);
+    if (fmt == TP_FORMAT_JSON) {
+        fprintf(out, "{\"summary\": {\"nodes\": %zu, \"ok\": %d, \"deviate\": %d, \"errors\": %d, "
+                     "\"kinds\": [",
+                f->n_nodes, ok, bad, failed);
+        for (int i = 0; i < n; i++) {
+            fputs(i ? ", " : "", out);
+            fputs("{\"kind\": ", out);
+            json_str(out, kinds[i].title);
+            fprintf(out, ", \"nodes\": %d, \"findings\": %d}", kinds[i].nodes, kinds[i].findings);
+        }
+        fputs("]}}\n", out);
+        return;
+    }
+    fprintf(out, "\nSummary: %zu node%s against %s: %d ok, %d deviate, %d could not be checked\n",
+            f->n_nodes, f->n_nodes == 1 ? "" : "s",
+            f->baseline->builtin ? f->baseline->builtin : f->baseline->path, ok, bad, failed);
+    if (n > 0)
+        fprintf(out, "  %-40s %7s %9s\n", "deviation", "nodes", "findings");
+    for (int i = 0; i < n; i++)
+        fprintf(out, "  %-40s %7d %9d\n", kinds[i].title, kinds[i].nodes, kinds[i].findings);
+}
+
+static int report(FILE *out, const fleet *f, tp_format fmt)
+{
+    int ok = 0, bad = 0, failed = 0;
+    const char *base = f->baseline->builtin ? f->baseline->builtin : f->baseline->path;
+    for (size_t i = 0; i < f->n_nodes; i++) {
+        const fleet_node *r = &f->nodes[i];
+        if (fmt == TP_FORMAT_JSON)
+            json_node(out, r);
+        else
+            text_node(out, r, base);
+        failed += r->status != TP_OK;
+        bad += r->status == TP_OK && r->errors + r->warnings > 0;
+        ok += r->status == TP_OK && r->errors + r->warnings == 0;
+    }
+    write_summary(out, f, fmt, ok, bad, failed);
+    return bad || failed ? CLI_EXIT_NEGATIVE : CLI_EXIT_OK;
+}
+
+int cli_fleet_check(const cli_args *a, const cli_input *baseline, cli_ctx *ctx)
+{
+    const char **paths = NULL;
+    size_t n = 0;
+    int code = node_list(ctx, a, &paths, &n);
+    fleet f = {.baseline = baseline, .job = a->in.job, .ctx = ctx, .n_nodes = n};
+    tp_plan *base_plan = NULL;
+    if (code == 0)
+        code = cli_plan(&base_plan, baseline, ctx);
+    f.base_plan = base_plan;
+    f.nodes = code == 0 ? calloc(n + 1, sizeof(*f.nodes)) : NULL;
+    if (code == 0 && !f.nodes)
+        code = CLI_EXIT_IO;
+    if (code == 0 && pthread_mutex_init(&f.lock, NULL) != 0)
+        code = CLI_EXIT_INTERNAL;
+    if (code == 0) {
+        for (size_t i = 0; i < n; i++)
+            f.nodes[i].path = paths[i];
+        run_threads(&f);
+        pthread_mutex_destroy(&f.lock);
+        code = report(ctx->out, &f, ctx->format);
+    }
+    free(f.nodes);
+    free(paths);
+    tp_plan_free(base_plan);
+    return code;
+}
