@@ -131,6 +131,18 @@ TP_API const char *tp_config_source(const tp_config *cfg, const char *key);
 TP_API size_t tp_config_warning_count(const tp_config *cfg);
 /** Warning i (0-based), or NULL; owned by cfg. */
 TP_API const char *tp_config_warning(const tp_config *cfg, size_t i);
+/** Longest line of an env file (an NCCL_* assignment is far shorter). */
+#define TP_ENV_FILE_MAX_LINE 4096
+/**
+ * Apply an env file's text: KEY=VALUE lines, blank lines and # comments
+ * skipped, a trailing CR ignored. `source` names the file in errors. A line
+ * without '=', longer than TP_ENV_FILE_MAX_LINE bytes, or a NUL byte fails
+ * with TP_ERR_CONFIG at source:line:1; an invalid value as tp_config_set()
+ * fails, its message prefixed with source:line. Lines before the bad one stay applied.
+ * Each value records "--env-file SOURCE:LINE" as its origin (tp_config_source).
+ */
+TP_API tp_status tp_config_load_env_text(tp_config *cfg, const char *text, size_t len,
+                                         const char *source, tp_error *err);
 /** Free a configuration (NULL-safe). */
 TP_API void tp_config_free(tp_config *cfg);
 /** Write the effective parameter table (name, value, default or set) as text. */

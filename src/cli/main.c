@@ -127,72 +127,17 @@ static int parse_globals(int argc, char **argv, global_opts *g)
     return 0;
 }
 
-/* Longest line of an env file (an NCCL_* assignment is far shorter). */
-#define ENV_FILE_MAX_LINE 4096
-
-/*
- * Read an env file whole (bounded like every input file). A line too long to
- * be an assignment is refused, never split into two.
- */
-static int read_env_file(const char *path, char **text)
-{
-    tp_error err = {0};
-    size_t len = 0;
-    if (tp_read_file(text, &len, path, &err) != TP_OK)
-        return cli_fail(&err);
-    if (memchr(*text, '\0', len)) {
-        fprintf(stderr, "topoplan: %s: binary data (a NUL byte) in an env file\n", path);
-        free(*text);
-        *text = NULL;
-        return CLI_EXIT_INPUT;
-    }
-    return 0;
-}
-
-/* One KEY=VALUE line; blank lines and # comments are skipped. */
-static int apply_env_line(tp_config *cfg, const char *path, unsigned n, char *line)
-{
-    size_t len = strlen(line);
-    if (len > 0 && line[len - 1] == '\r')
-        line[--len] = '\0';
-    if (len > ENV_FILE_MAX_LINE) {
-        fprintf(stderr, "topoplan: %s:%u: line longer than %d bytes\n", path, n,
-                ENV_FILE_MAX_LINE);
-        return CLI_EXIT_INPUT;
-    }
-    if (line[0] == '\0' || line[0] == '#')
-        return 0;
-    char *eq = strchr(line, '=');
-    if (!eq || eq == line) {
-        fprintf(stderr, "topoplan: %s:%u: expected KEY=VALUE, got \"%s\"\n", path, n, line);
-        return CLI_EXIT_INPUT;
-    }
-    *eq = '\0';
-    tp_error err = {0};
-    char source[300];
-    snprintf(source, sizeof(source), "--env-file %s:%u", path, n);
-    if (tp_config_set_from(cfg, line, eq + 1, source, &err) != TP_OK) {
-        fprintf(stderr, "topoplan: %s:%u: ", path, n);
-        return cli_fail(&err);
-    }
-    return 0;
-}
-
-/* Apply the KEY=VALUE lines of an env file; a bad line is invalid input naming it. */
+/* Apply an env file (read whole, bounded like every input file). */
 static int apply_env_file(tp_config *cfg, const char *path)
 {
+    tp_error err = {0};
     char *text = NULL;
-    int code = read_env_file(path, &text);
-    unsigned n = 1;
-    for (char *line = text; code == 0 && line; n++) {
-        char *nl = strchr(line, '\n');
-        if (nl)
-            *nl = '\0';
-        code = apply_env_line(cfg, path, n, line);
-        line = nl ? nl + 1 : NULL;
-    }
+    size_t len = 0;
+    tp_status st = tp_read_file(&text, &len, path, &err);
+    if (st == TP_OK)
+        st = tp_config_load_env_text(cfg, text, len, path, &err);
     free(text);
-    return code;
+    return st == TP_OK ? 0 : cli_fail(&err);
 }
 
 static int build_config(cli_ctx *ctx, const global_opts *g)

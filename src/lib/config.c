@@ -274,6 +274,70 @@ const char *tp_config_warning(const tp_config *cfg, size_t i)
     return cfg && i < cfg->n_warnings ? cfg->warnings[i] : NULL;
 }
 
+/* The recorded origin of an env-file value: "--env-file FILE:LINE". */
+#define TP_ENV_ORIGIN_MAX 300
+
+/* One env-file line (NUL-terminated, without its newline). */
+static tp_status load_env_line(tp_config *cfg, char *line, size_t len, const char *source,
+                               unsigned n, tp_error *err)
+{
+    if (len > 0 && line[len - 1] == '\r')
+        line[--len] = '\0';
+    if (len > TP_ENV_FILE_MAX_LINE)
+        return tp_fail(err, TP_ERR_CONFIG, source, n, 1, "line longer than %d bytes",
+                       TP_ENV_FILE_MAX_LINE);
+    if (line[0] == '\0' || line[0] == '#')
+        return TP_OK;
+    char *eq = strchr(line, '=');
+    if (!eq || eq == line)
+        return tp_fail(err, TP_ERR_CONFIG, source, n, 1, "expected KEY=VALUE, got \"%.200s\"",
+                       line);
+    *eq = '\0';
+    char origin[TP_ENV_ORIGIN_MAX];
+    snprintf(origin, sizeof(origin), "--env-file %s:%u", source, n);
+    tp_status st = tp_config_set_from(cfg, line, eq + 1, origin, err);
+    if (st != TP_OK && err) {
+        char inner[sizeof(err->message)];
+        tp_error_format(err, inner, sizeof(inner));
+        tp_fail(err, st, source, n, 1, "%s", inner);
+    }
+    return st;
+}
+
+tp_status tp_config_load_env_text(tp_config *cfg, const char *text, size_t len,
+                                  const char *source, tp_error *err)
+{
+    if (!cfg || (!text && len))
+        return tp_fail_arg(err, "tp_config_load_env_text", !cfg ? "cfg is NULL" : "text is NULL");
+    source = source ? source : "<env>";
+    if (len > TP_MAX_INPUT_BYTES)
+        return tp_fail(err, TP_ERR_CONFIG, source, 0, 0, "larger than %u MiB",
+                       TP_MAX_INPUT_BYTES >> 20);
+    const char *nul = memchr(text, '\0', len);
+    if (nul) {
+        unsigned n = 1;
+        for (const char *c = text; c < nul; c++)
+            n += *c == '\n';
+        return tp_fail(err, TP_ERR_CONFIG, source, n, 1, "a NUL byte (not a text file)");
+    }
+    char *line = malloc(TP_ENV_FILE_MAX_LINE + 2);
+    if (!line)
+        return tp_fail_nomem(err);
+    tp_status st = TP_OK;
+    unsigned n = 1;
+    for (size_t pos = 0; st == TP_OK && pos < len; n++) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t end = nl ? (size_t)(nl - text) : len, l = end - pos;
+        size_t kept = l > TP_ENV_FILE_MAX_LINE + 1 ? TP_ENV_FILE_MAX_LINE + 1 : l;
+        memcpy(line, text + pos, kept);
+        line[kept] = '\0';
+        st = load_env_line(cfg, line, kept, source, n, err);
+        pos = end + 1;
+    }
+    free(line);
+    return st;
+}
+
 tp_status tp_config_new(tp_config **out, const char *const *envp, tp_error *err)
 {
     if (!out)

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "names.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static tp_config *config_of(const char *const *env)
@@ -145,10 +146,65 @@ static void test_config_names_tables_are_complete(void **state)
         assert_int_equal(strncmp(tp_config_name((tp_param_id)i), "NCCL_", 5), 0);
 }
 
+static void test_env_text_lines_comments_crlf(void **state)
+{
+    (void)state;
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_config_new(&cfg, NULL, &err), TP_OK);
+    static const char text[] = "# comment\r\n\nNCCL_CROSS_NIC=0\r\nNCCL_MAX_CTAS=7";
+    assert_int_equal(tp_config_load_env_text(cfg, text, strlen(text), "e.env", &err), TP_OK);
+    assert_int_equal(tp_config_int(cfg, TP_P_CROSS_NIC), 0);
+    assert_int_equal(tp_config_int(cfg, TP_P_MAX_CTAS), 7);
+    static const char bad[] = "NCCL_CROSS_NIC=1\nNCCL_MAX_CTAS\n";
+    assert_int_equal(tp_config_load_env_text(cfg, bad, strlen(bad), "e.env", &err),
+                     TP_ERR_CONFIG);
+    assert_string_equal(err.source, "e.env");
+    assert_int_equal(err.line, 2);
+    tp_config_free(cfg);
+}
+
+/* A line over the limit is refused whole: its tail never becomes a second assignment. */
+static void test_env_text_long_line_refused_not_split(void **state)
+{
+    (void)state;
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_config_new(&cfg, NULL, &err), TP_OK);
+    size_t pad = TP_ENV_FILE_MAX_LINE;
+    char *text = malloc(pad + 64);
+    assert_non_null(text);
+    memcpy(text, "NCCL_ALGO=", 10);
+    memset(text + 10, 'x', pad - 10);
+    strcpy(text + pad, "NCCL_MAX_CTAS=3\n");
+    assert_int_equal(tp_config_load_env_text(cfg, text, strlen(text), "l.env", &err),
+                     TP_ERR_CONFIG);
+    assert_int_equal(err.line, 1);
+    assert_false(tp_config_is_set(cfg, TP_P_MAX_CTAS));
+    free(text);
+    tp_config_free(cfg);
+}
+
+static void test_env_text_nul_byte_refused(void **state)
+{
+    (void)state;
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_config_new(&cfg, NULL, &err), TP_OK);
+    static const char text[] = "NCCL_CROSS_NIC=0\nNCCL_\0MAX_CTAS=3\n";
+    assert_int_equal(tp_config_load_env_text(cfg, text, sizeof(text) - 1, "n.env", &err),
+                     TP_ERR_CONFIG);
+    assert_int_equal(err.line, 2);
+    tp_config_free(cfg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_config_defaults_are_nccl_2_22_3),
+        cmocka_unit_test(test_env_text_lines_comments_crlf),
+        cmocka_unit_test(test_env_text_long_line_refused_not_split),
+        cmocka_unit_test(test_env_text_nul_byte_refused),
         cmocka_unit_test(test_config_integers_use_any_base),
         cmocka_unit_test(test_config_levels_names_and_old_numbers),
         cmocka_unit_test(test_config_bad_values_read_as_nccl),
