@@ -83,7 +83,7 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/helpers.c tests/unit/helpe
 	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -Itests/unit -o $@ $< tests/unit/helpers.c \
 	    $(BUILD)/libtopoplan.a $(LDLIBS) -lcmocka
 
-$(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/standalone.c $(BUILD)/libtopoplan.a
+$(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h tests/fuzz/standalone.c $(BUILD)/libtopoplan.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< tests/fuzz/standalone.c \
 	    $(BUILD)/libtopoplan.a $(LDLIBS)
@@ -112,8 +112,11 @@ check-fleet: $(BUILD)/topoplan
 check-errors: $(BUILD)/topoplan
 	@sh tests/errors/run.sh $(BUILD)/topoplan
 
+# Every corpus and every regression input (tests/fuzz/regress/TARGET: inputs that once crashed).
 check-fuzz: $(FUZZ_BIN)
-	@set -e; for t in $(FUZZ_TARGETS); do $(BUILD)/tests/replay_$$t tests/fuzz/corpus/$$t; done
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	    dirs=tests/fuzz/corpus/$$t; [ -d tests/fuzz/regress/$$t ] && dirs="$$dirs tests/fuzz/regress/$$t"; \
+	    printf '%-10s ' $$t; $(BUILD)/tests/replay_$$t $$dirs; done
 
 check-header: $(DEPS_STAMP)
 	@mkdir -p $(BUILD)
@@ -158,13 +161,30 @@ check-valgrind: $(UNIT_BIN) $(BUILD)/topoplan
 	@set -e; for t in $(UNIT_BIN); do valgrind -q --error-exitcode=9 --leak-check=full $$t; done
 	@TOPOPLAN_WRAP="valgrind -q --error-exitcode=9 --leak-check=full" sh tests/golden/run.sh $(BUILD)/topoplan
 
-# libFuzzer builds (clang): `make fuzz`, then e.g. build-fuzz/fuzz_xml tests/fuzz/corpus/xml
-FUZZ_CFLAGS := -std=c17 -D_GNU_SOURCE -g -O1 -Iinclude -Isrc/lib -fsanitize=fuzzer,address,undefined
+# libFuzzer builds (clang): `make fuzz` builds build-fuzz/fuzz_TARGET for every
+# tests/fuzz/fuzz_TARGET.c; `make fuzz FUZZ_SECONDS=N` also runs each for N seconds
+# (one at a time, nice'd) on a working copy of its corpus, with its dictionary
+# (tests/fuzz/dict/TARGET.dict) when there is one. Findings land in
+# build-fuzz/crashes/TARGET/: fix them, then add the input to tests/fuzz/regress/TARGET/.
+FUZZ_CFLAGS := -std=c17 -D_GNU_SOURCE -g -O1 -Iinclude -Isrc/lib -fsanitize=fuzzer,address,undefined \
+               -fno-sanitize-recover=undefined
+FUZZ_SECONDS ?=
 fuzz: $(DEPS_STAMP) $(BUILD)/gen/builtins_data.c
 	@mkdir -p build-fuzz
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	    clang $(FUZZ_CFLAGS) -o build-fuzz/fuzz_$$t tests/fuzz/fuzz_$$t.c $(LIB_SRC) \
 	        $(BUILD)/gen/builtins_data.c -lexpat -lm; echo "built build-fuzz/fuzz_$$t"; done
+	@if [ -n "$(FUZZ_SECONDS)" ]; then set -e; for t in $(FUZZ_TARGETS); do \
+	    mkdir -p build-fuzz/corpus/$$t build-fuzz/crashes/$$t; \
+	    cp -n tests/fuzz/corpus/$$t/* build-fuzz/corpus/$$t/ 2>/dev/null || true; \
+	    dict=; [ -f tests/fuzz/dict/$$t.dict ] && dict=-dict=tests/fuzz/dict/$$t.dict; \
+	    echo "== fuzz_$$t for $(FUZZ_SECONDS) s"; \
+	    nice build-fuzz/fuzz_$$t $$dict -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=20 \
+	        -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=build-fuzz/crashes/$$t/ \
+	        build-fuzz/corpus/$$t >build-fuzz/fuzz_$$t.log 2>&1 \
+	        || echo "fuzz_$$t: FINDING (build-fuzz/fuzz_$$t.log, build-fuzz/crashes/$$t/)"; \
+	    grep -E '^#[0-9]+.*(DONE|cov:)|number_of_executed_units|SUMMARY' build-fuzz/fuzz_$$t.log | tail -n 3; \
+	    done; fi
 
 bench: $(BUILD)/topoplan
 	@sh bench/run.sh

@@ -1,18 +1,12 @@
 /*
  * Fuzz target: any bytes as an NCCL graph file, replayed by the planner
- * (NCCL_GRAPH_FILE) and checked by graph-check, on the built-in 4 x V100.
+ * (NCCL_GRAPH_FILE, 1 and 2 nodes) and checked by graph-check, on every builtin.
  */
-#include "topoplan.h"
+#include "fuzz_common.h"
 
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void replay(const char *topo, const char *graph_path)
+static void replay(const char *graph_path)
 {
     char setting[4200];
     snprintf(setting, sizeof(setting), "NCCL_GRAPH_FILE=%s", graph_path);
@@ -21,47 +15,50 @@ static void replay(const char *topo, const char *graph_path)
     tp_error err = {0};
     if (tp_config_new(&cfg, env, &err) != TP_OK)
         return;
-    tp_plan *plan = NULL;
-    tp_job job = {.n_nodes = 1, .rank = 0};
-    tp_plan_buffer(&plan, topo, strlen(topo), "<builtin>", &job, cfg, &err);
-    tp_plan_free(plan);
+    for (size_t i = 0; i < tp_builtin_count(); i++)
+        fuzz_plan_builtin(tp_builtin_name(i), cfg);
     tp_config_free(cfg);
 }
 
-static void check(const char *topo, const uint8_t *data, size_t size)
+static void check(const uint8_t *data, size_t size)
 {
-    const char *const env[] = {NULL};
     tp_config *cfg = NULL;
     tp_error err = {0};
-    if (tp_config_new(&cfg, env, &err) != TP_OK)
+    if (tp_config_new(&cfg, NULL, &err) != TP_OK)
         return;
-    tp_plan *plan = NULL;
-    tp_job job = {.n_nodes = 1, .rank = 0};
-    if (tp_plan_buffer(&plan, topo, strlen(topo), "<builtin>", &job, cfg, &err) == TP_OK) {
-        tp_graph_check *chk = NULL;
-        tp_graph_check_buffer(&chk, plan, (const char *)data, size, "<fuzz>", &err);
-        tp_graph_check_free(chk);
+    for (size_t i = 0; i < tp_builtin_count(); i++) {
+        const char *topo = tp_builtin_xml(tp_builtin_name(i));
+        tp_job job = TP_JOB_INIT;
+        tp_plan *plan = NULL;
+        if (tp_plan_buffer(&plan, topo, strlen(topo), "<builtin>", &job, cfg, &err) == TP_OK) {
+            tp_graph_check *chk = NULL;
+            if (tp_graph_check_buffer(&chk, plan, (const char *)data, size, "<fuzz>", &err) ==
+                TP_OK) {
+                for (int f = TP_FORMAT_TEXT; f <= TP_FORMAT_JSON; f++)
+                    tp_report_graph_check(fuzz_sink(), chk, (tp_format)f, &err);
+            }
+            tp_graph_check_free(chk);
+        }
+        tp_plan_free(plan);
     }
-    tp_plan_free(plan);
     tp_config_free(cfg);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const char *topo = tp_builtin_xml("v100-nv2");
     char path[] = "/tmp/topoplan-fuzz-graph-XXXXXX";
     int fd = mkstemp(path);
-    if (!topo || fd < 0)
+    if (fd < 0)
         return 0;
     FILE *f = fdopen(fd, "wb");
     if (f) {
         fwrite(data, 1, size, f);
         fclose(f);
-        replay(topo, path);
+        replay(path);
     } else {
         close(fd);
     }
     unlink(path);
-    check(topo, data, size);
+    check(data, size);
     return 0;
 }

@@ -1,0 +1,80 @@
+/*
+ * Shared by the fuzz targets (each is built alone with the library): plan a
+ * topology under an environment and write every report of the plan to a sink.
+ */
+#ifndef TP_FUZZ_COMMON_H
+#define TP_FUZZ_COMMON_H
+
+#include "topoplan.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Reports go nowhere; opened once per process. */
+static inline FILE *fuzz_sink(void)
+{
+    static FILE *sink;
+    if (!sink)
+        sink = fopen("/dev/null", "w");
+    return sink;
+}
+
+/* The input as a NUL-terminated string (caller frees). */
+static inline char *fuzz_text(const uint8_t *data, size_t size)
+{
+    char *text = malloc(size + 1);
+    if (text) {
+        memcpy(text, data, size);
+        text[size] = '\0';
+    }
+    return text;
+}
+
+/* Every report a plan feeds, in every format it has. */
+static inline void fuzz_reports(const tp_plan *plan)
+{
+    FILE *out = fuzz_sink();
+    tp_error err = {0};
+    if (!out || !plan)
+        return;
+    tp_report_nccl_log(out, plan, &err);
+    if (tp_plan_status(plan) != TP_OK)
+        return; /* the log up to an NCCL-reported failure is all there is */
+    tp_report_nccl_log_sizes(out, plan, &err);
+    tp_report_topology_xml(out, plan, &err);
+    for (int f = TP_FORMAT_TEXT; f <= TP_FORMAT_DOT; f++) {
+        tp_report_paths(out, plan, (tp_format)f, &err);
+        tp_report_search(out, plan, (tp_format)f, &err);
+        tp_report_plan(out, plan, (tp_format)f, &err);
+        tp_report_nics(out, plan, (tp_format)f, &err);
+    }
+}
+
+/* Plan an XML text for n_nodes under cfg, report it, free it. */
+static inline void fuzz_plan(const char *xml, size_t len, int n_nodes, int rank, const tp_config *cfg)
+{
+    tp_job job = TP_JOB_INIT;
+    job.n_nodes = n_nodes;
+    job.rank = rank;
+    tp_plan *plan = NULL;
+    tp_error err = {0};
+    tp_plan_buffer(&plan, xml, len, "<fuzz>", &job, cfg, &err);
+    fuzz_reports(plan);
+    tp_plan_free(plan);
+}
+
+/* Plan a builtin under cfg on 1 and 2 nodes. */
+static inline void fuzz_plan_builtin(const char *name, const tp_config *cfg)
+{
+    const char *xml = tp_builtin_xml(name);
+    if (!xml)
+        return;
+    fuzz_plan(xml, strlen(xml), 1, 0, cfg);
+    fuzz_plan(xml, strlen(xml), 2, 1, cfg);
+}
+
+#endif

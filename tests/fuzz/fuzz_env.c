@@ -1,0 +1,30 @@
+/*
+ * Fuzz target: lines "KEY=VALUE" as the NCCL_* environment, used by the
+ * planner on every builtin (1 and 2 nodes, every report), not only parsed.
+ */
+#include "fuzz_common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *text = fuzz_text(data, size);
+    if (!text)
+        return 0;
+    const char *env[64];
+    size_t n = 0;
+    for (char *line = strtok(text, "\n"); line && n < 63; line = strtok(NULL, "\n")) {
+        /* a graph file named by the fuzzer would read any file (fuzz_graphfile covers them) */
+        if (strncmp(line, "NCCL_GRAPH_FILE", 15) != 0)
+            env[n++] = line;
+    }
+    env[n] = NULL;
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    if (tp_config_new(&cfg, env, &err) == TP_OK) {
+        tp_config_write(fuzz_sink(), cfg, &err);
+        for (size_t i = 0; i < tp_builtin_count(); i++)
+            fuzz_plan_builtin(tp_builtin_name(i), cfg);
+    }
+    tp_config_free(cfg);
+    free(text);
+    return 0;
+}
