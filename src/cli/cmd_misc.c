@@ -13,6 +13,10 @@ int cmd_builtins(int argc, char **argv, cli_ctx *ctx)
                   "XML of one of them.\n", stdout);
             return CLI_EXIT_OK;
         }
+        if (argc > 2) {
+            fprintf(stderr, "topoplan: builtins: expected at most one NAME\n");
+            return CLI_EXIT_USAGE;
+        }
         const char *xml = tp_builtin_xml(argv[1]);
         if (!xml) {
             fprintf(stderr, "topoplan: unknown builtin \"%s\"\n", argv[1]);
@@ -33,7 +37,11 @@ int cmd_env(int argc, char **argv, cli_ctx *ctx)
               "effective value.\n", stdout);
         return CLI_EXIT_OK;
     }
-    (void)argv;
+    if (argc > 1) {
+        fprintf(stderr, "topoplan: env: unexpected argument \"%s\" (set variables with --env)\n",
+                argv[1]);
+        return CLI_EXIT_USAGE;
+    }
     tp_error err = {0};
     return tp_config_write(ctx->out, ctx->cfg, &err) == TP_OK ? CLI_EXIT_OK : cli_fail(&err);
 }

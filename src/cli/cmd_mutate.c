@@ -44,6 +44,7 @@ int cmd_mutate(int argc, char **argv, cli_ctx *ctx)
     if (!muts)
         return CLI_EXIT_IO;
     optind = 0;
+    opterr = 0; /* our own one-line message */
     while (code == CLI_EXIT_OK && (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         if (c == 'h') {
             fputs(usage, stdout);
@@ -51,7 +52,9 @@ int cmd_mutate(int argc, char **argv, cli_ctx *ctx)
             return CLI_EXIT_OK;
         }
         if (c == '?')
-            code = cli_usage_error(usage, "mutate: bad option");
+            code = cli_usage_error(usage,
+                                   "mutate: bad option \"%s\" (unknown, or its value is missing)",
+                                   argv[optind - 1]);
         else
             muts[n++] = (tp_mutation){.kind = (tp_mutation_kind)(c - OPT_BASE), .spec = optarg};
     }

@@ -179,6 +179,7 @@ int cli_parse_args(int argc, char **argv, cli_ctx *ctx, const char *usage, unsig
     a->in.job.node_topos = a->node_topos;
     optind = 0;
     int c;
+    opterr = 0; /* our own one-line message, prefixed like every error */
     while ((c = getopt_long(argc, argv, "hn:r:b:", parse_opts, NULL)) != -1) {
         if (c == 'h') {
             fputs(usage, stdout);
@@ -186,7 +187,8 @@ int cli_parse_args(int argc, char **argv, cli_ctx *ctx, const char *usage, unsig
             return -1;
         }
         if (c == '?' || !option_allowed(c, extra)) {
-            *code = cli_usage_error(usage, "%s: bad option", argv[0]);
+            *code = cli_usage_error(usage, "%s: bad option \"%s\" (unknown, or its value is missing)",
+                                    argv[0], argv[optind - 1]);
             return -1;
         }
         if (take_option(c, optarg, ctx, a) != 0) {

@@ -92,6 +92,7 @@ static int parse_globals(int argc, char **argv, global_opts *g)
         {"env-file", required_argument, NULL, 'f'}, {NULL, 0, NULL, 0},
     };
     int c;
+    opterr = 0; /* our own one-line message */
     while ((c = getopt_long(argc, argv, "+hE:o:", opts, NULL)) != -1) {
         switch (c) {
         case 'h':
@@ -121,7 +122,8 @@ static int parse_globals(int argc, char **argv, global_opts *g)
             g->output = optarg;
             break;
         default:
-            return cli_usage_error(usage, "bad global option");
+            return cli_usage_error(usage, "bad global option \"%s\" (unknown, or its value is "
+                                          "missing)", argv[optind - 1]);
         }
     }
     return 0;
@@ -198,6 +200,8 @@ int main(int argc, char **argv)
         } else if (cmd) {
             char *help_argv[] = {(char *)cmd->name, "--help", NULL};
             code = cmd->fn(2, help_argv, &ctx);
+        } else if (optind + 1 < argc) {
+            code = cli_usage_error(usage, "help: unknown command \"%s\"", argv[optind + 1]);
         } else {
             print_help();
         }
