@@ -1,0 +1,161 @@
+"""Tests of the topoplan Python module (standard library unittest).
+
+Run from the repository root against a built or installed library:
+    TOPOPLAN_LIBRARY=build/libtopoplan.so.0 PYTHONPATH=python python3 -m unittest discover -s python/tests
+
+The Python objects are checked against the library's own JSON reports (which
+the CLI prints), and known NCCL 2.22.3 figures: the 4 x V100 NV2 seed fixture
+searches 6 ring channels of 20 GB/s (12 collective channels); DGX H100 at 2
+nodes 8 of 48 GB/s (16 collective), rail-optimised.
+"""
+
+import os
+import unittest
+
+import topoplan
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+V100 = os.path.join(ROOT, "tests", "fixtures", "v100_nv2.xml")
+BAD_GRAPH = os.path.join(ROOT, "tests", "fixtures", "graph_v100_nv2_bad_dev.xml")
+
+
+class VersionTest(unittest.TestCase):
+    def test_versions(self):
+        major, minor, patch = topoplan.version_info()
+        self.assertEqual(topoplan.version(), f"{major}.{minor}.{patch}")
+        self.assertEqual(topoplan.nccl_version(), "2.22.3")
+        self.assertIn("dgx-h100", topoplan.builtins())
+
+
+class V100Test(unittest.TestCase):
+    def setUp(self):
+        self.plan = topoplan.plan(V100)
+
+    def tearDown(self):
+        self.plan.close()
+
+    def test_graphs(self):
+        ring = self.plan.graph("ring")
+        self.assertEqual(ring.n_channels, 6)
+        self.assertEqual((ring.bw_intra, ring.type_intra), (20.0, "NVL"))
+        self.assertEqual(ring.channels[0].gpus, [0, 1, 2, 3])
+        self.assertEqual(ring.channels[0].nets, [])
+        self.assertTrue(ring.decisions and ring.decisions[0].kind == "try")
+        doc = self.plan.json("plan")
+        for g in doc["graphs"]:
+            mine = self.plan.graph(g["graph"])
+            self.assertEqual((mine.n_channels, mine.bw_intra, mine.bw_inter, mine.cross_nic),
+                             (g["n_channels"], g["bw_intra"], g["bw_inter"], g["cross_nic"]))
+
+    def test_channels_and_rings(self):
+        ch = self.plan.channels
+        self.assertEqual((ch.n_channels, ch.search_channels, ch.p2p_channels), (12, 6, 16))
+        doc = self.plan.json("plan")
+        self.assertEqual(ch.n_channels, doc["channels"]["collective"])
+        self.assertEqual(self.plan.rings, doc["rings"])
+        rc = self.plan.rank_channel(0, 4)
+        self.assertEqual((rc.ring_prev, rc.ring_next, rc.tree_up, rc.tree_down),
+                         (2, 3, 1, [3, -1, -1]))
+        with self.assertRaises(IndexError):
+            self.plan.rank_channel(0, 12)
+
+    def test_system_and_paths(self):
+        sys_ = self.plan.system
+        self.assertEqual(sys_.count("GPU"), 4)
+        gpus = sys_.nodes("GPU")
+        self.assertEqual([g.label for g in gpus],
+                         ["GPU/0-1a000", "GPU/0-1c000", "GPU/0-1d000", "GPU/0-1e000"])
+        path = sys_.path(("GPU", 0), ("GPU", 1))
+        self.assertEqual((path.type, path.bw, len(path.hops)), ("NVL", 40.0, 1))
+        self.assertEqual(path.bottleneck.dst, "GPU/0-1c000")
+        self.assertEqual(sum(1 for l in sys_.links("GPU", 0) if l.type == "NVL"), 3)
+        with self.assertRaises(ValueError):
+            sys_.count("QPU")
+
+    def test_reports(self):
+        log = self.plan.report("nccl-log")
+        self.assertIn("12 coll channels", log)
+        self.assertEqual(self.plan.log[-1].split(",")[0], "12 coll channels")
+        # The resolved topology plans to the same graphs.
+        again = topoplan.plan(xml=self.plan.report("topology-xml"))
+        self.assertEqual(again.graph("ring").channels, self.plan.graph("ring").channels)
+        again.close()
+        with self.assertRaises(ValueError):
+            self.plan.report("nope")
+
+    def test_closed(self):
+        p = topoplan.plan(V100)
+        p.close()
+        with self.assertRaises(ValueError):
+            p.channels
+
+
+class EnvironmentTest(unittest.TestCase):
+    def test_env_applies(self):
+        with topoplan.plan(V100, env={"NCCL_MAX_NCHANNELS": "4"}) as p:
+            self.assertEqual(p.channels.n_channels, 4)
+
+    def test_bad_env_value(self):
+        with self.assertRaises(topoplan.TopoplanError) as cm:
+            topoplan.plan(V100, env={"NCCL_CROSS_NIC": "banana"})
+        self.assertEqual(cm.exception.source, "NCCL_CROSS_NIC")
+
+    def test_bad_rank(self):
+        with self.assertRaises(topoplan.TopoplanError) as cm:
+            topoplan.plan(V100, rank=4)
+        self.assertEqual(cm.exception.source, "job.rank")
+        self.assertEqual(cm.exception.log, [])
+
+    def test_nccl_failure_has_log(self):
+        with self.assertRaises(topoplan.TopoplanError) as cm:
+            topoplan.plan(V100, env={"NCCL_GRAPH_FILE": BAD_GRAPH})
+        self.assertEqual(cm.exception.status, "graph error")
+        self.assertTrue(cm.exception.log)
+
+    def test_one_topology_source(self):
+        with self.assertRaises(ValueError):
+            topoplan.plan(V100, builtin="dgx-h100")
+        with self.assertRaises(ValueError):
+            topoplan.plan(builtin="no-such-machine")
+
+
+class H100Test(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.plan = topoplan.plan(builtin="dgx-h100", nodes=2)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.plan.close()
+
+    def test_ring(self):
+        ring = self.plan.graph("ring")
+        self.assertEqual((ring.n_channels, ring.bw_intra, ring.cross_nic), (8, 48.0, 1))
+        self.assertEqual(ring.channels[1].nets, [1, 0])
+        self.assertEqual(self.plan.channels.n_channels, 16)
+
+    def test_nics_match_the_nics_report(self):
+        doc = self.plan.json("nics")
+        checked = 0
+        for r in doc["ranks"]:
+            for use in r["channels"]:
+                nic = self.plan.nic(r["rank"], use["channel"])
+                self.assertEqual((nic.net_dev, nic.proxy_rank, nic.gdr),
+                                 (use["net"], use["proxy"], use["gdr"]))
+                checked += 1
+            for p2p in r["p2p"]:
+                nic = self.plan.nic(r["rank"], 0, peer=p2p["peer"])
+                self.assertEqual((nic.net_dev, nic.proxy_rank, nic.gdr),
+                                 (p2p["net"], p2p["proxy"], p2p["gdr"]))
+                checked += 1
+        self.assertEqual(checked, 8 * 4 + 8 * 8)
+
+    def test_to_dict(self):
+        d = self.plan.to_dict()
+        self.assertEqual(d["channels"]["n_channels"], 16)
+        self.assertEqual(len(d["nics"]), 8)
+        self.assertEqual(d["nics"][1][0]["net_dev"], 1)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,597 @@
+"""topoplan: NCCL 2.22.3's topology decisions, predicted without a GPU.
+
+A thin binding of the C library libtopoplan (ctypes, standard library only).
+Load a topology, plan a job under an NCCL_* environment, then read its
+graphs, channels and NIC choices as Python objects or as the JSON documents
+the CLI prints:
+
+    import topoplan
+    with topoplan.plan("topo.xml", nodes=2, env={"NCCL_CROSS_NIC": "0"}) as p:
+        ring = p.graph("ring")
+        print(ring.n_channels, ring.bw_intra, p.channels.n_channels)
+        print(p.nic(rank=0, channel=0).net_dev)
+        doc = p.json("plan")
+
+The library is found through the TOPOPLAN_LIBRARY environment variable (a
+path), else as libtopoplan.so.0 by the dynamic loader (LD_LIBRARY_PATH, the
+system's library directories).
+"""
+
+import ctypes
+import json as _json
+import os
+from dataclasses import asdict, dataclass, field
+from typing import Dict, List, Mapping, Optional
+
+__all__ = [
+    "TopoplanError", "Plan", "System", "Node", "Link", "Path", "Graph", "GraphChannel",
+    "Decision", "Channels", "RankChannel", "NicChoice", "plan", "builtins", "version",
+    "version_info", "nccl_version", "GRAPH_KINDS", "NODE_TYPES",
+]
+
+NODE_TYPES = ("GPU", "PCI", "NVS", "CPU", "NIC", "NET")
+GRAPH_KINDS = ("ring", "tree", "collnet-chain", "collnet-direct", "nvls")
+_FORMATS = {"text": 0, "json": 1, "dot": 2}
+_TP_OK = 0
+
+
+# ---- the C records (include/topoplan.h); the library fills at most their size ----
+
+class _Error(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_int), ("source", ctypes.c_char * 256),
+                ("line", ctypes.c_uint), ("column", ctypes.c_uint),
+                ("message", ctypes.c_char * 512)]
+
+
+class _Job(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint), ("n_nodes", ctypes.c_int), ("rank", ctypes.c_int)]
+
+
+_JOB_VERSION = 1
+
+
+class _JobInfo(ctypes.Structure):
+    _fields_ = [("n_nodes", ctypes.c_int), ("n_ranks", ctypes.c_int), ("rank", ctypes.c_int),
+                ("gpus_per_node", ctypes.c_int)]
+
+
+class _NodeInfo(ctypes.Structure):
+    _fields_ = [("type", ctypes.c_int), ("index", ctypes.c_int), ("id", ctypes.c_int64),
+                ("label", ctypes.c_char * 40), ("n_links", ctypes.c_int),
+                ("gpu_dev", ctypes.c_int), ("gpu_rank", ctypes.c_int),
+                ("gpu_cuda_comp_cap", ctypes.c_int), ("gpu_gdr", ctypes.c_bool),
+                ("net_dev", ctypes.c_int), ("net_asic", ctypes.c_uint64),
+                ("net_port", ctypes.c_int), ("net_bw", ctypes.c_float),
+                ("net_latency", ctypes.c_float), ("net_gdr", ctypes.c_bool),
+                ("net_coll", ctypes.c_bool), ("net_max_channels", ctypes.c_int),
+                ("cpu_arch", ctypes.c_int), ("cpu_vendor", ctypes.c_int),
+                ("cpu_model", ctypes.c_int), ("pci_device", ctypes.c_uint64)]
+
+
+class _LinkInfo(ctypes.Structure):
+    _fields_ = [("type", ctypes.c_int), ("bw", ctypes.c_float), ("from_type", ctypes.c_int),
+                ("from_index", ctypes.c_int), ("to_type", ctypes.c_int),
+                ("to_index", ctypes.c_int)]
+
+
+class _PathInfo(ctypes.Structure):
+    _fields_ = [("type", ctypes.c_int), ("bw", ctypes.c_float), ("hops", ctypes.c_int),
+                ("bottleneck_hop", ctypes.c_int)]
+
+
+class _GraphSummary(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_int), ("pattern", ctypes.c_int), ("n_channels", ctypes.c_int),
+                ("min_channels", ctypes.c_int), ("max_channels", ctypes.c_int),
+                ("bw_intra", ctypes.c_float), ("bw_inter", ctypes.c_float),
+                ("latency_inter", ctypes.c_float), ("type_intra", ctypes.c_int),
+                ("type_inter", ctypes.c_int), ("cross_nic", ctypes.c_int),
+                ("same_channels", ctypes.c_bool), ("n_gpus", ctypes.c_int),
+                ("has_nets", ctypes.c_bool), ("n_decisions", ctypes.c_int)]
+
+
+class _Decision(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_int), ("why", ctypes.c_char_p), ("bw_intra", ctypes.c_float),
+                ("bw_inter", ctypes.c_float), ("type_intra", ctypes.c_int),
+                ("type_inter", ctypes.c_int), ("same_channels", ctypes.c_bool),
+                ("cross_nic", ctypes.c_int), ("pattern", ctypes.c_int),
+                ("n_channels", ctypes.c_int)]
+
+
+class _ChannelsInfo(ctypes.Structure):
+    _fields_ = [("n_channels", ctypes.c_int), ("search_channels", ctypes.c_int),
+                ("n_nvls_channels", ctypes.c_int), ("nvls_heads", ctypes.c_int),
+                ("n_collnet_channels", ctypes.c_int), ("p2p_channels", ctypes.c_int),
+                ("p2p_channels_per_peer", ctypes.c_int), ("nccl_nodes", ctypes.c_int)]
+
+
+class _RankChannel(ctypes.Structure):
+    _fields_ = [("ring_prev", ctypes.c_int), ("ring_next", ctypes.c_int),
+                ("tree_up", ctypes.c_int), ("tree_down", ctypes.c_int * 3)]
+
+
+class _NicChoice(ctypes.Structure):
+    _fields_ = [("net_dev", ctypes.c_int), ("net_id", ctypes.c_int64),
+                ("net_index", ctypes.c_int), ("proxy_rank", ctypes.c_int),
+                ("gdr", ctypes.c_bool)]
+
+
+_DECISION_KINDS = ("try", "solution", "relax", "raise", "budget", "fallback", "loaded",
+                   "bound", "settle", "improved", "dup", "done")
+
+
+def _load():
+    path = os.environ.get("TOPOPLAN_LIBRARY") or "libtopoplan.so.0"
+    lib = ctypes.CDLL(path)
+    P, I, S, E = ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t, ctypes.POINTER(_Error)
+    sigs = {
+        "tp_version": (ctypes.c_uint, [ctypes.POINTER(I)] * 3),
+        "tp_version_string": (ctypes.c_char_p, []),
+        "tp_nccl_version_string": (ctypes.c_char_p, []),
+        "tp_status_name": (ctypes.c_char_p, [I]),
+        "tp_config_new": (I, [ctypes.POINTER(P), ctypes.POINTER(ctypes.c_char_p), E]),
+        "tp_config_free": (None, [P]),
+        "tp_plan_buffer": (I, [ctypes.POINTER(P), ctypes.c_char_p, S, ctypes.c_char_p,
+                               ctypes.POINTER(_Job), P, E]),
+        "tp_plan_file": (I, [ctypes.POINTER(P), ctypes.c_char_p, ctypes.POINTER(_Job), P, E]),
+        "tp_plan_free": (None, [P]),
+        "tp_plan_status": (I, [P]),
+        "tp_plan_job": (I, [P, ctypes.POINTER(_JobInfo), S]),
+        "tp_plan_log_count": (I, [P]),
+        "tp_plan_log_line": (ctypes.c_char_p, [P, I, ctypes.POINTER(ctypes.c_bool)]),
+        "tp_plan_nic_note_count": (I, [P]),
+        "tp_plan_nic_note": (ctypes.c_char_p, [P, I]),
+        "tp_plan_system": (P, [P]),
+        "tp_system_node_count": (I, [P, I]),
+        "tp_system_node": (I, [P, I, I, ctypes.POINTER(_NodeInfo), S]),
+        "tp_system_link": (I, [P, I, I, I, ctypes.POINTER(_LinkInfo), S]),
+        "tp_system_path": (I, [P, I, I, I, I, ctypes.POINTER(_PathInfo), S]),
+        "tp_system_path_hop": (I, [P, I, I, I, I, I, ctypes.POINTER(_LinkInfo), S]),
+        "tp_plan_graph": (I, [P, I, ctypes.POINTER(_GraphSummary), S]),
+        "tp_plan_graph_gpus": (ctypes.POINTER(I), [P, I, I, ctypes.POINTER(I)]),
+        "tp_plan_graph_nets": (ctypes.POINTER(ctypes.c_int64), [P, I, I, ctypes.POINTER(I)]),
+        "tp_plan_graph_decision": (I, [P, I, I, ctypes.POINTER(_Decision), S]),
+        "tp_plan_channels": (I, [P, ctypes.POINTER(_ChannelsInfo), S]),
+        "tp_plan_rank_channel": (I, [P, I, I, ctypes.POINTER(_RankChannel), S]),
+        "tp_plan_ring": (ctypes.POINTER(I), [P, I, ctypes.POINTER(I)]),
+        "tp_plan_nic": (I, [P, I, I, I, ctypes.POINTER(_NicChoice), S]),
+        "tp_report_nccl_log": (I, [P, P, E]),
+        "tp_report_topology_xml": (I, [P, P, E]),
+        "tp_report_plan": (I, [P, P, I, E]),
+        "tp_report_paths": (I, [P, P, I, E]),
+        "tp_report_search": (I, [P, P, I, E]),
+        "tp_report_nics": (I, [P, P, I, E]),
+        "tp_builtin_count": (S, []),
+        "tp_builtin_name": (ctypes.c_char_p, [S]),
+        "tp_builtin_xml": (ctypes.c_char_p, [ctypes.c_char_p]),
+    }
+    for name, (res, args) in sigs.items():
+        fn = getattr(lib, name)
+        fn.restype, fn.argtypes = res, args
+    return lib
+
+
+_lib = _load()
+_libc = ctypes.CDLL(None)
+_libc.open_memstream.restype = ctypes.c_void_p
+_libc.open_memstream.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t)]
+_libc.fclose.argtypes = [ctypes.c_void_p]
+_libc.free.argtypes = [ctypes.c_void_p]
+
+
+class TopoplanError(Exception):
+    """A failure of the library: status name, source (file, variable or argument), message.
+
+    `log` holds NCCL's log lines up to the failure when NCCL itself would
+    have failed (a bad graph file, a topology NCCL rejects), else [].
+    """
+
+    def __init__(self, err: _Error, log: Optional[List[str]] = None):
+        self.status = _lib.tp_status_name(err.code).decode()
+        self.code = err.code
+        self.source = err.source.decode(errors="replace")
+        self.line, self.column = err.line, err.column
+        self.message = err.message.decode(errors="replace")
+        self.log = log or []
+        where = self.source
+        if where and self.line:
+            where += f":{self.line}:{self.column}"
+        super().__init__(f"{where}: {self.message}" if where else self.message)
+
+
+def version() -> str:
+    """The library's version, e.g. "0.2.0"."""
+    return _lib.tp_version_string().decode()
+
+
+def version_info():
+    """(major, minor, patch) of the library."""
+    parts = [ctypes.c_int() for _ in range(3)]
+    _lib.tp_version(*[ctypes.byref(p) for p in parts])
+    return tuple(p.value for p in parts)
+
+
+def nccl_version() -> str:
+    """The NCCL version whose decisions the library reproduces, "2.22.3"."""
+    return _lib.tp_nccl_version_string().decode()
+
+
+def builtins() -> List[str]:
+    """Names of the topologies compiled into the library."""
+    return [_lib.tp_builtin_name(i).decode() for i in range(_lib.tp_builtin_count())]
+
+
+# ---- the Python side of a plan: plain records ----
+
+@dataclass
+class Node:
+    type: str
+    index: int
+    id: int
+    label: str
+    n_links: int
+    gpu_dev: int = -1
+    gpu_rank: int = -1
+    gpu_cuda_comp_cap: int = -1
+    net_dev: int = -1
+    net_bw: float = 0.0
+    net_port: int = -1
+    gdr: bool = False
+
+
+@dataclass
+class Link:
+    type: str
+    bw: float
+    src: str  # labels ("GPU/0-1a000")
+    dst: str
+
+
+@dataclass
+class Path:
+    type: str
+    bw: float
+    hops: List[Link]
+    bottleneck: Optional[Link]
+
+
+@dataclass
+class Decision:
+    kind: str
+    why: str
+    bw_intra: float
+    bw_inter: float
+    type_intra: str
+    type_inter: str
+    same_channels: bool
+    cross_nic: int
+    n_channels: int
+
+
+@dataclass
+class GraphChannel:
+    gpus: List[int]            # ranks in the channel's order
+    nets: List[int] = field(default_factory=list)  # NET ids in, out (multi-node)
+
+
+@dataclass
+class Graph:
+    kind: str
+    pattern: int
+    n_channels: int
+    bw_intra: float
+    bw_inter: float
+    type_intra: str
+    type_inter: str
+    cross_nic: int
+    same_channels: bool
+    channels: List[GraphChannel]
+    decisions: List[Decision]
+
+
+@dataclass
+class Channels:
+    n_channels: int
+    search_channels: int
+    n_nvls_channels: int
+    nvls_heads: int
+    n_collnet_channels: int
+    p2p_channels: int
+    p2p_channels_per_peer: int
+    nccl_nodes: int
+
+
+@dataclass
+class RankChannel:
+    ring_prev: int
+    ring_next: int
+    tree_up: int
+    tree_down: List[int]
+
+
+@dataclass
+class NicChoice:
+    net_dev: int
+    net_id: int
+    proxy_rank: int  # != rank: PXN
+    gdr: bool
+
+
+def _check(st: int, err: _Error):
+    if st != _TP_OK:
+        raise TopoplanError(err)
+
+
+def _path_name(t: int) -> str:
+    names = ("LOC", "NVL", "NVB", "PIX", "PXB", "PXN", "PHB", "SYS", "NET", "DIS")
+    return names[t] if 0 <= t < len(names) else "?"
+
+
+_LINK_NAMES = {0: "LOC", 1: "NVL", 3: "PCI", 7: "SYS", 8: "NET"}
+
+
+def _type_index(node_type: str) -> int:
+    try:
+        return NODE_TYPES.index(node_type.upper())
+    except ValueError:
+        raise ValueError(f"unknown node type {node_type!r} (one of {', '.join(NODE_TYPES)})")
+
+
+def _kind_index(kind: str) -> int:
+    try:
+        return GRAPH_KINDS.index(kind)
+    except ValueError:
+        raise ValueError(f"unknown graph {kind!r} (one of {', '.join(GRAPH_KINDS)})")
+
+
+class System:
+    """The reported rank's system: nodes by type, links, paths (valid while its plan lives)."""
+
+    def __init__(self, plan: "Plan"):
+        self._plan = plan
+        self._sys = _lib.tp_plan_system(plan._handle)
+
+    def count(self, node_type: str) -> int:
+        return _lib.tp_system_node_count(self._sys, _type_index(node_type))
+
+    def node(self, node_type: str, index: int) -> Node:
+        info = _NodeInfo()
+        t = _type_index(node_type)
+        if _lib.tp_system_node(self._sys, t, index, ctypes.byref(info), ctypes.sizeof(info)):
+            raise IndexError(f"no {node_type} {index}")
+        return Node(NODE_TYPES[info.type], info.index, info.id, info.label.decode(),
+                    info.n_links, info.gpu_dev, info.gpu_rank, info.gpu_cuda_comp_cap,
+                    info.net_dev, info.net_bw, info.net_port,
+                    bool(info.gpu_gdr if t == 0 else info.net_gdr))
+
+    def nodes(self, node_type: str) -> List[Node]:
+        return [self.node(node_type, i) for i in range(self.count(node_type))]
+
+    def _label(self, t: int, i: int) -> str:
+        return self.node(NODE_TYPES[t], i).label
+
+    def _link(self, li: _LinkInfo) -> Link:
+        return Link(_LINK_NAMES.get(li.type, "?"), li.bw,
+                    self._label(li.from_type, li.from_index), self._label(li.to_type, li.to_index))
+
+    def links(self, node_type: str, index: int) -> List[Link]:
+        n, t = self.node(node_type, index).n_links, _type_index(node_type)
+        out = []
+        for k in range(n):
+            li = _LinkInfo()
+            _lib.tp_system_link(self._sys, t, index, k, ctypes.byref(li), ctypes.sizeof(li))
+            out.append(self._link(li))
+        return out
+
+    def path(self, src, dst) -> Path:
+        """Path from src to dst, each a (type, index) pair, e.g. ("GPU", 0), ("NET", 3)."""
+        a, b = (_type_index(src[0]), src[1]), (_type_index(dst[0]), dst[1])
+        info = _PathInfo()
+        if _lib.tp_system_path(self._sys, *a, *b, ctypes.byref(info), ctypes.sizeof(info)):
+            raise IndexError(f"no path from {src} to {dst}")
+        hops = []
+        for h in range(info.hops):
+            li = _LinkInfo()
+            _lib.tp_system_path_hop(self._sys, *a, *b, h, ctypes.byref(li), ctypes.sizeof(li))
+            hops.append(self._link(li))
+        neck = hops[info.bottleneck_hop] if info.bottleneck_hop >= 0 else None
+        return Path(_path_name(info.type), info.bw, hops, neck)
+
+
+class Plan:
+    """A planned job. Free it with close() or a `with` block (also freed when collected)."""
+
+    def __init__(self, handle):
+        self._handle = handle
+
+    def close(self):
+        if self._handle:
+            _lib.tp_plan_free(self._handle)
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    def _live(self):
+        if not self._handle:
+            raise ValueError("the plan was closed")
+        return self._handle
+
+    @property
+    def job(self) -> Dict[str, int]:
+        info = _JobInfo()
+        _lib.tp_plan_job(self._live(), ctypes.byref(info), ctypes.sizeof(info))
+        return {f: getattr(info, f) for f, _ in _JobInfo._fields_}
+
+    @property
+    def log(self) -> List[str]:
+        """NCCL's log lines of the reported rank (before NCCL_DEBUG filtering)."""
+        h = self._live()
+        return [_lib.tp_plan_log_line(h, i, None).decode() for i in range(_lib.tp_plan_log_count(h))]
+
+    @property
+    def nic_notes(self) -> List[str]:
+        h = self._live()
+        return [_lib.tp_plan_nic_note(h, i).decode()
+                for i in range(_lib.tp_plan_nic_note_count(h))]
+
+    @property
+    def system(self) -> System:
+        return System(self)
+
+    def graph(self, kind: str) -> Graph:
+        h, k = self._live(), _kind_index(kind)
+        g = _GraphSummary()
+        _lib.tp_plan_graph(h, k, ctypes.byref(g), ctypes.sizeof(g))
+        channels = []
+        for c in range(g.n_channels):
+            n = ctypes.c_int()
+            gpus = _lib.tp_plan_graph_gpus(h, k, c, ctypes.byref(n))
+            ch = GraphChannel([gpus[i] for i in range(n.value)])
+            nets = _lib.tp_plan_graph_nets(h, k, c, ctypes.byref(n))
+            ch.nets = [nets[i] for i in range(n.value)]
+            channels.append(ch)
+        decisions = []
+        for i in range(g.n_decisions):
+            d = _Decision()
+            _lib.tp_plan_graph_decision(h, k, i, ctypes.byref(d), ctypes.sizeof(d))
+            kind_name = _DECISION_KINDS[d.kind] if d.kind < len(_DECISION_KINDS) else str(d.kind)
+            decisions.append(Decision(kind_name, (d.why or b"").decode(), d.bw_intra, d.bw_inter,
+                                      _path_name(d.type_intra), _path_name(d.type_inter),
+                                      bool(d.same_channels), d.cross_nic, d.n_channels))
+        return Graph(kind, g.pattern, g.n_channels, g.bw_intra, g.bw_inter,
+                     _path_name(g.type_intra), _path_name(g.type_inter), g.cross_nic,
+                     bool(g.same_channels), channels, decisions)
+
+    @property
+    def graphs(self) -> Dict[str, Graph]:
+        return {k: self.graph(k) for k in GRAPH_KINDS}
+
+    @property
+    def channels(self) -> Channels:
+        info = _ChannelsInfo()
+        _lib.tp_plan_channels(self._live(), ctypes.byref(info), ctypes.sizeof(info))
+        return Channels(*[getattr(info, f) for f, _ in _ChannelsInfo._fields_])
+
+    def rank_channel(self, rank: int, channel: int) -> RankChannel:
+        rc = _RankChannel()
+        if _lib.tp_plan_rank_channel(self._live(), rank, channel, ctypes.byref(rc),
+                                     ctypes.sizeof(rc)):
+            raise IndexError(f"no channel {channel} of rank {rank}")
+        return RankChannel(rc.ring_prev, rc.ring_next, rc.tree_up, list(rc.tree_down))
+
+    @property
+    def rings(self) -> List[List[int]]:
+        h, out = self._live(), []
+        for c in range(self.channels.n_channels):
+            n = ctypes.c_int()
+            r = _lib.tp_plan_ring(h, c, ctypes.byref(n))
+            out.append([r[i] for i in range(n.value)])
+        return out
+
+    def nic(self, rank: int, channel: int, peer: Optional[int] = None) -> NicChoice:
+        """The NIC `rank` uses on collective channel `channel`, or for P2P sends to `peer`."""
+        v = _NicChoice()
+        if _lib.tp_plan_nic(self._live(), rank, channel, -1 if peer is None else peer,
+                            ctypes.byref(v), ctypes.sizeof(v)):
+            raise IndexError(f"no NIC for rank {rank}, channel {channel}, peer {peer}")
+        return NicChoice(v.net_dev, v.net_id, v.proxy_rank, bool(v.gdr))
+
+    def report(self, name: str, format: str = "text") -> str:
+        """A CLI report as text: plan, paths, search, nics (any format), nccl-log, topology-xml."""
+        h = self._live()
+        fmt = _FORMATS.get(format)
+        if fmt is None:
+            raise ValueError(f"unknown format {format!r}")
+        fns = {"plan": _lib.tp_report_plan, "paths": _lib.tp_report_paths,
+               "search": _lib.tp_report_search, "nics": _lib.tp_report_nics}
+        buf, size = ctypes.c_void_p(), ctypes.c_size_t()
+        stream = _libc.open_memstream(ctypes.byref(buf), ctypes.byref(size))
+        if not stream:
+            raise MemoryError("open_memstream")
+        err = _Error()
+        if name == "nccl-log":
+            st = _lib.tp_report_nccl_log(stream, h, ctypes.byref(err))
+        elif name == "topology-xml":
+            st = _lib.tp_report_topology_xml(stream, h, ctypes.byref(err))
+        elif name in fns:
+            st = fns[name](stream, h, fmt, ctypes.byref(err))
+        else:
+            _libc.fclose(stream)
+            _libc.free(buf)
+            raise ValueError(f"unknown report {name!r}")
+        _libc.fclose(stream)
+        text = ctypes.string_at(buf, size.value).decode() if buf.value else ""
+        _libc.free(buf)
+        _check(st, err)
+        return text
+
+    def json(self, name: str = "plan"):
+        """The JSON document of a report (plan, paths, search, nics) as Python data."""
+        return _json.loads(self.report(name, "json"))
+
+    def to_dict(self) -> dict:
+        """Graphs, channels, rings and each local rank's NIC per ring channel, as plain data."""
+        job = self.job
+        doc = {"job": job, "graphs": {k: asdict(g) for k, g in self.graphs.items()},
+               "channels": asdict(self.channels), "rings": self.rings}
+        if self.system.count("NET") > 0:
+            node = job["rank"] // job["gpus_per_node"]
+            doc["nics"] = {r: [asdict(self.nic(r, c)) for c in range(self.channels.n_channels)]
+                           for r in range(node * job["gpus_per_node"],
+                                          (node + 1) * job["gpus_per_node"])}
+        return doc
+
+
+def _config(env: Optional[Mapping[str, str]]):
+    items = [f"{k}={v}".encode() for k, v in (env or {}).items()]
+    arr = (ctypes.c_char_p * (len(items) + 1))(*items, None)
+    cfg, err = ctypes.c_void_p(), _Error()
+    _check(_lib.tp_config_new(ctypes.byref(cfg), arr, ctypes.byref(err)), err)
+    return cfg
+
+
+def plan(topology: Optional[str] = None, *, xml: Optional[str] = None,
+         builtin: Optional[str] = None, nodes: int = 1, rank: int = 0,
+         env: Optional[Mapping[str, str]] = None) -> Plan:
+    """Plan a job of `nodes` identical nodes, reported at `rank`.
+
+    The topology is a file path, an XML text (xml=) or a builtin name
+    (builtin=). `env` holds the NCCL_* variables (the process environment is
+    not read: pass os.environ to use it). Raises TopoplanError on bad input,
+    or when NCCL itself would fail (then .log has NCCL's lines up to it).
+    """
+    if sum(x is not None for x in (topology, xml, builtin)) != 1:
+        raise ValueError("give exactly one of topology, xml=, builtin=")
+    source = "<xml>"
+    if builtin is not None:
+        text = _lib.tp_builtin_xml(builtin.encode())
+        if text is None:
+            raise ValueError(f"unknown builtin {builtin!r} (see topoplan.builtins())")
+        xml, source = text.decode(), builtin
+    cfg = _config(env)
+    job = _Job(_JOB_VERSION, nodes, rank)
+    handle, err = ctypes.c_void_p(), _Error()
+    try:
+        if xml is not None:
+            data = xml.encode()
+            st = _lib.tp_plan_buffer(ctypes.byref(handle), data, len(data),
+                                     source.encode(),
+                                     ctypes.byref(job), cfg, ctypes.byref(err))
+        else:
+            st = _lib.tp_plan_file(ctypes.byref(handle), os.fsencode(topology),
+                                   ctypes.byref(job), cfg, ctypes.byref(err))
+    finally:
+        _lib.tp_config_free(cfg)
+    if st != _TP_OK:
+        failed = Plan(handle.value) if handle.value else None
+        log = failed.log if failed else []
+        if failed:
+            failed.close()
+        raise TopoplanError(err, log)
+    return Plan(handle.value)
