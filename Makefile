@@ -46,7 +46,7 @@ CONFORMANCE := ../shared/conformance/run
         check-lint check-conformance check-explain check-san check-valgrind bench fuzz format-check clean
 
 all: $(BUILD)/topoplan $(BUILD)/libtopoplan.a $(BUILD)/$(SO_REAL) $(BUILD)/$(SONAME) $(BUILD)/libtopoplan.so \
-     $(BUILD)/topoplan.1 $(BUILD)/topoplan.3 $(BUILD)/topoplan.pc
+     $(BUILD)/topoplan.1 $(BUILD)/topoplan.3
 
 deps: $(DEPS_STAMP)
 $(DEPS_STAMP): scripts/install-deps.sh
@@ -216,10 +216,9 @@ $(BUILD)/topoplan.3: include/topoplan.h scripts/gen-man3.sh
 	@mkdir -p $(@D)
 	sh scripts/gen-man3.sh include/topoplan.h $(VERSION) > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/topoplan.pc: topoplan.pc.in include/topoplan.h
-	@mkdir -p $(@D)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
-	    -e 's|@VERSION@|$(VERSION)|' $< > $@
+# The .pc names the install's own directories: written at install time.
+PC_SED := -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+          -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|'
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) \
@@ -230,7 +229,7 @@ install: all
 	install -m 755 $(BUILD)/$(SO_REAL) $(DESTDIR)$(LIBDIR)/$(SO_REAL)
 	ln -sf $(SO_REAL) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libtopoplan.so
-	install -m 644 $(BUILD)/topoplan.pc $(DESTDIR)$(PKGCONFIGDIR)/topoplan.pc
+	sed $(PC_SED) topoplan.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/topoplan.pc
 	install -m 644 $(BUILD)/topoplan.1 $(DESTDIR)$(MANDIR)/man1/topoplan.1
 	install -m 644 $(BUILD)/topoplan.3 $(DESTDIR)$(MANDIR)/man3/topoplan.3
 
@@ -241,8 +240,9 @@ uninstall:
 # directory, examples built there with pkg-config alone, Python tests.
 STAGE := $(abspath $(BUILD)/stage)
 check-package: all
-	@sh tests/package/check-exports.sh $(BUILD)/$(SO_REAL) $(SONAME) include/topoplan.h
-	@sh tests/package/check-man.sh $(BUILD)/topoplan $(BUILD)/topoplan.1
-	@sh tests/package/check-install.sh "$(MAKE)" $(STAGE) $(BUILD)
+	@rc=0; sh tests/package/check-exports.sh $(BUILD)/$(SO_REAL) $(SONAME) include/topoplan.h || rc=1; \
+	sh tests/package/check-api-tested.sh include/topoplan.h || rc=1; \
+	sh tests/package/check-man.sh $(BUILD)/topoplan $(BUILD)/topoplan.1 || rc=1; \
+	sh tests/package/check-install.sh "$(MAKE)" $(STAGE) $(BUILD) || rc=1; exit $$rc
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
