@@ -1,8 +1,9 @@
 /*
  * nic_per_gpu: which NIC each GPU of node 0 uses, per ring channel that
  * crosses to another node (recv: from the previous node, send: to the next)
- * and for P2P sends to every rank of node 1, with the rank whose proxy
- * drives the NIC (another rank: PXN).
+ * and for each part of its P2P sends to every rank of node 1 (on the channel
+ * NCCL's p2p schedule gives it), with the rank whose proxy drives the NIC
+ * (another rank: PXN).
  *
  *   cc nic_per_gpu.c $(pkg-config --cflags --libs topoplan) -o nic_per_gpu
  *   ./nic_per_gpu topo.xml 2
@@ -69,8 +70,13 @@ int main(int argc, char **argv)
         ring_nics(plan, rank, per, ch.n_channels);
         char what[64];
         for (int peer = per; peer < 2 * per; peer++) {
-            snprintf(what, sizeof(what), "peer %d send", peer);
-            print_nic(plan, rank, 0, peer, what);
+            int channel;
+            for (int part = 0; (channel = tp_plan_p2p_channel(plan, rank, peer, part)) >= 0;
+                 part++) {
+                snprintf(what, sizeof(what), "peer %d part %d channel %d send", peer, part,
+                         channel);
+                print_nic(plan, rank, channel, peer, what);
+            }
         }
     }
     tp_plan_free(plan);

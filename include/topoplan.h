@@ -848,6 +848,15 @@ TP_API tp_status tp_plan_rank_channel(const tp_plan *plan, int rank, int channel
  */
 TP_API const int *tp_plan_ring(const tp_plan *plan, int channel, int *count);
 
+/**
+ * The channel NCCL 2.22.3 sends part `part` of rank's P2P messages to `peer`
+ * on (init.cc's p2p schedule over the P2P channels; pass it to tp_plan_nic).
+ * @param part  0..: parts of one send (p2p_channels_per_peer of them)
+ * @return the channel, -1 past the last part or on a bad argument
+ *   (NULL or failed plan, rank or peer out of range, both on one node)
+ */
+TP_API int tp_plan_p2p_channel(const tp_plan *plan, int rank, int peer, int part);
+
 /** The NET device a rank uses, and who drives it. */
 typedef struct tp_nic_choice {
     int net_dev;    /**< NET device number on the rank's node */

@@ -144,11 +144,14 @@ class H100Test(unittest.TestCase):
                                  (use["net"], use["proxy"], use["gdr"]))
                 checked += 1
             for p2p in r["p2p"]:
-                nic = self.plan.nic(r["rank"], 0, peer=p2p["peer"])
-                self.assertEqual((nic.net_dev, nic.proxy_rank, nic.gdr),
-                                 (p2p["net"], p2p["proxy"], p2p["gdr"]))
-                checked += 1
-        self.assertEqual(checked, 8 * 4 + 8 * 8)
+                channels = self.plan.p2p_channels(r["rank"], p2p["peer"])
+                self.assertEqual(channels, [t["channel"] for t in p2p["parts"]])
+                for part in p2p["parts"]:
+                    nic = self.plan.nic(r["rank"], part["channel"], peer=p2p["peer"])
+                    self.assertEqual((nic.net_dev, nic.proxy_rank, nic.gdr),
+                                     (part["net"], part["proxy"], part["gdr"]))
+                    checked += 1
+        self.assertEqual(checked, 8 * 4 + 8 * 8 * 2)
 
     def test_to_dict(self):
         d = self.plan.to_dict()

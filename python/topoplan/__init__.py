@@ -154,6 +154,7 @@ def _load():
         "tp_plan_rank_channel": (I, [P, I, I, ctypes.POINTER(_RankChannel), S]),
         "tp_plan_ring": (ctypes.POINTER(I), [P, I, ctypes.POINTER(I)]),
         "tp_plan_nic": (I, [P, I, I, I, ctypes.POINTER(_NicChoice), S]),
+        "tp_plan_p2p_channel": (I, [P, I, I, I]),
         "tp_report_nccl_log": (I, [P, P, E]),
         "tp_report_topology_xml": (I, [P, P, E]),
         "tp_report_plan": (I, [P, P, I, E]),
@@ -501,6 +502,15 @@ class Plan:
                             ctypes.byref(v), ctypes.sizeof(v)):
             raise IndexError(f"no NIC for rank {rank}, channel {channel}, peer {peer}")
         return NicChoice(v.net_dev, v.net_id, v.proxy_rank, bool(v.gdr))
+
+    def p2p_channels(self, rank: int, peer: int) -> List[int]:
+        """The channels of the parts of rank's P2P sends to peer (NCCL's p2p schedule)."""
+        h, out = self._live(), []
+        while True:
+            c = _lib.tp_plan_p2p_channel(h, rank, peer, len(out))
+            if c < 0:
+                return out
+            out.append(c)
 
     def report(self, name: str, format: str = "text") -> str:
         """A CLI report as text: plan, paths, search, nics (any format), nccl-log, topology-xml."""

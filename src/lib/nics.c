@@ -510,6 +510,33 @@ static void count_uses(tp_nics *nx)
     }
 }
 
+/* P2P channels and channels per peer; whether NCCL's p2p schedule applies. */
+static bool p2p_schedule_of(const tp_plan *plan, int *channels, int *per_peer)
+{
+    *channels = plan->channels.p2p_n_channels > 0 ? plan->channels.p2p_n_channels : 1;
+    *per_peer = plan->channels.p2p_n_channels_per_peer > 0 ? plan->channels.p2p_n_channels_per_peer
+                                                           : 1;
+    /* The schedule is NCCL's for nodes of equal size; here NCCL's nodes must be the hosts,
+     * all of one size (mixed sizes make NCCL's schedule flat: not modelled here). */
+    bool equal_hosts = true;
+    for (int k = 0; k < plan->n_kinds; k++)
+        equal_hosts &= plan->kinds[k].n_gpus == per_node(plan);
+    return equal_hosts && plan->channels.n_nodes == plan->job.n_nodes && plan->job.n_nodes > 1 &&
+           (*channels & (*channels - 1)) == 0;
+}
+
+int tp_nics__p2p_part_channel(const tp_plan *plan, int rank, int peer, int part)
+{
+    int channels, per_peer, per = per_node(plan);
+    bool schedule = p2p_schedule_of(plan, &channels, &per_peer);
+    if (part < 0 || part >= (schedule ? per_peer : channels) || part >= TP_MAXCHANNELS)
+        return -1;
+    if (!schedule)
+        return part;
+    int round = send_round(rank / per, rank % per, plan->job.n_nodes, per, peer / per, peer % per);
+    return round < 0 ? -1 : part_channel(round, per, channels, part);
+}
+
 static tp_status build(tp_nics *out, const tp_plan *plan, bool findings, tp_error *err)
 {
     memset(out, 0, sizeof(*out));
@@ -525,17 +552,7 @@ static tp_status build(tp_nics *out, const tp_plan *plan, bool findings, tp_erro
                          ? 0
                          : (int)tp_config_int(plan->cfg, TP_P_P2P_PXN_LEVEL);
     out->ring_channels = plan->channels.n_channels;
-    out->p2p_channels = plan->channels.p2p_n_channels > 0 ? plan->channels.p2p_n_channels : 1;
-    out->p2p_per_peer = plan->channels.p2p_n_channels_per_peer > 0
-                            ? plan->channels.p2p_n_channels_per_peer
-                            : 1;
-    /* The schedule is NCCL's for nodes of equal size; here NCCL's nodes must be the hosts,
-     * all of one size (mixed sizes make NCCL's schedule flat: not modelled here). */
-    bool equal_hosts = true;
-    for (int k = 0; k < plan->n_kinds; k++)
-        equal_hosts &= plan->kinds[k].n_gpus == out->per_node;
-    out->p2p_schedule = equal_hosts && plan->channels.n_nodes == plan->job.n_nodes &&
-                        plan->job.n_nodes > 1 && (out->p2p_channels & (out->p2p_channels - 1)) == 0;
+    out->p2p_schedule = p2p_schedule_of(plan, &out->p2p_channels, &out->p2p_per_peer);
     tp_status st = build_nets(out, plan, err);
     out->ranks = st == TP_OK ? calloc((size_t)out->per_node, sizeof(*out->ranks)) : NULL;
     if (st == TP_OK && !out->ranks)

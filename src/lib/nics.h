@@ -121,6 +121,13 @@ typedef struct tp_nics {
 } tp_nics;
 
 /*
+ * The channel of part `part` of rank's P2P sends to peer: NCCL 2.22.3's p2p
+ * schedule when it applies (see tp_nics.p2p_schedule), else channel `part`;
+ * -1 past the last part.
+ */
+int tp_nics__p2p_part_channel(const tp_plan *plan, int rank, int peer, int part);
+
+/*
  * Build the view of the reported rank's node from a finished plan. Advice in
  * the findings is verified by re-planning with the advised setting.
  */

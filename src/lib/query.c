@@ -396,6 +396,15 @@ const int *tp_plan_ring(const tp_plan *plan, int channel, int *count)
 
 /* ---- NICs ---- */
 
+int tp_plan_p2p_channel(const tp_plan *plan, int rank, int peer, int part)
+{
+    if (!finished(plan) || rank < 0 || rank >= rank_count(plan) || peer < 0 ||
+        peer >= rank_count(plan) ||
+        tp_plan__host_of_rank(plan, peer) == tp_plan__host_of_rank(plan, rank))
+        return -1;
+    return tp_nics__p2p_part_channel(plan, rank, peer, part);
+}
+
 /* One rank as its home-host twin (nodes are identical: the domains ran on the home host). */
 typedef struct twin {
     const tp_system *sys;

@@ -53,8 +53,10 @@ for path in files:
             print("rank %d channel %d %s NET %d proxy %d gdr %d"
                   % (r["rank"], u["channel"], end, u["net"], u["proxy"], u["gdr"]))
         for p in r["p2p"]:
-            print("rank %d peer %d send NET %d proxy %d gdr %d"
-                  % (r["rank"], p["peer"], p["net"], p["proxy"], p["gdr"]))
+            for t in p["parts"]:
+                print("rank %d peer %d part %d channel %d send NET %d proxy %d gdr %d"
+                      % (r["rank"], p["peer"], t["part"], t["channel"], t["net"], t["proxy"],
+                         t["gdr"]))
 PY
 }
 

@@ -324,6 +324,52 @@ static void test_versions(void **state)
     assert_string_equal(tp_status_name(TP_ERR_ARGUMENT), "invalid argument");
 }
 
+/* The catalogues and helpers every program may call without a plan. */
+static void test_catalogues(void **state)
+{
+    (void)state;
+    size_t n = tp_builtin_count();
+    assert_true(n >= 2);
+    for (size_t i = 0; i < n; i++) {
+        assert_non_null(tp_builtin_name(i));
+        assert_non_null(tp_builtin_about(i));
+        assert_non_null(tp_builtin_xml(tp_builtin_name(i)));
+    }
+    assert_null(tp_builtin_name(n));
+    assert_null(tp_builtin_about(n));
+    size_t skus = tp_sku_count();
+    char title[256];
+    tp_error err = {0};
+    for (size_t i = 0; i < skus; i++) {
+        assert_non_null(tp_sku_name(i));
+        assert_int_equal(tp_sku_title(i, title, sizeof(title), &err), TP_OK);
+    }
+    assert_null(tp_sku_name(skus));
+    char *text = (char *)&text;
+    size_t len = 1;
+    assert_int_equal(tp_read_file(&text, &len, "tests/fixtures/none.xml", &err), TP_ERR_IO);
+    assert_null(text);
+    assert_int_equal(tp_read_file(&text, &len, V100, &err), TP_OK);
+    assert_true(len > 0 && strstr(text, "<system") != NULL);
+    free(text);
+}
+
+/* Reports beyond the main ones, on a finished plan and on none. */
+static void test_more_reports(void **state)
+{
+    (void)state;
+    tp_plan *plan = v100_plan();
+    tp_error err = {0};
+    FILE *sink = fopen("/dev/null", "w");
+    assert_non_null(sink);
+    assert_int_equal(tp_report_search_pruning(sink, plan, TP_FORMAT_TEXT, &err), TP_OK);
+    assert_int_equal(tp_report_nccl_log_sizes(sink, plan, &err), TP_OK);
+    assert_int_equal(tp_report_search_pruning(sink, NULL, TP_FORMAT_TEXT, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_report_nccl_log_sizes(NULL, plan, &err), TP_ERR_ARGUMENT);
+    fclose(sink);
+    tp_plan_free(plan);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -338,6 +384,8 @@ int main(void)
         cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_other_error_paths),
         cmocka_unit_test(test_versions),
+        cmocka_unit_test(test_catalogues),
+        cmocka_unit_test(test_more_reports),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -307,6 +307,13 @@ static void test_h100_nics(void **state)
     assert_int_equal(nic.net_dev, 1);
     assert_int_equal(nic.proxy_rank, 9);
     assert_int_equal(tp_plan_nic(plan, 0, 0, 3, &nic, sizeof(nic)), TP_ERR_ARGUMENT); /* same node */
+    /* NCCL's p2p schedule: rank 0 sends to rank 8 in round 8, parts on channels 1 and 9. */
+    assert_int_equal(tp_plan_p2p_channel(plan, 0, 8, 0), 1);
+    assert_int_equal(tp_plan_p2p_channel(plan, 0, 8, 1), 9);
+    assert_int_equal(tp_plan_p2p_channel(plan, 0, 8, 2), -1);
+    assert_int_equal(tp_plan_p2p_channel(plan, 0, 3, 0), -1);
+    assert_int_equal(tp_plan_p2p_channel(plan, 0, 16, 0), -1);
+    assert_int_equal(tp_plan_p2p_channel(NULL, 0, 8, 0), -1);
     assert_int_equal(tp_plan_nic(plan, 16, 0, -1, &nic, sizeof(nic)), TP_ERR_ARGUMENT);
     assert_int_equal(tp_plan_nic(plan, 0, -1, -1, &nic, sizeof(nic)), TP_ERR_ARGUMENT);
     assert_int_equal(tp_plan_nic(plan, 0, 0, 16, &nic, sizeof(nic)), TP_ERR_ARGUMENT);
