@@ -20,7 +20,9 @@
 
 static tp_plan *plan_of(const char *path, const char *builtin, int nodes, int rank)
 {
-    tp_job job = {TP_JOB_VERSION, nodes, rank};
+    tp_job job = TP_JOB_INIT;
+    job.n_nodes = nodes;
+    job.rank = rank;
     tp_plan *plan = NULL;
     tp_error err = {0};
     tp_status st;
