@@ -370,6 +370,47 @@ static void test_more_reports(void **state)
     tp_plan_free(plan);
 }
 
+/*
+ * The other modules' entry points are reachable through the public header
+ * alone and own what they return (their behaviour is tested in their own
+ * unit tests: test_tuning, the provider tests).
+ */
+static void test_other_modules_reach(void **state)
+{
+    (void)state;
+    tp_error err = {0};
+    tp_config *cfg = empty_config(), *copy = NULL;
+    assert_int_equal(tp_config_copy(&copy, cfg, &err), TP_OK);
+    assert_non_null(copy);
+    tp_config_free(copy);
+    tp_config_free(cfg);
+    const char *xml = tp_builtin_xml("dgx-h100");
+    tp_job job = TP_JOB_INIT;
+    job.n_nodes = 2;
+    tp_plan *plan = NULL;
+    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "dgx-h100", &job, NULL, &err), TP_OK);
+    FILE *sink = fopen("/dev/null", "w");
+    assert_non_null(sink);
+    tp_tune_options opt = {tp_tune_coll_from_name("AllReduce"), 1024, 1 << 20};
+    assert_int_equal(tp_report_tune(sink, plan, &opt, TP_FORMAT_JSON, &err), TP_OK);
+    assert_int_equal(tp_report_tune_svg(sink, plan, &opt, &err), TP_OK);
+    tp_plan_free(plan);
+    const char *partial = "tests/fixtures/provider/p4d_one_cpu.xml";
+    tp_lints *lints = NULL;
+    assert_int_equal(tp_lint_file(&lints, partial, NULL, &err), TP_OK);
+    assert_string_equal(tp_lints_sku(lints), "aws-p4d.24xlarge");
+    assert_non_null(tp_lints_candidates(lints));
+    tp_lints_free(lints);
+    tp_completion *c = NULL;
+    assert_int_equal(tp_complete_file(&c, partial, NULL, &err), TP_OK);
+    assert_int_equal(tp_report_completion(sink, c, TP_FORMAT_TEXT, &err), TP_OK);
+    tp_completion_free(c);
+    c = (tp_completion *)&c;
+    assert_int_equal(tp_complete_file(&c, "tests/fixtures/none.xml", NULL, &err), TP_ERR_IO);
+    assert_null(c);
+    fclose(sink);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -386,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_versions),
         cmocka_unit_test(test_catalogues),
         cmocka_unit_test(test_more_reports),
+        cmocka_unit_test(test_other_modules_reach),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
