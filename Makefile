@@ -1,8 +1,10 @@
 # topoplan: one non-recursive Makefile.
-#   make            build build/topoplan
+#   make            build build/topoplan, libtopoplan.a and .so, man pages
+#   make install    PREFIX=/usr/local DESTDIR= (and make uninstall)
 #   make demo       plan a built-in topology (installs build dependencies if missing)
 #   make check      every test: unit, golden, errors, fuzz replay, header, lint,
-#                   conformance ratchet, then the same under ASan+UBSan
+#                   conformance ratchet, package (exports, man page, staged install,
+#                   examples, Python), then the same under ASan+UBSan
 #                   (also valgrind: unit tests and golden runs, leak-checked)
 
 SHELL   := /bin/bash
