@@ -171,11 +171,12 @@ check-valgrind: $(UNIT_BIN) $(BUILD)/topoplan
 FUZZ_CFLAGS := -std=c17 -D_GNU_SOURCE -g -O1 -Iinclude -Isrc/lib -fsanitize=fuzzer,address,undefined \
                -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?=
-fuzz: $(DEPS_STAMP) $(BUILD)/gen/builtins_data.c
+fuzz: $(DEPS_STAMP) $(BUILD)/gen/builtins_data.c $(BUILD)/gen/skus_data.c
 	@mkdir -p build-fuzz
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	    clang $(FUZZ_CFLAGS) -o build-fuzz/fuzz_$$t tests/fuzz/fuzz_$$t.c $(LIB_SRC) \
-	        $(BUILD)/gen/builtins_data.c -lexpat -lm; echo "built build-fuzz/fuzz_$$t"; done
+	        $(BUILD)/gen/builtins_data.c $(BUILD)/gen/skus_data.c -lexpat -lm -lpthread; \
+	    echo "built build-fuzz/fuzz_$$t"; done
 	@if [ -n "$(FUZZ_SECONDS)" ]; then set -e; for t in $(FUZZ_TARGETS); do \
 	    mkdir -p build-fuzz/corpus/$$t build-fuzz/crashes/$$t; \
 	    cp -n tests/fuzz/corpus/$$t/* build-fuzz/corpus/$$t/ 2>/dev/null || true; \
