@@ -85,6 +85,7 @@ static int parse(int argc, char **argv, complete_args *a, cli_ctx *ctx, int *cod
     memset(a, 0, sizeof(*a));
     optind = 0;
     int c;
+    opterr = 0; /* our own one-line message */
     while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
         if (c == 'h') {
             fputs(usage, stdout);
@@ -92,8 +93,9 @@ static int parse(int argc, char **argv, complete_args *a, cli_ctx *ctx, int *cod
             return -1;
         }
         if (c == '?' || take(c, optarg, a, ctx) != 0) {
-            *code = cli_usage_error(usage, "complete: bad option or value%s%s",
-                                    optarg ? " " : "", optarg ? optarg : "");
+            *code = cli_usage_error(usage, "complete: bad option or value \"%s\"%s%s",
+                                    argv[optind - 1], optarg && c != '?' ? " " : "",
+                                    optarg && c != '?' ? optarg : "");
             return -1;
         }
     }
@@ -128,12 +130,17 @@ static int write_xml(const char *path, FILE *fallback, const char *xml)
         fprintf(stderr, "topoplan: %s: cannot open: %s\n", path, strerror(errno));
         return CLI_EXIT_IO;
     }
+    errno = 0;
     fputs(xml, f);
-    int bad = ferror(f);
-    if (path && fclose(f) != 0)
+    int bad = fflush(f) != 0 || ferror(f), e = errno;
+    if (path && fclose(f) != 0) {
         bad = 1;
+        e = e ? e : errno;
+    }
+    if (bad && !path)
+        return CLI_EXIT_IO; /* the report stream: main names it */
     if (bad) {
-        fprintf(stderr, "topoplan: %s: write error\n", path ? path : "standard output");
+        fprintf(stderr, "topoplan: %s: cannot write: %s\n", path, strerror(e ? e : EIO));
         return CLI_EXIT_IO;
     }
     return CLI_EXIT_OK;

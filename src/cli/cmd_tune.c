@@ -106,8 +106,13 @@ static int write_plot(const tp_plan *plan, const tune_args *t, FILE *out)
     }
     tp_error err = {0};
     tp_status st = tp_report_tune_svg(f, plan, &t->opt, &err);
+    int e = errno;
     if (fclose(f) != 0 && st == TP_OK) {
-        fprintf(stderr, "topoplan: %s: write error\n", t->plot);
+        st = TP_ERR_IO;
+        e = errno;
+    }
+    if (st == TP_ERR_IO) { /* name the plot file, not the report stream */
+        fprintf(stderr, "topoplan: %s: cannot write: %s\n", t->plot, strerror(e));
         return CLI_EXIT_IO;
     }
     return st == TP_OK ? CLI_EXIT_OK : cli_fail(&err);

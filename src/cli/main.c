@@ -168,9 +168,10 @@ static int build_config(cli_ctx *ctx, const global_opts *g)
 /* Flush and close the report stream; a failed write names the file and the system error. */
 static int finish_output(cli_ctx *ctx, const char *name, int code)
 {
+    int earlier = errno; /* a command's failed write leaves its reason here */
     errno = 0;
     int bad = fflush(ctx->out) != 0 || ferror(ctx->out);
-    int e = errno;
+    int e = errno ? errno : earlier;
     if (ctx->out != stdout && fclose(ctx->out) != 0) {
         bad = 1;
         e = e ? e : errno;
