@@ -6,6 +6,12 @@
  * to measure what it costs a job. Results print in input order: one line
  * per node, then a table of deviation kinds (text), or one JSON object per
  * node and a summary object (--format json: JSON lines).
+ *
+ * Node files of one model differ from machine to machine mostly in their NIC
+ * GUIDs, and NCCL 2.22.3 reads a GUID only to tell NET ports of one NIC
+ * apart (which GUIDs are equal, as "0x%lx" and as a base-16 number). Nodes
+ * whose texts are equal once every GUID is replaced by the number of its
+ * class of equal values have the same plan: they share one check.
  */
 #include "cli.h"
 
@@ -18,6 +24,8 @@
 
 #define FLEET_MAX_KINDS 64  /* distinct deviation titles counted in the summary */
 #define FLEET_MAX_THREADS 64
+#define FLEET_SCHEMA "topoplan-fleet-check" /* JSON lines: every line names it */
+#define FLEET_SCHEMA_VERSION 1
 
 typedef struct fleet_kind {
     const char *title; /* static (the comparison's titles) */
@@ -33,7 +41,16 @@ typedef struct fleet_node {
     int n_kinds;
     fleet_kind kinds[16];    /* this node's deviation titles, with counts */
     cli_job_effect_t effect; /* deviating nodes only */
+    bool done;               /* checked (under lock): nodes of the same text wait for it */
 } fleet_node;
+
+/* A checked canonical text and the node that holds its result. */
+typedef struct fleet_seen {
+    uint64_t hash;
+    char *canon; /* owned */
+    size_t len;
+    size_t node; /* index of the node checked for it */
+} fleet_seen;
 
 typedef struct fleet {
     const cli_input *baseline;
@@ -43,7 +60,11 @@ typedef struct fleet {
     fleet_node *nodes;
     size_t n_nodes;
     size_t next;             /* next node to take (under lock) */
+    fleet_seen *seen;        /* checked canonical texts (under lock) */
+    size_t n_seen, cap_seen;
+    size_t shared;           /* nodes that took another node's result */
     pthread_mutex_t lock;
+    pthread_cond_t cond;     /* a node was checked */
 } fleet;
 
 static int by_name(const void *a, const void *b)
@@ -130,13 +151,98 @@ static void count_kind(fleet_node *r, const char *title)
         r->kinds[r->n_kinds++] = (fleet_kind){.title = title, .nodes = 1, .findings = 1};
 }
 
+/* The GUID equality class of a guid="..." value: its two readings by NCCL. */
+typedef struct guid_key {
+    unsigned long long asic, port_guid;
+} guid_key;
+
+static guid_key read_guid(const char *v, size_t n)
+{
+    char buf[64];
+    snprintf(buf, sizeof(buf), "%.*s", (int)(n < 63 ? n : 63), v);
+    guid_key k = {0, strtoull(buf, NULL, 16)};
+    if (buf[0] == '0' && buf[1] == 'x')
+        k.asic = strtoull(buf + 2, NULL, 16);
+    return k;
+}
+
+/*
+ * The text with every guid="..." value replaced by the index of its class of
+ * equal readings (first appearance order); NULL when out of memory.
+ */
+static char *canonical_text(const char *text, size_t len, size_t *out_len)
+{
+    static const char attr[] = "guid=\"";
+    char *out = malloc(len + 1);
+    guid_key keys[256];
+    int n_keys = 0;
+    size_t o = 0;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < len;) {
+        const char *hit = strstr(text + i, attr);
+        size_t upto = hit ? (size_t)(hit - text) + sizeof(attr) - 1 : len;
+        memcpy(out + o, text + i, upto - i);
+        o += upto - i;
+        i = upto;
+        if (!hit)
+            break;
+        const char *end = strchr(text + i, '"');
+        size_t vlen = end ? (size_t)(end - (text + i)) : len - i;
+        guid_key k = read_guid(text + i, vlen);
+        int idx = 0;
+        while (idx < n_keys && (keys[idx].asic != k.asic || keys[idx].port_guid != k.port_guid))
+            idx++;
+        if (idx == n_keys && n_keys < (int)(sizeof(keys) / sizeof(keys[0])))
+            keys[n_keys++] = k;
+        o += (size_t)snprintf(out + o, len + 1 - o, "%d", idx); /* never longer than a value */
+        i += vlen;
+    }
+    out[o] = '\0';
+    *out_len = o;
+    return out;
+}
+
+static uint64_t hash_text(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* The node already checked with this canonical text, or SIZE_MAX (then c is recorded for i). */
+static size_t seen_or_claim(fleet *f, char **canon, size_t len, size_t i)
+{
+    uint64_t h = hash_text(*canon, len);
+    size_t found = SIZE_MAX;
+    pthread_mutex_lock(&f->lock);
+    for (size_t k = 0; k < f->n_seen && found == SIZE_MAX; k++)
+        if (f->seen[k].hash == h && f->seen[k].len == len && memcmp(f->seen[k].canon, *canon, len) == 0)
+            found = f->seen[k].node;
+    if (found == SIZE_MAX && f->n_seen == f->cap_seen) {
+        size_t cap = f->cap_seen ? 2 * f->cap_seen : 16;
+        fleet_seen *grown = realloc(f->seen, cap * sizeof(*grown));
+        if (grown) {
+            f->seen = grown;
+            f->cap_seen = cap;
+        }
+    }
+    if (found == SIZE_MAX && f->n_seen < f->cap_seen) {
+        f->seen[f->n_seen++] = (fleet_seen){.hash = h, .canon = *canon, .len = len, .node = i};
+        *canon = NULL; /* the table owns it */
+    }
+    pthread_mutex_unlock(&f->lock);
+    return found;
+}
+
 /* Plan one node, compare it with the baseline; a deviating node gets its job effect. */
-static void check_node(fleet *f, fleet_node *r)
+static void check_text(fleet *f, fleet_node *r, const char *text, size_t len)
 {
     tp_plan *plan = NULL;
     tp_comparison *cmp = NULL;
     tp_error err = {0};
-    r->status = tp_plan_file(&plan, r->path, &f->job, f->ctx->cfg, &err);
+    r->status = tp_plan_buffer(&plan, text, len, r->path, &f->job, f->ctx->cfg, &err);
     if (r->status == TP_OK)
         r->status = tp_compare_plans(&cmp, f->base_plan, plan, &err);
     if (r->status != TP_OK) {
@@ -157,6 +263,42 @@ static void check_node(fleet *f, fleet_node *r)
         cli_job_effect(&r->effect, f->baseline, r->path, f->job.n_nodes, f->ctx);
 }
 
+/* Node i: read it; a node whose canonical text was checked waits for and takes that result. */
+static void check_node(fleet *f, size_t i)
+{
+    fleet_node *r = &f->nodes[i];
+    char *text = NULL, *canon = NULL;
+    size_t len = 0, clen = 0, same = SIZE_MAX;
+    tp_error err = {0};
+    r->status = tp_read_file(&text, &len, r->path, &err);
+    if (r->status == TP_OK && (canon = canonical_text(text, len, &clen)) != NULL)
+        same = seen_or_claim(f, &canon, clen, i);
+    if (r->status != TP_OK) {
+        tp_error_format(&err, r->message, sizeof(r->message));
+    } else if (same == SIZE_MAX) {
+        check_text(f, r, text, len);
+        pthread_mutex_lock(&f->lock);
+        r->done = true;
+        pthread_cond_broadcast(&f->cond);
+        pthread_mutex_unlock(&f->lock);
+    } else {
+        pthread_mutex_lock(&f->lock);
+        while (!f->nodes[same].done)
+            pthread_cond_wait(&f->cond, &f->lock);
+        bool shared = f->nodes[same].status == TP_OK;
+        f->shared += shared;
+        pthread_mutex_unlock(&f->lock);
+        const char *path = r->path;
+        if (shared)
+            *r = f->nodes[same];
+        r->path = path;
+        if (!shared) /* errors name their own file */
+            check_text(f, r, text, len);
+    }
+    free(canon);
+    free(text);
+}
+
 static void *worker(void *arg)
 {
     fleet *f = arg;
@@ -166,7 +308,7 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&f->lock);
         if (i >= f->n_nodes)
             return NULL;
-        check_node(f, &f->nodes[i]);
+        check_node(f, i);
     }
 }
 
@@ -226,7 +368,8 @@ static void json_str(FILE *out, const char *s)
 
 static void json_node(FILE *out, const fleet_node *r)
 {
-    fputs("{\"node\": ", out);
+    fprintf(out, "{\"schema\": \"%s\", \"schema_version\": %d, \"node\": ", FLEET_SCHEMA,
+            FLEET_SCHEMA_VERSION);
     json_str(out, r->path);
     if (r->status != TP_OK) {
         fputs(", \"status\": \"error\", \"message\": ", out);
@@ -278,9 +421,11 @@ static void write_summary(FILE *out, const fleet *f, tp_format fmt, int ok, int 
     fleet_kind kinds[FLEET_MAX_KINDS];
     int n = summary_kinds(f, kinds);
     if (fmt == TP_FORMAT_JSON) {
-        fprintf(out, "{\"summary\": {\"nodes\": %zu, \"ok\": %d, \"deviate\": %d, \"errors\": %d, "
+        fprintf(out, "{\"schema\": \"%s\", \"schema_version\": %d, \"summary\": {\"nodes\": %zu, "
+                     "\"planned\": %zu, \"ok\": %d, \"deviate\": %d, \"errors\": %d, "
                      "\"kinds\": [",
-                f->n_nodes, ok, bad, failed);
+                FLEET_SCHEMA, FLEET_SCHEMA_VERSION, f->n_nodes, f->n_nodes - f->shared, ok, bad,
+                failed);
         for (int i = 0; i < n; i++) {
             fputs(i ? ", " : "", out);
             fputs("{\"kind\": ", out);
@@ -293,6 +438,9 @@ static void write_summary(FILE *out, const fleet *f, tp_format fmt, int ok, int 
     fprintf(out, "\nSummary: %zu node%s against %s: %d ok, %d deviate, %d could not be checked\n",
             f->n_nodes, f->n_nodes == 1 ? "" : "s",
             f->baseline->builtin ? f->baseline->builtin : f->baseline->path, ok, bad, failed);
+    fprintf(out, "  %zu node%s checked on their own; %zu took the result of a node whose file differs only in "
+                 "NIC GUID values\n",
+            f->n_nodes - f->shared, f->n_nodes - f->shared == 1 ? "" : "s", f->shared);
     if (n > 0)
         fprintf(out, "  %-40s %7s %9s\n", "deviation", "nodes", "findings");
     for (int i = 0; i < n; i++)
@@ -332,13 +480,21 @@ int cli_fleet_check(const cli_args *a, const cli_input *baseline, cli_ctx *ctx)
         code = CLI_EXIT_IO;
     if (code == 0 && pthread_mutex_init(&f.lock, NULL) != 0)
         code = CLI_EXIT_INTERNAL;
+    if (code == 0 && pthread_cond_init(&f.cond, NULL) != 0) {
+        pthread_mutex_destroy(&f.lock);
+        code = CLI_EXIT_INTERNAL;
+    }
     if (code == 0) {
         for (size_t i = 0; i < n; i++)
             f.nodes[i].path = paths[i];
         run_threads(&f);
+        pthread_cond_destroy(&f.cond);
         pthread_mutex_destroy(&f.lock);
         code = report(ctx->out, &f, ctx->format);
     }
+    for (size_t i = 0; i < f.n_seen; i++)
+        free(f.seen[i].canon);
+    free(f.seen);
     free(f.nodes);
     free(paths);
     tp_plan_free(base_plan);
