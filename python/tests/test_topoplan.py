@@ -27,6 +27,20 @@ class VersionTest(unittest.TestCase):
         self.assertIn("dgx-h100", topoplan.builtins())
 
 
+class HeteroTest(unittest.TestCase):
+    """A 4-node DGX H100 job whose last node has GPU 0's PCIe link at x8: that
+    node searches 7 ring channels where the others find 8, and NCCL gives
+    every rank the fewest (7 search channels)."""
+
+    def test_node_topos(self):
+        dgx = os.path.join(ROOT, "tests", "fixtures", "dgx_h100.xml")
+        x8 = os.path.join(ROOT, "tests", "fixtures", "dgx_h100_gpu0_x8.xml")
+        with topoplan.plan(dgx, nodes=4, node_topos=[dgx, dgx, x8]) as p:
+            self.assertEqual(p.channels.search_channels, 7)
+        with topoplan.plan(dgx, nodes=4) as p:
+            self.assertEqual(p.channels.search_channels, 8)
+
+
 class V100Test(unittest.TestCase):
     def setUp(self):
         self.plan = topoplan.plan(V100)

@@ -21,7 +21,7 @@ import ctypes
 import json as _json
 import os
 from dataclasses import asdict, dataclass, field
-from typing import Dict, List, Mapping, Optional
+from typing import Dict, List, Mapping, Optional, Sequence
 
 __all__ = [
     "TopoplanError", "Plan", "System", "Node", "Link", "Path", "Graph", "GraphChannel",
@@ -44,10 +44,11 @@ class _Error(ctypes.Structure):
 
 
 class _Job(ctypes.Structure):
-    _fields_ = [("version", ctypes.c_uint), ("n_nodes", ctypes.c_int), ("rank", ctypes.c_int)]
+    _fields_ = [("version", ctypes.c_uint), ("n_nodes", ctypes.c_int), ("rank", ctypes.c_int),
+                ("node_topos", ctypes.POINTER(ctypes.c_char_p)), ("n_node_topos", ctypes.c_int)]
 
 
-_JOB_VERSION = 1
+_JOB_VERSION = 2
 
 
 class _JobInfo(ctypes.Structure):
@@ -568,8 +569,12 @@ def _config(env: Optional[Mapping[str, str]]):
 
 def plan(topology: Optional[str] = None, *, xml: Optional[str] = None,
          builtin: Optional[str] = None, nodes: int = 1, rank: int = 0,
-         env: Optional[Mapping[str, str]] = None) -> Plan:
-    """Plan a job of `nodes` identical nodes, reported at `rank`.
+         env: Optional[Mapping[str, str]] = None,
+         node_topos: Sequence[str] = ()) -> Plan:
+    """Plan a job of `nodes` nodes, reported at `rank`.
+
+    node_topos: node 1 is planned on the first file, node 2 on the next, ...
+    (the other nodes on the topology); ranks are numbered node by node.
 
     The topology is a file path, an XML text (xml=) or a builtin name
     (builtin=). `env` holds the NCCL_* variables (the process environment is
@@ -585,7 +590,8 @@ def plan(topology: Optional[str] = None, *, xml: Optional[str] = None,
             raise ValueError(f"unknown builtin {builtin!r} (see topoplan.builtins())")
         xml, source = text.decode(), builtin
     cfg = _config(env)
-    job = _Job(_JOB_VERSION, nodes, rank)
+    topos = (ctypes.c_char_p * (len(node_topos) + 1))(*[os.fsencode(t) for t in node_topos])
+    job = _Job(_JOB_VERSION, nodes, rank, topos, len(node_topos))
     handle, err = ctypes.c_void_p(), _Error()
     try:
         if xml is not None:
