@@ -53,6 +53,15 @@ static bool considered(const tp_tuning *t, int coll, int a)
              job->n_nodes > 1);
 }
 
+/* nBytes < nc * nt * threshold, without overflow (NCCL_THREAD_THRESHOLDS can be huge). */
+static bool below(size_t n_bytes, int nc, int nt, long threshold)
+{
+    long work;
+    if (__builtin_mul_overflow((long)nc * nt, threshold, &work))
+        return threshold > 0;
+    return work > 0 && n_bytes < (size_t)work;
+}
+
 /* topoGetAlgoInfo's channel and thread counts for the chosen pair. */
 static void size_launch(const tp_tuning *t, size_t n_bytes, tp_tune_choice *c)
 {
@@ -63,10 +72,10 @@ static void size_launch(const tp_tuning *t, size_t n_bytes, tp_tune_choice *c)
     if (nvls)
         nc = job->nvls_channels;
     else
-        while (n_bytes < (size_t)(nc * nt * threshold) && nc >= 2)
+        while (below(n_bytes, nc, nt, threshold) && nc >= 2)
             nc--;
     if (!nvls && c->algo != TP_ALGO_COLLNET_DIRECT)
-        while (n_bytes < (size_t)(nc * nt * threshold) && nt % 128 == 0)
+        while (below(n_bytes, nc, nt, threshold) && nt % 128 == 0 && nt > 0)
             nt /= 2;
     if (c->proto == TP_PROTO_SIMPLE && c->algo == TP_ALGO_RING)
         nt += K->warp_size; /* a sync warp */
