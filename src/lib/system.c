@@ -63,8 +63,11 @@ void tp_system__free(tp_system *sys)
         complete = complete && sys->nodes[t].nodes;
     if (complete)
         tp_system__free_routes(sys);
-    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
+        for (int n = 0; sys->nodes[t].nodes && n < sys->nodes[t].count; n++)
+            free(sys->nodes[t].nodes[n].links);
         free(sys->nodes[t].nodes);
+    }
     tp_log_clear(&sys->notes);
     free(sys);
 }
@@ -75,6 +78,21 @@ static tp_node *repoint(const tp_system *from, tp_system *to, const tp_node *rem
     if (!rem)
         return NULL;
     return to->nodes[rem->type].nodes + (rem - from->nodes[rem->type].nodes);
+}
+
+/* The node's link slots, stale ones included (as in NCCL), re-pointed into the copy. */
+static tp_status copy_links(const tp_system *from, tp_system *to, const tp_node *src,
+                            tp_node *dst, tp_error *err)
+{
+    dst->n_slots = 0;
+    tp_status st = tp_system__reserve_links(dst, src->n_slots, err);
+    if (st != TP_OK)
+        return st;
+    memcpy(dst->links, src->links, (size_t)src->n_slots * sizeof(tp_link));
+    dst->n_slots = src->n_slots;
+    for (int l = 0; l < dst->n_slots; l++)
+        dst->links[l].rem = repoint(from, to, dst->links[l].rem);
+    return TP_OK;
 }
 
 tp_status tp_system__clone(tp_system **out, const tp_system *sys, tp_error *err)
@@ -91,17 +109,22 @@ tp_status tp_system__clone(tp_system **out, const tp_system *sys, tp_error *err)
     memcpy(copy->source, sys->source, sizeof(copy->source));
     for (size_t i = 0; i < sys->notes.n_lines; i++)
         tp_log_info(&copy->notes, "%s", sys->notes.lines[i].text);
-    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
+    for (int t = 0; t < TP_NODE_TYPE_COUNT && st == TP_OK; t++) {
         int count = sys->nodes[t].count;
-        copy->nodes[t].count = count;
         memcpy(copy->nodes[t].nodes, sys->nodes[t].nodes, (size_t)count * sizeof(tp_node));
         for (int n = 0; n < count; n++) {
             tp_node *node = copy->nodes[t].nodes + n;
             memset(node->paths, 0, sizeof(node->paths));
-            /* Entries past n_links may be stale, as in NCCL: keep them, up to the first empty. */
-            for (int l = 0; l < TP_MAX_LINKS && (l < node->n_links || node->links[l].rem); l++)
-                node->links[l].rem = repoint(sys, copy, node->links[l].rem);
+            node->links = NULL;
+            node->slots_cap = 0;
         }
+        copy->nodes[t].count = count;
+        for (int n = 0; n < count && st == TP_OK; n++)
+            st = copy_links(sys, copy, &sys->nodes[t].nodes[n], &copy->nodes[t].nodes[n], err);
+    }
+    if (st != TP_OK) {
+        tp_system__free(copy);
+        return st;
     }
     if (copy->notes.failed) {
         tp_system__free(copy);
@@ -123,6 +146,32 @@ int tp_system__index_of(const tp_system *sys, int type, int64_t id)
         if (sys->nodes[type].nodes[i].id == id)
             return i;
     return -1;
+}
+
+tp_status tp_system__reserve_links(tp_node *node, int slots, tp_error *err)
+{
+    if (slots > TP_MAX_LINKS)
+        return tp_fail(err, TP_ERR_TOPOLOGY, NULL, 0, 0,
+                       "too many links on %s/%" PRIx64 " (NCCL 2.22.3 allows %d)",
+                       tp_node_type_name(node->type), (uint64_t)node->id, TP_MAX_LINKS);
+    if (slots > node->slots_cap) {
+        int cap = node->slots_cap ? node->slots_cap : 4;
+        while (cap < slots)
+            cap *= 2;
+        if (cap > TP_MAX_LINKS)
+            cap = TP_MAX_LINKS;
+        tp_link *p = realloc(node->links, (size_t)cap * sizeof(*p));
+        if (!p)
+            return tp_fail_nomem(err);
+        node->links = p;
+        node->slots_cap = cap;
+    }
+    /* Slots never written are empty, as in NCCL's zeroed array. */
+    if (slots > node->n_slots) {
+        memset(node->links + node->n_slots, 0, (size_t)(slots - node->n_slots) * sizeof(tp_link));
+        node->n_slots = slots;
+    }
+    return TP_OK;
 }
 
 /* NCCL 2.22.3 ncclTopoCreateNode: per-type fields start undefined. */
@@ -192,6 +241,7 @@ tp_status tp_system__remove_node(tp_system *sys, int type, int index, tp_error *
                 unlink_node(node, del, type);
         }
     }
+    free(del->links);
     memmove(del, del + 1, (size_t)(set->count - index - 1) * sizeof(tp_node));
     set->count--;
     return TP_OK;
@@ -205,13 +255,12 @@ tp_status tp_system__remove_node(tp_system *sys, int type, int index, tp_error *
 tp_status tp_system__connect(tp_node *node, tp_node *rem, int type, float bw, tp_error *err)
 {
     int l = 0;
-    while (l < TP_MAX_LINKS && node->links[l].rem &&
+    while (l < node->n_slots && node->links[l].rem &&
            !(node->links[l].rem == rem && node->links[l].type == type))
         l++;
-    if (l == TP_MAX_LINKS)
-        return tp_fail(err, TP_ERR_TOPOLOGY, NULL, 0, 0,
-                       "too many links on %s/%" PRIx64 " (NCCL 2.22.3 allows %d)",
-                       tp_node_type_name(node->type), (uint64_t)node->id, TP_MAX_LINKS);
+    tp_status st = tp_system__reserve_links(node, l + 1, err);
+    if (st != TP_OK)
+        return st;
     if (!node->links[l].rem) {
         node->n_links++;
         node->links[l].bw = 0;
@@ -253,12 +302,12 @@ static void sort_rec(tp_node *node, const tp_node *up, int depth)
 {
     if (up) {
         int l = 0;
-        while (l < TP_MAX_LINKS && node->links[l].rem != up)
+        while (l < node->n_slots && node->links[l].rem != up)
             l++;
-        if (l == TP_MAX_LINKS)
+        if (l == node->n_slots)
             return;
         tp_link up_link = node->links[l];
-        while (l + 1 < TP_MAX_LINKS && node->links[l + 1].rem) {
+        while (l + 1 < node->n_slots && node->links[l + 1].rem) {
             node->links[l] = node->links[l + 1];
             l++;
         }
@@ -396,7 +445,7 @@ static bool has_link_to(const tp_node *from, const tp_node *to, int type)
 
 static tp_status check_node(const tp_system *sys, const tp_node *n, int t, int i, tp_error *err)
 {
-    if (n->type != t || n->n_links < 0 || n->n_links > TP_MAX_LINKS)
+    if (n->type != t || n->n_links < 0 || n->n_links > n->n_slots || n->n_slots > TP_MAX_LINKS)
         return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "%s node %d: bad type or link count",
                        tp_node_type_name(t), i);
     for (int l = 0; l < n->n_links; l++) {

@@ -118,7 +118,14 @@ typedef struct tp_node {
         uint64_t device;
     } pci;
     int n_links;
-    tp_link links[TP_MAX_LINKS];
+    /*
+     * The link slots (at most TP_MAX_LINKS, owned): n_slots of them were ever
+     * written; as in NCCL's fixed array, slots past n_links may hold stale
+     * links (after removals), and slots past n_slots count as empty. Kept
+     * out of line so that a node is small: a system's pages are its cost.
+     */
+    tp_link *links;
+    int n_slots, slots_cap;
     /* Routes to every node of each type; owned by paths.c (NULL before). */
     tp_route *paths[TP_NODE_TYPE_COUNT];
     /* Used during search. */
@@ -155,6 +162,8 @@ tp_status tp_system__clone(tp_system **out, const tp_system *sys, tp_error *err)
 tp_node *tp_system__find(const tp_system *sys, int type, int64_t id);
 /* Index of the node of `type` with `id`, or -1. */
 int tp_system__index_of(const tp_system *sys, int type, int64_t id);
+/* Room for `slots` link slots on the node (fails past TP_MAX_LINKS); new slots are empty. */
+tp_status tp_system__reserve_links(tp_node *node, int slots, tp_error *err);
 /* Append a node (fails past TP_MAX_NODES). */
 tp_status tp_system__create_node(tp_system *sys, tp_node **out, int type, int64_t id,
                                  tp_error *err);

@@ -582,6 +582,9 @@ static tp_status absorb_sub_switch(tp_system *sys, tp_node *sw, int64_t sub_id, 
         if (sw->n_links == TP_MAX_LINKS)
             return tp_fail(err, TP_ERR_TOPOLOGY, NULL, 0, 0, "too many links (max %d)",
                            TP_MAX_LINKS);
+        tp_status st = tp_system__reserve_links(sw, sw->n_links + 1, err);
+        if (st != TP_OK)
+            return st;
         sw->links[sw->n_links++] = sub->links[l];
         for (int rl = 0; rl < rem->n_links; rl++) {
             if (rem->links[rl].rem == sub) {

@@ -30,8 +30,11 @@ static tp_system *fx_new(void)
 static void fx_free(tp_system *sys)
 {
     tp_system__free_routes(sys);
-    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
+        for (int n = 0; n < sys->nodes[t].count; n++)
+            free(sys->nodes[t].nodes[n].links);
         free(sys->nodes[t].nodes);
+    }
     free(sys);
 }
 
@@ -46,6 +49,8 @@ static tp_node *fx_node(tp_system *sys, int type, int64_t id)
 /* One direction, kept sorted by bandwidth as ncclTopoConnectNodes does. */
 static void fx_link1(tp_node *a, tp_node *b, int type, float bw)
 {
+    tp_error err = {0};
+    assert_int_equal(tp_system__reserve_links(a, a->n_links + 1, &err), TP_OK);
     int l = a->n_links++;
     tp_link save = {.type = type, .bw = bw, .rem = b};
     while (l > 0 && a->links[l - 1].bw < bw) {
