@@ -101,9 +101,10 @@ int cli_run_report(int argc, char **argv, cli_ctx *ctx, const char *usage, cli_r
  * check report. Exit 0 when identical / healthy, 1 when not, 3 on bad input.
  */
 int cli_compare_run(const cli_input *first, const cli_input *second, cli_ctx *ctx, bool check);
-/* Same, planning `second` under second_cfg (NULL: the context's configuration). */
+/* Same, planning `first` under first_cfg and `second` under second_cfg (NULL: the context's). */
 int cli_compare_run_env(const cli_input *first, const cli_input *second,
-                        const tp_config *second_cfg, cli_ctx *ctx, bool check);
+                        const tp_config *first_cfg, const tp_config *second_cfg, cli_ctx *ctx,
+                        bool check);
 
 /*
  * Partial-file findings and provider-file lints of the input's file (nothing

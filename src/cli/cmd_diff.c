@@ -1,11 +1,14 @@
 /* topoplan diff, and the flow diff and check share. */
 #include "cli.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
-    "usage: topoplan diff [--nodes N] [--rank R] [--node-topo FILE]... [--job FILE] [--format text|json] A.xml (B.xml | --builtin NAME)\n"
+    "usage: topoplan diff [--nodes N] [--rank R] [--node-topo FILE]... [--job FILE] [--format text|json]\n"
+    "                     [--env-a KEY=VALUE]... [--env-b KEY=VALUE]... A.xml (B.xml | --builtin NAME)\n"
+    "       topoplan diff [options] --env-a KEY=VALUE... --env-b KEY=VALUE... TOPO.xml\n"
     "\n"
     "Plan both topologies for the same job (N identical nodes, rank R's view) under\n"
     "the same NCCL_* environment and list their differences in pipeline order:\n"
@@ -18,25 +21,31 @@ static const char usage[] =
     "sides have as many unmatched ones; NETs follow their NIC.\n"
     "Last, the tuning layer: NCCL's algorithm/protocol for one call of each collective,\n"
     "8 B to 8 GiB, where it differs, and the predicted time of the largest call.\n"
+    "  --env-a KEY=VALUE  an NCCL_* value for A only (repeatable), over the common ones\n"
     "  --env-b KEY=VALUE  an NCCL_* value for B only (repeatable): a what-if on the\n"
     "                     environment, e.g. `diff A.xml A.xml --env-b NCCL_PROTO=^LL128`\n"
+    "  With --env-a/--env-b and one topology, both sides plan it: an A/B of the\n"
+    "  environment alone, e.g. `diff topo.xml --env-a NCCL_CROSS_NIC=0 --env-b NCCL_CROSS_NIC=1`\n"
     "Exit status: 0 identical, 1 different, 3 invalid input.\n";
 
 int cli_compare_run(const cli_input *first, const cli_input *second, cli_ctx *ctx, bool check)
 {
-    return cli_compare_run_env(first, second, NULL, ctx, check);
+    return cli_compare_run_env(first, second, NULL, NULL, ctx, check);
 }
 
 int cli_compare_run_env(const cli_input *first, const cli_input *second,
-                        const tp_config *second_cfg, cli_ctx *ctx, bool check)
+                        const tp_config *first_cfg, const tp_config *second_cfg, cli_ctx *ctx,
+                        bool check)
 {
     tp_plan *plans[2] = {NULL, NULL};
     tp_comparison *cmp = NULL;
     tp_error err = {0};
-    cli_ctx ctx_b = *ctx;
+    cli_ctx ctx_a = *ctx, ctx_b = *ctx;
+    if (first_cfg)
+        ctx_a.cfg = (tp_config *)first_cfg;
     if (second_cfg)
         ctx_b.cfg = (tp_config *)second_cfg;
-    int code = cli_plan(&plans[0], first, ctx);
+    int code = cli_plan(&plans[0], first, &ctx_a);
     if (code == CLI_EXIT_OK)
         code = cli_plan(&plans[1], second, &ctx_b);
     if (code == CLI_EXIT_OK && tp_compare_plans(&cmp, plans[0], plans[1], &err) != TP_OK)
@@ -65,44 +74,73 @@ int cli_compare_run_env(const cli_input *first, const cli_input *second,
     return code;
 }
 
-/* Take each --env-b KEY=VALUE out of argv into cfg_b (a copy of the context's). */
-static int take_env_b(int *argc, char **argv, const cli_ctx *ctx, tp_config **cfg_b)
+/* Take each `flag` KEY=VALUE (--env-a, --env-b) out of argv into *cfg (a copy of the context's). */
+static int take_env(int *argc, char **argv, const cli_ctx *ctx, const char *flag, tp_config **cfg)
 {
     int n = 0;
     for (int i = 0; i < *argc; i++) {
-        if (i == 0 || strcmp(argv[i], "--env-b") != 0) {
+        if (i == 0 || strcmp(argv[i], flag) != 0) {
             argv[n++] = argv[i];
             continue;
         }
         const char *kv = i + 1 < *argc ? argv[++i] : NULL;
         const char *eq = kv ? strchr(kv, '=') : NULL;
         if (!eq || eq == kv)
-            return cli_usage_error(usage, "--env-b needs KEY=VALUE");
+            return cli_usage_error(usage, "%s needs KEY=VALUE", flag);
         tp_error err = {0};
-        if (!*cfg_b && tp_config_copy(cfg_b, ctx->cfg, &err) != TP_OK)
+        if (!*cfg && tp_config_copy(cfg, ctx->cfg, &err) != TP_OK)
             return cli_fail(&err);
         char key[128];
         snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
-        if (tp_config_set(*cfg_b, key, eq + 1, &err) != TP_OK)
+        if (tp_config_set_from(*cfg, key, eq + 1, flag, &err) != TP_OK)
             return cli_fail(&err);
+        for (size_t w = 0; w < tp_config_warning_count(*cfg); w++)
+            fprintf(stderr, "topoplan: warning: %s: %s\n", flag, tp_config_warning(*cfg, w));
     }
     *argc = n;
     return CLI_EXIT_OK;
 }
 
+/* File arguments on the command line (options' values excluded); --builtin counts as one. */
+static int count_files(int argc, char **argv)
+{
+    static const char *const with_value[] = {"--nodes", "--rank", "--node-topo", "--job",
+                                             "--format", "--builtin", "-n", "-r", "-b"};
+    int n = 0;
+    for (int i = 1; i < argc; i++) {
+        bool takes = false;
+        for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++)
+            takes |= strcmp(argv[i], with_value[k]) == 0;
+        n += takes && strcmp(argv[i], "--builtin") == 0;
+        if (takes)
+            i++;
+        else if (argv[i][0] != '-' || strcmp(argv[i], "-") == 0)
+            n++;
+    }
+    return n;
+}
+
 int cmd_diff(int argc, char **argv, cli_ctx *ctx)
 {
     cli_args a;
-    tp_config *cfg_b = NULL;
-    int code = take_env_b(&argc, argv, ctx, &cfg_b);
-    if (code == CLI_EXIT_OK && cli_parse_args(argc, argv, ctx, usage, CLI_OPT_FORMAT, 2, &a, &code) == 0) {
+    tp_config *cfg_a = NULL, *cfg_b = NULL;
+    int code = take_env(&argc, argv, ctx, "--env-a", &cfg_a);
+    if (code == CLI_EXIT_OK)
+        code = take_env(&argc, argv, ctx, "--env-b", &cfg_b);
+    /* One topology with an environment per side: A/B of the environment alone. */
+    int n_files = (cfg_a || cfg_b) && count_files(argc, argv) == 1 ? 1 : 2;
+    if (code == CLI_EXIT_OK &&
+        cli_parse_args(argc, argv, ctx, usage, CLI_OPT_FORMAT, n_files, &a, &code) == 0) {
         if (ctx->format == TP_FORMAT_DOT)
             code = cli_usage_error(usage, "diff writes text or json, not dot");
         else {
-            cli_input first = {.path = a.files[0], .job = a.in.job};
-            code = cli_compare_run_env(&first, &a.in, cfg_b, ctx, false);
+            cli_input first = a.in;
+            if (n_files == 2)
+                first = (cli_input){.path = a.files[0], .job = a.in.job};
+            code = cli_compare_run_env(&first, &a.in, cfg_a, cfg_b, ctx, false);
         }
     }
+    tp_config_free(cfg_a);
     tp_config_free(cfg_b);
     return code;
 }
