@@ -346,7 +346,12 @@ typedef enum tp_mutation_kind {
     TP_MUT_SET_CPU,    /**< "NUMAID:ATTR=VALUE": on a <cpu> */
     TP_MUT_REMOVE,     /**< "BUSID": a PCI device and its subtree, and NVLinks to its GPUs */
     TP_MUT_REMOVE_NET, /**< "NAME[:PORT]": a <net> (and its <nic> when left empty) */
-    TP_MUT_NVLINK,     /**< "BUSID1,BUSID2=COUNT": NVLinks both ways (0 removes them) */
+    TP_MUT_NVLINK,     /**< "BUSID1,BUSID2=COUNT": NVLinks both ways (0 removes them); BUSID2
+                            may be an NVSwitch the GPU links to (that GPU's links only) */
+    TP_MUT_NVLINK_DOWN, /**< "BUSID[,TARGET]": one NVLink of the GPU down (to TARGET, else to
+                             the target it has the most links to) */
+    TP_MUT_ADD,        /**< "NEWBUSID=BUSID": a copy of a GPU or NIC device (next dev/rank,
+                            NICs a new name and guid; GPU-to-GPU NVLinks not copied) */
 } tp_mutation_kind;
 
 typedef struct tp_mutation {
@@ -357,13 +362,21 @@ typedef struct tp_mutation {
 /**
  * Apply the edits in order to a topology XML text and write the result in
  * NCCL's XML format to `out`. Bus ids may omit the PCI domain ("1a:00.0").
- * Fails with TP_ERR_CONFIG naming the spec when a target does not exist.
+ * Fails with TP_ERR_CONFIG naming the spec when a target does not exist or
+ * an attribute is not one topoplan's loader reads on that element.
  */
 TP_API tp_status tp_mutate_buffer(FILE *out, const char *xml, size_t len, const char *source,
                                   const tp_mutation *muts, size_t n_muts, tp_error *err);
 /** Same as tp_mutate_buffer() for a file. */
 TP_API tp_status tp_mutate_file(FILE *out, const char *path, const tp_mutation *muts,
                                 size_t n_muts, tp_error *err);
+/**
+ * tp_mutate_file(), and each attribute edit's value checked with the
+ * loader's own rules: the topology after every --set-like edit must load as
+ * it did before it (TP_ERR_CONFIG naming the edit and the loader's message).
+ */
+TP_API tp_status tp_mutate_file_checked(FILE *out, const char *path, const tp_mutation *muts,
+                                        size_t n_muts, tp_error *err);
 
 /** @defgroup graphcheck Checking a graph file (beyond NCCL) */
 

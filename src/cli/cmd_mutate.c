@@ -18,7 +18,17 @@ static const char usage[] =
     "  --remove BUSID                  remove a PCI device with its subtree, and the\n"
     "                                  NVLinks that pointed to its GPUs\n"
     "  --remove-net NAME[:PORT]        remove a NET device (and its NIC when left empty)\n"
-    "  --nvlink BUSID1,BUSID2=COUNT    NVLinks between two GPUs, both ways (0 removes)\n"
+    "  --nvlink BUSID1,BUSID2=COUNT    NVLinks between two GPUs, both ways (0 removes);\n"
+    "                                  BUSID2 may be an NVSwitch the GPU links to: that\n"
+    "                                  GPU's links to it only\n"
+    "  --nvlink-down BUSID[,TARGET]    take one NVLink of a GPU down (to TARGET, else to\n"
+    "                                  the switch or GPU it has the most links to)\n"
+    "  --add NEWBUSID=BUSID            add a GPU or NIC: a copy of device BUSID beside it\n"
+    "                                  (next dev/rank; NICs get a new name and guid; no\n"
+    "                                  NVLinks to other GPUs)\n"
+    "\n"
+    "Every --set is checked: an attribute the loader does not read on that element, or\n"
+    "a value it rejects (link_width=abc), fails with exit 3 naming the edit.\n"
     "\n"
     "example: topoplan mutate topo.xml --set 1c:00.0:link_width=4 --nvlink 1a:00.0,1c:00.0=0\n";
 
@@ -32,6 +42,8 @@ static const struct option opts[] = {
     {"remove", required_argument, NULL, OPT_BASE + TP_MUT_REMOVE},
     {"remove-net", required_argument, NULL, OPT_BASE + TP_MUT_REMOVE_NET},
     {"nvlink", required_argument, NULL, OPT_BASE + TP_MUT_NVLINK},
+    {"nvlink-down", required_argument, NULL, OPT_BASE + TP_MUT_NVLINK_DOWN},
+    {"add", required_argument, NULL, OPT_BASE + TP_MUT_ADD},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -62,7 +74,7 @@ int cmd_mutate(int argc, char **argv, cli_ctx *ctx)
         code = cli_usage_error(usage, "mutate: expected one topology file");
     if (code == CLI_EXIT_OK) {
         tp_error err = {0};
-        if (tp_mutate_file(ctx->out, argv[optind], muts, n, &err) != TP_OK)
+        if (tp_mutate_file_checked(ctx->out, argv[optind], muts, n, &err) != TP_OK)
             code = cli_fail(&err);
     }
     free(muts);

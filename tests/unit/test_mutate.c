@@ -99,6 +99,55 @@ static void test_mutate_bad_specs_fail_with_config_error(void **state)
     free(xml);
 }
 
+/* Issue 9: an NVLink of a GPU to an NVSwitch taken down changes that GPU's bandwidth in the plan. */
+static void test_mutate_nvswitch_links(void **state)
+{
+    (void)state;
+    char *xml = strdup(tp_builtin_xml("dgx-h100"));
+    tp_mutation down[] = {{TP_MUT_NVLINK_DOWN, "1a:00.0"}};
+    tp_mutation set[] = {{TP_MUT_NVLINK, "1a:00.0,05:00.0=1"}};
+    tp_status st;
+    char *out = mutate(xml, down, 1, &st);
+    assert_int_equal(st, TP_OK);
+    /* 5+4+4+5 links to the four switches: the first with the most (5) loses one. */
+    assert_non_null(strstr(out, "<nvlink target=\"0000:05:00.0\" count=\"4\""));
+    tp_plan *before = helpers_plan(xml, NULL, 1, 0), *after = helpers_plan(out, NULL, 1, 0);
+    int g = helpers_gpu_index(after->sys, 0x1a000);
+    assert_true(after->sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_NVS][0].bw <
+                before->sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_NVS][0].bw);
+    tp_plan_free(before);
+    tp_plan_free(after);
+    free(out);
+    out = mutate(xml, set, 1, &st);
+    assert_int_equal(st, TP_OK);
+    assert_int_equal(count(out, "count=\"1\""), 1); /* that GPU's link only: no switch GPU side */
+    free(out);
+    free(xml);
+}
+
+/* Issue 9: a GPU and a NIC added as copies get the next dev/rank, and the NIC a new guid. */
+static void test_mutate_add_devices(void **state)
+{
+    (void)state;
+    char *xml = strdup(tp_builtin_xml("dgx-h100"));
+    tp_mutation add[] = {{TP_MUT_ADD, "1b:00.0=1a:00.0"}, {TP_MUT_ADD, "19:01.0=19:00.0"}};
+    tp_status st;
+    char *out = mutate(xml, add, 2, &st);
+    assert_int_equal(st, TP_OK);
+    tp_plan *plan = helpers_plan(out, NULL, 2, 0);
+    assert_int_equal(plan->host_sys->nodes[TP_NODE_GPU].count, 9);
+    assert_int_equal(plan->host_sys->nodes[TP_NODE_NET].count, 9);
+    tp_plan_free(plan);
+    free(out);
+    tp_mutation bad[] = {{TP_MUT_ADD, "1a:00.0=19:00.0"}, {TP_MUT_ADD, "55:00.0=18:00.0"}};
+    for (size_t i = 0; i < 2; i++) {
+        out = mutate(xml, &bad[i], 1, &st);
+        assert_int_equal(st, TP_ERR_CONFIG); /* bus id taken; a bridge */
+        free(out);
+    }
+    free(xml);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -106,6 +155,8 @@ int main(void)
         cmocka_unit_test(test_mutate_set_routes_attributes),
         cmocka_unit_test(test_mutate_remove_drops_dangling_nvlinks),
         cmocka_unit_test(test_mutate_bad_specs_fail_with_config_error),
+        cmocka_unit_test(test_mutate_nvswitch_links),
+        cmocka_unit_test(test_mutate_add_devices),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
