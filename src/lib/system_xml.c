@@ -333,6 +333,11 @@ static tp_status check_gpus(prep_ctx *c)
         if (strcmp(gpu->parent->tag, "pci") != 0 || !tp_xml__attr(gpu->parent, "busid"))
             return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, gpu,
                                 "a <gpu> must be the child of a <pci busid=...>");
+        /* NCCL 2.22.3 ncclTopoAddPci takes the first <gpu> of a <pci> only. */
+        if (tp_xml__child(gpu->parent, "gpu") != gpu)
+            return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, gpu,
+                                "a second <gpu> in one <pci>: NCCL 2.22.3 reads only the first, "
+                                "so this GPU's rank would have none");
     }
     return TP_OK;
 }

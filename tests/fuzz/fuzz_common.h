@@ -34,6 +34,13 @@ static inline char *fuzz_text(const uint8_t *data, size_t size)
     return text;
 }
 
+/* A broken invariant (exit 5) is a finding like a crash: no input may cause one. */
+static inline void fuzz_require_no_bug(tp_status st)
+{
+    if (st == TP_ERR_INTERNAL)
+        abort();
+}
+
 /* Every report a plan feeds, in every format it has. */
 static inline void fuzz_reports(const tp_plan *plan)
 {
@@ -41,16 +48,16 @@ static inline void fuzz_reports(const tp_plan *plan)
     tp_error err = {0};
     if (!out || !plan)
         return;
-    tp_report_nccl_log(out, plan, &err);
+    fuzz_require_no_bug(tp_report_nccl_log(out, plan, &err));
     if (tp_plan_status(plan) != TP_OK)
         return; /* the log up to an NCCL-reported failure is all there is */
-    tp_report_nccl_log_sizes(out, plan, &err);
-    tp_report_topology_xml(out, plan, &err);
+    fuzz_require_no_bug(tp_report_nccl_log_sizes(out, plan, &err));
+    fuzz_require_no_bug(tp_report_topology_xml(out, plan, &err));
     for (int f = TP_FORMAT_TEXT; f <= TP_FORMAT_DOT; f++) {
-        tp_report_paths(out, plan, (tp_format)f, &err);
-        tp_report_search(out, plan, (tp_format)f, &err);
-        tp_report_plan(out, plan, (tp_format)f, &err);
-        tp_report_nics(out, plan, (tp_format)f, &err);
+        fuzz_require_no_bug(tp_report_paths(out, plan, (tp_format)f, &err));
+        fuzz_require_no_bug(tp_report_search(out, plan, (tp_format)f, &err));
+        fuzz_require_no_bug(tp_report_plan(out, plan, (tp_format)f, &err));
+        fuzz_require_no_bug(tp_report_nics(out, plan, (tp_format)f, &err));
     }
 }
 
@@ -62,7 +69,7 @@ static inline void fuzz_plan(const char *xml, size_t len, int n_nodes, int rank,
     job.rank = rank;
     tp_plan *plan = NULL;
     tp_error err = {0};
-    tp_plan_buffer(&plan, xml, len, "<fuzz>", &job, cfg, &err);
+    fuzz_require_no_bug(tp_plan_buffer(&plan, xml, len, "<fuzz>", &job, cfg, &err));
     fuzz_reports(plan);
     tp_plan_free(plan);
 }

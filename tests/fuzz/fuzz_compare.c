@@ -8,7 +8,9 @@ static void compare(const tp_plan *a, const tp_plan *b)
 {
     tp_comparison *cmp = NULL;
     tp_error err = {0};
-    if (tp_compare_plans(&cmp, a, b, &err) == TP_OK) {
+    tp_status st = tp_compare_plans(&cmp, a, b, &err);
+    fuzz_require_no_bug(st);
+    if (st == TP_OK) {
         for (int f = TP_FORMAT_TEXT; f <= TP_FORMAT_JSON; f++) {
             tp_report_diff(fuzz_sink(), cmp, (tp_format)f, &err);
             tp_report_check(fuzz_sink(), cmp, (tp_format)f, &err);
@@ -31,8 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         tp_job job = TP_JOB_INIT;
         job.n_nodes = nodes;
         tp_plan *fuzzed = NULL;
-        if (tp_plan_buffer(&fuzzed, (const char *)data, size, "<fuzz>", &job, cfg, &err) ==
-            TP_OK) {
+        tp_status st = tp_plan_buffer(&fuzzed, (const char *)data, size, "<fuzz>", &job, cfg, &err);
+        fuzz_require_no_bug(st);
+        if (st == TP_OK) {
             for (size_t i = 0; i < tp_builtin_count(); i++) {
                 const char *xml = tp_builtin_xml(tp_builtin_name(i));
                 tp_plan *builtin = NULL;

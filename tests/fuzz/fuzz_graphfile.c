@@ -32,8 +32,10 @@ static void check(const uint8_t *data, size_t size)
         tp_plan *plan = NULL;
         if (tp_plan_buffer(&plan, topo, strlen(topo), "<builtin>", &job, cfg, &err) == TP_OK) {
             tp_graph_check *chk = NULL;
-            if (tp_graph_check_buffer(&chk, plan, (const char *)data, size, "<fuzz>", &err) ==
-                TP_OK) {
+            tp_status st = tp_graph_check_buffer(&chk, plan, (const char *)data, size, "<fuzz>",
+                                                 &err);
+            fuzz_require_no_bug(st);
+            if (st == TP_OK) {
                 for (int f = TP_FORMAT_TEXT; f <= TP_FORMAT_JSON; f++)
                     tp_report_graph_check(fuzz_sink(), chk, (tp_format)f, &err);
             }

@@ -16,12 +16,14 @@ static void edit_and_plan(const char *topo, const tp_mutation *muts, size_t n,
     tp_error err = {0};
     tp_status st = tp_mutate_buffer(mem, topo, strlen(topo), "<builtin>", muts, n, &err);
     fclose(mem);
+    fuzz_require_no_bug(st);
     if (st == TP_OK) {
         tp_job job = TP_JOB_INIT;
         tp_plan *plan = NULL;
         st = tp_plan_buffer(&plan, out, len, "<mutated>", &job, cfg, &err);
         if (st == TP_ERR_XML) /* an accepted edit must write well-formed XML */
             abort();
+        fuzz_require_no_bug(st);
         fuzz_reports(plan);
         tp_plan_free(plan);
     }
