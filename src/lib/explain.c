@@ -422,6 +422,25 @@ static const char *limit_source(const tp_config *cfg, tp_param_id nch, tp_param_
     return "NCCL's default";
 }
 
+/* NCCL 2.22.3 ncclNvlsInit: NVLS channels from NCCL_NVLS_NCHANNELS, within the CTA bounds. */
+static void nvls_steps(tp_graph_why *w, const tp_plan *p)
+{
+    int n = p->channels.n_nvls_channels;
+    if (n <= 0)
+        return;
+    int asked = (int)tp_config_int(p->cfg, TP_P_NVLS_NCHANNELS);
+    const char *src = tp_config_is_set(p->cfg, TP_P_NVLS_NCHANNELS) ? "NCCL_NVLS_NCHANNELS"
+                                                                     : "NCCL's default";
+    if (n == asked)
+        add_line(w, "nvls-channels", "%d NVLS channels: %s", n, src);
+    else if (n < asked)
+        add_line(w, "nvls-channels", "%d NVLS channels: %d from %s, capped by %s", n, asked, src,
+                 limit_source(p->cfg, TP_P_MAX_CTAS, TP_P_MAX_CTAS));
+    else
+        add_line(w, "nvls-channels", "%d NVLS channels: %d from %s, raised by %s", n, asked, src,
+                 limit_source(p->cfg, TP_P_MIN_CTAS, TP_P_MIN_CTAS));
+}
+
 void tp_explain__channels(tp_graph_why *w, const tp_plan *p)
 {
     const tp_channel_count *c = &p->channels.count;
@@ -444,6 +463,7 @@ void tp_explain__channels(tp_graph_why *w, const tp_plan *p)
                  limit_source(p->cfg, TP_P_MIN_NCHANNELS, TP_P_MIN_CTAS));
     if (c->after_nvls > c->after_min)
         add_line(w, "nvls", "raised to the %d NVLS channels", c->after_nvls);
+    nvls_steps(w, p);
 }
 
 tp_status tp_explain__plan(tp_graph_why whys[TP_GRAPH_COUNT], const tp_plan *plan,

@@ -10,7 +10,9 @@ graph, independently of how topoplan words its explanation:
   - a relaxation (lower bandwidth, weaker path type, ...) is said to come before the
     result exactly when the trace has it before the result, and after it likewise;
   - a "second pass" line exactly when NCCL raised the speed;
-  - every limit line's arithmetic says one more channel does not fit.
+  - every limit line's arithmetic says one more channel does not fit;
+  - `plan`'s post-search steps (duplication, sm90 doubling, MIN/MAX, NVLS) end at its
+    collective channel count.
 Usage: check_whys.py TOPOPLAN CASES_DIR
 """
 import json
@@ -103,6 +105,32 @@ def check_graph(g, errors, where):
             fail("limit line arithmetic %r" % text)
 
 
+def check_plan_channels(binary, case, errors, name):
+    """The post-search steps of `plan` lead from the search channels to the final count."""
+    cmd = case_command(binary, case)
+    cmd[cmd.index("search")] = "plan"
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        return
+    ch = json.loads(p.stdout)["channels"]
+    steps = {w["step"]: w["text"] for w in ch["why"]}
+    count = None
+    dup = re.search(r": (\d+)", steps.get("duplicated", ""))
+    if not dup or int(dup.group(1)) != min(32, 2 * ch["search"]):
+        errors.append("%s plan: duplication step %r for %d search channels" % (name, steps.get("duplicated"), ch["search"]))
+        return
+    count = int(dup.group(1))
+    for step in ("sm90", "max", "min"):
+        m = re.search(r"(?:to|at) (\d+)", steps.get(step, ""))
+        if m:
+            count = int(m.group(1))
+    m = re.search(r"raised to the (\d+) NVLS", steps.get("nvls", ""))
+    if m:
+        count = int(m.group(1))
+    if count != ch["collective"]:
+        errors.append("%s plan: steps end at %s, the plan has %d channels" % (name, count, ch["collective"]))
+
+
 def main():
     binary, cases = sys.argv[1], sys.argv[2]
     errors, n_cases, n_graphs = [], 0, 0
@@ -117,9 +145,11 @@ def main():
         for g in json.loads(p.stdout)["graphs"]:
             n_graphs += 1
             check_graph(g, errors, name)
+        check_plan_channels(binary, case, errors, name)
     for e in errors:
         print("FAIL", e)
-    print("explanations: %d graphs of %d cases checked, %d disagreements" % (n_graphs, n_cases, len(errors)))
+    print("explanations: %d graphs and %d plans' channel steps of %d cases checked, %d disagreements"
+          % (n_graphs, n_cases, n_cases, len(errors)))
     return 1 if errors or n_cases == 0 else 0
 
 
