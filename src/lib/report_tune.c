@@ -106,9 +106,10 @@ bool tp_report__tune_crossover(const tune_row *prev, const tune_row *r)
 static void text_header(FILE *out, const tp_plan *plan)
 {
     const tp_tune_job *j = &plan->tuning.job;
-    fprintf(out, "NCCL 2.22.3 tuning model of %s: %d ranks, %d NCCL nodes, %d channels, "
+    fprintf(out, "NCCL 2.22.3 tuning model of %s: %d rank%s, %d NCCL node%s, %d channels, "
                  "%d NVLS channels\n",
-            plan->source, j->n_ranks, j->n_nodes, j->n_channels, j->nvls_channels);
+            plan->source, j->n_ranks, j->n_ranks == 1 ? "" : "s", j->n_nodes,
+            j->n_nodes == 1 ? "" : "s", j->n_channels, j->nvls_channels);
     fprintf(out, "Rank 0's view; one call of float32 sum per size, not grouped; no CollNet, no "
                  "tuner plugin.\n");
 }
@@ -140,7 +141,10 @@ static void text_crossovers(FILE *out, const tune_sweep *s, int i)
             fprintf(out, " < %.2f us", (double)new_before);
         fputc('\n', out);
     }
-    if (!any)
+    bool available = false;
+    for (int k = 0; k < s->n_sizes; k++)
+        available = available || s->rows[i * s->n_sizes + k].ok;
+    if (!any && available)
         fputs("  the choice never changes in this range\n", out);
 }
 
