@@ -597,12 +597,11 @@ int tp_nics__rail_crossings(const tp_nics *nx, int *total)
     return n;
 }
 
-tp_status tp_nics__replan_crossings(const tp_plan *plan, const char *key, const char *value,
-                                    int *crossings, int *total, tp_error *err)
+tp_status tp_nics__replan(tp_nics *out, const tp_plan *plan, const char *key, const char *value,
+                          tp_error *err)
 {
     tp_config *cfg = NULL;
     tp_plan *other = NULL;
-    tp_nics nx;
     tp_status st = tp_config__copy(&cfg, plan->cfg, err);
     if (st == TP_OK)
         st = tp_config_set(cfg, key, value, err);
@@ -611,12 +610,22 @@ tp_status tp_nics__replan_crossings(const tp_plan *plan, const char *key, const 
     if (st == TP_OK && other->status != TP_OK)
         st = tp_fail(err, TP_ERR_CONFIG, NULL, 0, 0, "re-planned with %s=%s, NCCL fails", key,
                      value);
-    if (st == TP_OK && (st = tp_nics__build_bare(&nx, other, err)) == TP_OK) {
+    if (st == TP_OK)
+        st = tp_nics__build_bare(out, other, err);
+    tp_plan_free(other);
+    tp_config_free(cfg);
+    return st;
+}
+
+tp_status tp_nics__replan_crossings(const tp_plan *plan, const char *key, const char *value,
+                                    int *crossings, int *total, tp_error *err)
+{
+    tp_nics nx;
+    tp_status st = tp_nics__replan(&nx, plan, key, value, err);
+    if (st == TP_OK) {
         *crossings = tp_nics__rail_crossings(&nx, total);
         tp_nics__free(&nx);
     }
-    tp_plan_free(other);
-    tp_config_free(cfg);
     return st;
 }
 

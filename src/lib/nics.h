@@ -138,9 +138,12 @@ tp_status tp_nics__build_bare(tp_nics *out, const tp_plan *plan, tp_error *err);
 int tp_nics__rail_crossings(const tp_nics *nics, int *total);
 /*
  * Re-plan `plan`'s topology and job with one more setting (key=value) and
- * count its rail crossings (tp_nics__rail_crossings). Fails when the
- * re-planned job fails.
+ * build its NIC view without findings (free with tp_nics__free). Fails when
+ * the re-planned job fails.
  */
+tp_status tp_nics__replan(tp_nics *out, const tp_plan *plan, const char *key, const char *value,
+                          tp_error *err);
+/* tp_nics__replan, counting the rail crossings of the result. */
 tp_status tp_nics__replan_crossings(const tp_plan *plan, const char *key, const char *value,
                                     int *crossings, int *total, tp_error *err);
 void tp_nics__free(tp_nics *nics);

@@ -234,17 +234,37 @@ static void gdr(tp_nics *nx)
     }
 }
 
-static void pxn_crash(tp_nics *nx)
+/* Whether re-planning with key=value leaves no rank crashing (the advice holds). */
+static bool avoids_crash(const tp_plan *plan, const char *key, const char *value)
+{
+    tp_nics other;
+    tp_error err = {0};
+    if (tp_nics__replan(&other, plan, key, value, &err) != TP_OK)
+        return false;
+    bool crash = false;
+    for (int i = 0; i < other.n_ranks; i++)
+        crash |= other.ranks[i].pxn_crash;
+    tp_nics__free(&other);
+    return !crash;
+}
+
+static void pxn_crash(tp_nics *nx, const tp_plan *plan)
 {
     tp_buf ranks = {0};
     for (int i = 0; i < nx->n_ranks; i++)
         if (nx->ranks[i].pxn_crash)
             tp_buf_printf(&ranks, " %d", nx->ranks[i].rank);
-    if (ranks.len)
+    if (ranks.len) {
+        bool disable = avoids_crash(plan, "NCCL_PXN_DISABLE", "1");
+        bool level2 = avoids_crash(plan, "NCCL_P2P_PXN_LEVEL", "2");
         tp_log_info(&nx->findings, "NCCL_P2P_PXN_LEVEL=1: NCCL 2.22.3's ncclTopoGetPxnRanks "
                                    "passes no device to ncclTopoGetNetDev, which level 1 "
-                                   "dereferences: init crashes on ranks%s (set "
-                                   "NCCL_PXN_DISABLE=1 or another level)", tp_buf_str(&ranks));
+                                   "dereferences: init crashes on ranks%s%s%s%s",
+                    tp_buf_str(&ranks), disable || level2 ? " (re-planned without the crash: " : "",
+                    disable ? (level2 ? "NCCL_PXN_DISABLE=1 or NCCL_P2P_PXN_LEVEL=2" :
+                                        "NCCL_PXN_DISABLE=1") : level2 ? "NCCL_P2P_PXN_LEVEL=2" : "",
+                    disable || level2 ? ")" : "");
+    }
     tp_buf_free(&ranks);
 }
 
@@ -261,6 +281,6 @@ void tp_nics__findings(tp_nics *nx, const tp_plan *plan)
     numa(nx);
     for (int i = 0; i < nx->n_ranks; i++)
         pxn_rank(nx, &nx->ranks[i]);
-    pxn_crash(nx);
+    pxn_crash(nx, plan);
     gdr(nx);
 }
