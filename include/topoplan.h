@@ -954,7 +954,11 @@ TP_API const char *tp_completion_mode(const tp_completion *c);
 /** Number of additions; addition i (borrowed), NULL past the end. */
 TP_API size_t tp_completion_count(const tp_completion *c);
 TP_API const tp_addition *tp_completion_get(const tp_completion *c, size_t i);
-/** The additions with their reasons (TP_FORMAT_TEXT or TP_FORMAT_JSON). */
+/** What complete left as published and why (unclassified leaves, GPUs the SKU has but the
+ *  file does not place): count and note i (borrowed), NULL past the end. */
+TP_API size_t tp_completion_note_count(const tp_completion *c);
+TP_API const char *tp_completion_note(const tp_completion *c, size_t i);
+/** The additions with their reasons, then the notes (TP_FORMAT_TEXT or TP_FORMAT_JSON). */
 TP_API tp_status tp_report_completion(FILE *out, const tp_completion *c, tp_format fmt,
                                       tp_error *err);
 /** Free a completion (NULL-safe). */

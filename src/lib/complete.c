@@ -13,6 +13,7 @@
 #include "complete.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,40 @@ static void note(cctx *c, const char *element, const char *added, const char *re
     o->n_adds++;
     if (!a->element || !a->added || !a->reason)
         c->st = tp_fail_nomem(c->err);
+}
+
+static void note_left(cctx *c, const char *fmt, ...) TP_PRINTF(2, 3);
+static void note_left(cctx *c, const char *fmt, ...)
+{
+    tp_completion *o = c->out;
+    if (c->st != TP_OK ||
+        (c->st = tp_grow((void **)&o->notes, &o->cap_notes, o->n_notes + 1, sizeof(*o->notes),
+                         c->err)) != TP_OK)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(&o->notes[o->n_notes], fmt, ap) < 0)
+        c->st = tp_fail_nomem(c->err);
+    else
+        o->n_notes++;
+    va_end(ap);
+}
+
+/* What the fill leaves alone, so the user knows it was not forgotten. */
+static void note_unfilled(cctx *c)
+{
+    for (size_t i = 0; i < c->file.n_pci && c->st == TP_OK; i++) {
+        const tp_pv_pci *p = &c->file.pci[i];
+        if (p->role == TP_PV_OTHER && !tp_xml__attr(p->e, "class"))
+            note_left(c, "pci %s: left as published: no class, and not a GPU, NIC or switch "
+                         "of the %s layout (NCCL reads its class from sysfs)",
+                      p->busid, c->sku->name);
+    }
+    long long want = tp_sku__get_int(c->sku, NULL, "gpu.count", 0);
+    if (want > 0 && (long long)c->n_gpus != want)
+        note_left(c, "the file has %zu GPU%s, %s has %lld: the others are not in the file "
+                     "and not where the SKU places missing ones",
+                  c->n_gpus, c->n_gpus == 1 ? "" : "s", c->sku->name, want);
 }
 
 static const char *why(const cctx *c, const char *key)
@@ -288,7 +323,8 @@ static void collect_gpus(cctx *c)
     if (c->st != TP_OK)
         return;
     /* dev = CUDA/NVML index = PCI bus order; a published dev is kept. */
-    qsort(c->gpus, c->n_gpus, sizeof(*c->gpus), cmp_slot);
+    if (c->n_gpus > 1)
+        qsort(c->gpus, c->n_gpus, sizeof(*c->gpus), cmp_slot);
     for (size_t i = 0; i < c->n_gpus; i++) {
         const char *dev = c->gpus[i].gpu ? tp_xml__attr(c->gpus[i].gpu, "dev") : NULL;
         c->gpus[i].dev = dev ? atoi(dev) : (int)i;
@@ -548,7 +584,8 @@ static void fill_nets(cctx *c)
     }
     /* The plugin lists every NIC: a file that already has nets was filled by it. */
     if (!any_net) {
-        qsort(nics, n, sizeof(*nics), cmp_nic);
+        if (n > 1)
+            qsort(nics, n, sizeof(*nics), cmp_nic);
         long long rails = tp_sku__get_int(c->sku, c->mode, "net.rails", 1);
         int dev = 0;
         size_t in_group = 0;
@@ -814,7 +851,8 @@ static void splice(cctx *c)
     pending_edits(c, &el);
     tp_buf out = {0};
     if (c->st == TP_OK) {
-        qsort(el.v, el.n, sizeof(*el.v), cmp_edit);
+        if (el.n > 1)
+            qsort(el.v, el.n, sizeof(*el.v), cmp_edit);
         size_t pos = 0;
         for (size_t i = 0; i < el.n; i++) {
             tp_buf_printf(&out, "%.*s%s", (int)(el.v[i].at - pos), c->text + pos, el.v[i].text);
@@ -887,6 +925,7 @@ static void run(cctx *c, const tp_xml *doc)
     fill_pci_attrs(c);
     fill_gpus(c);
     fill_nets(c);
+    note_unfilled(c);
     if (c->st == TP_OK)
         splice(c);
 }

@@ -44,6 +44,16 @@ size_t tp_completion_count(const tp_completion *c)
     return c ? c->n_adds : 0;
 }
 
+size_t tp_completion_note_count(const tp_completion *c)
+{
+    return c ? c->n_notes : 0;
+}
+
+const char *tp_completion_note(const tp_completion *c, size_t i)
+{
+    return c && i < c->n_notes ? c->notes[i] : NULL;
+}
+
 const tp_addition *tp_completion_get(const tp_completion *c, size_t i)
 {
     if (!c || i >= c->n_adds)
@@ -63,6 +73,9 @@ void tp_completion_free(tp_completion *c)
         free(c->adds[i].reason);
     }
     free(c->adds);
+    for (size_t i = 0; i < c->n_notes; i++)
+        free(c->notes[i]);
+    free(c->notes);
     free(c->xml);
     free(c);
 }
@@ -84,7 +97,12 @@ static void report_json(FILE *out, const tp_completion *c)
         tp_report__json_str(out, c->adds[i].reason);
         fputs("}", out);
     }
-    fputs(c->n_adds ? "\n]}\n" : "]}\n", out);
+    fputs(c->n_adds ? "\n], \"notes\": [" : "], \"notes\": [", out);
+    for (size_t i = 0; i < c->n_notes; i++) {
+        fputs(i ? ", " : "", out);
+        tp_report__json_str(out, c->notes[i]);
+    }
+    fputs("]}\n", out);
 }
 
 size_t tp_completion__first_with_reason(const tp_completion *c, size_t i)
@@ -107,6 +125,8 @@ static void report_text(FILE *out, const tp_completion *c)
             if (strcmp(c->adds[k].reason, c->adds[i].reason) == 0)
                 fprintf(out, "    %s: %s\n", c->adds[k].element, c->adds[k].added);
     }
+    for (size_t i = 0; i < c->n_notes; i++)
+        fprintf(out, "  note: %s\n", c->notes[i]);
 }
 
 tp_status tp_report_completion(FILE *out, const tp_completion *c, tp_format fmt, tp_error *err)
