@@ -3,13 +3,7 @@
  * `complete` (recognised SKU, an NVSwitch SKU with missing GPUs, a mesh SKU).
  * A completion must itself be a well-formed topology file.
  */
-#include "topoplan.h"
-
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
 static void complete_with(const uint8_t *data, size_t size, const char *sku)
 {
@@ -22,6 +16,8 @@ static void complete_with(const uint8_t *data, size_t size, const char *sku)
         if (tp_lint_buffer(&again, xml, strlen(xml), "<completed>", sku, &err) != TP_OK)
             abort(); /* complete wrote text that does not parse */
         tp_lints_free(again);
+        tp_report_completion(fuzz_sink(), c, TP_FORMAT_JSON, &err);
+        tp_report_completion(fuzz_sink(), c, TP_FORMAT_TEXT, &err);
     }
     tp_completion_free(c);
 }
