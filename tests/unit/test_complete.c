@@ -80,6 +80,10 @@ static void test_complete_lists_each_addition_with_a_reason(void **state)
     assert_int_equal(gpus, 2);
     assert_non_null(strstr(tp_completion_xml(c), "sm=\"86\""));
     assert_null(tp_completion_get(c, tp_completion_count(c)));
+    /* 2 of the SKU's 8 GPUs: said, not invented */
+    assert_int_equal(tp_completion_note_count(c), 1);
+    assert_non_null(strstr(tp_completion_note(c, 0), "the file has 2 GPUs"));
+    assert_null(tp_completion_note(c, 1));
     tp_completion_free(c);
 }
 
