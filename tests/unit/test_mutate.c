@@ -148,6 +148,25 @@ static void test_mutate_add_devices(void **state)
     free(xml);
 }
 
+/* Issue 9: a value the loader rejects fails naming the edit; a good one passes. */
+static void test_mutate_checked_values(void **state)
+{
+    (void)state;
+    FILE *sink = fopen("/dev/null", "w");
+    assert_non_null(sink);
+    tp_error err = {0};
+    tp_mutation bad[] = {{TP_MUT_SET, "1c:00.0:link_width=abc"}};
+    assert_int_equal(tp_mutate_file_checked(sink, "tests/fixtures/v100_nv2.xml", bad, 1, &err),
+                     TP_ERR_CONFIG);
+    assert_string_equal(err.source, "--set");
+    assert_non_null(strstr(err.message, "link_width=\"abc\" is not a number"));
+    tp_mutation good[] = {{TP_MUT_SET, "1c:00.0:link_width=8"}};
+    assert_int_equal(tp_mutate_file_checked(sink, "tests/fixtures/v100_nv2.xml", good, 1, &err),
+                     TP_OK);
+    assert_int_equal(tp_mutate_file_checked(NULL, "x", good, 1, &err), TP_ERR_ARGUMENT);
+    fclose(sink);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -157,6 +176,7 @@ int main(void)
         cmocka_unit_test(test_mutate_bad_specs_fail_with_config_error),
         cmocka_unit_test(test_mutate_nvswitch_links),
         cmocka_unit_test(test_mutate_add_devices),
+        cmocka_unit_test(test_mutate_checked_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
