@@ -182,7 +182,7 @@ fuzz: $(DEPS_STAMP) $(BUILD)/gen/builtins_data.c $(BUILD)/gen/skus_data.c
 	    cp -n tests/fuzz/corpus/$$t/* build-fuzz/corpus/$$t/ 2>/dev/null || true; \
 	    dict=; [ -f tests/fuzz/dict/$$t.dict ] && dict=-dict=tests/fuzz/dict/$$t.dict; \
 	    echo "== fuzz_$$t for $(FUZZ_SECONDS) s"; \
-	    nice build-fuzz/fuzz_$$t $$dict -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=20 \
+	    nice build-fuzz/fuzz_$$t $$dict -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=300 \
 	        -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=build-fuzz/crashes/$$t/ \
 	        build-fuzz/corpus/$$t >build-fuzz/fuzz_$$t.log 2>&1 \
 	        || echo "fuzz_$$t: FINDING (build-fuzz/fuzz_$$t.log, build-fuzz/crashes/$$t/)"; \
