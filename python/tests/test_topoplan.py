@@ -27,6 +27,25 @@ class VersionTest(unittest.TestCase):
         self.assertIn("dgx-h100", topoplan.builtins())
 
 
+class TuneTest(unittest.TestCase):
+    """NCCL 2.22.3's own choices for 2 DGX H100 nodes (conformance case
+    tune_dgx_h100_nodes2): 4 MiB AllReduce on NVLSTree/Simple in 68.728638 us."""
+
+    def test_tune_call_and_report(self):
+        dgx = os.path.join(ROOT, "tests", "fixtures", "dgx_h100.xml")
+        with topoplan.plan(dgx, nodes=2) as p:
+            call = p.tune("AllReduce", 4 << 20)
+            self.assertEqual((call.algorithm, call.protocol), ("NVLSTree", "Simple"))
+            self.assertEqual("%f" % call.time_us, "68.728638")
+            self.assertAlmostEqual(call.busbw_gbs, (4 << 20) / (call.time_us * 1e3) * 1.875)
+            doc = p.json("tune")
+            allreduce = [c for c in doc["collectives"] if c["name"] == "AllReduce"][0]
+            row = [r for r in allreduce["sizes"] if r["bytes"] == 4 << 20][0]
+            self.assertEqual(row["algorithm"], call.algorithm)
+            with self.assertRaises(ValueError):
+                p.tune("AllToAll", 8)
+
+
 class HeteroTest(unittest.TestCase):
     """A 4-node DGX H100 job whose last node has GPU 0's PCIe link at x8: that
     node searches 7 ring channels where the others find 8, and NCCL gives

@@ -116,6 +116,13 @@ class _NicChoice(ctypes.Structure):
                 ("gdr", ctypes.c_bool)]
 
 
+class _TuneCall(ctypes.Structure):
+    _fields_ = [("algorithm", ctypes.c_int), ("protocol", ctypes.c_int),
+                ("time_us", ctypes.c_float), ("channels", ctypes.c_int),
+                ("threads", ctypes.c_int), ("algbw_gbs", ctypes.c_double),
+                ("busbw_gbs", ctypes.c_double), ("from_backup", ctypes.c_int)]
+
+
 _DECISION_KINDS = ("try", "solution", "relax", "raise", "budget", "fallback", "loaded",
                    "bound", "settle", "improved", "dup", "done")
 
@@ -157,6 +164,11 @@ def _load():
         "tp_plan_nic": (I, [P, I, I, I, ctypes.POINTER(_NicChoice), S]),
         "tp_plan_p2p_channel": (I, [P, I, I, I]),
         "tp_report_nccl_log": (I, [P, P, E]),
+        "tp_report_tune": (I, [P, P, P, I, E]),
+        "tp_plan_tune_call": (I, [P, I, ctypes.c_uint64, ctypes.POINTER(_TuneCall), S]),
+        "tp_tune_coll_from_name": (I, [ctypes.c_char_p]),
+        "tp_tune_algo_name": (ctypes.c_char_p, [I]),
+        "tp_tune_proto_name": (ctypes.c_char_p, [I]),
         "tp_report_topology_xml": (I, [P, P, E]),
         "tp_report_plan": (I, [P, P, I, E]),
         "tp_report_paths": (I, [P, P, I, E]),
@@ -316,6 +328,19 @@ class NicChoice:
     net_id: int
     proxy_rank: int  # != rank: PXN
     gdr: bool
+
+
+@dataclass
+class TuneCall:
+    """NCCL 2.22.3's choice for one call (rank 0's tuning model)."""
+    algorithm: str
+    protocol: str
+    time_us: float  # the predicted time NCCL compares
+    channels: int
+    threads: int
+    algbw_gbs: float
+    busbw_gbs: float  # algbw x nccl-tests' factor of the collective
+    from_backup: bool
 
 
 def _check(st: int, err: _Error):
@@ -513,8 +538,22 @@ class Plan:
                 return out
             out.append(c)
 
+    def tune(self, coll: str, n_bytes: int) -> TuneCall:
+        """The algorithm/protocol NCCL picks for one `coll` call of n_bytes (NCCL's nBytes)."""
+        c = _lib.tp_tune_coll_from_name(coll.encode())
+        if c < 0:
+            raise ValueError(f"unknown collective {coll!r}")
+        v = _TuneCall()
+        st = _lib.tp_plan_tune_call(self._live(), c, n_bytes, ctypes.byref(v), ctypes.sizeof(v))
+        if st != _TP_OK:
+            raise ValueError(f"no algorithm/protocol for {coll} of {n_bytes} bytes "
+                             f"({_lib.tp_status_name(st).decode()})")
+        return TuneCall(_lib.tp_tune_algo_name(v.algorithm).decode(),
+                        _lib.tp_tune_proto_name(v.protocol).decode(), v.time_us, v.channels,
+                        v.threads, v.algbw_gbs, v.busbw_gbs, bool(v.from_backup))
+
     def report(self, name: str, format: str = "text") -> str:
-        """A CLI report as text: plan, paths, search, nics (any format), nccl-log, topology-xml."""
+        """A CLI report as text: plan, paths, search, nics, tune (any format), nccl-log, topology-xml."""
         h = self._live()
         fmt = _FORMATS.get(format)
         if fmt is None:
@@ -528,6 +567,8 @@ class Plan:
         err = _Error()
         if name == "nccl-log":
             st = _lib.tp_report_nccl_log(stream, h, ctypes.byref(err))
+        elif name == "tune":
+            st = _lib.tp_report_tune(stream, h, None, fmt, ctypes.byref(err))
         elif name == "topology-xml":
             st = _lib.tp_report_topology_xml(stream, h, ctypes.byref(err))
         elif name in fns:
@@ -543,7 +584,7 @@ class Plan:
         return text
 
     def json(self, name: str = "plan"):
-        """The JSON document of a report (plan, paths, search, nics) as Python data."""
+        """The JSON document of a report (plan, paths, search, nics, tune) as Python data."""
         return _json.loads(self.report(name, "json"))
 
     def to_dict(self) -> dict:
