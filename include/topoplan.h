@@ -861,6 +861,25 @@ TP_API tp_status tp_plan_rank_channel(const tp_plan *plan, int rank, int channel
  */
 TP_API const int *tp_plan_ring(const tp_plan *plan, int channel, int *count);
 
+/** Opaque list of findings in plain words. */
+typedef struct tp_findings tp_findings;
+
+/**
+ * The findings of `topoplan nics` on the reported rank's node (idle rails,
+ * cross-rail channels, NICs on another NUMA node, PXN, GDR, NCCL_IB_HCA
+ * results), each verified against the plan as that report's are.
+ * @param out  receives the list; the caller owns it (tp_findings_free)
+ * @return TP_OK; TP_ERR_ARGUMENT when out or plan is NULL or the plan
+ *   failed (*out NULL); TP_ERR_NOMEM
+ */
+TP_API tp_status tp_plan_nic_findings(tp_findings **out, const tp_plan *plan, tp_error *err);
+/** @return the number of findings, -1 when f is NULL */
+TP_API int tp_findings_count(const tp_findings *f);
+/** Finding i (borrowed until tp_findings_free), NULL when f is NULL or i out of range. */
+TP_API const char *tp_findings_get(const tp_findings *f, int i);
+/** Free a list (NULL-safe). */
+TP_API void tp_findings_free(tp_findings *f);
+
 /**
  * The channel NCCL 2.22.3 sends part `part` of rank's P2P messages to `peer`
  * on (init.cc's p2p schedule over the P2P channels; pass it to tp_plan_nic).

@@ -186,6 +186,9 @@ class H100Test(unittest.TestCase):
                     checked += 1
         self.assertEqual(checked, 8 * 4 + 8 * 8 * 2)
 
+    def test_nic_findings(self):
+        self.assertEqual(self.plan.nic_findings, self.plan.json("nics")["findings"])
+
     def test_to_dict(self):
         d = self.plan.to_dict()
         self.assertEqual(d["channels"]["n_channels"], 16)

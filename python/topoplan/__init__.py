@@ -163,6 +163,10 @@ def _load():
         "tp_plan_ring": (ctypes.POINTER(I), [P, I, ctypes.POINTER(I)]),
         "tp_plan_nic": (I, [P, I, I, I, ctypes.POINTER(_NicChoice), S]),
         "tp_plan_p2p_channel": (I, [P, I, I, I]),
+        "tp_plan_nic_findings": (I, [ctypes.POINTER(P), P, E]),
+        "tp_findings_count": (I, [P]),
+        "tp_findings_get": (ctypes.c_char_p, [P, I]),
+        "tp_findings_free": (None, [P]),
         "tp_report_nccl_log": (I, [P, P, E]),
         "tp_report_tune": (I, [P, P, P, I, E]),
         "tp_plan_tune_call": (I, [P, I, ctypes.c_uint64, ctypes.POINTER(_TuneCall), S]),
@@ -466,6 +470,16 @@ class Plan:
         h = self._live()
         return [_lib.tp_plan_nic_note(h, i).decode()
                 for i in range(_lib.tp_plan_nic_note_count(h))]
+
+    @property
+    def nic_findings(self) -> List[str]:
+        """The nics report's findings in plain words (rails, PXN, GDR, NCCL_IB_HCA)."""
+        f, err = ctypes.c_void_p(), _Error()
+        _check(_lib.tp_plan_nic_findings(ctypes.byref(f), self._live(), ctypes.byref(err)), err)
+        try:
+            return [_lib.tp_findings_get(f, i).decode() for i in range(_lib.tp_findings_count(f))]
+        finally:
+            _lib.tp_findings_free(f)
 
     @property
     def system(self) -> System:

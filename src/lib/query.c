@@ -11,6 +11,7 @@
 #include "report.h"
 
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 
 static_assert((int)TP_DECISION_SETTLE == (int)TP_EV_SETTLE, "decision kinds out of sync");
@@ -395,6 +396,49 @@ const int *tp_plan_ring(const tp_plan *plan, int channel, int *count)
 }
 
 /* ---- NICs ---- */
+
+struct tp_findings {
+    tp_log lines;
+};
+
+tp_status tp_plan_nic_findings(tp_findings **out, const tp_plan *plan, tp_error *err)
+{
+    if (!out)
+        return tp_fail_arg(err, "tp_plan_nic_findings", "out is NULL");
+    *out = NULL;
+    tp_status st = tp_plan__check_done(plan, "tp_plan_nic_findings", err);
+    tp_nics nx;
+    if (st != TP_OK || (st = tp_nics__build(&nx, plan, err)) != TP_OK)
+        return st;
+    tp_findings *f = calloc(1, sizeof(*f));
+    if (f) {
+        f->lines = nx.findings; /* taken over: the view forgets them */
+        memset(&nx.findings, 0, sizeof(nx.findings));
+    }
+    tp_nics__free(&nx);
+    *out = f;
+    return f ? TP_OK : tp_fail_nomem(err);
+}
+
+int tp_findings_count(const tp_findings *f)
+{
+    return f ? (int)f->lines.n_lines : -1;
+}
+
+const char *tp_findings_get(const tp_findings *f, int i)
+{
+    if (!f || i < 0 || (size_t)i >= f->lines.n_lines)
+        return NULL;
+    return f->lines.lines[i].text;
+}
+
+void tp_findings_free(tp_findings *f)
+{
+    if (!f)
+        return;
+    tp_log_clear(&f->lines);
+    free(f);
+}
 
 int tp_plan_p2p_channel(const tp_plan *plan, int rank, int peer, int part)
 {

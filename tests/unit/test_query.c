@@ -320,6 +320,24 @@ static void test_h100_nics(void **state)
     assert_int_equal(tp_plan_nic(plan, 0, -1, -1, &nic, sizeof(nic)), TP_ERR_ARGUMENT);
     assert_int_equal(tp_plan_nic(plan, 0, 0, 16, &nic, sizeof(nic)), TP_ERR_ARGUMENT);
     assert_int_equal(tp_plan_nic(plan, 0, 0, -1, NULL, 0), TP_ERR_ARGUMENT);
+    /* The nics report's findings: every ring channel keeps its rail on this job. */
+    tp_findings *f = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_plan_nic_findings(&f, plan, &err), TP_OK);
+    int n = tp_findings_count(f), kept = 0;
+    assert_true(n > 0);
+    for (int i = 0; i < n; i++)
+        kept += strstr(tp_findings_get(f, i), "every ring channel keeps its rail") != NULL;
+    assert_int_equal(kept, 1);
+    assert_null(tp_findings_get(f, n));
+    tp_findings_free(f);
+    f = (tp_findings *)&f;
+    assert_int_equal(tp_plan_nic_findings(&f, NULL, &err), TP_ERR_ARGUMENT);
+    assert_null(f);
+    assert_int_equal(tp_plan_nic_findings(NULL, plan, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_findings_count(NULL), -1);
+    assert_null(tp_findings_get(NULL, 0));
+    tp_findings_free(NULL);
     tp_channels_info ch;
     assert_int_equal(tp_plan_channels(plan, &ch, sizeof(ch)), TP_OK);
     assert_int_equal(ch.n_channels, 16);
