@@ -603,21 +603,25 @@ static void fill_nets(cctx *c)
 
 /* ---- splicing the additions into the text ---- */
 
-static void add_edit(cctx *c, tp_buf *edits_seq, edit **edits, size_t *n, size_t *cap, size_t at,
-                     size_t del, const char *text)
+typedef struct edit_list {
+    edit *v;
+    size_t n, cap;
+} edit_list;
+
+/* Replace `del` bytes at `at` by text; edits at one offset apply in the order made. */
+static void add_edit(cctx *c, edit_list *el, size_t at, size_t del, const char *text)
 {
-    (void)edits_seq;
     if (c->st != TP_OK)
         return;
-    if ((c->st = tp_grow((void **)edits, cap, *n + 1, sizeof(**edits), c->err)) != TP_OK)
+    if ((c->st = tp_grow((void **)&el->v, &el->cap, el->n + 1, sizeof(*el->v), c->err)) != TP_OK)
         return;
     char *copy = strdup(text);
     if (!copy) {
         c->st = tp_fail_nomem(c->err);
         return;
     }
-    (*edits)[*n] = (edit){at, del, copy, *n};
-    (*n)++;
+    el->v[el->n] = (edit){at, del, copy, el->n};
+    el->n++;
 }
 
 static void escape_into(tp_buf *b, const char *s)
@@ -724,11 +728,6 @@ static size_t after_tag_line(const cctx *c, size_t q)
     return q < c->len && (c->text[q] == '\n' || c->text[q] == '\r') ? q : start;
 }
 
-typedef struct edit_list {
-    edit *v;
-    size_t n, cap;
-} edit_list;
-
 static void children_edits(cctx *c, edit_list *el, const pending *p)
 {
     const tp_xml_elem *e = p->target;
@@ -738,13 +737,13 @@ static void children_edits(cctx *c, edit_list *el, const pending *p)
     tp_buf b = {0};
     if (e->self_closing) {
         size_t tag_end = e->src_start + e->src_tag_len;
-        add_edit(c, NULL, &el->v, &el->n, &el->cap, tag_end - 2, 1, ""); /* "/>" -> ">" */
+        add_edit(c, el, tag_end - 2, 1, ""); /* "/>" -> ">" */
         for (size_t i = 0; i < p->holder->n_children; i++) {
             tp_buf_put(&b, "\n");
             serialize(&b, p->holder->children[i], inner);
         }
         tp_buf_printf(&b, "\n%s</%s>", own, e->tag);
-        add_edit(c, NULL, &el->v, &el->n, &el->cap, after_tag_line(c, tag_end), 0,
+        add_edit(c, el, after_tag_line(c, tag_end), 0,
                  b.failed ? "" : tp_buf_str(&b));
     } else if (starts_line(c, e->src_close)) {
         size_t ls = e->src_close;
@@ -754,14 +753,14 @@ static void children_edits(cctx *c, edit_list *el, const pending *p)
             serialize(&b, p->holder->children[i], inner);
             tp_buf_put(&b, "\n");
         }
-        add_edit(c, NULL, &el->v, &el->n, &el->cap, ls, 0, b.failed ? "" : tp_buf_str(&b));
+        add_edit(c, el, ls, 0, b.failed ? "" : tp_buf_str(&b));
     } else {
         for (size_t i = 0; i < p->holder->n_children; i++) {
             tp_buf_put(&b, "\n");
             serialize(&b, p->holder->children[i], inner);
         }
         tp_buf_printf(&b, "\n%s", own);
-        add_edit(c, NULL, &el->v, &el->n, &el->cap, e->src_close, 0,
+        add_edit(c, el, e->src_close, 0,
                  b.failed ? "" : tp_buf_str(&b));
     }
     if (b.failed && c->st == TP_OK)
@@ -776,7 +775,7 @@ static void pending_edits(cctx *c, edit_list *el)
         if (p->holder->n_attrs) {
             tp_buf b = {0};
             attrs_escaped(&b, p->holder);
-            add_edit(c, NULL, &el->v, &el->n, &el->cap, attr_end(c, p->target), 0,
+            add_edit(c, el, attr_end(c, p->target), 0,
                      b.failed ? "" : tp_buf_str(&b));
             tp_buf_free(&b);
         }
@@ -841,11 +840,11 @@ static void splice(cctx *c)
             at = (size_t)(decl_end - c->text) + 2;
             tp_buf b = {0};
             tp_buf_printf(&b, "\n%s", tp_buf_str(&head));
-            add_edit(c, NULL, &el.v, &el.n, &el.cap, at, 0, b.failed ? "" : tp_buf_str(&b));
+            add_edit(c, &el, at, 0, b.failed ? "" : tp_buf_str(&b));
             tp_buf_free(&b);
         } else {
             tp_buf_put(&head, "\n");
-            add_edit(c, NULL, &el.v, &el.n, &el.cap, 0, 0, head.failed ? "" : tp_buf_str(&head));
+            add_edit(c, &el, 0, 0, head.failed ? "" : tp_buf_str(&head));
         }
     }
     pending_edits(c, &el);
