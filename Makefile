@@ -143,7 +143,7 @@ check-explain: $(BUILD)/topoplan
 # against their completed cases (~15 s).
 check-provider: $(BUILD)/topoplan
 	@sh tests/provider/messages.sh $(BUILD)/topoplan
-	@sh tests/provider/run.sh $(BUILD)/topoplan
+	@bash tests/provider/run.sh $(BUILD)/topoplan
 
 # The optimised search against the step-by-step one on every conformance topology.
 $(BUILD)/tests/search_diff: tests/tools/search_diff.c $(BUILD)/libtopoplan.a

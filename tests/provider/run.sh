@@ -1,8 +1,9 @@
-#!/bin/sh
+#!/bin/bash
 # Provider files: `topoplan complete` on each published partial file of
 # ../shared/provider must give a topology whose nccl-log (1 and 2 nodes) is the
 # expected.log of the completed conformance case its README names, and must keep
-# every published element, attribute, comment and whitespace (check_derived.py).
+# every published element, attribute, comment and whitespace (check_derived.py);
+# past the header comment, its text is the completed case's topo.xml byte for byte.
 # Builds temporary copies of the cases with the completed file as topo.xml and
 # runs the conformance runner on them. Usage: run.sh TOPOPLAN
 bin=$1
@@ -35,6 +36,10 @@ sys.exit(1 if r.errors else 0)
 PY
         echo "FAIL $file: a published element, attribute, comment or whitespace was lost"
         sed 's/^/  /' "$tmp/derived" | head -n 5; fail=1
+    fi
+    # Beyond the log: the text after the header comment is the case's completed file.
+    if ! cmp -s <(sed '1,/^-->/d' "$cases/$case/topo.xml") <(sed '1,/^-->/d' "$out") 2>/dev/null; then
+        echo "FAIL $file: differs from $case/topo.xml after the header comment"; fail=1
     fi
     for c in "$case" "${case}_nodes_2"; do
         [ -d "$cases/$c" ] || continue
