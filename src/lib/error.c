@@ -2,6 +2,7 @@
 #include "internal.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,6 +217,38 @@ void tp_buf_put_int(tp_buf *b, long long v)
     if (v < 0)
         *--p = '-';
     tp_buf_put(b, p);
+}
+
+int tp_format_f1(char *out, float v)
+{
+    double tenths = (double)v * 10.0; /* exact: 24-bit mantissa times 10 */
+    if (!(fabs(tenths) < 1e15))
+        return snprintf(out, TP_F1_SIZE, "%.1f", (double)v);
+    long long n = llrint(nearbyint(fabs(tenths)));
+    char digits[24], *p = digits + sizeof(digits);
+    *--p = '\0';
+    *--p = (char)('0' + n % 10);
+    *--p = '.';
+    n /= 10;
+    do {
+        *--p = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    if (signbit(v))
+        *--p = '-';
+    size_t len = (size_t)(digits + sizeof(digits) - 1 - p);
+    memcpy(out, p, len + 1);
+    return (int)len;
+}
+
+void tp_buf_put_f1(tp_buf *b, float v, int width)
+{
+    char text[TP_F1_SIZE + 32];
+    int len = tp_format_f1(text + 32, v), pad = width > len ? width - len : 0;
+    if (pad > 32)
+        pad = 32;
+    memset(text + 32 - pad, ' ', (size_t)pad);
+    tp_buf_put(b, text + 32 - pad);
 }
 
 void tp_buf_put_hex(tp_buf *b, unsigned long long v, bool upper)

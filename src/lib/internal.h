@@ -100,6 +100,16 @@ void tp_buf_printf(tp_buf *b, const char *fmt, ...) TP_PRINTF(2, 3);
 /* Append s, or v in decimal: no formatting on hot report paths. */
 void tp_buf_put(tp_buf *b, const char *s);
 void tp_buf_put_int(tp_buf *b, long long v);
+/*
+ * printf's "%.1f" of a float into out (at least TP_F1_SIZE bytes), its length
+ * returned: the float times 10 is exact in a double, so rounding it to an
+ * integer (ties to even) is printf's rounding. Very large values, infinities
+ * and NaNs go through snprintf.
+ */
+#define TP_F1_SIZE 64
+int tp_format_f1(char *out, float v);
+/* The same right-aligned in `width` columns ("%*.1f"). */
+void tp_buf_put_f1(tp_buf *b, float v, int width);
 /* v in hexadecimal as %llx (upper: %llX) prints it. */
 void tp_buf_put_hex(tp_buf *b, unsigned long long v, bool upper);
 void tp_buf_clear(tp_buf *b);

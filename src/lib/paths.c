@@ -652,26 +652,8 @@ tp_status tp_paths__trim(tp_system *sys, const tp_config *cfg, const tp_job_view
 /* Printing (ncclTopoPrintPaths)                                        */
 /* ------------------------------------------------------------------ */
 
-/* "%.1f" of the few distinct bandwidths of a line, formatted once each. */
-typedef struct bw_texts {
-    float bw[8];
-    char text[8][32];
-    int n, next;
-} bw_texts;
-
-static const char *bw_text(bw_texts *c, float bw)
-{
-    for (int i = 0; i < c->n; i++)
-        if (memcmp(&c->bw[i], &bw, sizeof(bw)) == 0)
-            return c->text[i];
-    int i = c->n < 8 ? c->n++ : (c->next++ & 7);
-    c->bw[i] = bw;
-    snprintf(c->text[i], sizeof(c->text[i]), "%.1f", (double)bw);
-    return c->text[i];
-}
-
 /* One "TYPE/sys-local (hops/bw/PATH) " entry, as NCCL's "%s/%lx-%lx (%d/%.1f/%s) ". */
-static void put_route(tp_buf *line, bw_texts *bws, int type, int64_t id, const tp_route *r)
+static void put_route(tp_buf *line, int type, int64_t id, const tp_route *r)
 {
     tp_buf_put(line, tp_node_type_name(type));
     tp_buf_put(line, "/");
@@ -681,7 +663,7 @@ static void put_route(tp_buf *line, bw_texts *bws, int type, int64_t id, const t
     tp_buf_put(line, " (");
     tp_buf_put_int(line, r->count);
     tp_buf_put(line, "/");
-    tp_buf_put(line, bw_text(bws, r->bw));
+    tp_buf_put_f1(line, r->bw, 0);
     tp_buf_put(line, "/");
     tp_buf_put(line, tp_path_type_name(r->type));
     tp_buf_put(line, ") ");
@@ -690,7 +672,6 @@ static void put_route(tp_buf *line, bw_texts *bws, int type, int64_t id, const t
 static void print_node_paths(tp_log *log, const tp_system *sys, const tp_node *node)
 {
     tp_buf line = {.limit = TP_PATHS_LINE_SIZE};
-    bw_texts bws = {.n = 0};
     tp_buf_put(&line, tp_node_type_name(node->type));
     tp_buf_put(&line, "/");
     tp_buf_put_hex(&line, (unsigned long long)node->id, true);
@@ -699,7 +680,7 @@ static void print_node_paths(tp_log *log, const tp_system *sys, const tp_node *n
         if (!node->paths[t])
             continue;
         for (int n = 0; n < sys->nodes[t].count; n++)
-            put_route(&line, &bws, t, sys->nodes[t].nodes[n].id, &node->paths[t][n]);
+            put_route(&line, t, sys->nodes[t].nodes[n].id, &node->paths[t][n]);
     }
     tp_log_info_sub(log, TP_SUB_GRAPH, "%s", tp_buf_str(&line));
     tp_buf_free(&line);

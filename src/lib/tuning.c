@@ -367,6 +367,25 @@ static void apply_enables(tp_tuning *t)
 }
 
 /* Rank 0's table: two blocks of three algorithms. */
+/* One collective's row: "%8.1f/%6.1f |" per algorithm and protocol (tp_buf_put_f1). */
+static void log_row(const tp_tuning *t, tp_log *log, int c, int a0, int a1)
+{
+    char head[32];
+    snprintf(head, sizeof(head), "%13s |", coll_names[c]);
+    tp_buf row = {0};
+    tp_buf_put(&row, head);
+    for (int a = a0; a < a1; a++) {
+        for (int p = 0; p < TP_PROTO_COUNT; p++) {
+            tp_buf_put_f1(&row, t->latency[c][a][p], 8);
+            tp_buf_put(&row, "/");
+            tp_buf_put_f1(&row, t->bandwidth[c][a][p], 6);
+            tp_buf_put(&row, " |");
+        }
+    }
+    tp_log_info_sub(log, TP_SUB_TUNING, "%s", tp_buf_str(&row));
+    tp_buf_free(&row);
+}
+
 static void log_table(const tp_tuning *t, tp_log *log)
 {
     char line[1024];
@@ -387,15 +406,8 @@ static void log_table(const tp_tuning *t, tp_log *log)
             for (int p = 0; p < TP_PROTO_COUNT; p++)
                 n += (size_t)snprintf(line + n, sizeof(line) - n, " %14d |", t->max_threads[a][p]);
         tp_log_info_sub(log, TP_SUB_TUNING, "%s", line);
-        for (int c = 0; c < TP_COLL_COUNT; c++) {
-            n = (size_t)snprintf(line, sizeof(line), "%13s |", coll_names[c]);
-            for (int a = a0; a < a1; a++)
-                for (int p = 0; p < TP_PROTO_COUNT; p++)
-                    n += (size_t)snprintf(line + n, sizeof(line) - n, "%8.1f/%6.1f |",
-                                          (double)t->latency[c][a][p],
-                                          (double)t->bandwidth[c][a][p]);
-            tp_log_info_sub(log, TP_SUB_TUNING, "%s", line);
-        }
+        for (int c = 0; c < TP_COLL_COUNT; c++)
+            log_row(t, log, c, a0, a1);
     }
 }
 

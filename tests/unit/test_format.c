@@ -1,0 +1,80 @@
+/*
+ * The log's number formatting shortcuts against printf itself: "%.1f" of a
+ * float (tp_format_f1, tp_buf_put_f1) and hexadecimal ids (tp_buf_put_hex).
+ */
+#include "helpers.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void check_f1(float v)
+{
+    char want[128], got[TP_F1_SIZE];
+    snprintf(want, sizeof(want), "%.1f", (double)v);
+    tp_format_f1(got, v);
+    if (strcmp(want, got) != 0)
+        print_error("%a: printf \"%s\", ours \"%s\"\n", (double)v, want, got);
+    assert_string_equal(want, got);
+}
+
+static void test_f1_edges(void **state)
+{
+    (void)state;
+    static const float edges[] = {0.0f,  -0.0f,  0.05f, 0.25f,   0.35f,  0.45f,  -0.25f,
+                                  -0.04f, 1.25f, 2.5f,  12.0f,   20.6f,  370.8f, 5000.0f,
+                                  1e13f, -1e13f, 1e20f, 3e38f,   1e-40f, -1e-40f};
+    for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++)
+        check_f1(edges[i]);
+    check_f1(INFINITY);
+    check_f1(-INFINITY);
+    check_f1(NAN);
+    /* Every tie of tenths: x.x5 exactly representable. */
+    for (int k = 0; k < 4096; k++)
+        check_f1((float)k / 4.0f + 0.05f);
+}
+
+static void test_f1_random_bits(void **state)
+{
+    (void)state;
+    uint32_t x = 12345;
+    for (int i = 0; i < 200000; i++) {
+        x = x * 1664525u + 1013904223u;
+        float v;
+        uint32_t bits = x & 0xcfffffffu; /* mostly moderate exponents, both signs */
+        memcpy(&v, &bits, sizeof(v));
+        check_f1(v);
+        check_f1((float)(x % 1000000) / 1000.0f);
+    }
+}
+
+static void test_padded_and_hex(void **state)
+{
+    (void)state;
+    tp_buf b = {0};
+    char want[256];
+    tp_buf_put_f1(&b, 3.25f, 8);
+    tp_buf_put(&b, "/");
+    tp_buf_put_f1(&b, -12345.67f, 6);
+    tp_buf_put(&b, "|");
+    tp_buf_put_hex(&b, 0x1a000ULL, false);
+    tp_buf_put(&b, " ");
+    tp_buf_put_hex(&b, 0xFFFFFFFFFFFFFFFFULL, true);
+    tp_buf_put(&b, " ");
+    tp_buf_put_hex(&b, 0, false);
+    snprintf(want, sizeof(want), "%8.1f/%6.1f|%llx %llX %llx", 3.25, (double)-12345.67f, 0x1a000ULL,
+             0xFFFFFFFFFFFFFFFFULL, 0ULL);
+    assert_string_equal(tp_buf_str(&b), want);
+    tp_buf_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_f1_edges),
+        cmocka_unit_test(test_f1_random_bits),
+        cmocka_unit_test(test_padded_and_hex),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
