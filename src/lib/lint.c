@@ -235,8 +235,10 @@ static void lint_self_nvlinks(lctx *c)
                 strcasecmp(target, c->f.pci[i].busid) != 0)
                 continue;
             tp_buf b = {0};
-            tp_buf_printf(&b, "%s:%u: GPU %s has an <nvlink> to itself", c->f.pci[i].busid,
-                          l->line, c->f.pci[i].busid);
+            const char *count = tp_xml__attr(l, "count");
+            tp_buf_printf(&b, "line %u: GPU %s has an <nvlink> to itself (count %s), which "
+                              "NCCL 2.22.3 takes without a word",
+                          l->line, c->f.pci[i].busid, count ? count : "?");
             add(c, 0, &b);
             tp_buf_free(&b);
         }

@@ -34,7 +34,7 @@ nccl_log bare_gpus.xml "partial file: 1 <pci> element without class or link attr
 nccl_log bare_gpus.xml "partial file: 1 <cpu> without arch/vendor/familyid/modelid"
 nccl_log no_nvlinks.xml "partial file: 2 NVLink-class GPUs without <nvlink> (0000:10:00.0, 0000:11:00.0): NCCL asks NVML"
 nccl_log defects.xml "lint: 2 <net> on distinct NICs share guid 0x0 and port 1 (as NCCL reads guid \"1\" with 0x%lx): NCCL counts them as ONE NIC port"
-nccl_log defects.xml "lint: 0000:10:00.0:6: GPU 0000:10:00.0 has an <nvlink> to itself"
+nccl_log defects.xml "lint: line 6: GPU 0000:10:00.0 has an <nvlink> to itself (count 2)"
 nccl_log p4d_one_cpu.xml "lint: one <cpu> for the 2-socket aws-p4d.24xlarge"
 nccl_log p4d_one_cpu.xml "lint: 1 NIC bus id off the aws-p4d.24xlarge layout (0000:a0:1d.0), 1 of them where the SKU has a GPU"
 nccl_log p4d_one_cpu.xml "lint: 1 GPU bus id off the aws-p4d.24xlarge layout (0000:a0:1b.0), 1 of them where the SKU has a NIC"
@@ -44,7 +44,7 @@ nccl_log p4d_one_cpu.xml "lint: 1 GPU bus id off the aws-p4d.24xlarge layout (00
 expect "validate" "$tmp/out" "partial: 2 NVLink-class GPUs without <nvlink>"
 expect "validate" "$tmp/out" "hint: NCCL completes this file at run time"
 "$bin" --no-env plan "$fx/defects.xml" >/dev/null 2>"$tmp/err"
-expect "plan" "$tmp/err" "lint: 0000:10:00.0:6: GPU 0000:10:00.0 has an <nvlink> to itself"
+expect "plan" "$tmp/err" "lint: line 6: GPU 0000:10:00.0 has an <nvlink> to itself (count 2)"
 "$bin" --no-env check "$fx/no_nvlinks.xml" --baseline "$fx/no_nvlinks.xml" >/dev/null 2>"$tmp/err"
 expect "check" "$tmp/err" "partial file: 2 NVLink-class GPUs without <nvlink>"
 "$bin" --no-env validate --builtin dgx-h100 >"$tmp/out" 2>&1
