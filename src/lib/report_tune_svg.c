@@ -26,7 +26,7 @@ typedef struct panel {
     double y_off;   /* panel's top */
     double x_lo, x_hi; /* log2 of the first and last size */
     double y_max;   /* GB/s at the top of the axis */
-    int n_ranks;
+    int n_ranks, n_nodes;
 } panel;
 
 static const tune_row *row(const panel *p, int k) { return &p->s->rows[p->i * p->s->n_sizes + k]; }
@@ -177,8 +177,9 @@ static void draw_panel(FILE *out, panel *p)
     p->y_max = nice_max(top * 1.05);
     int coll = p->s->colls[p->i];
     fprintf(out, "<text x=\"%d\" y=\"%.1f\" font-size=\"15\" font-weight=\"bold\">%s: predicted "
-                 "bus bandwidth, %d ranks (NCCL 2.22.3 model)</text>\n",
-            PLOT_X0, p->y_off + 28, tp_tune__coll_name(coll), p->n_ranks);
+                 "bus bandwidth, %d ranks on %d NCCL node%s (NCCL 2.22.3 model)</text>\n",
+            PLOT_X0, p->y_off + 28, tp_tune__coll_name(coll), p->n_ranks, p->n_nodes,
+            p->n_nodes == 1 ? "" : "s");
     axes(out, p);
     chosen_band(out, p);
     for (int a = 0; a < TP_ALGO_COUNT; a++)
@@ -214,7 +215,7 @@ tp_status tp_report_tune_svg(FILE *out, const tp_plan *plan, const tp_tune_optio
               "model.</text>\n", out);
     for (int i = 0; i < n_panels; i++) {
         panel p = {.s = &s, .i = i, .y_off = (double)i * PANEL_H,
-                   .n_ranks = plan->tuning.job.n_ranks};
+                   .n_ranks = plan->tuning.job.n_ranks, .n_nodes = plan->tuning.job.n_nodes};
         p.x_lo = log2((double)s.rows[i * s.n_sizes].bytes);
         p.x_hi = log2((double)s.rows[i * s.n_sizes + s.n_sizes - 1].bytes);
         draw_panel(out, &p);
