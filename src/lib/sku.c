@@ -150,13 +150,11 @@ int tp_sku__list_index(const tp_sku *sku, const char *key, const char *word)
 {
     const char *list = tp_sku__get(sku, NULL, key);
     size_t len = 0, wlen = strlen(word);
-    for (size_t i = 0; list; i++) {
-        const char *w = nth_word(list, i, &len);
-        if (!w)
-            break;
+    /* One pass: each word starts where the previous one ended. */
+    const char *w = list ? nth_word(list, 0, &len) : NULL;
+    for (int i = 0; w; i++, w = nth_word(w + len, 0, &len))
         if (len == wlen && strncasecmp(w, word, len) == 0)
-            return (int)i;
-    }
+            return i;
     return -1;
 }
 
@@ -168,8 +166,8 @@ bool tp_sku__list_has(const tp_sku *sku, const char *key, const char *word)
 size_t tp_sku__list_len(const tp_sku *sku, const char *key)
 {
     const char *list = tp_sku__get(sku, NULL, key);
-    size_t n = 0, len;
-    while (list && nth_word(list, n, &len))
+    size_t n = 0, len = 0;
+    for (const char *w = list ? nth_word(list, 0, &len) : NULL; w; w = nth_word(w + len, 0, &len))
         n++;
     return n;
 }
