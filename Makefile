@@ -77,8 +77,13 @@ $(BUILD)/libtopoplan.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
+# Graphviz (SVG rendering) is the CLI's alone: the library writes DOT text.
+GVC_CFLAGS = $(shell pkg-config --cflags libgvc)
+GVC_LIBS = $(shell pkg-config --libs libgvc)
+$(BUILD)/src/cli/render.o: ALL_CFLAGS += $(GVC_CFLAGS)
+
 $(BUILD)/topoplan: $(CLI_OBJ) $(BUILD)/libtopoplan.a
-	$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libtopoplan.a $(LDLIBS) -pthread
+	$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libtopoplan.a $(LDLIBS) $(GVC_LIBS) -pthread
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c tests/unit/helpers.c tests/unit/helpers.h $(BUILD)/libtopoplan.a
 	@mkdir -p $(@D)

@@ -103,6 +103,9 @@ TP_API void tp_error_format(const tp_error *err, char *buf, size_t size);
  */
 TP_API tp_status tp_read_file(char **out, size_t *len, const char *path, tp_error *err);
 
+/** Output formats of the readable reports. */
+typedef enum tp_format { TP_FORMAT_TEXT, TP_FORMAT_JSON, TP_FORMAT_DOT } tp_format;
+
 /** @defgroup config Configuration: every NCCL_* parameter */
 
 /** Opaque set of NCCL_* parameters; unset ones take NCCL 2.22.3's defaults. */
@@ -147,6 +150,11 @@ TP_API tp_status tp_config_load_env_text(tp_config *cfg, const char *text, size_
 TP_API void tp_config_free(tp_config *cfg);
 /** Write the effective parameter table (name, value, default or set) as text. */
 TP_API tp_status tp_config_write(FILE *out, const tp_config *cfg, tp_error *err);
+/**
+ * `topoplan env`: the parameter table as text (tp_config_write()) or as a
+ * JSON document (schema topoplan.env); TP_ERR_CONFIG for other formats.
+ */
+TP_API tp_status tp_report_env(FILE *out, const tp_config *cfg, tp_format fmt, tp_error *err);
 
 /** @defgroup plan Planning a job */
 
@@ -247,8 +255,6 @@ TP_API tp_status tp_report_nccl_log(FILE *out, const tp_plan *plan, tp_error *er
  */
 TP_API tp_status tp_report_nccl_log_sizes(FILE *out, const tp_plan *plan, tp_error *err);
 
-/** Output formats of the readable reports. */
-typedef enum tp_format { TP_FORMAT_TEXT, TP_FORMAT_JSON, TP_FORMAT_DOT } tp_format;
 
 /** Path matrix (GPU x GPU, GPU x NIC) with bottleneck and hops. */
 TP_API tp_status tp_report_paths(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err);
@@ -293,7 +299,7 @@ TP_API int tp_tune_coll_from_name(const char *name);
  * collective and size: algorithm, protocol, channels, threads, predicted
  * time, algorithm and bus bandwidth (nccl-tests' factors), the sizes where
  * the choice changes and the competing times. TP_FORMAT_TEXT or
- * TP_FORMAT_JSON (schema "topoplan-tune", version 1). `opt` may be NULL.
+ * TP_FORMAT_JSON (schema "topoplan.tune", schemas/tune.schema.json). `opt` may be NULL.
  */
 TP_API tp_status tp_report_tune(FILE *out, const tp_plan *plan, const tp_tune_options *opt,
                                 tp_format fmt, tp_error *err);
@@ -420,6 +426,15 @@ TP_API tp_status tp_report_graph_check(FILE *out, const tp_graph_check *chk, tp_
 TP_API size_t tp_plan_note_count(const tp_plan *plan);
 /** Note i (borrowed; valid until the plan is freed). */
 TP_API const char *tp_plan_note(const tp_plan *plan, size_t i);
+/**
+ * `topoplan validate`: whether NCCL accepts the topology. `failure` is the
+ * planning error (NULL when accepted; then text prints "ok" and the notes,
+ * JSON (schema topoplan.validate) carries the error); `plan` may be NULL when
+ * planning failed; `chk` (may be NULL) is the graph check of the replayed
+ * graph file, whose infeasibility is noted.
+ */
+TP_API tp_status tp_report_validate(FILE *out, const tp_plan *plan, const tp_error *failure,
+                                    const tp_graph_check *chk, tp_format fmt, tp_error *err);
 
 /** @defgroup compare Diff and health check of two topologies */
 
@@ -910,7 +925,28 @@ typedef struct tp_nic_choice {
 TP_API tp_status tp_plan_nic(const tp_plan *plan, int rank, int channel, int peer,
                              tp_nic_choice *info, size_t size);
 
+/** One port of an IB device, as `topoplan hca` takes it ("mlx5_0:1"). */
+typedef struct tp_hca_port {
+    const char *name; /**< device name, borrowed */
+    int port;         /**< port number, 1 when not given */
+} tp_hca_port;
+
+/**
+ * `topoplan hca`: text lists the selected ports, one "name:port" per line in
+ * input order; JSON (schema topoplan.hca) lists every port with whether it is
+ * selected and the filter entry that selects it only as a prefix.
+ */
+TP_API tp_status tp_report_hca(FILE *out, const char *filter, const tp_hca_port *ports,
+                               size_t n, tp_format fmt, tp_error *err);
+
 /** @defgroup builtins Built-in topologies */
+
+/**
+ * `topoplan builtins`: the list (name and description), or with `name` that
+ * topology (text: its XML); JSON documents have the schema topoplan.builtins.
+ * TP_ERR_CONFIG for an unknown name or a format other than text and JSON.
+ */
+TP_API tp_status tp_report_builtins(FILE *out, const char *name, tp_format fmt, tp_error *err);
 
 /** Number of topologies compiled into the library. */
 TP_API size_t tp_builtin_count(void);

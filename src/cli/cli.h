@@ -17,9 +17,20 @@ enum {
     CLI_EXIT_INTERNAL = 5, /* a bug in topoplan */
 };
 
+/* Output formats, as bits of the set a command writes. */
+enum {
+    CLI_FMT_TEXT = 1u << TP_FORMAT_TEXT,
+    CLI_FMT_JSON = 1u << TP_FORMAT_JSON,
+    CLI_FMT_DOT = 1u << TP_FORMAT_DOT,
+    CLI_FMT_SVG = 1u << 3, /* DOT rendered by Graphviz in the CLI */
+};
+
 typedef struct cli_ctx {
     tp_config *cfg;   /* from the environment and --env options */
-    tp_format format; /* --format */
+    tp_format format; /* --format (svg: TP_FORMAT_DOT with svg set) */
+    bool svg;         /* --format svg: render the DOT report to SVG */
+    unsigned formats; /* CLI_FMT_* the running command writes */
+    const char *command;
     FILE *out;        /* stdout or -o FILE */
     void **owned;     /* blocks parsed options point into, freed by cli_ctx_release */
     size_t n_owned, cap_owned;
@@ -35,6 +46,7 @@ typedef int cli_fn(int argc, char **argv, cli_ctx *ctx);
 typedef struct cli_cmd {
     const char *name;
     cli_fn *fn;
+    unsigned formats; /* CLI_FMT_* */
     const char *summary;
 } cli_cmd;
 
@@ -71,8 +83,21 @@ typedef struct cli_args {
  */
 int cli_parse_args(int argc, char **argv, cli_ctx *ctx, const char *usage, unsigned extra,
                    int n_files, cli_args *a, int *code);
-/* "text" | "json" | "dot"; -1 when unknown. */
-int cli_parse_format(const char *text, tp_format *out);
+/* "text" | "json" | "dot" | "svg" as CLI_FMT_* bit; 0 when unknown. */
+unsigned cli_format_bit(const char *text);
+/*
+ * Set ctx's format from --format NAME. A name the running command cannot
+ * write is a usage error (exit 2) listing the ones it can; returns the exit code.
+ */
+int cli_set_format(cli_ctx *ctx, const char *name, const char *usage);
+/*
+ * Options of the commands without a topology: --help and --format. Leaves
+ * the operands in argv[*first..argc-1]; returns -1 with *code set when done.
+ */
+int cli_parse_plain(int argc, char **argv, cli_ctx *ctx, const char *usage, int *first,
+                    int *code);
+/* Write a DOT text as SVG (Graphviz' dot layout) to out; returns the exit code. */
+int cli_render_svg(FILE *out, const char *dot, size_t len);
 
 /* Exit code for a status: the only mapping. */
 int cli_exit_for(tp_status st);
@@ -81,7 +106,7 @@ int cli_exit_for(tp_status st);
  * on the report stream (no source) is left to main, which names the file.
  */
 int cli_fail(const tp_error *err);
-/* Print "topoplan: <cmd>: message" and the usage on stderr; return CLI_EXIT_USAGE. */
+/* Print "topoplan: <cmd>: message" and the usage (unless NULL) on stderr; return CLI_EXIT_USAGE. */
 int cli_usage_error(const char *usage, const char *fmt, ...);
 /* cli_parse_args() for commands that take one topology and no other option. */
 int cli_parse_input(int argc, char **argv, cli_ctx *ctx, const char *usage, cli_input *in,
@@ -90,6 +115,8 @@ int cli_parse_input(int argc, char **argv, cli_ctx *ctx, const char *usage, cli_
 void cli_name_flag(tp_error *err);
 /* Plan the input with the context's config. On failure prints the error. */
 int cli_plan(tp_plan **out, const cli_input *in, const cli_ctx *ctx);
+/* cli_plan() that also returns the planning error in *failure. */
+int cli_plan_err(tp_plan **out, const cli_input *in, const cli_ctx *ctx, tp_error *failure);
 
 /* Parse the input options, plan, and write one report in the context's format. */
 typedef tp_status cli_report_fn(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err);

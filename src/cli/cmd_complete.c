@@ -47,7 +47,7 @@ static int parse_int_opt(const char *arg, int lo, int hi, int *out)
     return 0;
 }
 
-static int take(int c, const char *arg, complete_args *a, cli_ctx *ctx)
+static int take(int c, const char *arg, complete_args *a)
 {
     int v = 0;
     switch (c) {
@@ -55,7 +55,6 @@ static int take(int c, const char *arg, complete_args *a, cli_ctx *ctx)
     case 'm': a->opts.plugin_mode = arg; return 0;
     case 'o': a->output = arg; return 0;
     case 'l': a->list = true; return 0;
-    case 'F': return cli_parse_format(arg, &ctx->format);
     case 'S': return parse_int_opt(arg, 10, 200, &a->opts.sm);
     case 'N':
         if (parse_int_opt(arg, 0, 64, &v))
@@ -92,7 +91,12 @@ static int parse(int argc, char **argv, complete_args *a, cli_ctx *ctx, int *cod
             *code = CLI_EXIT_OK;
             return -1;
         }
-        if (c == '?' || take(c, optarg, a, ctx) != 0) {
+        if (c == 'F') {
+            if ((*code = cli_set_format(ctx, optarg, usage)) != CLI_EXIT_OK)
+                return -1;
+            continue;
+        }
+        if (c == '?' || take(c, optarg, a) != 0) {
             *code = cli_usage_error(usage, "complete: bad option or value \"%s\"%s%s",
                                     argv[optind - 1], optarg && c != '?' ? " " : "",
                                     optarg && c != '?' ? optarg : "");

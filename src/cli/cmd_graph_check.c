@@ -24,8 +24,6 @@ int cmd_graph_check(int argc, char **argv, cli_ctx *ctx)
     int code = CLI_EXIT_OK;
     if (cli_parse_args(argc, argv, ctx, usage, CLI_OPT_FORMAT, 2, &a, &code) != 0)
         return code;
-    if (ctx->format == TP_FORMAT_DOT)
-        return cli_usage_error(usage, "graph-check writes text or json, not dot");
     tp_plan *plan = NULL;
     if ((code = cli_plan(&plan, &a.in, ctx)) != CLI_EXIT_OK) {
         tp_plan_free(plan);

@@ -4,44 +4,40 @@
 #include <stdio.h>
 #include <string.h>
 
+static const char builtins_usage[] =
+    "usage: topoplan builtins [--format text|json] [NAME]\n\nList the built-in topologies, or "
+    "print the XML of one of them.\n";
+
+static const char env_usage[] =
+    "usage: topoplan env [--format text|json]\n\nPrint every NCCL_* parameter topoplan models "
+    "with its effective value.\n";
+
 int cmd_builtins(int argc, char **argv, cli_ctx *ctx)
 {
-    (void)argv;
-    if (argc > 1) {
-        if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-            fputs("usage: topoplan builtins [NAME]\n\nList the built-in topologies, or print the "
-                  "XML of one of them.\n", stdout);
-            return CLI_EXIT_OK;
-        }
-        if (argc > 2) {
-            fprintf(stderr, "topoplan: builtins: expected at most one NAME\n");
-            return CLI_EXIT_USAGE;
-        }
-        const char *xml = tp_builtin_xml(argv[1]);
-        if (!xml) {
-            fprintf(stderr, "topoplan: unknown builtin \"%s\"\n", argv[1]);
-            return CLI_EXIT_USAGE;
-        }
-        fputs(xml, ctx->out);
-        return CLI_EXIT_OK;
+    int first = 1, code = CLI_EXIT_OK;
+    if (cli_parse_plain(argc, argv, ctx, builtins_usage, &first, &code) != 0)
+        return code;
+    if (argc - first > 1)
+        return cli_usage_error(builtins_usage, "builtins: expected at most one NAME");
+    const char *name = first < argc ? argv[first] : NULL;
+    if (name && !tp_builtin_xml(name)) {
+        fprintf(stderr, "topoplan: unknown builtin \"%s\"\n", name);
+        return CLI_EXIT_USAGE;
     }
-    for (size_t i = 0; i < tp_builtin_count(); i++)
-        fprintf(ctx->out, "%-12s %s\n", tp_builtin_name(i), tp_builtin_about(i));
-    return CLI_EXIT_OK;
+    tp_error err = {0};
+    return tp_report_builtins(ctx->out, name, ctx->format, &err) == TP_OK ? CLI_EXIT_OK
+                                                                           : cli_fail(&err);
 }
 
 int cmd_env(int argc, char **argv, cli_ctx *ctx)
 {
-    if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        fputs("usage: topoplan env\n\nPrint every NCCL_* parameter topoplan models with its "
-              "effective value.\n", stdout);
-        return CLI_EXIT_OK;
-    }
-    if (argc > 1) {
-        fprintf(stderr, "topoplan: env: unexpected argument \"%s\" (set variables with --env)\n",
-                argv[1]);
-        return CLI_EXIT_USAGE;
-    }
+    int first = 1, code = CLI_EXIT_OK;
+    if (cli_parse_plain(argc, argv, ctx, env_usage, &first, &code) != 0)
+        return code;
+    if (first < argc)
+        return cli_usage_error(env_usage, "env: unexpected argument \"%s\" (set variables with --env)",
+                               argv[first]);
     tp_error err = {0};
-    return tp_config_write(ctx->out, ctx->cfg, &err) == TP_OK ? CLI_EXIT_OK : cli_fail(&err);
+    return tp_report_env(ctx->out, ctx->cfg, ctx->format, &err) == TP_OK ? CLI_EXIT_OK
+                                                                          : cli_fail(&err);
 }

@@ -127,8 +127,6 @@ int cmd_tune(int argc, char **argv, cli_ctx *ctx)
     cli_args a;
     if (cli_parse_args(argc, argv, ctx, usage, CLI_OPT_FORMAT, 1, &a, &code) != 0)
         return code;
-    if (ctx->format == TP_FORMAT_DOT)
-        return cli_usage_error(usage, "tune: --format must be text or json");
     tp_plan *plan = NULL;
     code = cli_plan(&plan, &a.in, ctx);
     if (code == CLI_EXIT_OK) {

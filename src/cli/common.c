@@ -55,7 +55,8 @@ int cli_usage_error(const char *usage, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
-    fputs(usage, stderr);
+    if (usage)
+        fputs(usage, stderr);
     return CLI_EXIT_USAGE;
 }
 
@@ -71,17 +72,64 @@ static int parse_count(const char *text, long max, int *out)
     return 0;
 }
 
-int cli_parse_format(const char *text, tp_format *out)
+static const struct {
+    const char *name;
+    unsigned bit;
+} format_names[] = {
+    {"text", CLI_FMT_TEXT}, {"json", CLI_FMT_JSON}, {"dot", CLI_FMT_DOT}, {"svg", CLI_FMT_SVG},
+};
+
+unsigned cli_format_bit(const char *text)
 {
-    static const char *const names[] = {[TP_FORMAT_TEXT] = "text", [TP_FORMAT_JSON] = "json",
-                                        [TP_FORMAT_DOT] = "dot"};
-    for (int i = 0; i < 3; i++) {
-        if (strcmp(text, names[i]) == 0) {
-            *out = (tp_format)i;
-            return 0;
-        }
+    for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++)
+        if (strcmp(text, format_names[i].name) == 0)
+            return format_names[i].bit;
+    return 0;
+}
+
+int cli_set_format(cli_ctx *ctx, const char *name, const char *usage)
+{
+    unsigned bit = cli_format_bit(name);
+    if (bit && (bit & ctx->formats)) {
+        ctx->svg = bit == CLI_FMT_SVG;
+        ctx->format = ctx->svg ? TP_FORMAT_DOT : (tp_format)__builtin_ctz(bit);
+        return CLI_EXIT_OK;
     }
-    return -1;
+    char can[64] = "";
+    for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++)
+        if (format_names[i].bit & ctx->formats)
+            snprintf(can + strlen(can), sizeof(can) - strlen(can), "%s%s", can[0] ? ", " : "",
+                     format_names[i].name);
+    return cli_usage_error(usage, "%s: %s format \"%s\" (it writes: %s)", ctx->command,
+                           bit ? "no" : "unknown", name, can);
+}
+
+/*
+ * Options of the commands without a topology: --help and --format. Leaves
+ * the operands in argv[*first..argc-1]; returns -1 with *code set when done.
+ */
+int cli_parse_plain(int argc, char **argv, cli_ctx *ctx, const char *usage, int *first,
+                       int *code)
+{
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(usage, stdout);
+            *code = CLI_EXIT_OK;
+            return -1;
+        }
+        const char *value = strncmp(argv[i], "--format=", 9) == 0 ? argv[i] + 9 : NULL;
+        if (!value && strcmp(argv[i], "--format") == 0 && i + 1 < argc)
+            value = argv[++i];
+        if (!value) {
+            *code = cli_usage_error(usage, "%s: bad option \"%s\"", argv[0], argv[i]);
+            return -1;
+        }
+        if ((*code = cli_set_format(ctx, value, usage)) != CLI_EXIT_OK)
+            return -1;
+    }
+    *first = i;
+    return 0;
 }
 
 int cli_keep(cli_ctx *ctx, void *block)
@@ -140,7 +188,7 @@ static int take_option(int c, const char *arg, cli_ctx *ctx, cli_args *a)
         a->rank_given = true;
         return parse_count(arg, INT_MAX, &a->in.job.rank);
     case 'F':
-        return cli_parse_format(arg, &ctx->format);
+        return ctx ? 0 : -1; /* checked by the caller: it knows the usage */
     case 'b':
         a->in.builtin = arg;
         return 0;
@@ -191,6 +239,8 @@ int cli_parse_args(int argc, char **argv, cli_ctx *ctx, const char *usage, unsig
                                     argv[0], argv[optind - 1]);
             return -1;
         }
+        if (c == 'F' && ctx && (*code = cli_set_format(ctx, optarg, usage)) != CLI_EXIT_OK)
+            return -1;
         if (take_option(c, optarg, ctx, a) != 0) {
             *code = c == 'n' ? cli_usage_error(usage, "invalid value \"%s\" for --nodes "
                                                       "(expected 1..%d)",
@@ -256,6 +306,12 @@ void cli_name_flag(tp_error *err)
 int cli_plan(tp_plan **out, const cli_input *in, const cli_ctx *ctx)
 {
     tp_error err = {0};
+    return cli_plan_err(out, in, ctx, &err);
+}
+
+int cli_plan_err(tp_plan **out, const cli_input *in, const cli_ctx *ctx, tp_error *failure)
+{
+    tp_error err = {0};
     tp_status st;
     *out = NULL;
     if (in->builtin) {
@@ -269,7 +325,31 @@ int cli_plan(tp_plan **out, const cli_input *in, const cli_ctx *ctx)
     } else {
         st = tp_plan_file(out, in->path, &in->job, ctx->cfg, &err);
     }
+    *failure = err;
     return st == TP_OK ? CLI_EXIT_OK : cli_fail(&err);
+}
+
+/* Run one report into ctx->out, through Graphviz when SVG was asked for. */
+static int cli_write_report(cli_ctx *ctx, const tp_plan *plan, cli_report_fn *report)
+{
+    tp_error err = {0};
+    if (!ctx->svg)
+        return report(ctx->out, plan, ctx->format, &err) == TP_OK ? CLI_EXIT_OK : cli_fail(&err);
+    char *dot = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&dot, &len);
+    if (!mem) {
+        fprintf(stderr, "topoplan: out of memory\n");
+        return CLI_EXIT_IO;
+    }
+    tp_status st = report(mem, plan, TP_FORMAT_DOT, &err);
+    int code = fclose(mem) != 0 ? CLI_EXIT_IO : CLI_EXIT_OK;
+    if (st != TP_OK)
+        code = cli_fail(&err);
+    else if (code == CLI_EXIT_OK)
+        code = cli_render_svg(ctx->out, dot, len);
+    free(dot);
+    return code;
 }
 
 int cli_run_report(int argc, char **argv, cli_ctx *ctx, const char *usage, cli_report_fn *report)
@@ -280,11 +360,8 @@ int cli_run_report(int argc, char **argv, cli_ctx *ctx, const char *usage, cli_r
         return code;
     tp_plan *plan = NULL;
     code = cli_plan(&plan, &a.in, ctx);
-    if (code == CLI_EXIT_OK) {
-        tp_error err = {0};
-        if (report(ctx->out, plan, ctx->format, &err) != TP_OK)
-            code = cli_fail(&err);
-    }
+    if (code == CLI_EXIT_OK)
+        code = cli_write_report(ctx, plan, report);
     tp_plan_free(plan);
     cli_partial_notes(&a.in, ctx->out, true);
     return code;

@@ -9,22 +9,27 @@
 
 extern char **environ;
 
+/* Reports write text and JSON; the log and mutated XML only their own text. */
+#define REPORT (CLI_FMT_TEXT | CLI_FMT_JSON)
 static const cli_cmd cmds[] = {
-    {"nccl-log", cmd_nccl_log, "the log lines NCCL 2.22.3 prints for a rank"},
-    {"plan", cmd_plan, "the main view: graphs, channels and why, rings, trees"},
-    {"paths", cmd_paths, "path matrix between GPUs and NICs, with bottlenecks"},
-    {"search", cmd_search, "graph search results with their decision trace"},
-    {"graph-check", cmd_graph_check, "check an NCCL_GRAPH_FILE against a topology"},
-    {"validate", cmd_validate, "does NCCL accept this topology (and graph file)? notes"},
-    {"mutate", cmd_mutate, "what-if edits of a topology (attributes, removals, NVLinks)"},
-    {"diff", cmd_diff, "differences of two topologies, layer by layer, and why"},
-    {"check", cmd_check, "health check of a node's topology against a baseline"},
-    {"hca", cmd_hca, "which IB devices an NCCL_IB_HCA value selects"},
-    {"tune", cmd_tune, "algorithm/protocol NCCL picks per size, predicted time and busbw"},
-    {"nics", cmd_nics, "which NIC each rank uses per channel and peer: rails, PXN, GDR"},
-    {"complete", cmd_complete, "fill a partial provider topology as NCCL does at run time"},
-    {"builtins", cmd_builtins, "list the built-in topologies (or print one)"},
-    {"env", cmd_env, "the effective NCCL_* parameters"},
+    {"nccl-log", cmd_nccl_log, CLI_FMT_TEXT, "the log lines NCCL 2.22.3 prints for a rank"},
+    {"plan", cmd_plan, REPORT | CLI_FMT_DOT | CLI_FMT_SVG,
+     "the main view: graphs, channels and why, rings, trees"},
+    {"paths", cmd_paths, REPORT, "path matrix between GPUs and NICs, with bottlenecks"},
+    {"search", cmd_search, REPORT, "graph search results with their decision trace"},
+    {"graph-check", cmd_graph_check, REPORT, "check an NCCL_GRAPH_FILE against a topology"},
+    {"validate", cmd_validate, REPORT, "does NCCL accept this topology (and graph file)? notes"},
+    {"mutate", cmd_mutate, CLI_FMT_TEXT,
+     "what-if edits of a topology (attributes, removals, NVLinks)"},
+    {"diff", cmd_diff, REPORT, "differences of two topologies, layer by layer, and why"},
+    {"check", cmd_check, REPORT, "health check of a node's topology against a baseline"},
+    {"hca", cmd_hca, REPORT, "which IB devices an NCCL_IB_HCA value selects"},
+    {"tune", cmd_tune, REPORT, "algorithm/protocol NCCL picks per size, predicted time and busbw"},
+    {"nics", cmd_nics, REPORT, "which NIC each rank uses per channel and peer: rails, PXN, GDR"},
+    {"complete", cmd_complete, REPORT,
+     "fill a partial provider topology as NCCL does at run time"},
+    {"builtins", cmd_builtins, REPORT, "list the built-in topologies (or print one)"},
+    {"env", cmd_env, REPORT, "the effective NCCL_* parameters"},
 };
 
 static const char usage[] =
@@ -37,7 +42,9 @@ static const char usage[] =
     "  --env-file FILE       read KEY=VALUE lines (blank lines and # comments skipped);\n"
     "                        applied before --env values\n"
     "  --no-env              ignore NCCL_* variables of the process environment\n"
-    "  --format text|json|dot  output format of readable reports (default text)\n"
+    "  --format FORMAT       text (default), json (every report; see docs/json.md),\n"
+    "                        dot or svg (plan); a format a command cannot write\n"
+    "                        is a usage error\n"
     "  -o, --output FILE     write the report to FILE instead of standard output\n";
 
 static const char exit_codes[] =
@@ -80,7 +87,7 @@ typedef struct global_opts {
     size_t n_env_files;
     int no_env;
     const char *output;
-    tp_format format;
+    const char *format; /* --format NAME, checked against the command */
 } global_opts;
 
 static int parse_globals(int argc, char **argv, global_opts *g)
@@ -114,9 +121,10 @@ static int parse_globals(int argc, char **argv, global_opts *g)
             g->env_files[g->n_env_files++] = optarg;
             break;
         case 'F':
-            if (cli_parse_format(optarg, &g->format))
-                return cli_usage_error(usage, "unknown format \"%s\" (expected text, json or dot)",
+            if (!cli_format_bit(optarg))
+                return cli_usage_error(usage, "unknown format \"%s\" (text, json, dot or svg)",
                                        optarg);
+            g->format = optarg;
             break;
         case 'o':
             g->output = optarg;
@@ -214,6 +222,12 @@ int main(int argc, char **argv)
     const cli_cmd *cmd = code == 0 ? find_cmd(argv[optind]) : NULL;
     if (code == 0 && !cmd)
         code = cli_usage_error(usage, "unknown command \"%s\"", argv[optind]);
+    if (code == 0) {
+        ctx.formats = cmd->formats;
+        ctx.command = cmd->name;
+        if (g.format)
+            code = cli_set_format(&ctx, g.format, NULL);
+    }
     if (code == 0)
         code = build_config(&ctx, &g);
     if (code == 0 && g.output && !(ctx.out = fopen(g.output, "w"))) {
@@ -221,7 +235,6 @@ int main(int argc, char **argv)
         ctx.out = stdout;
         code = CLI_EXIT_IO;
     }
-    ctx.format = g.format;
     if (code == 0)
         code = finish_output(&ctx, g.output, cmd->fn(argc - optind, argv + optind, &ctx));
     tp_config_free(ctx.cfg);

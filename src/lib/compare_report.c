@@ -83,7 +83,7 @@ static void json_diff_item(FILE *out, const tp_difference *d)
 {
     fputs("{\"layer\": ", out);
     tp_report__json_str(out, tp_compare__layer_name((int)d->layer));
-    static const char *const sev_names[] = {"info", "warn", "error"};
+    static const char *const sev_names[] = {"info", "warning", "error"}; /* as in every JSON */
     fprintf(out, ", \"severity\": \"%s\"", sev_names[d->severity]);
     fputs(", \"title\": ", out);
     tp_report__json_str(out, d->title);
@@ -92,9 +92,11 @@ static void json_diff_item(FILE *out, const tp_difference *d)
     fputc('}', out);
 }
 
-static void json_head(FILE *out, const tp_comparison *c, const char *k0, const char *k1)
+static void json_head(FILE *out, const tp_comparison *c, const char *schema, const char *k0,
+                      const char *k1)
 {
-    fprintf(out, "{\n  \"%s\": ", k0);
+    tp_report__json_begin(out, schema);
+    fprintf(out, "  \"%s\": ", k0);
     tp_report__json_str(out, c->source[0]);
     fprintf(out, ",\n  \"%s\": ", k1);
     tp_report__json_str(out, c->source[1]);
@@ -121,7 +123,7 @@ static void json_head(FILE *out, const tp_comparison *c, const char *k0, const c
 
 static void diff_json(FILE *out, const tp_comparison *c)
 {
-    json_head(out, c, "a", "b");
+    json_head(out, c, "topoplan.diff", "a", "b");
     fprintf(out, "  \"identical\": %s,\n  \"layers\": [", c->n_diffs ? "false" : "true");
     for (int l = 0; l < TP_LAYER_COUNT; l++) {
         fprintf(out, "%s\n    {\"layer\": \"%s\", \"differences\": [", l ? "," : "",
@@ -196,7 +198,7 @@ static void check_json(FILE *out, const tp_comparison *c)
 {
     size_t e = tp_comparison_count_severity(c, TP_SEVERITY_ERROR);
     size_t w = tp_comparison_count_severity(c, TP_SEVERITY_WARN);
-    json_head(out, c, "baseline", "node");
+    json_head(out, c, "topoplan.check", "baseline", "node");
     fprintf(out, "  \"healthy\": %s, \"errors\": %zu, \"warnings\": %zu, \"infos\": %zu,\n",
             e + w ? "false" : "true", e, w, tp_comparison_count_severity(c, TP_SEVERITY_INFO));
     fputs("  \"findings\": [", out);

@@ -6,8 +6,6 @@
 #include <string.h>
 
 /* The JSON of `complete --format json`: name and version (bump on incompatible change). */
-#define COMPLETE_SCHEMA "topoplan-complete"
-#define COMPLETE_SCHEMA_VERSION 1
 
 tp_status tp_complete_file(tp_completion **out, const char *path,
                            const tp_complete_options *opts, tp_error *err)
@@ -82,14 +80,14 @@ void tp_completion_free(tp_completion *c)
 
 static void report_json(FILE *out, const tp_completion *c)
 {
-    fprintf(out, "{\"schema\": \"%s\", \"schema_version\": %d, \"nccl_version\": \"2.22.3\", "
-                 "\"sku\": ", COMPLETE_SCHEMA, COMPLETE_SCHEMA_VERSION);
+    tp_report__json_begin(out, "topoplan.complete");
+    fputs("  \"nccl_version\": \"2.22.3\",\n  \"sku\": ", out);
     tp_report__json_str(out, c->sku);
-    fputs(", \"plugin_mode\": ", out);
+    fputs(",\n  \"plugin_mode\": ", out);
     tp_report__json_str(out, c->mode);
-    fputs(", \"added\": [", out);
+    fputs(",\n  \"added\": [", out);
     for (size_t i = 0; i < c->n_adds; i++) {
-        fputs(i ? ",\n  {\"element\": " : "\n  {\"element\": ", out);
+        fputs(i ? ",\n    {\"element\": " : "\n    {\"element\": ", out);
         tp_report__json_str(out, c->adds[i].element);
         fputs(", \"added\": ", out);
         tp_report__json_str(out, c->adds[i].added);
@@ -97,12 +95,12 @@ static void report_json(FILE *out, const tp_completion *c)
         tp_report__json_str(out, c->adds[i].reason);
         fputs("}", out);
     }
-    fputs(c->n_adds ? "\n], \"notes\": [" : "], \"notes\": [", out);
+    fputs(c->n_adds ? "\n  ],\n  \"notes\": [" : "],\n  \"notes\": [", out);
     for (size_t i = 0; i < c->n_notes; i++) {
         fputs(i ? ", " : "", out);
         tp_report__json_str(out, c->notes[i]);
     }
-    fputs("]}\n", out);
+    fputs("]\n}\n", out);
 }
 
 size_t tp_completion__first_with_reason(const tp_completion *c, size_t i)

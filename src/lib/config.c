@@ -422,6 +422,11 @@ const char *tp_config_name(tp_param_id id)
     return params[id].name;
 }
 
+tp_param_kind tp_config_kind(tp_param_id id)
+{
+    return params[id].kind;
+}
+
 tp_status tp_config_write(FILE *out, const tp_config *cfg, tp_error *err)
 {
     if (!out || !cfg)

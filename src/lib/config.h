@@ -83,6 +83,8 @@ const char *tp_config_name(tp_param_id id);
 #define TP_CONFIG_SOURCE_MAX 160
 /* What NCCL 2.22.3 does when the parameter is unset ("2", "no minimum", ...). */
 void tp_config__default_text(char *buf, size_t size, int id);
+/* How the parameter's value is read. */
+tp_param_kind tp_config_kind(tp_param_id id);
 /* Copy a configuration (a plan keeps its own). */
 tp_status tp_config__copy(tp_config **out, const tp_config *cfg, tp_error *err);
 

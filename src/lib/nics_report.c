@@ -278,7 +278,8 @@ static void json_rank(FILE *out, const tp_nic_rank *r)
 
 static void write_json(FILE *out, const tp_nics *nx)
 {
-    fprintf(out, "{\n  \"node\": %d, \"nodes\": %d, \"ranks_per_node\": %d, \"cross_nic\": %lld, "
+    tp_report__json_begin(out, "topoplan.nics");
+    fprintf(out, "  \"node\": %d, \"nodes\": %d, \"ranks_per_node\": %d, \"cross_nic\": %lld, "
                  "\"pxn_level\": %d, \"ring_channels\": %d, \"p2p_channels\": %d, "
                  "\"p2p_channels_per_peer\": %d, \"p2p_schedule\": %s,\n",
             nx->node, nx->n_nodes, nx->per_node, (long long)nx->cross_nic, nx->pxn_level,

@@ -15,6 +15,10 @@ void tp_report__node_label(char *buf, size_t size, const tp_node *node);
 void tp_report__node_short(char *buf, size_t size, const tp_system *sys, const tp_node *node);
 /* Write s as a JSON string literal. */
 void tp_report__json_str(FILE *out, const char *s);
+/* The version of a JSON schema ("topoplan.plan"), 0 when unknown. */
+int tp_report__schema_version(const char *schema);
+/* Open a JSON document: "{", its schema name and version; the caller adds fields. */
+void tp_report__json_begin(FILE *out, const char *schema);
 /* The system as a Graphviz graph. */
 tp_status tp_report__system_dot(FILE *out, const tp_system *sys, tp_error *err);
 /* Fail with TP_ERR_IO when the stream has an error. */

@@ -9,6 +9,12 @@ static const char *severity_name(tp_gc_severity sev)
     return sev == TP_GC_ERROR ? "error" : sev == TP_GC_WARNING ? "warning" : "note";
 }
 
+/* JSON severities are the same words in every document: error, warning, info. */
+static const char *json_severity_name(tp_gc_severity sev)
+{
+    return sev == TP_GC_ERROR ? "error" : sev == TP_GC_WARNING ? "warning" : "info";
+}
+
 static const char *link_kind(const tp_gc_link *l)
 {
     return l->type == TP_GC_NET_PORT ? "NET port" : tp_link_type_name(l->type);
@@ -142,7 +148,7 @@ static void json_findings(FILE *out, const tp_gc_finding *f, size_t n, const cha
         fprintf(out,
                 "%s\n%s  {\"severity\": \"%s\", \"channel\": %d, \"line\": %u, "
                 "\"column\": %u, \"message\": ",
-                i ? "," : "", indent, severity_name(f[i].severity), f[i].channel, f[i].line,
+                i ? "," : "", indent, json_severity_name(f[i].severity), f[i].channel, f[i].line,
                 f[i].column);
         tp_report__json_str(out, f[i].text);
         fputc('}', out);
@@ -174,9 +180,9 @@ static void json_graph(FILE *out, const tp_gc_graph *g)
 {
     fprintf(out,
             "{\"id\": %d, \"pattern\": %d, \"pattern_name\": \"%s\", \"line\": %u, "
-            "\"nchannels\": %d, \"channel_elements\": %d, \"speedintra\": %g, "
-            "\"speedinter\": %g, \"typeintra\": \"%s\", \"typeinter\": \"%s\", "
-            "\"crossnic\": %d, \"samechannels\": %d, \"feasible\": %s, \"errors\": %d,\n",
+            "\"n_channels\": %d, \"channel_elements\": %d, \"bw_intra\": %g, "
+            "\"bw_inter\": %g, \"type_intra\": \"%s\", \"type_inter\": \"%s\", "
+            "\"cross_nic\": %d, \"same_channels\": %d, \"feasible\": %s, \"errors\": %d,\n",
             g->id, g->pattern, tp_pattern_name(g->pattern), g->line, g->n_channels,
             g->n_elements, g->bw_intra, g->bw_inter, tp_path_type_name(g->type_intra),
             tp_path_type_name(g->type_inter), g->cross_nic, g->same_channels,
@@ -193,23 +199,24 @@ static void json_graph(FILE *out, const tp_gc_graph *g)
 
 static void write_json(FILE *out, const tp_graph_check *chk)
 {
-    fputs("{\"graph_file\": ", out);
+    tp_report__json_begin(out, "topoplan.graph-check");
+    fputs("  \"graph_file\": ", out);
     tp_report__json_str(out, chk->source);
     fputs(", \"topology\": ", out);
     tp_report__json_str(out, chk->topology);
     fprintf(out,
-            ",\n \"nodes\": %d, \"gpus\": %d, \"nets\": %d, \"nvswitches\": %d,\n"
-            " \"feasible\": %s, \"errors\": %zu, \"warnings\": %zu,\n \"findings\": ",
+            ",\n  \"nodes\": %d, \"gpus\": %d, \"nets\": %d, \"nvswitches\": %d,\n"
+            "  \"feasible\": %s, \"errors\": %zu, \"warnings\": %zu,\n  \"findings\": ",
             chk->n_nodes, chk->n_gpus, chk->n_nets, chk->n_nvs,
             tp_graph_check_feasible(chk) ? "true" : "false", tp_graph_check_error_count(chk),
             total_severity(chk, TP_GC_WARNING));
-    json_findings(out, chk->findings, chk->n_findings, " ");
-    fputs(",\n \"graphs\": [", out);
+    json_findings(out, chk->findings, chk->n_findings, "  ");
+    fputs(",\n  \"graphs\": [", out);
     for (size_t i = 0; i < chk->n_graphs; i++) {
         fprintf(out, "%s\n    ", i ? "," : "");
         json_graph(out, &chk->graphs[i]);
     }
-    fprintf(out, "%s]}\n", chk->n_graphs ? "\n " : "");
+    fprintf(out, "%s]\n}\n", chk->n_graphs ? "\n  " : "");
 }
 
 tp_status tp_report_graph_check(FILE *out, const tp_graph_check *chk, tp_format fmt, tp_error *err)

@@ -94,11 +94,12 @@ static void json_hop(FILE *out, const tp_node *from, const tp_link *l)
             tp_link_type_name(l->type), l->bw);
 }
 
-static void json_route(FILE *out, const tp_node *g, const tp_node *dst, const tp_route *r)
+static void json_route(FILE *out, const tp_system *sys, const tp_node *g, const tp_node *dst,
+                       const tp_route *r)
 {
     char a[64], b[64];
-    tp_report__node_label(a, sizeof(a), g);
-    tp_report__node_label(b, sizeof(b), dst);
+    tp_report__node_short(a, sizeof(a), sys, g);
+    tp_report__node_short(b, sizeof(b), sys, dst);
     fprintf(out, "    {\"from\": \"%s\", \"to\": \"%s\", \"type\": \"%s\", \"bw\": %.1f, "
                  "\"hops\": %d, \"route\": [", a, b, tp_path_type_name(r->type), r->bw, r->count);
     for (int h = 0; h < r->count; h++) {
@@ -118,15 +119,18 @@ static void json_nodes(FILE *out, const tp_system *sys, int type)
 {
     const tp_node_set *set = &sys->nodes[type];
     for (int i = 0; i < set->count; i++) {
-        char a[64];
-        tp_report__node_label(a, sizeof(a), &set->nodes[i]);
-        fprintf(out, "%s\"%s\"", i ? ", " : "", a);
+        char name[64], id[64];
+        tp_report__node_short(name, sizeof(name), sys, &set->nodes[i]);
+        tp_report__node_label(id, sizeof(id), &set->nodes[i]);
+        fprintf(out, "%s\n    {\"name\": \"%s\", \"nccl_id\": \"%s\"}", i ? "," : "", name, id);
     }
+    fputs(set->count ? "\n  " : "", out);
 }
 
 static void write_json(FILE *out, const tp_system *sys)
 {
-    fputs("{\n  \"gpus\": [", out);
+    tp_report__json_begin(out, "topoplan.paths");
+    fputs("  \"gpus\": [", out);
     json_nodes(out, sys, TP_NODE_GPU);
     fputs("],\n  \"nets\": [", out);
     json_nodes(out, sys, TP_NODE_NET);
@@ -139,7 +143,7 @@ static void write_json(FILE *out, const tp_system *sys)
             for (int j = 0; j < dst->count; j++) {
                 fputs(first ? "" : ",\n", out);
                 first = false;
-                json_route(out, &gpus->nodes[i], &dst->nodes[j],
+                json_route(out, sys, &gpus->nodes[i], &dst->nodes[j],
                            &gpus->nodes[i].paths[dest_types[t]][j]);
             }
         }

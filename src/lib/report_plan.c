@@ -162,12 +162,13 @@ static void json_graphs(FILE *out, const tp_plan *p, const tp_graph_why *whys)
         const tp_graph_info *c = &p->channels.combined[s];
         if (!g)
             continue;
-        fprintf(out, "%s\n    {\"graph\": \"%s\", \"id\": %d, \"pattern\": %d, \"n_channels\": %d, "
+        fprintf(out, "%s\n    {\"graph\": \"%s\", \"id\": %d, \"pattern\": %d, \"pattern_name\": \"%s\", \"n_channels\": %d, "
                      "\"bw_intra\": %.2f, \"bw_inter\": %.2f, \"type_intra\": \"%s\", "
                      "\"type_inter\": \"%s\", \"cross_nic\": %d, \"same_channels\": %d, "
                      "\"combined\": {\"n_channels\": %d, \"bw_intra\": %.2f, \"bw_inter\": %.2f},\n     "
                      "\"why\": ",
-                first ? "" : ",", tp_channels__graph_name(s), g->id, g->pattern, g->n_channels, g->bw_intra,
+                first ? "" : ",", tp_channels__graph_name(s), g->id, g->pattern,
+                tp_pattern_name(g->pattern), g->n_channels, g->bw_intra,
                 g->bw_inter, tp_path_type_name(g->type_intra), tp_path_type_name(g->type_inter),
                 g->cross_nic, g->same_channels, c->n_channels, c->bw_intra, c->bw_inter);
         json_why(out, &whys[s]);
@@ -208,7 +209,8 @@ static void write_json(FILE *out, const tp_plan *p, const tp_graph_why *whys,
                        const tp_job_limits *lim)
 {
     const tp_channels *ch = &p->channels;
-    fprintf(out, "{\n  \"nodes\": %d, \"gpus_per_node\": %d, \"ranks\": %d, \"rank\": %d, "
+    tp_report__json_begin(out, "topoplan.plan");
+    fprintf(out, "  \"nodes\": %d, \"gpus_per_node\": %d, \"ranks\": %d, \"rank\": %d, "
                  "\"nccl_nodes\": %d,\n",
             p->job.n_nodes, p->n_gpus_per_node, ch->n_ranks, p->job.rank, ch->n_nodes);
     json_graphs(out, p, whys);

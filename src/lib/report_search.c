@@ -5,14 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const slot_names[TP_GRAPH_COUNT] = {
-    [TP_GRAPH_RING] = "ring",
-    [TP_GRAPH_TREE] = "tree",
-    [TP_GRAPH_COLLNET_CHAIN] = "collnet chain",
-    [TP_GRAPH_COLLNET_DIRECT] = "collnet direct",
-    [TP_GRAPH_NVLS] = "nvls",
-};
-
 static const char *event_kind_name(tp_search_event_kind kind)
 {
     static const char *const names[] = {
@@ -67,7 +59,7 @@ static bool event_shown(const tp_search_event *ev, bool show_ours)
 static void text_graph(FILE *out, const tp_system *sys, int slot, const tp_graph *g,
                        const tp_graph_why *w, bool show_ours)
 {
-    fprintf(out, "Graph %d (%s): pattern %d (%s)\n", g->id, slot_names[slot], g->pattern,
+    fprintf(out, "Graph %d (%s): pattern %d (%s)\n", g->id, tp_channels__graph_name(slot), g->pattern,
             tp_pattern_name(g->pattern));
     if (g->n_channels == 0) {
         fputs("  not computed or no solution (0 channels)\n\n", out);
@@ -129,11 +121,11 @@ static void json_why(FILE *out, const tp_graph_why *w)
 static void json_graph(FILE *out, const tp_system *sys, int slot, const tp_graph *g,
                        const tp_graph_why *w, bool show_ours)
 {
-    fprintf(out, "    {\"slot\": \"%s\", \"id\": %d, \"pattern\": %d, \"pattern_name\": \"%s\", "
+    fprintf(out, "    {\"graph\": \"%s\", \"id\": %d, \"pattern\": %d, \"pattern_name\": \"%s\", "
                  "\"n_channels\": %d, \"bw_intra\": %.2f, \"bw_inter\": %.2f, "
                  "\"type_intra\": \"%s\", \"type_inter\": \"%s\", \"same_channels\": %d, "
                  "\"cross_nic\": %d,\n     \"channels\": [",
-            slot_names[slot], g->id, g->pattern, tp_pattern_name(g->pattern), g->n_channels,
+            tp_channels__graph_name(slot), g->id, g->pattern, tp_pattern_name(g->pattern), g->n_channels,
             g->bw_intra, g->bw_inter, tp_path_type_name(g->type_intra),
             tp_path_type_name(g->type_inter), g->same_channels, g->cross_nic);
     json_channels(out, sys, g);
@@ -173,7 +165,10 @@ static tp_status report_search(FILE *out, const tp_plan *plan, tp_format fmt, bo
         return st;
     }
     if (fmt == TP_FORMAT_JSON)
-        fputs("{\n  \"graphs\": [\n", out);
+{
+        tp_report__json_begin(out, "topoplan.search");
+        fputs("  \"graphs\": [\n", out);
+    }
     bool first = true;
     for (int slot = 0; slot < TP_GRAPH_COUNT; slot++) {
         const tp_graph *g = plan->graphs[slot];

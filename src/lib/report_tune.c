@@ -12,8 +12,6 @@
 #include <string.h>
 #include <strings.h>
 
-#define TUNE_SCHEMA "topoplan-tune"
-#define TUNE_SCHEMA_VERSION 1
 #define TUNE_MIN_BYTES ((uint64_t)8)
 #define TUNE_MAX_BYTES ((uint64_t)8 << 30)
 
@@ -234,8 +232,8 @@ static void json_crossovers(FILE *out, const tune_sweep *s, int i)
 static void write_json(FILE *out, const tp_plan *plan, const tune_sweep *s)
 {
     const tp_tune_job *j = &plan->tuning.job;
-    fprintf(out, "{\n  \"schema\": \"%s\", \"schema_version\": %d, \"nccl_version\": \"2.22.3\",\n",
-            TUNE_SCHEMA, TUNE_SCHEMA_VERSION);
+    tp_report__json_begin(out, "topoplan.tune");
+    fputs("  \"nccl_version\": \"2.22.3\",\n", out);
     fputs("  \"source\": ", out);
     tp_report__json_str(out, plan->source);
     fprintf(out, ",\n  \"ranks\": %d, \"nccl_nodes\": %d, \"channels\": %d, \"nvls_channels\": %d, "

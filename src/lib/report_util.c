@@ -38,6 +38,36 @@ void tp_report__json_str(FILE *out, const char *s)
     fputc('"', out);
 }
 
+/*
+ * Every JSON document names its schema (schemas/<name>.schema.json) and the
+ * schema's version, bumped on any incompatible change (a removed or renamed
+ * key, a changed meaning); added keys keep the version. One table, here.
+ */
+static const struct {
+    const char *name;
+    int version;
+} json_schemas[] = {
+    {"topoplan.plan", 1},   {"topoplan.search", 1},   {"topoplan.paths", 1},
+    {"topoplan.nics", 1},   {"topoplan.diff", 1},     {"topoplan.check", 1},
+    {"topoplan.graph-check", 1}, {"topoplan.validate", 1}, {"topoplan.env", 1},
+    {"topoplan.builtins", 1}, {"topoplan.hca", 1},    {"topoplan.matrix", 1},
+    {"topoplan.complete", 1}, {"topoplan.tune", 1},
+};
+
+int tp_report__schema_version(const char *schema)
+{
+    for (size_t i = 0; i < sizeof(json_schemas) / sizeof(json_schemas[0]); i++)
+        if (strcmp(json_schemas[i].name, schema) == 0)
+            return json_schemas[i].version;
+    return 0;
+}
+
+void tp_report__json_begin(FILE *out, const char *schema)
+{
+    fprintf(out, "{\n  \"schema\": \"%s\", \"schema_version\": %d,\n", schema,
+            tp_report__schema_version(schema));
+}
+
 tp_status tp_report__check_stream(FILE *out, tp_error *err)
 {
     if (ferror(out))

@@ -66,7 +66,7 @@ expect "complete --nic-speed --gdr" "$tmp/full.xml" 'speed="200000" port="1" lat
 c --nvlinks 0
 absent "complete --nvlinks 0" "$tmp/full.xml" "<nvlink"
 "$bin" --no-env --format json complete "$fx/bare_gpus.xml" --sku aws-p4d.24xlarge -o "$tmp/full.xml" >"$tmp/json"
-if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema"]=="topoplan-complete" and d["added"]' "$tmp/json"; then
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema"]=="topoplan.complete" and d["added"]' "$tmp/json"; then
     pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL complete --format json"; fi
 if [ -f ../shared/provider/real_aws_p5_2023.xml ]; then
     "$bin" --no-env complete ../shared/provider/real_aws_p5_2023.xml -o "$tmp/p5.xml" 2>/dev/null

@@ -1,0 +1,31 @@
+/* --format svg: a DOT report laid out and drawn by Graphviz (libgvc). */
+#include "cli.h"
+
+#include <graphviz/gvc.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int cli_render_svg(FILE *out, const char *dot, size_t len)
+{
+    (void)len;
+    GVC_t *gvc = gvContext();
+    Agraph_t *g = gvc ? agmemread(dot) : NULL;
+    int code = CLI_EXIT_OK;
+    char *svg = NULL;
+    unsigned svg_len = 0;
+    if (!g || gvLayout(gvc, g, "dot") != 0 || gvRenderData(gvc, g, "svg", &svg, &svg_len) != 0) {
+        fprintf(stderr, "topoplan: Graphviz could not draw the picture\n");
+        code = CLI_EXIT_INTERNAL;
+    } else if (fwrite(svg, 1, svg_len, out) != svg_len) {
+        code = CLI_EXIT_IO;
+    }
+    if (svg)
+        gvFreeRenderData(svg);
+    if (g) {
+        gvFreeLayout(gvc, g);
+        agclose(g);
+    }
+    if (gvc)
+        gvFreeContext(gvc);
+    return code;
+}
