@@ -2,7 +2,7 @@
 #   make            build build/topoplan, libtopoplan.a and .so, man pages
 #   make install    PREFIX=/usr/local DESTDIR= (and make uninstall)
 #   make demo       plan a built-in topology (installs build dependencies if missing)
-#   make check      every test: unit, golden, errors, fuzz replay, header, lint,
+#   make check      every test: unit, golden, errors, JSON schemas, fuzz replay, header, lint,
 #                   conformance ratchet, package (exports, man page, staged install,
 #                   examples, Python), then the same under ASan+UBSan
 #                   (also valgrind: unit tests and golden runs, leak-checked)
@@ -44,7 +44,7 @@ FUZZ_BIN := $(FUZZ_TARGETS:%=$(BUILD)/tests/replay_%)
 DEPS_STAMP := $(BUILD)/.deps-ok
 CONFORMANCE := ../shared/conformance/run
 
-.PHONY: install uninstall check-package check-provider fuzz check-search-diff all deps demo check check-unit check-golden check-errors check-fuzz check-header \
+.PHONY: install uninstall check-package check-provider fuzz check-search-diff all deps demo check check-unit check-golden check-errors check-json check-fuzz check-header \
         check-lint check-conformance check-explain check-san check-valgrind bench fuzz format-check clean
 
 all: $(BUILD)/topoplan $(BUILD)/libtopoplan.a $(BUILD)/$(SO_REAL) $(BUILD)/$(SONAME) $(BUILD)/libtopoplan.so \
@@ -103,7 +103,7 @@ demo: $(BUILD)/topoplan
 	$(BUILD)/topoplan plan --builtin dgx-h100 --nodes 2
 	$(BUILD)/topoplan search --builtin dgx-h100 --nodes 2
 
-check: check-unit check-golden check-errors check-fleet check-fuzz check-header check-lint \
+check: check-unit check-golden check-errors check-json check-fleet check-fuzz check-header check-lint \
        check-conformance check-explain check-provider check-search-diff check-package check-valgrind \
        check-san
 
@@ -118,6 +118,15 @@ check-fleet: $(BUILD)/topoplan
 
 check-errors: $(BUILD)/topoplan
 	@sh tests/errors/run.sh $(BUILD)/topoplan
+
+# Every command's JSON on the public cases against schemas/ (docs/json.md).
+# Debian's python3-jsonschema lives in the system interpreter.
+JSON_PYTHON ?= $(shell [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import jsonschema' 2>/dev/null \
+                 && echo /usr/bin/python3 || echo python3)
+check-json: $(BUILD)/topoplan
+	@if [ -d ../shared/conformance/cases ]; then \
+	    $(JSON_PYTHON) tests/json/validate.py $(BUILD)/topoplan schemas ../shared/conformance/cases; \
+	else echo "conformance cases not found: JSON schema test skipped"; fi
 
 # Every corpus and every regression input (tests/fuzz/regress/TARGET: inputs that once crashed).
 check-fuzz: $(FUZZ_BIN)

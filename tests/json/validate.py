@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Validate every command's JSON output against its schema (schemas/*.schema.json).
+
+Usage: validate.py TOPOPLAN SCHEMA_DIR CASES_DIR
+
+Every schema file but common.schema.json describes the document of one
+command: schemas/<command>.schema.json, schema name "topoplan.<command>".
+A schema lists the command lines to test in "x-topoplan-tests" (default:
+`<command> {topo} --nodes {nodes}`), each {"args": [...], "exit": [codes],
+"cases_with": FILE}. Placeholders:
+  {topo}   every distinct public topology (cases/*/topo.xml, one case per content)
+  {nodes}  1 and 2
+  {other}  another distinct topology (the next one, in case-name order)
+  {case}   every case folder holding the file named by "cases_with"
+A line without placeholders runs once. Every line runs as
+`topoplan --no-env --format json ARGS`; its output must be one JSON document
+valid against the schema, naming it ("schema") and its version.
+
+Also checked: every command of `topoplan --help` that accepts --format json
+has a schema here (so a new command cannot ship JSON without a contract).
+"""
+import concurrent.futures
+import glob
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+
+import jsonschema
+
+BASE = "https://topoplan.example/schemas/"
+
+
+def load_schemas(schema_dir):
+    store = {}
+    for path in sorted(glob.glob(os.path.join(schema_dir, "*.schema.json"))):
+        with open(path) as f:
+            schema = json.load(f)
+        jsonschema.Draft202012Validator.check_schema(schema)
+        store[os.path.basename(path)[: -len(".schema.json")]] = schema
+    return store
+
+
+def inline_refs(node, schema, store):
+    """The schema with every "FILE#/$defs/NAME" or "#/$defs/NAME" reference replaced
+    by its definition: validating big documents then costs no reference lookups."""
+    if isinstance(node, list):
+        return [inline_refs(x, schema, store) for x in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        target, _, pointer = node["$ref"].partition("#")
+        owner = store[target[: -len(".schema.json")]] if target else schema
+        for part in pointer.strip("/").split("/"):
+            owner = owner[part]
+        rest = {k: v for k, v in node.items() if k != "$ref"}
+        resolved = inline_refs(owner, store[target[: -len(".schema.json")]] if target else schema, store)
+        return {"allOf": [resolved, inline_refs(rest, schema, store)]} if rest else resolved
+    return {k: inline_refs(v, schema, store) for k, v in node.items()}
+
+
+def make_validator(schema, store):
+    flat = inline_refs(schema, schema, store)
+    flat.pop("$defs", None)
+    return jsonschema.Draft202012Validator(flat)
+
+
+def distinct_topologies(cases_dir):
+    seen, topos = set(), []
+    for path in sorted(glob.glob(os.path.join(cases_dir, "*", "topo.xml"))):
+        with open(path, "rb") as f:
+            digest = hashlib.sha1(f.read()).hexdigest()
+        if digest not in seen:
+            seen.add(digest)
+            topos.append(path)
+    return topos
+
+
+def expand(test, topos, cases_dir):
+    """All argument lists of one test line."""
+    args = test["args"]
+    text = " ".join(args)
+    if "{case}" in text:
+        want = test.get("cases_with", "topo.xml")
+        dirs = sorted(d for d in glob.glob(os.path.join(cases_dir, "*")) if os.path.exists(os.path.join(d, want)))
+        return [[a.replace("{case}", d) for a in args] for d in dirs]
+    if "{topo}" not in text:
+        return [list(args)]
+    node_counts = [1, 2] if "{nodes}" in text else [None]
+    runs = []
+    for i, topo in enumerate(topos):
+        other = topos[(i + 1) % len(topos)]
+        for n in node_counts:
+            runs.append([a.replace("{topo}", topo).replace("{other}", other).replace("{nodes}", str(n)) for a in args])
+    return runs
+
+
+def run(binary, args):
+    p = subprocess.run([binary, "--no-env", "--format", "json"] + args, capture_output=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def json_commands(binary):
+    """Commands listed by --help that accept --format json."""
+    out = subprocess.run([binary, "--help"], capture_output=True, text=True).stdout
+    names = re.findall(r"^  ([a-z][a-z0-9-]*) ", out.split("Commands:", 1)[1], re.M)
+    return [n for n in names if subprocess.run([binary, "--format", "json", n, "--help"], capture_output=True).returncode == 0]
+
+
+def main():
+    binary, schema_dir, cases_dir = sys.argv[1:4]
+    store = load_schemas(schema_dir)
+    topos = distinct_topologies(cases_dir)
+    failures = []
+    missing = [c for c in json_commands(binary) if c not in store]
+    for c in missing:
+        failures.append(f"{c}: writes JSON but has no schemas/{c}.schema.json")
+    jobs = []
+    for name, schema in store.items():
+        if name == "common":
+            continue
+        tests = schema.get("x-topoplan-tests", [{"args": [name, "{topo}", "--nodes", "{nodes}"]}])
+        validator = make_validator(schema, store)
+        for test in tests:
+            for args in expand(test, topos, cases_dir):
+                jobs.append((name, validator, args, test.get("exit", [0])))
+    counts = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        results = pool.map(lambda j: run(binary, j[2]), jobs)
+        for (name, validator, args, exits), (code, out, err) in zip(jobs, results):
+            where = f"{name}: topoplan --format json {' '.join(args)}"
+            if code not in exits:
+                failures.append(f"{where}: exit {code}, expected {exits}: {err.decode(errors='replace').strip()[:300]}")
+                continue
+            try:
+                doc = json.loads(out)
+            except ValueError as e:
+                failures.append(f"{where}: not JSON ({e})")
+                continue
+            errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
+            for e in errors[:3]:
+                failures.append(f"{where}: at /{'/'.join(map(str, e.path))}: {e.message[:200]}")
+            counts[name] = counts.get(name, 0) + (0 if errors else 1)
+    for f in failures[:40]:
+        print("FAIL", f)
+    summary = ", ".join(f"{n} {c}" for n, c in sorted(counts.items()))
+    print(f"json schemas: {sum(counts.values())} documents valid ({summary}); {len(failures)} failures")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
