@@ -342,25 +342,35 @@ static void parse_enables(tp_tuning *t, const tp_config *cfg)
     }
 }
 
+/* Whether protocol p stays on for collective c on algorithm a (2: NCCL's LL128 rule). */
+static bool proto_on(const tp_tuning *t, int c, int a, int p)
+{
+    int on = t->proto_enable[p];
+    return on == 2 && p == TP_PROTO_LL128 ? tp_tune__ll128_default(t, c, a) : on != 0;
+}
+
+static bool any_bandwidth(const tp_tuning *t, int c)
+{
+    for (int a = 0; a < TP_ALGO_COUNT; a++)
+        for (int p = 0; p < TP_PROTO_COUNT; p++)
+            if (t->bandwidth[c][a][p] != 0)
+                return true;
+    return false;
+}
+
 static void apply_enables(tp_tuning *t)
 {
     for (int c = 0; c < TP_COLL_COUNT; c++) {
-        bool available = false;
         for (int a = 0; a < TP_ALGO_COUNT; a++)
             for (int p = 0; p < TP_PROTO_COUNT; p++) {
-                int on = t->proto_enable[p];
-                if (on == 2 && p == TP_PROTO_LL128)
-                    on = tp_tune__ll128_default(t, c, a);
+                bool on = proto_on(t, c, a, p);
                 if (!on || !t->algo_enable[a])
                     t->bandwidth[c][a][p] = 0;
                 if (a == TP_ALGO_RING && !on)
                     t->ring_backup_bw[c][p] = 0;
             }
-        for (int a = 0; a < TP_ALGO_COUNT; a++)
-            for (int p = 0; p < TP_PROTO_COUNT; p++)
-                available = available || t->bandwidth[c][a][p] != 0;
         /* A collective left without any algorithm gets its Ring bandwidths back. */
-        if (!available)
+        if (!any_bandwidth(t, c))
             for (int p = 0; p < TP_PROTO_COUNT; p++)
                 t->bandwidth[c][TP_ALGO_RING][p] = t->ring_backup_bw[c][p];
     }
