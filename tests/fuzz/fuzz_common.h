@@ -74,6 +74,21 @@ static inline void fuzz_plan(const char *xml, size_t len, int n_nodes, int rank,
     tp_plan_free(plan);
 }
 
+/*
+ * The builtin a graph file is replayed on: one with NET devices when the file
+ * names NETs, else one without (stable under mutations elsewhere in the input).
+ */
+static inline const char *fuzz_builtin_for_graph(const uint8_t *data, size_t size)
+{
+    int want_net = memmem(data, size, "<net", 4) != NULL;
+    for (size_t i = 0; i < tp_builtin_count(); i++) {
+        const char *xml = tp_builtin_xml(tp_builtin_name(i));
+        if (xml && (strstr(xml, "<net") != NULL) == want_net)
+            return tp_builtin_name(i);
+    }
+    return tp_builtin_count() ? tp_builtin_name(0) : NULL;
+}
+
 /* Plan a builtin under cfg on 1 and 2 nodes. */
 static inline void fuzz_plan_builtin(const char *name, const tp_config *cfg)
 {
