@@ -258,22 +258,46 @@ static tp_status load_graph(gf_ctx *c, const tp_xml_elem *e)
     return check_used_channels(c, e, chans, n_listed, index);
 }
 
-/* NCCL's parser logs the elements it has no handler for, in document order. */
-static void log_ignored(gf_ctx *c, const tp_xml_elem *e, const char *keep1, const char *keep2,
-                        int depth)
+/* NCCL 2.22.3 graph files: NCCL_GRAPH_XML_MAX_NODES parser nodes, MAX_SUBS children each. */
+#define TP_GRAPH_XML_MAX_NODES 4096
+
+static tp_status parser_limit(gf_ctx *c, const tp_xml_elem *e, const char *what, int limit)
 {
-    for (size_t i = 0; i < e->n_children; i++) {
+    tp_log_warn(c->log, "Error : XML parser is limited to %d %s", limit, what);
+    c->nccl_code = TP_NCCL_INTERNAL_ERROR;
+    return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, e,
+                        "NCCL 2.22.3 reads at most %d %s in a graph file", limit, what);
+}
+
+/*
+ * What NCCL's parser does below a handled element, in document order: it logs
+ * the elements it has no handler for and stops at its node and child limits
+ * (checked before each read, the closing tag's included).
+ */
+static tp_status parse_walk(gf_ctx *c, const tp_xml_elem *e, int depth, size_t *n_nodes)
+{
+    static const char *const handled[][2] = {{"graph", NULL}, {"channel", NULL}, {"net", "gpu"}};
+    size_t n_subs = 0;
+    for (size_t i = 0; i <= e->n_children; i++) {
+        if (*n_nodes == TP_GRAPH_XML_MAX_NODES)
+            return parser_limit(c, i < e->n_children ? e->children[i] : e, "nodes",
+                                TP_GRAPH_XML_MAX_NODES);
+        if (i == e->n_children || depth > 2)
+            break;
         const tp_xml_elem *sub = e->children[i];
-        int kept = strcmp(sub->tag, keep1) == 0 || (keep2 && strcmp(sub->tag, keep2) == 0);
-        if (!kept) {
+        const char *k1 = handled[depth][0], *k2 = handled[depth][1];
+        if (strcmp(sub->tag, k1) != 0 && !(k2 && strcmp(sub->tag, k2) == 0)) {
             tp_log_info_sub(c->log, TP_SUB_GRAPH, "Ignoring element %s", sub->tag);
             continue;
         }
-        if (depth == 0)
-            log_ignored(c, sub, "channel", NULL, 1);
-        else if (depth == 1)
-            log_ignored(c, sub, "net", "gpu", 2);
+        if (n_subs++ == TP_XML_MAX_SUBS)
+            return parser_limit(c, sub, "subnodes", TP_XML_MAX_SUBS);
+        ++*n_nodes;
+        tp_status st = parse_walk(c, sub, depth + 1, n_nodes);
+        if (st != TP_OK)
+            return st;
     }
+    return TP_OK;
 }
 
 /* The <graphs> header: version check and the "Loading graphs" line. */
@@ -300,8 +324,11 @@ static tp_status open_graphs(gf_ctx *c, const tp_xml_elem *root)
         tp_log_info_sub(c->log, TP_SUB_GRAPH, "Loading graphs for topology %s", name);
     else
         tp_log_info_sub(c->log, TP_SUB_GRAPH, "Loading graphs");
-    log_ignored(c, root, "graph", NULL, 0);
-    return TP_OK;
+    size_t n_nodes = 1; /* <graphs> */
+    tp_status st = parse_walk(c, root, 0, &n_nodes);
+    if (st == TP_OK && n_nodes == TP_GRAPH_XML_MAX_NODES) /* the read after </graphs> */
+        st = parser_limit(c, root, "nodes", TP_GRAPH_XML_MAX_NODES);
+    return st;
 }
 
 static tp_status load_doc(gf_ctx *c)
