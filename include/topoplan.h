@@ -274,6 +274,13 @@ TP_API tp_status tp_report_plan(FILE *out, const tp_plan *plan, tp_format fmt, t
  */
 TP_API tp_status tp_report_nics(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err);
 /**
+ * `topoplan matrix`: like `nvidia-smi topo -m`, from NCCL's paths: the path
+ * type of every GPU pair and GPU-NET pair, each GPU's NUMA node and CPU
+ * affinity, the NICs by name, a legend (text; JSON schema topoplan.matrix).
+ * NET columns exist in multi-node jobs only, as NCCL keeps NETs only then.
+ */
+TP_API tp_status tp_report_matrix(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err);
+/**
  * The resolved topology in NCCL's XML format, as NCCL_TOPO_DUMP_FILE holds it
  * for the reported rank (the XML as NCCL prepared it on that rank's node).
  * @return TP_OK, TP_ERR_IO on a write error, TP_ERR_ARGUMENT when out or plan is NULL

@@ -170,6 +170,7 @@ int cli_fleet_check(const cli_args *a, const cli_input *baseline, cli_ctx *ctx);
 
 int cmd_nccl_log(int argc, char **argv, cli_ctx *ctx);
 int cmd_plan(int argc, char **argv, cli_ctx *ctx);
+int cmd_matrix(int argc, char **argv, cli_ctx *ctx);
 int cmd_paths(int argc, char **argv, cli_ctx *ctx);
 int cmd_search(int argc, char **argv, cli_ctx *ctx);
 int cmd_builtins(int argc, char **argv, cli_ctx *ctx);

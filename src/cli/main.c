@@ -15,6 +15,7 @@ static const cli_cmd cmds[] = {
     {"nccl-log", cmd_nccl_log, CLI_FMT_TEXT, "the log lines NCCL 2.22.3 prints for a rank"},
     {"plan", cmd_plan, REPORT | CLI_FMT_DOT | CLI_FMT_SVG,
      "the main view: graphs, channels and why, rings, trees"},
+    {"matrix", cmd_matrix, REPORT, "GPU x GPU and GPU x NIC path types, like nvidia-smi topo -m"},
     {"paths", cmd_paths, REPORT, "path matrix between GPUs and NICs, with bottlenecks"},
     {"search", cmd_search, REPORT, "graph search results with their decision trace"},
     {"graph-check", cmd_graph_check, REPORT, "check an NCCL_GRAPH_FILE against a topology"},

@@ -75,7 +75,7 @@ static int64_t gpu_bus_id(const rank_ctx *c)
 }
 
 /* NUMA id of the CPU closest to a node: NCCL 2.22.3 gives CPU nodes their NUMA id. */
-static int local_numa(const tp_system *sys, int type, int index)
+int tp_nics__local_numa(const tp_system *sys, int type, int index)
 {
     int cpus[TP_MAX_NODES], n = 0;
     if (sys->nodes[TP_NODE_CPU].count == 0 || !sys->nodes[type].nodes[index].paths[TP_NODE_CPU])
@@ -391,7 +391,7 @@ static tp_status build_rank(tp_nics *nx, const tp_plan *plan, int local, tp_erro
     const tp_node *gpu = &c.sys->nodes[TP_NODE_GPU].nodes[c.gpu];
     r->dev = gpu->gpu.dev;
     r->bus_id = gpu->id;
-    r->numa = local_numa(c.sys, TP_NODE_GPU, c.gpu);
+    r->numa = tp_nics__local_numa(c.sys, TP_NODE_GPU, c.gpu);
     nearest_net(r, &c);
     if (c.sys->nodes[TP_NODE_NET].count == 0 || plan->job.n_nodes < 2)
         return TP_OK;
@@ -408,13 +408,13 @@ static tp_status build_rank(tp_nics *nx, const tp_plan *plan, int local, tp_erro
 }
 
 /* <net> elements of the prepared XML, for the device names. */
-static const char *xml_net_name(const tp_xml_elem *e, int dev)
+const char *tp_nics__xml_net_name(const tp_xml_elem *e, int dev)
 {
     const char *d = tp_xml__attr(e, "dev");
     if (strcmp(e->tag, "net") == 0 && d && strtol(d, NULL, 0) == dev)
         return tp_xml__attr(e, "name");
     for (size_t i = 0; i < e->n_children; i++) {
-        const char *name = xml_net_name(e->children[i], dev);
+        const char *name = tp_nics__xml_net_name(e->children[i], dev);
         if (name)
             return name;
     }
@@ -426,7 +426,7 @@ static const char *xml_net_name(const tp_xml_elem *e, int dev)
  * searched system's value may be lower: NCCL 2.22.3's NVLS search leaves
  * bandwidth taken on NETs (it skips a duplicate head without giving it back).
  */
-static float own_speed(const tp_plan *plan, const tp_node *net)
+float tp_nics__own_speed(const tp_plan *plan, const tp_node *net)
 {
     const tp_system *host = plan->host_sys;
     int i = host ? tp_system__index_of(host, TP_NODE_NET, net->id) : -1;
@@ -443,13 +443,13 @@ static tp_status build_nets(tp_nics *nx, const tp_plan *plan, tp_error *err)
     for (int i = 0; i < n; i++) {
         const tp_node *node = &sys->nodes[TP_NODE_NET].nodes[i];
         tp_nic_net *net = &nx->nets[nx->n_nets++];
-        const char *name = plan->topo_xml ? xml_net_name(plan->topo_xml->root, node->net.dev)
+        const char *name = plan->topo_xml ? tp_nics__xml_net_name(plan->topo_xml->root, node->net.dev)
                                           : NULL;
         net->dev = node->net.dev;
         net->id = node->id;
         snprintf(net->name, sizeof(net->name), "%s", name ? name : "?");
-        net->numa = local_numa(sys, TP_NODE_NET, i);
-        net->bw = own_speed(plan, node);
+        net->numa = tp_nics__local_numa(sys, TP_NODE_NET, i);
+        net->bw = tp_nics__own_speed(plan, node);
         net->asic = node->net.asic;
         net->port = node->net.port;
     }

@@ -16,6 +16,13 @@
 /* Length of a NET device name kept for reports ("mlx5_0+mlx5_1"). */
 #define TP_NIC_NAME_MAX 136
 
+/* NUMA id of the CPU closest to node `index` of `type`, -1 when none. */
+int tp_nics__local_numa(const tp_system *sys, int type, int index);
+/* A NIC's own speed (GB/s) as the topology gives it, before any search reserved part of it. */
+float tp_nics__own_speed(const tp_plan *plan, const tp_node *net);
+/* The name attribute of the <net> with device number `dev` under e, or NULL. */
+const char *tp_nics__xml_net_name(const tp_xml_elem *e, int dev);
+
 /* One use of a NET device by a rank for a ring channel (its node boundary). */
 typedef struct tp_nic_use {
     int channel;
