@@ -44,7 +44,7 @@ FUZZ_BIN := $(FUZZ_TARGETS:%=$(BUILD)/tests/replay_%)
 DEPS_STAMP := $(BUILD)/.deps-ok
 CONFORMANCE := ../shared/conformance/run
 
-.PHONY: install uninstall check-package check-provider fuzz check-search-diff all deps demo check check-unit check-golden check-errors check-json check-fuzz check-header \
+.PHONY: install uninstall check-package check-provider fuzz check-search-diff all deps demo check check-unit check-golden check-errors check-json check-pictures check-fuzz check-header \
         check-lint check-conformance check-explain check-san check-valgrind bench fuzz format-check clean
 
 all: $(BUILD)/topoplan $(BUILD)/libtopoplan.a $(BUILD)/$(SO_REAL) $(BUILD)/$(SONAME) $(BUILD)/libtopoplan.so \
@@ -103,7 +103,7 @@ demo: $(BUILD)/topoplan
 	$(BUILD)/topoplan plan --builtin dgx-h100 --nodes 2
 	$(BUILD)/topoplan search --builtin dgx-h100 --nodes 2
 
-check: check-unit check-golden check-errors check-json check-fleet check-fuzz check-header check-lint \
+check: check-unit check-golden check-errors check-json check-pictures check-fleet check-fuzz check-header check-lint \
        check-conformance check-explain check-provider check-search-diff check-package check-valgrind \
        check-san
 
@@ -123,6 +123,11 @@ check-errors: $(BUILD)/topoplan
 # Debian's python3-jsonschema lives in the system interpreter.
 JSON_PYTHON ?= $(shell [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import jsonschema' 2>/dev/null \
                  && echo /usr/bin/python3 || echo python3)
+# plan --format svg of every distinct public topology renders (Graphviz, no errors).
+check-pictures: $(BUILD)/topoplan
+	@if [ -d ../shared/conformance/cases ]; then sh tests/pictures/render.sh $(BUILD)/topoplan; \
+	else echo "conformance cases not found: pictures skipped"; fi
+
 check-json: $(BUILD)/topoplan
 	@if [ -d ../shared/conformance/cases ]; then \
 	    $(JSON_PYTHON) tests/json/validate.py $(BUILD)/topoplan schemas ../shared/conformance/cases; \

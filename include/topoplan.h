@@ -274,6 +274,14 @@ TP_API tp_status tp_report_plan(FILE *out, const tp_plan *plan, tp_format fmt, t
  */
 TP_API tp_status tp_report_nics(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err);
 /**
+ * `plan --format dot`: the system (NICs by name, links with type and
+ * bandwidth), the ring and tree channels of the reported rank's node drawn
+ * over it (channel < 0: every channel; else only that one) and a legend, as
+ * a Graphviz graph laid out left to right.
+ */
+TP_API tp_status tp_report_plan_picture(FILE *out, const tp_plan *plan, int channel,
+                                        tp_error *err);
+/**
  * `topoplan matrix`: like `nvidia-smi topo -m`, from NCCL's paths: the path
  * type of every GPU pair and GPU-NET pair, each GPU's NUMA node and CPU
  * affinity, the NICs by name, a legend (text; JSON schema topoplan.matrix).

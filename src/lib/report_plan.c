@@ -242,7 +242,7 @@ tp_status tp_report_plan(FILE *out, const tp_plan *plan, tp_format fmt, tp_error
     if (!plan->sys || !plan->channels.rings)
         return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "the plan has no channels");
     if (fmt == TP_FORMAT_DOT)
-        return tp_report__system_dot(out, plan->sys, err);
+        return tp_report__plan_dot(out, plan, -1, err);
     tp_graph_why *whys = calloc(TP_GRAPH_COUNT, sizeof(*whys));
     if (!whys)
         return tp_fail_nomem(err);
