@@ -88,7 +88,8 @@ static tp_status copy_links(const tp_system *from, tp_system *to, const tp_node 
     tp_status st = tp_system__reserve_links(dst, src->n_slots, err);
     if (st != TP_OK)
         return st;
-    memcpy(dst->links, src->links, (size_t)src->n_slots * sizeof(tp_link));
+    if (src->n_slots > 0) /* no slots: links may be NULL, and memcpy(NULL, ...) is undefined */
+        memcpy(dst->links, src->links, (size_t)src->n_slots * sizeof(tp_link));
     dst->n_slots = src->n_slots;
     for (int l = 0; l < dst->n_slots; l++)
         dst->links[l].rem = repoint(from, to, dst->links[l].rem);
