@@ -156,6 +156,8 @@ int cmd_complete(int argc, char **argv, cli_ctx *ctx)
     int code = CLI_EXIT_OK;
     if (parse(argc, argv, &a, ctx, &code) != 0)
         return code;
+    if (a.list && ctx->format != TP_FORMAT_TEXT)
+        return cli_usage_error(usage, "complete --list writes text only (no JSON catalogue)");
     if (a.list)
         return list_skus(ctx->out);
     bool json = ctx->format == TP_FORMAT_JSON;

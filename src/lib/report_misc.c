@@ -33,6 +33,8 @@ static void json_param(FILE *out, const tp_config *cfg, tp_param_id id)
 
 tp_status tp_report_env(FILE *out, const tp_config *cfg, tp_format fmt, tp_error *err)
 {
+    if (!out || !cfg)
+        return tp_fail(err, TP_ERR_ARGUMENT, NULL, 0, 0, "env: NULL argument");
     if (fmt == TP_FORMAT_TEXT)
         return tp_config_write(out, cfg, err);
     if (fmt != TP_FORMAT_JSON)
@@ -62,6 +64,8 @@ static void json_builtin(FILE *out, size_t i, bool with_xml)
 
 tp_status tp_report_builtins(FILE *out, const char *name, tp_format fmt, tp_error *err)
 {
+    if (!out)
+        return tp_fail(err, TP_ERR_ARGUMENT, NULL, 0, 0, "builtins: NULL argument");
     size_t only = tp_builtin_count();
     for (size_t i = 0; name && i < tp_builtin_count(); i++)
         if (strcmp(tp_builtin_name(i), name) == 0)
@@ -92,6 +96,11 @@ tp_status tp_report_builtins(FILE *out, const char *name, tp_format fmt, tp_erro
 tp_status tp_report_hca(FILE *out, const char *filter, const tp_hca_port *ports, size_t n,
                         tp_format fmt, tp_error *err)
 {
+    if (!out || (n && !ports))
+        return tp_fail(err, TP_ERR_ARGUMENT, NULL, 0, 0, "hca: NULL argument");
+    for (size_t i = 0; i < n; i++)
+        if (!ports[i].name)
+            return tp_fail(err, TP_ERR_ARGUMENT, NULL, 0, 0, "hca: port %zu has no name", i);
     if (fmt != TP_FORMAT_TEXT && fmt != TP_FORMAT_JSON)
         return tp_fail(err, TP_ERR_CONFIG, "--format", 0, 0, "hca writes text or json");
     size_t n_selected = 0;

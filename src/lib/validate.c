@@ -77,6 +77,8 @@ static void validate_text(FILE *out, const tp_plan *plan, const tp_error *failur
 tp_status tp_report_validate(FILE *out, const tp_plan *plan, const tp_error *failure,
                              const tp_graph_check *chk, tp_format fmt, tp_error *err)
 {
+    if (!out || (!plan && !failure))
+        return tp_fail(err, TP_ERR_ARGUMENT, NULL, 0, 0, "validate: NULL argument");
     if (fmt == TP_FORMAT_JSON)
         validate_json(out, plan, failure, chk);
     else if (fmt == TP_FORMAT_TEXT)

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define V100 "tests/fixtures/v100_nv2.xml"
 
@@ -370,6 +371,52 @@ static void test_more_reports(void **state)
     tp_plan_free(plan);
 }
 
+/* The first line of a JSON document after its "{": the schema name and version. */
+static void assert_schema_line(FILE *f, const char *schema)
+{
+    char line[256], want[128];
+    rewind(f);
+    assert_non_null(fgets(line, sizeof(line), f));
+    assert_string_equal(line, "{\n");
+    assert_non_null(fgets(line, sizeof(line), f));
+    snprintf(want, sizeof(want), "  \"schema\": \"%s\", \"schema_version\": 1,\n", schema);
+    assert_string_equal(line, want);
+    assert_int_equal(ftruncate(fileno(f), 0), 0);
+    rewind(f);
+}
+
+/* The reports added for the JSON contract, the matrix and the pictures. */
+static void test_contract_reports(void **state)
+{
+    (void)state;
+    tp_plan *plan = v100_plan();
+    tp_config *cfg = empty_config();
+    tp_error err = {0};
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    const tp_hca_port ports[] = {{"mlx5_1", 1}, {"mlx5_10", 1}};
+    assert_int_equal(tp_report_env(f, cfg, TP_FORMAT_JSON, &err), TP_OK);
+    assert_schema_line(f, "topoplan.env");
+    assert_int_equal(tp_report_builtins(f, NULL, TP_FORMAT_JSON, &err), TP_OK);
+    assert_schema_line(f, "topoplan.builtins");
+    assert_int_equal(tp_report_hca(f, "mlx5_1", ports, 2, TP_FORMAT_JSON, &err), TP_OK);
+    assert_schema_line(f, "topoplan.hca");
+    assert_int_equal(tp_report_validate(f, plan, NULL, NULL, TP_FORMAT_JSON, &err), TP_OK);
+    assert_schema_line(f, "topoplan.validate");
+    assert_int_equal(tp_report_matrix(f, plan, TP_FORMAT_JSON, &err), TP_OK);
+    assert_schema_line(f, "topoplan.matrix");
+    assert_int_equal(tp_report_plan_picture(f, plan, 0, &err), TP_OK);
+    assert_int_equal(tp_report_builtins(f, "no-such", TP_FORMAT_TEXT, &err), TP_ERR_CONFIG);
+    assert_int_equal(tp_report_env(f, cfg, TP_FORMAT_DOT, &err), TP_ERR_CONFIG);
+    assert_int_equal(tp_report_env(NULL, cfg, TP_FORMAT_TEXT, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_report_matrix(f, NULL, TP_FORMAT_TEXT, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_report_plan_picture(f, NULL, -1, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_report_validate(f, NULL, NULL, NULL, TP_FORMAT_TEXT, &err), TP_ERR_ARGUMENT);
+    fclose(f);
+    tp_config_free(cfg);
+    tp_plan_free(plan);
+}
+
 /*
  * The other modules' entry points are reachable through the public header
  * alone and own what they return (their behaviour is tested in their own
@@ -427,6 +474,7 @@ int main(void)
         cmocka_unit_test(test_versions),
         cmocka_unit_test(test_catalogues),
         cmocka_unit_test(test_more_reports),
+        cmocka_unit_test(test_contract_reports),
         cmocka_unit_test(test_other_modules_reach),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
