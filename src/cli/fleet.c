@@ -24,7 +24,7 @@
 
 #define FLEET_MAX_KINDS 64  /* distinct deviation titles counted in the summary */
 #define FLEET_MAX_THREADS 64
-#define FLEET_SCHEMA "topoplan-fleet-check" /* JSON lines: every line names it */
+#define FLEET_SCHEMA "topoplan.fleet-check" /* JSON lines: every line names it */
 #define FLEET_SCHEMA_VERSION 1
 
 typedef struct fleet_kind {

@@ -117,10 +117,16 @@ def main():
     store = load_schemas(schema_dir)
     topos = distinct_topologies(cases_dir)
     failures = []
-    missing = [c for c in json_commands(binary) if c not in store]
+    commands = json_commands(binary)
+    missing = [c for c in commands if c not in store]
+    # a schema that is not a command's (fleet-check: check with several nodes) must say how to run it
+    for name, schema in store.items():
+        if name != "common" and name not in commands and "x-topoplan-tests" not in schema:
+            failures.append(f"{name}: schema of no command and no x-topoplan-tests")
     for c in missing:
         failures.append(f"{c}: writes JSON but has no schemas/{c}.schema.json")
     jobs = []
+    lines = {name: schema.get("x-topoplan-json-lines", False) for name, schema in store.items()}
     for name, schema in store.items():
         if name == "common":
             continue
@@ -139,12 +145,12 @@ def main():
                 continue
             if code != 0 and not out.strip():
                 continue  # an accepted failure that writes no document (the error is on stderr)
-            try:
-                doc = json.loads(out)
+            try:  # "x-topoplan-json-lines": one document per line (fleet check)
+                docs = [json.loads(l) for l in out.splitlines() if l.strip()] if lines[name] else [json.loads(out)]
             except ValueError as e:
                 failures.append(f"{where}: not JSON ({e})")
                 continue
-            errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
+            errors = sorted((e for doc in docs for e in validator.iter_errors(doc)), key=lambda e: list(e.path))
             for e in errors[:3]:
                 failures.append(f"{where}: at /{'/'.join(map(str, e.path))}: {e.message[:200]}")
             counts[name] = counts.get(name, 0) + (0 if errors else 1)
