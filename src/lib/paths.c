@@ -8,6 +8,7 @@
  * PXN, or marked NET where neither P2P nor SHM can connect two GPUs.
  */
 #include "paths.h"
+#include "nccl_profile.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -337,7 +338,7 @@ tp_status tp_paths__check_p2p(const tp_system *sys, const tp_config *cfg, int64_
     const tp_node *gpu2 = &sys->nodes[TP_NODE_GPU].nodes[g2];
     /* NCCL 2.22.3: P2P read only between sm80 GPUs over NVLink. */
     if (path->type == TP_PATH_NVL && read && gpu1->gpu.cuda_comp_cap == gpu2->gpu.cuda_comp_cap &&
-        gpu1->gpu.cuda_comp_cap == 80)
+        gpu1->gpu.cuda_comp_cap == TP_NCCL_P2P_READ_CC)
         *read = 1;
     return TP_OK;
 }

@@ -6,12 +6,13 @@
  * The recursion itself is in search_rec.c, candidate orders in search_order.c.
  */
 #include "search_int.h"
+#include "nccl_profile.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
 
-/* NCCL 2.22.3 speed ladders (GB/s), tried from fast to slow. */
+/* NCCL 2.22.3 speed ladders (GB/s, src/graph/search.cc), tried from fast to slow. */
 static const float speed_intra[] = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0,
                                     9.0,  7.0,  6.0,  5.0,  4.0,  3.0};
 static const float speed_inter[] = {48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0,
@@ -186,7 +187,7 @@ typedef int rung_fn(ladder *l);
 /* Rung: a simpler tree (TREE instead of BALANCED_TREE) on sm90+. */
 static int rung_simpler_tree(ladder *l)
 {
-    if (l->cc_min >= 90 && l->tmp.pattern == TP_PATTERN_BALANCED_TREE) {
+    if (l->cc_min >= TP_NCCL_SM90_CC && l->tmp.pattern == TP_PATTERN_BALANCED_TREE) {
         l->tmp.pattern = TP_PATTERN_TREE;
         return 1;
     }
@@ -236,7 +237,7 @@ static int rung_lower_bw(ladder *l)
 {
     const float *sp = l->speeds;
     if (l->speed_index < l->n_speeds - 1 &&
-        (l->graph->n_channels == 0 || sp[l->speed_index + 1] / l->graph->bw_inter > .49)) {
+        (l->graph->n_channels == 0 || sp[l->speed_index + 1] / l->graph->bw_inter > TP_NCCL_LOWER_BW_MIN_SHARE)) {
         l->tmp.bw_inter = l->tmp.bw_intra = sp[++l->speed_index];
         return 1;
     }
@@ -316,9 +317,10 @@ static void dup_channels(tp_graph *g, int cc_min, int n_gpus)
 {
     if (g->n_channels == 0 || g->pattern == TP_PATTERN_NVLS)
         return;
-    if (g->bw_intra < 25.0)
+    if (g->bw_intra < TP_NCCL_DUP_MIN_BW)
         return;
-    if (cc_min > 80 && g->bw_intra < 50.0 && g->n_channels > 4)
+    if (cc_min > TP_NCCL_DUP_FAST_CC && g->bw_intra < TP_NCCL_DUP_FAST_BW &&
+        g->n_channels > TP_NCCL_DUP_FAST_MAX_CHANNELS)
         return;
     int dup = g->n_channels * 2 < g->max_channels ? g->n_channels * 2 : g->max_channels;
     if (dup <= g->n_channels)
@@ -639,7 +641,7 @@ static int min_comp_cap(const tp_system *sys)
 static void init_speeds(ladder *l)
 {
     const tp_system *sys = l->s->sys;
-    int n_gpus = l->s->n_gpus, sm90 = l->cc_min >= 90;
+    int n_gpus = l->s->n_gpus, sm90 = l->cc_min >= TP_NCCL_SM90_CC;
     if (l->s->n_nets == 0) {
         l->speeds = sm90 ? sm90_speed_intra : speed_intra;
         l->n_speeds = sm90 ? (int)ARRAY_LEN(sm90_speed_intra) : (int)ARRAY_LEN(speed_intra);
@@ -670,7 +672,7 @@ static void simple_order_fallback(const tp_system *sys, tp_graph *graph, tp_log 
     for (int i = 0; i < sys->nodes[TP_NODE_GPU].count; i++)
         graph->intra[i] = sys->nodes[TP_NODE_GPU].nodes[i].gpu.rank;
     graph->inter[0] = graph->inter[1] = 0;
-    graph->bw_intra = graph->bw_inter = 0.1;
+    graph->bw_intra = graph->bw_inter = TP_NCCL_FALLBACK_BW;
     graph->type_intra = graph->type_inter = TP_PATH_SYS;
     graph->n_channels = 1;
     tp_search__event(graph, TP_EV_FALLBACK, "no graph found: simple order", graph);
@@ -753,7 +755,7 @@ static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, tp_log
 static int nvls_impossible(const tp_system *sys, const tp_graph *graph)
 {
     return graph->pattern == TP_PATTERN_NVLS &&
-           (sys->nodes[TP_NODE_NVS].count == 0 || min_comp_cap(sys) < 90);
+           (sys->nodes[TP_NODE_NVS].count == 0 || min_comp_cap(sys) < TP_NCCL_SM90_CC);
 }
 
 /* ncclTopoCompute, with the shortcuts opts allows (tp_search__compute_opts). */

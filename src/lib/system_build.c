@@ -8,6 +8,7 @@
  * a note to sys->notes; where NCCL fails we fail with the element's position.
  */
 #include "system.h"
+#include "nccl_profile.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -561,9 +562,10 @@ static tp_status link_pass(build_ctx *c, const tp_xml_elem *e, const char *tag, 
 /* NCCL 2.22.3 getBcmGen: Broadcom Gen4/Gen5 switches by their packed device word. */
 static int bcm_gen(uint64_t device, int level)
 {
-    if ((device & 0xfffffffffffff000ULL) == 0x1000c0101000a000ULL)
+    if ((device & TP_NCCL_BCM_ID_MASK) == TP_NCCL_BCM_GEN4_ID)
         return 4;
-    if ((device & 0xfffffffffffff000ULL) == (0x1000c03010000000ULL | (uint64_t)level * 0x1000))
+    if ((device & TP_NCCL_BCM_ID_MASK) ==
+        (TP_NCCL_BCM_GEN5_ID | (uint64_t)level * TP_NCCL_BCM_LEVEL))
         return 5;
     return 0;
 }
@@ -615,7 +617,7 @@ static tp_status flatten_switch(tp_system *sys, tp_node *sw, int gen, tp_error *
         if (st != TP_OK)
             return st;
     }
-    sw->pci.device |= 0xffff; /* never flatten it again */
+    sw->pci.device |= TP_NCCL_BCM_FLATTENED;
     return TP_OK;
 }
 

@@ -124,7 +124,7 @@ static void test_channels_seed_nv2_lines(void **state)
     assert_int_equal(ch.n_channels, 12);
     assert_int_equal(ch.n_nodes, 1);
     static const char *const expected[] = {
-        "comm 0x7f0000000000 rank 0 nRanks 4 nNodes 1 localRanks 4 localRank 0 MNNVL 0",
+        "comm PTR rank 0 nRanks 4 nNodes 1 localRanks 4 localRank 0 MNNVL 0",
         "Tree 0 : -1 -> 0 -> 1/-1/-1", "Tree 6 : -1 -> 0 -> 1/-1/-1",
         "Tree 1 : -1 -> 0 -> 1/-1/-1", "Tree 7 : -1 -> 0 -> 1/-1/-1",
         "Tree 2 : -1 -> 0 -> 2/-1/-1", "Tree 8 : -1 -> 0 -> 2/-1/-1",
