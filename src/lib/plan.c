@@ -118,7 +118,7 @@ static tp_status new_graph(tp_graph **out, int n_gpus, int id, int pattern, int 
     *out = g;
     if (!g)
         return tp_fail_nomem(err);
-    memset(g, 0, offsetof(tp_graph, intra));
+    tp_graph__set_settings(g, &(tp_graph_settings){0});
     memset(g->intra, 0, (size_t)TP_MAXCHANNELS * (size_t)n_gpus * sizeof(g->intra[0]));
     memset(g->inter, 0, sizeof(g->inter));
     g->events = NULL;

@@ -142,7 +142,7 @@ void tp_search__graph_release(tp_graph *graph)
 
 /* A first pass cut short (search_bound.c): its settings and the budget it had left. */
 typedef struct cut_pass {
-    unsigned char settings[offsetof(tp_graph, intra)]; /* tmp's fields before intra[] */
+    tp_graph_settings settings; /* tmp's */
     int left;
 } cut_pass;
 
@@ -175,7 +175,8 @@ static ladder *new_ladder(int n_gpus)
     ladder *l = malloc(sizeof(*l));
     if (!l)
         return NULL;
-    memset(l, 0, offsetof(ladder, tmp) + offsetof(tp_graph, intra));
+    memset(l, 0, offsetof(ladder, tmp));
+    tp_graph__set_settings(&l->tmp, &(tp_graph_settings){0});
     memset(l->tmp.intra, 0, (size_t)TP_MAXCHANNELS * (size_t)n_gpus * sizeof(l->tmp.intra[0]));
     memset(l->tmp.inter, 0, sizeof(l->tmp.inter));
     return l;
@@ -393,7 +394,7 @@ static int rest_hopeless(ladder *l)
     if (l->s->plain)
         return 0;
     tp_graph next;
-    memcpy(&next, &l->tmp, offsetof(tp_graph, intra));
+    tp_graph__copy_settings(&next, &l->tmp);
     int speed_index = l->speed_index;
     do {
         if (!tp_search__hopeless(l->s, &next))
@@ -482,7 +483,7 @@ static int begin_pass(ladder *l)
  */
 static tp_status settle_one(ladder *l, size_t i)
 {
-    memcpy(&l->tmp, l->cuts[i].settings, sizeof(l->cuts[i].settings));
+    tp_graph__set_settings(&l->tmp, &l->cuts[i].settings);
     int time = tp_search__pass_budget(&l->tmp);
     if (!begin_pass(l))
         return tp_fail(l->s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: cut pass not exact");
@@ -517,8 +518,7 @@ static tp_status settle_cuts(ladder *l, int all)
 {
     if (!all && !budget_sign_open(l))
         return TP_OK;
-    tp_graph current;
-    memcpy(&current, &l->tmp, offsetof(tp_graph, intra));
+    tp_graph_settings current = tp_graph__settings(&l->tmp);
     tp_status st = TP_OK;
     for (int cap = all ? -1 : TP_SETTLE_FIRST_CAP; st == TP_OK && l->n_cuts;
          cap = cap > (1 << 20) ? -1 : cap * 4) {
@@ -529,7 +529,7 @@ static tp_status settle_cuts(ladder *l, int all)
             break;
     }
     l->s->settle_cap = -1;
-    memcpy(&l->tmp, &current, offsetof(tp_graph, intra));
+    tp_graph__set_settings(&l->tmp, &current);
     tp_search__event(l->graph, TP_EV_SETTLE, "cut passes re-run for the global step budget",
                      &l->tmp);
     return st;
@@ -541,7 +541,7 @@ static void after_pass(ladder *l, int *time)
     tp_search_ctx *s = l->s;
     l->pending.left = -1;
     if (s->cut && s->cut_left >= 0) {
-        memcpy(l->pending.settings, &l->tmp, sizeof(l->pending.settings));
+        l->pending.settings = tp_graph__settings(&l->tmp);
         l->pending.left = s->cut_left;
         *time = 0;
         tp_search__event(l->graph, TP_EV_BOUND,

@@ -8,6 +8,8 @@
 
 #include "paths.h"
 
+#include <stddef.h>
+
 /* Step budgets of NCCL 2.22.3 search.cc (counted in ncclTopoSearchRecGpu calls). */
 #define TP_SEARCH_GLOBAL_TIMEOUT (1LL << 19)
 #define TP_SEARCH_TIMEOUT (1 << 14)
@@ -98,6 +100,45 @@ typedef struct tp_graph {
     tp_search_event *events; /* owned */
     size_t n_events, events_cap;
 } tp_graph;
+
+/* A graph's settings: its fields before the channel arrays, as a record of their own. */
+typedef struct tp_graph_settings {
+    int id, pattern, cross_nic, coll_net, min_channels, max_channels, n_channels;
+    float bw_intra, bw_inter, latency_inter;
+    int type_intra, type_inter, same_channels, n_hops, search_state;
+} tp_graph_settings;
+/* A field added to tp_graph before its arrays belongs in tp_graph_settings and its copies too. */
+_Static_assert(offsetof(tp_graph, intra) == sizeof(tp_graph_settings),
+               "tp_graph_settings must list every setting of tp_graph");
+
+static inline tp_graph_settings tp_graph__settings(const tp_graph *g)
+{
+    return (tp_graph_settings){
+        .id = g->id, .pattern = g->pattern, .cross_nic = g->cross_nic, .coll_net = g->coll_net,
+        .min_channels = g->min_channels, .max_channels = g->max_channels,
+        .n_channels = g->n_channels, .bw_intra = g->bw_intra, .bw_inter = g->bw_inter,
+        .latency_inter = g->latency_inter, .type_intra = g->type_intra,
+        .type_inter = g->type_inter, .same_channels = g->same_channels, .n_hops = g->n_hops,
+        .search_state = g->search_state};
+}
+
+static inline void tp_graph__set_settings(tp_graph *g, const tp_graph_settings *v)
+{
+    g->id = v->id, g->pattern = v->pattern, g->cross_nic = v->cross_nic;
+    g->coll_net = v->coll_net, g->min_channels = v->min_channels;
+    g->max_channels = v->max_channels, g->n_channels = v->n_channels;
+    g->bw_intra = v->bw_intra, g->bw_inter = v->bw_inter, g->latency_inter = v->latency_inter;
+    g->type_intra = v->type_intra, g->type_inter = v->type_inter;
+    g->same_channels = v->same_channels, g->n_hops = v->n_hops;
+    g->search_state = v->search_state;
+}
+
+/* dst's settings become src's; its channel arrays and events are untouched. */
+static inline void tp_graph__copy_settings(tp_graph *dst, const tp_graph *src)
+{
+    tp_graph_settings v = tp_graph__settings(src);
+    tp_graph__set_settings(dst, &v);
+}
 
 /* ncclTopoSearchInit: per-system search limits. */
 tp_status tp_search__init(tp_system *sys, tp_error *err);

@@ -241,7 +241,9 @@ static int64_t rename_net(const iso *m, int64_t id)
 /* b's graph: a's, with ranks and NET ids renamed, and its own copy of the trace. */
 static tp_status rename_graph(const iso *m, const tp_graph *x, tp_graph *y, tp_error *err)
 {
-    memcpy(y, x, offsetof(tp_graph, events));
+    tp_graph__copy_settings(y, x);
+    memcpy(y->intra, x->intra, sizeof(y->intra));
+    memcpy(y->inter, x->inter, sizeof(y->inter));
     int n_gpus = m->b.n_gpus;
     for (int i = 0; i < x->n_channels * n_gpus; i++)
         y->intra[i] = (int)rename_rank(m, x->intra[i]);

@@ -171,7 +171,7 @@ static void store_settings(tp_search_ctx *s, const tp_graph *g, float bw_intra, 
                 (cross != g->cross_nic && (s->pass_reads & TP_READ_CROSS)))
                 continue;
             tp_graph alt;
-            memcpy(&alt, g, offsetof(tp_graph, intra));
+            tp_graph__copy_settings(&alt, g);
             alt.same_channels = same;
             alt.cross_nic = cross;
             int budget = tp_search__pass_budget(&alt);

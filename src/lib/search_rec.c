@@ -912,7 +912,7 @@ void tp_search__copy_graph(tp_graph *dst, const tp_graph *src, int n_gpus)
      * NCCL copies the whole graph; the channels past n_channels are never
      * read before being rewritten, so only the used ones are copied.
      */
-    memcpy(dst, src, offsetof(tp_graph, intra));
+    tp_graph__copy_settings(dst, src);
     size_t n = (size_t)src->n_channels;
     memcpy(dst->intra, src->intra, n * (size_t)n_gpus * sizeof(int));
     memcpy(dst->inter, src->inter, n * 2 * sizeof(int64_t));

@@ -150,7 +150,7 @@ int tp_search__shadow_pci_bw(const tp_search_ctx *s, int j, int g)
 static int shadow_setup(tp_search_ctx *s, tp_shadow *sh, const tp_graph *g, float bw)
 {
     tp_graph tmp;
-    memcpy(&tmp, g, offsetof(tp_graph, intra));
+    tp_graph__copy_settings(&tmp, g);
     tmp.bw_intra = tmp.bw_inter = bw;
     for (int n = 1; n <= g->max_channels; n++)
         if (!(n * bw < n * g->bw_intra))
