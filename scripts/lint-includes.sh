@@ -1,23 +1,52 @@
 #!/bin/sh
-# A stage may include only the headers of earlier stages; the CLI only topoplan.h.
+# A module may include only the headers of its own or earlier modules; the CLI only topoplan.h.
+# Every library file must belong to a module listed below: a new module gets its place here.
 fail=0
-# Pipeline order; a file belongs to the stage named before the first "_" of its name.
-order="xml mutate netdev system paths search channels tuning plan graphcheck explain report nics validate compare"
-rank() { i=0; for s in $order; do [ "$s" = "$1" ] && { echo $i; return; }; i=$((i+1)); done; echo -1; }
-for f in src/lib/*.c src/lib/*.h; do
-    base=$(basename "$f"); base=${base%.*}; base=${base%%_*}; me=$(rank "$base")
-    [ "$me" = -1 ] && continue
-    for inc in $(sed -n 's/^#include "\([a-z_]*\)\.h".*/\1/p' "$f"); do
-        r=$(rank "${inc%%_*}")
-        if [ "$r" != -1 ] && [ "$r" -gt "$me" ]; then
-            echo "lint: $f includes $inc.h, a later stage"; fail=1
+# Module order: foundations first, then the pipeline stages, then the tools built on a plan.
+# A file's module is its folder under src/lib/ (src/lib/search/rec.c: search), or for a file
+# directly in src/lib/ the part of its name before the first "_" (search_rec.c: search).
+# Modules written "a=b" share b's place (job_limits is the limits part of the reports).
+order="internal error names config nccl builtins sku \
+       xml mutate provider netdev system paths search graphfile channels tuning plan \
+       validate graphcheck explain report job=report nics query compare complete lint"
+rank() {
+    i=0
+    for s in $order; do
+        case $s in *=*) [ "${s%%=*}" = "$1" ] && { rank "${s#*=}"; return; }; continue ;; esac
+        [ "$s" = "$1" ] && { echo $i; return; }
+        i=$((i + 1))
+    done
+    echo -1
+}
+# The module of a path relative to src/lib/ (an #include "..." name or a file).
+module() {
+    case $1 in
+    */*) echo "${1%%/*}" ;;
+    *) b=${1%.*}; echo "${b%%_*}" ;;
+    esac
+}
+for f in $(find src/lib -name '*.[ch]' | sort); do
+    rel=${f#src/lib/}
+    me=$(rank "$(module "$rel")")
+    if [ "$me" = -1 ]; then
+        echo "lint: $f belongs to no module of scripts/lint-includes.sh (module $(module "$rel"))"
+        fail=1
+        continue
+    fi
+    for inc in $(sed -n 's/^#include "\([a-z0-9_/]*\)\.h".*/\1/p' "$f"); do
+        [ "$inc" = topoplan ] && continue
+        r=$(rank "$(module "$inc")")
+        if [ "$r" = -1 ]; then
+            echo "lint: $f includes $inc.h, of no known module"; fail=1
+        elif [ "$r" -gt "$me" ]; then
+            echo "lint: $f includes $inc.h, a later module"; fail=1
         fi
     done
 done
 if grep -n '#include "' src/cli/*.c src/cli/*.h 2>/dev/null | grep -v '"topoplan.h"\|"cli.h"'; then
     echo "lint: the CLI may include only topoplan.h and cli.h"; fail=1
 fi
-if grep -n 'getenv' src/lib/*.c | grep -v '^src/lib/config.c'; then
+if grep -rn 'getenv' src/lib --include='*.c' | grep -v '^src/lib/config.c'; then
     echo "lint: getenv outside the config module"; fail=1
 fi
 exit $fail
