@@ -8,7 +8,7 @@ fail=0
 # Modules written "a=b" share b's place (job_limits is the limits part of the reports).
 order="internal error names config nccl builtins sku \
        xml mutate provider netdev system paths search graphfile channels tuning plan \
-       validate graphcheck explain report job=report nics query compare complete lint"
+       graphcheck explain report job=report validate nics query compare complete lint"
 rank() {
     i=0
     for s in $order; do
