@@ -175,7 +175,7 @@ check-search-diff: $(BUILD)/tests/search_diff
 	else echo "conformance cases not found: search-diff skipped"; fi
 
 check-san: $(DEPS_STAMP)
-	$(MAKE) --no-print-directory BUILD=build-san CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	$(MAKE) --no-print-directory BUILD=build-san CFLAGS="-O1 -g -DTP_CHECK_INVARIANTS -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    check-fuzz check-unit check-golden check-errors
 
 check-valgrind: $(UNIT_BIN) $(BUILD)/topoplan

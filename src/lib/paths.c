@@ -576,6 +576,11 @@ tp_status tp_paths__compute(tp_system *sys, const tp_config *cfg, const tp_job_v
     }
     if (st == TP_OK)
         st = net_policies(sys, cfg, log, err);
+#ifdef TP_CHECK_INVARIANTS
+    /* Debug builds (make check-san): every test that computes paths checks both. */
+    if (st == TP_OK && (st = tp_system__check(sys, err)) == TP_OK)
+        st = tp_paths__check(sys, err);
+#endif
     return st;
 }
 

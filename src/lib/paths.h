@@ -136,5 +136,11 @@ int tp_paths__all_nvlink(const tp_system *sys);
 
 /* Fail with TP_ERR_INTERNAL: a route query on a node that is not there. */
 tp_status tp_paths__internal(tp_error *err, const char *what);
+/*
+ * The computed routes' invariants (paths_check.c): every route a chain of
+ * links from its source to its destination, its bandwidth within its
+ * narrowest link's. TP_ERR_INTERNAL naming the first broken route.
+ */
+tp_status tp_paths__check(const tp_system *sys, tp_error *err);
 
 #endif

@@ -5,7 +5,7 @@
  */
 #include "system.h"
 
-
+#include <math.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -454,6 +454,10 @@ static tp_status check_node(const tp_system *sys, const tp_node *n, int t, int i
         if (!in_system(sys, link->rem))
             return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0,
                            "%s/%" PRIx64 " link %d points outside the system",
+                           tp_node_type_name(t), (uint64_t)n->id, l);
+        if (!(link->bw > 0.0f) || !isfinite(link->bw))
+            return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0,
+                           "%s/%" PRIx64 " link %d has no positive bandwidth",
                            tp_node_type_name(t), (uint64_t)n->id, l);
         /* PCI, SYS and NET links always come in pairs in NCCL's model. */
         bool paired = link->type == TP_LINK_PCI || link->type == TP_LINK_SYS ||

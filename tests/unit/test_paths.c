@@ -241,6 +241,53 @@ static void test_paths_nvb_disable(void **state)
     fx_free(sys);
 }
 
+/* The invariant checkers pass a computed system and find each kind of breakage. */
+static void test_paths_invariants(void **state)
+{
+    (void)state;
+    static const float ring[4][4] = {
+        {-1, 40, -1, 40}, {40, -1, 40, -1}, {-1, 40, -1, 40}, {40, -1, 40, -1}};
+    tp_system *sys = fx_seed(12.0f, ring);
+    fx_pipeline(sys, NULL, &one_host4);
+    tp_error err = {0};
+    assert_int_equal(tp_system__check(sys, &err), TP_OK);
+    assert_int_equal(tp_paths__check(sys, &err), TP_OK);
+    tp_node *gpu0 = &sys->nodes[TP_NODE_GPU].nodes[0];
+    tp_route *to_gpu1 = &gpu0->paths[TP_NODE_GPU][1];
+    assert_true(to_gpu1->count > 0);
+    /* A hop that is not a link of the node reached. */
+    tp_link *hop = to_gpu1->list[0];
+    to_gpu1->list[0] = &sys->nodes[TP_NODE_GPU].nodes[2].links[0];
+    assert_int_equal(tp_paths__check(sys, &err), TP_ERR_INTERNAL);
+    assert_non_null(strstr(err.message, "paths invariant"));
+    to_gpu1->list[0] = hop;
+    /* A route claiming more than its narrowest link. */
+    float bw = to_gpu1->bw;
+    to_gpu1->bw = hop->bw * 2;
+    assert_int_equal(tp_paths__check(sys, &err), TP_ERR_INTERNAL);
+    to_gpu1->bw = bw;
+    assert_int_equal(tp_paths__check(sys, &err), TP_OK);
+    /* A PCI link whose reverse is gone (its type changed), then a zero bandwidth. */
+    int l = 0;
+    while (l < gpu0->n_links && gpu0->links[l].type != TP_LINK_PCI)
+        l++;
+    assert_true(l < gpu0->n_links);
+    tp_node *cpu = gpu0->links[l].rem;
+    for (int r = 0; r < cpu->n_links; r++)
+        if (cpu->links[r].rem == gpu0)
+            cpu->links[r].type = TP_LINK_SYS;
+    assert_int_equal(tp_system__check(sys, &err), TP_ERR_INTERNAL);
+    assert_non_null(strstr(err.message, "reverse"));
+    for (int r = 0; r < cpu->n_links; r++)
+        if (cpu->links[r].rem == gpu0)
+            cpu->links[r].type = TP_LINK_PCI;
+    assert_int_equal(tp_system__check(sys, &err), TP_OK);
+    gpu0->links[l].bw = 0.0f;
+    assert_int_equal(tp_system__check(sys, &err), TP_ERR_INTERNAL);
+    assert_non_null(strstr(err.message, "positive bandwidth"));
+    fx_free(sys);
+}
+
 /* seed_v100_nv2_p2p_level_loc: every GPU pair is diverted through the CPU. */
 static void test_paths_p2p_level_loc(void **state)
 {
@@ -823,6 +870,7 @@ int main(void)
         cmocka_unit_test(test_paths_shared_domains_match_own_trim),
         cmocka_unit_test(test_paths_xml_sparse_ring),
         cmocka_unit_test(test_paths_xml_pix_nic),
+        cmocka_unit_test(test_paths_invariants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
