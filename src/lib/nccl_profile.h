@@ -23,7 +23,8 @@
 #define TP_NCCL_DUP_FAST_BW 50.0
 /* ... this many channels. */
 #define TP_NCCL_DUP_FAST_MAX_CHANNELS 4
-/* ncclTopoCompute: a lower speed is tried only while it keeps more than this share of the found bwInter. */
+/* ncclTopoCompute: a lower speed is tried only while it keeps more than this share of the found
+ * bwInter. */
 #define TP_NCCL_LOWER_BW_MIN_SHARE .49
 /* ncclTopoCompute: bwIntra and bwInter of the simple-order fallback graph. */
 #define TP_NCCL_FALLBACK_BW 0.1
@@ -39,7 +40,8 @@
  * device; 16 bits each) under this mask names a Broadcom Gen4 switch, */
 #define TP_NCCL_BCM_ID_MASK 0xfffffffffffff000ULL
 #define TP_NCCL_BCM_GEN4_ID 0x1000c0101000a000ULL
-/* ... or a Gen5 switch at a level (1 for a sub switch): this ORed with level * TP_NCCL_BCM_LEVEL. */
+/* ... or a Gen5 switch at a level (1 for a sub switch): this ORed with level * TP_NCCL_BCM_LEVEL.
+ */
 #define TP_NCCL_BCM_GEN5_ID 0x1000c03010000000ULL
 #define TP_NCCL_BCM_LEVEL 0x1000
 /* ncclTopoFlattenBcmSwitches: bits set in a flattened switch's device word, so that it no

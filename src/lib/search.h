@@ -113,13 +113,21 @@ _Static_assert(offsetof(tp_graph, intra) == sizeof(tp_graph_settings),
 
 static inline tp_graph_settings tp_graph__settings(const tp_graph *g)
 {
-    return (tp_graph_settings){
-        .id = g->id, .pattern = g->pattern, .cross_nic = g->cross_nic, .coll_net = g->coll_net,
-        .min_channels = g->min_channels, .max_channels = g->max_channels,
-        .n_channels = g->n_channels, .bw_intra = g->bw_intra, .bw_inter = g->bw_inter,
-        .latency_inter = g->latency_inter, .type_intra = g->type_intra,
-        .type_inter = g->type_inter, .same_channels = g->same_channels, .n_hops = g->n_hops,
-        .search_state = g->search_state};
+    return (tp_graph_settings){.id = g->id,
+                               .pattern = g->pattern,
+                               .cross_nic = g->cross_nic,
+                               .coll_net = g->coll_net,
+                               .min_channels = g->min_channels,
+                               .max_channels = g->max_channels,
+                               .n_channels = g->n_channels,
+                               .bw_intra = g->bw_intra,
+                               .bw_inter = g->bw_inter,
+                               .latency_inter = g->latency_inter,
+                               .type_intra = g->type_intra,
+                               .type_inter = g->type_inter,
+                               .same_channels = g->same_channels,
+                               .n_hops = g->n_hops,
+                               .search_state = g->search_state};
 }
 
 static inline void tp_graph__set_settings(tp_graph *g, const tp_graph_settings *v)

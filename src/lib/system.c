@@ -455,9 +455,10 @@ static tp_status check_node(const tp_system *sys, const tp_node *n, int t, int i
             return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0,
                            "%s/%" PRIx64 " link %d points outside the system",
                            tp_node_type_name(t), (uint64_t)n->id, l);
-        if (!(link->bw > 0.0f) || !isfinite(link->bw))
+        /* Zero is NCCL's: an <nvlink count="0"> makes a link of no bandwidth. */
+        if (!(link->bw >= 0.0f) || !isfinite(link->bw))
             return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0,
-                           "%s/%" PRIx64 " link %d has no positive bandwidth",
+                           "%s/%" PRIx64 " link %d has a negative or infinite bandwidth",
                            tp_node_type_name(t), (uint64_t)n->id, l);
         /* PCI, SYS and NET links always come in pairs in NCCL's model. */
         bool paired = link->type == TP_LINK_PCI || link->type == TP_LINK_SYS ||
