@@ -98,6 +98,10 @@ int cli_parse_plain(int argc, char **argv, cli_ctx *ctx, const char *usage, int 
                     int *code);
 /* Write a DOT text as SVG (Graphviz' dot layout) to out; returns the exit code. */
 int cli_render_svg(FILE *out, const char *dot, size_t len);
+/* Something that writes one DOT graph of a plan (a report's DOT form, a plan picture). */
+typedef tp_status cli_dot_fn(FILE *out, const tp_plan *plan, const void *arg, tp_error *err);
+/* Write what `draw` writes to ctx->out, as SVG when ctx->svg; returns the exit code. */
+int cli_write_dot(cli_ctx *ctx, const tp_plan *plan, cli_dot_fn *draw, const void *arg);
 
 /* Exit code for a status: the only mapping. */
 int cli_exit_for(tp_status st);
@@ -121,6 +125,9 @@ int cli_plan_err(tp_plan **out, const cli_input *in, const cli_ctx *ctx, tp_erro
 /* Parse the input options, plan, and write one report in the context's format. */
 typedef tp_status cli_report_fn(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err);
 int cli_run_report(int argc, char **argv, cli_ctx *ctx, const char *usage, cli_report_fn *report);
+/* cli_run_report() for the NIC views: --nodes defaults to 2 (NCCL uses no NIC on one node). */
+int cli_run_net_report(int argc, char **argv, cli_ctx *ctx, const char *usage,
+                       cli_report_fn *report);
 
 /*
  * Plan `first` (the reference) and `second` for the same job under the

@@ -16,19 +16,5 @@ static const char usage[] =
 
 int cmd_nics(int argc, char **argv, cli_ctx *ctx)
 {
-    cli_args a;
-    int code = 0;
-    if (cli_parse_args(argc, argv, ctx, usage, CLI_OPT_FORMAT, 1, &a, &code) != 0)
-        return code;
-    if (!a.nodes_given)
-        a.in.job.n_nodes = 2;
-    tp_plan *plan = NULL;
-    code = cli_plan(&plan, &a.in, ctx);
-    if (code == CLI_EXIT_OK) {
-        tp_error err = {0};
-        if (tp_report_nics(ctx->out, plan, ctx->format, &err) != TP_OK)
-            code = cli_fail(&err);
-    }
-    tp_plan_free(plan);
-    return code;
+    return cli_run_net_report(argc, argv, ctx, usage, tp_report_nics);
 }

@@ -36,27 +36,15 @@ static int take_channel(int *argc, char **argv)
     return channel;
 }
 
+/* The picture of one channel, for cli_write_dot. */
+static tp_status channel_picture(FILE *out, const tp_plan *plan, const void *arg, tp_error *err)
+{
+    return tp_report_plan_picture(out, plan, *(const int *)arg, err);
+}
+
 static int write_picture(cli_ctx *ctx, const tp_plan *plan, int channel)
 {
-    tp_error err = {0};
-    if (!ctx->svg)
-        return tp_report_plan_picture(ctx->out, plan, channel, &err) == TP_OK ? CLI_EXIT_OK
-                                                                               : cli_fail(&err);
-    char *dot = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&dot, &len);
-    if (!mem) {
-        fprintf(stderr, "topoplan: out of memory\n");
-        return CLI_EXIT_IO;
-    }
-    tp_status st = tp_report_plan_picture(mem, plan, channel, &err);
-    int code = fclose(mem) != 0 ? CLI_EXIT_IO : CLI_EXIT_OK;
-    if (st != TP_OK)
-        code = cli_fail(&err);
-    else if (code == CLI_EXIT_OK)
-        code = cli_render_svg(ctx->out, dot, len);
-    free(dot);
-    return code;
+    return cli_write_dot(ctx, plan, channel_picture, &channel);
 }
 
 int cmd_plan(int argc, char **argv, cli_ctx *ctx)

@@ -329,42 +329,51 @@ int cli_plan_err(tp_plan **out, const cli_input *in, const cli_ctx *ctx, tp_erro
     return st == TP_OK ? CLI_EXIT_OK : cli_fail(&err);
 }
 
+/* A report in its DOT form, for cli_write_dot. */
+static tp_status report_dot(FILE *out, const tp_plan *plan, const void *arg, tp_error *err)
+{
+    cli_report_fn *const *report = arg;
+    return (*report)(out, plan, TP_FORMAT_DOT, err);
+}
+
 /* Run one report into ctx->out, through Graphviz when SVG was asked for. */
 static int cli_write_report(cli_ctx *ctx, const tp_plan *plan, cli_report_fn *report)
 {
     tp_error err = {0};
-    if (!ctx->svg)
-        return report(ctx->out, plan, ctx->format, &err) == TP_OK ? CLI_EXIT_OK : cli_fail(&err);
-    char *dot = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&dot, &len);
-    if (!mem) {
-        fprintf(stderr, "topoplan: out of memory\n");
-        return CLI_EXIT_IO;
-    }
-    tp_status st = report(mem, plan, TP_FORMAT_DOT, &err);
-    int code = fclose(mem) != 0 ? CLI_EXIT_IO : CLI_EXIT_OK;
-    if (st != TP_OK)
-        code = cli_fail(&err);
-    else if (code == CLI_EXIT_OK)
-        code = cli_render_svg(ctx->out, dot, len);
-    free(dot);
-    return code;
+    if (ctx->svg)
+        return cli_write_dot(ctx, plan, report_dot, &report);
+    return report(ctx->out, plan, ctx->format, &err) == TP_OK ? CLI_EXIT_OK : cli_fail(&err);
 }
 
-int cli_run_report(int argc, char **argv, cli_ctx *ctx, const char *usage, cli_report_fn *report)
+/* Parse, plan (--nodes defaulting to default_nodes when > 0), report, then partial-file notes. */
+static int run_report(int argc, char **argv, cli_ctx *ctx, const char *usage,
+                      cli_report_fn *report, int default_nodes, bool notes)
 {
     cli_args a;
     int code = 0;
     if (cli_parse_args(argc, argv, ctx, usage, CLI_OPT_FORMAT, 1, &a, &code) != 0)
         return code;
+    if (default_nodes > 0 && !a.nodes_given)
+        a.in.job.n_nodes = default_nodes;
     tp_plan *plan = NULL;
     code = cli_plan(&plan, &a.in, ctx);
     if (code == CLI_EXIT_OK)
         code = cli_write_report(ctx, plan, report);
     tp_plan_free(plan);
-    cli_partial_notes(&a.in, ctx->out, true);
+    if (notes)
+        cli_partial_notes(&a.in, ctx->out, true);
     return code;
+}
+
+int cli_run_report(int argc, char **argv, cli_ctx *ctx, const char *usage, cli_report_fn *report)
+{
+    return run_report(argc, argv, ctx, usage, report, 0, true);
+}
+
+int cli_run_net_report(int argc, char **argv, cli_ctx *ctx, const char *usage,
+                       cli_report_fn *report)
+{
+    return run_report(argc, argv, ctx, usage, report, 2, false);
 }
 
 size_t cli_partial_notes(const cli_input *in, FILE *out, bool to_stderr)
