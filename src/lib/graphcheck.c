@@ -526,14 +526,7 @@ tp_status tp_graphcheck__fresh_system(tp_system **out, const tp_plan *plan, tp_e
         .local_n_ranks = plan->n_gpus_per_node,
         .rank_devs = plan->rank_devs,
     };
-    tp_status st = tp_system__clone(out, plan->host_sys, err);
-    if (st == TP_OK)
-        st = tp_paths__compute(*out, plan->cfg, &view, NULL, err);
-    if (st == TP_OK)
-        st = tp_paths__trim(*out, plan->cfg, &view, err);
-    if (st == TP_OK)
-        st = tp_paths__compute(*out, plan->cfg, &view, NULL, err);
-    return st;
+    return tp_paths__fresh_copy(out, plan->host_sys, plan->cfg, &view, err);
 }
 
 static tp_status check_parsed(tp_graph_check **out, const tp_plan *plan, const tp_xml *doc,

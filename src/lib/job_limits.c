@@ -88,13 +88,7 @@ static tp_status fresh_system(tp_system **out, const tp_plan *plan, const tp_hos
         .local_n_ranks = k->n_gpus,
         .rank_devs = plan->rank_devs,
     };
-    tp_status st = tp_system__clone(out, k->host_sys, err);
-    if (st == TP_OK)
-        st = tp_paths__compute(*out, plan->cfg, &view, NULL, err);
-    if (st == TP_OK)
-        st = tp_paths__trim(*out, plan->cfg, &view, err);
-    if (st == TP_OK)
-        st = tp_paths__compute(*out, plan->cfg, &view, NULL, err);
+    tp_status st = tp_paths__fresh_copy(out, k->host_sys, plan->cfg, &view, err);
     if (st == TP_OK)
         st = tp_search__init(*out, err);
     return st;

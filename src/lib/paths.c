@@ -699,3 +699,16 @@ void tp_paths__print(tp_log *log, const tp_system *sys)
     for (int i = 0; i < sys->nodes[TP_NODE_NET].count; i++)
         print_node_paths(log, sys, &sys->nodes[TP_NODE_NET].nodes[i]);
 }
+
+tp_status tp_paths__fresh_copy(tp_system **out, const tp_system *host_sys, const tp_config *cfg,
+                               const tp_job_view *job, tp_error *err)
+{
+    tp_status st = tp_system__clone(out, host_sys, err);
+    if (st == TP_OK)
+        st = tp_paths__compute(*out, cfg, job, NULL, err);
+    if (st == TP_OK)
+        st = tp_paths__trim(*out, cfg, job, err);
+    if (st == TP_OK)
+        st = tp_paths__compute(*out, cfg, job, NULL, err);
+    return st;
+}

@@ -62,6 +62,12 @@ tp_status tp_paths__compute(tp_system *sys, const tp_config *cfg, const tp_job_v
 tp_status tp_paths__trim(tp_system *sys, const tp_config *cfg, const tp_job_view *job,
                          tp_error *err);
 /*
+ * A copy of host_sys as init.cc has it before the searches of the view's rank:
+ * paths, trim, paths again.
+ */
+tp_status tp_paths__fresh_copy(tp_system **out, const tp_system *host_sys, const tp_config *cfg,
+                               const tp_job_view *job, tp_error *err);
+/*
  * The two halves of tp_paths__trim. The domains depend on the routes only,
  * not on the rank, so the ranks of one host can share them: computed on
  * the host's system with its first routes, they trim any fresh copy of it

@@ -5,6 +5,7 @@
 #ifndef TP_REPORT_H
 #define TP_REPORT_H
 
+#include "explain.h"
 #include "plan.h"
 
 #include <stdio.h>
@@ -15,6 +16,8 @@ void tp_report__node_label(char *buf, size_t size, const tp_node *node);
 void tp_report__node_short(char *buf, size_t size, const tp_system *sys, const tp_node *node);
 /* Write s as a JSON string literal. */
 void tp_report__json_str(FILE *out, const char *s);
+/* Write an explanation as a JSON array of {"step", "text"} objects. */
+void tp_report__json_why(FILE *out, const tp_graph_why *w);
 /* The version of a JSON schema ("topoplan.plan"), 0 when unknown. */
 int tp_report__schema_version(const char *schema);
 /* Open a JSON document: "{", its schema name and version; the caller adds fields. */

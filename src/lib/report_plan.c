@@ -63,19 +63,6 @@ static void text_graph_whys(FILE *out, const tp_plan *p, const tp_graph_why *why
     fputc('\n', out);
 }
 
-static void json_why(FILE *out, const tp_graph_why *w)
-{
-    fputs("[", out);
-    for (int i = 0; i < w->n_lines; i++) {
-        fprintf(out, "%s{\"step\": ", i ? ", " : "");
-        tp_report__json_str(out, w->lines[i].step);
-        fputs(", \"text\": ", out);
-        tp_report__json_str(out, w->lines[i].text);
-        fputc('}', out);
-    }
-    fputs("]", out);
-}
-
 static void text_channel_count(FILE *out, const tp_plan *p)
 {
     const tp_channels *ch = &p->channels;
@@ -171,7 +158,7 @@ static void json_graphs(FILE *out, const tp_plan *p, const tp_graph_why *whys)
                 tp_pattern_name(g->pattern), g->n_channels, g->bw_intra,
                 g->bw_inter, tp_path_type_name(g->type_intra), tp_path_type_name(g->type_inter),
                 g->cross_nic, g->same_channels, c->n_channels, c->bw_intra, c->bw_inter);
-        json_why(out, &whys[s]);
+        tp_report__json_why(out, &whys[s]);
         fputc('}', out);
         first = false;
     }
@@ -223,7 +210,7 @@ static void write_json(FILE *out, const tp_plan *p, const tp_graph_why *whys,
             ch->p2p_n_channels, ch->p2p_n_channels_per_peer);
     tp_graph_why w;
     tp_explain__channels(&w, p);
-    json_why(out, &w);
+    tp_report__json_why(out, &w);
     fputs("},\n", out);
     json_rings(out, ch);
     json_trees(out, ch);

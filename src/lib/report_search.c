@@ -105,19 +105,6 @@ static void json_channels(FILE *out, const tp_system *sys, const tp_graph *g)
     }
 }
 
-static void json_why(FILE *out, const tp_graph_why *w)
-{
-    fputs("[", out);
-    for (int i = 0; i < w->n_lines; i++) {
-        fprintf(out, "%s{\"step\": ", i ? ", " : "");
-        tp_report__json_str(out, w->lines[i].step);
-        fputs(", \"text\": ", out);
-        tp_report__json_str(out, w->lines[i].text);
-        fputc('}', out);
-    }
-    fputs("]", out);
-}
-
 static void json_graph(FILE *out, const tp_system *sys, int slot, const tp_graph *g,
                        const tp_graph_why *w, bool show_ours)
 {
@@ -130,7 +117,7 @@ static void json_graph(FILE *out, const tp_system *sys, int slot, const tp_graph
             tp_path_type_name(g->type_inter), g->same_channels, g->cross_nic);
     json_channels(out, sys, g);
     fputs("],\n     \"why\": ", out);
-    json_why(out, w);
+    tp_report__json_why(out, w);
     fputs(",\n     \"events\": [", out);
     bool first = true;
     for (size_t i = 0; i < g->n_events; i++) {

@@ -74,3 +74,16 @@ tp_status tp_report__check_stream(FILE *out, tp_error *err)
         return tp_fail(err, TP_ERR_IO, NULL, 0, 0, "write error: %s", strerror(errno));
     return TP_OK;
 }
+
+void tp_report__json_why(FILE *out, const tp_graph_why *w)
+{
+    fputs("[", out);
+    for (int i = 0; i < w->n_lines; i++) {
+        fprintf(out, "%s{\"step\": ", i ? ", " : "");
+        tp_report__json_str(out, w->lines[i].step);
+        fputs(", \"text\": ", out);
+        tp_report__json_str(out, w->lines[i].text);
+        fputc('}', out);
+    }
+    fputs("]", out);
+}
