@@ -7,6 +7,7 @@
 
 #include "topoplan.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,20 @@ static inline char *fuzz_text(const uint8_t *data, size_t size)
         text[size] = '\0';
     }
     return text;
+}
+
+/*
+ * The text's lines as an environment (NULL-terminated, at most max - 1 lines;
+ * the array points into text). NCCL_GRAPH_FILE lines are dropped when asked:
+ * a file named by the fuzzer would read any file (fuzz_graphfile covers them).
+ */
+static inline void fuzz_env_lines(char *text, const char **env, size_t max, bool no_graph_file)
+{
+    size_t n = 0;
+    for (char *line = strtok(text, "\n"); line && n + 1 < max; line = strtok(NULL, "\n"))
+        if (!no_graph_file || strncmp(line, "NCCL_GRAPH_FILE", 15) != 0)
+            env[n++] = line;
+    env[n] = NULL;
 }
 
 /* A broken invariant (exit 5) is a finding like a crash: no input may cause one. */

@@ -1,24 +1,13 @@
 /* Fuzz target: lines "KEY=VALUE" as an environment for the configuration. */
-#include "topoplan.h"
-
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (!text)
         return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
     const char *env[64];
-    size_t n = 0;
-    for (char *line = strtok(text, "\n"); line && n < 63; line = strtok(NULL, "\n"))
-        env[n++] = line;
-    env[n] = NULL;
+    fuzz_env_lines(text, env, 64, false);
     tp_config *cfg = NULL;
     tp_error err = {0};
     tp_config_new(&cfg, env, &err);

@@ -10,13 +10,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!text)
         return 0;
     const char *env[64];
-    size_t n = 0;
-    for (char *line = strtok(text, "\n"); line && n < 63; line = strtok(NULL, "\n")) {
-        /* a graph file named by the fuzzer would read any file (fuzz_graphfile covers them) */
-        if (strncmp(line, "NCCL_GRAPH_FILE", 15) != 0)
-            env[n++] = line;
-    }
-    env[n] = NULL;
+    fuzz_env_lines(text, env, 64, true);
     tp_config *cfg = NULL;
     tp_error err = {0};
     if (tp_config_new(&cfg, env, &err) == TP_OK) {

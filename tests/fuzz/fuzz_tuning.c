@@ -4,35 +4,24 @@
  * (NCCL_ALGO, NCCL_PROTO, NCCL_NTHREADS, NCCL_THREAD_THRESHOLDS, ...) and
  * the tune report.
  */
-#include "topoplan.h"
-
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (!text)
         return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
     const char *env[64];
-    size_t n = 0;
-    for (char *line = strtok(text, "\n"); line && n < 63; line = strtok(NULL, "\n"))
-        env[n++] = line;
-    env[n] = NULL;
+    fuzz_env_lines(text, env, 64, true);
     tp_config *cfg = NULL;
     tp_error err = {0};
     if (tp_config_new(&cfg, env, &err) == TP_OK) {
         const char *xml = tp_builtin_xml("v100-nv2");
-        tp_job job = {.n_nodes = 2, .rank = 0};
+        tp_job job = TP_JOB_INIT;
+        job.n_nodes = 2;
         tp_plan *plan = NULL;
-        tp_plan_buffer(&plan, xml, strlen(xml), "v100-nv2", &job, cfg, &err);
-        FILE *out = fopen("/dev/null", "w");
+        fuzz_require_no_bug(tp_plan_buffer(&plan, xml, strlen(xml), "v100-nv2", &job, cfg, &err));
+        FILE *out = fuzz_sink();
         if (plan && out) {
             tp_tune_options opt = {.coll = -1, .min_bytes = 1024, .max_bytes = 1 << 20};
             tp_report_nccl_log(out, plan, &err);
@@ -40,8 +29,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             tp_report_tune(out, plan, &opt, TP_FORMAT_JSON, &err);
             tp_report_tune_svg(out, plan, &opt, &err);
         }
-        if (out)
-            fclose(out);
         tp_plan_free(plan);
     }
     tp_config_free(cfg);
