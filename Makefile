@@ -29,7 +29,8 @@ INCLUDEDIR ?= $(PREFIX)/include
 MANDIR     ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 
-LIB_SRC := $(sort $(wildcard src/lib/*.c))
+LIB_SRC := $(sort $(wildcard src/lib/*/*.c src/lib/*/*/*.c))
+LIB_HDR := $(sort $(wildcard src/lib/*/*.h src/lib/*/*/*.h))
 CLI_SRC := $(sort $(wildcard src/cli/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 BUILTIN_XML := $(sort $(wildcard builtins/*.xml))
@@ -70,7 +71,7 @@ $(BUILD)/gen/skus_data.c: $(SKU_CONF) scripts/embed-skus.sh
 	@mkdir -p $(@D)
 	sh scripts/embed-skus.sh $@ $(SKU_CONF)
 
-$(BUILD)/gen/skus_data.o: $(BUILD)/gen/skus_data.c src/lib/sku.h
+$(BUILD)/gen/skus_data.o: $(BUILD)/gen/skus_data.c src/lib/provider/sku.h
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/libtopoplan.a: $(LIB_OBJ)

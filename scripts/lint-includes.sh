@@ -3,16 +3,13 @@
 # Every library file must belong to a module listed below: a new module gets its place here.
 fail=0
 # Module order: foundations first, then the pipeline stages, then the tools built on a plan.
-# A file's module is its folder under src/lib/ (src/lib/search/rec.c: search), or for a file
-# directly in src/lib/ the part of its name before the first "_" (search_rec.c: search).
-# Modules written "a=b" share b's place (job_limits is the limits part of the reports).
-order="internal error names config nccl builtins sku \
-       xml mutate provider netdev system paths search graphfile channels tuning plan \
-       graphcheck explain report job=report validate nics query compare complete lint"
+# A file's module is its folder under src/lib/ (src/lib/search/accel/search_memo.c: search);
+# a file directly in src/lib/ belongs to no module and fails.
+order="common config xml provider mutate netdev system paths search graphfile channels tuning \
+       plan graphcheck explain report validate nics query compare complete"
 rank() {
     i=0
     for s in $order; do
-        case $s in *=*) [ "${s%%=*}" = "$1" ] && { rank "${s#*=}"; return; }; continue ;; esac
         [ "$s" = "$1" ] && { echo $i; return; }
         i=$((i + 1))
     done
@@ -22,7 +19,7 @@ rank() {
 module() {
     case $1 in
     */*) echo "${1%%/*}" ;;
-    *) b=${1%.*}; echo "${b%%_*}" ;;
+    *) echo "(none)" ;;
     esac
 }
 for f in $(find src/lib -name '*.[ch]' | sort); do
@@ -46,7 +43,7 @@ done
 if grep -n '#include "' src/cli/*.c src/cli/*.h 2>/dev/null | grep -v '"topoplan.h"\|"cli.h"'; then
     echo "lint: the CLI may include only topoplan.h and cli.h"; fail=1
 fi
-if grep -rn 'getenv' src/lib --include='*.c' | grep -v '^src/lib/config.c'; then
+if grep -rn 'getenv' src/lib --include='*.c' | grep -v '^src/lib/config/config.c'; then
     echo "lint: getenv outside the config module"; fail=1
 fi
 exit $fail

@@ -7,8 +7,8 @@
  * few NCCL_* variations. The shortcuts are exact by construction; this keeps
  * them so on real machines. usage: search_diff TOPO.xml...
  */
-#include "plan.h"
-#include "search_int.h"
+#include "plan/plan.h"
+#include "search/search_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 
 /*
  * Plan an inline topology XML. env: NULL-terminated "KEY=VALUE" list or NULL.

@@ -9,7 +9,7 @@
  */
 #include "helpers.h"
 
-#include "compare.h"
+#include "compare/compare.h"
 
 #include <stdlib.h>
 #include <string.h>

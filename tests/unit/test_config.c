@@ -1,8 +1,8 @@
 /* The NCCL_* parameter registry: defaults, parsing, errors, copies; name tables. */
 #include "helpers.h"
 
-#include "config.h"
-#include "names.h"
+#include "config/config.h"
+#include "common/names.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -8,7 +8,7 @@
  */
 #include "helpers.h"
 
-#include "graphcheck.h"
+#include "graphcheck/graphcheck.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * the hardware deviation as the cause, and measures its cost by re-planning.
  */
 #include "helpers.h"
-#include "job_limits.h"
+#include "report/job_limits.h"
 
 #include <stdio.h>
 #include <stdlib.h>

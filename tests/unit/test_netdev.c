@@ -1,7 +1,7 @@
 /* NCCL_IB_HCA matching and port merging (seed 001, "HCA Filter" and "Port Merging"). */
 #include "helpers.h"
 
-#include "netdev.h"
+#include "netdev/netdev.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -5,8 +5,8 @@
  */
 #include "helpers.h"
 
-#include "nics.h"
-#include "paths.h"
+#include "nics/nics.h"
+#include "paths/paths.h"
 
 #include <stdio.h>
 #include <stdlib.h>

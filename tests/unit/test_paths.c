@@ -7,7 +7,7 @@
  */
 #include "helpers.h"
 
-#include "paths.h"
+#include "paths/paths.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* The NCCL_DEBUG=INFO log report: NCCL_DEBUG_SUBSYS parsing and filtering. */
 #include "helpers.h"
 
-#include "internal.h"
+#include "common/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

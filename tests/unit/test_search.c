@@ -5,8 +5,8 @@
  */
 #include "helpers.h"
 
-#include "search.h"
-#include "search_int.h"
+#include "search/search.h"
+#include "search/search_int.h"
 
 #include <math.h>
 

@@ -5,7 +5,7 @@
  */
 #include "helpers.h"
 
-#include "system.h"
+#include "system/system.h"
 
 #include <stdio.h>
 #include <stdlib.h>

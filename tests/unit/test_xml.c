@@ -1,7 +1,7 @@
 /* The element tree (xml.c): positions, attribute order, edits, NCCL-style writing. */
 #include "helpers.h"
 
-#include "xml.h"
+#include "xml/xml.h"
 
 #include <stdio.h>
 #include <stdlib.h>

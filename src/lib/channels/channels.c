@@ -1,0 +1,547 @@
+/*
+ * Stage 5: NCCL 2.22.3's channel construction (init.cc all-gather 3,
+ * connect.cc ncclTopoPreset/ncclTopoPostset) for a job of identical hosts.
+ * Trees and NVLS are in channels_trees.c, rings in channels_rings.c, P2P
+ * counts in channels_p2p.c.
+ */
+#include "channels/channels_impl.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int min_int(int a, int b) { return a < b ? a : b; }
+static int max_int(int a, int b) { return a > b ? a : b; }
+
+void tp_channels__free(tp_channels *ch)
+{
+    free(ch->rings);
+    free(ch->ranks);
+    ch->rings = NULL;
+    ch->ranks = NULL;
+}
+
+int tp_chan__shift(const tp_chan_ctx *x, int v, int host)
+{
+    if (v == TP_UNSET)
+        return 0;
+    if (v < 0)
+        return v;
+    int rep = x->job->kinds[x->job->host_kind[host]].rep_host;
+    return v + x->host_first[host] - x->host_first[rep];
+}
+
+int tp_chan__topo(const tp_chan_ctx *x, int r, int field, int c)
+{
+    /* NCCL 2.22.3 postset: with crossNic rings and an even channel count,
+     * odd nodes exchange ring channels c and c^1 to alternate rails. */
+    if (x->cross_swap && field <= TP_TR_RING_NEXT && tp_chan__node(x, r) % 2 == 1)
+        c ^= 1;
+    const tp_topo_ranks *tr = &x->kinds[tp_chan__kind(x, r)].tr[tp_chan__local(x, r)];
+    return tp_chan__shift(x, tr->v[field][c], tp_chan__host(x, r));
+}
+
+/* Preset's ring fields of `rank`, at position i of a ring channel. */
+static void preset_ring(tp_topo_ranks *tr, const int *intra, int n, int i, int c)
+{
+    tr->v[TP_TR_RING_RECV][c] = intra[0];
+    tr->v[TP_TR_RING_SEND][c] = intra[n - 1];
+    tr->v[TP_TR_RING_PREV][c] = i == 0 ? -1 : intra[i - 1];
+    tr->v[TP_TR_RING_NEXT][c] = i == n - 1 ? -1 : intra[i + 1];
+}
+
+/* Preset's tree fields: NCCL 2.22.3 takes the tree parent at index 0 and the
+ * children at 0 (TREE), 1/0 (BALANCED_TREE) or 1/1 (SPLIT_TREE). */
+static void preset_tree(tp_topo_ranks *tr, const int *intra, int n, int i, int c, int pattern)
+{
+    int child0 = pattern == TP_PATTERN_TREE ? 0 : 1;
+    int child1 = pattern == TP_PATTERN_SPLIT_TREE ? 1 : 0;
+    tr->v[TP_TR_TREE_PARENT][c] = intra[0];
+    tr->v[TP_TR_TREE_CHILD0][c] = intra[child0];
+    tr->v[TP_TR_TREE_CHILD1][c] = intra[child1];
+    tr->v[TP_TR_TREE_UP][c] = i == 0 ? -1 : intra[i - 1];
+    tr->v[TP_TR_TREE_DOWN0][c] = i == n - 1 ? -1 : intra[i + 1];
+}
+
+/* ncclTopoPreset for one rank of a domain (home numbering). */
+static void preset_rank(tp_topo_ranks *tr, const tp_domain_view *d, int rank)
+{
+    const tp_graph *ring = d->graphs[TP_GRAPH_RING];
+    const tp_graph *tree = d->graphs[TP_GRAPH_TREE];
+    int n = d->n_gpus;
+    int nc = min_int(min_int(ring->n_channels, tree->n_channels), TP_MAXCHANNELS);
+    for (int f = 0; f < TP_TR_COUNT; f++)
+        for (int c = 0; c < TP_MAXCHANNELS; c++)
+            tr->v[f][c] = TP_UNSET;
+    for (int c = 0; c < nc; c++) {
+        const int *ri = ring->intra + c * n;
+        const int *ti = tree->intra + c * n;
+        tr->v[TP_TR_TREE_UP][c] = tr->v[TP_TR_TREE_DOWN0][c] = -1;
+        for (int i = 0; i < n; i++) {
+            if (ri[i] == rank)
+                preset_ring(tr, ri, n, i, c);
+            if (ti[i] == rank)
+                preset_tree(tr, ti, n, i, c, tree->pattern);
+        }
+    }
+}
+
+/* Preset's NVLS heads of a domain: first GPU of each NVLS channel, no duplicates. */
+static int preset_nvls_heads(int *heads, const tp_domain_view *d)
+{
+    const tp_graph *g = d->graphs[TP_GRAPH_NVLS];
+    int n_heads = 0;
+    for (int c = 0; c < g->n_channels && c < TP_MAXCHANNELS; c++) {
+        int head = g->intra[c * d->n_gpus];
+        bool dup = false;
+        for (int h = 0; h < n_heads; h++)
+            dup |= heads[h] == head;
+        if (!dup)
+            heads[n_heads++] = head;
+    }
+    return n_heads;
+}
+
+static void graph_info(tp_graph_info *gi, const tp_graph *g)
+{
+    gi->pattern = g->pattern;
+    gi->n_channels = g->n_channels;
+    gi->same_channels = g->same_channels;
+    gi->bw_intra = g->bw_intra;
+    gi->bw_inter = g->bw_inter;
+    gi->type_intra = g->type_intra;
+    gi->type_inter = g->type_inter;
+    gi->cross_nic = g->cross_nic;
+}
+
+/* NCCL 2.22.3 init.cc: every rank aligns its graphs on the minimum over ranks
+ * (channels, sameChannels, bandwidths) and the maximum (types, crossNic). */
+static void combine_graphs(tp_channels *ch, const tp_channels_job *job)
+{
+    for (int a = 0; a < TP_GRAPH_COUNT; a++) {
+        tp_graph_info *out = &ch->combined[a];
+        graph_info(out, job->domains[0].graphs[a]);
+        for (int d = 1; d < job->n_domains; d++) {
+            tp_graph_info gi;
+            graph_info(&gi, job->domains[d].graphs[a]);
+            out->n_channels = min_int(out->n_channels, gi.n_channels);
+            out->same_channels = min_int(out->same_channels, gi.same_channels);
+            out->bw_intra = gi.bw_intra < out->bw_intra ? gi.bw_intra : out->bw_intra;
+            out->bw_inter = gi.bw_inter < out->bw_inter ? gi.bw_inter : out->bw_inter;
+            out->type_intra = max_int(out->type_intra, gi.type_intra);
+            out->type_inter = max_int(out->type_inter, gi.type_inter);
+            out->cross_nic = max_int(out->cross_nic, gi.cross_nic);
+        }
+    }
+}
+
+/* First rank of every host, host of every rank. */
+static tp_status alloc_hosts(tp_chan_ctx *x, tp_error *err)
+{
+    const tp_channels_job *job = x->job;
+    x->host_first = malloc(((size_t)job->n_hosts + 1) * sizeof(int));
+    x->node_base = malloc(((size_t)job->n_hosts + 1) * sizeof(int));
+    if (!x->host_first || !x->node_base)
+        return tp_fail_nomem(err);
+    x->host_first[0] = 0;
+    for (int h = 0; h < job->n_hosts; h++)
+        x->host_first[h + 1] = x->host_first[h] + job->kinds[job->host_kind[h]].n_ranks;
+    x->n_ranks = x->ch->n_ranks = x->host_first[job->n_hosts];
+    x->rank_host = malloc(((size_t)x->n_ranks + 1) * sizeof(int));
+    if (!x->rank_host)
+        return tp_fail_nomem(err);
+    for (int h = 0; h < job->n_hosts; h++)
+        for (int r = x->host_first[h]; r < x->host_first[h + 1]; r++)
+            x->rank_host[r] = h;
+    return TP_OK;
+}
+
+static tp_status alloc_ctx(tp_chan_ctx *x, tp_error *err)
+{
+    const tp_channels_job *job = x->job;
+    int nd = job->n_domains;
+    x->kinds = calloc((size_t)job->n_kinds, sizeof(*x->kinds));
+    x->heads = calloc((size_t)nd, sizeof(*x->heads));
+    x->n_heads = calloc((size_t)nd, sizeof(*x->n_heads));
+    if (!x->kinds || !x->heads || !x->n_heads)
+        return tp_fail_nomem(err);
+    for (int k = 0; k < job->n_kinds; k++) {
+        size_t per = (size_t)job->kinds[k].n_ranks;
+        tp_kind_ctx *kx = &x->kinds[k];
+        kx->tr = calloc(per, sizeof(*kx->tr));
+        kx->node_in_host = calloc(per, sizeof(int));
+        kx->first_local = calloc(per, sizeof(int));
+        if (!kx->tr || !kx->node_in_host || !kx->first_local)
+            return tp_fail_nomem(err);
+    }
+    return alloc_hosts(x, err);
+}
+
+static void free_ctx(tp_chan_ctx *x)
+{
+    for (int k = 0; x->kinds && k < x->job->n_kinds; k++) {
+        free(x->kinds[k].tr);
+        free(x->kinds[k].node_in_host);
+        free(x->kinds[k].first_local);
+    }
+    free(x->kinds);
+    free(x->heads);
+    free(x->n_heads);
+    free(x->host_first);
+    free(x->rank_host);
+    free(x->node_base);
+    free(x->node_first);
+    free(x->ring_prev);
+    free(x->ring_next);
+    free(x->trees);
+}
+
+/* Preset of every local rank of each kind's representative host, and the domains' NVLS heads. */
+static void preset_all(tp_chan_ctx *x)
+{
+    const tp_channels_job *job = x->job;
+    for (int k = 0; k < job->n_kinds; k++) {
+        const tp_kind_view *kv = &job->kinds[k];
+        for (int l = 0; l < kv->n_ranks; l++) {
+            const tp_domain_view *d = &job->domains[kv->domain_of[l]];
+            preset_rank(&x->kinds[k].tr[l], d, x->host_first[kv->rep_host] + l);
+        }
+    }
+    for (int d = 0; d < job->n_domains; d++)
+        x->n_heads[d] = preset_nvls_heads(x->heads[d], &job->domains[d]);
+}
+
+/*
+ * NCCL 2.22.3 init.cc: a "node" is the set of ranks whose ring channel 0
+ * starts at the same rank, numbered in order of first appearance over ranks.
+ * Hosts of one kind are identical, so one host's split repeats on each.
+ */
+static tp_status assign_kind_nodes(tp_chan_ctx *x, int k, tp_error *err)
+{
+    const tp_kind_view *kv = &x->job->kinds[k];
+    tp_kind_ctx *kx = &x->kinds[k];
+    int per = kv->n_ranks, base = x->host_first[kv->rep_host], n = 0;
+    for (int l = 0; l < per; l++) {
+        int first = kx->tr[l].v[TP_TR_RING_RECV][0];
+        if (first == TP_UNSET || first < base || first >= base + per)
+            return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0,
+                           "rank %d: ring channel 0 does not start on its host", base + l);
+        int j = 0;
+        while (j < n && kx->first_local[j] != first - base)
+            j++;
+        if (j == n)
+            kx->first_local[n++] = first - base;
+        kx->node_in_host[l] = j;
+    }
+    kx->nodes_per_host = n;
+    return TP_OK;
+}
+
+/* Every kind's split, then the nodes of the job host by host. */
+static tp_status assign_nodes(tp_chan_ctx *x, tp_error *err)
+{
+    const tp_channels_job *job = x->job;
+    for (int k = 0; k < job->n_kinds; k++) {
+        tp_status st = assign_kind_nodes(x, k, err);
+        if (st != TP_OK)
+            return st;
+    }
+    x->node_base[0] = 0;
+    for (int h = 0; h < job->n_hosts; h++)
+        x->node_base[h + 1] = x->node_base[h] + x->kinds[job->host_kind[h]].nodes_per_host;
+    int nn = x->ch->n_nodes = x->node_base[job->n_hosts];
+    x->node_first = malloc(((size_t)nn + 1) * sizeof(int));
+    if (!x->node_first)
+        return tp_fail_nomem(err);
+    for (int h = 0; h < job->n_hosts; h++) {
+        const tp_kind_ctx *kx = &x->kinds[job->host_kind[h]];
+        for (int j = 0; j < kx->nodes_per_host; j++)
+            x->node_first[x->node_base[h] + j] = x->host_first[h] + kx->first_local[j];
+    }
+    return TP_OK;
+}
+
+/* localRanks / localRank of the reported rank within its node. */
+static void local_ranks(tp_chan_ctx *x)
+{
+    int r = x->job->rank, me = tp_chan__local(x, r);
+    const tp_kind_ctx *kx = &x->kinds[tp_chan__kind(x, r)];
+    int per = x->job->kinds[tp_chan__kind(x, r)].n_ranks, mine = kx->node_in_host[me];
+    x->ch->local_ranks = x->ch->local_rank = 0;
+    for (int l = 0; l < per; l++) {
+        if (kx->node_in_host[l] != mine)
+            continue;
+        if (l < me)
+            x->ch->local_rank++;
+        x->ch->local_ranks++;
+    }
+}
+
+/*
+ * init.cc: the job's CPU is mixed when hosts differ in architecture or
+ * vendor; rank 0 says so.
+ */
+static void job_cpu(tp_chan_ctx *x)
+{
+    const tp_channels_job *job = x->job;
+    const tp_kind_view *mine = &job->kinds[job->host_kind[x->rank_host[job->rank]]];
+    int arch = mine->cpu_arch, vendor = mine->cpu_vendor;
+    for (int h = 0; h < job->n_hosts; h++) {
+        const tp_kind_view *kv = &job->kinds[job->host_kind[h]];
+        if (kv->cpu_arch != arch)
+            arch = TP_CPU_ARCH_MIXED;
+        if (kv->cpu_vendor != vendor)
+            vendor = TP_CPU_VENDOR_MIXED;
+    }
+    x->ch->cpu_arch = arch;
+    x->ch->cpu_vendor = vendor;
+    if (job->rank != 0)
+        return;
+    if (arch == TP_CPU_ARCH_MIXED)
+        tp_log_info_sub(x->log, TP_SUB_GRAPH, "CPUs with mixed architecture were detected.");
+    if (vendor == TP_CPU_VENDOR_MIXED)
+        tp_log_info_sub(x->log, TP_SUB_GRAPH, "CPUs with mixed vendors were detected.");
+}
+
+/* Start and end ranks of every node's ring fragment, joined into rings (connectRings). */
+static tp_status connect_rings(tp_chan_ctx *x, tp_error *err)
+{
+    int nr = x->n_ranks, nn = x->ch->n_nodes;
+    for (int c = 0; c < x->nc; c++) {
+        int *prev = x->ring_prev + (size_t)c * nr, *next = x->ring_next + (size_t)c * nr;
+        for (int r = 0; r < nr; r++) {
+            prev[r] = tp_chan__topo(x, r, TP_TR_RING_PREV, c);
+            next[r] = tp_chan__topo(x, r, TP_TR_RING_NEXT, c);
+        }
+        for (int n = 0; n < nn; n++) {
+            int recv = tp_chan__topo(x, tp_chan__first_rank(x, n), TP_TR_RING_RECV, c);
+            int send = tp_chan__topo(x, tp_chan__first_rank(x, n), TP_TR_RING_SEND, c);
+            int prev_send = tp_chan__topo(x, tp_chan__first_rank(x, (n - 1 + nn) % nn),
+                                          TP_TR_RING_SEND, c);
+            int next_recv = tp_chan__topo(x, tp_chan__first_rank(x, (n + 1) % nn),
+                                          TP_TR_RING_RECV, c);
+            if (recv < 0 || recv >= nr || send < 0 || send >= nr)
+                return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0,
+                               "channel %d: node %d has no ring end", c, n);
+            prev[recv] = prev_send;
+            next[send] = next_recv;
+        }
+    }
+    return TP_OK;
+}
+
+/* copyChannels: channels [start, end) repeat channels [0, end - start). */
+static int copy_channels(tp_chan_ctx *x, int start, int end)
+{
+    int c = start;
+    for (; c < end && c < TP_MAXCHANNELS; c++)
+        x->src[c] = x->src[c - start];
+    return c;
+}
+
+/* ncclMaxNchannels (connect.cc). */
+static int max_nchannels(const tp_config *cfg, tp_log *log)
+{
+    int n = TP_MAXCHANNELS;
+    if (tp_config_int(cfg, TP_P_MAX_NRINGS) != -2)
+        n = (int)tp_config_int(cfg, TP_P_MAX_NRINGS);
+    if (tp_config_int(cfg, TP_P_MAX_NCHANNELS) != -2)
+        n = (int)tp_config_int(cfg, TP_P_MAX_NCHANNELS);
+    if (n > TP_MAXCHANNELS)
+        n = TP_MAXCHANNELS;
+    if (n < 1) {
+        tp_log_warn(log, "User asked for a maximum of %d channels, setting it to 1", n);
+        n = 1;
+    }
+    return n;
+}
+
+/* ncclMinNchannels (connect.cc). */
+static int min_nchannels(const tp_config *cfg, tp_log *log)
+{
+    int n = 0;
+    if (tp_config_int(cfg, TP_P_MIN_NRINGS) != -2)
+        n = (int)tp_config_int(cfg, TP_P_MIN_NRINGS);
+    if (tp_config_int(cfg, TP_P_MIN_NCHANNELS) != -2)
+        n = (int)tp_config_int(cfg, TP_P_MIN_NCHANNELS);
+    if (n > TP_MAXCHANNELS) {
+        tp_log_warn(log, "User asked for a minimum of %d channels, limiting to %d", n,
+                    TP_MAXCHANNELS);
+        n = TP_MAXCHANNELS;
+    }
+    return n < 0 ? 0 : n;
+}
+
+void tp_channels__ctas(const tp_config *cfg, tp_log *log, int *min_ctas, int *max_ctas)
+{
+    /* NCCL 2.22.3 init.cc envConfigOverride: values <= 0 keep the defaults (1 and MAXCHANNELS). */
+    int lo = 1, hi = TP_MAXCHANNELS;
+    if (tp_config_is_set(cfg, TP_P_MIN_CTAS)) {
+        int v = (int)tp_config_int(cfg, TP_P_MIN_CTAS);
+        if (v > 0)
+            lo = v;
+        else if (v != INT_MIN) /* INT_MIN is NCCL_CONFIG_UNDEF_INT: as if unset */
+            tp_log_info_sub(log, TP_SUB_ENV, "NCCL_MIN_CTAS %d is too low, leaving it set at %d",
+                            v, lo);
+    }
+    if (tp_config_is_set(cfg, TP_P_MAX_CTAS)) {
+        int v = (int)tp_config_int(cfg, TP_P_MAX_CTAS);
+        if (v > 0)
+            hi = v;
+        else if (v != INT_MIN) /* INT_MIN is NCCL_CONFIG_UNDEF_INT: as if unset */
+            tp_log_info_sub(log, TP_SUB_ENV, "NCCL_MAX_CTAS %d is too low, leaving it set at %d",
+                            v, hi);
+    }
+    if (lo > TP_MAXCHANNELS) {
+        tp_log_warn(log, "minCTAs %d is larger than #channels upper limit %d, cap it to %d", lo,
+                    TP_MAXCHANNELS, TP_MAXCHANNELS);
+        lo = TP_MAXCHANNELS;
+    }
+    if (hi > TP_MAXCHANNELS) {
+        tp_log_warn(log, "maxCTAs %d is larger than #channels upper limit %d, cap it to %d", hi,
+                    TP_MAXCHANNELS, TP_MAXCHANNELS);
+        hi = TP_MAXCHANNELS;
+    }
+    if (lo > hi) {
+        tp_log_warn(log, "minCTAs %d is larger than maxCTAs %d, set both to %d", lo, hi, hi);
+        lo = hi;
+    }
+    *min_ctas = lo;
+    *max_ctas = hi;
+}
+
+/* Postset's channel count: duplication, the sm90 doubling, MIN/MAX and NVLS. */
+static void size_channels(tp_chan_ctx *x)
+{
+    const tp_channels_job *job = x->job;
+    tp_channels *ch = x->ch;
+    tp_channel_count *count = &ch->count;
+    int n = count->duplicated = min_int(TP_MAXCHANNELS, 2 * x->nc);
+    for (int c = 0; c < n; c++)
+        x->src[c] = c;
+    /* NCCL 2.22.3: 4 compute channels per search channel on sm90 across nodes. */
+    if (job->min_comp_cap == 90 && ch->n_nodes > 1 &&
+        ch->combined[TP_GRAPH_RING].bw_intra > TP_SM90_DOUBLE_BW && n < TP_SM90_DOUBLE_MAX)
+        n = copy_channels(x, n, 2 * n);
+    count->sm90_doubled = n;
+    count->max_limit = min_int(max_nchannels(x->cfg, x->log), job->max_ctas);
+    n = count->after_max = min_int(count->max_limit, n);
+    count->min_limit = max_int(min_nchannels(x->cfg, x->log), job->min_ctas);
+    n = count->after_min = copy_channels(x, n, count->min_limit);
+    int dom = tp_chan__domain(x, job->rank);
+    ch->n_nvls_channels = ch->combined[TP_GRAPH_NVLS].n_channels == 0
+                              ? 0 : job->domains[dom].nvls_channels;
+    if (n < ch->n_nvls_channels)
+        n = copy_channels(x, n, ch->n_nvls_channels);
+    x->n_channels = count->after_nvls = n;
+}
+
+/* The per-rank view of every final channel (tp_channels.ranks). */
+static tp_status fill_ranks(tp_chan_ctx *x, tp_error *err)
+{
+    tp_channels *ch = x->ch;
+    size_t nr = (size_t)x->n_ranks, nch = (size_t)x->n_channels;
+    ch->ranks = malloc((nr * nch + 1) * sizeof(*ch->ranks));
+    if (!ch->ranks)
+        return tp_fail_nomem(err);
+    for (size_t r = 0; r < nr; r++) {
+        for (size_t k = 0; k < nch; k++) {
+            int b = x->src[k], ring = b % x->nc;
+            const tp_tree *t = &x->trees[(size_t)b * nr + r];
+            tp_channel_rank *cr = &ch->ranks[r * nch + k];
+            cr->ring_prev = x->ring_prev[(size_t)ring * nr + r];
+            cr->ring_next = x->ring_next[(size_t)ring * nr + r];
+            cr->tree_up = t->up;
+            memcpy(cr->tree_down, t->down, sizeof(cr->tree_down));
+        }
+    }
+    return TP_OK;
+}
+
+/* init.cc after postset: "Ring" lines and the 1024-byte "Trees" line. */
+static void log_rings_trees(const tp_chan_ctx *x)
+{
+    const tp_channels *ch = x->ch;
+    int rank = x->job->rank;
+    tp_buf line = {.limit = TP_TREES_LINE_SIZE - 1};
+    for (int c = 0; c < ch->n_channels; c++) {
+        const tp_channel_rank *cr = &ch->ranks[(size_t)rank * ch->n_channels + c];
+        tp_buf_printf(&line, " [%d] %d/%d/%d->%d->%d", c, cr->tree_down[0], cr->tree_down[1],
+                      cr->tree_down[2], rank, cr->tree_up);
+        tp_log_info_sub(x->log, TP_SUB_GRAPH, "Ring %02d : %d -> %d -> %d", c, cr->ring_prev, rank,
+                        cr->ring_next);
+    }
+    tp_log_info_sub(x->log, TP_SUB_INIT, "Trees%s", tp_buf_str(&line));
+    tp_buf_free(&line);
+}
+
+/* Everything after the all-gather: nodes, the comm line, postset. */
+static tp_status postset(tp_chan_ctx *x, tp_error *err)
+{
+    tp_channels *ch = x->ch;
+    size_t nr = (size_t)x->n_ranks;
+    tp_status st;
+    /* NCCL prints its communicator's address here; there is none to print, so the line says
+     * PTR, as the conformance normalizer writes every address. */
+    tp_log_info_sub(x->log, TP_SUB_INIT,
+                    "comm PTR rank %d nRanks %d nNodes %d localRanks %d localRank %d MNNVL %d",
+                    x->job->rank, x->n_ranks, ch->n_nodes, ch->local_ranks, ch->local_rank, 0);
+    x->cross_swap = ch->combined[TP_GRAPH_RING].cross_nic && x->nc % 2 == 0;
+    x->ring_prev = malloc((size_t)x->nc * nr * sizeof(int));
+    x->ring_next = malloc((size_t)x->nc * nr * sizeof(int));
+    x->trees = malloc(2 * (size_t)x->nc * nr * sizeof(*x->trees));
+    if (!x->ring_prev || !x->ring_next || !x->trees)
+        return tp_fail_nomem(err);
+    if ((st = connect_rings(x, err)) != TP_OK)
+        return st;
+    if ((st = tp_chan__connect_trees(x, err)) != TP_OK)
+        return st;
+    size_channels(x);
+    ch->n_channels = ch->n_collnet_channels = x->n_channels;
+    tp_chan__connect_nvls(x);
+    if ((st = fill_ranks(x, err)) != TP_OK)
+        return st;
+    if ((st = tp_chan__build_rings(x, err)) != TP_OK)
+        return st;
+    log_rings_trees(x);
+    return TP_OK;
+}
+
+tp_status tp_channels__build(tp_channels *ch, const tp_channels_job *job, const tp_config *cfg,
+                             tp_log *log, tp_error *err)
+{
+    memset(ch, 0, sizeof(*ch));
+    tp_chan_ctx x = {.job = job, .cfg = cfg, .log = log, .ch = ch};
+    tp_status st = alloc_ctx(&x, err);
+    if (st != TP_OK)
+        goto out;
+    preset_all(&x);
+    combine_graphs(ch, job);
+    if ((st = assign_nodes(&x, err)) != TP_OK)
+        goto out;
+    job_cpu(&x);
+    ch->node = tp_chan__node(&x, job->rank);
+    local_ranks(&x);
+    x.nc = ch->search_channels = min_int(ch->combined[TP_GRAPH_RING].n_channels,
+                                         ch->combined[TP_GRAPH_TREE].n_channels);
+    if (x.nc < 1) {
+        st = tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "no ring or tree channel to build");
+        goto out;
+    }
+    st = postset(&x, err);
+out:
+    free_ctx(&x);
+    return st;
+}
+
+const char *tp_channels__graph_name(int slot)
+{
+    static const char *const names[TP_GRAPH_COUNT] = {
+        [TP_GRAPH_RING] = "ring",
+        [TP_GRAPH_TREE] = "tree",
+        [TP_GRAPH_COLLNET_CHAIN] = "collnet-chain",
+        [TP_GRAPH_COLLNET_DIRECT] = "collnet-direct",
+        [TP_GRAPH_NVLS] = "nvls",
+    };
+    return slot >= 0 && slot < TP_GRAPH_COUNT ? names[slot] : "?";
+}

@@ -1,0 +1,105 @@
+/*
+ * Private to the channels module (channels*.c): the state of one build, as
+ * NCCL 2.22.3's initTransportsRank + ncclTopoPostset hold it, laid out for
+ * hosts of a few kinds (per-local-rank templates for each kind, per-rank arrays
+ * only where every rank needs its own value).
+ */
+#ifndef TP_CHANNELS_IMPL_H
+#define TP_CHANNELS_IMPL_H
+
+#include "channels/channels.h"
+
+/* A topoRanks entry NCCL never wrote: it reads as 0 (calloc'd all-gather buffer). */
+#define TP_UNSET INT32_MIN
+
+/* The fields of NCCL's ncclTopoRanks, plus the preset tree of the channel. */
+enum {
+    TP_TR_RING_RECV,
+    TP_TR_RING_SEND,
+    TP_TR_RING_PREV,
+    TP_TR_RING_NEXT,
+    TP_TR_TREE_PARENT,
+    TP_TR_TREE_CHILD0,
+    TP_TR_TREE_CHILD1,
+    TP_TR_TREE_UP,    /* channel->tree.up after preset */
+    TP_TR_TREE_DOWN0, /* channel->tree.down[0] after preset */
+    TP_TR_COUNT
+};
+
+/* One local rank's preset result, in its kind's representative host's rank numbers. */
+typedef struct tp_topo_ranks {
+    int v[TP_TR_COUNT][TP_MAXCHANNELS];
+} tp_topo_ranks;
+
+typedef struct tp_tree {
+    int up;
+    int down[TP_MAX_TREE_ARITY];
+} tp_tree;
+
+/* The preset of one kind of host, for its representative host. */
+typedef struct tp_kind_ctx {
+    tp_topo_ranks *tr;  /* per local index */
+    int *node_in_host;  /* per local index: NCCL node within its host */
+    int *first_local;   /* per node of a host: local index of its first rank */
+    int nodes_per_host;
+} tp_kind_ctx;
+
+typedef struct tp_chan_ctx {
+    const tp_channels_job *job;
+    const tp_config *cfg;
+    tp_log *log;
+    tp_channels *ch;
+    int n_ranks;
+    tp_kind_ctx *kinds;    /* per kind of host */
+    int *host_first;       /* n_hosts + 1: first rank of each host */
+    int *rank_host;        /* per rank: its host */
+    int *node_base;        /* n_hosts + 1: first NCCL node of each host */
+    int *node_first;       /* per NCCL node: its first rank (nodesFirstRank) */
+    int (*heads)[TP_MAXCHANNELS]; /* NVLS heads per domain */
+    int *n_heads;          /* per domain */
+    int nc;                /* search channels after the all-gather */
+    bool cross_swap;       /* postset's crossNic ring exchange applies */
+    int *ring_prev;        /* nc x n_ranks, after connectRings */
+    int *ring_next;
+    tp_tree *trees;        /* 2nc x n_ranks: channel c and its duplicate c+nc */
+    int src[TP_MAXCHANNELS]; /* final channel -> base channel (0..2nc-1) */
+    int n_channels;
+} tp_chan_ctx;
+
+/* Rank r's host, local index and kind of host. */
+static inline int tp_chan__host(const tp_chan_ctx *x, int r) { return x->rank_host[r]; }
+static inline int tp_chan__local(const tp_chan_ctx *x, int r)
+{
+    return r - x->host_first[x->rank_host[r]];
+}
+static inline int tp_chan__kind(const tp_chan_ctx *x, int r)
+{
+    return x->job->host_kind[x->rank_host[r]];
+}
+/* Domain of rank r. */
+static inline int tp_chan__domain(const tp_chan_ctx *x, int r)
+{
+    return x->job->kinds[tp_chan__kind(x, r)].domain_of[tp_chan__local(x, r)];
+}
+/* NCCL node (ring fragment) of rank r. */
+static inline int tp_chan__node(const tp_chan_ctx *x, int r)
+{
+    return x->node_base[tp_chan__host(x, r)] +
+           x->kinds[tp_chan__kind(x, r)].node_in_host[tp_chan__local(x, r)];
+}
+/* First rank (NCCL's nodesFirstRank) of node n. */
+static inline int tp_chan__first_rank(const tp_chan_ctx *x, int n) { return x->node_first[n]; }
+
+/* A template rank value moved to `host`: -1 stays, unset reads as 0. */
+int tp_chan__shift(const tp_chan_ctx *x, int v, int host);
+/* topoRanks field of rank r for channel c, after postset's crossNic exchange. */
+int tp_chan__topo(const tp_chan_ctx *x, int r, int field, int c);
+
+/* connectTrees for every rank, with the reported rank's "Tree" lines. */
+tp_status tp_chan__connect_trees(tp_chan_ctx *x, tp_error *err);
+/* connectNvls for the reported rank: "NVLS Head" and "NVLS Trees" lines. */
+void tp_chan__connect_nvls(tp_chan_ctx *x);
+/* ncclBuildRings: the rings array, "Channel" lines (rank 0), loop checks. */
+tp_status tp_chan__build_rings(tp_chan_ctx *x, tp_error *err);
+
+#endif

@@ -1,0 +1,148 @@
+/*
+ * P2P channel counts (NCCL 2.22.3 paths.cc ncclTopoComputeP2pChannels) and
+ * the P2P chunk size (init.cc computeBuffSizes), on the reported rank's system.
+ */
+#include "channels/channels_impl.h"
+
+#include <limits.h>
+
+static int pow2_up(int v)
+{
+    int p = 1;
+    while (p < v)
+        p <<= 1;
+    return p;
+}
+
+static int pow2_down(int v)
+{
+    int p = 1;
+    while (p <= v / 2)
+        p <<= 1;
+    return p;
+}
+
+/* ncclTopoGetLocal(GPU -> NET): the NETs with the best bandwidth, then the best type. */
+static int local_nets(const tp_system *sys, int g, int *nets)
+{
+    int count = 0;
+    tp_paths__get_local(sys, TP_NODE_GPU, g, TP_NODE_NET, nets, &count, NULL);
+    return count;
+}
+
+/* getLocalNetCountByBw: local NETs needed to match the GPU's bandwidth to its CPU. */
+static int net_count_by_bw(const tp_system *sys, int g)
+{
+    const tp_node *gpu = &sys->nodes[TP_NODE_GPU].nodes[g];
+    float gpu_bw = 0, total = 0;
+    int nets[TP_MAX_NODES], count = 0;
+    /* NCCL 2.22.3 takes the last GPU->CPU link (0 when the GPU sits behind a switch). */
+    for (int l = 0; l < gpu->n_links; l++)
+        if (gpu->links[l].rem->type == TP_NODE_CPU)
+            gpu_bw = gpu->links[l].bw;
+    int n = local_nets(sys, g, nets);
+    for (int l = 0; l < n && total < gpu_bw; l++, count++)
+        total += gpu->paths[TP_NODE_NET][nets[l]].bw;
+    return count;
+}
+
+/* Channels per remote (network) peer, as ncclTopoGetNchannels computes them. */
+static int net_channels(const tp_system *sys, int g, int n_ranks, int p2p_n, const tp_config *cfg)
+{
+    int n = (int)tp_config_int(cfg, TP_P_NCHANNELS_PER_NET_PEER);
+    if (n != -1)
+        return n;
+    int max = 2;
+    /* NCCL 2.22.3: avoid 8+ operations per channel at scale. */
+    while ((long long)max * n_ranks > (long long)p2p_n * 4 && max > 1)
+        max /= 2;
+    int by_bw = net_count_by_bw(sys, g);
+    return by_bw > max ? by_bw : max;
+}
+
+/* Fewest channels GPU g wants with any peer (INT_MAX when it has none). */
+static int gpu_min_channels(const tp_system *sys, int g, int n_ranks, int p2p_n,
+                            const tp_config *cfg)
+{
+    const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
+    int best = INT_MAX;
+    for (int p = 0; p < gpus->count; p++) {
+        if (p == g)
+            continue;
+        const tp_route *path = &gpus->nodes[p].paths[TP_NODE_GPU][g];
+        int n = 2;
+        if (path->type == TP_PATH_NVL) {
+            float nvl_bw = tp_system__nvlink_bw(gpus->nodes[g].gpu.cuda_comp_cap);
+            int links = (int)(path->bw / nvl_bw);
+            n = 2 * (links > 1 ? links : 1);
+        }
+        if (n < best)
+            best = n;
+    }
+    /* Every rank not in the system is remote; the answer does not depend on which. */
+    if (n_ranks > gpus->count) {
+        int n = net_channels(sys, g, n_ranks, p2p_n, cfg);
+        if (n >= 0 && n < best)
+            best = n;
+    }
+    return best;
+}
+
+/* ncclTopoPathAllNVLink: every GPU pair at NVB or better. */
+static bool all_nvlink(const tp_system *sys)
+{
+    const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
+    int min_path = TP_PATH_DIS;
+    for (int i = 0; i < gpus->count; i++)
+        for (int j = 0; j < gpus->count; j++)
+            if (i != j && gpus->nodes[i].paths[TP_NODE_GPU][j].type < min_path)
+                min_path = gpus->nodes[i].paths[TP_NODE_GPU][j].type;
+    return min_path < TP_PATH_PIX;
+}
+
+static void chunk_size(tp_channels *ch, const tp_system *sys, tp_log *log)
+{
+    int chunk = TP_P2P_CHUNK_PCI;
+    if (ch->n_nodes > 1)
+        chunk = TP_P2P_CHUNK_NET;
+    else if (all_nvlink(sys))
+        chunk = TP_P2P_CHUNK_NVL;
+    if (chunk * TP_NCCL_STEPS > TP_BUFFSIZE_SIMPLE)
+        chunk = TP_BUFFSIZE_SIMPLE / TP_NCCL_STEPS;
+    ch->p2p_chunk_size = chunk;
+    tp_log_info_sub(log, TP_SUB_INIT, "P2P Chunksize set to %d", chunk);
+}
+
+tp_status tp_channels__p2p(tp_channels *ch, const tp_system *sys, const tp_config *cfg, tp_log *log,
+                           tp_error *err)
+{
+    (void)err;
+    chunk_size(ch, sys, log);
+    int p2p_n = ch->n_channels;
+    int max_p2p = (int)tp_config_int(cfg, TP_P_MAX_P2P_NCHANNELS);
+    int min_p2p = (int)tp_config_int(cfg, TP_P_MIN_P2P_NCHANNELS);
+    if (p2p_n > max_p2p)
+        p2p_n = max_p2p;
+    if (p2p_n < min_p2p)
+        p2p_n = min_p2p;
+    int min_ch = p2p_n;
+    for (int g = 0; g < sys->nodes[TP_NODE_GPU].count; g++) {
+        int n = gpu_min_channels(sys, g, ch->n_ranks, p2p_n, cfg);
+        if (n < min_ch)
+            min_ch = n;
+    }
+    /* NCCL 2.22.3: both counts are powers of two, within the kernel argument limit. */
+    int per_peer = pow2_up(min_ch);
+    p2p_n = pow2_up(p2p_n);
+    if (p2p_n > pow2_down(TP_MAXCHANNELS))
+        p2p_n = pow2_down(TP_MAXCHANNELS);
+    ch->p2p_n_channels = p2p_n;
+    ch->p2p_n_channels_per_peer = per_peer < p2p_n ? per_peer : p2p_n;
+    tp_log_info_sub(
+        log, TP_SUB_INIT,
+        "%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p "
+        "channels per peer",
+        ch->n_channels, ch->n_collnet_channels, ch->n_nvls_channels, ch->p2p_n_channels,
+        ch->p2p_n_channels_per_peer);
+    return TP_OK;
+}

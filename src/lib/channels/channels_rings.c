@@ -1,0 +1,97 @@
+/* Rings from the prev/next arrays (NCCL 2.22.3 rings.cc ncclBuildRings). */
+#include "channels/channels_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Ring successor of rank r on final channel k, or -1 when out of range. */
+static int ring_next(const tp_chan_ctx *x, int k, int r)
+{
+    int base = x->src[k] % x->nc;
+    int next = x->ring_next[(size_t)base * (size_t)x->n_ranks + (size_t)r];
+    return next >= 0 && next < x->n_ranks ? next : -1;
+}
+
+/* Walk channel k from `start`; returns the rank reached after n_ranks steps. */
+static int walk(const tp_chan_ctx *x, int k, int start, int *out)
+{
+    int current = start;
+    for (int i = 0; i < x->n_ranks; i++) {
+        out[i] = current;
+        if (current < 0)
+            continue;
+        current = ring_next(x, k, current);
+    }
+    return current;
+}
+
+/*
+ * NCCL 2.22.3 rings.cc dumpLine: a space-filled line, the prefix cut to its
+ * first 15 characters, then " %3d" for at most 20 ranks at 4-character steps
+ * from strlen(prefix) (wider numbers overlap the next one).
+ */
+static void log_ring(const tp_chan_ctx *x, int k, const int *ring)
+{
+    char prefix[40], line[TP_RING_LINE_LEN + 1];
+    snprintf(prefix, sizeof(prefix), "Channel %02d/%02d : ", k, x->n_channels);
+    size_t prefix_len = strlen(prefix);
+    memset(line, ' ', TP_RING_LINE_LEN);
+    line[TP_RING_LINE_LEN] = '\0';
+    memcpy(line, prefix, prefix_len < TP_RING_PREFIX_LEN ? prefix_len : TP_RING_PREFIX_LEN);
+    for (int i = 0; i < x->n_ranks && i < TP_RING_MAX_WIDTH; i++) {
+        char num[16];
+        int n = snprintf(num, sizeof(num), " %3d", ring[i]);
+        size_t at = prefix_len + 4 * (size_t)i;
+        if (n > 0 && at + (size_t)n < sizeof(line))
+            memcpy(line + at, num, (size_t)n + 1);
+    }
+    tp_log_info_sub(x->log, TP_SUB_INIT, "%s", line);
+}
+
+/* NCCL's checks of one ring from the reported rank: it loops back, it holds every rank. */
+static tp_status check_ring(const tp_chan_ctx *x, int k, const int *ring, int end,
+                            unsigned char *seen, tp_error *err)
+{
+    int me = x->job->rank;
+    if (end != me) {
+        tp_log_warn(x->log, "Error : ring %d does not loop back to start (%d != %d)", k, end, me);
+        return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "ring %d does not loop back", k);
+    }
+    memset(seen, 0, (size_t)x->n_ranks);
+    for (int i = 0; i < x->n_ranks; i++)
+        if (ring[i] >= 0)
+            seen[ring[i]] = 1;
+    for (int r = 0; r < x->n_ranks; r++) {
+        if (!seen[r]) {
+            tp_log_warn(x->log, "Error : ring %d does not contain rank %d", k, r);
+            return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "ring %d misses rank %d", k, r);
+        }
+    }
+    return TP_OK;
+}
+
+tp_status tp_chan__build_rings(tp_chan_ctx *x, tp_error *err)
+{
+    size_t nr = (size_t)x->n_ranks;
+    tp_channels *ch = x->ch;
+    int *mine = malloc(nr * sizeof(int));
+    unsigned char *seen = malloc(nr);
+    ch->rings = malloc(((size_t)x->n_channels * nr + 1) * sizeof(int));
+    tp_status st = TP_OK;
+    if (!mine || !seen || !ch->rings) {
+        st = tp_fail_nomem(err);
+        goto out;
+    }
+    for (int k = 0; k < x->n_channels && st == TP_OK; k++) {
+        int end = walk(x, k, x->job->rank, mine);
+        if (x->job->rank == 0)
+            log_ring(x, k, mine);
+        st = check_ring(x, k, mine, end, seen, err);
+        /* Reports show every ring from rank 0, as rank 0 prints it. */
+        walk(x, k, 0, ch->rings + (size_t)k * nr);
+    }
+out:
+    free(mine);
+    free(seen);
+    return st;
+}

@@ -1,0 +1,283 @@
+/* Error records, allocation helpers, the log sink and text buffers. */
+#include "common/internal.h"
+
+#include <stdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const status_names[] = {
+    [TP_OK] = "ok",
+    [TP_ERR_NOMEM] = "out of memory",
+    [TP_ERR_IO] = "i/o error",
+    [TP_ERR_XML] = "malformed xml",
+    [TP_ERR_TOPOLOGY] = "invalid topology",
+    [TP_ERR_CONFIG] = "invalid configuration",
+    [TP_ERR_GRAPH] = "graph error",
+    [TP_ERR_INTERNAL] = "internal error",
+    [TP_ERR_ARGUMENT] = "invalid argument",
+    [TP_ERR_USAGE] = "usage error",
+};
+
+const char *tp_status_name(tp_status st)
+{
+    if ((size_t)st < ARRAY_LEN(status_names) && status_names[st])
+        return status_names[st];
+    return "unknown status";
+}
+
+void tp_error_format(const tp_error *err, char *buf, size_t size)
+{
+    if (!buf || size == 0)
+        return;
+    if (!err) {
+        snprintf(buf, size, "(no error record)");
+        return;
+    }
+    if (err->source[0] && err->line)
+        snprintf(buf, size, "%s:%u:%u: %s", err->source, err->line, err->column, err->message);
+    else if (err->source[0])
+        snprintf(buf, size, "%s: %s", err->source, err->message);
+    else
+        snprintf(buf, size, "%s", err->message);
+}
+
+tp_status tp_fail(tp_error *err, tp_status code, const char *source, unsigned line, unsigned col,
+                  const char *fmt, ...)
+{
+    if (!err)
+        return code;
+    err->code = code;
+    snprintf(err->source, sizeof(err->source), "%s", source ? source : "");
+    err->line = line;
+    err->column = col;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof(err->message), fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+tp_status tp_fail_arg(tp_error *err, const char *fn, const char *what)
+{
+    return tp_fail(err, TP_ERR_ARGUMENT, fn, 0, 0, "%s", what);
+}
+
+tp_status tp_fail_nomem(tp_error *err)
+{
+    return tp_fail(err, TP_ERR_NOMEM, NULL, 0, 0, "out of memory");
+}
+
+tp_status tp_grow(void **ptr, size_t *cap, size_t need, size_t elem_size, tp_error *err)
+{
+    if (need <= *cap)
+        return TP_OK;
+    size_t new_cap = *cap ? *cap : 8;
+    while (new_cap < need)
+        new_cap *= 2;
+    char *p = realloc(*ptr, new_cap * elem_size);
+    if (!p)
+        return tp_fail_nomem(err);
+    memset(p + *cap * elem_size, 0, (new_cap - *cap) * elem_size);
+    *ptr = p;
+    *cap = new_cap;
+    return TP_OK;
+}
+
+tp_status tp_strdup(char **out, const char *s, tp_error *err)
+{
+    *out = strdup(s ? s : "");
+    return *out ? TP_OK : tp_fail_nomem(err);
+}
+
+/* A formatted copy: most lines fit the stack buffer, then one exact allocation. */
+static char *format_line(const char *fmt, va_list ap)
+{
+    char small[512];
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(small, sizeof(small), fmt, ap);
+    char *text = n < 0 ? NULL : malloc((size_t)n + 1);
+    if (text && (size_t)n < sizeof(small))
+        memcpy(text, small, (size_t)n + 1);
+    else if (text)
+        vsnprintf(text, (size_t)n + 1, fmt, again);
+    va_end(again);
+    return text;
+}
+
+void tp_log_vadd(tp_log *log, tp_log_level level, uint64_t sub, const char *fmt, va_list ap)
+{
+    if (!log || !log->enabled)
+        return;
+    if (tp_grow((void **)&log->lines, &log->cap, log->n_lines + 1, sizeof(*log->lines), NULL)) {
+        log->failed = true;
+        return;
+    }
+    char *text = format_line(fmt, ap);
+    if (!text) {
+        log->failed = true;
+        return;
+    }
+    log->lines[log->n_lines].level = level;
+    log->lines[log->n_lines].sub = sub;
+    log->lines[log->n_lines].text = text;
+    log->n_lines++;
+}
+
+void tp_log_info_sub(tp_log *log, uint64_t sub, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tp_log_vadd(log, TP_LOG_INFO, sub, fmt, ap);
+    va_end(ap);
+}
+
+void tp_log_info(tp_log *log, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tp_log_vadd(log, TP_LOG_INFO, TP_SUB_ALL, fmt, ap);
+    va_end(ap);
+}
+
+void tp_log_warn(tp_log *log, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    tp_log_vadd(log, TP_LOG_WARN, TP_SUB_ALL, fmt, ap);
+    va_end(ap);
+}
+
+void tp_log_clear(tp_log *log)
+{
+    if (!log)
+        return;
+    for (size_t i = 0; i < log->n_lines; i++)
+        free(log->lines[i].text);
+    free(log->lines);
+    log->lines = NULL;
+    log->n_lines = log->cap = 0;
+}
+
+/* Account for `add` more bytes written at b->data + b->len (room known), within the limit. */
+static void buf_commit(tp_buf *b, size_t add)
+{
+    if (b->limit && b->len + add > b->limit - 1)
+        add = b->len < b->limit - 1 ? b->limit - 1 - b->len : 0;
+    b->len += add;
+    b->data[b->len] = '\0';
+}
+
+void tp_buf_printf(tp_buf *b, const char *fmt, ...)
+{
+    if (b->failed)
+        return;
+    /* Format in place; when the room is short, grow once and format again. */
+    for (int round = 0; round < 2; round++) {
+        size_t room = b->cap > b->len ? b->cap - b->len : 0;
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(room ? b->data + b->len : NULL, room, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            break;
+        if ((size_t)n < room) {
+            buf_commit(b, (size_t)n);
+            return;
+        }
+        if (tp_grow((void **)&b->data, &b->cap, b->len + (size_t)n + 1, 1, NULL))
+            break;
+    }
+    b->failed = true;
+}
+
+void tp_buf_put(tp_buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    if (b->failed)
+        return;
+    if (tp_grow((void **)&b->data, &b->cap, b->len + n + 1, 1, NULL)) {
+        b->failed = true;
+        return;
+    }
+    memcpy(b->data + b->len, s, n);
+    buf_commit(b, n);
+}
+
+void tp_buf_put_int(tp_buf *b, long long v)
+{
+    char digits[24], *p = digits + sizeof(digits);
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    *--p = '\0';
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    tp_buf_put(b, p);
+}
+
+int tp_format_f1(char *out, float v)
+{
+    double tenths = (double)v * 10.0; /* exact: 24-bit mantissa times 10 */
+    if (!(fabs(tenths) < 1e15))
+        return snprintf(out, TP_F1_SIZE, "%.1f", (double)v);
+    long long n = llrint(nearbyint(fabs(tenths)));
+    char digits[24], *p = digits + sizeof(digits);
+    *--p = '\0';
+    *--p = (char)('0' + n % 10);
+    *--p = '.';
+    n /= 10;
+    do {
+        *--p = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    if (signbit(v))
+        *--p = '-';
+    size_t len = (size_t)(digits + sizeof(digits) - 1 - p);
+    memcpy(out, p, len + 1);
+    return (int)len;
+}
+
+void tp_buf_put_f1(tp_buf *b, float v, int width)
+{
+    char text[TP_F1_SIZE + 32];
+    int len = tp_format_f1(text + 32, v), pad = width > len ? width - len : 0;
+    if (pad > 32)
+        pad = 32;
+    memset(text + 32 - pad, ' ', (size_t)pad);
+    tp_buf_put(b, text + 32 - pad);
+}
+
+void tp_buf_put_hex(tp_buf *b, unsigned long long v, bool upper)
+{
+    const char *digit = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+    char text[24], *p = text + sizeof(text);
+    *--p = '\0';
+    do {
+        *--p = digit[v & 0xf];
+        v >>= 4;
+    } while (v);
+    tp_buf_put(b, p);
+}
+
+void tp_buf_clear(tp_buf *b)
+{
+    b->len = 0;
+    if (b->data)
+        b->data[0] = '\0';
+}
+
+void tp_buf_free(tp_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+const char *tp_buf_str(const tp_buf *b)
+{
+    return b->data ? b->data : "";
+}

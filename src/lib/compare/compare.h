@@ -1,0 +1,76 @@
+/*
+ * Comparison of two plans layer by layer (system, paths, graphs, channels):
+ * the engine of `topoplan diff` and `topoplan check`. A report-level module:
+ * it reads every stage's data of both plans and changes none.
+ *
+ * Side 0 is the first plan (the baseline of a check), side 1 the second.
+ * Node matching (on each plan's host system, before trimming), by type:
+ *  1. same local NCCL id (the host byte ignored): bus id of GPUs, PCI
+ *     switches and NICs, NUMA id of CPUs, 0 for the NVSwitch;
+ *  2. GPUs, PCI switches and NICs still unmatched on both sides, when both
+ *     sides have the same number of them, are paired in NCCL's node order
+ *     ("by position": bus ids get renumbered between machines of one model;
+ *     with unequal counts the pairing would be a guess, so none is made);
+ *  3. NETs: the NET of the matched NIC with the same port (preferring the same
+ *     GUID). NET ids are device indices that shift when a NIC disappears, so
+ *     they are never matched by id.
+ */
+#ifndef TP_COMPARE_H
+#define TP_COMPARE_H
+
+#include "report/report.h"
+
+/* How two nodes were matched. */
+enum { TP_MATCH_NONE, TP_MATCH_ID, TP_MATCH_POSITION, TP_MATCH_NIC };
+
+struct tp_comparison {
+    const tp_plan *plan[2]; /* borrowed while comparing only; NULL afterwards */
+    char source[2][256];
+    tp_job job;
+    int n_ranks[2];
+    /* match[side][type][index]: index of the other side's node, -1 when none. */
+    int match[2][TP_NODE_TYPE_COUNT][TP_MAX_NODES];
+    unsigned char how[TP_NODE_TYPE_COUNT][TP_MAX_NODES]; /* by side-0 index */
+    /* A GPU or NIC whose PCI parent or NUMA node changed (its PCI links are not listed). */
+    bool moved[2][TP_NODE_TYPE_COUNT][TP_MAX_NODES];
+    tp_difference *diffs;
+    size_t n_diffs, cap;
+    bool failed; /* an allocation failed: the list is incomplete */
+    char why[400]; /* fits "collective channels N -> M: " and both causes */
+    char env[400]; /* NCCL_* values that differ between the two plans ("" when none) */
+};
+
+/* Record a difference; the text is formatted old -> new. */
+void tp_compare__add(tp_comparison *c, tp_layer layer, tp_diff_kind kind, tp_severity sev,
+                     const char *title, const char *fmt, ...) TP_PRINTF(6, 7);
+
+/*
+ * The node of `sys` (a system of side 1 - side, e.g. its trimmed one) matched
+ * with node n of side `side`; NULL when unmatched or absent from sys.
+ */
+const tp_node *tp_compare__counterpart(const tp_comparison *c, int side, const tp_node *n,
+                                       const tp_system *sys);
+/* Whether n of side `side` has a match in the other plan's host system. */
+bool tp_compare__matched(const tp_comparison *c, int side, const tp_node *n);
+/* Index of n in its own plan's host system, or -1. */
+int tp_compare__host_index(const tp_comparison *c, int side, const tp_node *n);
+
+/* Node matching, then the layers in pipeline order (compare_system.c, compare_plan.c). */
+void tp_compare__match(tp_comparison *c);
+void tp_compare__system(tp_comparison *c);
+void tp_compare__paths(tp_comparison *c);
+void tp_compare__graphs(tp_comparison *c);
+void tp_compare__channels(tp_comparison *c);
+/* The NCCL_* values that differ between the plans, into c->env (compare_tune.c). */
+void tp_compare__env(tp_comparison *c);
+/* NCCL's choice per collective and size, and the predicted times (compare_tune.c). */
+void tp_compare__tuning(tp_comparison *c);
+/* The plain-words reason for a changed collective channel count into c->why. */
+void tp_compare__why(tp_comparison *c);
+
+/* "system", "paths", "graphs", "channels". */
+const char *tp_compare__layer_name(int layer);
+/* "INFO", "WARN", "ERROR". */
+const char *tp_compare__severity_name(int sev);
+
+#endif

@@ -1,0 +1,232 @@
+/*
+ * `topoplan diff` and `topoplan check`: a comparison written layer by layer
+ * (diff) or as findings ordered by severity (check), in text or JSON.
+ */
+#include "compare/compare.h"
+
+/* Where to look when the first difference is at a layer (regression localisation). */
+static const char *const layer_hints[TP_LAYER_COUNT] = {
+    "the topology itself differs: look at the hardware (PCIe link training, BIOS, cabling, "
+    "missing devices) and at what the container, sysfs and NVML expose",
+    "same topology, other paths: look at the path policies (NCCL_P2P_LEVEL, NVB, PXN, GDR)",
+    "same paths, other graphs: look at the search constraints and NCCL_GRAPH_FILE",
+    "same graphs, other channels: look at NCCL_MIN/MAX_NCHANNELS, CTAs and NVLS",
+    "same channels, other choices: look at NCCL_ALGO, NCCL_PROTO, NCCL_NTHREADS, "
+    "NCCL_NET_OVERHEAD and the CPUs and GPUs of the job",
+};
+
+static size_t layer_count(const tp_comparison *c, int layer)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_diffs; i++)
+        n += (int)c->diffs[i].layer == layer;
+    return n;
+}
+
+static const tp_difference *layer_first(const tp_comparison *c, int layer)
+{
+    for (size_t i = 0; i < c->n_diffs; i++)
+        if ((int)c->diffs[i].layer == layer)
+            return &c->diffs[i];
+    return NULL;
+}
+
+static void text_job(FILE *out, const tp_comparison *c)
+{
+    fprintf(out, "%d node%s, rank %d, %s%s", c->job.n_nodes, c->job.n_nodes == 1 ? "" : "s",
+            c->job.rank, c->env[0] ? "environment: " : "same NCCL_* environment", c->env);
+}
+
+static void text_summary(FILE *out, const tp_comparison *c)
+{
+    fputs("summary\n", out);
+    for (int l = 0; l < TP_LAYER_COUNT; l++) {
+        size_t n = layer_count(c, l);
+        const tp_difference *d = layer_first(c, l);
+        if (n == 0)
+            fprintf(out, "  %-9s identical\n", tp_compare__layer_name(l));
+        else
+            fprintf(out, "  %-9s %zu difference%s, first: %s\n", tp_compare__layer_name(l), n,
+                    n == 1 ? "" : "s", d->text);
+    }
+    int first = tp_comparison_first_layer(c);
+    fprintf(out, "first difference at %s: %s\n", tp_compare__layer_name(first), layer_hints[first]);
+    if (c->why[0])
+        fprintf(out, "why: %s\n", c->why);
+}
+
+static void diff_text(FILE *out, const tp_comparison *c)
+{
+    fprintf(out, "diff %s -> %s (", c->source[0], c->source[1]);
+    text_job(out, c);
+    fputs(")\n", out);
+    if (c->n_diffs == 0) {
+        fputs("identical at every layer: system, paths, graphs, channels, tuning\n", out);
+        return;
+    }
+    for (int l = 0; l < TP_LAYER_COUNT; l++) {
+        size_t n = layer_count(c, l);
+        if (n == 0) {
+            fprintf(out, "\n%s: identical\n", tp_compare__layer_name(l));
+            continue;
+        }
+        fprintf(out, "\n%s: %zu difference%s\n", tp_compare__layer_name(l), n, n == 1 ? "" : "s");
+        for (size_t i = 0; i < c->n_diffs; i++)
+            if ((int)c->diffs[i].layer == l)
+                fprintf(out, "  %s\n", c->diffs[i].text);
+    }
+    fputc('\n', out);
+    text_summary(out, c);
+}
+
+static void json_diff_item(FILE *out, const tp_difference *d)
+{
+    fputs("{\"layer\": ", out);
+    tp_report__json_str(out, tp_compare__layer_name((int)d->layer));
+    static const char *const sev_names[] = {"info", "warning", "error"}; /* as in every JSON */
+    fprintf(out, ", \"severity\": \"%s\"", sev_names[d->severity]);
+    fputs(", \"title\": ", out);
+    tp_report__json_str(out, d->title);
+    fputs(", \"text\": ", out);
+    tp_report__json_str(out, d->text);
+    fputc('}', out);
+}
+
+static void json_head(FILE *out, const tp_comparison *c, const char *schema, const char *k0,
+                      const char *k1)
+{
+    tp_report__json_begin(out, schema);
+    fprintf(out, "  \"%s\": ", k0);
+    tp_report__json_str(out, c->source[0]);
+    fprintf(out, ",\n  \"%s\": ", k1);
+    tp_report__json_str(out, c->source[1]);
+    fprintf(out, ",\n  \"nodes\": %d, \"rank\": %d,\n", c->job.n_nodes, c->job.rank);
+    fputs("  \"environment\": ", out);
+    if (c->env[0])
+        tp_report__json_str(out, c->env);
+    else
+        fputs("null", out);
+    fputs(",\n", out);
+    int first = tp_comparison_first_layer(c);
+    fputs("  \"first_layer\": ", out);
+    if (first < 0)
+        fputs("null", out);
+    else
+        tp_report__json_str(out, tp_compare__layer_name(first));
+    fputs(",\n  \"why\": ", out);
+    if (c->why[0])
+        tp_report__json_str(out, c->why);
+    else
+        fputs("null", out);
+    fputs(",\n", out);
+}
+
+static void diff_json(FILE *out, const tp_comparison *c)
+{
+    json_head(out, c, "topoplan.diff", "a", "b");
+    fprintf(out, "  \"identical\": %s,\n  \"layers\": [", c->n_diffs ? "false" : "true");
+    for (int l = 0; l < TP_LAYER_COUNT; l++) {
+        fprintf(out, "%s\n    {\"layer\": \"%s\", \"differences\": [", l ? "," : "",
+                tp_compare__layer_name(l));
+        bool first = true;
+        for (size_t i = 0; i < c->n_diffs; i++) {
+            if ((int)c->diffs[i].layer != l)
+                continue;
+            fputs(first ? "\n      " : ",\n      ", out);
+            json_diff_item(out, &c->diffs[i]);
+            first = false;
+        }
+        fputs(first ? "]}" : "\n    ]}", out);
+    }
+    fputs("\n  ]\n}\n", out);
+}
+
+static tp_status check_format(tp_format fmt, const char *what, tp_error *err)
+{
+    if (fmt == TP_FORMAT_DOT)
+        return tp_fail(err, TP_ERR_CONFIG, "fmt", 0, 0, "%s: no dot output (use text or json)",
+                       what);
+    return TP_OK;
+}
+
+tp_status tp_report_diff(FILE *out, const tp_comparison *cmp, tp_format fmt, tp_error *err)
+{
+    if (!out || !cmp)
+        return tp_fail_arg(err, "tp_report_diff", !out ? "out is NULL" : "cmp is NULL");
+    if ((int)fmt < TP_FORMAT_TEXT || fmt > TP_FORMAT_DOT)
+        return tp_fail_arg(err, "tp_report_diff", "fmt out of range");
+    tp_status st = check_format(fmt, "diff", err);
+    if (st != TP_OK)
+        return st;
+    if (fmt == TP_FORMAT_JSON)
+        diff_json(out, cmp);
+    else
+        diff_text(out, cmp);
+    return tp_report__check_stream(out, err);
+}
+
+static void check_counts(FILE *out, const tp_comparison *c)
+{
+    size_t e = tp_comparison_count_severity(c, TP_SEVERITY_ERROR);
+    size_t w = tp_comparison_count_severity(c, TP_SEVERITY_WARN);
+    size_t i = tp_comparison_count_severity(c, TP_SEVERITY_INFO);
+    fprintf(out, "result: %s: %zu error%s, %zu warning%s, %zu info\n",
+            e + w ? "DEVIATIONS" : "healthy", e, e == 1 ? "" : "s", w, w == 1 ? "" : "s", i);
+}
+
+static void check_text(FILE *out, const tp_comparison *c)
+{
+    fprintf(out, "check %s against the baseline %s (", c->source[1], c->source[0]);
+    text_job(out, c);
+    fputs(")\n", out);
+    for (int sev = TP_SEVERITY_ERROR; sev >= TP_SEVERITY_INFO; sev--)
+        for (size_t i = 0; i < c->n_diffs; i++)
+            if ((int)c->diffs[i].severity == sev)
+                fprintf(out, "%-5s  %-8s  %s: %s\n", tp_compare__severity_name(sev),
+                        tp_compare__layer_name((int)c->diffs[i].layer), c->diffs[i].title,
+                        c->diffs[i].text);
+    if (c->why[0])
+        fprintf(out, "why: %s\n", c->why);
+    int first = tp_comparison_first_layer(c);
+    if (first >= 0)
+        fprintf(out, "first difference at %s: %s\n", tp_compare__layer_name(first),
+                layer_hints[first]);
+    check_counts(out, c);
+}
+
+static void check_json(FILE *out, const tp_comparison *c)
+{
+    size_t e = tp_comparison_count_severity(c, TP_SEVERITY_ERROR);
+    size_t w = tp_comparison_count_severity(c, TP_SEVERITY_WARN);
+    json_head(out, c, "topoplan.check", "baseline", "node");
+    fprintf(out, "  \"healthy\": %s, \"errors\": %zu, \"warnings\": %zu, \"infos\": %zu,\n",
+            e + w ? "false" : "true", e, w, tp_comparison_count_severity(c, TP_SEVERITY_INFO));
+    fputs("  \"findings\": [", out);
+    bool first = true;
+    for (int sev = TP_SEVERITY_ERROR; sev >= TP_SEVERITY_INFO; sev--) {
+        for (size_t i = 0; i < c->n_diffs; i++) {
+            if ((int)c->diffs[i].severity != sev)
+                continue;
+            fputs(first ? "\n    " : ",\n    ", out);
+            json_diff_item(out, &c->diffs[i]);
+            first = false;
+        }
+    }
+    fputs(first ? "]\n}\n" : "\n  ]\n}\n", out);
+}
+
+tp_status tp_report_check(FILE *out, const tp_comparison *cmp, tp_format fmt, tp_error *err)
+{
+    if (!out || !cmp)
+        return tp_fail_arg(err, "tp_report_check", !out ? "out is NULL" : "cmp is NULL");
+    if ((int)fmt < TP_FORMAT_TEXT || fmt > TP_FORMAT_DOT)
+        return tp_fail_arg(err, "tp_report_check", "fmt out of range");
+    tp_status st = check_format(fmt, "check", err);
+    if (st != TP_OK)
+        return st;
+    if (fmt == TP_FORMAT_JSON)
+        check_json(out, cmp);
+    else
+        check_text(out, cmp);
+    return tp_report__check_stream(out, err);
+}

@@ -1,0 +1,455 @@
+/* The NCCL_* parameter registry: parsing, validation and lookup. */
+#include "config/config.h"
+
+#include "common/names.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct tp_param {
+    const char *name;
+    tp_param_kind kind;
+    int64_t nccl_default;
+} tp_param;
+
+static const tp_param params[] = {
+#define TP_PARAM_ROW(id, name, kind, dflt) [TP_P_##id] = {name, kind, dflt},
+    TP_PARAMS(TP_PARAM_ROW)
+#undef TP_PARAM_ROW
+};
+
+typedef struct param_value {
+    bool is_set;
+    int64_t num;
+    char *text;
+    char source[TP_CONFIG_SOURCE_MAX]; /* "environment", "--env", "--env-file F:3" ... */
+} param_value;
+
+/* Warnings kept per configuration (more are counted, not kept). */
+#define TP_CONFIG_MAX_WARNINGS 64
+
+struct tp_config {
+    param_value values[TP_PARAM_COUNT];
+    char *warnings[TP_CONFIG_MAX_WARNINGS];
+    size_t n_warnings;
+};
+
+static void warn(tp_config *cfg, const char *fmt, ...) TP_PRINTF(2, 3);
+static void warn(tp_config *cfg, const char *fmt, ...)
+{
+    if (cfg->n_warnings == TP_CONFIG_MAX_WARNINGS)
+        return;
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    char *copy = strdup(buf);
+    if (copy) /* warnings are advisory: one lost to memory is acceptable */
+        cfg->warnings[cfg->n_warnings++] = copy;
+}
+
+/*
+ * What NCCL 2.22.3 says when a parameter's default is not a number: the
+ * sentinel values (-2, -1) mean NCCL decides.
+ */
+static const char *default_meaning(int id)
+{
+    switch (id) {
+    case TP_P_P2P_LEVEL:
+        return "decided by NCCL per GPU pair from the path type and the CPU";
+    case TP_P_NET_GDR_LEVEL:
+        return "decided by NCCL per GPU and NIC (PXB; more on some systems)";
+    case TP_P_NET_GDR_READ:
+        return "decided by NCCL (GDR reads on for sm80+ GPUs)";
+    case TP_P_MIN_NCHANNELS:
+    case TP_P_MIN_NRINGS:
+        return "no minimum";
+    case TP_P_MAX_NCHANNELS:
+    case TP_P_MAX_NRINGS:
+        return "no maximum beyond 32";
+    case TP_P_MIN_CTAS:
+        return "1";
+    case TP_P_MAX_CTAS:
+        return "32";
+    case TP_P_NCHANNELS_PER_NET_PEER:
+        return "computed by NCCL from the NICs' count and bandwidth";
+    case TP_P_NTHREADS:
+    case TP_P_LL128_NTHREADS:
+        return "NCCL's per-architecture thread counts";
+    case TP_P_NET_OVERHEAD:
+        return "NCCL's per-CPU network overhead";
+    default:
+        return NULL;
+    }
+}
+
+void tp_config__default_text(char *buf, size_t size, int id)
+{
+    const char *meaning = default_meaning(id);
+    if (meaning)
+        snprintf(buf, size, "%s", meaning);
+    else if (params[id].kind == TP_KIND_STR)
+        snprintf(buf, size, "none");
+    else
+        snprintf(buf, size, "%lld", (long long)params[id].nccl_default);
+}
+
+/* NCCL 2.22.3 reads old-style numeric levels as 0=LOC 1=PIX 2=PXB 3=PHB 4=SYS. */
+static const int old_level_to_path[] = {TP_PATH_LOC, TP_PATH_PIX, TP_PATH_PXB, TP_PATH_PHB,
+                                        TP_PATH_SYS};
+
+/*
+ * NCCL 2.22.3 ncclLoadParam: strtoll(value, NULL, 0); only an out-of-range
+ * value (errno) falls back to the default; text after the number, or no
+ * number at all (0), is taken silently. *is_set false: the default applies.
+ */
+static void parse_int_nccl(tp_config *cfg, const char *name, const char *text, int64_t *out,
+                           bool *is_set)
+{
+    char *end = NULL;
+    errno = 0;
+    long long v = strtoll(text, &end, 0);
+    *is_set = true;
+    *out = v;
+    if (errno == ERANGE) {
+        *is_set = false;
+        warn(cfg, "%s=%s is out of range: NCCL 2.22.3 ignores it and uses its default", name,
+             text);
+    } else if (end == text) {
+        warn(cfg, "%s=%s is not a number: NCCL 2.22.3 reads it as 0 (strtoll), as topoplan does",
+             name, text);
+    } else if (*end != '\0') {
+        warn(cfg, "%s=%s: NCCL 2.22.3 reads %lld and ignores \"%s\", as topoplan does", name,
+             text, v, end);
+    }
+}
+
+/*
+ * NCCL 2.22.3 ncclGetLevel: a path type name, or old numbering when the
+ * value starts with a digit (strtol, capped at 4); anything else leaves the
+ * level unset (NCCL decides), silently.
+ */
+static void parse_level_nccl(tp_config *cfg, const char *name, const char *text, int64_t *out,
+                             bool *is_set)
+{
+    *is_set = true;
+    for (int i = 0; i <= TP_PATH_SYS; i++) {
+        if (strcmp(text, tp_path_type_name(i)) == 0) {
+            *out = i;
+            return;
+        }
+    }
+    if (text[0] >= '0' && text[0] <= '9') {
+        char *end = NULL;
+        long old = strtol(text, &end, 0);
+        if (old > (long)ARRAY_LEN(old_level_to_path) - 1 || old < 0)
+            old = ARRAY_LEN(old_level_to_path) - 1;
+        *out = old_level_to_path[old];
+        if (*end != '\0')
+            warn(cfg, "%s=%s: NCCL 2.22.3 reads the old level %ld (%s) and ignores \"%s\"", name,
+                 text, old, tp_path_type_name((int)*out), end);
+        return;
+    }
+    *is_set = false;
+    warn(cfg, "%s=%s is not a path type (LOC, NVL, NVB, PIX, PXB, PXN, PHB, SYS) nor a level "
+              "0..4: NCCL 2.22.3 ignores it and decides the level itself",
+         name, text);
+}
+
+static int find_param(const char *key, size_t key_len)
+{
+    for (size_t i = 0; i < ARRAY_LEN(params); i++)
+        if (strlen(params[i].name) == key_len && strncmp(params[i].name, key, key_len) == 0)
+            return (int)i;
+    return -1;
+}
+
+static tp_status set_param(tp_config *cfg, int id, const char *value, const char *source,
+                           tp_error *err)
+{
+    param_value v = {.is_set = true};
+    const tp_param *p = &params[id];
+    /* NCCL 2.22.3 reads an empty numeric or level value as unset. */
+    if (p->kind != TP_KIND_STR && value[0] == '\0') {
+        free(cfg->values[id].text);
+        memset(&cfg->values[id], 0, sizeof(cfg->values[id]));
+        return TP_OK;
+    }
+    if (p->kind == TP_KIND_INT)
+        parse_int_nccl(cfg, p->name, value, &v.num, &v.is_set);
+    else if (p->kind == TP_KIND_LEVEL)
+        parse_level_nccl(cfg, p->name, value, &v.num, &v.is_set);
+    tp_status st = TP_OK;
+    if (v.is_set && (st = tp_strdup(&v.text, value, err)) != TP_OK)
+        return st;
+    snprintf(v.source, sizeof(v.source), "%s", v.is_set ? source : "");
+    free(cfg->values[id].text);
+    cfg->values[id] = v;
+    return TP_OK;
+}
+
+/* Edit distance between two names (short: NCCL variable names). */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return (size_t)-1;
+    size_t row[64];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* An NCCL_* name topoplan does not model: say so, naming the nearest one it does. */
+static void unknown_name(tp_config *cfg, const char *key, size_t len)
+{
+    char name[64];
+    if (len < 5 || strncmp(key, "NCCL_", 5) != 0)
+        return;
+    snprintf(name, sizeof(name), "%.*s", (int)(len < 63 ? len : 63), key);
+    size_t best = (size_t)-1;
+    const char *nearest = NULL;
+    for (size_t i = 0; i < ARRAY_LEN(params); i++) {
+        size_t d = edit_distance(name, params[i].name);
+        if (d < best)
+            best = d, nearest = params[i].name;
+    }
+    if (nearest && best <= 3)
+        warn(cfg, "%s is not an NCCL variable topoplan knows: ignored (did you mean %s?)", name,
+             nearest);
+    else
+        warn(cfg, "%s is not an NCCL variable topoplan models: ignored", name);
+}
+
+tp_status tp_config_set_from(tp_config *cfg, const char *key, const char *value,
+                             const char *source, tp_error *err)
+{
+    if (!cfg || !key || !value)
+        return tp_fail_arg(err, "tp_config_set_from", !cfg ? "cfg is NULL" : !key ? "key is NULL"
+                                                                               : "value is NULL");
+    int id = find_param(key, strlen(key));
+    if (id < 0) {
+        unknown_name(cfg, key, strlen(key));
+        return TP_OK;
+    }
+    return set_param(cfg, id, value, source ? source : "tp_config_set", err);
+}
+
+tp_status tp_config_set(tp_config *cfg, const char *key, const char *value, tp_error *err)
+{
+    return tp_config_set_from(cfg, key, value, "tp_config_set", err);
+}
+
+const char *tp_config_source(const tp_config *cfg, const char *key)
+{
+    int id = cfg && key ? find_param(key, strlen(key)) : -1;
+    return id >= 0 && cfg->values[id].is_set ? cfg->values[id].source : NULL;
+}
+
+size_t tp_config_warning_count(const tp_config *cfg)
+{
+    return cfg ? cfg->n_warnings : 0;
+}
+
+const char *tp_config_warning(const tp_config *cfg, size_t i)
+{
+    return cfg && i < cfg->n_warnings ? cfg->warnings[i] : NULL;
+}
+
+/* The recorded origin of an env-file value: "--env-file FILE:LINE". */
+#define TP_ENV_ORIGIN_MAX 300
+
+/* One env-file line (NUL-terminated, without its newline). */
+static tp_status load_env_line(tp_config *cfg, char *line, size_t len, const char *source,
+                               unsigned n, tp_error *err)
+{
+    if (len > 0 && line[len - 1] == '\r')
+        line[--len] = '\0';
+    if (len > TP_ENV_FILE_MAX_LINE)
+        return tp_fail(err, TP_ERR_CONFIG, source, n, 1, "line longer than %d bytes",
+                       TP_ENV_FILE_MAX_LINE);
+    if (line[0] == '\0' || line[0] == '#')
+        return TP_OK;
+    char *eq = strchr(line, '=');
+    if (!eq || eq == line)
+        return tp_fail(err, TP_ERR_CONFIG, source, n, 1, "expected KEY=VALUE, got \"%.200s\"",
+                       line);
+    *eq = '\0';
+    char origin[TP_ENV_ORIGIN_MAX];
+    snprintf(origin, sizeof(origin), "--env-file %s:%u", source, n);
+    tp_status st = tp_config_set_from(cfg, line, eq + 1, origin, err);
+    if (st != TP_OK && err) {
+        char inner[sizeof(err->message)];
+        tp_error_format(err, inner, sizeof(inner));
+        tp_fail(err, st, source, n, 1, "%s", inner);
+    }
+    return st;
+}
+
+tp_status tp_config_load_env_text(tp_config *cfg, const char *text, size_t len,
+                                  const char *source, tp_error *err)
+{
+    if (!cfg || (!text && len))
+        return tp_fail_arg(err, "tp_config_load_env_text", !cfg ? "cfg is NULL" : "text is NULL");
+    source = source ? source : "<env>";
+    if (len > TP_MAX_INPUT_BYTES)
+        return tp_fail(err, TP_ERR_CONFIG, source, 0, 0, "larger than %u MiB",
+                       TP_MAX_INPUT_BYTES >> 20);
+    const char *nul = memchr(text, '\0', len);
+    if (nul) {
+        unsigned n = 1;
+        for (const char *c = text; c < nul; c++)
+            n += *c == '\n';
+        return tp_fail(err, TP_ERR_CONFIG, source, n, 1, "a NUL byte (not a text file)");
+    }
+    char *line = malloc(TP_ENV_FILE_MAX_LINE + 2);
+    if (!line)
+        return tp_fail_nomem(err);
+    tp_status st = TP_OK;
+    unsigned n = 1;
+    for (size_t pos = 0; st == TP_OK && pos < len; n++) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t end = nl ? (size_t)(nl - text) : len, l = end - pos;
+        size_t kept = l > TP_ENV_FILE_MAX_LINE + 1 ? TP_ENV_FILE_MAX_LINE + 1 : l;
+        memcpy(line, text + pos, kept);
+        line[kept] = '\0';
+        st = load_env_line(cfg, line, kept, source, n, err);
+        pos = end + 1;
+    }
+    free(line);
+    return st;
+}
+
+tp_status tp_config_new(tp_config **out, const char *const *envp, tp_error *err)
+{
+    if (!out)
+        return tp_fail_arg(err, "tp_config_new", "out is NULL");
+    *out = NULL;
+    tp_config *cfg = calloc(1, sizeof(*cfg));
+    if (!cfg)
+        return tp_fail_nomem(err);
+    for (size_t i = 0; envp && envp[i]; i++) {
+        const char *eq = strchr(envp[i], '=');
+        if (!eq)
+            continue;
+        int id = find_param(envp[i], (size_t)(eq - envp[i]));
+        if (id < 0) {
+            unknown_name(cfg, envp[i], (size_t)(eq - envp[i]));
+            continue;
+        }
+        tp_status st = set_param(cfg, id, eq + 1, "environment", err);
+        if (st != TP_OK) {
+            tp_config_free(cfg);
+            return st;
+        }
+    }
+    *out = cfg;
+    return TP_OK;
+}
+
+void tp_config_free(tp_config *cfg)
+{
+    if (!cfg)
+        return;
+    for (size_t i = 0; i < TP_PARAM_COUNT; i++)
+        free(cfg->values[i].text);
+    for (size_t i = 0; i < cfg->n_warnings; i++)
+        free(cfg->warnings[i]);
+    free(cfg);
+}
+
+tp_status tp_config__copy(tp_config **out, const tp_config *cfg, tp_error *err)
+{
+    *out = NULL;
+    tp_config *copy = calloc(1, sizeof(*copy));
+    if (!copy)
+        return tp_fail_nomem(err);
+    for (size_t i = 0; i < TP_PARAM_COUNT; i++) {
+        copy->values[i] = cfg->values[i];
+        copy->values[i].text = NULL;
+        if (cfg->values[i].text && tp_strdup(&copy->values[i].text, cfg->values[i].text, err)) {
+            tp_config_free(copy);
+            return TP_ERR_NOMEM;
+        }
+    }
+    *out = copy;
+    return TP_OK;
+}
+
+tp_status tp_config_copy(tp_config **out, const tp_config *cfg, tp_error *err)
+{
+    if (!out || !cfg)
+        return tp_fail_arg(err, "tp_config_copy", !out ? "out is NULL" : "cfg is NULL");
+    return tp_config__copy(out, cfg, err);
+}
+
+int64_t tp_config_int(const tp_config *cfg, tp_param_id id)
+{
+    const param_value *v = &cfg->values[id];
+    return v->is_set ? v->num : params[id].nccl_default;
+}
+
+const char *tp_config_str(const tp_config *cfg, tp_param_id id)
+{
+    return cfg->values[id].is_set ? cfg->values[id].text : NULL;
+}
+
+bool tp_config_is_set(const tp_config *cfg, tp_param_id id)
+{
+    return cfg->values[id].is_set;
+}
+
+const char *tp_config_name(tp_param_id id)
+{
+    return params[id].name;
+}
+
+tp_param_kind tp_config_kind(tp_param_id id)
+{
+    return params[id].kind;
+}
+
+tp_status tp_config_write(FILE *out, const tp_config *cfg, tp_error *err)
+{
+    if (!out || !cfg)
+        return tp_fail_arg(err, "tp_config_write", !out ? "out is NULL" : "cfg is NULL");
+    for (size_t i = 0; i < TP_PARAM_COUNT; i++) {
+        const param_value *v = &cfg->values[i];
+        char dflt[160];
+        tp_config__default_text(dflt, sizeof(dflt), (int)i);
+        char text[64];
+        snprintf(text, sizeof(text), "%lld", (long long)v->num);
+        if (v->is_set && params[i].kind == TP_KIND_INT && strcmp(text, v->text) != 0)
+            fprintf(out, "%-30s %-20s set by %s; NCCL reads %s\n", params[i].name, v->text,
+                    v->source, text);
+        else if (v->is_set && params[i].kind == TP_KIND_LEVEL && strcmp(v->text,
+                 tp_path_type_name((int)v->num)) != 0)
+            fprintf(out, "%-30s %-20s set by %s; NCCL reads %s\n", params[i].name, v->text,
+                    v->source, tp_path_type_name((int)v->num));
+        else if (v->is_set)
+            fprintf(out, "%-30s %-20s set by %s\n", params[i].name, v->text, v->source);
+        else
+            fprintf(out, "%-30s unset (NCCL default: %s)\n", params[i].name, dflt);
+    }
+    if (ferror(out))
+        return tp_fail(err, TP_ERR_IO, NULL, 0, 0, "cannot write the configuration");
+    return TP_OK;
+}

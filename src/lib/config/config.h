@@ -1,0 +1,91 @@
+/*
+ * The configuration: every NCCL_* parameter topoplan models, in one table.
+ * This module is the only place that reads environment text. Other modules
+ * ask for values by id. Each entry names NCCL 2.22.3's default.
+ */
+#ifndef TP_CONFIG_H
+#define TP_CONFIG_H
+
+#include "common/internal.h"
+
+/* Kinds of parameter values. */
+typedef enum tp_param_kind {
+    TP_KIND_INT,   /* strtoll(base 0) of the whole value, like NCCL_PARAM */
+    TP_KIND_STR,   /* kept as text */
+    TP_KIND_LEVEL, /* a path type name (LOC..SYS) or NCCL's old 0..4 numbering */
+} tp_param_kind;
+
+/* Path levels that a TP_KIND_LEVEL parameter yields when unset. */
+#define TP_LEVEL_UNSET (-2)
+
+/*
+ * X(id, "NCCL_NAME", kind, default). Defaults are NCCL 2.22.3's; -2 means
+ * "NCCL decides" where NCCL uses that sentinel.
+ */
+#define TP_PARAMS(X)                                                         \
+    X(TOPO_FILE, "NCCL_TOPO_FILE", TP_KIND_STR, 0)                           \
+    X(TOPO_DUMP_FILE, "NCCL_TOPO_DUMP_FILE", TP_KIND_STR, 0)                 \
+    X(TOPO_DUMP_FILE_RANK, "NCCL_TOPO_DUMP_FILE_RANK", TP_KIND_INT, 0)       \
+    X(GRAPH_FILE, "NCCL_GRAPH_FILE", TP_KIND_STR, 0)                         \
+    X(GRAPH_DUMP_FILE, "NCCL_GRAPH_DUMP_FILE", TP_KIND_STR, 0)               \
+    X(GRAPH_DUMP_FILE_RANK, "NCCL_GRAPH_DUMP_FILE_RANK", TP_KIND_INT, 0)     \
+    X(NVB_DISABLE, "NCCL_NVB_DISABLE", TP_KIND_INT, 0)                       \
+    X(P2P_LEVEL, "NCCL_P2P_LEVEL", TP_KIND_LEVEL, TP_LEVEL_UNSET)            \
+    X(P2P_DISABLE, "NCCL_P2P_DISABLE", TP_KIND_INT, 0)                       \
+    X(SHM_DISABLE, "NCCL_SHM_DISABLE", TP_KIND_INT, 0)                       \
+    X(NET_GDR_LEVEL, "NCCL_NET_GDR_LEVEL", TP_KIND_LEVEL, TP_LEVEL_UNSET)    \
+    X(NET_GDR_READ, "NCCL_NET_GDR_READ", TP_KIND_INT, -2)                    \
+    X(NET_DISABLE_INTRA, "NCCL_NET_DISABLE_INTRA", TP_KIND_INT, 0)           \
+    X(PXN_DISABLE, "NCCL_PXN_DISABLE", TP_KIND_INT, 0)                       \
+    X(P2P_PXN_LEVEL, "NCCL_P2P_PXN_LEVEL", TP_KIND_INT, 2)                   \
+    X(CROSS_NIC, "NCCL_CROSS_NIC", TP_KIND_INT, 2)                           \
+    X(MIN_NCHANNELS, "NCCL_MIN_NCHANNELS", TP_KIND_INT, -2)                  \
+    X(MAX_NCHANNELS, "NCCL_MAX_NCHANNELS", TP_KIND_INT, -2)                  \
+    X(MIN_CTAS, "NCCL_MIN_CTAS", TP_KIND_INT, -2)                            \
+    X(MAX_CTAS, "NCCL_MAX_CTAS", TP_KIND_INT, -2)                            \
+    X(NCHANNELS_PER_NET_PEER, "NCCL_NCHANNELS_PER_NET_PEER", TP_KIND_INT, -1) \
+    X(MIN_P2P_NCHANNELS, "NCCL_MIN_P2P_NCHANNELS", TP_KIND_INT, 1)           \
+    X(MAX_P2P_NCHANNELS, "NCCL_MAX_P2P_NCHANNELS", TP_KIND_INT, 32)          \
+    X(NVLS_ENABLE, "NCCL_NVLS_ENABLE", TP_KIND_INT, 2)                       \
+    X(NVLS_NCHANNELS, "NCCL_NVLS_NCHANNELS", TP_KIND_INT, 16)                \
+    X(COLLNET_ENABLE, "NCCL_COLLNET_ENABLE", TP_KIND_INT, 0)                 \
+    X(IB_HCA, "NCCL_IB_HCA", TP_KIND_STR, 0)                                 \
+    X(IB_MERGE_NICS, "NCCL_IB_MERGE_NICS", TP_KIND_INT, 1)                   \
+    X(ALGO, "NCCL_ALGO", TP_KIND_STR, 0)                                     \
+    X(PROTO, "NCCL_PROTO", TP_KIND_STR, 0)                                   \
+    X(NTHREADS, "NCCL_NTHREADS", TP_KIND_INT, -2)                            \
+    X(LL128_NTHREADS, "NCCL_LL128_NTHREADS", TP_KIND_INT, -2)                \
+    X(NET_OVERHEAD, "NCCL_NET_OVERHEAD", TP_KIND_INT, -2)                    \
+    X(THREAD_THRESHOLDS, "NCCL_THREAD_THRESHOLDS", TP_KIND_STR, 0)           \
+    X(IGNORE_CPU_AFFINITY, "NCCL_IGNORE_CPU_AFFINITY", TP_KIND_INT, 0)       \
+    X(MNNVL_ENABLE, "NCCL_MNNVL_ENABLE", TP_KIND_INT, 2)                     \
+    X(MIN_NRINGS, "NCCL_MIN_NRINGS", TP_KIND_INT, -2)                        \
+    X(MAX_NRINGS, "NCCL_MAX_NRINGS", TP_KIND_INT, -2)                        \
+    X(DEBUG, "NCCL_DEBUG", TP_KIND_STR, 0)                                   \
+    X(DEBUG_SUBSYS, "NCCL_DEBUG_SUBSYS", TP_KIND_STR, 0)
+
+typedef enum tp_param_id {
+#define TP_PARAM_ENUM(id, name, kind, dflt) TP_P_##id,
+    TP_PARAMS(TP_PARAM_ENUM)
+#undef TP_PARAM_ENUM
+        TP_PARAM_COUNT
+} tp_param_id;
+
+/* The integer value (TP_KIND_INT, TP_KIND_LEVEL): the user's, else the default. */
+int64_t tp_config_int(const tp_config *cfg, tp_param_id id);
+/* The text value (any kind), or NULL when unset. */
+const char *tp_config_str(const tp_config *cfg, tp_param_id id);
+/* Whether the user set the parameter. */
+bool tp_config_is_set(const tp_config *cfg, tp_param_id id);
+/* NCCL's name for the parameter ("NCCL_CROSS_NIC"). */
+const char *tp_config_name(tp_param_id id);
+/* Longest kept source of a setting ("--env-file PATH:LINE"). */
+#define TP_CONFIG_SOURCE_MAX 160
+/* What NCCL 2.22.3 does when the parameter is unset ("2", "no minimum", ...). */
+void tp_config__default_text(char *buf, size_t size, int id);
+/* How the parameter's value is read. */
+tp_param_kind tp_config_kind(tp_param_id id);
+/* Copy a configuration (a plan keeps its own). */
+tp_status tp_config__copy(tp_config **out, const tp_config *cfg, tp_error *err);
+
+#endif

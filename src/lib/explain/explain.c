@@ -1,0 +1,481 @@
+/* Plain-word explanations of graphs, from their decision traces and a bandwidth replay. */
+#include "explain/explain.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool tp_explain__is_ours(tp_search_event_kind kind)
+{
+    return kind == TP_EV_BOUND || kind == TP_EV_SETTLE;
+}
+
+static void add_line(tp_graph_why *w, const char *step, const char *fmt, ...) TP_PRINTF(3, 4);
+static void add_line(tp_graph_why *w, const char *step, const char *fmt, ...)
+{
+    if (w->n_lines == TP_WHY_MAX_LINES)
+        return;
+    tp_why_line *l = &w->lines[w->n_lines++];
+    l->step = step;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l->text, sizeof(l->text), fmt, ap);
+    va_end(ap);
+}
+
+static long find_event(const tp_graph *g, tp_search_event_kind kind, bool last)
+{
+    long found = -1;
+    for (size_t i = 0; i < g->n_events; i++) {
+        if (g->events[i].kind != kind)
+            continue;
+        found = (long)i;
+        if (!last)
+            break;
+    }
+    return found;
+}
+
+/* "15.0 GB/s" or "18.0/15.0 GB/s intra/inter". */
+static void bw_text(char *buf, size_t size, float intra, float inter)
+{
+    if (intra == inter)
+        snprintf(buf, size, "%.1f GB/s", intra);
+    else
+        snprintf(buf, size, "%.1f/%.1f GB/s intra/inter", intra, inter);
+}
+
+static void settings_text(char *buf, size_t size, const tp_search_event *e)
+{
+    char bw[64];
+    bw_text(bw, sizeof(bw), e->bw_intra, e->bw_inter);
+    snprintf(buf, size, "%s, path types %s/%s, sameChannels %d, crossNic %d", bw,
+             tp_path_type_name(e->type_intra), tp_path_type_name(e->type_inter),
+             e->same_channels, e->cross_nic);
+}
+
+/*
+ * The value a relaxation moved to: the knob that went the relaxing way
+ * (rungs also reset the knobs before them, which move back).
+ */
+static void relax_value(char *buf, size_t size, const tp_search_event *before,
+                        const tp_search_event *e)
+{
+    buf[0] = '\0';
+    if (!before)
+        return;
+    if (e->type_intra > before->type_intra)
+        snprintf(buf, size, "%s", tp_path_type_name(e->type_intra));
+    else if (e->type_inter > before->type_inter)
+        snprintf(buf, size, "%s", tp_path_type_name(e->type_inter));
+    else if (e->bw_intra < before->bw_intra)
+        snprintf(buf, size, "%.1f", e->bw_intra);
+    else if (e->pattern != before->pattern)
+        snprintf(buf, size, "pattern %d", e->pattern);
+}
+
+/* Relaxations in [from, to), grouped by kind in order of first use, with their values. */
+typedef struct relax_group {
+    const char *why;
+    char values[200];
+} relax_group;
+
+/* The pass (TP_EV_TRY) an event happened in. */
+static const tp_search_event *pass_of(const tp_graph *g, long i)
+{
+    for (; i >= 0; i--)
+        if (g->events[i].kind == TP_EV_TRY)
+            return &g->events[i];
+    return NULL;
+}
+
+/* Whether `v` is one of the ", "-separated values of list. */
+static bool has_value(const char *list, const char *v)
+{
+    size_t n = strlen(v);
+    for (const char *p = strstr(list, v); p; p = strstr(p + 1, v))
+        if ((p == list || p[-1] == ' ') && (p[n] == ',' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+static int group_relaxations(relax_group *groups, int max, const tp_graph *g, long from, long to)
+{
+    int n = 0;
+    const tp_search_event *before = from > 0 ? pass_of(g, from - 1) : NULL;
+    for (long i = from; i < to; i++) {
+        const tp_search_event *e = &g->events[i];
+        if (e->kind == TP_EV_TRY)
+            before = e;
+        if (e->kind != TP_EV_RELAX)
+            continue;
+        int k = 0;
+        while (k < n && strcmp(groups[k].why, e->why) != 0)
+            k++;
+        if (k == n && n == max)
+            continue;
+        if (k == n)
+            groups[n++] = (relax_group){.why = e->why};
+        char v[32];
+        relax_value(v, sizeof(v), before, e);
+        relax_group *gr = &groups[k];
+        if (v[0] && !has_value(gr->values, v)) {
+            size_t len = strlen(gr->values);
+            snprintf(gr->values + len, sizeof(gr->values) - len, "%s%s", len ? ", " : " ", v);
+        }
+    }
+    return n;
+}
+
+static void relaxations_text(char *buf, size_t size, const tp_graph *g, long from, long to)
+{
+    relax_group groups[8];
+    int n = group_relaxations(groups, 8, g, from, to);
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < n && len < size; k++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s%s", k ? "; " : "", groups[k].why,
+                                groups[k].values);
+}
+
+
+static void explain_relaxations(tp_graph_why *w, const tp_graph *g, long solution)
+{
+    char buf[400];
+    long end = solution >= 0 ? solution : (long)g->n_events;
+    long cut = w->result >= 0 ? w->result : end;
+    relaxations_text(buf, sizeof(buf), g, 0, cut);
+    add_line(w, "relaxed", "%s", buf[0] ? buf : "nothing before the result");
+}
+
+/* First-pass relaxations after the result: tried, nothing better. */
+static void explain_after(tp_graph_why *w, const tp_graph *g, long solution)
+{
+    char buf[400];
+    long end = solution >= 0 ? solution : (long)g->n_events;
+    if (w->result < 0 || w->result >= end)
+        return;
+    relaxations_text(buf, sizeof(buf), g, w->result, end);
+    if (buf[0])
+        add_line(w, "after", "it went on to relax %s, without finding a better graph", buf);
+}
+
+static void explain_result(tp_graph_why *w, const tp_graph *g, long solution)
+{
+    if (w->result < 0) {
+        add_line(w, "result", "no search pass found a graph");
+        return;
+    }
+    const tp_search_event *r = &g->events[w->result], *pass = pass_of(g, w->result);
+    char set[200], bw[64];
+    settings_text(set, sizeof(set), pass ? pass : r);
+    bw_text(bw, sizeof(bw), r->bw_intra, r->bw_inter);
+    add_line(w, "result", "the %s at %s found %d channel%s at %s",
+             solution >= 0 && w->result > solution ? "second pass" : "search pass", set,
+             r->n_channels, r->n_channels == 1 ? "" : "s", bw);
+}
+
+static void explain_second_passes(tp_graph_why *w, const tp_graph *g, long solution)
+{
+    if (solution < 0)
+        return;
+    char speeds[200] = "";
+    size_t len = 0;
+    for (size_t i = (size_t)solution; i < g->n_events; i++) {
+        const tp_search_event *e = &g->events[i];
+        if (e->kind != TP_EV_RAISE || len >= sizeof(speeds))
+            continue;
+        char bw[64];
+        bw_text(bw, sizeof(bw), e->bw_intra, e->bw_inter);
+        len += (size_t)snprintf(speeds + len, sizeof(speeds) - len, "%s%s", len ? ", " : "", bw);
+    }
+    if (!speeds[0])
+        return;
+    bool better = w->result > solution, skipped = false;
+    for (size_t i = (size_t)solution; i < g->n_events; i++)
+        skipped |= g->events[i].kind == TP_EV_BOUND;
+    add_line(w, "second pass", "NCCL tried higher speeds (%s%s)%s", speeds,
+             skipped ? " and possibly higher" : "",
+             better ? "; one of them gave the result" : ": none gave a better graph");
+}
+
+static void explain_stop_and_budget(tp_graph_why *w, const tp_system *sys, const tp_graph *g)
+{
+    long stop = find_event(g, TP_EV_DONE, false);
+    if (stop >= 0) {
+        const tp_search_event *e = &g->events[stop];
+        if (strstr(e->why, "total"))
+            add_line(w, "stop", "first pass stopped: %d x %.1f GB/s reaches the most one GPU can "
+                                "move (totalBw %.1f GB/s)",
+                     e->n_channels, e->bw_inter, sys->total_bw);
+        else
+            add_line(w, "stop", "first pass stopped: %d channel%s, the most allowed (maxChannels)",
+                     e->n_channels, e->n_channels == 1 ? "" : "s");
+    }
+    int pass_budgets = 0, global_budget = 0;
+    for (size_t i = 0; i < g->n_events; i++) {
+        const tp_search_event *e = &g->events[i];
+        if (e->kind == TP_EV_BUDGET && strstr(e->why, "global"))
+            global_budget = 1;
+        else if (e->kind == TP_EV_BUDGET)
+            pass_budgets++;
+    }
+    if (pass_budgets)
+        add_line(w, "budget", "%d pass%s ran out of its step budget (NCCL then moves on to the "
+                              "next settings)",
+                 pass_budgets, pass_budgets == 1 ? "" : "es");
+    if (global_budget)
+        add_line(w, "budget", "the global step budget ran out: NCCL stopped relaxing there");
+}
+
+static void explain_dup(tp_graph_why *w, const tp_graph *g)
+{
+    if (w->dup < 0)
+        return;
+    const tp_search_event *d = &g->events[w->dup];
+    const tp_search_event *r = w->result >= 0 ? &g->events[w->result] : NULL;
+    add_line(w, "duplicated",
+             "NCCL duplicated the %d channels to %d at %.1f GB/s each (ncclTopoDupChannels: "
+             "graphs at 25 GB/s or more)",
+             r ? r->n_channels : 0, d->n_channels, d->bw_intra);
+}
+
+/* Replay the result graph's channels (system indices) on sys; links in gg. */
+static tp_status replay_result(tp_gc_graph *gg, const tp_system *sys, const tp_graph *g,
+                               const tp_search_event *r, tp_error *err)
+{
+    int n_gpus = sys->nodes[TP_NODE_GPU].count, n = r->n_channels;
+    int per_channel = g->pattern == TP_PATTERN_NVLS ? 1 : n_gpus;
+    tp_gc_channel *chs = calloc((size_t)n, sizeof(*chs));
+    if (!chs)
+        return tp_fail_nomem(err);
+    for (int c = 0; c < n; c++) {
+        chs[c].n_gpus = per_channel;
+        for (int i = 0; i < per_channel; i++) {
+            int rank = g->intra[c * n_gpus + i], gi = -1;
+            for (int k = 0; k < n_gpus && gi < 0; k++)
+                gi = sys->nodes[TP_NODE_GPU].nodes[k].gpu.rank == rank ? k : -1;
+            chs[c].gpus[i] = gi;
+        }
+        chs[c].n_nets = 2;
+        for (int k = 0; k < 2; k++)
+            chs[c].nets[k] = tp_system__index_of(sys, TP_NODE_NET, g->inter[c * 2 + k]);
+    }
+    *gg = (tp_gc_graph){.pattern = r->pattern,
+                        .bw_intra = r->bw_intra,
+                        .bw_inter = r->bw_inter,
+                        .type_intra = r->type_intra,
+                        .type_inter = r->type_inter,
+                        .cross_nic = r->cross_nic,
+                        .same_channels = r->same_channels,
+                        .n_channels = n};
+    tp_graph_check chk = {0};
+    tp_status st = tp_graphcheck__replay(&chk, gg, sys, chs, n, err);
+    free(chk.findings);
+    free(chs);
+    return st;
+}
+
+static int popcount64(uint64_t x)
+{
+    int n = 0;
+    for (; x; x &= x - 1)
+        n++;
+    return n;
+}
+
+/* What one more crossing of link l would take: its reservation per crossing channel. */
+static float per_channel_use(const tp_gc_link *l)
+{
+    int uses = popcount64(l->channels);
+    return uses ? l->reserved / (float)uses : 0;
+}
+
+/* The first raise NCCL's second pass tried after the result, NULL when none. */
+static const tp_search_event *next_speed(const tp_graph *g, long solution)
+{
+    for (size_t i = solution < 0 ? g->n_events : (size_t)solution; i < g->n_events; i++)
+        if (g->events[i].kind == TP_EV_RAISE)
+            return &g->events[i];
+    return NULL;
+}
+
+static void limit_line(tp_graph_why *w, const tp_gc_link *l, const tp_search_event *r,
+                       const tp_search_event *next)
+{
+    int uses = popcount64(l->channels);
+    float per = per_channel_use(l);
+    char name[120];
+    if (l->type == TP_GC_NET_PORT)
+        snprintf(name, sizeof(name), "%s port", l->from);
+    else
+        snprintf(name, sizeof(name), "%s -> %s (%s)", l->from, l->to, tp_link_type_name(l->type));
+    char speed[160] = "";
+    /* Speeds scale every reservation alike; intra ones unless this is a NET port. */
+    bool port = l->type == TP_GC_NET_PORT;
+    float bw = port ? r->bw_inter : r->bw_intra;
+    float nx = next ? (port ? next->bw_inter : next->bw_intra) : 0;
+    if (nx > bw && bw > 0 && l->reserved * nx / bw > l->capacity + 1e-3f)
+        snprintf(speed, sizeof(speed), "; at the next speed tried, %.1f GB/s, they would need %.1f",
+                 nx, l->reserved * nx / bw);
+    add_line(w, "limit", "%s %.1f GB/s: %d channel%s take%s %.1f; %d would need %.1f%s", name,
+             l->capacity, uses, uses == 1 ? "" : "s", uses == 1 ? "s" : "", l->reserved, uses + 1,
+             l->reserved + per, speed);
+}
+
+/* The links that left too little for one more channel, tightest first. */
+static tp_status explain_limits(tp_graph_why *w, const tp_system *sys, const tp_graph *g,
+                                long solution, tp_error *err)
+{
+    if (w->result < 0)
+        return TP_OK;
+    const tp_search_event *r = &g->events[w->result];
+    tp_gc_graph gg;
+    tp_status st = replay_result(&gg, sys, g, r, err);
+    const tp_search_event *next = next_speed(g, solution);
+    bool shown[TP_WHY_MAX_LIMITS * 64] = {false};
+    int n_shown = 0;
+    while (st == TP_OK && n_shown < TP_WHY_MAX_LIMITS) {
+        long best = -1;
+        float best_room = 0;
+        for (size_t i = 0; i < gg.n_links && i < ARRAY_LEN(shown); i++) {
+            const tp_gc_link *l = &gg.links[i];
+            float per = per_channel_use(l);
+            float room = per > 0 ? l->left / per : 1e9f;
+            if (!shown[i] && room < 1 - 1e-4f && (best < 0 || room < best_room))
+                best = (long)i, best_room = room;
+        }
+        if (best < 0)
+            break;
+        shown[best] = true;
+        limit_line(w, &gg.links[best], r, next);
+        n_shown++;
+    }
+    if (st == TP_OK && n_shown == 0)
+        add_line(w, "limit", "no link of the graph's routes is too full for one more channel: the "
+                             "channel count or speed was set by the search's order of tries and "
+                             "its stop rules above");
+    free(gg.findings);
+    free(gg.links);
+    return st;
+}
+
+static void explain_ours(tp_graph_why *w, const tp_graph *g)
+{
+    size_t bound = 0, settle = 0;
+    for (size_t i = 0; i < g->n_events; i++) {
+        bound += g->events[i].kind == TP_EV_BOUND;
+        settle += g->events[i].kind == TP_EV_SETTLE;
+    }
+    if (bound)
+        add_line(w, "topoplan",
+                 "topoplan (not NCCL) cut %zu pass%s short that could not beat the graph; NCCL "
+                 "runs them whole",
+                 bound, bound == 1 ? "" : "es");
+    if (settle)
+        add_line(w, "topoplan",
+                 "topoplan (not NCCL) re-ran cut passes %zu time%s to count NCCL's step budget",
+                 settle, settle == 1 ? "" : "s");
+}
+
+tp_status tp_explain__graph(tp_graph_why *w, const tp_system *sys, const tp_graph *g,
+                            bool show_ours, tp_error *err)
+{
+    memset(w, 0, sizeof(*w));
+    w->start = find_event(g, TP_EV_TRY, false);
+    w->result = find_event(g, TP_EV_IMPROVED, true);
+    w->dup = find_event(g, TP_EV_DUP, false);
+    if (find_event(g, TP_EV_LOADED, false) >= 0) {
+        add_line(w, "result", "taken from NCCL_GRAPH_FILE, not searched");
+        return TP_OK;
+    }
+    if (w->start < 0) {
+        add_line(w, "result", "NCCL did not search this graph (its pattern is not possible or "
+                              "not needed on this system)");
+        return TP_OK;
+    }
+    long solution = find_event(g, TP_EV_SOLUTION, false);
+    char set[200];
+    settings_text(set, sizeof(set), &g->events[w->start]);
+    add_line(w, "start", "the search started at %s (pattern %d)", set, g->events[w->start].pattern);
+    explain_relaxations(w, g, solution);
+    explain_result(w, g, solution);
+    explain_after(w, g, solution);
+    explain_stop_and_budget(w, sys, g);
+    explain_dup(w, g);
+    explain_second_passes(w, g, solution);
+    if (find_event(g, TP_EV_FALLBACK, false) >= 0)
+        add_line(w, "fallback", "nothing found: NCCL used one channel in GPU order at 0.1 GB/s");
+    tp_status st = explain_limits(w, sys, g, solution, err);
+    if (show_ours)
+        explain_ours(w, g);
+    return st;
+}
+
+/* Which setting limits the channel count: the user's variable when set, else the default. */
+static const char *limit_source(const tp_config *cfg, tp_param_id nch, tp_param_id ctas)
+{
+    if (tp_config_is_set(cfg, nch))
+        return tp_config_name(nch);
+    if (tp_config_is_set(cfg, ctas))
+        return tp_config_name(ctas);
+    return "NCCL's default";
+}
+
+/* NCCL 2.22.3 ncclNvlsInit: NVLS channels from NCCL_NVLS_NCHANNELS, within the CTA bounds. */
+static void nvls_steps(tp_graph_why *w, const tp_plan *p)
+{
+    int n = p->channels.n_nvls_channels;
+    if (n <= 0)
+        return;
+    int asked = (int)tp_config_int(p->cfg, TP_P_NVLS_NCHANNELS);
+    const char *src = tp_config_is_set(p->cfg, TP_P_NVLS_NCHANNELS) ? "NCCL_NVLS_NCHANNELS"
+                                                                     : "NCCL's default";
+    if (n == asked)
+        add_line(w, "nvls-channels", "%d NVLS channels: %s", n, src);
+    else if (n < asked)
+        add_line(w, "nvls-channels", "%d NVLS channels: %d from %s, capped by %s", n, asked, src,
+                 limit_source(p->cfg, TP_P_MAX_CTAS, TP_P_MAX_CTAS));
+    else
+        add_line(w, "nvls-channels", "%d NVLS channels: %d from %s, raised by %s", n, asked, src,
+                 limit_source(p->cfg, TP_P_MIN_CTAS, TP_P_MIN_CTAS));
+}
+
+void tp_explain__channels(tp_graph_why *w, const tp_plan *p)
+{
+    const tp_channel_count *c = &p->channels.count;
+    memset(w, 0, sizeof(*w));
+    w->start = w->result = w->dup = -1;
+    add_line(w, "search", "ring search %d and tree search %d channels (minimum over ranks): %d",
+             p->channels.combined[TP_GRAPH_RING].n_channels,
+             p->channels.combined[TP_GRAPH_TREE].n_channels, p->channels.search_channels);
+    add_line(w, "duplicated", "postset duplicates every search channel once: %d%s", c->duplicated,
+             c->duplicated < 2 * p->channels.search_channels ? " (at most 32)" : "");
+    if (c->sm90_doubled != c->duplicated)
+        add_line(w, "sm90", "sm90 GPUs on several nodes with ring bw above %.0f GB/s and fewer "
+                            "than %d channels: doubled again to %d",
+                 TP_SM90_DOUBLE_BW, TP_SM90_DOUBLE_MAX, c->sm90_doubled);
+    if (c->after_max < c->sm90_doubled)
+        add_line(w, "max", "capped at %d by %s", c->after_max,
+                 limit_source(p->cfg, TP_P_MAX_NCHANNELS, TP_P_MAX_CTAS));
+    if (c->after_min > c->after_max)
+        add_line(w, "min", "raised to %d by %s (channels are copied round-robin)", c->after_min,
+                 limit_source(p->cfg, TP_P_MIN_NCHANNELS, TP_P_MIN_CTAS));
+    if (c->after_nvls > c->after_min)
+        add_line(w, "nvls", "raised to the %d NVLS channels", c->after_nvls);
+    nvls_steps(w, p);
+}
+
+tp_status tp_explain__plan(tp_graph_why whys[TP_GRAPH_COUNT], const tp_plan *plan,
+                           bool show_ours, tp_error *err)
+{
+    tp_system *fresh = NULL;
+    tp_status st = tp_graphcheck__fresh_system(&fresh, plan, err);
+    if (st == TP_OK)
+        st = tp_search__init(fresh, err); /* maxBw and totalBw, as the searches read them */
+    for (int s = 0; s < TP_GRAPH_COUNT && st == TP_OK; s++)
+        if (plan->graphs[s])
+            st = tp_explain__graph(&whys[s], fresh, plan->graphs[s], show_ours, err);
+    tp_system__free(fresh);
+    return st;
+}

@@ -1,0 +1,490 @@
+/*
+ * Graph files: NCCL_GRAPH_FILE replay (NCCL 2.22.3 xml.cc
+ * ncclTopoGetXmlGraphFromFile and search.cc ncclTopoGetGraphFromXml) and the
+ * NCCL_GRAPH_DUMP_FILE content (ncclTopoGetXmlFromGraphs). A matching graph
+ * id overrides the search; a GPU the system lacks fails as NCCL fails, with
+ * its WARN and back-trace lines.
+ */
+#include "search/search_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NCCL_SEARCH_CC "graph/search.cc"
+#define NCCL_XML_H "graph/xml.h"
+
+typedef struct gf_ctx {
+    const tp_xml *doc;
+    const tp_system *sys;
+    const tp_config *cfg;
+    tp_graph *graph;
+    tp_log *log;
+    tp_error *err;
+    int nccl_code; /* the ncclResult_t NCCL's back-trace would print */
+    int n_loaded;  /* channels of the matching graph (NCCL's nChannels) */
+} gf_ctx;
+
+/* NCCL 2.22.3 kvDictLinkType: the path names a graph file may use. */
+static const struct {
+    const char *name;
+    int type;
+} link_type_dict[] = {
+    {"LOC", TP_PATH_LOC}, {"NVL", TP_PATH_NVL}, {"NVB", TP_PATH_NVB}, {"PIX", TP_PATH_PIX},
+    {"PXB", TP_PATH_PXB}, {"PXN", TP_PATH_PXN}, {"PHB", TP_PATH_PHB}, {"SYS", TP_PATH_SYS},
+};
+
+/* One NCCLCHECK back-trace line. */
+static void trace(gf_ctx *c, const char *file, int line)
+{
+    tp_log_info_sub(c->log, TP_SUB_ALL, "%s:%d -> %d", file, line, c->nccl_code);
+}
+
+static const char *need_attr(gf_ctx *c, const tp_xml_elem *e, const char *name)
+{
+    const char *v = tp_xml__attr(e, name);
+    if (!v) {
+        tp_log_warn(c->log, "Attribute %s of node %s not found", name, e->tag);
+        c->nccl_code = TP_NCCL_INTERNAL_ERROR;
+    }
+    return v;
+}
+
+static tp_status missing(gf_ctx *c, const tp_xml_elem *e, const char *name)
+{
+    return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, e, "missing attribute \"%s\"", name);
+}
+
+/* xmlGetAttrInt under NCCLCHECK at search.cc `line`. */
+static tp_status get_int(gf_ctx *c, const tp_xml_elem *e, const char *name, int line, int *out)
+{
+    const char *v = need_attr(c, e, name);
+    if (!v) {
+        trace(c, NCCL_XML_H, TP_NCCL_LINE_XML_GET_INT);
+        trace(c, NCCL_SEARCH_CC, line);
+        return missing(c, e, name);
+    }
+    *out = (int)strtol(v, NULL, 0);
+    return TP_OK;
+}
+
+static tp_status get_float(gf_ctx *c, const tp_xml_elem *e, const char *name, int line,
+                           float *out)
+{
+    const char *v = need_attr(c, e, name);
+    if (!v) {
+        trace(c, NCCL_XML_H, TP_NCCL_LINE_XML_GET_FLOAT);
+        trace(c, NCCL_SEARCH_CC, line);
+        return missing(c, e, name);
+    }
+    *out = strtof(v, NULL);
+    return TP_OK;
+}
+
+/* NCCL 2.22.3 kvConvertToInt: prefix match; unknown names fall back to 0 (LOC). */
+static tp_status get_path_type(gf_ctx *c, const tp_xml_elem *e, const char *name, int *out)
+{
+    const char *v = tp_xml__attr(e, name);
+    if (!v) /* NCCL 2.22.3 would dereference NULL here */
+        return missing(c, e, name);
+    for (size_t i = 0; i < ARRAY_LEN(link_type_dict); i++) {
+        if (strncmp(v, link_type_dict[i].name, strlen(link_type_dict[i].name)) == 0) {
+            *out = link_type_dict[i].type;
+            return TP_OK;
+        }
+    }
+    tp_log_info_sub(c->log, TP_SUB_GRAPH,
+                    "KV Convert to int : could not find value of '%s' in dictionary, "
+                    "falling back to %d",
+                    v, 0);
+    *out = 0;
+    return TP_OK;
+}
+
+/* The rank of the GPU whose (system id, dev) makes `dev`, or -1 (last match wins). */
+static int rank_of_dev(const tp_system *sys, int64_t dev)
+{
+    int rank = -1;
+    const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
+    for (int g = 0; g < gpus->count; g++) {
+        int64_t sysid = TP_ID_SYSTEM_ID(gpus->nodes[g].id);
+        if (TP_ID(sysid, gpus->nodes[g].gpu.dev) == dev)
+            rank = gpus->nodes[g].gpu.rank;
+    }
+    return rank;
+}
+
+/* NCCL 2.22.3 ncclTopoGetChannelFromXml: NETs into inter, GPU devs mapped to ranks. */
+static tp_status load_channel(gf_ctx *c, const tp_xml_elem *ch, int index, int *n_listed)
+{
+    int n_gpus = c->sys->nodes[TP_NODE_GPU].count;
+    size_t inter = (size_t)index * 2, intra = (size_t)index * (size_t)n_gpus;
+    for (size_t s = 0; s < ch->n_children; s++) {
+        const tp_xml_elem *sub = ch->children[s];
+        int is_net = strcmp(sub->tag, "net") == 0;
+        if (!is_net && strcmp(sub->tag, "gpu") != 0)
+            continue; /* ignored while parsing */
+        const char *v = need_attr(c, sub, "dev");
+        if (!v) {
+            trace(c, NCCL_SEARCH_CC, TP_NCCL_LINE_CHANNEL_DEV);
+            return missing(c, sub, "dev");
+        }
+        int64_t dev = strtol(v, NULL, 16);
+        if (is_net) {
+            if (inter < ARRAY_LEN(c->graph->inter))
+                c->graph->inter[inter++] = dev;
+            continue;
+        }
+        int rank = rank_of_dev(c->sys, dev);
+        if (rank == -1) {
+            tp_log_warn(c->log, "XML Import Channel : dev %lld not found.", (long long)dev);
+            c->nccl_code = TP_NCCL_SYSTEM_ERROR;
+            return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, sub,
+                                "gpu dev \"%s\" is not a GPU of the system (graph device ids "
+                                "are hex, as NCCL reads them: %lld)",
+                                v, (long long)dev);
+        }
+        if (intra < ARRAY_LEN(c->graph->intra))
+            c->graph->intra[intra++] = rank;
+        ++*n_listed;
+    }
+    return TP_OK;
+}
+
+/*
+ * The channels NCCL uses (the first nchannels) must each list every GPU of
+ * the system once (NVLS: at least its head). NCCL 2.22.3 does not check this:
+ * it builds rings and trees from the unset slots, which is undefined.
+ */
+static tp_status check_used_channels(gf_ctx *c, const tp_xml_elem *g, const tp_xml_elem **chans,
+                                     const int *n_listed, int n_chans)
+{
+    int n_gpus = c->sys->nodes[TP_NODE_GPU].count;
+    if (c->graph->n_channels < 0 || c->graph->n_channels > TP_MAXCHANNELS)
+        return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, g,
+                            "nchannels %d out of range (0..%d, NCCL 2.22.3 MAXCHANNELS)",
+                            c->graph->n_channels, TP_MAXCHANNELS);
+    if (c->graph->n_channels > n_chans)
+        return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, g,
+                            "nchannels is %d but the graph has %d <channel> elements",
+                            c->graph->n_channels, n_chans);
+    for (int ch = 0; ch < c->graph->n_channels; ch++) {
+        if (c->graph->pattern == TP_PATTERN_NVLS) {
+            if (n_listed[ch] < 1)
+                return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, chans[ch],
+                                    "channel %d lists no GPU (an NVLS channel needs its head)",
+                                    ch);
+            continue;
+        }
+        if (n_listed[ch] != n_gpus)
+            return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, chans[ch],
+                                "channel %d lists %d GPUs; it must list each of the %d GPUs once",
+                                ch, n_listed[ch], n_gpus);
+        const int *intra = c->graph->intra + (size_t)ch * (size_t)n_gpus;
+        for (int i = 0; i < n_gpus; i++)
+            for (int j = 0; j < i; j++)
+                if (intra[i] == intra[j])
+                    return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, chans[ch],
+                                        "channel %d lists GPU rank %d twice; it must list each "
+                                        "of the %d GPUs once",
+                                        ch, intra[i], n_gpus);
+    }
+    return TP_OK;
+}
+
+static int count_channels(const tp_xml_elem *e)
+{
+    int n = 0;
+    for (size_t i = 0; i < e->n_children; i++)
+        n += strcmp(e->children[i]->tag, "channel") == 0;
+    return n;
+}
+
+/* The scalar attributes of a matching <graph>, in NCCL 2.22.3's order. */
+static tp_status load_graph_attrs(gf_ctx *c, const tp_xml_elem *e)
+{
+    tp_graph *g = c->graph;
+    tp_status st;
+    if ((st = get_int(c, e, "pattern", TP_NCCL_LINE_GRAPH_PATTERN, &g->pattern)) ||
+        (st = get_int(c, e, "nchannels", TP_NCCL_LINE_GRAPH_NCHANNELS, &g->n_channels)) ||
+        (st = get_float(c, e, "speedintra", TP_NCCL_LINE_GRAPH_SPEEDINTRA, &g->bw_intra)) ||
+        (st = get_float(c, e, "speedinter", TP_NCCL_LINE_GRAPH_SPEEDINTER, &g->bw_inter)))
+        return st;
+    const char *lat = need_attr(c, e, "latencyinter");
+    if (lat) {
+        g->latency_inter = strtof(lat, NULL);
+    } else {
+        /* Not fatal in NCCL: only xml.h's own check reports it. */
+        trace(c, NCCL_XML_H, TP_NCCL_LINE_XML_GET_FLOAT);
+        g->latency_inter = 0.0f;
+    }
+    if ((st = get_path_type(c, e, "typeintra", &g->type_intra)) ||
+        (st = get_path_type(c, e, "typeinter", &g->type_inter)))
+        return st;
+    return get_int(c, e, "samechannels", TP_NCCL_LINE_GRAPH_SAMECHANNELS, &g->same_channels);
+}
+
+/* NCCL 2.22.3 ncclTopoGetGraphFromXmlSub: only the graph with our id (and allowed crossNic). */
+static tp_status load_graph(gf_ctx *c, const tp_xml_elem *e)
+{
+    int id, cross_nic;
+    tp_status st = get_int(c, e, "id", TP_NCCL_LINE_GRAPH_ID, &id);
+    if (st != TP_OK || c->graph->id != id)
+        return st;
+    if ((st = get_int(c, e, "crossnic", TP_NCCL_LINE_GRAPH_CROSSNIC, &cross_nic)) != TP_OK)
+        return st;
+    if (tp_config_int(c->cfg, TP_P_CROSS_NIC) == 0 && cross_nic == 1)
+        return TP_OK;
+    c->graph->cross_nic = cross_nic;
+    if ((st = load_graph_attrs(c, e)) != TP_OK)
+        return st;
+    if (count_channels(e) > TP_MAXCHANNELS)
+        return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, e, "more than %d channels",
+                            TP_MAXCHANNELS);
+    const tp_xml_elem *chans[TP_MAXCHANNELS];
+    int n_listed[TP_MAXCHANNELS] = {0};
+    int index = 0;
+    for (size_t s = 0; s < e->n_children; s++) {
+        if (strcmp(e->children[s]->tag, "channel") != 0)
+            continue;
+        chans[index] = e->children[s];
+        if ((st = load_channel(c, e->children[s], index, &n_listed[index])) != TP_OK) {
+            trace(c, NCCL_SEARCH_CC, TP_NCCL_LINE_GRAPH_CHANNEL);
+            return st;
+        }
+        index++;
+    }
+    c->n_loaded = index;
+    return check_used_channels(c, e, chans, n_listed, index);
+}
+
+/* NCCL 2.22.3 graph files: NCCL_GRAPH_XML_MAX_NODES parser nodes, MAX_SUBS children each. */
+#define TP_GRAPH_XML_MAX_NODES 4096
+
+static tp_status parser_limit(gf_ctx *c, const tp_xml_elem *e, const char *what, int limit)
+{
+    tp_log_warn(c->log, "Error : XML parser is limited to %d %s", limit, what);
+    c->nccl_code = TP_NCCL_INTERNAL_ERROR;
+    return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, e,
+                        "NCCL 2.22.3 reads at most %d %s in a graph file", limit, what);
+}
+
+/*
+ * What NCCL's parser does below a handled element, in document order: it logs
+ * the elements it has no handler for and stops at its node and child limits
+ * (checked before each read, the closing tag's included).
+ */
+static tp_status parse_walk(gf_ctx *c, const tp_xml_elem *e, int depth, size_t *n_nodes)
+{
+    static const char *const handled[][2] = {{"graph", NULL}, {"channel", NULL}, {"net", "gpu"}};
+    size_t n_subs = 0;
+    for (size_t i = 0; i <= e->n_children; i++) {
+        if (*n_nodes == TP_GRAPH_XML_MAX_NODES)
+            return parser_limit(c, i < e->n_children ? e->children[i] : e, "nodes",
+                                TP_GRAPH_XML_MAX_NODES);
+        if (i == e->n_children || depth > 2)
+            break;
+        const tp_xml_elem *sub = e->children[i];
+        const char *k1 = handled[depth][0], *k2 = handled[depth][1];
+        if (strcmp(sub->tag, k1) != 0 && !(k2 && strcmp(sub->tag, k2) == 0)) {
+            tp_log_info_sub(c->log, TP_SUB_GRAPH, "Ignoring element %s", sub->tag);
+            continue;
+        }
+        if (n_subs++ == TP_XML_MAX_SUBS)
+            return parser_limit(c, sub, "subnodes", TP_XML_MAX_SUBS);
+        ++*n_nodes;
+        tp_status st = parse_walk(c, sub, depth + 1, n_nodes);
+        if (st != TP_OK)
+            return st;
+    }
+    return TP_OK;
+}
+
+/* The <graphs> header: version check and the "Loading graphs" line. */
+static tp_status open_graphs(gf_ctx *c, const tp_xml_elem *root)
+{
+    const char *v = need_attr(c, root, "version");
+    if (!v) {
+        trace(c, NCCL_XML_H, TP_NCCL_LINE_XML_GET_INT);
+        trace(c, NCCL_SEARCH_CC, TP_NCCL_LINE_COMPUTE_FILE);
+        return missing(c, root, "version");
+    }
+    int version = (int)strtol(v, NULL, 0);
+    if (version != TP_GRAPH_XML_VERSION) {
+        tp_log_warn(c->log, "XML Graph has wrong version %d, %d needed", version,
+                    TP_GRAPH_XML_VERSION);
+        c->nccl_code = TP_NCCL_INVALID_USAGE;
+        trace(c, NCCL_SEARCH_CC, TP_NCCL_LINE_COMPUTE_FILE);
+        return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, root,
+                            "graph file version %d (expected %d)", version,
+                            TP_GRAPH_XML_VERSION);
+    }
+    const char *name = tp_xml__attr(root, "name");
+    if (name)
+        tp_log_info_sub(c->log, TP_SUB_GRAPH, "Loading graphs for topology %s", name);
+    else
+        tp_log_info_sub(c->log, TP_SUB_GRAPH, "Loading graphs");
+    size_t n_nodes = 1; /* <graphs> */
+    tp_status st = parse_walk(c, root, 0, &n_nodes);
+    if (st == TP_OK && n_nodes == TP_GRAPH_XML_MAX_NODES) /* the read after </graphs> */
+        st = parser_limit(c, root, "nodes", TP_GRAPH_XML_MAX_NODES);
+    return st;
+}
+
+static tp_status load_doc(gf_ctx *c)
+{
+    const tp_xml_elem *root = c->doc->root;
+    if (strcmp(root->tag, "graphs") != 0) {
+        tp_log_info_sub(c->log, TP_SUB_GRAPH, "Ignoring element %s", root->tag);
+        return TP_OK;
+    }
+    tp_status st = open_graphs(c, root);
+    if (st != TP_OK)
+        return st;
+    for (size_t i = 0; i < root->n_children; i++) {
+        if (strcmp(root->children[i]->tag, "graph") != 0)
+            continue;
+        if ((st = load_graph(c, root->children[i])) != TP_OK) {
+            trace(c, NCCL_SEARCH_CC, TP_NCCL_LINE_GRAPHS);
+            trace(c, NCCL_SEARCH_CC, TP_NCCL_LINE_COMPUTE_GRAPHS);
+            return st;
+        }
+    }
+    tp_log_info_sub(c->log, TP_SUB_GRAPH, "Search %d : %d channels loaded from XML graph",
+                    c->graph->id, c->n_loaded);
+    return TP_OK;
+}
+
+tp_status tp_graphfile__load(tp_graph *graph, const tp_system *sys, const tp_config *cfg,
+                             const char *path, tp_log *log, tp_error *err)
+{
+    gf_ctx c = {.sys = sys, .cfg = cfg, .graph = graph, .log = log, .err = err};
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        int e = errno;
+        tp_log_warn(log, "Could not open XML graph file %s : %s", path, strerror(e));
+        c.nccl_code = TP_NCCL_SYSTEM_ERROR;
+        trace(&c, NCCL_SEARCH_CC, TP_NCCL_LINE_COMPUTE_FILE);
+        return tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open NCCL_GRAPH_FILE: %s", strerror(e));
+    }
+    fclose(f);
+    tp_xml *doc = NULL;
+    tp_status st = tp_xml__parse_file(&doc, path, err);
+    if (st != TP_OK)
+        return st;
+    c.doc = doc;
+    st = load_doc(&c);
+    tp_xml__free(doc);
+    return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* NCCL_GRAPH_DUMP_FILE                                                      */
+
+static tp_status set_attr_fmt(tp_xml_elem *e, const char *name, tp_error *err, const char *fmt,
+                              ...) TP_PRINTF(4, 5);
+
+static tp_status set_attr_fmt(tp_xml_elem *e, const char *name, tp_error *err, const char *fmt,
+                              ...)
+{
+    char buf[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    return tp_xml__set_attr(e, name, buf, err);
+}
+
+/* NCCL writes int64 attributes with "%#lx" (so 0 is "0", others "0x..."). */
+static tp_status add_dev(tp_xml_elem *parent, const char *tag, int64_t dev, tp_error *err)
+{
+    tp_xml_elem *e;
+    tp_status st = tp_xml__add_child(&e, parent, tag, err);
+    if (st != TP_OK)
+        return st;
+    return set_attr_fmt(e, "dev", err, "%#llx", (unsigned long long)dev);
+}
+
+static int64_t dev_of_rank(const tp_system *sys, int rank)
+{
+    int64_t dev = -1;
+    const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
+    for (int i = 0; i < gpus->count; i++)
+        if (gpus->nodes[i].gpu.rank == rank)
+            dev = TP_ID(TP_ID_SYSTEM_ID(gpus->nodes[i].id), gpus->nodes[i].gpu.dev);
+    return dev;
+}
+
+/* NCCL 2.22.3 ncclTopoGetXmlFromChannel. */
+static tp_status dump_channel(tp_xml_elem *parent, const tp_system *sys, const tp_graph *g, int c,
+                              tp_error *err)
+{
+    int n_gpus = sys->nodes[TP_NODE_GPU].count, has_net = sys->nodes[TP_NODE_NET].count > 0;
+    tp_xml_elem *ch;
+    tp_status st = tp_xml__add_child(&ch, parent, "channel", err);
+    if (st == TP_OK && has_net)
+        st = add_dev(ch, "net", g->inter[2 * c], err);
+    for (int i = 0; i < n_gpus && st == TP_OK; i++) {
+        int64_t dev = dev_of_rank(sys, g->intra[n_gpus * c + i]);
+        if (dev == -1)
+            return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0,
+                           "XML Export Channel : rank %d not found", g->intra[n_gpus * c + i]);
+        st = add_dev(ch, "gpu", dev, err);
+        if (g->id == 3)
+            break; /* NVLS graphs only use the first GPU */
+    }
+    if (st == TP_OK && has_net)
+        st = add_dev(ch, "net", g->inter[2 * c + 1], err);
+    return st;
+}
+
+static const char *path_dict_name(int type)
+{
+    for (size_t i = 0; i < ARRAY_LEN(link_type_dict); i++)
+        if (link_type_dict[i].type == type)
+            return link_type_dict[i].name;
+    return NULL;
+}
+
+/* NCCL 2.22.3 ncclTopoGetXmlFromGraph: attributes in NCCL's order. */
+static tp_status dump_graph(tp_xml_elem *root, const tp_system *sys, const tp_graph *g,
+                            tp_error *err)
+{
+    const char *ti = path_dict_name(g->type_intra), *te = path_dict_name(g->type_inter);
+    if (!ti || !te)
+        return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0,
+                       "KV Convert to str : could not find value %d in dictionary",
+                       ti ? g->type_inter : g->type_intra);
+    tp_xml_elem *e;
+    tp_status st = tp_xml__add_child(&e, root, "graph", err);
+    if (st || (st = set_attr_fmt(e, "id", err, "%d", g->id)) ||
+        (st = set_attr_fmt(e, "pattern", err, "%d", g->pattern)) ||
+        (st = set_attr_fmt(e, "crossnic", err, "%d", g->cross_nic)) ||
+        (st = set_attr_fmt(e, "nchannels", err, "%d", g->n_channels)) ||
+        (st = set_attr_fmt(e, "speedintra", err, "%g", g->bw_intra)) ||
+        (st = set_attr_fmt(e, "speedinter", err, "%g", g->bw_inter)) ||
+        (st = set_attr_fmt(e, "latencyinter", err, "%g", g->latency_inter)) ||
+        (st = tp_xml__set_attr(e, "typeintra", ti, err)) ||
+        (st = tp_xml__set_attr(e, "typeinter", te, err)) ||
+        (st = set_attr_fmt(e, "samechannels", err, "%d", g->same_channels)))
+        return st;
+    for (int c = 0; c < g->n_channels && st == TP_OK; c++)
+        st = dump_channel(e, sys, g, c, err);
+    return st;
+}
+
+tp_status tp_search__dump_graphs(FILE *out, const tp_system *sys, tp_graph *const *graphs,
+                                 int n_graphs, tp_error *err)
+{
+    tp_xml_elem *root = NULL;
+    tp_status st = tp_xml__add_child(&root, NULL, "graphs", err);
+    if (st != TP_OK)
+        return st;
+    st = set_attr_fmt(root, "version", err, "%d", TP_GRAPH_XML_VERSION);
+    for (int g = 0; g < n_graphs && st == TP_OK; g++)
+        st = dump_graph(root, sys, graphs[g], err);
+    if (st == TP_OK)
+        st = tp_xml__write(out, root, err);
+    tp_xml__free_elem(root);
+    return st;
+}

@@ -1,0 +1,714 @@
+/*
+ * Stage 3: paths, as NCCL 2.22.3 computes them in src/graph/paths.cc.
+ *
+ * Every CPU, GPU, NET and NVS node is the root of a breadth-first search
+ * that stores, in each node reached, the route back to it (links walked,
+ * bottleneck bandwidth, worst path type). Policies then rewrite some routes:
+ * through the CPU where P2P or GDR is not allowed, through a peer GPU for
+ * PXN, or marked NET where neither P2P nor SHM can connect two GPUs.
+ */
+#include "paths/paths.h"
+#include "common/nccl_profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Route storage                                                       */
+/* ------------------------------------------------------------------ */
+
+static tp_status route_reserve(tp_route *r, int need, tp_error *err)
+{
+    if (need <= r->cap)
+        return TP_OK;
+    int cap = r->cap ? r->cap : 4;
+    while (cap < need)
+        cap *= 2;
+    tp_link **list = realloc(r->list, (size_t)cap * sizeof(*list));
+    if (!list)
+        return tp_fail_nomem(err);
+    memset(list + r->cap, 0, (size_t)(cap - r->cap) * sizeof(*list));
+    r->list = list;
+    r->cap = cap;
+    return TP_OK;
+}
+
+/*
+ * NCCL 2.22.3 allocates a node's routes to a type with calloc: all zero (LOC,
+ * bw 0) for the root of the search, all DIS for the nodes it reaches.
+ */
+static tp_status routes_alloc(tp_route **out, int count, bool disconnected, tp_error *err)
+{
+    tp_route *routes = calloc(count > 0 ? (size_t)count : 1, sizeof(*routes));
+    if (!routes)
+        return tp_fail_nomem(err);
+    for (int i = 0; disconnected && i < count; i++)
+        routes[i].type = TP_PATH_DIS;
+    *out = routes;
+    return TP_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Lookups (topo.h's ncclTopoIdToIndex and friends)                    */
+/* ------------------------------------------------------------------ */
+
+int tp_paths__id_to_index(const tp_system *sys, int type, int64_t id)
+{
+    for (int i = 0; i < sys->nodes[type].count; i++)
+        if (sys->nodes[type].nodes[i].id == id)
+            return i;
+    return -1;
+}
+
+int tp_paths__rank_to_index(const tp_system *sys, int rank)
+{
+    for (int i = 0; i < sys->nodes[TP_NODE_GPU].count; i++)
+        if (sys->nodes[TP_NODE_GPU].nodes[i].gpu.rank == rank)
+            return i;
+    return -1;
+}
+
+tp_status tp_paths__internal(tp_error *err, const char *what)
+{
+    return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "paths: %s", what);
+}
+
+/* The route from node to the node of `type` at `index` (NULL when never computed). */
+static tp_route *route_to(const tp_node *node, int type, int index)
+{
+    return node->paths[type] ? &node->paths[type][index] : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* The breadth-first search (ncclTopoSetPaths)                         */
+/* ------------------------------------------------------------------ */
+
+typedef struct bfs_state {
+    tp_system *sys;
+    tp_node *base;
+    int base_index; /* where the routes to base are stored (first node with its id) */
+    bool nvb_disable;
+    tp_node **cur, **next;
+    int n_cur, n_next;
+    tp_log *log;
+} bfs_state;
+
+/* NCCL 2.22.3: the path type a link adds, from the link type and its ends. */
+static int step_type(const tp_node *node, const tp_link *link, const tp_route *path,
+                     const tp_route *rem_path)
+{
+    int type = link->type == TP_LINK_NET ? TP_LINK_LOC : link->type;
+    if (node->type == TP_NODE_PCI && link->rem->type == TP_NODE_PCI)
+        type = TP_PATH_PXB;
+    if (link->type == TP_LINK_PCI && (node->type == TP_NODE_CPU || link->rem->type == TP_NODE_CPU))
+        type = TP_PATH_PHB;
+    if (node->type == TP_NODE_GPU && path->type == TP_PATH_NVL && type == TP_PATH_NVL &&
+        rem_path->count > 1)
+        type = TP_PATH_NVB;
+    return path->type > type ? path->type : type;
+}
+
+/* Point rem_path's first hop at the link from rem back to node (a stale one stays, as in NCCL). */
+static tp_status set_reverse_link(bfs_state *s, tp_node *node, const tp_link *link,
+                                  tp_route *rem_path, tp_error *err)
+{
+    tp_node *rem = link->rem;
+    for (int l = 0; l < rem->n_links; l++) {
+        if (rem->links[l].rem == node && rem->links[l].type == link->type) {
+            rem_path->list[0] = &rem->links[l];
+            break;
+        }
+    }
+    if (rem_path->list[0])
+        return TP_OK;
+    tp_log_warn(s->log, "Failed to find reverse path from remNode %d/%llx nlinks %d to node %d/%llx",
+                rem->type, (unsigned long long)rem->id, rem->n_links, node->type,
+                (unsigned long long)node->id);
+    return tp_fail(err, TP_ERR_TOPOLOGY, link->line ? s->sys->source : NULL, link->line,
+                   link->column,
+                   "%s/%llx has a link to %s/%llx without a link back (NCCL fails the path "
+                   "computation)",
+                   tp_node_type_name(node->type), (unsigned long long)node->id,
+                   tp_node_type_name(rem->type), (unsigned long long)rem->id);
+}
+
+/* NCCL 2.22.3: only one GPU may be crossed, over NVLink, towards another GPU (NVB). */
+static bool blocked_by_gpu(const bfs_state *s, const tp_node *node, const tp_link *link,
+                           const tp_route *path)
+{
+    return node != s->base && node->type == TP_NODE_GPU &&
+           (s->nvb_disable || link->type != TP_LINK_NVL || link->rem->type != TP_NODE_GPU ||
+            path->count > 1);
+}
+
+static void queue_next(bfs_state *s, tp_node *node)
+{
+    for (int i = 0; i < s->n_next; i++)
+        if (s->next[i] == node)
+            return;
+    s->next[s->n_next++] = node;
+}
+
+static tp_status visit_link(bfs_state *s, tp_node *node, tp_link *link, tp_error *err)
+{
+    int bt = s->base->type;
+    tp_node *rem = link->rem;
+    tp_status st;
+    if (!rem->paths[bt] &&
+        (st = routes_alloc(&rem->paths[bt], s->sys->nodes[bt].count, true, err)) != TP_OK)
+        return st;
+    tp_route *rem_path = &rem->paths[bt][s->base_index];
+    tp_route *path = &node->paths[bt][s->base_index];
+    float bw = link->bw < path->bw ? link->bw : path->bw;
+    if (blocked_by_gpu(s, node, link, path))
+        return TP_OK;
+    /* NCCL 2.22.3: replace a route if it is unset or longer, and only by a wider one. */
+    if (!((rem_path->bw == 0 || rem_path->count > path->count) && rem_path->bw < bw))
+        return TP_OK;
+    if ((st = route_reserve(rem_path, path->count + 1, err)) != TP_OK)
+        return st;
+    if ((st = set_reverse_link(s, node, link, rem_path, err)) != TP_OK)
+        return st;
+    for (int i = 0; i < path->count; i++)
+        rem_path->list[i + 1] = path->list[i];
+    rem_path->count = path->count + 1;
+    rem_path->bw = bw;
+    rem_path->type = step_type(node, link, path, rem_path);
+    queue_next(s, rem);
+    return TP_OK;
+}
+
+static tp_status set_paths(bfs_state *s, tp_node *base, tp_error *err)
+{
+    int bt = base->type;
+    tp_status st;
+    if (!base->paths[bt] &&
+        (st = routes_alloc(&base->paths[bt], s->sys->nodes[bt].count, false, err)) != TP_OK)
+        return st;
+    s->base = base;
+    s->base_index = tp_paths__id_to_index(s->sys, bt, base->id);
+    tp_route *base_path = &base->paths[bt][s->base_index];
+    base_path->count = 0;
+    base_path->bw = TP_LOC_BW;
+    base_path->type = TP_PATH_LOC;
+    s->cur[0] = base;
+    s->n_cur = 1;
+    while (s->n_cur) {
+        s->n_next = 0;
+        for (int n = 0; n < s->n_cur; n++) {
+            tp_node *node = s->cur[n];
+            for (int l = 0; l < node->n_links; l++)
+                if ((st = visit_link(s, node, &node->links[l], err)) != TP_OK)
+                    return st;
+        }
+        tp_node **swap = s->cur;
+        s->cur = s->next;
+        s->next = swap;
+        s->n_cur = s->n_next;
+    }
+    return TP_OK;
+}
+
+/* NCCL 2.22.3 order of the searches: CPUs, GPUs, NETs, NVSwitches; a failed
+ * search is reported by ncclTopoComputePaths' check at that loop's line. */
+static tp_status set_all_paths(tp_system *sys, const tp_config *cfg, tp_log *log, tp_error *err)
+{
+    static const int roots[] = {TP_NODE_CPU, TP_NODE_GPU, TP_NODE_NET, TP_NODE_NVS};
+    static const int check_lines[] = {TP_NCCL_LINE_PATHS_CPU, TP_NCCL_LINE_PATHS_GPU,
+                                      TP_NCCL_LINE_PATHS_NET, TP_NCCL_LINE_PATHS_NVS};
+    size_t total = 0;
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
+        total += (size_t)sys->nodes[t].count;
+    bfs_state s = {.sys = sys, .log = log, .nvb_disable = tp_config_int(cfg, TP_P_NVB_DISABLE) != 0};
+    s.cur = calloc(total + 1, sizeof(*s.cur));
+    s.next = calloc(total + 1, sizeof(*s.next));
+    tp_status st = (s.cur && s.next) ? TP_OK : tp_fail_nomem(err);
+    for (size_t r = 0; st == TP_OK && r < ARRAY_LEN(roots); r++) {
+        for (int i = 0; st == TP_OK && i < sys->nodes[roots[r]].count; i++)
+            st = set_paths(&s, &sys->nodes[roots[r]].nodes[i], err);
+        if (st == TP_ERR_TOPOLOGY)
+            tp_log_info_sub(log, TP_SUB_ALL, "graph/paths.cc:%d -> %d", check_lines[r],
+                            TP_NCCL_INTERNAL_ERROR);
+    }
+    free(s.cur);
+    free(s.next);
+    return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Route rewrites                                                      */
+/* ------------------------------------------------------------------ */
+
+/* getLocalCpu: the CPU with the fewest hops from GPU g (NCCL 2.22.3 skips 0-hop routes). */
+static tp_status local_cpu(const tp_system *sys, int g, int *cpu, tp_log *log, tp_error *err)
+{
+    const tp_route *paths = sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_CPU];
+    int min_hops = 0, best = -1;
+    for (int c = 0; paths && c < sys->nodes[TP_NODE_CPU].count; c++) {
+        if (min_hops == 0 || paths[c].count < min_hops) {
+            best = c;
+            min_hops = paths[c].count;
+        }
+    }
+    if (best == -1) {
+        tp_log_warn(log, "Error : could not find CPU close to GPU %d", g);
+        return tp_paths__internal(err, "no CPU close to a GPU");
+    }
+    *cpu = best;
+    return TP_OK;
+}
+
+/* addInterStep: route (t1,i1)->(t2,i2) becomes (t1,i1)->(tx,ix)->(t2,i2). */
+static tp_status add_inter_step(tp_system *sys, int tx, int ix, int t1, int i1, int t2, int i2,
+                                tp_error *err)
+{
+    tp_node *mid = &sys->nodes[tx].nodes[ix];
+    tp_node *src = &sys->nodes[t1].nodes[i1];
+    tp_route *r = route_to(src, t2, i2), *a = route_to(src, tx, ix), *b = route_to(mid, t2, i2);
+    if (!r || !a || !b)
+        return tp_paths__internal(err, "inter step on a route never computed");
+    tp_status st = route_reserve(r, a->count + b->count, err);
+    if (st != TP_OK)
+        return st;
+    int l = 0;
+    for (int i = 0; i < a->count; i++)
+        r->list[l++] = a->list[i];
+    for (int i = 0; i < b->count; i++)
+        r->list[l++] = b->list[i];
+    r->count = l;
+    r->type = a->type > b->type ? a->type : b->type;
+    if (tx == TP_NODE_GPU)
+        r->type = TP_PATH_PXN;
+    r->bw = b->bw < a->bw ? b->bw : a->bw;
+    return TP_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* P2P, NET and SHM checks                                             */
+/* ------------------------------------------------------------------ */
+
+/* ncclGetLevel(NCCL_P2P_DISABLE, NCCL_P2P_LEVEL): LOC when P2P is disabled, else the user's level. */
+static int user_p2p_level(const tp_config *cfg)
+{
+    if (tp_config_is_set(cfg, TP_P_P2P_DISABLE) && tp_config_int(cfg, TP_P_P2P_DISABLE) == 1)
+        return TP_PATH_LOC;
+    return (int)tp_config_int(cfg, TP_P_P2P_LEVEL);
+}
+
+/* NCCL 2.22.3: P2P is kept below the CPU on ARM, Intel and Zhaoxin CPUs. */
+static int default_p2p_level(const tp_system *sys)
+{
+    if (sys->nodes[TP_NODE_CPU].count == 0)
+        return TP_P2P_LEVEL_DEFAULT;
+    const tp_node *cpu = &sys->nodes[TP_NODE_CPU].nodes[0];
+    if (cpu->cpu.arch == TP_CPU_ARCH_ARM)
+        return TP_P2P_LEVEL_RESTRICTED;
+    if (cpu->cpu.arch == TP_CPU_ARCH_X86 &&
+        (cpu->cpu.vendor == TP_CPU_VENDOR_INTEL || cpu->cpu.vendor == TP_CPU_VENDOR_ZHAOXIN))
+        return TP_P2P_LEVEL_RESTRICTED;
+    return TP_P2P_LEVEL_DEFAULT;
+}
+
+tp_status tp_paths__check_p2p(const tp_system *sys, const tp_config *cfg, int64_t id1, int64_t id2,
+                              int *p2p, int *read, int *intermediate_rank, tp_error *err)
+{
+    *p2p = 0;
+    if (read)
+        *read = 0;
+    if (intermediate_rank)
+        *intermediate_rank = -1;
+    int g1 = tp_paths__id_to_index(sys, TP_NODE_GPU, id1);
+    if (g1 < 0)
+        return tp_paths__internal(err, "P2P check on an unknown GPU");
+    int g2 = tp_paths__id_to_index(sys, TP_NODE_GPU, id2);
+    if (g2 < 0)
+        return TP_OK; /* NCCL 2.22.3: a GPU not in the system cannot use P2P */
+    const tp_node *gpu1 = &sys->nodes[TP_NODE_GPU].nodes[g1];
+    const tp_route *path = route_to(gpu1, TP_NODE_GPU, g2);
+    if (!path)
+        return tp_paths__internal(err, "P2P check before the paths");
+    if (path->count == 2 && path->list[0]->rem->type == TP_NODE_GPU && intermediate_rank)
+        *intermediate_rank = path->list[0]->rem->gpu.rank;
+    int level = user_p2p_level(cfg);
+    if (level == TP_LEVEL_UNSET)
+        level = default_p2p_level(sys);
+    /* Every GPU pair is P2P-capable here (no NVML to say otherwise). */
+    if (path->type <= level)
+        *p2p = 1;
+    const tp_node *gpu2 = &sys->nodes[TP_NODE_GPU].nodes[g2];
+    /* NCCL 2.22.3: P2P read only between sm80 GPUs over NVLink. */
+    if (path->type == TP_PATH_NVL && read && gpu1->gpu.cuda_comp_cap == gpu2->gpu.cuda_comp_cap &&
+        gpu1->gpu.cuda_comp_cap == TP_NCCL_P2P_READ_CC)
+        *read = 1;
+    return TP_OK;
+}
+
+/* The best bandwidth from a GPU to a NET at PXB or better. */
+static float best_close_net_bw(const tp_system *sys, const tp_node *gpu)
+{
+    float best = 0;
+    for (int n = 0; gpu->paths[TP_NODE_NET] && n < sys->nodes[TP_NODE_NET].count; n++) {
+        const tp_route *path = &gpu->paths[TP_NODE_NET][n];
+        if (path->type <= TP_PATH_PXB && path->bw > best)
+            best = path->bw;
+    }
+    return best;
+}
+
+tp_status tp_paths__check_net(const tp_system *sys, const tp_config *cfg, int64_t id1, int64_t id2,
+                              int *net)
+{
+    if (tp_config_int(cfg, TP_P_NET_DISABLE_INTRA) == 1) {
+        *net = 0;
+        return TP_OK;
+    }
+    *net = 1;
+    int g1 = tp_paths__id_to_index(sys, TP_NODE_GPU, id1);
+    int g2 = tp_paths__id_to_index(sys, TP_NODE_GPU, id2);
+    if (g1 < 0 || g2 < 0)
+        return TP_OK;
+    const tp_node *gpu1 = &sys->nodes[TP_NODE_GPU].nodes[g1];
+    const tp_node *gpu2 = &sys->nodes[TP_NODE_GPU].nodes[g2];
+    float speed = gpu1->paths[TP_NODE_GPU][g2].bw;
+    /* NCCL 2.22.3: the network wins when both GPUs reach a close NIC faster than each other. */
+    if (best_close_net_bw(sys, gpu1) > speed && best_close_net_bw(sys, gpu2) > speed)
+        return TP_OK;
+    *net = 0;
+    return TP_OK;
+}
+
+/*
+ * The P2P transport's canConnect between two GPUs of this host (NCCL 2.22.3
+ * p2p.cc): the P2P level, then "would NET be faster", unless the route
+ * crosses an intermediate GPU. CUDA P2P and IPC always work here.
+ */
+static tp_status p2p_can_connect(const tp_system *sys, const tp_config *cfg, int64_t src,
+                                 int64_t dst, int *ret, tp_error *err)
+{
+    int inter = -1;
+    tp_status st = tp_paths__check_p2p(sys, cfg, src, dst, ret, NULL, &inter, err);
+    if (st != TP_OK || *ret == 0 || inter != -1)
+        return st;
+    int use_net = 0;
+    tp_paths__check_net(sys, cfg, src, dst, &use_net);
+    if (use_net)
+        *ret = 0;
+    return TP_OK;
+}
+
+/* The SHM transport's canConnect (NCCL 2.22.3 shm.cc): same host, same /dev/shm here. */
+static int shm_can_connect(const tp_system *sys, const tp_config *cfg, int64_t src, int64_t dst)
+{
+    if (tp_config_int(cfg, TP_P_SHM_DISABLE) == 1)
+        return 0;
+    int use_net = 0;
+    tp_paths__check_net(sys, cfg, src, dst, &use_net);
+    return !use_net;
+}
+
+/* NCCL 2.22.3: GPU pairs without P2P go through the CPU local to the destination GPU. */
+static tp_status divert_p2p(tp_system *sys, const tp_config *cfg, int g, tp_log *log,
+                            tp_error *err)
+{
+    tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
+    for (int p = 0; p < gpus->count; p++) {
+        int p2p, cpu;
+        tp_status st = tp_paths__check_p2p(sys, cfg, gpus->nodes[p].id, gpus->nodes[g].id, &p2p,
+                                           NULL, NULL, err);
+        if (st != TP_OK)
+            return st;
+        if (p2p)
+            continue;
+        if ((st = local_cpu(sys, g, &cpu, log, err)) != TP_OK)
+            return st;
+        if ((st = add_inter_step(sys, TP_NODE_CPU, cpu, TP_NODE_GPU, p, TP_NODE_GPU, g, err)))
+            return st;
+    }
+    return TP_OK;
+}
+
+/* NCCL 2.22.3: peers neither P2P nor SHM can reach are marked NET (trimmed later). */
+static tp_status mark_unreachable(tp_system *sys, const tp_config *cfg, int g, tp_error *err)
+{
+    tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
+    for (int p = 0; p < gpus->count; p++) {
+        if (p == g)
+            continue;
+        int p2p;
+        tp_status st = p2p_can_connect(sys, cfg, gpus->nodes[p].id, gpus->nodes[g].id, &p2p, err);
+        if (st != TP_OK)
+            return st;
+        if (p2p == 0 && !shm_can_connect(sys, cfg, gpus->nodes[p].id, gpus->nodes[g].id))
+            gpus->nodes[p].paths[TP_NODE_GPU][g].type = TP_PATH_NET;
+    }
+    return TP_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* GDR and PXN                                                          */
+/* ------------------------------------------------------------------ */
+
+int tp_paths__pxn_disable(const tp_config *cfg)
+{
+    /* NCCL 2.22.3 ncclPxnDisable: the net plugin modelled is not v4. */
+    return (int)tp_config_int(cfg, TP_P_PXN_DISABLE);
+}
+
+/* NCCL 2.22.3: pre-sm80 GDR reads only when the GPU has an NVLink peer (or is alone). */
+static bool gdr_read_allowed(const tp_system *sys, const tp_config *cfg, int g)
+{
+    int64_t param = tp_config_int(cfg, TP_P_NET_GDR_READ);
+    const tp_node *gpu = &sys->nodes[TP_NODE_GPU].nodes[g];
+    if (param == 0)
+        return false;
+    if (param > 0 || gpu->gpu.cuda_comp_cap >= TP_GDR_READ_MIN_CC)
+        return true;
+    if (sys->nodes[TP_NODE_GPU].count == 1)
+        return true;
+    for (int i = 0; i < sys->nodes[TP_NODE_GPU].count; i++)
+        if (i != g && gpu->paths[TP_NODE_GPU][i].type == TP_PATH_NVL)
+            return true;
+    return false;
+}
+
+tp_status tp_paths__check_gdr(const tp_system *sys, const tp_config *cfg, int64_t bus_id,
+                              int64_t net_id, int read, int *use_gdr, tp_error *err)
+{
+    *use_gdr = 0;
+    int n = tp_paths__id_to_index(sys, TP_NODE_NET, net_id);
+    int g = tp_paths__id_to_index(sys, TP_NODE_GPU, bus_id);
+    if (n < 0 || g < 0)
+        return tp_paths__internal(err, "GDR check on an unknown GPU or NET");
+    const tp_node *net = &sys->nodes[TP_NODE_NET].nodes[n];
+    const tp_node *gpu = &sys->nodes[TP_NODE_GPU].nodes[g];
+    if (net->net.gdr_support == 0 || gpu->gpu.gdr_support == 0)
+        return TP_OK;
+    if (read && !gdr_read_allowed(sys, cfg, g))
+        return TP_OK;
+    int level = (int)tp_config_int(cfg, TP_P_NET_GDR_LEVEL);
+    if (level == TP_LEVEL_UNSET)
+        level = TP_NET_GDR_LEVEL_DEFAULT;
+    int distance = gpu->paths[TP_NODE_NET][n].type;
+    if (distance == TP_PATH_PXN) {
+        /* NCCL 2.22.3: with PXN, the proxy GPU's distance to the NIC counts. */
+        int proxy_rank, pg;
+        tp_status st = tp_paths__get_intermediate_rank(sys, gpu->gpu.rank, net_id, &proxy_rank,
+                                                       NULL, err);
+        if (st != TP_OK)
+            return st;
+        if ((pg = tp_paths__rank_to_index(sys, proxy_rank)) < 0)
+            return tp_paths__internal(err, "PXN proxy rank not in the system");
+        distance = sys->nodes[TP_NODE_GPU].nodes[pg].paths[TP_NODE_NET][n].type;
+    }
+    /* The "GPU Direct RDMA Enabled/Disabled" lines are NCCL_NET ones: not logged. */
+    if (distance > level)
+        return TP_OK;
+    *use_gdr = 1;
+    return TP_OK;
+}
+
+/* NCCL 2.22.3: send to NET n from GPU g through the NIC's own GPU over NVLink (PXN). */
+static tp_status try_pxn(tp_system *sys, int n, int g, tp_error *err)
+{
+    tp_node *net = &sys->nodes[TP_NODE_NET].nodes[n];
+    tp_node *gpu = &sys->nodes[TP_NODE_GPU].nodes[g];
+    int lg;
+    tp_status st = tp_paths__get_local_gpu(sys, net->id, &lg, err);
+    if (st != TP_OK || lg == g || lg == -1)
+        return st;
+    const tp_node *peer = &sys->nodes[TP_NODE_GPU].nodes[lg];
+    const tp_route *peer_net = &peer->paths[TP_NODE_NET][n];
+    const tp_route *gpu_net = &gpu->paths[TP_NODE_NET][n];
+    if (peer_net->type <= TP_PATH_PXB && peer->paths[TP_NODE_GPU][g].type <= TP_PATH_NVL &&
+        TP_ID_SYSTEM_ID(peer->id) == TP_ID_SYSTEM_ID(gpu->id) &&
+        (peer_net->bw > gpu_net->bw || gpu_net->type > TP_PATH_PXB))
+        return add_inter_step(sys, TP_NODE_GPU, lg, TP_NODE_GPU, g, TP_NODE_NET, n, err);
+    return TP_OK;
+}
+
+/* NCCL 2.22.3: without GDR, NIC traffic goes through the CPU local to the GPU, both ways. */
+static tp_status check_gdr_route(tp_system *sys, const tp_config *cfg, int n, int g, tp_log *log,
+                                 tp_error *err)
+{
+    tp_node *gpu = &sys->nodes[TP_NODE_GPU].nodes[g];
+    if (gpu->paths[TP_NODE_NET][n].type >= TP_PATH_PHB)
+        return TP_OK;
+    int gdr, cpu;
+    tp_status st = tp_paths__check_gdr(sys, cfg, gpu->id, sys->nodes[TP_NODE_NET].nodes[n].id, 0,
+                                       &gdr, err);
+    if (st != TP_OK || gdr)
+        return st;
+    if ((st = local_cpu(sys, g, &cpu, log, err)) != TP_OK)
+        return st;
+    if ((st = add_inter_step(sys, TP_NODE_CPU, cpu, TP_NODE_NET, n, TP_NODE_GPU, g, err)))
+        return st;
+    return add_inter_step(sys, TP_NODE_CPU, cpu, TP_NODE_GPU, g, TP_NODE_NET, n, err);
+}
+
+static tp_status net_policies(tp_system *sys, const tp_config *cfg, tp_log *log, tp_error *err)
+{
+    bool pxn = tp_paths__pxn_disable(cfg) != 1;
+    for (int n = 0; n < sys->nodes[TP_NODE_NET].count; n++) {
+        for (int g = 0; g < sys->nodes[TP_NODE_GPU].count; g++) {
+            tp_status st;
+            if (!sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_NET])
+                return tp_fail(err, TP_ERR_TOPOLOGY, NULL, 0, 0,
+                               "GPU %d cannot reach any NET: a link on every way has no "
+                               "bandwidth", sys->nodes[TP_NODE_GPU].nodes[g].gpu.dev);
+            if (pxn && (st = try_pxn(sys, n, g, err)) != TP_OK)
+                return st;
+            if ((st = check_gdr_route(sys, cfg, n, g, log, err)) != TP_OK)
+                return st;
+        }
+    }
+    return TP_OK;
+}
+
+tp_status tp_paths__compute(tp_system *sys, const tp_config *cfg, const tp_job_view *job,
+                            tp_log *log, tp_error *err)
+{
+    tp_system__free_routes(sys);
+    tp_status st = set_all_paths(sys, cfg, log, err);
+    for (int g = 0; st == TP_OK && g < sys->nodes[TP_NODE_GPU].count; g++) {
+        st = divert_p2p(sys, cfg, g, log, err);
+        if (st == TP_OK && job)
+            st = mark_unreachable(sys, cfg, g, err);
+    }
+    if (st == TP_OK)
+        st = net_policies(sys, cfg, log, err);
+#ifdef TP_CHECK_INVARIANTS
+    /* Debug builds (make check-san): every test that computes paths checks both. */
+    if (st == TP_OK && (st = tp_system__check(sys, err)) == TP_OK)
+        st = tp_paths__check(sys, err);
+#endif
+    return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Trimming (ncclTopoTrimSystem)                                       */
+/* ------------------------------------------------------------------ */
+
+/* Domains: GPUs joined by anything better than NET (the same for every rank). */
+tp_status tp_paths__domains(const tp_system *sys, tp_gpu_domains *out, tp_error *err)
+{
+    const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
+    out->n_gpus = gpus->count;
+    for (int g = 0; g < gpus->count; g++) {
+        const tp_node *gpu = &gpus->nodes[g];
+        if (!gpu->paths[TP_NODE_GPU])
+            return tp_paths__internal(err, "trim before the paths");
+        out->domain[g] = g;
+        for (int p = 0; p < g; p++)
+            if (gpu->paths[TP_NODE_GPU][p].type < TP_PATH_NET && out->domain[p] < out->domain[g])
+                out->domain[g] = out->domain[p];
+        out->ids[g] = gpu->id;
+    }
+    return TP_OK;
+}
+
+/* The job rank's domain: that of its GPU (the last one with that rank), else 0. */
+static int domain_of_rank(const tp_system *sys, const tp_gpu_domains *dom, int rank)
+{
+    int mine = 0;
+    for (int g = 0; g < dom->n_gpus && g < sys->nodes[TP_NODE_GPU].count; g++)
+        if (sys->nodes[TP_NODE_GPU].nodes[g].gpu.rank == rank)
+            mine = dom->domain[g];
+    return mine;
+}
+
+tp_status tp_paths__trim_domains(tp_system *sys, const tp_gpu_domains *dom,
+                                 const tp_job_view *job, tp_error *err)
+{
+    if (sys->nodes[TP_NODE_GPU].count != dom->n_gpus)
+        return tp_paths__internal(err, "trim with the domains of another system");
+    int mine = domain_of_rank(sys, dom, job->rank);
+    /* Routes are recomputed after trimming: drop them before nodes move. */
+    tp_system__free_routes(sys);
+    tp_status st = TP_OK;
+    for (int i = 0; i < dom->n_gpus && st == TP_OK; i++) {
+        if (dom->domain[i] == mine)
+            continue;
+        int g = tp_paths__id_to_index(sys, TP_NODE_GPU, dom->ids[i]);
+        st = g < 0 ? tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "Could not find id %llx",
+                             (unsigned long long)dom->ids[i])
+                   : tp_system__remove_node(sys, TP_NODE_GPU, g, err);
+    }
+    /* NCCL 2.22.3: a job entirely on this host needs no NET. */
+    if (st == TP_OK && sys->nodes[TP_NODE_GPU].count == job->n_ranks)
+        for (int n = sys->nodes[TP_NODE_NET].count - 1; st == TP_OK && n >= 0; n--)
+            st = tp_system__remove_node(sys, TP_NODE_NET, n, err);
+    return st;
+}
+
+tp_status tp_paths__trim(tp_system *sys, const tp_config *cfg, const tp_job_view *job,
+                         tp_error *err)
+{
+    (void)cfg;
+    tp_gpu_domains *dom = malloc(sizeof(*dom));
+    if (!dom)
+        return tp_fail_nomem(err);
+    tp_status st = tp_paths__domains(sys, dom, err);
+    if (st == TP_OK)
+        st = tp_paths__trim_domains(sys, dom, job, err);
+    free(dom);
+    return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* Printing (ncclTopoPrintPaths)                                        */
+/* ------------------------------------------------------------------ */
+
+/* One "TYPE/sys-local (hops/bw/PATH) " entry, as NCCL's "%s/%lx-%lx (%d/%.1f/%s) ". */
+static void put_route(tp_buf *line, int type, int64_t id, const tp_route *r)
+{
+    tp_buf_put(line, tp_node_type_name(type));
+    tp_buf_put(line, "/");
+    tp_buf_put_hex(line, (unsigned long long)TP_ID_SYSTEM_ID(id), false);
+    tp_buf_put(line, "-");
+    tp_buf_put_hex(line, (unsigned long long)TP_ID_LOCAL_ID(id), false);
+    tp_buf_put(line, " (");
+    tp_buf_put_int(line, r->count);
+    tp_buf_put(line, "/");
+    tp_buf_put_f1(line, r->bw, 0);
+    tp_buf_put(line, "/");
+    tp_buf_put(line, tp_path_type_name(r->type));
+    tp_buf_put(line, ") ");
+}
+
+static void print_node_paths(tp_log *log, const tp_system *sys, const tp_node *node)
+{
+    tp_buf line = {.limit = TP_PATHS_LINE_SIZE};
+    tp_buf_put(&line, tp_node_type_name(node->type));
+    tp_buf_put(&line, "/");
+    tp_buf_put_hex(&line, (unsigned long long)node->id, true);
+    tp_buf_put(&line, " :");
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
+        if (!node->paths[t])
+            continue;
+        for (int n = 0; n < sys->nodes[t].count; n++)
+            put_route(&line, t, sys->nodes[t].nodes[n].id, &node->paths[t][n]);
+    }
+    tp_log_info_sub(log, TP_SUB_GRAPH, "%s", tp_buf_str(&line));
+    tp_buf_free(&line);
+}
+
+void tp_paths__print(tp_log *log, const tp_system *sys)
+{
+    for (int i = 0; i < sys->nodes[TP_NODE_GPU].count; i++)
+        print_node_paths(log, sys, &sys->nodes[TP_NODE_GPU].nodes[i]);
+    for (int i = 0; i < sys->nodes[TP_NODE_NET].count; i++)
+        print_node_paths(log, sys, &sys->nodes[TP_NODE_NET].nodes[i]);
+}
+
+tp_status tp_paths__fresh_copy(tp_system **out, const tp_system *host_sys, const tp_config *cfg,
+                               const tp_job_view *job, tp_error *err)
+{
+    tp_status st = tp_system__clone(out, host_sys, err);
+    if (st == TP_OK)
+        st = tp_paths__compute(*out, cfg, job, NULL, err);
+    if (st == TP_OK)
+        st = tp_paths__trim(*out, cfg, job, err);
+    if (st == TP_OK)
+        st = tp_paths__compute(*out, cfg, job, NULL, err);
+    return st;
+}

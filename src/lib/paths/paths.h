@@ -1,0 +1,152 @@
+/*
+ * Stage 3: paths between every pair of nodes (BFS with bottleneck bandwidth
+ * and worst path type), NVB, P2P/SHM/GDR/PXN policies and the trimming of
+ * the system NCCL 2.22.3 does (src/graph/paths.cc), plus the queries on
+ * paths that search and channels use (ncclTopoGetLocal* of topo.cc).
+ *
+ * Routes live in the nodes (tp_node.paths[type][index]); they are valid for
+ * the node set they were computed on: free them before removing nodes.
+ */
+#ifndef TP_PATHS_H
+#define TP_PATHS_H
+
+#include "system/system.h"
+
+/* NCCL 2.22.3 printNodePaths: each path line is built in a char[1024]. */
+#define TP_PATHS_LINE_SIZE 1024
+/* NCCL 2.22.3 MAXCHANNELS: ncclTopoGetLocalGpu tries channels 0..31. */
+#define TP_PATHS_MAX_CHANNELS 32
+/* NCCL 2.22.3 default P2P level (ncclTopoCheckP2p): SYS, PXB on Intel, Zhaoxin and ARM CPUs. */
+#define TP_P2P_LEVEL_DEFAULT TP_PATH_SYS
+#define TP_P2P_LEVEL_RESTRICTED TP_PATH_PXB
+/* NCCL 2.22.3 default NCCL_NET_GDR_LEVEL (ncclTopoCheckGdr). */
+#define TP_NET_GDR_LEVEL_DEFAULT TP_PATH_PXB
+/* NCCL 2.22.3: GDR reads are kept off by default below this compute capability. */
+#define TP_GDR_READ_MIN_CC 80
+
+/*
+ * NCCL 2.22.3 src/graph/paths.cc lines of ncclTopoComputePaths' checks of
+ * ncclTopoSetPaths per root type: NCCL prints "graph/paths.cc:<line> -> 3"
+ * when a search fails (one-sided link), and the reference logs keep it.
+ */
+#define TP_NCCL_LINE_PATHS_CPU 552
+#define TP_NCCL_LINE_PATHS_GPU 557
+#define TP_NCCL_LINE_PATHS_NET 562
+#define TP_NCCL_LINE_PATHS_NVS 567
+#define TP_NCCL_INTERNAL_ERROR 3 /* ncclInternalError */
+
+/* What the paths stage needs to know about the job (NCCL's comm fields). */
+typedef struct tp_job_view {
+    int n_ranks;       /* all ranks of the job */
+    int n_nodes;       /* hosts */
+    int rank;          /* the rank whose pipeline this is */
+    int local_n_ranks; /* ranks of this host */
+    /*
+     * CUDA device of every rank (n_ranks entries, NCCL's peerInfo nvmlDev),
+     * used by the PXN queries. NULL: identical hosts, so rank r has the dev
+     * of this host's GPU with the same local index.
+     */
+    const int *rank_devs;
+} tp_job_view;
+
+/*
+ * ncclTopoComputePaths: compute every node's routes (replacing old ones).
+ * job NULL behaves as NCCL with comm NULL (no P2P/SHM transport check).
+ */
+tp_status tp_paths__compute(tp_system *sys, const tp_config *cfg, const tp_job_view *job,
+                            tp_log *log, tp_error *err);
+/*
+ * ncclTopoTrimSystem: drop GPUs of other domains and, when the whole job is
+ * local, NETs. Frees the routes (recompute them afterwards, as NCCL does).
+ */
+tp_status tp_paths__trim(tp_system *sys, const tp_config *cfg, const tp_job_view *job,
+                         tp_error *err);
+/*
+ * A copy of host_sys as init.cc has it before the searches of the view's rank:
+ * paths, trim, paths again.
+ */
+tp_status tp_paths__fresh_copy(tp_system **out, const tp_system *host_sys, const tp_config *cfg,
+                               const tp_job_view *job, tp_error *err);
+/*
+ * The two halves of tp_paths__trim. The domains depend on the routes only,
+ * not on the rank, so the ranks of one host can share them: computed on
+ * the host's system with its first routes, they trim any fresh copy of it
+ * (tp_paths__trim_domains on a copy without routes; same GPU order).
+ */
+typedef struct tp_gpu_domains {
+    int n_gpus;
+    int domain[TP_MAX_NODES]; /* per GPU index: the lowest GPU index of its domain */
+    int64_t ids[TP_MAX_NODES];
+} tp_gpu_domains;
+tp_status tp_paths__domains(const tp_system *sys, tp_gpu_domains *out, tp_error *err);
+tp_status tp_paths__trim_domains(tp_system *sys, const tp_gpu_domains *dom,
+                                 const tp_job_view *job, tp_error *err);
+/* Log NCCL's path lines (second part of ncclTopoPrint). */
+void tp_paths__print(tp_log *log, const tp_system *sys);
+
+/* P2P between two GPUs (ncclTopoCheckP2p); *p2p 1 when allowed. read/intermediate_rank may be NULL. */
+tp_status tp_paths__check_p2p(const tp_system *sys, const tp_config *cfg, int64_t id1, int64_t id2,
+                              int *p2p, int *read, int *intermediate_rank, tp_error *err);
+/* GDR between a GPU and a NET (ncclTopoCheckGdr). */
+tp_status tp_paths__check_gdr(const tp_system *sys, const tp_config *cfg, int64_t bus_id,
+                              int64_t net_id, int read, int *use_gdr, tp_error *err);
+/* Whether the network beats the GPU-to-GPU path (ncclTopoCheckNet); *net 1 when it does. */
+tp_status tp_paths__check_net(const tp_system *sys, const tp_config *cfg, int64_t id1, int64_t id2,
+                              int *net);
+/* ncclPxnDisable: 1 when PXN is off (NCCL_PXN_DISABLE; the net plugin is not v4). */
+int tp_paths__pxn_disable(const tp_config *cfg);
+
+/* Index of the node of `type` with `id` (ncclTopoIdToIndex), or -1. */
+int tp_paths__id_to_index(const tp_system *sys, int type, int64_t id);
+/* Index of the GPU of `rank` (ncclTopoRankToIndex), or -1. */
+int tp_paths__rank_to_index(const tp_system *sys, int rank);
+
+/*
+ * ncclTopoGetLocal: the nodes of result_type with the best bandwidth, then
+ * best path type, from node (type, index). locals holds the result type's
+ * node count; *path_type (may be NULL) gets their path type.
+ */
+void tp_paths__get_local(const tp_system *sys, int type, int index, int result_type, int *locals,
+                         int *n_locals, int *path_type);
+/* NCCL 2.22.3 mirrorBits: reverse the low log2(pow2) bits of val (spreads channels over NETs). */
+int tp_paths__mirror_bits(int val, int pow2);
+/* ncclTopoGetLocalNet: the NET of `rank` for channel_id (id and/or dev may be NULL). */
+tp_status tp_paths__get_local_net(const tp_system *sys, int rank, int channel_id, int64_t *id,
+                                  int *dev, tp_error *err);
+/* ncclTopoGetLocalGpu: the GPU index local to NET net_id, -1 when none. */
+tp_status tp_paths__get_local_gpu(const tp_system *sys, int64_t net_id, int *gpu_index,
+                                  tp_error *err);
+/* getLocalNetCountByBw: how many local NETs it takes to match the GPU's bandwidth to its CPU. */
+void tp_paths__local_net_count_by_bw(const tp_system *sys, int gpu, int *count);
+/* ncclTopoGetIntermediateRank: the rank proxying rank's traffic to net_id (rank itself unless PXN). */
+tp_status tp_paths__get_intermediate_rank(const tp_system *sys, int rank, int64_t net_id,
+                                          int *intermediate_rank, tp_log *log, tp_error *err);
+/*
+ * ncclTopoGetNetDev without a graph: the NET `rank` uses to talk to
+ * peer_rank on channel_id and the rank proxying it (id and dev may be NULL).
+ */
+tp_status tp_paths__get_net_dev(const tp_system *sys, const tp_config *cfg, const tp_job_view *job,
+                                int rank, int channel_id, int peer_rank, int64_t *id, int *dev,
+                                int *proxy_rank, tp_log *log, tp_error *err);
+/*
+ * ncclTopoGetPxnRanks: the distinct ranks proxying job->rank's PXN traffic.
+ * ranks must hold job->n_ranks entries.
+ */
+tp_status tp_paths__get_pxn_ranks(const tp_system *sys, const tp_config *cfg,
+                                  const tp_job_view *job, int *ranks, int *n_ranks, tp_log *log,
+                                  tp_error *err);
+/* ncclTopoGetNvbGpus: ranks reached from rank's GPU over NVB; ranks holds the GPU count. Returns how many. */
+int tp_paths__get_nvb_gpus(const tp_system *sys, int rank, int *ranks);
+/* ncclTopoPathAllNVLink: 1 when every GPU pair is NVL or NVB. */
+int tp_paths__all_nvlink(const tp_system *sys);
+
+/* Fail with TP_ERR_INTERNAL: a route query on a node that is not there. */
+tp_status tp_paths__internal(tp_error *err, const char *what);
+/*
+ * The computed routes' invariants (paths_check.c): every route a chain of
+ * links from its source to its destination, its bandwidth within its
+ * narrowest link's. TP_ERR_INTERNAL naming the first broken route.
+ */
+tp_status tp_paths__check(const tp_system *sys, tp_error *err);
+
+#endif

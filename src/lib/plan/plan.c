@@ -1,0 +1,881 @@
+/*
+ * The planner: NCCL 2.22.3's per-rank flow (init.cc initTransportsRank) from
+ * the topology XMLs to the channels, for a job of hosts of one or more kinds
+ * (plan_job.c loads them).
+ *
+ * Order of the reported rank's log, as init.cc prints it: system and paths
+ * (ncclTopoPrint), NVLS support, ring / tree / NVLS graphs, then the channels
+ * (tp_channels__build) and the P2P counts (tp_channels__p2p).
+ */
+#include "netdev/netdev.h"
+#include "plan/plan.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* NCCL 2.22.3 init.cc: the ring search asks for up to MAXCHANNELS/2 channels. */
+#define TP_RING_MAX_CHANNELS (TP_MAXCHANNELS / 2)
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* Add the time since *t0 to a stage and restart the clock. */
+static void lap(tp_plan *plan, tp_stage stage, double *t0)
+{
+    double t = now_us();
+    plan->stage_us[stage] += t - *t0;
+    *t0 = t;
+}
+
+double tp_plan_stage_us(const tp_plan *plan, tp_stage stage)
+{
+    return plan && (int)stage >= 0 && stage < TP_STAGE_COUNT ? plan->stage_us[stage] : 0.0;
+}
+
+tp_status tp_job_init(tp_job *job, unsigned version)
+{
+    if (!job || version < 1 || version > TP_JOB_VERSION)
+        return TP_ERR_ARGUMENT;
+    /* Only the fields of the caller's version: its struct may end before later ones. */
+    job->version = version;
+    job->n_nodes = 1;
+    job->rank = 0;
+    if (version >= 2) {
+        job->node_topos = NULL;
+        job->n_node_topos = 0;
+    }
+    return TP_OK;
+}
+
+/* The caller's job with the fields its version does not have at their defaults. */
+static tp_job job_of_version(const tp_job *job)
+{
+    tp_job full = {.version = job->version, .n_nodes = job->n_nodes, .rank = job->rank};
+    if (job->version >= 2) {
+        full.node_topos = job->node_topos;
+        full.n_node_topos = job->n_node_topos;
+    }
+    return full;
+}
+
+static int n_ranks(const tp_plan *plan)
+{
+    return plan->host_first_rank[plan->job.n_nodes];
+}
+
+/* The job as the paths stage sees it from `rank` (a rank of kind k). */
+static tp_job_view job_view(const tp_plan *plan, const tp_host_kind *k, int rank)
+{
+    tp_job_view view = {
+        .n_ranks = n_ranks(plan),
+        .n_nodes = plan->job.n_nodes,
+        .rank = rank,
+        .local_n_ranks = k->n_gpus,
+        .rank_devs = plan->rank_devs,
+    };
+    return view;
+}
+
+/* Prepare a freshly parsed topology XML as NCCL does on `host`; the lines
+ * NCCL prints while loading go to `log` (may be NULL). Then the NET devices
+ * the IB plugin reports (NCCL_IB_HCA, merging: netdev_xml.c), whose findings
+ * go to `notes` (may be NULL), never to the NCCL log. */
+static tp_status prepare_doc(tp_xml *doc, const tp_plan *plan, int host, tp_log *log,
+                             tp_log *notes, tp_error *err)
+{
+    tp_status st = tp_system__prepare_xml_log(doc, plan->cfg, plan->host_first_rank[host],
+                                              plan->job.rank, log, err);
+    if (st == TP_OK)
+        st = tp_netdev__apply_env(doc, plan->cfg, notes, err);
+    return st;
+}
+
+/* A fresh copy of the topology XML, prepared for `host` (another host's dump). */
+static tp_status prepared_xml(tp_xml **out, const tp_plan *plan, int host, tp_log *log,
+                              tp_log *notes, tp_error *err)
+{
+    const tp_host_kind *k = tp_plan__kind_of_host(plan, host);
+    tp_status st = tp_xml__parse(out, k->text, k->text_len, k->source, err);
+    if (st == TP_OK)
+        st = prepare_doc(*out, plan, host, log, notes, err);
+    return st;
+}
+
+/*
+ * An empty graph as init.cc sets it up before ncclTopoCompute. Only the
+ * channel slots of n_gpus GPUs are ever read: the rest stays unset.
+ */
+static tp_status new_graph(tp_graph **out, int n_gpus, int id, int pattern, int coll_net,
+                           int min_ch, int max_ch, tp_error *err)
+{
+    tp_graph *g = malloc(sizeof(*g));
+    *out = g;
+    if (!g)
+        return tp_fail_nomem(err);
+    tp_graph__set_settings(g, &(tp_graph_settings){0});
+    memset(g->intra, 0, (size_t)TP_MAXCHANNELS * (size_t)n_gpus * sizeof(g->intra[0]));
+    memset(g->inter, 0, sizeof(g->inter));
+    g->events = NULL;
+    g->n_events = g->events_cap = 0;
+    g->id = id;
+    g->pattern = pattern;
+    g->coll_net = coll_net;
+    g->min_channels = min_ch;
+    g->max_channels = max_ch;
+    return TP_OK;
+}
+
+static tp_status compute_graph(tp_plan *plan, tp_domain *d, int slot, tp_search_ctx **keep,
+                               tp_log *log, tp_error *err)
+{
+    tp_status st = tp_search__compute_kept(keep, d->sys, d->graphs[slot], plan->cfg, log, err);
+    if (st == TP_OK)
+        tp_search__print_graph(log, d->sys, d->graphs[slot]);
+    return st;
+}
+
+/* init.cc: ring, tree, CollNet (skipped: no CollNet plugin) and NVLS graphs. */
+/*
+ * Comparing two systems costs about as much as a short search: mirror only
+ * from a domain whose searches walked more steps than that.
+ */
+static bool worth_mirroring(const tp_domain *e, const tp_domain *d)
+{
+    return e->searched && e->search_work >= TP_MIRROR_MIN_WORK &&
+           e->nvls_support == d->nvls_support;
+}
+
+/*
+ * A domain whose system is a renaming of an earlier domain's gets that
+ * domain's graphs renamed instead of searched (tp_search__mirror: only when
+ * provably identical to searching). Sets d->searched when done.
+ */
+static tp_status mirror_graphs(tp_plan *plan, tp_host_kind *k, tp_domain *d, tp_error *err)
+{
+    bool candidate = false;
+    for (const tp_domain *e = k->domains; e < d; e++)
+        candidate |= worth_mirroring(e, d);
+    if (!candidate)
+        return TP_OK;
+    for (int i = 0; i < TP_GRAPH_COUNT; i++)
+        if (!(d->graphs[i] = calloc(1, sizeof(*d->graphs[i]))))
+            return tp_fail_nomem(err);
+    for (tp_domain *e = k->domains; e < d; e++) {
+        int done = 0;
+        if (!worth_mirroring(e, d))
+            continue;
+        tp_status st = tp_search__mirror(e->sys, e->graphs, d->sys, d->graphs, TP_GRAPH_COUNT,
+                                         plan->cfg, &done, err);
+        if (st != TP_OK || done) {
+            d->searched = done;
+            return st;
+        }
+    }
+    for (int i = 0; i < TP_GRAPH_COUNT; i++) {
+        free(d->graphs[i]);
+        d->graphs[i] = NULL;
+    }
+    return TP_OK;
+}
+
+/* Ring, tree (as many channels as the ring), then CollNet (not computed) and NVLS graphs. */
+static tp_status search_graphs(tp_plan *plan, tp_domain *d, tp_search_ctx **keep, tp_log *log,
+                               tp_error *err)
+{
+    tp_graph **g = d->graphs;
+    int n_gpus = d->sys->nodes[TP_NODE_GPU].count;
+    tp_status st =
+        new_graph(&g[TP_GRAPH_RING], n_gpus, 0, TP_PATTERN_RING, 0, 1, TP_RING_MAX_CHANNELS, err);
+    if (st == TP_OK)
+        st = compute_graph(plan, d, TP_GRAPH_RING, keep, log, err);
+    if (st != TP_OK)
+        return st;
+    int ring_n = g[TP_GRAPH_RING]->n_channels;
+    if ((st = new_graph(&g[TP_GRAPH_TREE], n_gpus, 1, TP_PATTERN_BALANCED_TREE, 0, ring_n, ring_n,
+                        err)) != TP_OK ||
+        (st = compute_graph(plan, d, TP_GRAPH_TREE, keep, log, err)) != TP_OK)
+        return st;
+    if ((st = new_graph(&g[TP_GRAPH_COLLNET_CHAIN], n_gpus, 2, TP_PATTERN_TREE, 1, ring_n, ring_n,
+                        err)) != TP_OK ||
+        (st = new_graph(&g[TP_GRAPH_COLLNET_DIRECT], n_gpus, 2, TP_PATTERN_COLLNET_DIRECT, 1, 1,
+                        TP_MAXCHANNELS, err)) != TP_OK ||
+        (st = new_graph(&g[TP_GRAPH_NVLS], n_gpus, 3, TP_PATTERN_NVLS, 0, 1, TP_MAXCHANNELS, err)) !=
+            TP_OK)
+        return st;
+    if (d->nvls_support)
+        st = compute_graph(plan, d, TP_GRAPH_NVLS, keep, log, err);
+    return st;
+}
+
+static tp_status compute_graphs(tp_plan *plan, tp_host_kind *k, tp_domain *d, tp_log *log,
+                                tp_error *err)
+{
+    tp_status st = mirror_graphs(plan, k, d, err);
+    if (st != TP_OK || d->searched)
+        return st;
+    /* The graphs of one system share what the search compiles of it. */
+    tp_search_ctx *keep = NULL;
+    st = search_graphs(plan, d, &keep, log, err);
+    d->search_work = tp_search__work(keep);
+    tp_search__keep_free(keep);
+    d->searched = st == TP_OK;
+    return st;
+}
+
+static const tp_node *gpu_of_rank(const tp_system *sys, int rank)
+{
+    const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
+    for (int g = 0; g < gpus->count; g++)
+        if (gpus->nodes[g].gpu.rank == rank)
+            return &gpus->nodes[g];
+    return NULL;
+}
+
+/* The conformance machine has NVLS multicast on sm90+ GPUs attached to an NVSwitch. */
+static bool multicast_capable(const tp_node *gpu)
+{
+    if (gpu->gpu.cuda_comp_cap < 90)
+        return false;
+    for (int l = 0; l < gpu->n_links; l++)
+        if (gpu->links[l].type == TP_LINK_NVL && gpu->links[l].rem->type == TP_NODE_NVS)
+            return true;
+    return false;
+}
+
+/* ncclNvlsInit (NCCL 2.22.3 transport/nvls.cc): more than 2 GPUs, NCCL_NVLS_ENABLE. */
+static void nvls_init(tp_plan *plan, tp_domain *d, int rank, tp_log *log)
+{
+    int64_t enable = tp_config_int(plan->cfg, TP_P_NVLS_ENABLE);
+    const tp_node *gpu = gpu_of_rank(d->sys, rank);
+    d->nvls_support = d->nvls_channels = 0;
+    if (!enable || d->sys->nodes[TP_NODE_GPU].count <= 2 || !gpu)
+        return;
+    d->nvls_support = enable == 2 ? multicast_capable(gpu) : 1;
+    tp_log_info_sub(log, TP_SUB_INIT, "NVLS multicast support is %savailable on dev %d",
+                    d->nvls_support ? "" : "not ", gpu->gpu.dev);
+    if (!d->nvls_support)
+        return;
+    int n = (int)tp_config_int(plan->cfg, TP_P_NVLS_NCHANNELS);
+    if (n > plan->max_ctas)
+        n = plan->max_ctas;
+    d->nvls_channels = n < plan->min_ctas ? plan->min_ctas : n;
+}
+
+/* Every local rank whose GPU is in d's trimmed system belongs to domain `idx`. */
+static void mark_domain(const tp_plan *plan, tp_host_kind *k, const tp_domain *d, int idx)
+{
+    int base = plan->host_first_rank[k->rep_host];
+    const tp_node_set *gpus = &d->sys->nodes[TP_NODE_GPU];
+    for (int g = 0; g < gpus->count; g++) {
+        int local = gpus->nodes[g].gpu.rank - base;
+        if (local >= 0 && local < k->n_gpus && k->domain_of[local] < 0)
+            k->domain_of[local] = idx;
+    }
+}
+
+/*
+ * The host kind's GPU domains from its first rank's paths on the whole
+ * system: those paths do not depend on the rank, so later ranks skip them and
+ * trim a fresh copy with the same domains (tp_paths__trim_domains).
+ */
+static tp_status host_domains(const tp_plan *plan, tp_host_kind *k, tp_system *sys,
+                              const tp_job_view *view, tp_log *log, tp_error *err)
+{
+    if (k->host_domains)
+        return TP_OK;
+    tp_status st = tp_paths__compute(sys, plan->cfg, view, log, err);
+    if (st == TP_OK && !(k->host_domains = malloc(sizeof(*k->host_domains))))
+        st = tp_fail_nomem(err);
+    if (st == TP_OK && (st = tp_paths__domains(sys, k->host_domains, err)) != TP_OK) {
+        free(k->host_domains);
+        k->host_domains = NULL;
+    }
+    return st;
+}
+
+/* Paths, trim, paths again and search init of one rank (init.cc order). */
+static tp_status rank_paths(tp_plan *plan, tp_host_kind *k, tp_domain *d, int rank,
+                            tp_log *log, tp_error *err)
+{
+    tp_job_view view = job_view(plan, k, rank);
+    tp_status st = tp_system__clone(&d->sys, k->host_sys, err);
+    if (st == TP_OK)
+        st = host_domains(plan, k, d->sys, &view, log, err);
+    if (st == TP_OK)
+        st = tp_paths__trim_domains(d->sys, k->host_domains, &view, err);
+    if (st == TP_OK)
+        st = tp_paths__compute(d->sys, plan->cfg, &view, log, err);
+    if (st == TP_OK)
+        st = tp_search__init(d->sys, err);
+    return st;
+}
+
+/* The pipeline of local rank `local` of kind k's representative host; a new domain. */
+static tp_status run_domain(tp_plan *plan, tp_host_kind *k, int local, bool logged,
+                            tp_error *err)
+{
+    tp_log quiet = {.enabled = false};
+    tp_log *log = logged ? &plan->log : &quiet;
+    int rank = plan->host_first_rank[k->rep_host] + local;
+    int idx = k->n_domains++;
+    tp_domain *d = &k->domains[idx];
+    double t0 = now_us();
+    tp_status st = rank_paths(plan, k, d, rank, log, err);
+    lap(plan, TP_STAGE_PATHS, &t0);
+    if (st != TP_OK)
+        return st;
+    mark_domain(plan, k, d, idx);
+    if (k->domain_of[local] != idx)
+        return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "rank %d: its GPU was trimmed", rank);
+    if (logged) {
+        tp_system__print(log, d->sys);
+        tp_paths__print(log, d->sys);
+    }
+    nvls_init(plan, d, rank, log);
+    t0 = now_us();
+    st = compute_graphs(plan, k, d, log, err);
+    lap(plan, TP_STAGE_SEARCH, &t0);
+    return st;
+}
+
+/* The kinds as the channel builder sees them; *views_out and *kinds_out are the caller's to free. */
+static tp_status builder_views(const tp_plan *plan, tp_domain_view **views_out,
+                               tp_kind_view **kinds_out, int *n_domains, tp_error *err)
+{
+    int nd = 0;
+    for (int i = 0; i < plan->n_kinds; i++)
+        nd += plan->kinds[i].n_domains;
+    tp_domain_view *views = *views_out = calloc((size_t)nd + 1, sizeof(*views));
+    tp_kind_view *kinds = *kinds_out = calloc((size_t)plan->n_kinds + 1, sizeof(*kinds));
+    if (!views || !kinds)
+        return tp_fail_nomem(err);
+    for (int i = 0; i < plan->n_kinds; i++) {
+        const tp_host_kind *k = &plan->kinds[i];
+        for (int j = 0; j < k->n_domains; j++) {
+            const tp_domain *d = &k->domains[j];
+            tp_domain_view *v = &views[k->domain_base + j];
+            v->n_gpus = d->sys->nodes[TP_NODE_GPU].count;
+            for (int a = 0; a < TP_GRAPH_COUNT; a++)
+                v->graphs[a] = d->graphs[a];
+            v->nvls_channels = d->nvls_channels;
+        }
+        kinds[i] = (tp_kind_view){.n_ranks = k->n_gpus, .rep_host = k->rep_host,
+                                  .domain_of = k->domain_of, .cpu_arch = k->cpu_arch,
+                                  .cpu_vendor = k->cpu_vendor};
+    }
+    *n_domains = nd;
+    return TP_OK;
+}
+
+/* The job's domain numbering (kinds in order) and every domain_of in it. */
+static void number_domains(tp_plan *plan, int **global_of)
+{
+    int base = 0;
+    for (int i = 0; i < plan->n_kinds; i++) {
+        tp_host_kind *k = &plan->kinds[i];
+        k->domain_base = base;
+        for (int l = 0; l < k->n_gpus; l++)
+            global_of[i][l] = base + k->domain_of[l];
+        base += k->n_domains;
+    }
+}
+
+/* NCCL 2.22.3 algorithm order (Tree, Ring, CollNetDirect, CollNetChain, NVLS,
+ * NVLSTree) to our graph slots: NVLS and NVLSTree share the NVLS graph. */
+static const int tune_slot[TP_ALGO_COUNT] = {TP_GRAPH_TREE,          TP_GRAPH_RING,
+                                             TP_GRAPH_COLLNET_DIRECT, TP_GRAPH_COLLNET_CHAIN,
+                                             TP_GRAPH_NVLS,          TP_GRAPH_NVLS};
+
+/*
+ * The tuning record of the job, from rank 0's view: the combined graphs with
+ * the pattern and network latency of rank 0's own, rank 0's CPU, the job's.
+ */
+static void tune_job(const tp_plan *plan, tp_tune_job *tj)
+{
+    const tp_channels *ch = &plan->channels;
+    /* Rank 0: local index 0 of host 0, planned with its kind. */
+    const tp_host_kind *k0 = tp_plan__kind_of_host(plan, 0);
+    const tp_domain *d0 = &k0->domains[k0->domain_of[0]];
+    memset(tj, 0, sizeof(*tj));
+    tj->n_ranks = ch->n_ranks;
+    tj->n_nodes = ch->n_nodes;
+    tj->rank = plan->job.rank;
+    tj->cpu_arch = k0->cpu_arch;
+    tj->cpu_vendor = k0->cpu_vendor;
+    tj->comm_cpu_arch = plan->facts.cpu_arch;
+    tj->comm_cpu_vendor = plan->facts.cpu_vendor;
+    tj->min_comp_cap = plan->facts.min_comp_cap;
+    tj->max_comp_cap = plan->facts.max_comp_cap;
+    for (int a = 0; a < TP_ALGO_COUNT; a++) {
+        const tp_graph_info *gi = &ch->combined[tune_slot[a]];
+        const tp_graph *own = d0->graphs[tune_slot[a]];
+        tp_tune_graph *g = &tj->graphs[a];
+        g->pattern = own->pattern;
+        g->latency_inter = own->latency_inter;
+        g->n_channels = gi->n_channels;
+        g->same_channels = gi->same_channels;
+        g->bw_intra = gi->bw_intra;
+        g->bw_inter = gi->bw_inter;
+        g->type_intra = gi->type_intra;
+        g->type_inter = gi->type_inter;
+    }
+    /* init.cc: Ring and Tree keep the smaller channel count of the two. */
+    tj->graphs[TP_ALGO_RING].n_channels = tj->graphs[TP_ALGO_TREE].n_channels =
+        ch->search_channels;
+    tj->n_channels = ch->n_channels;
+    tj->nvls_channels = ch->n_nvls_channels;
+    tj->nvls_support = d0->nvls_support && ch->combined[TP_GRAPH_NVLS].n_channels > 0;
+    tj->collnet_support = 0;
+}
+
+/* From the domains' graphs to the channels of every rank. */
+static tp_status build_channels(tp_plan *plan, tp_error *err)
+{
+    tp_domain_view *views = NULL;
+    tp_kind_view *kinds = NULL;
+    int nd = 0;
+    int **global_of = calloc((size_t)plan->n_kinds, sizeof(*global_of));
+    tp_status st = global_of ? TP_OK : tp_fail_nomem(err);
+    for (int i = 0; st == TP_OK && i < plan->n_kinds; i++)
+        if (!(global_of[i] = malloc((size_t)plan->kinds[i].n_gpus * sizeof(int))))
+            st = tp_fail_nomem(err);
+    if (st == TP_OK) {
+        number_domains(plan, global_of);
+        st = builder_views(plan, &views, &kinds, &nd, err);
+    }
+    if (st == TP_OK) {
+        for (int i = 0; i < plan->n_kinds; i++)
+            kinds[i].domain_of = global_of[i];
+        tp_channels_job cj = {
+            .n_hosts = plan->job.n_nodes,
+            .host_kind = plan->host_kind,
+            .n_kinds = plan->n_kinds,
+            .kinds = kinds,
+            .rank = plan->job.rank,
+            .n_domains = nd,
+            .domains = views,
+            .min_comp_cap = plan->facts.min_comp_cap,
+            .min_ctas = plan->min_ctas,
+            .max_ctas = plan->max_ctas,
+        };
+        st = tp_channels__build(&plan->channels, &cj, plan->cfg, &plan->log, err);
+    }
+    for (int i = 0; global_of && i < plan->n_kinds; i++)
+        free(global_of[i]);
+    free(global_of);
+    free(views);
+    free(kinds);
+    if (st == TP_OK) {
+        plan->facts.cpu_arch = plan->channels.cpu_arch;
+        plan->facts.cpu_vendor = plan->channels.cpu_vendor;
+        /* init.cc: the tuning model runs just before the "coll channels" line. */
+        tp_tune_job tj;
+        tune_job(plan, &tj);
+        tp_tune__model(&plan->tuning, &tj, plan->cfg, &plan->log);
+        plan->tuned = true;
+        st = tp_channels__p2p(&plan->channels, plan->sys, plan->cfg, &plan->log, err);
+    }
+    return st;
+}
+
+/* Lowest and highest compute capability of a system's GPUs. */
+static void comp_caps(const tp_system *sys, int *lo, int *hi)
+{
+    const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
+    *lo = *hi = gpus->count ? gpus->nodes[0].gpu.cuda_comp_cap : 0;
+    for (int g = 1; g < gpus->count; g++) {
+        int cc = gpus->nodes[g].gpu.cuda_comp_cap;
+        *lo = cc < *lo ? cc : *lo;
+        *hi = cc > *hi ? cc : *hi;
+    }
+}
+
+/* Kind k's XML prepared on its representative host, and its system. */
+static tp_status build_kind_system(tp_plan *plan, tp_host_kind *k, bool logged, tp_error *err)
+{
+    tp_log quiet = {.enabled = false};
+    tp_log *log = logged ? &plan->log : &quiet;
+    tp_status st = prepare_doc(k->topo_xml, plan, k->rep_host, log,
+                               logged ? &plan->nic_notes : NULL, err);
+    if (st == TP_OK)
+        st = tp_system__from_xml_log(&k->host_sys, k->topo_xml, plan->cfg, (uint64_t)k->rep_host,
+                                     log, err);
+    if (st != TP_OK)
+        return st;
+    tp_system__cpu_type(k->host_sys, &k->cpu_arch, &k->cpu_vendor, &k->cpu_model);
+    comp_caps(k->host_sys, &k->min_comp_cap, &k->max_comp_cap);
+    k->domains = calloc((size_t)k->n_gpus, sizeof(*k->domains));
+    k->domain_of = malloc((size_t)k->n_gpus * sizeof(int));
+    if (!k->domains || !k->domain_of)
+        return tp_fail_nomem(err);
+    for (int i = 0; i < k->n_gpus; i++)
+        k->domain_of[i] = -1;
+    return TP_OK;
+}
+
+/* Every domain of kind k; `first` (a local index) runs first and logged when logged. */
+static tp_status run_kind(tp_plan *plan, tp_host_kind *k, int first, bool logged, tp_error *err)
+{
+    tp_status st = run_domain(plan, k, first, logged, err);
+    for (int i = 0; i < k->n_gpus && st == TP_OK; i++)
+        if (k->domain_of[i] < 0)
+            st = run_domain(plan, k, i, false, err);
+    return st;
+}
+
+/* With several kinds, the CUDA device of every rank (PXN queries read other hosts' devs). */
+static tp_status fill_rank_devs(tp_plan *plan, tp_error *err)
+{
+    if (plan->n_kinds < 2)
+        return TP_OK;
+    if (!(plan->rank_devs = malloc((size_t)n_ranks(plan) * sizeof(int))))
+        return tp_fail_nomem(err);
+    for (int h = 0; h < plan->job.n_nodes; h++) {
+        const tp_host_kind *k = tp_plan__kind_of_host(plan, h);
+        const tp_node_set *gpus = &k->host_sys->nodes[TP_NODE_GPU];
+        for (int l = 0; l < k->n_gpus; l++)
+            plan->rank_devs[plan->host_first_rank[h] + l] = -1;
+        for (int g = 0; g < gpus->count; g++) {
+            int l = gpus->nodes[g].gpu.rank - plan->host_first_rank[k->rep_host];
+            if (l >= 0 && l < k->n_gpus)
+                plan->rank_devs[plan->host_first_rank[h] + l] = gpus->nodes[g].gpu.dev;
+        }
+    }
+    return TP_OK;
+}
+
+/* The home kind's fields the rest of the library reads from the plan. */
+static void borrow_home(tp_plan *plan)
+{
+    tp_host_kind *k = &plan->kinds[plan->home_kind];
+    plan->n_gpus_per_node = k->n_gpus;
+    plan->topo_xml = k->topo_xml;
+    plan->host_sys = k->host_sys;
+    plan->domains = k->domains;
+    plan->domain_of = k->domain_of;
+    snprintf(plan->source, sizeof(plan->source), "%s", k->source);
+}
+
+/* Systems of every kind (the home kind's logged), then the job's facts. */
+static tp_status build_systems(tp_plan *plan, tp_error *err)
+{
+    double t0 = now_us();
+    tp_status st = build_kind_system(plan, &plan->kinds[plan->home_kind], true, err);
+    for (int i = 0; i < plan->n_kinds && st == TP_OK; i++)
+        if (i != plan->home_kind)
+            st = build_kind_system(plan, &plan->kinds[i], false, err);
+    lap(plan, TP_STAGE_SYSTEM, &t0);
+    borrow_home(plan);
+    if (st != TP_OK)
+        return st;
+    tp_job_facts *f = &plan->facts;
+    f->n_ranks = n_ranks(plan);
+    f->n_hosts = plan->job.n_nodes;
+    f->min_comp_cap = plan->kinds[0].min_comp_cap;
+    f->max_comp_cap = plan->kinds[0].max_comp_cap;
+    for (int i = 1; i < plan->n_kinds; i++) {
+        const tp_host_kind *k = &plan->kinds[i];
+        f->min_comp_cap = k->min_comp_cap < f->min_comp_cap ? k->min_comp_cap : f->min_comp_cap;
+        f->max_comp_cap = k->max_comp_cap > f->max_comp_cap ? k->max_comp_cap : f->max_comp_cap;
+    }
+    return fill_rank_devs(plan, err);
+}
+
+/* The whole flow: systems, the home kind's domains (reported rank's first), other kinds, channels. */
+static tp_status run_job(tp_plan *plan, tp_error *err)
+{
+    /* NCCL 2.22.3 init.cc: MNNVL forced on across hosts fails (no fabric here). */
+    if (plan->job.n_nodes > 1 && tp_config_int(plan->cfg, TP_P_MNNVL_ENABLE) == 1) {
+        tp_log_warn(&plan->log, "MNNVL is not supported on this system");
+        return tp_fail(err, TP_ERR_GRAPH, "NCCL_MNNVL_ENABLE", 0, 0,
+                       "MNNVL is not supported on this system");
+    }
+    tp_status st = build_systems(plan, err);
+    if (st != TP_OK)
+        return st;
+    tp_host_kind *home = &plan->kinds[plan->home_kind];
+    st = run_kind(plan, home, plan->job.rank - plan->host_first_rank[plan->home_host], true, err);
+    plan->n_domains = home->n_domains;
+    if (home->n_domains > 0) {
+        plan->sys = home->domains[0].sys;
+        memcpy(plan->graphs, home->domains[0].graphs, sizeof(plan->graphs));
+    }
+    for (int i = 0; i < plan->n_kinds && st == TP_OK; i++)
+        if (i != plan->home_kind)
+            st = run_kind(plan, &plan->kinds[i], 0, false, err);
+    double t0 = now_us();
+    if (st == TP_OK)
+        st = build_channels(plan, err);
+    lap(plan, TP_STAGE_CHANNELS, &t0);
+    return st;
+}
+
+/*
+ * Whether a failed plan goes back to the caller: only for failures NCCL itself
+ * reports while planning (its log up to the failure is part of the answer).
+ * Our own failures (memory, bugs) give no plan.
+ */
+static bool keep_failed_plan(tp_status st)
+{
+    return st == TP_ERR_TOPOLOGY || st == TP_ERR_CONFIG || st == TP_ERR_GRAPH;
+}
+
+/* The plan up to the job run: the job's topologies loaded, configuration copied. */
+static tp_status plan_config(tp_plan *plan, const tp_config *cfg, tp_error *err)
+{
+    tp_status st;
+    if (cfg)
+        st = tp_config__copy(&plan->cfg, cfg, err);
+    else
+        st = tp_config_new(&plan->cfg, NULL, err);
+    if (st != TP_OK)
+        return st;
+    tp_channels__ctas(plan->cfg, &plan->log, &plan->min_ctas, &plan->max_ctas);
+    return TP_OK;
+}
+
+/* A fresh plan of a job (its topologies still to load). */
+static tp_plan *new_plan(const tp_job *job)
+{
+    tp_plan *plan = calloc(1, sizeof(*plan));
+    if (!plan)
+        return NULL;
+    plan->job = *job;
+    plan->job.version = TP_JOB_VERSION;
+    plan->job.node_topos = NULL; /* the kinds hold the topologies */
+    plan->job.n_node_topos = 0;
+    plan->log.enabled = true;
+    plan->nic_notes.enabled = true;
+    return plan;
+}
+
+/* Configure and run a plan whose job is loaded (st: the loading's status); consumes plan. */
+static tp_status plan_run(tp_plan **out, tp_plan *plan, tp_status st, const tp_config *cfg,
+                          tp_error *err)
+{
+    if (st == TP_OK)
+        st = plan_config(plan, cfg, err);
+    if (st == TP_OK) {
+        st = run_job(plan, err);
+        plan->status = st;
+        if (st == TP_OK || keep_failed_plan(st)) {
+            *out = plan;
+            return st;
+        }
+    }
+    tp_plan_free(plan);
+    return st;
+}
+
+tp_status tp_plan__replan(tp_plan **out, const tp_plan *plan, const tp_config *cfg,
+                          const int *host_kind, tp_error *err)
+{
+    *out = NULL;
+    tp_plan *p = new_plan(&plan->job);
+    if (!p)
+        return tp_fail_nomem(err);
+    double t0 = now_us();
+    /* Other kinds may change the rank count: the re-planned job reports rank 0. */
+    if (host_kind)
+        p->job.rank = 0;
+    tp_status st = tp_plan__copy_job(p, plan, host_kind, err);
+    lap(p, TP_STAGE_XML, &t0);
+    return plan_run(out, p, st, cfg ? cfg : plan->cfg, err);
+}
+
+/* Takes ownership of text. */
+static tp_status plan_text(tp_plan **out, char *text, size_t len, const char *source,
+                           const tp_job *job, const tp_config *cfg, tp_error *err)
+{
+    tp_job full = job_of_version(job);
+    tp_plan *plan = new_plan(&full);
+    *out = NULL;
+    if (!plan) {
+        free(text);
+        return tp_fail_nomem(err);
+    }
+    double t0 = now_us();
+    tp_status st = tp_plan__load_job(plan, text, len, source, &full, err);
+    lap(plan, TP_STAGE_XML, &t0);
+    return plan_run(out, plan, st, cfg, err);
+}
+
+tp_status tp_plan_buffer(tp_plan **out, const char *xml, size_t len, const char *source,
+                         const tp_job *job, const tp_config *cfg, tp_error *err)
+{
+    if (!out || !xml || !job)
+        return tp_fail(err, TP_ERR_ARGUMENT, NULL, 0, 0, "tp_plan_buffer: %s is NULL",
+                       !out ? "out" : !xml ? "xml" : "job");
+    *out = NULL;
+    char *text = malloc(len + 1);
+    if (!text)
+        return tp_fail_nomem(err);
+    memcpy(text, xml, len);
+    text[len] = '\0';
+    return plan_text(out, text, len, source ? source : "<buffer>", job, cfg, err);
+}
+
+tp_status tp_plan_file(tp_plan **out, const char *path, const tp_job *job, const tp_config *cfg,
+                       tp_error *err)
+{
+    if (!out || !path || !job)
+        return tp_fail(err, TP_ERR_ARGUMENT, NULL, 0, 0, "tp_plan_file: %s is NULL",
+                       !out ? "out" : !path ? "path" : "job");
+    *out = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    tp_status st = tp_xml__read_file(&text, &len, path, err);
+    if (st != TP_OK)
+        return st;
+    return plan_text(out, text, len, path, job, cfg, err);
+}
+
+static void free_domain(tp_domain *d)
+{
+    for (int i = 0; i < TP_GRAPH_COUNT; i++) {
+        if (d->graphs[i])
+            tp_search__graph_release(d->graphs[i]);
+        free(d->graphs[i]);
+    }
+    tp_system__free(d->sys);
+}
+
+static void free_kind(tp_host_kind *k)
+{
+    for (int i = 0; i < k->n_domains; i++)
+        free_domain(&k->domains[i]);
+    free(k->domains);
+    free(k->domain_of);
+    tp_system__free(k->host_sys);
+    free(k->host_domains);
+    tp_xml__free(k->topo_xml);
+    free(k->text);
+}
+
+void tp_plan_free(tp_plan *plan)
+{
+    if (!plan)
+        return;
+    for (int i = 0; i < plan->n_kinds; i++)
+        free_kind(&plan->kinds[i]);
+    free(plan->kinds);
+    free(plan->host_kind);
+    free(plan->host_first_rank);
+    free(plan->rank_devs);
+    tp_channels__free(&plan->channels);
+    tp_config_free(plan->cfg);
+    tp_log_clear(&plan->log);
+    tp_log_clear(&plan->nic_notes);
+    free(plan);
+}
+
+/* Close a dump file; a failed write or close names the file and the system error. */
+static tp_status close_dump(FILE *f, const char *path, tp_status st, tp_error *err)
+{
+    int e = errno;
+    if (fclose(f) != 0 && st == TP_OK) {
+        st = TP_ERR_IO;
+        e = errno;
+    }
+    if (st == TP_ERR_IO)
+        st = tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot write: %s", strerror(e));
+    return st;
+}
+
+/* Host of a rank of the job (0 <= rank < facts.n_ranks). */
+int tp_plan__host_of_rank(const tp_plan *plan, int rank)
+{
+    int h = 0;
+    while (h + 1 < plan->job.n_nodes && plan->host_first_rank[h + 1] <= rank)
+        h++;
+    return h;
+}
+
+/* NCCL_TOPO_DUMP_FILE: the XML as rank NCCL_TOPO_DUMP_FILE_RANK prepared it. */
+static tp_status write_topo_dump(const tp_plan *plan, tp_error *err)
+{
+    const char *path = tp_config_str(plan->cfg, TP_P_TOPO_DUMP_FILE);
+    int64_t rank = tp_config_int(plan->cfg, TP_P_TOPO_DUMP_FILE_RANK);
+    if (!path || !plan->host_first_rank || rank < 0 || rank >= n_ranks(plan))
+        return TP_OK;
+    tp_xml *doc = NULL;
+    tp_error ignored = {0};
+    /* NCCL dumps before building the system: no dump when the preparation fails. */
+    if (prepared_xml(&doc, plan, tp_plan__host_of_rank(plan, (int)rank), NULL, NULL, &ignored) != TP_OK) {
+        tp_xml__free(doc);
+        return TP_OK;
+    }
+    tp_status st = TP_OK;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        st = tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+    else {
+        st = tp_xml__write(f, doc->root, err);
+        st = close_dump(f, path, st, err);
+    }
+    tp_xml__free(doc);
+    return st;
+}
+
+/* NCCL_GRAPH_DUMP_FILE: the graphs of rank NCCL_GRAPH_DUMP_FILE_RANK, as searched. */
+static tp_status write_graph_dump(const tp_plan *plan, tp_error *err)
+{
+    const char *path = tp_config_str(plan->cfg, TP_P_GRAPH_DUMP_FILE);
+    int64_t rank = tp_config_int(plan->cfg, TP_P_GRAPH_DUMP_FILE_RANK);
+    if (!path || !plan->host_first_rank || rank < 0 || rank >= n_ranks(plan))
+        return TP_OK;
+    int host = tp_plan__host_of_rank(plan, (int)rank);
+    const tp_host_kind *k = tp_plan__kind_of_host(plan, host);
+    int dom = k->domain_of ? k->domain_of[rank - plan->host_first_rank[host]] : -1;
+    if (dom < 0 || !k->domains[dom].searched)
+        return TP_OK;
+    const tp_domain *d = &k->domains[dom];
+    /* NCCL 2.22.3 init.cc dump order: ring, tree, CollNet direct, CollNet chain, NVLS. */
+    tp_graph *const graphs[5] = {d->graphs[TP_GRAPH_RING], d->graphs[TP_GRAPH_TREE],
+                                 d->graphs[TP_GRAPH_COLLNET_DIRECT],
+                                 d->graphs[TP_GRAPH_COLLNET_CHAIN], d->graphs[TP_GRAPH_NVLS]};
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+    tp_status st = tp_search__dump_graphs(f, d->sys, graphs, 5, err);
+    return close_dump(f, path, st, err);
+}
+
+tp_status tp_plan_write_dumps(const tp_plan *plan, tp_error *err)
+{
+    if (!plan)
+        return tp_fail(err, TP_ERR_ARGUMENT, NULL, 0, 0, "tp_plan_write_dumps: plan is NULL");
+    tp_status st = write_topo_dump(plan, err);
+    if (st == TP_OK)
+        st = write_graph_dump(plan, err);
+    return st;
+}
+
+tp_status tp_plan__check_done(const tp_plan *plan, const char *fn, tp_error *err)
+{
+    if (!plan)
+        return tp_fail_arg(err, fn, "plan is NULL");
+    if (plan->status != TP_OK || !plan->sys || !plan->domain_of)
+        return tp_fail_arg(err, fn, "the plan failed: only its NCCL log can be reported");
+    return TP_OK;
+}
+
+tp_status tp_report_topology_xml(FILE *out, const tp_plan *plan, tp_error *err)
+{
+    if (!out || !plan)
+        return tp_fail(err, TP_ERR_ARGUMENT, NULL, 0, 0, "tp_report_topology_xml: %s is NULL",
+                       !out ? "out" : "plan");
+    /* A fresh copy prepared as NCCL_TOPO_DUMP_FILE's: the system build reads the plan's. */
+    tp_xml *doc = NULL;
+    tp_status st = prepared_xml(&doc, plan, plan->home_host, NULL, NULL, err);
+    if (st == TP_OK)
+        st = tp_xml__write(out, doc->root, err);
+    tp_xml__free(doc);
+    return st;
+}

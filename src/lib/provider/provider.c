@@ -1,0 +1,194 @@
+/* Roles of <pci> elements in provider files, and recognising their SKU. */
+#include "provider/provider.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+void tp_pv__free(tp_pv_file *f)
+{
+    free(f->pci);
+    free(f->cpus);
+    memset(f, 0, sizeof(*f));
+}
+
+bool tp_pv__has_net(const tp_xml_elem *pci)
+{
+    for (size_t i = 0; i < pci->n_children; i++) {
+        const tp_xml_elem *c = pci->children[i];
+        if (strcmp(c->tag, "nic") == 0 && tp_xml__child(c, "net"))
+            return true;
+    }
+    return false;
+}
+
+static bool has_pci_child(const tp_xml_elem *e)
+{
+    return tp_xml__child(e, "pci") != NULL;
+}
+
+/* NCCL's classes: 0x03 display (GPU), 0x02 network, 0x0604 PCI bridge. */
+static tp_pv_role role_of(const tp_xml_elem *e, const char *busid, const tp_sku *sku)
+{
+    if (tp_xml__child(e, "gpu"))
+        return TP_PV_GPU;
+    if (tp_xml__child(e, "nic"))
+        return TP_PV_NIC;
+    const char *cls = tp_xml__attr(e, "class");
+    if (cls && strncasecmp(cls, "0x03", 4) == 0)
+        return TP_PV_GPU;
+    if (cls && strncasecmp(cls, "0x02", 4) == 0)
+        return TP_PV_NIC;
+    if ((cls && strncasecmp(cls, "0x0604", 6) == 0) || has_pci_child(e))
+        return TP_PV_SWITCH;
+    if (sku && !cls && *busid) {
+        if (tp_sku__list_has(sku, "gpu.busids", busid))
+            return TP_PV_GPU;
+        if (tp_sku__list_has(sku, "nic.busids", busid))
+            return TP_PV_NIC;
+        if (tp_sku__list_has(sku, "switch.busids", busid))
+            return TP_PV_SWITCH;
+    }
+    return TP_PV_OTHER;
+}
+
+static tp_status scan_elem(tp_pv_file *f, tp_xml_elem *e, const tp_sku *sku, tp_error *err)
+{
+    tp_status st = TP_OK;
+    if (strcmp(e->tag, "cpu") == 0) {
+        if ((st = tp_grow((void **)&f->cpus, &f->cap_cpus, f->n_cpus + 1, sizeof(*f->cpus),
+                          err)) != TP_OK)
+            return st;
+        f->cpus[f->n_cpus++] = e;
+    } else if (strcmp(e->tag, "pci") == 0) {
+        if ((st = tp_grow((void **)&f->pci, &f->cap_pci, f->n_pci + 1, sizeof(*f->pci), err)) !=
+            TP_OK)
+            return st;
+        const char *busid = tp_xml__attr(e, "busid");
+        f->pci[f->n_pci++] = (tp_pv_pci){e, busid ? busid : "", role_of(e, busid ? busid : "", sku)};
+    }
+    for (size_t i = 0; i < e->n_children && st == TP_OK; i++)
+        st = scan_elem(f, e->children[i], sku, err);
+    return st;
+}
+
+tp_status tp_pv__scan(tp_pv_file *f, const tp_xml *doc, const tp_sku *sku, tp_error *err)
+{
+    memset(f, 0, sizeof(*f));
+    tp_status st = scan_elem(f, doc->root, sku, err);
+    if (st != TP_OK)
+        tp_pv__free(f);
+    return st;
+}
+
+static bool in_layout(const tp_sku *sku, const char *busid)
+{
+    static const char *const keys[] = {"gpu.busids", "nic.busids", "switch.busids",
+                                       "gpu.parents"};
+    for (size_t k = 0; k < ARRAY_LEN(keys); k++)
+        if (tp_sku__list_has(sku, keys[k], busid))
+            return true;
+    return false;
+}
+
+/* A SKU is ruled out when the file names another GPU device or CPU family. */
+static bool contradicts(const tp_sku *sku, const tp_pv_file *f)
+{
+    const char *dev = tp_sku__get(sku, NULL, "match.gpu.device");
+    for (size_t i = 0; dev && i < f->n_pci; i++) {
+        const char *d = tp_xml__attr(f->pci[i].e, "device");
+        if (f->pci[i].role == TP_PV_GPU && d && strcasecmp(d, dev) != 0)
+            return true;
+    }
+    const char *fam = tp_sku__get(sku, NULL, "match.cpu.familyid");
+    for (size_t i = 0; fam && i < f->n_cpus; i++) {
+        const char *v = tp_xml__attr(f->cpus[i], "familyid");
+        if (v && strcmp(v, fam) != 0)
+            return true;
+    }
+    return false;
+}
+
+static size_t layout_hits(const tp_sku *sku, const tp_pv_file *f)
+{
+    size_t hits = 0;
+    for (size_t i = 0; i < f->n_pci; i++)
+        hits += *f->pci[i].busid && in_layout(sku, f->pci[i].busid);
+    return hits;
+}
+
+static size_t count_role(const tp_pv_file *f, tp_pv_role role)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < f->n_pci; i++)
+        n += f->pci[i].role == role && !tp_xml__child(f->pci[i].e, "pci");
+    return n;
+}
+
+/* Same numbers of GPU (or none: a file that leaves them out) and NIC endpoints. */
+static bool same_shape(const tp_sku *sku, const tp_pv_file *f)
+{
+    size_t gpus = count_role(f, TP_PV_GPU), nics = count_role(f, TP_PV_NIC);
+    size_t want_gpus = (size_t)tp_sku__get_int(sku, NULL, "gpu.count", 0);
+    return nics > 0 && nics == tp_sku__list_len(sku, "nic.busids") &&
+           (gpus == 0 || gpus == want_gpus);
+}
+
+/* How many SKUs of the catalogue have the file's numbers of GPUs and NICs. */
+static tp_status count_shapes(const tp_pv_file *f, size_t *n, tp_error *err)
+{
+    *n = 0;
+    for (size_t i = 0; i < tp_sku_texts_count; i++) {
+        tp_sku *sku = NULL;
+        tp_status st = tp_sku__parse(&sku, tp_sku_texts[i].text, tp_sku_texts[i].name, err);
+        if (st != TP_OK)
+            return st;
+        *n += same_shape(sku, f);
+        tp_sku__free(sku);
+    }
+    return TP_OK;
+}
+
+tp_status tp_pv__recognise(const tp_xml *doc, char *name, size_t size, char *candidates,
+                           size_t csize, tp_error *err)
+{
+    name[0] = candidates[0] = '\0';
+    tp_pv_file f;
+    size_t shapes = 0;
+    tp_status st = tp_pv__scan(&f, doc, NULL, err);
+    if (st == TP_OK)
+        st = count_shapes(&f, &shapes, err);
+    size_t best = 0, second = 0, used = 0;
+    for (size_t i = 0; st == TP_OK && i < tp_sku_texts_count; i++) {
+        tp_sku *sku = NULL;
+        if ((st = tp_sku__parse(&sku, tp_sku_texts[i].text, tp_sku_texts[i].name, err)) != TP_OK)
+            break;
+        bool against = contradicts(sku, &f);
+        /* Device numbers are evidence only when no other SKU shares them. */
+        bool shape = !against && shapes == 1 && same_shape(sku, &f);
+        size_t hits = against ? 0 : layout_hits(sku, &f);
+        /* A candidate holds at least half of the file's bus ids, or a quarter and
+         * its own numbers of devices (files with partly made-up bus ids). */
+        if ((hits > 0 && 2 * hits >= f.n_pci) || (shape && 4 * hits >= f.n_pci && hits > 0)) {
+            if (used < csize)
+                used += (size_t)snprintf(candidates + used, csize - used,
+                                         "%s%s (%zu/%zu bus ids%s)", used ? ", " : "",
+                                         sku->name, hits, f.n_pci,
+                                         shape ? ", its numbers of GPUs and NICs" : "");
+            hits += shape ? f.n_pci : 0;
+            if (hits > best) {
+                second = best;
+                best = hits;
+                snprintf(name, size, "%s", sku->name);
+            } else if (hits > second) {
+                second = hits;
+            }
+        }
+        tp_sku__free(sku);
+    }
+    if (best == second)
+        name[0] = '\0';
+    tp_pv__free(&f);
+    return st;
+}

@@ -1,0 +1,183 @@
+/* The SKU catalogue: parsing the embedded "key = value" files and lookups. */
+#include "provider/sku.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+void tp_sku__free(tp_sku *sku)
+{
+    if (!sku)
+        return;
+    for (size_t i = 0; i < sku->n_entries; i++) {
+        free(sku->entries[i].key);
+        free(sku->entries[i].value);
+    }
+    free(sku->entries);
+    free(sku);
+}
+
+static char *dup_trimmed(const char *s, size_t n)
+{
+    while (n > 0 && isspace((unsigned char)*s))
+        s++, n--;
+    while (n > 0 && isspace((unsigned char)s[n - 1]))
+        n--;
+    char *out = malloc(n + 1);
+    if (out) {
+        memcpy(out, s, n);
+        out[n] = '\0';
+    }
+    return out;
+}
+
+static tp_status add_entry(tp_sku *sku, const char *line, size_t len, const char *eq,
+                           tp_error *err)
+{
+    tp_status st = tp_grow((void **)&sku->entries, &sku->cap, sku->n_entries + 1,
+                           sizeof(*sku->entries), err);
+    if (st != TP_OK)
+        return st;
+    tp_sku_entry *e = &sku->entries[sku->n_entries];
+    e->key = dup_trimmed(line, (size_t)(eq - line));
+    e->value = dup_trimmed(eq + 1, len - (size_t)(eq - line) - 1);
+    if (!e->key || !e->value) {
+        free(e->key);
+        free(e->value);
+        return tp_fail_nomem(err);
+    }
+    sku->n_entries++;
+    return TP_OK;
+}
+
+tp_status tp_sku__parse(tp_sku **out, const char *text, const char *source, tp_error *err)
+{
+    *out = NULL;
+    tp_sku *sku = calloc(1, sizeof(*sku));
+    if (!sku)
+        return tp_fail_nomem(err);
+    unsigned line_no = 0;
+    for (const char *p = text; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        line_no++;
+        const char *q = p;
+        while (q < p + len && isspace((unsigned char)*q))
+            q++;
+        if (q < p + len && *q != '#') {
+            const char *eq = memchr(p, '=', len);
+            tp_status st = eq ? add_entry(sku, p, len, eq, err)
+                              : tp_fail(err, TP_ERR_CONFIG, source, line_no, 1,
+                                        "expected \"key = value\"");
+            if (st != TP_OK) {
+                tp_sku__free(sku);
+                return st;
+            }
+        }
+        p += len + (nl != NULL);
+    }
+    const char *name = tp_sku__get(sku, NULL, "name");
+    if (!name || strlen(name) >= sizeof(sku->name)) {
+        tp_sku__free(sku);
+        return tp_fail(err, TP_ERR_CONFIG, source, 0, 0, "SKU file without a valid name");
+    }
+    snprintf(sku->name, sizeof(sku->name), "%s", name);
+    *out = sku;
+    return TP_OK;
+}
+
+tp_status tp_sku__load(tp_sku **out, const char *name, tp_error *err)
+{
+    *out = NULL;
+    for (size_t i = 0; i < tp_sku_texts_count; i++)
+        if (strcasecmp(tp_sku_texts[i].name, name) == 0)
+            return tp_sku__parse(out, tp_sku_texts[i].text, tp_sku_texts[i].name, err);
+    char known[1024] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < tp_sku_texts_count && used < sizeof(known); i++)
+        used += (size_t)snprintf(known + used, sizeof(known) - used, "%s%s", i ? ", " : "",
+                                 tp_sku_texts[i].name);
+    return tp_fail(err, TP_ERR_CONFIG, "--sku", 0, 0, "unknown SKU \"%s\" (known: %s)", name,
+                   known);
+}
+
+const char *tp_sku__get(const tp_sku *sku, const char *mode, const char *key)
+{
+    if (mode) {
+        char scoped[160];
+        snprintf(scoped, sizeof(scoped), "mode.%s.%s", mode, key);
+        const char *v = tp_sku__get(sku, NULL, scoped);
+        if (v)
+            return v;
+    }
+    for (size_t i = 0; i < sku->n_entries; i++)
+        if (strcmp(sku->entries[i].key, key) == 0)
+            return sku->entries[i].value;
+    return NULL;
+}
+
+long long tp_sku__get_int(const tp_sku *sku, const char *mode, const char *key, long long dflt)
+{
+    const char *v = tp_sku__get(sku, mode, key);
+    if (!v || !*v)
+        return dflt;
+    char *end = NULL;
+    long long n = strtoll(v, &end, 0);
+    return *end ? dflt : n;
+}
+
+/* Bounds of word i of a space-separated list: start pointer and length, or NULL. */
+static const char *nth_word(const char *list, size_t i, size_t *len)
+{
+    const char *p = list;
+    for (;;) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            return NULL;
+        size_t n = strcspn(p, " \t");
+        if (i-- == 0) {
+            *len = n;
+            return p;
+        }
+        p += n;
+    }
+}
+
+int tp_sku__list_index(const tp_sku *sku, const char *key, const char *word)
+{
+    const char *list = tp_sku__get(sku, NULL, key);
+    size_t len = 0, wlen = strlen(word);
+    /* One pass: each word starts where the previous one ended. */
+    const char *w = list ? nth_word(list, 0, &len) : NULL;
+    for (int i = 0; w; i++, w = nth_word(w + len, 0, &len))
+        if (len == wlen && strncasecmp(w, word, len) == 0)
+            return i;
+    return -1;
+}
+
+bool tp_sku__list_has(const tp_sku *sku, const char *key, const char *word)
+{
+    return tp_sku__list_index(sku, key, word) >= 0;
+}
+
+size_t tp_sku__list_len(const tp_sku *sku, const char *key)
+{
+    const char *list = tp_sku__get(sku, NULL, key);
+    size_t n = 0, len = 0;
+    for (const char *w = list ? nth_word(list, 0, &len) : NULL; w; w = nth_word(w + len, 0, &len))
+        n++;
+    return n;
+}
+
+const char *tp_sku__list_word(const tp_sku *sku, const char *key, size_t i, char *buf,
+                              size_t size)
+{
+    const char *list = tp_sku__get(sku, NULL, key);
+    size_t len = 0;
+    const char *w = list ? nth_word(list, i, &len) : NULL;
+    snprintf(buf, size, "%.*s", w ? (int)len : 0, w ? w : "");
+    return buf;
+}

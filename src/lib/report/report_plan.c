@@ -1,0 +1,248 @@
+/* `topoplan plan`: the main view: graphs, final channels and why, rings, trees, NICs. */
+#include "explain/explain.h"
+#include "report/job_limits.h"
+#include "report/report.h"
+
+#include <stdlib.h>
+
+#include <string.h>
+
+/* Ranks shown per ring line in text; JSON carries every rank. */
+#define TEXT_RING_RANKS 48
+
+static void text_header(FILE *out, const tp_plan *p)
+{
+    const tp_channels *ch = &p->channels;
+    fprintf(out, "Job: %d node%s x %d GPUs = %d ranks; reported rank %d (NCCL node %d, local "
+                 "rank %d of %d)\n",
+            p->job.n_nodes, p->job.n_nodes == 1 ? "" : "s", p->n_gpus_per_node, ch->n_ranks,
+            p->job.rank, ch->node, ch->local_rank, ch->local_ranks);
+    if (ch->n_nodes != p->job.n_nodes)
+        fprintf(out, "  note: NCCL sees %d nodes for %d hosts: GPUs of one host that cannot "
+                     "use P2P or SHM are split into separate nodes\n", ch->n_nodes, p->job.n_nodes);
+    const tp_system *s = p->sys;
+    fprintf(out, "System of rank %d: %d GPU, %d NVSwitch, %d CPU, %d NIC, %d NET; maxBw %.1f "
+                 "totalBw %.1f GB/s\n\n",
+            p->job.rank, s->nodes[TP_NODE_GPU].count, s->nodes[TP_NODE_NVS].count,
+            s->nodes[TP_NODE_CPU].count, s->nodes[TP_NODE_NIC].count, s->nodes[TP_NODE_NET].count,
+            s->max_bw, s->total_bw);
+}
+
+static void text_graphs(FILE *out, const tp_plan *p)
+{
+    fputs("Graphs (search result of the reported rank; combined = minimum over all ranks)\n", out);
+    fprintf(out, "  %-15s %7s %8s %17s %9s %8s %5s   %s\n", "graph", "pattern", "channels",
+            "bw intra/inter", "types", "crossNic", "same", "combined");
+    for (int s = 0; s < TP_GRAPH_COUNT; s++) {
+        const tp_graph *g = p->graphs[s];
+        const tp_graph_info *c = &p->channels.combined[s];
+        if (!g)
+            continue;
+        char bw[32], types[16];
+        snprintf(bw, sizeof(bw), "%.1f/%.1f", g->bw_intra, g->bw_inter);
+        snprintf(types, sizeof(types), "%s/%s", tp_path_type_name(g->type_intra),
+                 tp_path_type_name(g->type_inter));
+        fprintf(out, "  %-15s %7d %8d %17s %9s %8d %5d   %d ch, %.1f/%.1f\n", tp_channels__graph_name(s),
+                g->pattern, g->n_channels, bw, types, g->cross_nic, g->same_channels, c->n_channels,
+                c->bw_intra, c->bw_inter);
+    }
+    fputc('\n', out);
+}
+
+/* Each graph's explanation (explain.c), under the table. */
+static void text_graph_whys(FILE *out, const tp_plan *p, const tp_graph_why *whys)
+{
+    fputs("Why each graph is so (search decisions of the reported rank)\n", out);
+    for (int s = 0; s < TP_GRAPH_COUNT; s++) {
+        if (!p->graphs[s])
+            continue;
+        fprintf(out, "  %s:\n", tp_channels__graph_name(s));
+        for (int i = 0; i < whys[s].n_lines; i++)
+            fprintf(out, "    %-11s %s\n", whys[s].lines[i].step, whys[s].lines[i].text);
+    }
+    fputc('\n', out);
+}
+
+static void text_channel_count(FILE *out, const tp_plan *p)
+{
+    const tp_channels *ch = &p->channels;
+    fprintf(out, "Channels: %d collective, %d NVLS, %d CollNet, %d P2P (%d per peer)\n",
+            ch->n_channels, ch->n_nvls_channels, ch->n_collnet_channels, ch->p2p_n_channels,
+            ch->p2p_n_channels_per_peer);
+    fprintf(out, "  why %d:\n", ch->n_channels);
+    tp_graph_why w;
+    tp_explain__channels(&w, p);
+    for (int i = 0; i < w.n_lines; i++)
+        fprintf(out, "  - %s\n", w.lines[i].text);
+    fputc('\n', out);
+}
+
+static void text_rings(FILE *out, const tp_plan *p)
+{
+    const tp_channels *ch = &p->channels;
+    fputs("Rings (ranks in ring order, from rank 0)\n", out);
+    for (int c = 0; c < ch->n_channels; c++) {
+        fprintf(out, "  %02d:", c);
+        int shown = ch->n_ranks < TEXT_RING_RANKS ? ch->n_ranks : TEXT_RING_RANKS;
+        for (int i = 0; i < shown; i++)
+            fprintf(out, " %d", ch->rings[(size_t)c * ch->n_ranks + i]);
+        if (shown < ch->n_ranks)
+            fprintf(out, " ... (%d more; --format json has all)", ch->n_ranks - shown);
+        fputc('\n', out);
+    }
+    fputc('\n', out);
+}
+
+static void text_rank_view(FILE *out, const tp_plan *p)
+{
+    const tp_channels *ch = &p->channels;
+    fprintf(out, "Rank %d per channel: ring prev -> me -> next; tree parent, children\n",
+            p->job.rank);
+    for (int c = 0; c < ch->n_channels; c++) {
+        const tp_channel_rank *r = &ch->ranks[(size_t)p->job.rank * ch->n_channels + c];
+        fprintf(out, "  %02d: ring %d -> %d -> %d   tree up %d, down %d/%d/%d\n", c, r->ring_prev,
+                p->job.rank, r->ring_next, r->tree_up, r->tree_down[0], r->tree_down[1],
+                r->tree_down[2]);
+    }
+    fputc('\n', out);
+}
+
+/* For multi-node rings: which GPU takes the channel in from the network and out to it. */
+static void text_network(FILE *out, const tp_plan *p)
+{
+    const tp_graph *g = p->graphs[TP_GRAPH_RING];
+    const tp_system *s = p->sys;
+    int n_gpus = s->nodes[TP_NODE_GPU].count;
+    if (!g || s->nodes[TP_NODE_NET].count == 0 || g->n_channels == 0)
+        return;
+    fputs("Network (ring graph of the reported rank's node): per channel, NET in -> first GPU ... "
+          "last GPU -> NET out\n", out);
+    for (int c = 0; c < g->n_channels; c++) {
+        int64_t in = g->inter[2 * c], outn = g->inter[2 * c + 1];
+        fprintf(out, "  %02d: NET/%lld -> rank %d ... rank %d -> NET/%lld%s\n", c,
+                (long long)TP_ID_LOCAL_ID(in), g->intra[c * n_gpus],
+                g->intra[c * n_gpus + n_gpus - 1], (long long)TP_ID_LOCAL_ID(outn),
+                in == outn ? "" : "  (crosses NICs)");
+    }
+    fputc('\n', out);
+}
+
+static void write_text(FILE *out, const tp_plan *p, const tp_graph_why *whys,
+                       const tp_job_limits *lim)
+{
+    text_header(out, p);
+    text_graphs(out, p);
+    tp_limits__write_text(out, p, lim);
+    text_graph_whys(out, p, whys);
+    text_channel_count(out, p);
+    text_network(out, p);
+    text_rings(out, p);
+    text_rank_view(out, p);
+}
+
+static void json_graphs(FILE *out, const tp_plan *p, const tp_graph_why *whys)
+{
+    fputs("  \"graphs\": [", out);
+    bool first = true;
+    for (int s = 0; s < TP_GRAPH_COUNT; s++) {
+        const tp_graph *g = p->graphs[s];
+        const tp_graph_info *c = &p->channels.combined[s];
+        if (!g)
+            continue;
+        fprintf(out, "%s\n    {\"graph\": \"%s\", \"id\": %d, \"pattern\": %d, \"pattern_name\": \"%s\", \"n_channels\": %d, "
+                     "\"bw_intra\": %.2f, \"bw_inter\": %.2f, \"type_intra\": \"%s\", "
+                     "\"type_inter\": \"%s\", \"cross_nic\": %d, \"same_channels\": %d, "
+                     "\"combined\": {\"n_channels\": %d, \"bw_intra\": %.2f, \"bw_inter\": %.2f},\n     "
+                     "\"why\": ",
+                first ? "" : ",", tp_channels__graph_name(s), g->id, g->pattern,
+                tp_pattern_name(g->pattern), g->n_channels, g->bw_intra,
+                g->bw_inter, tp_path_type_name(g->type_intra), tp_path_type_name(g->type_inter),
+                g->cross_nic, g->same_channels, c->n_channels, c->bw_intra, c->bw_inter);
+        tp_report__json_why(out, &whys[s]);
+        fputc('}', out);
+        first = false;
+    }
+    fputs("\n  ],\n", out);
+}
+
+static void json_rings(FILE *out, const tp_channels *ch)
+{
+    fputs("  \"rings\": [", out);
+    for (int c = 0; c < ch->n_channels; c++) {
+        fprintf(out, "%s\n    [", c ? "," : "");
+        for (int i = 0; i < ch->n_ranks; i++)
+            fprintf(out, "%s%d", i ? ", " : "", ch->rings[(size_t)c * ch->n_ranks + i]);
+        fputc(']', out);
+    }
+    fputs("\n  ],\n", out);
+}
+
+static void json_trees(FILE *out, const tp_channels *ch)
+{
+    fputs("  \"trees\": [", out);
+    for (int r = 0; r < ch->n_ranks; r++) {
+        fprintf(out, "%s\n    [", r ? "," : "");
+        for (int c = 0; c < ch->n_channels; c++) {
+            const tp_channel_rank *v = &ch->ranks[(size_t)r * ch->n_channels + c];
+            fprintf(out, "%s{\"up\": %d, \"down\": [%d, %d, %d]}", c ? ", " : "", v->tree_up,
+                    v->tree_down[0], v->tree_down[1], v->tree_down[2]);
+        }
+        fputc(']', out);
+    }
+    fputs("\n  ]\n", out);
+}
+
+static void write_json(FILE *out, const tp_plan *p, const tp_graph_why *whys,
+                       const tp_job_limits *lim)
+{
+    const tp_channels *ch = &p->channels;
+    tp_report__json_begin(out, "topoplan.plan");
+    fprintf(out, "  \"nodes\": %d, \"gpus_per_node\": %d, \"ranks\": %d, \"rank\": %d, "
+                 "\"nccl_nodes\": %d,\n",
+            p->job.n_nodes, p->n_gpus_per_node, ch->n_ranks, p->job.rank, ch->n_nodes);
+    json_graphs(out, p, whys);
+    fputs("  \"limits\": ", out);
+    tp_limits__write_json(out, p, lim);
+    fputs(",\n", out);
+    fprintf(out, "  \"channels\": {\"collective\": %d, \"search\": %d, \"nvls\": %d, \"collnet\": %d, "
+                 "\"p2p\": %d, \"p2p_per_peer\": %d, \"why\": ",
+            ch->n_channels, ch->search_channels, ch->n_nvls_channels, ch->n_collnet_channels,
+            ch->p2p_n_channels, ch->p2p_n_channels_per_peer);
+    tp_graph_why w;
+    tp_explain__channels(&w, p);
+    tp_report__json_why(out, &w);
+    fputs("},\n", out);
+    json_rings(out, ch);
+    json_trees(out, ch);
+    fputs("}\n", out);
+}
+
+tp_status tp_report_plan(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err)
+{
+    tp_status ok = tp_plan__check_done(plan, "tp_report_plan", err);
+    if (ok != TP_OK)
+        return ok;
+    if (!out)
+        return tp_fail_arg(err, "tp_report_plan", "out is NULL");
+    if ((int)fmt < TP_FORMAT_TEXT || fmt > TP_FORMAT_DOT)
+        return tp_fail_arg(err, "tp_report_plan", "fmt out of range");
+    if (!plan->sys || !plan->channels.rings)
+        return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "the plan has no channels");
+    if (fmt == TP_FORMAT_DOT)
+        return tp_report__plan_dot(out, plan, -1, err);
+    tp_graph_why *whys = calloc(TP_GRAPH_COUNT, sizeof(*whys));
+    if (!whys)
+        return tp_fail_nomem(err);
+    tp_job_limits lim;
+    tp_status st = tp_explain__plan(whys, plan, false, err);
+    if (st == TP_OK)
+        st = tp_limits__compute(&lim, plan, err);
+    if (st == TP_OK && fmt == TP_FORMAT_JSON)
+        write_json(out, plan, whys, &lim);
+    else if (st == TP_OK)
+        write_text(out, plan, whys, &lim);
+    if (st == TP_OK)
+        tp_limits__free(&lim);
+    free(whys);
+    return st == TP_OK ? tp_report__check_stream(out, err) : st;
+}

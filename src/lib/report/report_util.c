@@ -1,0 +1,89 @@
+/* Helpers shared by the report writers. */
+#include "report/report.h"
+
+#include <errno.h>
+#include <string.h>
+
+void tp_report__node_label(char *buf, size_t size, const tp_node *node)
+{
+    snprintf(buf, size, "%s/%llx-%llx", tp_node_type_name(node->type),
+             (unsigned long long)TP_ID_SYSTEM_ID(node->id),
+             (unsigned long long)TP_ID_LOCAL_ID(node->id));
+}
+
+void tp_report__node_short(char *buf, size_t size, const tp_system *sys, const tp_node *node)
+{
+    const tp_node_set *set = &sys->nodes[node->type];
+    long idx = node - set->nodes;
+    if (node->type == TP_NODE_GPU)
+        snprintf(buf, size, "GPU/%d", node->gpu.rank);
+    else if (node->type == TP_NODE_NET)
+        snprintf(buf, size, "NET/%d", node->net.dev);
+    else
+        snprintf(buf, size, "%s/%ld", tp_node_type_name(node->type), idx);
+}
+
+void tp_report__json_str(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(out, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+/*
+ * Every JSON document names its schema (schemas/<name>.schema.json) and the
+ * schema's version, bumped on any incompatible change (a removed or renamed
+ * key, a changed meaning); added keys keep the version. One table, here.
+ */
+static const struct {
+    const char *name;
+    int version;
+} json_schemas[] = {
+    {"topoplan.plan", 1},   {"topoplan.search", 1},   {"topoplan.paths", 1},
+    {"topoplan.nics", 1},   {"topoplan.diff", 1},     {"topoplan.check", 1},
+    {"topoplan.graph-check", 1}, {"topoplan.validate", 1}, {"topoplan.env", 1},
+    {"topoplan.builtins", 1}, {"topoplan.hca", 1},    {"topoplan.matrix", 1},
+    {"topoplan.complete", 1}, {"topoplan.tune", 1},
+};
+
+int tp_report__schema_version(const char *schema)
+{
+    for (size_t i = 0; i < sizeof(json_schemas) / sizeof(json_schemas[0]); i++)
+        if (strcmp(json_schemas[i].name, schema) == 0)
+            return json_schemas[i].version;
+    return 0;
+}
+
+void tp_report__json_begin(FILE *out, const char *schema)
+{
+    fprintf(out, "{\n  \"schema\": \"%s\", \"schema_version\": %d,\n", schema,
+            tp_report__schema_version(schema));
+}
+
+tp_status tp_report__check_stream(FILE *out, tp_error *err)
+{
+    if (ferror(out))
+        return tp_fail(err, TP_ERR_IO, NULL, 0, 0, "write error: %s", strerror(errno));
+    return TP_OK;
+}
+
+void tp_report__json_why(FILE *out, const tp_graph_why *w)
+{
+    fputs("[", out);
+    for (int i = 0; i < w->n_lines; i++) {
+        fprintf(out, "%s{\"step\": ", i ? ", " : "");
+        tp_report__json_str(out, w->lines[i].step);
+        fputs(", \"text\": ", out);
+        tp_report__json_str(out, w->lines[i].text);
+        fputc('}', out);
+    }
+    fputs("]", out);
+}

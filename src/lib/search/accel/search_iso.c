@@ -1,0 +1,319 @@
+/*
+ * Mirrored domains. A job's GPUs often form several domains (one per CPU
+ * socket on PCIe machines) whose systems differ only in names: the same
+ * GPUs in the same order, the NICs listed in another order. NCCL 2.22.3
+ * searches each domain; when the search provably cannot tell two systems
+ * apart, the second domain's graphs are the first one's with GPU ranks and
+ * NET ids renamed.
+ *
+ * Why it is exact: the search reads the system only through what
+ * tp_search__ctx_init derives and a few node fields. With GPUs matched by
+ * index and NETs by a permutation, this module checks, in the second
+ * system's terms: node counts, GPU compute capabilities, the NET fields the
+ * search reads (bw, latency, CollNet support, which NETs share a port or an
+ * id), every route's type, bandwidth and length (ncclTopoGetLocal, scores,
+ * local GPUs), every compiled route hop by hop with a consistent matching of
+ * links and equal link bandwidths (reservations), the GPUs' PCI links, the
+ * local NET of every GPU and channel, the local GPU of every NET and
+ * ncclTopoSelectNets for every typeInter. Everything else the search
+ * computes is a function of these, so both searches take the same branches
+ * in the same order, on matched nodes. The first domain's searches must
+ * have left its bandwidths untouched (only milli passes: search_milli.c),
+ * so that it is compared as the search saw it.
+ */
+#include "search/search_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct iso {
+    tp_search_ctx a, b;
+    int *net_map;  /* b NET index -> a NET index */
+    int *link_map; /* b link index -> a link index, -1 unseen */
+    int *link_inv; /* a link index -> b link index, -1 unseen */
+} iso;
+
+static int same_route(const tp_route *x, const tp_route *y)
+{
+    return x->count == y->count && x->bw == y->bw && x->type == y->type;
+}
+
+/* A NET of a that b's NET n may stand for: same routes to every GPU, same fields. */
+static int net_match(const iso *m, int na, int nb)
+{
+    const tp_node *x = &m->a.sys->nodes[TP_NODE_NET].nodes[na];
+    const tp_node *y = &m->b.sys->nodes[TP_NODE_NET].nodes[nb];
+    if (x->net.bw != y->net.bw || x->net.latency != y->net.latency ||
+        x->net.coll_support != y->net.coll_support)
+        return 0;
+    for (int g = 0; g < m->a.n_gpus; g++)
+        if (!same_route(&x->paths[TP_NODE_GPU][g], &y->paths[TP_NODE_GPU][g]) ||
+            !same_route(&m->a.sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_NET][na],
+                        &m->b.sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_NET][nb]))
+            return 0;
+    return 1;
+}
+
+/* Match b's NETs to a's, each to the first free candidate. */
+static int match_nets(iso *m)
+{
+    int n = m->a.n_nets;
+    unsigned char *taken = calloc((size_t)(n > 0 ? n : 1), 1);
+    if (!taken)
+        return 0;
+    int ok = 1;
+    for (int nb = 0; nb < n && ok; nb++) {
+        m->net_map[nb] = -1;
+        for (int na = 0; na < n && m->net_map[nb] < 0; na++)
+            if (!taken[na] && net_match(m, na, nb))
+                m->net_map[nb] = na;
+        ok = m->net_map[nb] >= 0;
+        if (ok)
+            taken[m->net_map[nb]] = 1;
+    }
+    free(taken);
+    return ok;
+}
+
+/* Which NETs share a port, and which share an id, correspond. */
+static int same_net_relations(const iso *m)
+{
+    const tp_node *xa = m->a.sys->nodes[TP_NODE_NET].nodes;
+    const tp_node *xb = m->b.sys->nodes[TP_NODE_NET].nodes;
+    for (int i = 0; i < m->b.n_nets; i++) {
+        for (int j = 0; j < m->b.n_nets; j++) {
+            const tp_node *ai = &xa[m->net_map[i]], *aj = &xa[m->net_map[j]];
+            int port_a = ai->net.asic == aj->net.asic && ai->net.port == aj->net.port;
+            int port_b = xb[i].net.asic == xb[j].net.asic && xb[i].net.port == xb[j].net.port;
+            if (port_a != port_b || (ai->id == aj->id) != (xb[i].id == xb[j].id))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* The index in a of node i of type t of b. */
+static int to_a(const iso *m, int t, int i)
+{
+    return t == TP_NODE_NET ? m->net_map[i] : i;
+}
+
+/* Link lb of b stands for link la of a, consistently, with the same bandwidth. */
+static int same_link(iso *m, int la, int lb)
+{
+    if (m->link_map[lb] < 0 && m->link_inv[la] < 0) {
+        m->link_map[lb] = la;
+        m->link_inv[la] = lb;
+    }
+    return m->link_map[lb] == la && *m->a.link_bw[la] == *m->b.link_bw[lb];
+}
+
+static int same_hop(iso *m, const tp_hop *x, const tp_hop *y)
+{
+    if (x->pci != y->pci || x->sel != y->sel || x->rev_div8 != y->rev_div8 ||
+        x->rev_full != y->rev_full || !x->rev != !y->rev)
+        return 0;
+    return same_link(m, x->li, y->li) && (!x->rev || same_link(m, x->lri, y->lri));
+}
+
+/* Routes of kind (t1, t2): compiled hop by hop, and as the paths stage left them. */
+static int same_routes(iso *m, int t1, int t2)
+{
+    int n1 = m->b.sys->nodes[t1].count, n2 = m->b.sys->nodes[t2].count;
+    const tp_cpath *ra = m->a.routes[t1][t2], *rb = m->b.routes[t1][t2];
+    if (!ra || !rb)
+        return !ra && !rb;
+    for (int i = 0; i < n1; i++) {
+        for (int j = 0; j < n2; j++) {
+            int ia = to_a(m, t1, i), ja = to_a(m, t2, j);
+            const tp_cpath *x = &ra[ia * n2 + ja], *y = &rb[i * n2 + j];
+            const tp_route *px = m->a.sys->nodes[t1].nodes[ia].paths[t2];
+            const tp_route *py = m->b.sys->nodes[t1].nodes[i].paths[t2];
+            if (!px != !py || (px && !same_route(&px[ja], &py[j])))
+                return 0;
+            if (x->count != y->count || x->type != y->type || x->rev_type != y->rev_type ||
+                x->intel != y->intel)
+                return 0;
+            for (int k = 0; k < x->count; k++)
+                if (!same_hop(m, &x->hops[k], &y->hops[k]))
+                    return 0;
+        }
+    }
+    return 1;
+}
+
+static int same_gpus(iso *m)
+{
+    const tp_node *ga = m->a.sys->nodes[TP_NODE_GPU].nodes;
+    const tp_node *gb = m->b.sys->nodes[TP_NODE_GPU].nodes;
+    for (int g = 0; g < m->b.n_gpus; g++) {
+        if (ga[g].gpu.cuda_comp_cap != gb[g].gpu.cuda_comp_cap ||
+            !m->a.pci_up[g] != !m->b.pci_up[g])
+            return 0;
+        if (m->b.pci_up[g] && (!same_link(m, (int)(m->a.pci_up_m[g] - m->a.link_m),
+                                          (int)(m->b.pci_up_m[g] - m->b.link_m)) ||
+                               !same_link(m, (int)(m->a.pci_down_m[g] - m->a.link_m),
+                                          (int)(m->b.pci_down_m[g] - m->b.link_m))))
+            return 0;
+        for (int c = 0; c < TP_MAXCHANNELS && m->b.n_nets; c++)
+            if (m->net_map[m->b.local_net[g * TP_MAXCHANNELS + c]] !=
+                m->a.local_net[g * TP_MAXCHANNELS + c])
+                return 0;
+    }
+    return 1;
+}
+
+/* ncclTopoGetLocalGpu and ncclTopoSelectNets (every typeInter) correspond. */
+static int same_net_lists(iso *m)
+{
+    for (int n = 0; n < m->b.n_nets; n++)
+        if (m->a.local_gpu[m->net_map[n]] != m->b.local_gpu[n])
+            return 0;
+    for (int t = 0; t < TP_SEL_TYPES && m->b.n_nets; t++) {
+        for (int g = -1; g < m->b.n_gpus; g++) {
+            const int *la, *lb;
+            int ca, cb;
+            if (tp_search__select_nets(&m->a, t, g, &la, &ca) != TP_OK ||
+                tp_search__select_nets(&m->b, t, g, &lb, &cb) != TP_OK || ca != cb)
+                return 0;
+            for (int i = 0; i < cb; i++)
+                if (m->net_map[lb[i]] != la[i])
+                    return 0;
+        }
+    }
+    return 1;
+}
+
+static const int route_kinds[][2] = {
+    {TP_NODE_GPU, TP_NODE_GPU}, {TP_NODE_GPU, TP_NODE_NET}, {TP_NODE_NET, TP_NODE_GPU},
+    {TP_NODE_GPU, TP_NODE_NVS}, {TP_NODE_NVS, TP_NODE_GPU},
+};
+
+static int same_system(iso *m)
+{
+    const tp_system *sa = m->a.sys, *sb = m->b.sys;
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
+        if (sa->nodes[t].count != sb->nodes[t].count)
+            return 0;
+    const tp_node_set *ca = &sa->nodes[TP_NODE_CPU], *cb = &sb->nodes[TP_NODE_CPU];
+    if (sa->max_bw != sb->max_bw || sa->total_bw != sb->total_bw ||
+        (ca->count && (ca->nodes[0].cpu.arch != cb->nodes[0].cpu.arch ||
+                       ca->nodes[0].cpu.vendor != cb->nodes[0].cpu.vendor)))
+        return 0;
+    if (!match_nets(m) || !same_net_relations(m))
+        return 0;
+    for (size_t k = 0; k < ARRAY_LEN(route_kinds); k++)
+        if (!same_routes(m, route_kinds[k][0], route_kinds[k][1]))
+            return 0;
+    return same_gpus(m) && same_net_lists(m);
+}
+
+/* GPU ranks are the search's names for GPUs: they must be distinct. */
+static int distinct_ranks(const tp_system *sys)
+{
+    const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
+    for (int i = 0; i < gpus->count; i++)
+        for (int j = i + 1; j < gpus->count; j++)
+            if (gpus->nodes[i].gpu.rank == gpus->nodes[j].gpu.rank)
+                return 0;
+    return 1;
+}
+
+static int64_t rename_rank(const iso *m, int64_t rank)
+{
+    const tp_node_set *ga = &m->a.sys->nodes[TP_NODE_GPU], *gb = &m->b.sys->nodes[TP_NODE_GPU];
+    for (int i = 0; i < ga->count; i++)
+        if (ga->nodes[i].gpu.rank == rank)
+            return gb->nodes[i].gpu.rank;
+    return rank;
+}
+
+static int64_t rename_net(const iso *m, int64_t id)
+{
+    const tp_node *na = m->a.sys->nodes[TP_NODE_NET].nodes;
+    const tp_node *nb = m->b.sys->nodes[TP_NODE_NET].nodes;
+    for (int i = 0; i < m->b.n_nets; i++)
+        if (na[m->net_map[i]].id == id)
+            return nb[i].id;
+    return id;
+}
+
+/* b's graph: a's, with ranks and NET ids renamed, and its own copy of the trace. */
+static tp_status rename_graph(const iso *m, const tp_graph *x, tp_graph *y, tp_error *err)
+{
+    tp_graph__copy_settings(y, x);
+    memcpy(y->intra, x->intra, sizeof(y->intra));
+    memcpy(y->inter, x->inter, sizeof(y->inter));
+    int n_gpus = m->b.n_gpus;
+    for (int i = 0; i < x->n_channels * n_gpus; i++)
+        y->intra[i] = (int)rename_rank(m, x->intra[i]);
+    for (int i = 0; i < x->n_channels * 2 && m->b.n_nets; i++)
+        y->inter[i] = rename_net(m, x->inter[i]);
+    y->events = NULL;
+    y->n_events = y->events_cap = 0;
+    if (x->n_events == 0)
+        return TP_OK;
+    y->events = malloc(x->n_events * sizeof(*y->events));
+    if (!y->events)
+        return tp_fail_nomem(err);
+    memcpy(y->events, x->events, x->n_events * sizeof(*y->events));
+    y->n_events = y->events_cap = x->n_events;
+    return TP_OK;
+}
+
+static int mirrorable(const tp_system *a, tp_graph *const *ga, const tp_system *b, int n,
+                      const tp_config *cfg)
+{
+    if (tp_config_str(cfg, TP_P_GRAPH_FILE) || !distinct_ranks(a) || !distinct_ranks(b))
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (ga[i] && ga[i]->search_state == TP_SEARCH_CHANGED)
+            return 0;
+    return 1;
+}
+
+static void iso_free(iso *m)
+{
+    tp_search__ctx_free(&m->a);
+    tp_search__ctx_free(&m->b);
+    free(m->net_map);
+    free(m->link_map);
+    free(m->link_inv);
+}
+
+/* Derive both systems' search tables and compare them: 1 when b mirrors a. */
+static int compare(iso *m, tp_system *a, tp_system *b, tp_error *err)
+{
+    if (tp_search__ctx_init(&m->a, a, NULL, err) != TP_OK ||
+        tp_search__ctx_init(&m->b, b, NULL, err) != TP_OK)
+        return -1;
+    size_t nn = (size_t)(m->b.n_nets > 0 ? m->b.n_nets : 1);
+    m->net_map = malloc(nn * sizeof(int));
+    m->link_map = malloc((size_t)(m->b.n_links + 1) * sizeof(int));
+    m->link_inv = malloc((size_t)(m->a.n_links + 1) * sizeof(int));
+    if (!m->net_map || !m->link_map || !m->link_inv)
+        return -1;
+    memset(m->link_map, 0xff, (size_t)(m->b.n_links + 1) * sizeof(int));
+    memset(m->link_inv, 0xff, (size_t)(m->a.n_links + 1) * sizeof(int));
+    return same_system(m);
+}
+
+tp_status tp_search__mirror(tp_system *a, tp_graph *const *ga, tp_system *b, tp_graph *const *gb,
+                            int n, const tp_config *cfg, int *done, tp_error *err)
+{
+    *done = 0;
+    if (!mirrorable(a, ga, b, n, cfg))
+        return TP_OK;
+    iso *m = calloc(1, sizeof(*m));
+    if (!m)
+        return tp_fail_nomem(err);
+    int same = compare(m, a, b, err);
+    tp_status st = same < 0 ? TP_ERR_NOMEM : TP_OK;
+    for (int i = 0; i < n && same > 0 && st == TP_OK; i++)
+        if (ga[i] && gb[i])
+            st = rename_graph(m, ga[i], gb[i], err);
+    *done = same > 0 && st == TP_OK;
+    iso_free(m);
+    free(m);
+    return st;
+}

@@ -1,0 +1,208 @@
+/*
+ * Memory of whole search passes. NCCL 2.22.3's ncclTopoCompute walks a
+ * ladder of settings and often searches again with settings that cannot
+ * change a single decision of the recursion: a typeIntra or typeInter that
+ * admits exactly the same routes as one already tried, at the same speeds,
+ * from the same link state. A first-pass search that saved no graph has only
+ * one effect, the steps it took; such a pass is recorded and, when an
+ * equivalent pass comes up, charged instead of explored.
+ *
+ * Why it is exact:
+ *   - inside a pass the path types only meet route types (ncclTopoFollowPath
+ *     compares path->type, and for trees the reverse type; ncclTopoSelectNets
+ *     walks types 0..typeInter); two limits with the same routes at or under
+ *     them (same "effective type") give the same answers everywhere;
+ *   - every other input is in the key: pattern, sameChannels, crossNic,
+ *     speeds, channel bounds, hops and the link and NET bandwidths at the
+ *     start (hashed), the budget following from pattern and sameChannels;
+ *   - the best graph only gets better over the passes, and ncclTopoCompareGraphs
+ *     is transitive in that sense: a graph that did not beat it before does
+ *     not beat it now (see search_rec.c better_graph), so the pass still
+ *     saves nothing and takes the same path.
+ * Only first passes are recorded: the second pass changes the best graph
+ * by duplicating channels before it starts.
+ */
+#include "search/search_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void add_type(int *types, int *count, int t)
+{
+    for (int i = 0; i < *count && i < TP_PASS_MAX_TYPES; i++)
+        if (types[i] == t)
+            return;
+    if (*count < TP_PASS_MAX_TYPES)
+        types[*count] = t;
+    (*count)++; /* past TP_PASS_MAX_TYPES the memory is off (path types are far fewer) */
+}
+
+/* Types and reverse types of the routes between nodes of types a and b. */
+static void route_types(const tp_search_ctx *s, int a, int b, int *types, int *count)
+{
+    const tp_cpath *cp = s->routes[a][b];
+    int n = s->sys->nodes[a].count * s->sys->nodes[b].count;
+    for (int i = 0; cp && i < n; i++) {
+        add_type(types, count, cp[i].type);
+        add_type(types, count, cp[i].rev_type);
+    }
+}
+
+/* The largest route type at or under t (-1: none). */
+static int effective(const int *types, int count, int t)
+{
+    int best = -1;
+    for (int i = 0; i < count; i++)
+        if (types[i] <= t && types[i] > best)
+            best = types[i];
+    return best;
+}
+
+void tp_search__pass_init(tp_search_ctx *s)
+{
+    s->n_intra_types = s->n_inter_types = 0;
+    route_types(s, TP_NODE_GPU, TP_NODE_GPU, s->intra_types, &s->n_intra_types);
+    route_types(s, TP_NODE_GPU, TP_NODE_NVS, s->intra_types, &s->n_intra_types);
+    route_types(s, TP_NODE_NVS, TP_NODE_GPU, s->intra_types, &s->n_intra_types);
+    route_types(s, TP_NODE_GPU, TP_NODE_NET, s->inter_types, &s->n_inter_types);
+    route_types(s, TP_NODE_NET, TP_NODE_GPU, s->inter_types, &s->n_inter_types);
+}
+
+static uint64_t float_key(float f)
+{
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof(bits));
+    return bits;
+}
+
+/* The bandwidths a pass starts from: every link the search reads and every NET. */
+static uint64_t state_hash(const tp_search_ctx *s)
+{
+    uint64_t h = 0x6a09e667f3bcc908ULL;
+    for (int i = 0; i < s->n_links; i++)
+        h = tp_search__mix(h, float_key(*s->link_bw[i]));
+    for (int n = 0; n < s->n_nets; n++)
+        h = tp_search__mix(h, float_key(s->sys->nodes[TP_NODE_NET].nodes[n].net.bw));
+    return h;
+}
+
+/*
+ * The key of the pass g runs from the state hashed as `state`, at speeds
+ * bw_intra/bw_inter, with the effective typeIntra ti.
+ */
+static void pass_key(const tp_search_ctx *s, const tp_graph *g, uint64_t state, float bw_intra,
+                     float bw_inter, int ti, uint64_t *key, uint64_t *check)
+{
+    int te = effective(s->inter_types, s->n_inter_types, g->type_inter);
+    /* The small settings packed into one word, each in a field wide enough for its values. */
+    uint64_t settings = (uint64_t)(g->pattern & 0xff) | (uint64_t)((ti + 1) & 0xff) << 8 |
+                        (uint64_t)((te + 1) & 0xff) << 16 | (uint64_t)(g->same_channels & 1) << 24 |
+                        (uint64_t)(g->cross_nic & 3) << 25 | (uint64_t)(g->coll_net & 1) << 27 |
+                        (uint64_t)(g->min_channels & 0xfff) << 28 |
+                        (uint64_t)(g->max_channels & 0xfff) << 40;
+    uint64_t k = tp_search__mix(state, settings);
+    k = tp_search__mix(k, (float_key(bw_intra) << 32) | float_key(bw_inter));
+    k = tp_search__mix(k, (uint64_t)(uint32_t)g->n_hops);
+    *key = k;
+    *check = tp_search__mix(k ^ 0x3c6ef372fe94f82bULL, settings);
+}
+
+/* NVLS and CollNet compare graphs by channel count first: not transitive, so not recorded. */
+static int recordable(const tp_graph *g)
+{
+    return !tp_search__head_pattern(g->pattern);
+}
+
+int tp_search__pass_find(tp_search_ctx *s, const tp_graph *g, int *time)
+{
+    s->pass_key = s->pass_check = 0;
+    if (!recordable(g))
+        return 0;
+    if (s->n_intra_types > TP_PASS_MAX_TYPES || s->n_inter_types > TP_PASS_MAX_TYPES)
+        return 0;
+    /* Milli passes give every reservation back: the start state only changes after floats. */
+    if (!s->pass_state_ok) {
+        s->pass_state = state_hash(s);
+        s->pass_state_ok = 1;
+    }
+    int ti = effective(s->intra_types, s->n_intra_types, g->type_intra);
+    pass_key(s, g, s->pass_state, g->bw_intra, g->bw_inter, ti, &s->pass_key, &s->pass_check);
+    const tp_memo_entry *e = tp_search__memo_find(&s->passes, s->pass_key, s->pass_check);
+    if (!e)
+        return 0;
+    *time = e->steps;
+    return 1;
+}
+
+/*
+ * Record the pass g ran (at speeds bw_intra/bw_inter) for every effective
+ * typeIntra in s->ti_lo..ti_hi: with any of them, every route type check
+ * of the pass, hence every decision, comes out the same.
+ */
+static void store_types(tp_search_ctx *s, const tp_graph *g, float bw_intra, float bw_inter,
+                        int time)
+{
+    int last = INT32_MIN;
+    for (int t = s->ti_lo; t <= s->ti_hi && t <= TP_PATH_DIS; t++) {
+        int ti = effective(s->intra_types, s->n_intra_types, t);
+        if (ti == last)
+            continue;
+        last = ti;
+        uint64_t key, check;
+        pass_key(s, g, s->pass_state, bw_intra, bw_inter, ti, &key, &check);
+        tp_search__memo_store(&s->passes, key, check, time, 1);
+    }
+}
+
+/*
+ * Record the pass for the sameChannels and crossNic values it never read
+ * too (s->pass_reads): with them it walks the same steps, under its own
+ * budget (which may differ). A pass that ended with budget left walked all
+ * its steps: another budget stops it after as many, or all of them. A pass
+ * that spent its budget tells only about budgets no larger.
+ */
+static void store_settings(tp_search_ctx *s, const tp_graph *g, float bw_intra, float bw_inter,
+                           int time)
+{
+    int own = tp_search__pass_budget(g), used = own - time;
+    for (int same = 0; same < 2; same++) {
+        for (int cross = 0; cross < 2; cross++) {
+            if ((same != g->same_channels && (s->pass_reads & TP_READ_SAME)) ||
+                (cross != g->cross_nic && (s->pass_reads & TP_READ_CROSS)))
+                continue;
+            tp_graph alt;
+            tp_graph__copy_settings(&alt, g);
+            alt.same_channels = same;
+            alt.cross_nic = cross;
+            int budget = tp_search__pass_budget(&alt);
+            if (time > 0 || budget <= own)
+                store_types(s, &alt, bw_intra, bw_inter, budget > used ? budget - used : 0);
+        }
+    }
+}
+
+void tp_search__pass_store(tp_search_ctx *s, const tp_graph *g, int time)
+{
+    if (s->pass_key == 0 && s->pass_check == 0)
+        return; /* not a recordable pass */
+    if (s->n_intra_types > TP_PASS_MAX_TYPES || s->n_inter_types > TP_PASS_MAX_TYPES)
+        return;
+    store_settings(s, g, g->bw_intra, g->bw_inter, time);
+}
+
+int tp_search__pass_known(tp_search_ctx *s, const tp_graph *g, float bw)
+{
+    uint64_t key, check;
+    if (s->pass_key == 0 && s->pass_check == 0)
+        return 0;
+    int ti = effective(s->intra_types, s->n_intra_types, g->type_intra);
+    pass_key(s, g, s->pass_state, bw, bw, ti, &key, &check);
+    return tp_search__memo_find(&s->passes, key, check) != NULL;
+}
+
+void tp_search__pass_store_at(tp_search_ctx *s, const tp_graph *g, float bw, int time)
+{
+    if (s->pass_key == 0 && s->pass_check == 0)
+        return;
+    store_settings(s, g, bw, bw, time);
+}

@@ -1,0 +1,864 @@
+/*
+ * Stage 4: NCCL 2.22.3's ncclTopoSearchInit and ncclTopoCompute
+ * (src/graph/search.cc): the graph file override, the search passes with
+ * their relaxation ladder, the second pass raising bandwidth, channel
+ * duplication and the simple-order fallback; and ncclTopoPrintGraph.
+ * The recursion itself is in search_rec.c, candidate orders in search_order.c.
+ */
+#include "search/search_int.h"
+#include "common/nccl_profile.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <stdio.h>
+
+/* NCCL 2.22.3 speed ladders (GB/s, src/graph/search.cc), tried from fast to slow. */
+static const float speed_intra[] = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0,
+                                    9.0,  7.0,  6.0,  5.0,  4.0,  3.0};
+static const float speed_inter[] = {48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0,
+                                    7.0,  6.0,  5.0,  4.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+static const float sm90_speed_intra[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0,
+                                         15.0, 12.0, 11.0, 6.0,  3.0};
+static const float sm90_speed_inter[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
+                                         15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+
+/* The largest route bw from a GPU to nodes of `type` (NCCL 2.22.3 getMaxBw). */
+static float gpu_max_bw(const tp_system *sys, const tp_node *gpu, int type)
+{
+    float max_bw = 0.0f;
+    for (int i = 0; i < sys->nodes[type].count; i++) {
+        const tp_route *path = &gpu->paths[type][i];
+        if (path->count == 0)
+            continue;
+        if (path->bw > max_bw)
+            max_bw = path->bw;
+    }
+    return max_bw;
+}
+
+/* NVLink bw summed, or the (last) PCI link bw if larger (NCCL 2.22.3 getTotalBw). */
+static float gpu_total_bw(const tp_node *gpu)
+{
+    float nvl_bw = 0.0f, pci_bw = 0.0f;
+    for (int l = 0; l < gpu->n_links; l++) {
+        if (gpu->links[l].type == TP_LINK_NVL)
+            nvl_bw += gpu->links[l].bw;
+        if (gpu->links[l].type == TP_LINK_PCI)
+            pci_bw = gpu->links[l].bw;
+    }
+    return pci_bw > nvl_bw ? pci_bw : nvl_bw;
+}
+
+tp_status tp_search__init(tp_system *sys, tp_error *err)
+{
+    (void)err;
+    sys->max_bw = 0.0f;
+    sys->total_bw = 0.0f;
+    int n_nets = sys->nodes[TP_NODE_NET].count;
+    if (n_nets == 0 && sys->nodes[TP_NODE_GPU].count == 1) {
+        sys->max_bw = TP_LOC_BW;
+        sys->total_bw = TP_LOC_BW;
+        return TP_OK;
+    }
+    for (int g = 0; g < sys->nodes[TP_NODE_GPU].count; g++) {
+        const tp_node *gpu = &sys->nodes[TP_NODE_GPU].nodes[g];
+        float bw = gpu_max_bw(sys, gpu, n_nets ? TP_NODE_NET : TP_NODE_GPU);
+        float total = gpu_total_bw(gpu);
+        if (bw > sys->max_bw)
+            sys->max_bw = bw;
+        if (total > sys->total_bw)
+            sys->total_bw = total;
+    }
+    return TP_OK;
+}
+
+void tp_search__event(tp_graph *graph, tp_search_event_kind kind, const char *why,
+                      const tp_graph *from)
+{
+    if (graph->n_events == graph->events_cap) {
+        /* Every slot is written before it is read: no zeroing (tp_grow's) needed. */
+        size_t cap = graph->events_cap ? 2 * graph->events_cap : 64;
+        tp_search_event *events = realloc(graph->events, cap * sizeof(*events));
+        if (!events)
+            return; /* the trace is informational: a short one is acceptable */
+        graph->events = events;
+        graph->events_cap = cap;
+    }
+    graph->events[graph->n_events++] = (tp_search_event){
+        .kind = kind,
+        .why = why,
+        .bw_intra = from->bw_intra,
+        .bw_inter = from->bw_inter,
+        .type_intra = from->type_intra,
+        .type_inter = from->type_inter,
+        .same_channels = from->same_channels,
+        .cross_nic = from->cross_nic,
+        .pattern = from->pattern,
+        .n_channels = from->n_channels,
+    };
+}
+
+static int pass2_kind(tp_search_event_kind kind)
+{
+    return kind == TP_EV_TRY || kind == TP_EV_BUDGET || kind == TP_EV_RAISE;
+}
+
+int tp_search__same_decisions(const tp_graph *x, const tp_graph *y)
+{
+    size_t i = 0, j = 0;
+    while (i < x->n_events || j < y->n_events) {
+        const tp_search_event *ex = i < x->n_events ? &x->events[i] : NULL;
+        if (ex && ex->kind == TP_EV_SETTLE) {
+            i++;
+        } else if (ex && ex->kind == TP_EV_BOUND) {
+            /* A cut pass may have improved the graph before it was cut. */
+            size_t pass = i;
+            if (pass > 0 && x->events[pass - 1].kind == TP_EV_IMPROVED)
+                pass--;
+            if (pass == 0 || x->events[pass - 1].kind != TP_EV_TRY)
+                return 0;
+            if (++i == x->n_events) { /* the second passes skipped: whatever NCCL ran of them */
+                for (; j < y->n_events; j++)
+                    if (!pass2_kind(y->events[j].kind))
+                        return 0;
+                return 1;
+            }
+            j += j < y->n_events && y->events[j].kind == TP_EV_BUDGET;
+        } else if (ex && j < y->n_events && ex->kind == y->events[j].kind) {
+            i++, j++;
+        } else {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+void tp_search__graph_release(tp_graph *graph)
+{
+    free(graph->events);
+    graph->events = NULL;
+    graph->n_events = graph->events_cap = 0;
+}
+
+/* A first pass cut short (search_bound.c): its settings and the budget it had left. */
+typedef struct cut_pass {
+    tp_graph_settings settings; /* tmp's */
+    int left;
+} cut_pass;
+
+/* The state of one ncclTopoCompute: NCCL's tmpGraph and its ladder position. */
+typedef struct ladder {
+    tp_search_ctx *s;
+    tp_graph *graph; /* the best graph so far (the caller's) */
+    const float *speeds;
+    int n_speeds, speed_index, pass;
+    /*
+     * NCCL's globalTimeout counting cut passes as if they spent their whole
+     * budget; the steps they did not spend are between 0 and `slack`.
+     */
+    int64_t global_timeout, slack;
+    cut_pass pending;  /* the last pass, when it was cut (pending.left >= 0) */
+    cut_pass *cuts;    /* cut passes whose steps count in global_timeout (owned) */
+    size_t n_cuts, cuts_cap;
+    int cross_nic, try_same, cc_min, cpu_arch, cpu_vendor;
+    float max_bw;
+    tp_graph tmp; /* the settings being searched (NCCL's tmpGraph); last: see new_ladder */
+} ladder;
+
+/*
+ * The ladder, clearing only the channel slots of n_gpus GPUs rather than all
+ * 32 KB of tmp's arrays: NCCL's tmpGraph is a copy of a zeroed graph, and
+ * NVLS channels leave all but their head GPU's slot untouched (they print).
+ */
+static ladder *new_ladder(int n_gpus)
+{
+    ladder *l = malloc(sizeof(*l));
+    if (!l)
+        return NULL;
+    memset(l, 0, offsetof(ladder, tmp));
+    tp_graph__set_settings(&l->tmp, &(tp_graph_settings){0});
+    memset(l->tmp.intra, 0, (size_t)TP_MAXCHANNELS * (size_t)n_gpus * sizeof(l->tmp.intra[0]));
+    memset(l->tmp.inter, 0, sizeof(l->tmp.inter));
+    return l;
+}
+
+/* Each rung moves one knob and returns 1, or resets it and returns 0 (NCCL 2.22.3 order). */
+typedef int rung_fn(ladder *l);
+
+/* Rung: a simpler tree (TREE instead of BALANCED_TREE) on sm90+. */
+static int rung_simpler_tree(ladder *l)
+{
+    if (l->cc_min >= TP_NCCL_SM90_CC && l->tmp.pattern == TP_PATTERN_BALANCED_TREE) {
+        l->tmp.pattern = TP_PATTERN_TREE;
+        return 1;
+    }
+    l->tmp.pattern = l->graph->pattern;
+    return 0;
+}
+
+/* Rung: accept a weaker GPU-to-GPU path type. */
+static int rung_type_intra(ladder *l)
+{
+    int max_type = l->s->n_nets > 0 ? l->tmp.type_inter : TP_PATH_SYS;
+    if (l->tmp.type_intra < max_type &&
+        (l->graph->n_channels == 0 || l->tmp.type_intra < l->graph->type_intra)) {
+        l->tmp.type_intra += 1;
+        return 1;
+    }
+    l->tmp.type_intra = l->s->n_gpus == 1 ? TP_PATH_LOC : TP_PATH_NVL;
+    return 0;
+}
+
+/* Rung: accept a weaker GPU-to-NET path type. */
+static int rung_type_inter(ladder *l)
+{
+    if (l->s->n_nets > 0 && l->tmp.type_inter < TP_PATH_SYS &&
+        (l->graph->n_channels == 0 || l->tmp.type_inter < l->graph->type_inter ||
+         l->tmp.type_inter < TP_PATH_PXN)) {
+        l->tmp.type_inter += 1;
+        return 1;
+    }
+    l->tmp.type_inter = TP_PATH_PIX;
+    return 0;
+}
+
+/* Rung: let a channel leave by another NIC (NCCL_CROSS_NIC=2). */
+static int rung_cross_nic(ladder *l)
+{
+    if (l->cross_nic == 2 && l->tmp.cross_nic == 0) {
+        l->tmp.cross_nic = 1;
+        return 1;
+    }
+    l->tmp.cross_nic = l->cross_nic == 1 ? 1 : 0;
+    return 0;
+}
+
+/* Rung: the next lower speed, unless it would lose more than half of a found graph. */
+static int rung_lower_bw(ladder *l)
+{
+    const float *sp = l->speeds;
+    if (l->speed_index < l->n_speeds - 1 &&
+        (l->graph->n_channels == 0 || sp[l->speed_index + 1] / l->graph->bw_inter > TP_NCCL_LOWER_BW_MIN_SHARE)) {
+        l->tmp.bw_inter = l->tmp.bw_intra = sp[++l->speed_index];
+        return 1;
+    }
+    l->speed_index = 0;
+    while (sp[l->speed_index] > l->max_bw && l->speed_index < l->n_speeds - 1)
+        l->speed_index++;
+    l->tmp.bw_intra = l->tmp.bw_inter = sp[l->speed_index];
+    return 0;
+}
+
+static const struct {
+    rung_fn *fn;
+    const char *why;
+} ladder_rungs[] = {
+    {rung_simpler_tree, "simpler tree pattern (sm90+)"},
+    {rung_type_intra, "weaker GPU-to-GPU path type"},
+    {rung_type_inter, "weaker GPU-to-NET path type"},
+    {rung_cross_nic, "allow crossing NICs"},
+    {rung_lower_bw, "lower bandwidth"},
+};
+
+static tp_status settle_cuts(ladder *l, int all);
+
+/* The steps the last pass left go back to the global budget (cut: an unknown part). */
+static tp_status return_steps(ladder *l, int time)
+{
+    if (time == -1) {
+        l->global_timeout = TP_SEARCH_GLOBAL_TIMEOUT;
+        return TP_OK;
+    }
+    l->global_timeout += time;
+    if (l->pending.left >= 0) {
+        if (tp_grow((void **)&l->cuts, &l->cuts_cap, l->n_cuts + 1, sizeof(*l->cuts),
+                    l->s->err) != TP_OK)
+            return TP_ERR_NOMEM;
+        l->cuts[l->n_cuts++] = l->pending;
+        l->slack += l->pending.left;
+        l->pending.left = -1;
+    }
+    return settle_cuts(l, 0);
+}
+
+/*
+ * First pass without a satisfying graph: move the next knob. Returns 1 to
+ * search again, 0 to stop (ladder exhausted or global budget spent).
+ */
+static int relax(ladder *l, int time, tp_status *st)
+{
+    tp_graph *tmp = &l->tmp;
+    /* Different channels may help, except through AMD CPUs at SYS. */
+    if (tmp->same_channels == 1 &&
+        !(l->cpu_arch == TP_CPU_ARCH_X86 && l->cpu_vendor == TP_CPU_VENDOR_AMD &&
+          tmp->type_intra == TP_PATH_SYS)) {
+        tmp->same_channels = 0;
+        tp_search__event(l->graph, TP_EV_RELAX, "allow different channels", tmp);
+        return 1;
+    }
+    tmp->same_channels = l->try_same;
+    /* Unused steps go back to the global budget. */
+    if ((*st = return_steps(l, time)) != TP_OK)
+        return 0;
+    if (l->global_timeout < 0 && l->graph->n_channels) {
+        tp_search__event(l->graph, TP_EV_BUDGET, "global step budget spent", tmp);
+        return 0;
+    }
+    for (size_t i = 0; i < ARRAY_LEN(ladder_rungs); i++) {
+        if (ladder_rungs[i].fn(l)) {
+            tp_search__event(l->graph, TP_EV_RELAX, ladder_rungs[i].why, tmp);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* NCCL 2.22.3 ncclTopoDupChannels: fast graphs get each channel twice, at half bw. */
+static void dup_channels(tp_graph *g, int cc_min, int n_gpus)
+{
+    if (g->n_channels == 0 || g->pattern == TP_PATTERN_NVLS)
+        return;
+    if (g->bw_intra < TP_NCCL_DUP_MIN_BW)
+        return;
+    if (cc_min > TP_NCCL_DUP_FAST_CC && g->bw_intra < TP_NCCL_DUP_FAST_BW &&
+        g->n_channels > TP_NCCL_DUP_FAST_MAX_CHANNELS)
+        return;
+    int dup = g->n_channels * 2 < g->max_channels ? g->n_channels * 2 : g->max_channels;
+    if (dup <= g->n_channels)
+        return;
+    memcpy(g->intra + g->n_channels * n_gpus, g->intra,
+           (size_t)(dup - g->n_channels) * (size_t)n_gpus * sizeof(int));
+    memcpy(g->inter + g->n_channels * 2, g->inter,
+           (size_t)(dup - g->n_channels) * 2 * sizeof(int64_t));
+    g->bw_intra /= TP_DIVUP(dup, g->n_channels);
+    g->bw_inter /= TP_DIVUP(dup, g->n_channels);
+    g->n_channels = dup;
+}
+
+/* Pass 2 starts from the solution, at the speed just at or below it. */
+static void start_second_pass(ladder *l)
+{
+    int before = l->graph->n_channels;
+    dup_channels(l->graph, l->cc_min, l->s->n_gpus);
+    if (l->graph->n_channels != before)
+        tp_search__event(l->graph, TP_EV_DUP, "channels duplicated at a fraction of the bandwidth",
+                         l->graph);
+    tp_search__copy_graph(&l->tmp, l->graph, l->s->n_gpus);
+    l->speed_index = 0;
+    while (l->speeds[l->speed_index] > l->graph->bw_inter && l->speed_index < l->n_speeds - 1)
+        l->speed_index++;
+    l->tmp.bw_intra = l->tmp.bw_inter = l->speeds[l->speed_index];
+    l->tmp.min_channels = l->graph->n_channels;
+    l->pass = 2;
+}
+
+/*
+ * Pass 2: the settings of the next pass in tmp and *speed_index, one speed
+ * higher (rings), NVLS inter bw or tree intra bw; 0 when there is none.
+ */
+static int next_raise(const ladder *l, tp_graph *tmp, int *speed_index)
+{
+    const tp_graph *graph = l->graph;
+    if (*speed_index <= 0)
+        return 0;
+    if (graph->pattern == TP_PATTERN_RING) {
+        tmp->bw_intra = tmp->bw_inter = l->speeds[--*speed_index];
+    } else if (graph->pattern == TP_PATTERN_NVLS && tmp->bw_inter == graph->bw_inter &&
+               tmp->bw_inter < tmp->bw_intra * 2) {
+        tmp->min_channels = tmp->max_channels = graph->n_channels;
+        tmp->bw_inter = l->speeds[--*speed_index];
+    } else if (tmp->bw_intra == graph->bw_intra && tmp->bw_intra < tmp->bw_inter * 2) {
+        tmp->bw_intra = l->speeds[--*speed_index];
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+static int raise_bw(ladder *l)
+{
+    if (!next_raise(l, &l->tmp, &l->speed_index))
+        return 0;
+    tp_search__event(l->graph, TP_EV_RAISE, "second pass: try a higher speed", &l->tmp);
+    return 1;
+}
+
+/*
+ * Pass 2: neither this pass nor any raise after it can beat the graph
+ * (search_bound.c). None of them changes it then, whatever steps they
+ * take, so they need not run: their steps only decide how many of them
+ * NCCL runs.
+ */
+static int rest_hopeless(ladder *l)
+{
+    if (l->s->plain)
+        return 0;
+    tp_graph next;
+    tp_graph__copy_settings(&next, &l->tmp);
+    int speed_index = l->speed_index;
+    do {
+        if (!tp_search__hopeless(l->s, &next))
+            return 0;
+    } while (next_raise(l, &next, &speed_index));
+    return 1;
+}
+
+static tp_status run_pass(ladder *l, int *time, int settling);
+
+/* Verify mode: run a pass the pass memory knew, and check its steps. */
+static tp_status verify_pass(ladder *l, int budget, int recorded, int settling)
+{
+    tp_search_ctx *s = l->s;
+    int time = budget;
+    s->verifying = 1; /* this pass itself, not its memory */
+    tp_status st = run_pass(l, &time, settling);
+    s->verifying = 0;
+    if (st == TP_OK && !s->cut && time != recorded)
+        st = tp_fail(s->err, TP_ERR_INTERNAL, NULL, 0, 0,
+                     "search: pass memory said %d steps left, the pass left %d", recorded, time);
+    return st;
+}
+
+/*
+ * One search pass, or the steps of an equivalent one that saved nothing
+ * (search_pass.c), or a pass cut short when it cannot beat the best graph
+ * (search_bound.c; s->cut). Settling a cut pass runs it whole, without shadows.
+ */
+static tp_status run_pass(ladder *l, int *time, int settling)
+{
+    tp_search_ctx *s = l->s;
+    if (s->plain)
+        return tp_search__rec(s, &l->tmp, time);
+    int budget = *time;
+    if (l->pass == 1 && !s->verifying && tp_search__pass_find(s, &l->tmp, time)) {
+        if (!s->verify)
+            return TP_OK;
+        return verify_pass(l, budget, *time, settling);
+    }
+    tp_search__bound_begin(s, &l->tmp, l->pass == 1 && !settling);
+    /* Hopeless from the start: small searches still run whole, large ones are cut. */
+    s->cap_left = s->cut_on && !tp_search__can_beat(s, &l->tmp) ? s->cut_cap : -1;
+    if (settling)
+        s->cap_left = s->settle_cap;
+    unsigned long copies = s->n_copies;
+    int lower = settling ? 0 : l->n_speeds - 1 - l->speed_index;
+    if (l->pass == 1)
+        tp_search__shadow_begin(s, &l->tmp, l->speeds + l->speed_index + 1, lower);
+    tp_status st = tp_search__rec(s, &l->tmp, time);
+    if (st == TP_OK && l->pass == 1 && s->n_copies == copies && *time >= 0) {
+        tp_search__pass_store(s, &l->tmp, *time);
+        tp_search__shadow_end(s, &l->tmp, *time);
+    }
+    s->shadow_alive = 0;
+    s->n_shadows = 0;
+    return st;
+}
+
+/* The per-pass state of the context for l->tmp; 1 when the pass runs in milli mode. */
+static int begin_pass(ladder *l)
+{
+    tp_search_ctx *s = l->s;
+    l->tmp.n_channels = 0;
+    if (!s->milli)
+        s->pass_state_ok = 0; /* the last pass ran on floats (or none ran yet) */
+    /* Sub-search memory holds within one pass (same settings) only. */
+    tp_search__memo_reset(&s->memo);
+    s->bw_hash1 = s->bw_hash2 = 0; /* the hashes are relative to the pass start */
+    s->dep_chan = -1;
+    s->dep_depth = s->dep_max = 0;
+    s->work += 32; /* a pass's setup, about */
+    s->cut = 0;
+    s->cap_left = -1;
+    s->ti_lo = 0;
+    s->ti_hi = INT32_MAX;
+    s->pass_reads = 0;
+    s->memo_on = !s->plain && !tp_search__head_pattern(l->tmp.pattern);
+    return !s->plain && tp_search__milli_begin(s, &l->tmp);
+}
+
+/*
+ * Run cut pass i again, exploring at most s->settle_cap steps (-1: all). Done: its
+ * exact steps go to global_timeout and it leaves the list; cut again: what
+ * it can still have left only shrinks.
+ */
+static tp_status settle_one(ladder *l, size_t i)
+{
+    tp_graph__set_settings(&l->tmp, &l->cuts[i].settings);
+    int time = tp_search__pass_budget(&l->tmp);
+    if (!begin_pass(l))
+        return tp_fail(l->s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: cut pass not exact");
+    tp_status st = run_pass(l, &time, 1);
+    if (st == TP_OK && l->s->cut) {
+        int left = l->s->cut_left < l->cuts[i].left ? l->s->cut_left : l->cuts[i].left;
+        l->slack -= l->cuts[i].left - left;
+        l->cuts[i].left = left;
+        return TP_OK;
+    }
+    if (st == TP_OK && time < 0)
+        return tp_fail(l->s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: cut pass saved");
+    l->global_timeout += time;
+    l->slack -= l->cuts[i].left;
+    l->cuts[i] = l->cuts[--l->n_cuts];
+    return st;
+}
+
+static int budget_sign_open(const ladder *l)
+{
+    return l->global_timeout < 0 && l->global_timeout + l->slack >= 0;
+}
+
+/*
+ * Settle cut passes: all of them, or until the sign of global_timeout is
+ * known. Small searches settle first: every round re-runs the passes left
+ * with a larger step cap, so a pass is only run whole when it must be.
+ * They start from the same link values (milli passes give everything back)
+ * and save nothing, as when cut.
+ */
+static tp_status settle_cuts(ladder *l, int all)
+{
+    if (!all && !budget_sign_open(l))
+        return TP_OK;
+    tp_graph_settings current = tp_graph__settings(&l->tmp);
+    tp_status st = TP_OK;
+    for (int cap = all ? -1 : TP_SETTLE_FIRST_CAP; st == TP_OK && l->n_cuts;
+         cap = cap > (1 << 20) ? -1 : cap * 4) {
+        l->s->settle_cap = cap;
+        for (size_t i = l->n_cuts; i-- > 0 && st == TP_OK && (all || budget_sign_open(l));)
+            st = settle_one(l, i);
+        if (!all && !budget_sign_open(l))
+            break;
+    }
+    l->s->settle_cap = -1;
+    tp_graph__set_settings(&l->tmp, &current);
+    tp_search__event(l->graph, TP_EV_SETTLE, "cut passes re-run for the global step budget",
+                     &l->tmp);
+    return st;
+}
+
+/* After a pass: note a cut one (its steps unknown, counted as all spent), or a spent budget. */
+static void after_pass(ladder *l, int *time)
+{
+    tp_search_ctx *s = l->s;
+    l->pending.left = -1;
+    if (s->cut && s->cut_left >= 0) {
+        l->pending.settings = tp_graph__settings(&l->tmp);
+        l->pending.left = s->cut_left;
+        *time = 0;
+        tp_search__event(l->graph, TP_EV_BOUND,
+                         "no better graph possible: rest of pass skipped (NCCL spends its steps)",
+                         &l->tmp);
+    } else if (*time == 0) {
+        tp_search__event(l->graph, TP_EV_BUDGET, "pass step budget spent", &l->tmp);
+    }
+}
+
+/* What a pass may improve in the best graph. */
+typedef struct graph_key {
+    int n_channels, type_intra, type_inter, same_channels, pattern;
+    float bw_intra, bw_inter;
+} graph_key;
+
+static graph_key key_of(const tp_graph *g)
+{
+    return (graph_key){g->n_channels, g->type_intra, g->type_inter, g->same_channels,
+                       g->pattern,    g->bw_intra,   g->bw_inter};
+}
+
+static bool same_key(graph_key a, graph_key b)
+{
+    return a.n_channels == b.n_channels && a.type_intra == b.type_intra &&
+           a.type_inter == b.type_inter && a.same_channels == b.same_channels &&
+           a.pattern == b.pattern && a.bw_intra == b.bw_intra && a.bw_inter == b.bw_inter;
+}
+
+/* The search loop of ncclTopoCompute: passes until optimal, settled or out of budget. */
+static tp_status run_ladder(ladder *l)
+{
+    for (;;) {
+        int time = tp_search__pass_budget(&l->tmp);
+        tp_status st = TP_OK;
+        if (!begin_pass(l)) {
+            /* A float pass may round link values: cut passes must be settled before. */
+            if (l->n_cuts && (st = settle_cuts(l, 1)) == TP_OK)
+                begin_pass(l);
+            l->s->float_passes++;
+        }
+        l->global_timeout -= time;
+        tp_search__event(l->graph, TP_EV_TRY, l->pass == 1 ? "search pass" : "second pass",
+                         &l->tmp);
+        if (l->pass == 2 && rest_hopeless(l)) {
+            tp_search__event(l->graph, TP_EV_BOUND,
+                             "no better graph possible here or higher: second passes skipped "
+                             "(NCCL runs them)",
+                             &l->tmp);
+            return TP_OK;
+        }
+        graph_key before = key_of(l->graph);
+        if (st == TP_OK)
+            st = run_pass(l, &time, 0);
+        if (st != TP_OK)
+            return st;
+        if (!same_key(before, key_of(l->graph)))
+            tp_search__event(l->graph, TP_EV_IMPROVED, "this pass found a better graph", l->graph);
+        after_pass(l, &time);
+        int done = time == -1 || l->graph->n_channels * l->graph->bw_inter >= l->s->sys->total_bw;
+        if (done && l->pass == 1 && l->graph->n_channels)
+            tp_search__event(l->graph, TP_EV_DONE,
+                             time == -1 ? "stop: the graph has the most channels allowed"
+                                        : "stop: channels x bandwidth reach the GPU's total",
+                             l->graph);
+        if (!done && l->pass == 1) {
+            int more = relax(l, time, &st);
+            if (st != TP_OK)
+                return st;
+            if (more)
+                continue;
+        }
+        if (l->pass == 1) {
+            time = -1;
+            if (l->graph->n_channels)
+                tp_search__event(l->graph, TP_EV_SOLUTION, "first pass result", l->graph);
+            l->n_cuts = 0; /* the global budget is not read again */
+            start_second_pass(l);
+        }
+        if (time != 0 && raise_bw(l))
+            continue;
+        return TP_OK;
+    }
+}
+
+static int min_comp_cap(const tp_system *sys)
+{
+    const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
+    int cc = gpus->nodes[0].gpu.cuda_comp_cap;
+    for (int g = 1; g < gpus->count; g++)
+        if (gpus->nodes[g].gpu.cuda_comp_cap < cc)
+            cc = gpus->nodes[g].gpu.cuda_comp_cap;
+    return cc;
+}
+
+/* The first speed at or below what the system can carry, as NCCL 2.22.3 picks it. */
+static void init_speeds(ladder *l)
+{
+    const tp_system *sys = l->s->sys;
+    int n_gpus = l->s->n_gpus, sm90 = l->cc_min >= TP_NCCL_SM90_CC;
+    if (l->s->n_nets == 0) {
+        l->speeds = sm90 ? sm90_speed_intra : speed_intra;
+        l->n_speeds = sm90 ? (int)ARRAY_LEN(sm90_speed_intra) : (int)ARRAY_LEN(speed_intra);
+    } else {
+        l->speeds = sm90 ? sm90_speed_inter : speed_inter;
+        l->n_speeds = sm90 ? (int)ARRAY_LEN(sm90_speed_inter) : (int)ARRAY_LEN(speed_inter);
+    }
+    l->max_bw = sys->max_bw;
+    float total_bw = sys->total_bw;
+    if (n_gpus > 1 && l->graph->pattern != TP_PATTERN_RING)
+        total_bw *= n_gpus * 1.0 / (n_gpus - 1);
+    const float *sp = l->speeds;
+    l->speed_index = 0;
+    while ((sp[l->speed_index] > l->max_bw ||
+            sp[l->speed_index] * l->graph->min_channels > total_bw) &&
+           l->speed_index < l->n_speeds - 1)
+        l->speed_index++;
+    l->tmp.bw_intra = l->tmp.bw_inter = sp[l->speed_index];
+}
+
+/* NCCL 2.22.3: nothing found, so one channel in GPU index order at a token speed. */
+static void simple_order_fallback(const tp_system *sys, tp_graph *graph, tp_log *log)
+{
+    if (graph->n_channels != 0 || graph->coll_net != 0 || graph->pattern == TP_PATTERN_NVLS)
+        return;
+    tp_log_warn(log, "Could not find a path for pattern %d, falling back to simple order",
+                graph->pattern);
+    for (int i = 0; i < sys->nodes[TP_NODE_GPU].count; i++)
+        graph->intra[i] = sys->nodes[TP_NODE_GPU].nodes[i].gpu.rank;
+    graph->inter[0] = graph->inter[1] = 0;
+    graph->bw_intra = graph->bw_inter = TP_NCCL_FALLBACK_BW;
+    graph->type_intra = graph->type_inter = TP_PATH_SYS;
+    graph->n_channels = 1;
+    tp_search__event(graph, TP_EV_FALLBACK, "no graph found: simple order", graph);
+}
+
+/* The search proper, once the graph file (if any) gave nothing. */
+/* The context of a search of graph on sys: *keep's when there is one (then kept), else new. */
+static tp_status open_ctx(tp_search_ctx **out, tp_search_ctx *local, tp_search_ctx **keep,
+                          tp_system *sys, tp_graph *graph, tp_error *err)
+{
+    if (keep && *keep) {
+        *out = *keep;
+        tp_search__ctx_reuse(*keep, graph, err);
+        return TP_OK;
+    }
+    tp_search_ctx *ctx = keep ? malloc(sizeof(*ctx)) : local;
+    if (!ctx)
+        return tp_fail_nomem(err);
+    tp_status st = tp_search__ctx_init(ctx, sys, graph, err);
+    if (st != TP_OK) {
+        if (keep)
+            free(ctx);
+        return st;
+    }
+    if (keep)
+        *keep = ctx;
+    *out = ctx;
+    return TP_OK;
+}
+
+long tp_search__work(const tp_search_ctx *keep)
+{
+    return keep ? keep->work : 0;
+}
+
+void tp_search__keep_free(tp_search_ctx *keep)
+{
+    if (!keep)
+        return;
+    tp_search__ctx_free(keep);
+    free(keep);
+}
+
+static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, tp_log *log,
+                              const tp_search_opts *opts, tp_search_ctx **keep, tp_error *err)
+{
+    tp_search_ctx local, *s = NULL;
+    tp_status st = open_ctx(&s, &local, keep, sys, graph, err);
+    if (st != TP_OK)
+        return st;
+    s->plain = opts->plain;
+    s->cut_cap = opts->cut_cap;
+    s->verify = opts->verify;
+    l->s = s;
+    l->graph = graph;
+    l->cc_min = min_comp_cap(sys);
+    if (tp_search__head_pattern(graph->pattern))
+        graph->max_channels = s->n_gpus; /* at most one head per GPU */
+    if (s->n_gpus == 1 && graph->pattern != TP_PATTERN_RING)
+        graph->pattern = TP_PATTERN_TREE;
+    if (s->n_nets == 0 && graph->pattern == TP_PATTERN_NVLS)
+        graph->min_channels = graph->max_channels = s->n_gpus; /* pull evenly from all GPUs */
+    tp_search__copy_graph(&l->tmp, graph, s->n_gpus);
+    l->tmp.events = NULL;
+    init_speeds(l);
+    l->pass = 1;
+    l->global_timeout = TP_SEARCH_GLOBAL_TIMEOUT;
+    l->pending.left = -1;
+    st = run_ladder(l);
+    free(l->cuts);
+    graph->search_state = s->float_passes ? TP_SEARCH_CHANGED : TP_SEARCH_KEPT;
+    if (!keep)
+        tp_search__ctx_free(s);
+    if (st == TP_OK)
+        simple_order_fallback(sys, graph, log);
+    return st;
+}
+
+/* NCCL 2.22.3: NVLS needs NVSwitches and sm90 everywhere. */
+static int nvls_impossible(const tp_system *sys, const tp_graph *graph)
+{
+    return graph->pattern == TP_PATTERN_NVLS &&
+           (sys->nodes[TP_NODE_NVS].count == 0 || min_comp_cap(sys) < TP_NCCL_SM90_CC);
+}
+
+/* ncclTopoCompute, with the shortcuts opts allows (tp_search__compute_opts). */
+static tp_status compute(tp_system *sys, tp_graph *graph, const tp_config *cfg, tp_log *log,
+                         const tp_search_opts *opts, tp_search_ctx **keep, tp_error *err)
+{
+    int n_gpus = sys->nodes[TP_NODE_GPU].count, n_nets = sys->nodes[TP_NODE_NET].count;
+    if (n_gpus == 0)
+        return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "search: the system has no GPU");
+    int p = graph->pattern;
+    int cross_nic = n_nets > 1 && (p == TP_PATTERN_RING || p == TP_PATTERN_BALANCED_TREE ||
+                                   p == TP_PATTERN_SPLIT_TREE)
+                        ? (int)tp_config_int(cfg, TP_P_CROSS_NIC)
+                        : 0;
+    /* NCCL's graphs start zeroed (calloc'ed comm): NVLS prints the untouched slots. */
+    memset(graph->intra, 0, (size_t)TP_MAXCHANNELS * (size_t)n_gpus * sizeof(graph->intra[0]));
+    memset(graph->inter, 0, sizeof(graph->inter));
+    graph->n_hops = 0;
+    graph->cross_nic = cross_nic == 1 ? 1 : 0;
+    graph->bw_intra = graph->bw_inter = 0;
+    graph->latency_inter = 0;
+    graph->type_intra = n_gpus == 1 ? TP_PATH_LOC : TP_PATH_NVL;
+    graph->type_inter = TP_PATH_PIX;
+    graph->n_channels = 0;
+    int try_same = p == TP_PATTERN_NVLS ? 0 : 1;
+    graph->same_channels = try_same;
+
+    const char *file = tp_config_str(cfg, TP_P_GRAPH_FILE);
+    if (file) {
+        tp_status st = tp_graphfile__load(graph, sys, cfg, file, log, err);
+        if (st != TP_OK)
+            return st;
+        if (graph->n_channels > 0) {
+            tp_search__event(graph, TP_EV_LOADED, "graph taken from NCCL_GRAPH_FILE", graph);
+            graph->search_state = TP_SEARCH_CHANGED;
+            return TP_OK;
+        }
+    }
+    graph->search_state = TP_SEARCH_KEPT;
+    if (nvls_impossible(sys, graph))
+        return TP_OK;
+
+    ladder *l = new_ladder(n_gpus);
+    if (!l)
+        return tp_fail_nomem(err);
+    l->cross_nic = cross_nic;
+    l->try_same = try_same;
+    const tp_node_set *cpus = &sys->nodes[TP_NODE_CPU];
+    l->cpu_arch = cpus->count ? cpus->nodes[0].cpu.arch : 0;
+    l->cpu_vendor = cpus->count ? cpus->nodes[0].cpu.vendor : 0;
+    tp_status st = search_graph(sys, graph, l, log, opts, keep, err);
+    free(l);
+    return st;
+}
+
+tp_status tp_search__compute(tp_system *sys, tp_graph *graph, const tp_config *cfg, tp_log *log,
+                             tp_error *err)
+{
+    const tp_search_opts opts = {.cut_cap = TP_CUT_STEP_CAP};
+    return compute(sys, graph, cfg, log, &opts, NULL, err);
+}
+
+tp_status tp_search__compute_kept(tp_search_ctx **keep, tp_system *sys, tp_graph *graph,
+                                  const tp_config *cfg, tp_log *log, tp_error *err)
+{
+    const tp_search_opts opts = {.cut_cap = TP_CUT_STEP_CAP};
+    return compute(sys, graph, cfg, log, &opts, keep, err);
+}
+
+tp_status tp_search__compute_opts(tp_system *sys, tp_graph *graph, const tp_config *cfg,
+                                  tp_log *log, const tp_search_opts *opts, tp_error *err)
+{
+    return compute(sys, graph, cfg, log, opts, NULL, err);
+}
+
+tp_status tp_search__compute_plain(tp_system *sys, tp_graph *graph, const tp_config *cfg,
+                                   tp_log *log, tp_error *err)
+{
+    const tp_search_opts opts = {.plain = 1, .cut_cap = -1};
+    return compute(sys, graph, cfg, log, &opts, NULL, err);
+}
+
+void tp_search__print_graph(tp_log *log, const tp_system *sys, const tp_graph *graph)
+{
+    tp_log_info_sub(log, TP_SUB_GRAPH,
+                    "Pattern %d, crossNic %d, nChannels %d, bw %f/%f, type %s/%s, sameChannels %d",
+                    graph->pattern, graph->cross_nic, graph->n_channels, graph->bw_intra,
+                    graph->bw_inter, tp_path_type_name(graph->type_intra),
+                    tp_path_type_name(graph->type_inter), graph->same_channels);
+    int n_gpus = sys->nodes[TP_NODE_GPU].count, has_net = sys->nodes[TP_NODE_NET].count > 0;
+    tp_buf line = {0};
+    for (int c = 0; c < graph->n_channels; c++) {
+        tp_buf_clear(&line);
+        tp_buf_printf(&line, "%2d :", c);
+        if (has_net)
+            tp_buf_printf(&line, " NET/%llx", (unsigned long long)graph->inter[2 * c]);
+        for (int i = 0; i < n_gpus; i++) {
+            tp_buf_put(&line, " GPU/");
+            tp_buf_put_int(&line, graph->intra[n_gpus * c + i]);
+        }
+        if (has_net)
+            tp_buf_printf(&line, " NET/%llx", (unsigned long long)graph->inter[2 * c + 1]);
+        tp_log_info_sub(log, TP_SUB_GRAPH, "%s", tp_buf_str(&line));
+    }
+    tp_buf_free(&line);
+}

@@ -1,0 +1,544 @@
+/*
+ * The orders the search tries candidates in (NCCL 2.22.3): local NICs of a
+ * GPU per channel (topo.cc ncclTopoGetLocalNet / ncclTopoGetLocalGpu), the
+ * NET list of ncclTopoSelectNets and the GPU ranking of
+ * ncclTopoSearchNextGpuSort. Fidelity depends on these orders exactly.
+ */
+#include "search/search_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int tp_search__id_to_index(const tp_system *sys, int type, int64_t id)
+{
+    const tp_node_set *set = &sys->nodes[type];
+    for (int i = 0; i < set->count; i++)
+        if (set->nodes[i].id == id)
+            return i;
+    return -1;
+}
+
+/*
+ * NCCL 2.22.3 ncclTopoGetLocal: the nodes of `result_type` with the best
+ * route bandwidth from node (type, index), ties broken by the best path type.
+ */
+/* ncclTopoGetLocal: the nodes of result_type best connected to the node. */
+static int get_local(const tp_system *sys, int type, int index, int result_type, int *out)
+{
+    int count = 0;
+    tp_paths__get_local(sys, type, index, result_type, out, &count, NULL);
+    return count;
+}
+
+static int is_pow2(int v)
+{
+    return (v & (v - 1)) == 0;
+}
+
+int tp_search__local_net(const tp_system *sys, int gpu, int channel)
+{
+    int nets[TP_MAX_NODES], gpus[TP_MAX_NODES];
+    if (sys->nodes[TP_NODE_NET].count == 0 || gpu < 0)
+        return -1;
+    int n_nets = get_local(sys, TP_NODE_GPU, gpu, TP_NODE_NET, nets);
+    int n_gpus = get_local(sys, TP_NODE_NET, nets[0], TP_NODE_GPU, gpus);
+    /* NCCL 2.22.3: spread GPUs over their local NICs by (mirrored) device number. */
+    int net = sys->nodes[TP_NODE_GPU].nodes[gpu].gpu.dev;
+    if (is_pow2(n_nets))
+        net = tp_paths__mirror_bits(net, n_nets);
+    net += channel % TP_DIVUP(n_nets, n_gpus);
+    return nets[net % n_nets];
+}
+
+int tp_search__local_gpu(const tp_system *sys, int net)
+{
+    int gpus[TP_MAX_NODES];
+    if (sys->nodes[TP_NODE_GPU].count == 0)
+        return -1;
+    int n_gpus = get_local(sys, TP_NODE_NET, net, TP_NODE_GPU, gpus);
+    for (int c = 0; c < TP_MAXCHANNELS; c++)
+        for (int i = 0; i < n_gpus; i++)
+            if (tp_search__local_net(sys, gpus[i], c) == net)
+                return gpus[i];
+    return -1;
+}
+
+static void append_unique(int *list, int *count, int n)
+{
+    for (int i = 0; i < *count; i++)
+        if (list[i] == n)
+            return;
+    list[(*count)++] = n;
+}
+
+/* ncclTopoGetLocalNet for every GPU and channel, from one ncclTopoGetLocal pair per GPU. */
+static void build_local_nets(tp_search_ctx *s)
+{
+    int nets[TP_MAX_NODES], gpus[TP_MAX_NODES];
+    for (int g = 0; g < s->n_gpus; g++) {
+        int n_nets = get_local(s->sys, TP_NODE_GPU, g, TP_NODE_NET, nets);
+        int n_gpus = get_local(s->sys, TP_NODE_NET, nets[0], TP_NODE_GPU, gpus);
+        int base = s->sys->nodes[TP_NODE_GPU].nodes[g].gpu.dev;
+        if (is_pow2(n_nets))
+            base = tp_paths__mirror_bits(base, n_nets);
+        for (int c = 0; c < TP_MAXCHANNELS; c++)
+            s->local_net[g * TP_MAXCHANNELS + c] =
+                nets[(base + c % TP_DIVUP(n_nets, n_gpus)) % n_nets];
+    }
+}
+
+/* ncclTopoGetLocalGpu for NET n, from the table above. */
+static int local_gpu_of(const tp_search_ctx *s, int n)
+{
+    int gpus[TP_MAX_NODES];
+    int n_gpus = get_local(s->sys, TP_NODE_NET, n, TP_NODE_GPU, gpus);
+    for (int c = 0; c < TP_MAXCHANNELS; c++)
+        for (int i = 0; i < n_gpus; i++)
+            if (s->local_net[gpus[i] * TP_MAXCHANNELS + c] == n)
+                return gpus[i];
+    return -1;
+}
+
+/* NCCL 2.22.3 ncclTopoSelectNets: preferred NICs of the GPU(s), then others by path type. */
+static void build_selection(const tp_search_ctx *s, int type_inter, int gpu, int *nets, int *count)
+{
+    const tp_system *sys = s->sys;
+    *count = 0;
+    for (int g = 0; g < s->n_gpus; g++) {
+        if (gpu != -1 && gpu != g)
+            continue;
+        const int *local = &s->local_net[g * TP_MAXCHANNELS];
+        append_unique(nets, count, local[0]);
+        for (int c = 1; c < TP_MAXCHANNELS && local[c] != local[0]; c++)
+            append_unique(nets, count, local[c]);
+    }
+    for (int t = 0; t <= type_inter; t++) {
+        for (int g = 0; g < s->n_gpus; g++) {
+            if (gpu != -1 && gpu != g)
+                continue;
+            const tp_route *paths = sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_NET];
+            for (int n = 0; n < s->n_nets && n < TP_MAXCHANNELS; n++)
+                if (paths[n].type == t)
+                    append_unique(nets, count, n);
+        }
+    }
+}
+
+/* The lists of typeInter t (slot t of TP_SEL_TYPES), built on first use. */
+static tp_sel_lists *sel_lists(tp_search_ctx *s, int type_inter)
+{
+    int t = type_inter >= 0 && type_inter < TP_SEL_TYPES ? type_inter : TP_SEL_TYPES - 1;
+    tp_sel_lists *sl = &s->sel[t];
+    if (sl->type == type_inter + 1)
+        return sl;
+    size_t rows = (size_t)s->n_gpus + 1, width = (size_t)(s->n_nets > 0 ? s->n_nets : 1);
+    if (!sl->nets) {
+        sl->nets = malloc(rows * width * sizeof(int));
+        sl->count = malloc(rows * sizeof(int));
+        if (!sl->nets || !sl->count)
+            return NULL;
+    }
+    for (size_t row = 0; row < rows; row++) {
+        int g = row == rows - 1 ? -1 : (int)row;
+        build_selection(s, type_inter, g, sl->nets + row * width, &sl->count[row]);
+    }
+    sl->type = type_inter + 1;
+    return sl;
+}
+
+tp_status tp_search__select_nets(tp_search_ctx *s, int type_inter, int gpu, const int **list,
+                                 int *count)
+{
+    /* The routes are fixed during a search: build every row once per typeInter. */
+    tp_sel_lists *sl = sel_lists(s, type_inter);
+    if (!sl)
+        return tp_fail_nomem(s->err);
+    int row = gpu == -1 ? s->n_gpus : gpu;
+    *count = sl->count[row];
+    *list = sl->nets + (size_t)row * (size_t)(s->n_nets > 0 ? s->n_nets : 1);
+    return TP_OK;
+}
+
+/* NCCL 2.22.3 ncclGpuScore: int fields, so bandwidths are truncated. */
+typedef struct gpu_score {
+    int g, start_index, intra_hops, intra_bw, inter_hops, inter_pci_bw, inter_bw;
+} gpu_score;
+
+/* Most important first: inter bw, PCI bw, inter hops, intra bw, intra hops, start index. */
+static int cmp_score(const gpu_score *a, const gpu_score *b)
+{
+    int d;
+    if ((d = b->inter_bw - a->inter_bw))
+        return d;
+    if ((d = b->inter_pci_bw - a->inter_pci_bw))
+        return d;
+    if ((d = a->inter_hops - b->inter_hops))
+        return d;
+    if ((d = b->intra_bw - a->intra_bw))
+        return d;
+    if ((d = a->intra_hops - b->intra_hops))
+        return d;
+    return a->start_index - b->start_index;
+}
+
+/* NCCL 2.22.3 gpuPciBw: which links it reads (the first PCI link of the GPU and its reverse). */
+static void find_pci_links(tp_search_ctx *s, int g)
+{
+    tp_node *gpu = &s->sys->nodes[TP_NODE_GPU].nodes[g];
+    s->pci_up[g] = s->pci_down[g] = NULL;
+    for (int l = 0; l < gpu->n_links; l++) {
+        tp_link *gl = &gpu->links[l];
+        if (gl->type != TP_LINK_PCI)
+            continue;
+        tp_node *pci = gl->rem;
+        for (int k = 0; k < pci->n_links; k++) {
+            if (pci->links[k].rem != gpu)
+                continue;
+            s->pci_up[g] = &gl->bw;
+            s->pci_down[g] = &pci->links[k].bw;
+            return;
+        }
+    }
+}
+
+/* NCCL 2.22.3 gpuPciBw: the live GPU<->PCI link bandwidth (truncated to int), or -1. */
+static int gpu_pci_bw(const tp_search_ctx *s, int g)
+{
+    if (!s->pci_up[g])
+        return -1;
+    if (s->milli) {
+        /* Below 2^11 the float of m/1000 truncates to m/1000 (see search_milli.c). */
+        int32_t up = *s->pci_up_m[g], down = *s->pci_down_m[g];
+        return (up < down ? up : down) / 1000;
+    }
+    float up = *s->pci_up[g], down = *s->pci_down[g];
+    return (int)(up < down ? up : down);
+}
+
+/* Total order (start indices differ), so a stable insertion sort equals NCCL's qsort. */
+static void sort_scores(gpu_score *sc, int count)
+{
+    for (int i = 1; i < count; i++) {
+        gpu_score v = sc[i];
+        int j = i - 1;
+        while (j >= 0 && cmp_score(&sc[j], &v) > 0) {
+            sc[j + 1] = sc[j];
+            j--;
+        }
+        sc[j + 1] = v;
+    }
+}
+
+/*
+ * NCCL 2.22.3: with NVSwitches, only the ring/tree neighbours among the
+ * candidates are tried, each found one moved to the front in turn. The
+ * ranking of the other candidates is then irrelevant, so it is skipped.
+ */
+static int nvswitch_next(const tp_search_ctx *s, const tp_graph *g, int index, int *next)
+{
+    const tp_node *gpus = s->sys->nodes[TP_NODE_GPU].nodes;
+    const tp_route *paths = gpus[index].paths[TP_NODE_GPU];
+    const uint64_t flag = 1ULL << g->n_channels;
+    int pattern = g->pattern, n = s->n_gpus, first[2], n_first;
+    int prev_gpu = (index - 1 + n) % n, next_gpu = (index + 1) % n;
+    if (pattern == TP_PATTERN_RING) {
+        first[0] = next_gpu, first[1] = prev_gpu, n_first = 2;
+    } else if (pattern == TP_PATTERN_SPLIT_TREE || pattern == TP_PATTERN_BALANCED_TREE) {
+        first[0] = prev_gpu, first[1] = next_gpu, n_first = 2;
+    } else {
+        first[0] = next_gpu, n_first = 1;
+    }
+    if (next_gpu == prev_gpu && n_first == 2)
+        n_first = 1;
+    int real = 0;
+    for (int f = 0; f < n_first; f++) {
+        int k = first[f];
+        if (k == index || paths[k].count == 0 || (s->used[k] & flag))
+            continue; /* not a candidate */
+        for (int i = real; i > 0; i--)
+            next[i] = next[i - 1];
+        next[0] = k;
+        real++;
+    }
+    return real;
+}
+
+/*
+ * The GPUs after `start` scored as ncclTopoSearchNextGpuSort does without its
+ * live key (gpuPciBw), with NET keys from net_paths (NULL: none), sorted.
+ */
+static int ranked_candidates(const tp_search_ctx *s, int start, const tp_route *net_paths,
+                             gpu_score *sc)
+{
+    const tp_route *paths = s->sys->nodes[TP_NODE_GPU].nodes[start].paths[TP_NODE_GPU];
+    int count = 0;
+    for (int i = 1; i < s->n_gpus; i++) {
+        int k = (start + i) % s->n_gpus;
+        if (paths[k].count == 0)
+            continue;
+        sc[count++] = (gpu_score){.g = k,
+                                  .start_index = i,
+                                  .intra_hops = paths[k].count,
+                                  .intra_bw = (int)paths[k].bw,
+                                  .inter_hops = net_paths ? net_paths[k].count : 0,
+                                  .inter_bw = net_paths ? (int)net_paths[k].bw : 0};
+    }
+    sort_scores(sc, count);
+    return count;
+}
+
+/* Scores without NET keys are fixed for a system: rank every GPU once. */
+static void build_gpu_order(tp_search_ctx *s, int start)
+{
+    gpu_score sc[TP_MAX_NODES];
+    int count = ranked_candidates(s, start, NULL, sc);
+    int *row = s->gpu_order + (size_t)start * (size_t)s->n_gpus;
+    for (int i = 0; i < count; i++)
+        row[i] = sc[i].g;
+    s->gpu_order_count[start] = count;
+}
+
+/*
+ * The candidates after GPU `start` for a channel that entered at NET n, in
+ * NCCL 2.22.3's score order with the one live key (gpuPciBw) left out.
+ */
+static tp_status build_net_row(tp_search_ctx *s, int start, int n, tp_rank_row *row)
+{
+    row->c = malloc((size_t)s->n_gpus * sizeof(*row->c));
+    if (!row->c)
+        return tp_fail_nomem(s->err);
+    gpu_score sc[TP_MAX_NODES];
+    int count = ranked_candidates(s, start, s->sys->nodes[TP_NODE_NET].nodes[n].paths[TP_NODE_GPU],
+                                  sc);
+    for (int i = 0; i < count; i++)
+        row->c[i] = (tp_rank_cand){.g = sc[i].g,
+                                   .inter_bw = sc[i].inter_bw,
+                                   .intra_bw = sc[i].intra_bw,
+                                   .intra_hops = sc[i].intra_hops};
+    row->count = count;
+    row->ready = 1;
+    return TP_OK;
+}
+
+/* a before b in NCCL's order: NET path bw, then live PCI bw, then row order. */
+static int ranks_before(const tp_rank_cand *a, int pci_a, int pos_a, const tp_rank_cand *b,
+                        int pci_b, int pos_b)
+{
+    if (a->inter_bw != b->inter_bw)
+        return a->inter_bw > b->inter_bw;
+    if (pci_a != pci_b)
+        return pci_a > pci_b;
+    return pos_a < pos_b;
+}
+
+/* Insertion sort of row positions by ranks_before (a handful of candidates). */
+static void sort_positions(const tp_rank_row *row, int *pos, int *pci, int count)
+{
+    for (int i = 1; i < count; i++) {
+        int p = pos[i], v = pci[i], j = i - 1;
+        while (j >= 0 && ranks_before(&row->c[p], v, p, &row->c[pos[j]], pci[j], pos[j])) {
+            pos[j + 1] = pos[j];
+            pci[j + 1] = pci[j];
+            j--;
+        }
+        pos[j + 1] = p;
+        pci[j + 1] = v;
+    }
+}
+
+/* Shadow passes (search_shadow.c) must rank the candidates in the same order. */
+static void check_shadow_order(tp_search_ctx *s, const tp_rank_row *row, const int *pos, int count)
+{
+    for (int j = 0; j < s->n_shadows; j++) {
+        if (!((s->shadow_alive >> j) & 1))
+            continue;
+        int prev = 0;
+        for (int i = 0; i < count; i++) {
+            const tp_rank_cand *c = &row->c[pos[i]];
+            int pci = tp_search__shadow_pci_bw(s, j, c->g);
+            if (i > 0 && !ranks_before(&row->c[pos[i - 1]], prev, pos[i - 1], c, pci, pos[i])) {
+                tp_search__shadow_kill(s, j);
+                break;
+            }
+            prev = pci;
+        }
+    }
+}
+
+/* Same intra scores everywhere: NCCL goes in reverse when not heading to the NET next. */
+static int same_intra(const tp_rank_row *row, const int *pos, int count)
+{
+    for (int i = 1; i < count; i++) {
+        const tp_rank_cand *a = &row->c[pos[i]], *b = &row->c[pos[0]];
+        if (a->intra_bw != b->intra_bw || a->intra_hops != b->intra_hops)
+            return 0;
+    }
+    return 1;
+}
+
+/*
+ * Rank the candidate GPUs with NET keys, as NCCL 2.22.3 does with live
+ * scores. The static keys sort the same way every time, so the row holds
+ * them pre-sorted; ordering by (NET bw, live PCI bw, row position) is then
+ * NCCL's order (its comparator is a total order: start indices differ).
+ * When the live keys are all equal the row order is already the answer.
+ */
+static tp_status rank_with_net(tp_search_ctx *s, const tp_graph *g, int start, int *next,
+                               int *count_out, int sort_net)
+{
+    const uint64_t flag = 1ULL << g->n_channels;
+    int n = s->start_net[g->n_channels];
+    tp_rank_row *row = &s->net_rows[(size_t)start * (size_t)s->n_nets + (size_t)n];
+    if (!row->ready && build_net_row(s, start, n, row) != TP_OK)
+        return TP_ERR_NOMEM;
+    int pos[TP_MAX_NODES], pci[TP_MAX_NODES], count = 0, mixed = 0;
+    for (int i = 0; i < row->count; i++) {
+        if (s->used[row->c[i].g] & flag)
+            continue;
+        pos[count] = i;
+        pci[count] = gpu_pci_bw(s, row->c[i].g);
+        mixed |= pci[count] != pci[0];
+        count++;
+    }
+    if (mixed)
+        sort_positions(row, pos, pci, count);
+    if (s->shadow_alive)
+        check_shadow_order(s, row, pos, count);
+    int reverse = sort_net == -1 && same_intra(row, pos, count);
+    for (int i = 0; i < count; i++)
+        next[i] = row->c[pos[reverse ? count - 1 - i : i]].g;
+    *count_out = count;
+    return TP_OK;
+}
+
+tp_status tp_search__next_gpus(tp_search_ctx *s, const tp_graph *g, const tp_node *gpu, int *next,
+                               int *count_out, int sort_net)
+{
+    const tp_node *gpus = s->sys->nodes[TP_NODE_GPU].nodes;
+    const uint64_t flag = 1ULL << g->n_channels;
+    int start = (int)(gpu - gpus), count = 0;
+    if (s->sys->nodes[TP_NODE_NVS].count) {
+        *count_out = nvswitch_next(s, g, start, next);
+        return TP_OK;
+    }
+    if (sort_net)
+        return rank_with_net(s, g, start, next, count_out, sort_net);
+    /* Without NET keys the ranking is fixed: filtering by use keeps its order. */
+    const int *row = s->gpu_order + (size_t)start * (size_t)s->n_gpus;
+    for (int i = 0; i < s->gpu_order_count[start]; i++)
+        if (!(s->used[row[i]] & flag))
+            next[count++] = row[i];
+    *count_out = count;
+    return TP_OK;
+}
+
+/* The NETs of each NET's port (same asic and port), in index order: NCCL 2.22.3 charges them all.
+ */
+static void build_port_groups(tp_search_ctx *s)
+{
+    const tp_node *nets = s->sys->nodes[TP_NODE_NET].nodes;
+    int k = 0;
+    for (int n = 0; n < s->n_nets; n++) {
+        s->port_first[n] = k;
+        for (int i = 0; i < s->n_nets; i++)
+            if (nets[i].net.asic == nets[n].net.asic && nets[i].net.port == nets[n].net.port)
+                s->port_nets[k++] = i;
+    }
+    s->port_first[s->n_nets] = k;
+}
+
+tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, tp_error *err)
+{
+    memset(s, 0, sizeof(*s));
+    s->cap_left = s->settle_cap = -1;
+    s->sys = sys;
+    s->save = save;
+    s->err = err;
+    s->n_gpus = sys->nodes[TP_NODE_GPU].count;
+    s->n_nets = sys->nodes[TP_NODE_NET].count;
+    size_t n_nets = (size_t)(s->n_nets > 0 ? s->n_nets : 1);
+    s->local_gpu = calloc(n_nets, sizeof(int));
+    s->local_net = malloc((size_t)s->n_gpus * TP_MAXCHANNELS * sizeof(int));
+    s->gpu_order = calloc((size_t)s->n_gpus * (size_t)s->n_gpus, sizeof(int));
+    s->gpu_order_count = calloc((size_t)s->n_gpus, sizeof(int));
+    s->used = calloc((size_t)s->n_gpus, sizeof(*s->used));
+    s->port_first = calloc(n_nets + 1, sizeof(int));
+    s->port_nets = calloc(n_nets * n_nets, sizeof(int));
+    s->net_rows = calloc((size_t)s->n_gpus * n_nets, sizeof(*s->net_rows));
+    if (!s->local_gpu || !s->local_net || !s->gpu_order || !s->gpu_order_count || !s->used ||
+        !s->net_rows || !s->port_first || !s->port_nets) {
+        tp_search__ctx_free(s);
+        return tp_fail_nomem(err);
+    }
+    if (s->n_nets)
+        build_local_nets(s);
+    for (int n = 0; n < s->n_nets; n++)
+        s->local_gpu[n] = local_gpu_of(s, n);
+    build_port_groups(s);
+    for (int g = 0; g < s->n_gpus; g++) {
+        build_gpu_order(s, g);
+        find_pci_links(s, g);
+    }
+    tp_search__memo_reset(&s->memo);
+    tp_status st = tp_search__compile_routes(s, err);
+    if (st == TP_OK)
+        st = tp_search__milli_init(s, err);
+    if (st == TP_OK)
+        st = tp_search__shadow_init(s, err);
+    if (st == TP_OK)
+        st = tp_search__dead_init(s, err);
+    if (st == TP_OK)
+        st = tp_search__bound_init(s, err);
+    tp_search__pass_init(s);
+    tp_search__memo_reset(&s->passes);
+    if (st != TP_OK)
+        tp_search__ctx_free(s);
+    return st;
+}
+
+void tp_search__ctx_reuse(tp_search_ctx *s, tp_graph *save, tp_error *err)
+{
+    /* What a search leaves that the next one must not see: its graph and its passes. */
+    s->save = save;
+    s->err = err;
+    s->float_passes = 0;
+    s->link_m_ok = 0;      /* a float pass may have rounded link values */
+    s->pass_state_ok = 0;
+    tp_search__memo_reset(&s->passes); /* they held for the previous best graph only */
+    s->shadow_alive = 0;
+    s->n_shadows = 0;
+    memset(s->used, 0, (size_t)s->n_gpus * sizeof(*s->used));
+}
+
+void tp_search__ctx_free(tp_search_ctx *s)
+{
+    free(s->local_gpu);
+    for (int t = 0; t < TP_SEL_TYPES; t++) {
+        free(s->sel[t].nets);
+        free(s->sel[t].count);
+        s->sel[t].nets = s->sel[t].count = NULL;
+    }
+    free(s->local_net);
+    s->local_net = NULL;
+    free(s->gpu_order);
+    free(s->gpu_order_count);
+    free(s->used);
+    free(s->port_first);
+    free(s->port_nets);
+    s->port_first = s->port_nets = NULL;
+    if (s->net_rows)
+        for (size_t i = 0; i < (size_t)s->n_gpus * (size_t)(s->n_nets > 0 ? s->n_nets : 1); i++) {
+            free(s->net_rows[i].c);
+        }
+    free(s->net_rows);
+    s->used = NULL;
+    s->net_rows = NULL;
+    tp_search__memo_free(&s->memo);
+    tp_search__memo_free(&s->passes);
+    tp_search__free_routes(s);
+    tp_search__milli_free(s);
+    tp_search__shadow_free(s);
+    tp_search__dead_free(s);
+    tp_search__bound_free(s);
+    s->local_gpu = s->gpu_order = s->gpu_order_count = NULL;
+}

@@ -1,0 +1,132 @@
+/*
+ * The routes the search walks, compiled once per ncclTopoCompute into flat
+ * hop lists: which bandwidths a reservation touches and how (NCCL 2.22.3
+ * followPath's rules, which only depend on the route). The search then
+ * reserves and releases without chasing nodes, and keeps a hash of every
+ * bandwidth it changes for the sub-search memory.
+ */
+#include "search/search_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The (from, to) node types the search follows routes between. */
+static const int route_kinds[][2] = {
+    {TP_NODE_GPU, TP_NODE_GPU}, {TP_NODE_GPU, TP_NODE_NET}, {TP_NODE_NET, TP_NODE_GPU},
+    {TP_NODE_GPU, TP_NODE_NVS}, {TP_NODE_NVS, TP_NODE_GPU},
+};
+
+static int route_len(const tp_system *sys, int t1, int i1, int t2, int i2)
+{
+    const tp_route *paths = sys->nodes[t1].nodes[i1].paths[t2];
+    return paths ? paths[i2].count : 0;
+}
+
+static tp_link *rev_link(tp_node *from, tp_node *to, int type)
+{
+    for (int l = 0; l < to->n_links; l++)
+        if (to->links[l].rem == from && to->links[l].type == type)
+            return &to->links[l];
+    return NULL;
+}
+
+
+/* NCCL 2.22.3 followPath: a PHB route from a GPU through an Intel x86 CPU pays the overhead. */
+static int intel_overhead(const tp_node *start, const tp_route *path)
+{
+    if (start->type != TP_NODE_GPU || path->type != TP_PATH_PHB)
+        return 0;
+    for (int step = 0; step < path->count; step++) {
+        const tp_node *node = path->list[step]->rem;
+        if (node->type == TP_NODE_CPU && node->cpu.arch == TP_CPU_ARCH_X86 &&
+            node->cpu.vendor == TP_CPU_VENDOR_INTEL)
+            return 1;
+    }
+    return 0;
+}
+
+static void compile_hop(tp_hop *h, tp_node *node, tp_link *link, const tp_node *start, int intel)
+{
+    tp_node *rem = link->rem;
+    memset(h, 0, sizeof(*h));
+    h->bw = &link->bw;
+    h->pci = link->type == TP_LINK_PCI;
+    h->sel = (unsigned char)(h->pci && intel);
+    /* Pre-Ampere GPUs entered from a non-GPU: 1/8 back; POWER CPUs over NVLink: all back. */
+    h->rev_div8 =
+        rem->type == TP_NODE_GPU && rem->gpu.cuda_comp_cap < 80 && start->type != TP_NODE_GPU;
+    h->rev_full =
+        rem->type == TP_NODE_CPU && rem->cpu.arch == TP_CPU_ARCH_POWER && link->type == TP_LINK_NVL;
+    if (h->rev_div8 || h->rev_full) {
+        tp_link *rev = rev_link(node, rem, link->type);
+        h->rev = rev ? &rev->bw : NULL;
+    }
+}
+
+static void compile_route(tp_cpath *cp, tp_hop *hops, tp_system *sys, int t1, int i1, int t2,
+                          int i2)
+{
+    tp_node *start = &sys->nodes[t1].nodes[i1];
+    const tp_route *path = &start->paths[t2][i2];
+    const tp_route *rev = sys->nodes[t2].nodes[i2].paths[t1];
+    cp->hops = hops;
+    cp->count = path->count;
+    cp->type = path->type;
+    cp->rev_type = rev ? rev[i1].type : TP_PATH_DIS;
+    cp->intel = (unsigned char)intel_overhead(start, path);
+    tp_node *node = start;
+    for (int step = 0; step < path->count; step++) {
+        compile_hop(&hops[step], node, path->list[step], start, cp->intel);
+        node = path->list[step]->rem;
+    }
+}
+
+tp_status tp_search__compile_routes(tp_search_ctx *s, tp_error *err)
+{
+    tp_system *sys = s->sys;
+    size_t n_hops = 0;
+    for (size_t k = 0; k < ARRAY_LEN(route_kinds); k++) {
+        int t1 = route_kinds[k][0], t2 = route_kinds[k][1];
+        for (int i1 = 0; i1 < sys->nodes[t1].count; i1++)
+            for (int i2 = 0; i2 < sys->nodes[t2].count; i2++)
+                n_hops += (size_t)route_len(sys, t1, i1, t2, i2);
+    }
+    s->n_hops = n_hops;
+    s->hop_pool = calloc(n_hops ? n_hops : 1, sizeof(tp_hop));
+    if (!s->hop_pool)
+        return tp_fail_nomem(err);
+    tp_hop *next = s->hop_pool;
+    for (size_t k = 0; k < ARRAY_LEN(route_kinds); k++) {
+        int t1 = route_kinds[k][0], t2 = route_kinds[k][1];
+        int n1 = sys->nodes[t1].count, n2 = sys->nodes[t2].count;
+        tp_cpath *cp = calloc((size_t)(n1 ? n1 : 1) * (size_t)(n2 ? n2 : 1), sizeof(*cp));
+        if (!cp)
+            return tp_fail_nomem(err);
+        s->routes[t1][t2] = cp;
+        for (int i1 = 0; i1 < n1; i1++) {
+            for (int i2 = 0; i2 < n2; i2++) {
+                if (!sys->nodes[t1].nodes[i1].paths[t2]) {
+                    cp[i1 * n2 + i2].type = TP_PATH_DIS;
+                    continue;
+                }
+                compile_route(&cp[i1 * n2 + i2], next, sys, t1, i1, t2, i2);
+                next += cp[i1 * n2 + i2].count;
+            }
+        }
+    }
+    for (int n = 0; n < s->n_nets && n < TP_MAX_NODES; n++)
+        tp_search__bw_keys(&sys->nodes[TP_NODE_NET].nodes[n].net.bw, &s->net_k1[n], &s->net_k2[n]);
+    return TP_OK;
+}
+
+void tp_search__free_routes(tp_search_ctx *s)
+{
+    for (int a = 0; a < TP_NODE_TYPE_COUNT; a++) {
+        for (int b = 0; b < TP_NODE_TYPE_COUNT; b++) {
+            free(s->routes[a][b]);
+            s->routes[a][b] = NULL;
+        }
+    }
+    free(s->hop_pool);
+    s->hop_pool = NULL;
+}

@@ -1,0 +1,507 @@
+/*
+ * Stage 2, the data model: node storage, links, removal, sorting, printing
+ * and the invariant checker, with NCCL 2.22.3's exact orders (topo.cc).
+ * Building from XML is in system_build.c, XML preparation in system_xml.c.
+ */
+#include "system/system.h"
+
+#include <math.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+tp_status tp_system__new(tp_system **out, tp_error *err)
+{
+    *out = NULL;
+    tp_system *sys = calloc(1, sizeof(*sys));
+    if (!sys)
+        return tp_fail_nomem(err);
+    /* Only nodes below count are ever read, and create_node clears each one:
+     * no need to clear 256 nodes of each type up front (it would dominate). */
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
+        sys->nodes[t].nodes = malloc(TP_MAX_NODES * sizeof(tp_node));
+        if (!sys->nodes[t].nodes) {
+            tp_system__free(sys);
+            return tp_fail_nomem(err);
+        }
+    }
+    sys->notes.enabled = true;
+    *out = sys;
+    return TP_OK;
+}
+
+static void routes_free(tp_route *routes, int count)
+{
+    if (!routes)
+        return;
+    for (int i = 0; i < count; i++)
+        free(routes[i].list);
+    free(routes);
+}
+
+void tp_system__free_routes(tp_system *sys)
+{
+    if (!sys)
+        return;
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
+        for (int n = 0; n < sys->nodes[t].count; n++) {
+            tp_node *node = &sys->nodes[t].nodes[n];
+            for (int u = 0; u < TP_NODE_TYPE_COUNT; u++) {
+                routes_free(node->paths[u], sys->nodes[u].count);
+                node->paths[u] = NULL;
+            }
+        }
+    }
+}
+
+void tp_system__free(tp_system *sys)
+{
+    if (!sys)
+        return;
+    bool complete = true;
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
+        complete = complete && sys->nodes[t].nodes;
+    if (complete)
+        tp_system__free_routes(sys);
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
+        for (int n = 0; sys->nodes[t].nodes && n < sys->nodes[t].count; n++)
+            free(sys->nodes[t].nodes[n].links);
+        free(sys->nodes[t].nodes);
+    }
+    tp_log_clear(&sys->notes);
+    free(sys);
+}
+
+/* The copy's node at the position `rem` has in the original (NULL stays NULL). */
+static tp_node *repoint(const tp_system *from, tp_system *to, const tp_node *rem)
+{
+    if (!rem)
+        return NULL;
+    return to->nodes[rem->type].nodes + (rem - from->nodes[rem->type].nodes);
+}
+
+/* The node's link slots, stale ones included (as in NCCL), re-pointed into the copy. */
+static tp_status copy_links(const tp_system *from, tp_system *to, const tp_node *src,
+                            tp_node *dst, tp_error *err)
+{
+    dst->n_slots = 0;
+    tp_status st = tp_system__reserve_links(dst, src->n_slots, err);
+    if (st != TP_OK)
+        return st;
+    if (src->n_slots > 0) /* no slots: links may be NULL, and memcpy(NULL, ...) is undefined */
+        memcpy(dst->links, src->links, (size_t)src->n_slots * sizeof(tp_link));
+    dst->n_slots = src->n_slots;
+    for (int l = 0; l < dst->n_slots; l++)
+        dst->links[l].rem = repoint(from, to, dst->links[l].rem);
+    return TP_OK;
+}
+
+tp_status tp_system__clone(tp_system **out, const tp_system *sys, tp_error *err)
+{
+    tp_system *copy = NULL;
+    tp_status st = tp_system__new(&copy, err);
+    if (st != TP_OK)
+        return st;
+    copy->system_id = sys->system_id;
+    copy->n_hosts = sys->n_hosts;
+    memcpy(copy->host_hashes, sys->host_hashes, sizeof(sys->host_hashes));
+    copy->max_bw = sys->max_bw;
+    copy->total_bw = sys->total_bw;
+    memcpy(copy->source, sys->source, sizeof(copy->source));
+    for (size_t i = 0; i < sys->notes.n_lines; i++)
+        tp_log_info(&copy->notes, "%s", sys->notes.lines[i].text);
+    for (int t = 0; t < TP_NODE_TYPE_COUNT && st == TP_OK; t++) {
+        int count = sys->nodes[t].count;
+        memcpy(copy->nodes[t].nodes, sys->nodes[t].nodes, (size_t)count * sizeof(tp_node));
+        for (int n = 0; n < count; n++) {
+            tp_node *node = copy->nodes[t].nodes + n;
+            memset(node->paths, 0, sizeof(node->paths));
+            node->links = NULL;
+            node->slots_cap = 0;
+        }
+        copy->nodes[t].count = count;
+        for (int n = 0; n < count && st == TP_OK; n++)
+            st = copy_links(sys, copy, &sys->nodes[t].nodes[n], &copy->nodes[t].nodes[n], err);
+    }
+    if (st != TP_OK) {
+        tp_system__free(copy);
+        return st;
+    }
+    if (copy->notes.failed) {
+        tp_system__free(copy);
+        return tp_fail_nomem(err);
+    }
+    *out = copy;
+    return TP_OK;
+}
+
+tp_node *tp_system__find(const tp_system *sys, int type, int64_t id)
+{
+    int i = tp_system__index_of(sys, type, id);
+    return i < 0 ? NULL : sys->nodes[type].nodes + i;
+}
+
+int tp_system__index_of(const tp_system *sys, int type, int64_t id)
+{
+    for (int i = 0; i < sys->nodes[type].count; i++)
+        if (sys->nodes[type].nodes[i].id == id)
+            return i;
+    return -1;
+}
+
+tp_status tp_system__reserve_links(tp_node *node, int slots, tp_error *err)
+{
+    if (slots > TP_MAX_LINKS)
+        return tp_fail(err, TP_ERR_TOPOLOGY, NULL, 0, 0,
+                       "too many links on %s/%" PRIx64 " (NCCL 2.22.3 allows %d)",
+                       tp_node_type_name(node->type), (uint64_t)node->id, TP_MAX_LINKS);
+    if (slots > node->slots_cap) {
+        int cap = node->slots_cap ? node->slots_cap : 4;
+        while (cap < slots)
+            cap *= 2;
+        if (cap > TP_MAX_LINKS)
+            cap = TP_MAX_LINKS;
+        tp_link *p = realloc(node->links, (size_t)cap * sizeof(*p));
+        if (!p)
+            return tp_fail_nomem(err);
+        node->links = p;
+        node->slots_cap = cap;
+    }
+    /* Slots never written are empty, as in NCCL's zeroed array. */
+    if (slots > node->n_slots) {
+        memset(node->links + node->n_slots, 0, (size_t)(slots - node->n_slots) * sizeof(tp_link));
+        node->n_slots = slots;
+    }
+    return TP_OK;
+}
+
+/* NCCL 2.22.3 ncclTopoCreateNode: per-type fields start undefined. */
+static void init_node(tp_node *n, int type, int64_t id)
+{
+    memset(n, 0, sizeof(*n));
+    n->type = type;
+    n->id = id;
+    if (type == TP_NODE_GPU) {
+        n->gpu.dev = TP_TOPO_UNDEF;
+        n->gpu.rank = TP_TOPO_UNDEF;
+        n->gpu.cuda_comp_cap = TP_TOPO_UNDEF;
+    } else if (type == TP_NODE_CPU) {
+        n->cpu.arch = TP_TOPO_UNDEF;
+        n->cpu.vendor = TP_TOPO_UNDEF;
+        n->cpu.model = TP_TOPO_UNDEF;
+    } else if (type == TP_NODE_NET) {
+        n->net.port = TP_TOPO_UNDEF;
+    }
+}
+
+tp_status tp_system__create_node(tp_system *sys, tp_node **out, int type, int64_t id,
+                                 tp_error *err)
+{
+    *out = NULL;
+    tp_node_set *set = &sys->nodes[type];
+    if (set->count == TP_MAX_NODES)
+        return tp_fail(err, TP_ERR_TOPOLOGY, NULL, 0, 0,
+                       "too many %s nodes (NCCL 2.22.3 allows %d of one type)",
+                       tp_node_type_name(type), TP_MAX_NODES);
+    tp_node *n = set->nodes + set->count++;
+    init_node(n, type, id);
+    *out = n;
+    return TP_OK;
+}
+
+/*
+ * NCCL 2.22.3 ncclTopoRemoveNode: drop links to the node, shift pointers to
+ * later nodes of the same type down by one. Like NCCL, the link arrays are
+ * not cleared past n_links.
+ */
+static void unlink_node(tp_node *node, const tp_node *del, int type)
+{
+    for (int l = 0; l < node->n_links; l++) {
+        while (l < node->n_links && node->links[l].rem == del) {
+            memmove(node->links + l, node->links + l + 1,
+                    (size_t)(node->n_links - l - 1) * sizeof(tp_link));
+            node->n_links--;
+        }
+        tp_link *link = node->links + l;
+        if (l < node->n_links && link->rem->type == type && link->rem >= del)
+            link->rem--;
+    }
+}
+
+tp_status tp_system__remove_node(tp_system *sys, int type, int index, tp_error *err)
+{
+    tp_node_set *set = &sys->nodes[type];
+    if (index < 0 || index >= set->count)
+        return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "remove_node: no %s node %d",
+                       tp_node_type_name(type), index);
+    tp_node *del = set->nodes + index;
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
+        for (int n = 0; n < sys->nodes[t].count; n++) {
+            tp_node *node = sys->nodes[t].nodes + n;
+            if (node != del)
+                unlink_node(node, del, type);
+        }
+    }
+    free(del->links);
+    memmove(del, del + 1, (size_t)(set->count - index - 1) * sizeof(tp_node));
+    set->count--;
+    return TP_OK;
+}
+
+/*
+ * NCCL 2.22.3 ncclTopoConnectNodes: add bw to an existing link of that type
+ * to rem (links end at the first empty slot), else append; then move the link
+ * up past every link with a strictly smaller bw.
+ */
+tp_status tp_system__connect(tp_node *node, tp_node *rem, int type, float bw, tp_error *err)
+{
+    int l = 0;
+    while (l < node->n_slots && node->links[l].rem &&
+           !(node->links[l].rem == rem && node->links[l].type == type))
+        l++;
+    tp_status st = tp_system__reserve_links(node, l + 1, err);
+    if (st != TP_OK)
+        return st;
+    if (!node->links[l].rem) {
+        node->n_links++;
+        node->links[l].bw = 0;
+    }
+    node->links[l].type = type;
+    node->links[l].rem = rem;
+    node->links[l].bw += bw;
+    tp_link save = node->links[l];
+    while (l > 0 && node->links[l - 1].bw < save.bw) {
+        node->links[l] = node->links[l - 1];
+        l--;
+    }
+    node->links[l] = save;
+    return TP_OK;
+}
+
+float tp_system__nvlink_bw(int cuda_comp_cap)
+{
+    /* NCCL 2.22.3 ncclTopoNVLinkBw; unknown (old) GPUs get the SM80 rate. */
+    if (cuda_comp_cap >= 90)
+        return TP_SM90_NVLINK_BW;
+    if (cuda_comp_cap == 86)
+        return TP_SM86_NVLINK_BW;
+    if (cuda_comp_cap >= 80)
+        return TP_SM80_NVLINK_BW;
+    if (cuda_comp_cap >= 70)
+        return TP_SM70_NVLINK_BW;
+    if (cuda_comp_cap >= 60)
+        return TP_SM60_NVLINK_BW;
+    return TP_SM80_NVLINK_BW;
+}
+
+/*
+ * NCCL 2.22.3 ncclTopoSort: move the link to the parent last (shifting the
+ * following links down to the first empty slot, which may lie past n_links
+ * after removals, as in NCCL), then sort the PCI children.
+ */
+static void sort_rec(tp_node *node, const tp_node *up, int depth)
+{
+    if (up) {
+        int l = 0;
+        while (l < node->n_slots && node->links[l].rem != up)
+            l++;
+        if (l == node->n_slots)
+            return;
+        tp_link up_link = node->links[l];
+        while (l + 1 < node->n_slots && node->links[l + 1].rem) {
+            node->links[l] = node->links[l + 1];
+            l++;
+        }
+        node->links[l] = up_link;
+    }
+    /* A PCI tree is at most a few levels deep; the bound only guards cycles. */
+    if (depth > TP_MAX_NODES * TP_NODE_TYPE_COUNT)
+        return;
+    for (int l = 0; l < node->n_links; l++) {
+        tp_link *link = node->links + l;
+        if (link->type == TP_LINK_PCI && link->rem != up)
+            sort_rec(link->rem, node, depth + 1);
+    }
+}
+
+tp_status tp_system__sort(tp_system *sys, tp_error *err)
+{
+    (void)err;
+    for (int n = 0; n < sys->nodes[TP_NODE_CPU].count; n++)
+        sort_rec(sys->nodes[TP_NODE_CPU].nodes + n, NULL, 0);
+    return TP_OK;
+}
+
+void tp_system__cpu_type(const tp_system *sys, int *arch, int *vendor, int *model)
+{
+    /* NCCL 2.22.3 ncclTopoCpuType reads the first CPU (there is always one). */
+    const tp_node *cpu = sys->nodes[TP_NODE_CPU].nodes;
+    bool any = sys->nodes[TP_NODE_CPU].count > 0;
+    *arch = any ? cpu->cpu.arch : TP_TOPO_UNDEF;
+    *vendor = any ? cpu->cpu.vendor : TP_TOPO_UNDEF;
+    *model = any ? cpu->cpu.model : TP_TOPO_UNDEF;
+}
+
+/* ---- printing (NCCL 2.22.3 ncclTopoPrint / ncclTopoPrintRec) ---- */
+
+/* One printed line under construction: NCCL reuses one char[1024]. */
+typedef struct print_line {
+    char text[TP_SYSTEM_LINE_SIZE];
+} print_line;
+
+static void put_at(print_line *pl, int offset, const char *fmt, ...) TP_PRINTF(3, 4);
+static void put_at(print_line *pl, int offset, const char *fmt, ...)
+{
+    if (offset >= TP_SYSTEM_LINE_SIZE)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(pl->text + offset, (size_t)(TP_SYSTEM_LINE_SIZE - offset), fmt, ap);
+    va_end(ap);
+}
+
+static void print_node_head(print_line *pl, int offset, const tp_node *n)
+{
+    const char *name = tp_node_type_name(n->type);
+    uint64_t sid = (uint64_t)TP_ID_SYSTEM_ID(n->id), lid = (uint64_t)TP_ID_LOCAL_ID(n->id);
+    if (n->type == TP_NODE_GPU)
+        put_at(pl, offset, "%s/%" PRIx64 "-%" PRIx64 " (%d)", name, sid, lid, n->gpu.rank);
+    else if (n->type == TP_NODE_CPU)
+        put_at(pl, offset, "%s/%" PRIx64 "-%" PRIx64 " (%d/%d/%d)", name, sid, lid, n->cpu.arch,
+               n->cpu.vendor, n->cpu.model);
+    else if (n->type == TP_NODE_PCI)
+        put_at(pl, offset, "%s/%" PRIx64 "-%" PRIx64 " (%" PRIx64 ")", name, sid, lid,
+               n->pci.device);
+    else
+        put_at(pl, offset, "%s/%" PRIx64 "-%" PRIx64, name, sid, lid);
+}
+
+static void print_leaf(print_line *pl, int offset, const tp_node *rem)
+{
+    const char *name = tp_node_type_name(rem->type);
+    if (rem->type == TP_NODE_NET)
+        put_at(pl, offset, "%s/%" PRIX64 " (%" PRIx64 "/%d/%f)", name, (uint64_t)rem->id,
+               rem->net.asic, rem->net.port, (double)rem->net.bw);
+    else
+        put_at(pl, offset, "%s/%" PRIX64, name, (uint64_t)rem->id);
+}
+
+static void print_rec(tp_log *log, const tp_node *node, const tp_node *prev, print_line *pl,
+                      int offset, int depth)
+{
+    print_node_head(pl, offset, node);
+    tp_log_info_sub(log, TP_SUB_GRAPH, "%s", pl->text);
+    for (int i = 0; i < offset && i < TP_SYSTEM_LINE_SIZE - 1; i++)
+        pl->text[i] = ' ';
+    for (int l = 0; l < node->n_links; l++) {
+        const tp_link *link = node->links + l;
+        const char *lname = tp_link_type_name(link->type);
+        if (link->type == TP_LINK_LOC) {
+            put_at(pl, offset, "+ %s[%2.1f] - %s/%" PRIX64, lname, (double)link->bw,
+                   tp_node_type_name(link->rem->type), (uint64_t)link->rem->id);
+            tp_log_info_sub(log, TP_SUB_GRAPH, "%s", pl->text);
+            continue;
+        }
+        if (link->type == TP_LINK_PCI && link->rem == prev)
+            continue;
+        put_at(pl, offset, "+ %s[%2.1f] - ", lname, (double)link->bw);
+        int next = (int)strlen(pl->text);
+        if (link->type == TP_LINK_PCI && depth < TP_MAX_NODES) {
+            print_rec(log, link->rem, node, pl, next, depth + 1);
+        } else {
+            print_leaf(pl, next, link->rem);
+            tp_log_info_sub(log, TP_SUB_GRAPH, "%s", pl->text);
+        }
+    }
+}
+
+void tp_system__print(tp_log *log, const tp_system *sys)
+{
+    tp_log_info_sub(log, TP_SUB_GRAPH,
+                    "=== System : maxBw %2.1f totalBw %2.1f ===", (double)sys->max_bw,
+                    (double)sys->total_bw);
+    print_line pl = {{0}};
+    for (int n = 0; n < sys->nodes[TP_NODE_CPU].count; n++)
+        print_rec(log, sys->nodes[TP_NODE_CPU].nodes + n, NULL, &pl, 0, 0);
+    tp_log_info_sub(log, TP_SUB_GRAPH, "==========================================");
+}
+
+/* ---- invariant checker ---- */
+
+static bool in_system(const tp_system *sys, const tp_node *n)
+{
+    if (!n || n->type < 0 || n->type >= TP_NODE_TYPE_COUNT)
+        return false;
+    const tp_node_set *set = &sys->nodes[n->type];
+    return n >= set->nodes && n < set->nodes + set->count;
+}
+
+static bool has_link_to(const tp_node *from, const tp_node *to, int type)
+{
+    for (int l = 0; l < from->n_links; l++)
+        if (from->links[l].rem == to && from->links[l].type == type)
+            return true;
+    return false;
+}
+
+static tp_status check_node(const tp_system *sys, const tp_node *n, int t, int i, tp_error *err)
+{
+    if (n->type != t || n->n_links < 0 || n->n_links > n->n_slots || n->n_slots > TP_MAX_LINKS)
+        return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "%s node %d: bad type or link count",
+                       tp_node_type_name(t), i);
+    for (int l = 0; l < n->n_links; l++) {
+        const tp_link *link = n->links + l;
+        if (!in_system(sys, link->rem))
+            return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0,
+                           "%s/%" PRIx64 " link %d points outside the system",
+                           tp_node_type_name(t), (uint64_t)n->id, l);
+        /* Zero is NCCL's: an <nvlink count="0"> makes a link of no bandwidth. */
+        if (!(link->bw >= 0.0f) || !isfinite(link->bw))
+            return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0,
+                           "%s/%" PRIx64 " link %d has a negative or infinite bandwidth",
+                           tp_node_type_name(t), (uint64_t)n->id, l);
+        /* PCI, SYS and NET links always come in pairs in NCCL's model. */
+        bool paired = link->type == TP_LINK_PCI || link->type == TP_LINK_SYS ||
+                      link->type == TP_LINK_NET;
+        if (paired && !has_link_to(link->rem, n, link->type))
+            return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0,
+                           "%s/%" PRIx64 " %s link has no reverse", tp_node_type_name(t),
+                           (uint64_t)n->id, tp_link_type_name(link->type));
+    }
+    return TP_OK;
+}
+
+tp_status tp_system__check(const tp_system *sys, tp_error *err)
+{
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
+        if (sys->nodes[t].count < 0 || sys->nodes[t].count > TP_MAX_NODES)
+            return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "bad %s node count %d",
+                           tp_node_type_name(t), sys->nodes[t].count);
+        for (int i = 0; i < sys->nodes[t].count; i++) {
+            tp_status st = check_node(sys, sys->nodes[t].nodes + i, t, i, err);
+            if (st != TP_OK)
+                return st;
+        }
+    }
+    return TP_OK;
+}
+
+int64_t tp_system__busid_to_int64(const char *busid, int *n_digits)
+{
+    /* NCCL 2.22.3 keeps at most 16 hex digits and converts with strtol. */
+    char hex[17];
+    int n = 0;
+    for (const char *p = busid; *p && n < 16; p++) {
+        if (*p == '.' || *p == ':')
+            continue;
+        bool digit = (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') ||
+                     (*p >= 'A' && *p <= 'F');
+        if (!digit)
+            break;
+        hex[n++] = *p;
+    }
+    hex[n] = '\0';
+    if (n_digits)
+        *n_digits = n;
+    return (int64_t)strtol(hex, NULL, 16);
+}

@@ -1,0 +1,725 @@
+/*
+ * Stage 2, building: the prepared topology XML -> tp_system, as NCCL
+ * 2.22.3's ncclTopoGetSystemFromXml does (topo.cc): CPUs and their PCI
+ * trees, NICs and NETs, then NVLinks, C2C links and PCI links in separate
+ * passes, BCM switch flattening, CPU interconnect and link sorting.
+ *
+ * Where NCCL silently substitutes a value we do the same (fidelity) and add
+ * a note to sys->notes; where NCCL fails we fail with the element's position.
+ */
+#include "system/system.h"
+#include "common/nccl_profile.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct build_ctx {
+    tp_system *sys;
+    const tp_xml *doc;
+    tp_log *log; /* NCCL's own lines (may be NULL) */
+    tp_error *err;
+} build_ctx;
+
+/* NCCL 2.22.3 kvDict: the first entry whose text is a prefix of the value wins. */
+typedef struct kv_entry {
+    const char *str; /* NULL ends the table; its value is the fallback */
+    int value;
+} kv_entry;
+
+/* NCCL 2.22.3 kvDictPciClass. */
+static const kv_entry pci_class_dict[] = {
+    {"0x060400", TP_NODE_PCI}, {"0x068000", TP_NODE_NVS}, {"0x068001", TP_NODE_CPU},
+    {"0x03", TP_NODE_GPU},     {"0x02", TP_NODE_NIC},     {NULL, TP_NODE_PCI},
+};
+/* NCCL 2.22.3 kvDictPciGen: per-lane rate in units of 100 Mb/s; Gen3 when unknown. */
+static const kv_entry pci_gen_dict[] = {
+    {"2.5 GT/s", 15},       {"5 GT/s", 30},          {"8 GT/s", 60},
+    {"16 GT/s", 120},       {"32 GT/s", 240},        {"2.5 GT/s PCIe", 15},
+    {"5.0 GT/s PCIe", 30},  {"8.0 GT/s PCIe", 60},   {"16.0 GT/s PCIe", 120},
+    {"32.0 GT/s PCIe", 240}, {"64.0 GT/s PCIe", 480}, {NULL, 60},
+};
+/* NCCL 2.22.3 kvDictCpuArch / kvDictCpuVendor. */
+static const kv_entry cpu_arch_dict[] = {
+    {"x86_64", TP_CPU_ARCH_X86}, {"arm64", TP_CPU_ARCH_ARM}, {"ppc64", TP_CPU_ARCH_POWER},
+    {NULL, 0},
+};
+static const kv_entry cpu_vendor_dict[] = {
+    {"GenuineIntel", TP_CPU_VENDOR_INTEL}, {"AuthenticAMD", TP_CPU_VENDOR_AMD},
+    {"CentaurHauls", TP_CPU_VENDOR_ZHAOXIN}, {"  Shanghai  ", TP_CPU_VENDOR_ZHAOXIN},
+    {NULL, 0},
+};
+
+/* NCCL 2.22.3: Intel family 6 from model 0x55 on is Skylake or later; Zhaoxin 7/0x5B is Yongfeng. */
+#define TP_INTEL_SKL_FAMILY 6
+#define TP_INTEL_SKL_MIN_MODEL 0x55
+#define TP_ZHAOXIN_YONGFENG_FAMILY 7
+#define TP_ZHAOXIN_YONGFENG_MODEL 0x5B
+/* NCCL 2.22.3 ncclTopoAddNet: a NIC reporting no speed counts as 10 Gb/s. */
+#define TP_NET_DEFAULT_MBPS 10000
+/* NCCL 2.22.3 ncclTopoAddPci: link_width 0 (unknown) counts as x16. */
+#define TP_PCI_DEFAULT_WIDTH 16
+
+static int kv_convert(build_ctx *c, const tp_xml_elem *e, const char *attr, const char *str,
+                      const kv_entry *dict)
+{
+    const kv_entry *d = dict;
+    for (; d->str; d++)
+        if (strncmp(str, d->str, strlen(d->str)) == 0)
+            return d->value;
+    tp_log_info_sub(c->log, TP_SUB_GRAPH,
+                    "KV Convert to int : could not find value of '%s' in dictionary, "
+                    "falling back to %d",
+                    str, d->value);
+    tp_log_info(&c->sys->notes, "%s:%u:%u: <%s> %s=\"%s\" is unknown; NCCL falls back to %d",
+                c->doc->source, e->line, e->column, e->tag, attr, str, d->value);
+    return d->value;
+}
+
+/* NCCL 2.22.3 xmlGetAttrStr: a missing required attribute is a WARN and a failure. */
+static tp_status req_str(build_ctx *c, const tp_xml_elem *e, const char *name, const char **out)
+{
+    *out = tp_xml__attr(e, name);
+    if (*out)
+        return TP_OK;
+    tp_log_warn(c->log, "Attribute %s of node %s not found", name, e->tag);
+    return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, e, "missing attribute %s", name);
+}
+
+/* strtol(base 0) of the whole text (NCCL reads ints so); "" only where allowed (as 0). */
+static tp_status parse_int(build_ctx *c, const tp_xml_elem *e, const char *name, const char *s,
+                           bool allow_empty, int *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 0);
+    while (end && *end == ' ')
+        end++;
+    bool empty = end == s;
+    if ((empty && !(allow_empty && s[0] == '\0')) || *end || errno || v < INT32_MIN ||
+        v > INT32_MAX)
+        return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, e,
+                            "%s=\"%s\" is not a number (expected an integer)", name, s);
+    *out = (int)v;
+    return TP_OK;
+}
+
+static tp_status req_int(build_ctx *c, const tp_xml_elem *e, const char *name, int *out)
+{
+    const char *s = NULL;
+    tp_status st = req_str(c, e, name, &s);
+    return st != TP_OK ? st : parse_int(c, e, name, s, false, out);
+}
+
+static tp_status opt_int(build_ctx *c, const tp_xml_elem *e, const char *name, int dflt, int *out)
+{
+    const char *s = tp_xml__attr(e, name);
+    *out = dflt;
+    return s ? parse_int(c, e, name, s, false, out) : TP_OK;
+}
+
+static tp_status busid_of(build_ctx *c, const tp_xml_elem *e, const char *name, const char *s,
+                          int64_t *out)
+{
+    int digits = 0;
+    *out = tp_system__busid_to_int64(s, &digits);
+    if (digits == 0)
+        return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, e,
+                            "%s=\"%s\" is not a PCI bus id (expected e.g. 0000:1a:00.0)", name, s);
+    return TP_OK;
+}
+
+/* NCCL 2.22.3 ncclGetSystemId: hosts are told apart by the cpu's host_hash (0 if none). */
+static tp_status get_system_id(build_ctx *c, const tp_xml_elem *cpu, int *out)
+{
+    const char *s = tp_xml__attr(cpu, "host_hash");
+    uint64_t hash = s ? strtoull(s, NULL, 16) : 0;
+    tp_system *sys = c->sys;
+    int id = 0;
+    while (id < sys->n_hosts && sys->host_hashes[id] != hash)
+        id++;
+    if (id == sys->n_hosts) {
+        if (sys->n_hosts == TP_MAX_NODES)
+            return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, cpu, "too many host hashes");
+        sys->host_hashes[sys->n_hosts++] = hash;
+    }
+    *out = id;
+    return TP_OK;
+}
+
+static tp_status connect_pair(tp_node *a, tp_node *b, int type, float bw, tp_error *err)
+{
+    tp_status st = tp_system__connect(a, b, type, bw, err);
+    return st != TP_OK ? st : tp_system__connect(b, a, type, bw, err);
+}
+
+/* ---- NICs and NETs (ncclTopoAddNic / ncclTopoAddNet) ---- */
+
+static tp_status net_attrs(build_ctx *c, const tp_xml_elem *e, tp_node *net)
+{
+    int mbps = 0;
+    tp_status st = opt_int(c, e, "speed", 0, &mbps);
+    if (st != TP_OK)
+        return st;
+    if (mbps <= 0) {
+        tp_log_info(&c->sys->notes, "%s:%u:%u: <net> speed %d: NCCL counts it as %d Mb/s",
+                    c->doc->source, e->line, e->column, mbps, TP_NET_DEFAULT_MBPS);
+        mbps = TP_NET_DEFAULT_MBPS;
+    }
+    net->net.bw = (float)(mbps / 8000.0);
+    const char *lat = tp_xml__attr(e, "latency");
+    if (lat) {
+        net->net.latency = strtof(lat, NULL);
+    } else {
+        /* NCCL 2.22.3 reads it with warnings turned into GRAPH info lines. */
+        tp_log_info_sub(c->log, TP_SUB_GRAPH, "Attribute latency of node net not found");
+        net->net.latency = 0;
+    }
+    if ((st = opt_int(c, e, "port", 0, &net->net.port)) != TP_OK ||
+        (st = opt_int(c, e, "gdr", 0, &net->net.gdr_support)) != TP_OK ||
+        (st = opt_int(c, e, "maxconn", TP_NET_DEFAULT_MAX_CHANNELS, &net->net.max_channels)) ||
+        (st = opt_int(c, e, "coll", 0, &net->net.coll_support)) != TP_OK)
+        return st;
+    return TP_OK;
+}
+
+static tp_status add_net(build_ctx *c, const tp_xml_elem *e, tp_node *nic, int sid)
+{
+    int dev = 0;
+    tp_status st = req_int(c, e, "dev", &dev);
+    tp_node *net = NULL;
+    if (st != TP_OK || (st = tp_system__create_node(c->sys, &net, TP_NODE_NET,
+                                                    TP_ID(sid, dev), c->err)) != TP_OK)
+        return st;
+    net->net.dev = dev;
+    const char *guid = tp_xml__attr(e, "guid");
+    /* NCCL 2.22.3 scans "0x%lx": a guid without the 0x prefix leaves the asic 0. */
+    if (guid && guid[0] == '0' && guid[1] == 'x')
+        net->net.asic = strtoull(guid + 2, NULL, 16);
+    else if (!guid)
+        net->net.asic = (uint64_t)(int64_t)dev;
+    if ((st = net_attrs(c, e, net)) != TP_OK)
+        return st;
+    return connect_pair(nic, net, TP_LINK_NET, net->net.bw, c->err);
+}
+
+static tp_status add_nic(build_ctx *c, const tp_xml_elem *e, tp_node *nic, int sid)
+{
+    for (size_t s = 0; s < e->n_children; s++) {
+        const tp_xml_elem *sub = e->children[s];
+        if (strcmp(sub->tag, "net") != 0 || !tp_xml__attr(sub, "dev"))
+            continue;
+        tp_status st = add_net(c, sub, nic, sid);
+        if (st != TP_OK)
+            return st;
+    }
+    return TP_OK;
+}
+
+/* ---- PCI trees (ncclTopoAddPci) ---- */
+
+static tp_status add_gpu(build_ctx *c, const tp_xml_elem *e, tp_node *gpu)
+{
+    tp_status st;
+    if ((st = req_int(c, e, "sm", &gpu->gpu.cuda_comp_cap)) != TP_OK ||
+        (st = req_int(c, e, "rank", &gpu->gpu.rank)) != TP_OK ||
+        (st = req_int(c, e, "dev", &gpu->gpu.dev)) != TP_OK ||
+        (st = req_int(c, e, "gdr", &gpu->gpu.gdr_support)) != TP_OK)
+        return st;
+    return TP_OK;
+}
+
+/* NCCL 2.22.3: the switch's vendor, device, subsystem vendor and device packed 16 bits each. */
+static uint64_t pci_device_word(const tp_xml_elem *e)
+{
+    static const char *const names[] = {"vendor", "device", "subsystem_vendor",
+                                        "subsystem_device"};
+    uint64_t word = 0;
+    for (size_t i = 0; i < ARRAY_LEN(names); i++) {
+        const char *s = tp_xml__attr(e, names[i]);
+        if (s)
+            word += (uint64_t)strtol(s, NULL, 0) << (48 - 16 * i);
+    }
+    return word;
+}
+
+/* The PCI link bandwidth: width x per-lane rate (NCCL 2.22.3: width * speed / 80.0). */
+static tp_status pci_link_bw(build_ctx *c, const tp_xml_elem *e, float *bw)
+{
+    const char *ws = NULL, *speed_text = NULL;
+    int width = 0;
+    tp_status st = req_str(c, e, "link_width", &ws);
+    if (st != TP_OK || (st = parse_int(c, e, "link_width", ws, true, &width)) != TP_OK ||
+        (st = req_str(c, e, "link_speed", &speed_text)) != TP_OK)
+        return st;
+    if (width < 0)
+        return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, e,
+                            "link_width=\"%s\" is negative (a PCIe lane count)", ws);
+    if (width == 0) {
+        tp_log_info(&c->sys->notes, "%s:%u:%u: <pci> link_width \"%s\": NCCL assumes x%d",
+                    c->doc->source, e->line, e->column, ws, TP_PCI_DEFAULT_WIDTH);
+        width = TP_PCI_DEFAULT_WIDTH;
+    }
+    int speed = kv_convert(c, e, "link_speed", speed_text, pci_gen_dict);
+    *bw = (float)((double)width * speed / 80.0); /* no int overflow on absurd widths */
+    return TP_OK;
+}
+
+static tp_status add_pci(build_ctx *c, const tp_xml_elem *e, tp_node *parent, int sid);
+
+static tp_status add_pci_children(build_ctx *c, const tp_xml_elem *e, tp_node *node, int sid)
+{
+    for (size_t s = 0; s < e->n_children; s++) {
+        if (strcmp(e->children[s]->tag, "pcilink") == 0)
+            continue; /* added in their own pass */
+        tp_status st = add_pci(c, e->children[s], node, sid);
+        if (st != TP_OK)
+            return st;
+    }
+    return TP_OK;
+}
+
+/* The <nic> of a PCI device: functions of one device (bus id but the last digit) share a NIC. */
+static tp_status add_pci_nic(build_ctx *c, const tp_xml_elem *xml_nic, int64_t bus_id, int sid,
+                             tp_node **node)
+{
+    int64_t id = TP_ID(sid, bus_id & ~(int64_t)0xf);
+    tp_node *nic = tp_system__find(c->sys, TP_NODE_NIC, id);
+    if (!nic) {
+        tp_status st = tp_system__create_node(c->sys, &nic, TP_NODE_NIC, id, c->err);
+        if (st != TP_OK)
+            return st;
+        *node = nic;
+    }
+    return add_nic(c, xml_nic, nic, sid);
+}
+
+static tp_status add_pci(build_ctx *c, const tp_xml_elem *e, tp_node *parent, int sid)
+{
+    const char *cls = NULL, *bus = NULL;
+    int64_t bus_id = 0;
+    tp_status st = req_str(c, e, "class", &cls);
+    if (st != TP_OK)
+        return st;
+    int type = kv_convert(c, e, "class", cls, pci_class_dict);
+    if ((st = req_str(c, e, "busid", &bus)) != TP_OK ||
+        (st = busid_of(c, e, "busid", bus, &bus_id)) != TP_OK)
+        return st;
+    tp_node *node = NULL;
+    const tp_xml_elem *xml_gpu = tp_xml__child(e, "gpu");
+    const tp_xml_elem *xml_nic = tp_xml__child(e, "nic");
+    if (xml_gpu) {
+        type = TP_NODE_GPU;
+        if (!tp_xml__attr(xml_gpu, "rank"))
+            return TP_OK; /* NCCL 2.22.3: a GPU without a rank is not ours */
+        if ((st = tp_system__create_node(c->sys, &node, TP_NODE_GPU, TP_ID(sid, bus_id),
+                                         c->err)) != TP_OK ||
+            (st = add_gpu(c, xml_gpu, node)) != TP_OK)
+            return st;
+    }
+    if (xml_nic) {
+        if ((st = add_pci_nic(c, xml_nic, bus_id, sid, &node)) != TP_OK)
+            return st;
+    } else if (type == TP_NODE_PCI) {
+        if ((st = tp_system__create_node(c->sys, &node, TP_NODE_PCI, TP_ID(sid, bus_id),
+                                         c->err)) != TP_OK)
+            return st;
+        node->pci.device = pci_device_word(e);
+        if ((st = add_pci_children(c, e, node, sid)) != TP_OK)
+            return st;
+    }
+    if (!node)
+        return TP_OK;
+    float bw = 0;
+    if ((st = pci_link_bw(c, e, &bw)) != TP_OK)
+        return st;
+    return connect_pair(node, parent, TP_LINK_PCI, bw, c->err);
+}
+
+/* ---- CPUs (ncclTopoAddCpu) ---- */
+
+static tp_status cpu_model(build_ctx *c, const tp_xml_elem *e, tp_node *cpu)
+{
+    const char *s = NULL;
+    tp_status st = req_str(c, e, "arch", &s);
+    if (st != TP_OK)
+        return st;
+    cpu->cpu.arch = kv_convert(c, e, "arch", s, cpu_arch_dict);
+    if (cpu->cpu.arch != TP_CPU_ARCH_X86)
+        return TP_OK;
+    if ((st = req_str(c, e, "vendor", &s)) != TP_OK)
+        return st;
+    cpu->cpu.vendor = kv_convert(c, e, "vendor", s, cpu_vendor_dict);
+    if (cpu->cpu.vendor != TP_CPU_VENDOR_INTEL && cpu->cpu.vendor != TP_CPU_VENDOR_ZHAOXIN)
+        return TP_OK;
+    int family = 0, model = 0;
+    if ((st = req_int(c, e, "familyid", &family)) != TP_OK ||
+        (st = req_int(c, e, "modelid", &model)) != TP_OK)
+        return st;
+    if (cpu->cpu.vendor == TP_CPU_VENDOR_INTEL)
+        cpu->cpu.model = family == TP_INTEL_SKL_FAMILY && model >= TP_INTEL_SKL_MIN_MODEL
+                             ? TP_CPU_TYPE_SKL
+                             : TP_CPU_TYPE_BDW;
+    else if (family == TP_ZHAOXIN_YONGFENG_FAMILY && model == TP_ZHAOXIN_YONGFENG_MODEL)
+        cpu->cpu.model = TP_CPU_TYPE_YONGFENG;
+    return TP_OK;
+}
+
+/*
+ * A <nic> right under a <cpu>: NCCL 2.22.3 looks for the NIC with id 0 (not
+ * the host's id 0) and, only when creating it, links it to this CPU. The
+ * <nic>s of later CPUs thus join the first CPU's NIC.
+ */
+static tp_status add_cpu_nic(build_ctx *c, const tp_xml_elem *e, tp_node *cpu, int sid)
+{
+    tp_node *nic = tp_system__find(c->sys, TP_NODE_NIC, 0);
+    if (!nic) {
+        tp_status st = tp_system__create_node(c->sys, &nic, TP_NODE_NIC, TP_ID(sid, 0), c->err);
+        if (st != TP_OK || (st = connect_pair(cpu, nic, TP_LINK_PCI, TP_LOC_BW, c->err)) != TP_OK)
+            return st;
+    }
+    return add_nic(c, e, nic, sid);
+}
+
+static tp_status add_cpu(build_ctx *c, const tp_xml_elem *e)
+{
+    int numa = 0, sid = 0;
+    tp_node *cpu = NULL;
+    tp_status st = req_int(c, e, "numaid", &numa);
+    if (st != TP_OK || (st = get_system_id(c, e, &sid)) != TP_OK ||
+        (st = tp_system__create_node(c->sys, &cpu, TP_NODE_CPU, TP_ID(sid, numa), c->err)))
+        return st;
+    const char *aff = tp_xml__attr(e, "affinity");
+    if (aff)
+        snprintf(cpu->cpu.affinity, sizeof(cpu->cpu.affinity), "%s", aff);
+    if ((st = cpu_model(c, e, cpu)) != TP_OK)
+        return st;
+    for (size_t s = 0; s < e->n_children && st == TP_OK; s++) {
+        const tp_xml_elem *sub = e->children[s];
+        if (strcmp(sub->tag, "pci") == 0)
+            st = add_pci(c, sub, cpu, sid);
+        else if (strcmp(sub->tag, "nic") == 0)
+            st = add_cpu_nic(c, sub, cpu, sid);
+    }
+    return st;
+}
+
+/* ---- NVLink, C2C and PCI link passes ---- */
+
+/*
+ * NCCL 2.22.3 findLocalCpu: follow PCI links to PCI switches and CPUs, first
+ * match wins. NCCL does not remember where it came from (and can loop); we
+ * skip the link back, which gives NCCL's answer whenever NCCL has one.
+ */
+static tp_node *find_local_cpu(tp_node *node, const tp_node *from, int depth)
+{
+    if (node->type == TP_NODE_CPU)
+        return node;
+    if (depth > TP_MAX_NODES)
+        return NULL;
+    for (int l = 0; l < node->n_links; l++) {
+        tp_node *rem = node->links[l].rem;
+        if (node->links[l].type != TP_LINK_PCI || rem == from ||
+            (rem->type != TP_NODE_PCI && rem->type != TP_NODE_CPU))
+            continue;
+        tp_node *cpu = find_local_cpu(rem, node, depth + 1);
+        if (cpu)
+            return cpu;
+    }
+    return NULL;
+}
+
+/* The GPU an <nvlink>/<c2c> belongs to (NCCL fails when it is not in the system). */
+static tp_status link_gpu(build_ctx *c, const tp_xml_elem *e, const char *parent_bus, int sid,
+                          tp_node **gpu)
+{
+    int64_t bus_id = 0;
+    tp_status st = parent_bus ? busid_of(c, e, "busid", parent_bus, &bus_id)
+                              : tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, e,
+                                             "no enclosing <pci busid=...>");
+    if (st != TP_OK)
+        return st;
+    *gpu = tp_system__find(c->sys, TP_NODE_GPU, TP_ID(sid, bus_id));
+    if (*gpu)
+        return TP_OK;
+    tp_log_warn(c->log, "Add NVLink error : could not find GPU %" PRIx64,
+                (uint64_t)TP_ID(sid, bus_id));
+    return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, e,
+                        "GPU %s is not in the system (its <gpu> has no rank)", parent_bus);
+}
+
+static tp_status nvlink_remote(build_ctx *c, const tp_xml_elem *e, tp_node *gpu, int sid,
+                               tp_node **remote)
+{
+    const char *tclass = NULL, *target = NULL;
+    tp_status st = req_str(c, e, "tclass", &tclass);
+    if (st != TP_OK)
+        return st;
+    int type = kv_convert(c, e, "tclass", tclass, pci_class_dict);
+    *remote = NULL;
+    if (type == TP_NODE_GPU) {
+        int64_t bus_id = 0;
+        if ((st = req_str(c, e, "target", &target)) != TP_OK ||
+            (st = busid_of(c, e, "target", target, &bus_id)) != TP_OK)
+            return st;
+        *remote = tp_system__find(c->sys, TP_NODE_GPU, TP_ID(sid, bus_id));
+        if (!*remote)
+            tp_log_info(&c->sys->notes, "%s:%u:%u: <nvlink> target %s is not a GPU of the "
+                                        "system: NCCL ignores the link",
+                        c->doc->source, e->line, e->column, target);
+    } else if (type == TP_NODE_CPU) {
+        *remote = find_local_cpu(gpu, NULL, 0);
+    } else if (c->sys->nodes[TP_NODE_NVS].count == 0) {
+        /* NCCL 2.22.3: any other class is the (single) NVSwitch, id 0. */
+        st = tp_system__create_node(c->sys, remote, TP_NODE_NVS, 0, c->err);
+    } else {
+        *remote = c->sys->nodes[TP_NODE_NVS].nodes;
+    }
+    return st;
+}
+
+static tp_status add_nvlink(build_ctx *c, const tp_xml_elem *e, const char *parent_bus, int sid)
+{
+    tp_node *gpu = NULL, *remote = NULL;
+    int count = 0;
+    tp_status st = link_gpu(c, e, parent_bus, sid, &gpu);
+    if (st != TP_OK || (st = req_int(c, e, "count", &count)) != TP_OK ||
+        (st = nvlink_remote(c, e, gpu, sid, &remote)) != TP_OK || !remote)
+        return st;
+    float bw = (float)count * tp_system__nvlink_bw(gpu->gpu.cuda_comp_cap);
+    if ((st = tp_system__connect(gpu, remote, TP_LINK_NVL, bw, c->err)) != TP_OK)
+        return st;
+    for (int l = 0; l < gpu->n_links; l++) {
+        if (gpu->links[l].rem == remote && gpu->links[l].type == TP_LINK_NVL) {
+            gpu->links[l].line = e->line; /* where a one-sided link is reported (paths.c) */
+            gpu->links[l].column = e->column;
+        }
+    }
+    /* GPU peers list their own links; switches and CPUs get the reverse here. */
+    if (remote->type != TP_NODE_GPU)
+        st = tp_system__connect(remote, gpu, TP_LINK_NVL, bw, c->err);
+    return st;
+}
+
+static tp_status add_c2c(build_ctx *c, const tp_xml_elem *e, const char *parent_bus, int sid)
+{
+    tp_node *gpu = NULL;
+    int count = 0, bw = 0;
+    tp_status st = link_gpu(c, e, parent_bus, sid, &gpu);
+    if (st != TP_OK || (st = req_int(c, e, "count", &count)) != TP_OK ||
+        (st = req_int(c, e, "bw", &bw)) != TP_OK)
+        return st;
+    tp_node *cpu = find_local_cpu(gpu, NULL, 0);
+    if (!cpu)
+        return TP_OK;
+    return connect_pair(gpu, cpu, TP_LINK_NVL, (float)((bw * count) / 1000.0), c->err);
+}
+
+static tp_status add_pcilink(build_ctx *c, const tp_xml_elem *e, const char *parent_bus, int sid)
+{
+    int64_t bus_id = 0, target_id = 0;
+    const char *target = NULL;
+    tp_status st = parent_bus ? busid_of(c, e, "busid", parent_bus, &bus_id)
+                              : tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, e,
+                                             "no enclosing <pci busid=...>");
+    if (st != TP_OK)
+        return st;
+    tp_node *pci = tp_system__find(c->sys, TP_NODE_PCI, TP_ID(sid, bus_id));
+    if (!pci) {
+        tp_log_warn(c->log, "Add PCI Link error : could not find PCI SW %" PRIx64,
+                    (uint64_t)TP_ID(sid, bus_id));
+        return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, e,
+                            "<pcilink> parent %s is not a PCI switch of the system", parent_bus);
+    }
+    if ((st = req_str(c, e, "target", &target)) != TP_OK ||
+        (st = busid_of(c, e, "target", target, &target_id)) != TP_OK)
+        return st;
+    tp_node *remote = tp_system__find(c->sys, TP_NODE_PCI, TP_ID(sid, target_id));
+    return remote ? tp_system__connect(pci, remote, TP_LINK_LOC, TP_LOC_BW, c->err) : TP_OK;
+}
+
+typedef tp_status link_pass_fn(build_ctx *c, const tp_xml_elem *e, const char *parent_bus,
+                               int sid);
+
+/* NCCL 2.22.3 walks the whole tree once per link kind, tracking host and bus id. */
+static tp_status link_pass(build_ctx *c, const tp_xml_elem *e, const char *tag, link_pass_fn *fn,
+                           const char *parent_bus, int sid)
+{
+    if (strcmp(e->tag, tag) == 0)
+        return fn(c, e, parent_bus, sid);
+    tp_status st = TP_OK;
+    if (strcmp(e->tag, "cpu") == 0 && (st = get_system_id(c, e, &sid)) != TP_OK)
+        return st;
+    const char *bus = tp_xml__attr(e, "busid");
+    for (size_t s = 0; s < e->n_children && st == TP_OK; s++)
+        st = link_pass(c, e->children[s], tag, fn, bus ? bus : parent_bus, sid);
+    return st;
+}
+
+/* ---- whole-system passes ---- */
+
+/* NCCL 2.22.3 getBcmGen: Broadcom Gen4/Gen5 switches by their packed device word. */
+static int bcm_gen(uint64_t device, int level)
+{
+    if ((device & TP_NCCL_BCM_ID_MASK) == TP_NCCL_BCM_GEN4_ID)
+        return 4;
+    if ((device & TP_NCCL_BCM_ID_MASK) ==
+        (TP_NCCL_BCM_GEN5_ID | (uint64_t)level * TP_NCCL_BCM_LEVEL))
+        return 5;
+    return 0;
+}
+
+/* Move the links of sub switch `sub` (except the one to `sw`) onto `sw`, then drop `sub`. */
+static tp_status absorb_sub_switch(tp_system *sys, tp_node *sw, int64_t sub_id, tp_error *err)
+{
+    int index = tp_system__index_of(sys, TP_NODE_PCI, sub_id);
+    if (index < 0)
+        return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "BCM sub switch vanished");
+    tp_node *sub = sys->nodes[TP_NODE_PCI].nodes + index;
+    for (int l = 0; l < sub->n_links; l++) {
+        tp_node *rem = sub->links[l].rem;
+        if (rem == sw)
+            continue;
+        if (sw->n_links == TP_MAX_LINKS)
+            return tp_fail(err, TP_ERR_TOPOLOGY, NULL, 0, 0, "too many links (max %d)",
+                           TP_MAX_LINKS);
+        tp_status st = tp_system__reserve_links(sw, sw->n_links + 1, err);
+        if (st != TP_OK)
+            return st;
+        sw->links[sw->n_links++] = sub->links[l];
+        for (int rl = 0; rl < rem->n_links; rl++) {
+            if (rem->links[rl].rem == sub) {
+                rem->links[rl].rem = sw;
+                break;
+            }
+        }
+    }
+    return tp_system__remove_node(sys, TP_NODE_PCI, index, err);
+}
+
+/* NCCL 2.22.3 ncclTopoFlattenBcmSwitches for one switch: unlink its same-gen sub switches. */
+static tp_status flatten_switch(tp_system *sys, tp_node *sw, int gen, tp_error *err)
+{
+    int64_t sub_ids[TP_MAX_LINKS];
+    int n_subs = 0;
+    for (int l = 0; l < sw->n_links; l++) {
+        tp_node *sub = sw->links[l].rem;
+        if (sub->type != TP_NODE_PCI || bcm_gen(sub->pci.device, 1) != gen)
+            continue;
+        sub_ids[n_subs++] = sub->id;
+        memmove(sw->links + l, sw->links + l + 1, (size_t)(sw->n_links - l - 1) * sizeof(tp_link));
+        sw->n_links--;
+        l--;
+    }
+    for (int s = 0; s < n_subs; s++) {
+        tp_status st = absorb_sub_switch(sys, sw, sub_ids[s], err);
+        if (st != TP_OK)
+            return st;
+    }
+    sw->pci.device |= TP_NCCL_BCM_FLATTENED;
+    return TP_OK;
+}
+
+static tp_status flatten_bcm_switches(tp_system *sys, tp_error *err)
+{
+    for (int s = 0; s < sys->nodes[TP_NODE_PCI].count; s++) {
+        tp_node *sw = sys->nodes[TP_NODE_PCI].nodes + s;
+        int gen = bcm_gen(sw->pci.device, 0);
+        if (!gen)
+            continue;
+        /* `sw` stays in place: its sub switches come after it. */
+        tp_status st = flatten_switch(sys, sw, gen, err);
+        if (st != TP_OK)
+            return st;
+        /* NCCL 2.22.3 restarts with s = 0, which the loop increment turns into 1. */
+        s = 0;
+    }
+    return TP_OK;
+}
+
+/* NCCL 2.22.3 ncclTopoGetInterCpuBw: the SMP interconnect by CPU arch, vendor and model. */
+static float inter_cpu_bw(const tp_node *cpu)
+{
+    if (cpu->cpu.arch == TP_CPU_ARCH_POWER)
+        return TP_P9_BW;
+    if (cpu->cpu.arch == TP_CPU_ARCH_ARM)
+        return TP_ARM_BW;
+    if (cpu->cpu.arch != TP_CPU_ARCH_X86)
+        return TP_LOC_BW;
+    if (cpu->cpu.vendor == TP_CPU_VENDOR_INTEL)
+        return cpu->cpu.model == TP_CPU_TYPE_SKL ? TP_SKL_QPI_BW : TP_QPI_BW;
+    if (cpu->cpu.vendor == TP_CPU_VENDOR_AMD)
+        return TP_AMD_BW;
+    if (cpu->cpu.vendor == TP_CPU_VENDOR_ZHAOXIN)
+        return cpu->cpu.model == TP_CPU_TYPE_YONGFENG ? TP_YONGFENG_ZPI_BW : TP_ZPI_BW;
+    return TP_LOC_BW;
+}
+
+static tp_status connect_cpus(tp_system *sys, tp_error *err)
+{
+    tp_node_set *cpus = &sys->nodes[TP_NODE_CPU];
+    for (int n = 0; n < cpus->count; n++) {
+        tp_node *a = cpus->nodes + n;
+        for (int p = 0; p < cpus->count; p++) {
+            tp_node *b = cpus->nodes + p;
+            if (n == p || TP_ID_SYSTEM_ID(a->id) != TP_ID_SYSTEM_ID(b->id))
+                continue;
+            tp_status st = tp_system__connect(a, b, TP_LINK_SYS, inter_cpu_bw(a), err);
+            if (st != TP_OK)
+                return st;
+        }
+    }
+    return TP_OK;
+}
+
+static tp_status build(build_ctx *c, const tp_xml_elem *top, uint64_t host_hash)
+{
+    tp_status st = TP_OK;
+    for (size_t s = 0; s < top->n_children && st == TP_OK; s++)
+        if (strcmp(top->children[s]->tag, "cpu") == 0)
+            st = add_cpu(c, top->children[s]);
+    if (st != TP_OK)
+        return st;
+    for (int id = 0; id < c->sys->n_hosts; id++)
+        if (c->sys->host_hashes[id] == host_hash)
+            c->sys->system_id = id;
+    if ((st = link_pass(c, top, "nvlink", add_nvlink, NULL, 0)) != TP_OK ||
+        (st = link_pass(c, top, "c2c", add_c2c, NULL, 0)) != TP_OK ||
+        (st = link_pass(c, top, "pcilink", add_pcilink, NULL, 0)) != TP_OK ||
+        (st = flatten_bcm_switches(c->sys, c->err)) != TP_OK ||
+        (st = connect_cpus(c->sys, c->err)) != TP_OK)
+        return st;
+    return tp_system__sort(c->sys, c->err);
+}
+
+tp_status tp_system__from_xml_log(tp_system **out, tp_xml *doc, const tp_config *cfg,
+                                  uint64_t host_hash, tp_log *log, tp_error *err)
+{
+    (void)cfg;
+    *out = NULL;
+    if (!doc || !doc->root || strcmp(doc->root->tag, "system") != 0)
+        return tp_xml__fail(err, TP_ERR_TOPOLOGY, doc, doc ? doc->root : NULL,
+                            "not a topology (expected a <system> root element)");
+    tp_system *sys = NULL;
+    tp_status st = tp_system__new(&sys, err);
+    if (st != TP_OK)
+        return st;
+    build_ctx c = {.sys = sys, .doc = doc, .log = log, .err = err};
+    snprintf(sys->source, sizeof(sys->source), "%s", doc->source);
+    st = build(&c, doc->root, host_hash);
+    if (st == TP_OK && sys->notes.failed)
+        st = tp_fail_nomem(err);
+    if (st != TP_OK) {
+        tp_system__free(sys);
+        return st;
+    }
+    *out = sys;
+    return TP_OK;
+}
+
+tp_status tp_system__from_xml(tp_system **out, tp_xml *doc, const tp_config *cfg,
+                              uint64_t host_hash, tp_error *err)
+{
+    return tp_system__from_xml_log(out, doc, cfg, host_hash, NULL, err);
+}

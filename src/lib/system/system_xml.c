@@ -1,0 +1,788 @@
+/*
+ * Stage 2, XML preparation: bring a loaded topology XML to the state NCCL
+ * 2.22.3 holds just before ncclTopoGetSystemFromXml (and writes to
+ * NCCL_TOPO_DUMP_FILE), with nothing read from NVML or sysfs:
+ *
+ *  1. what NCCL's own parser keeps (xml.cc xmlLoadSub): known elements only,
+ *     at most 16 attributes, its node limits;
+ *  2. per local rank (ncclTopoGetSystem, topo.cc): fill its GPU (ncclTopoFillGpu
+ *     without sysfs), mark it and every NET device "keep", set ranks and
+ *     defaults, then drop unmarked branches (ncclTopoTrimXml);
+ *  3. fuse the ranks' trees in rank order (ncclTopoFuseXml).
+ *
+ * GPU order, NET order and GDR defaults follow the conformance suite's model
+ * of a real job (see conformance/README.md): the XML is the whole truth.
+ */
+#include "system/system.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct prep_ctx {
+    tp_xml *doc;
+    tp_log *log;
+    tp_error *err;
+    tp_xml_elem **gpus; /* original <gpu> elements in local-rank order */
+    size_t n_gpus;
+    tp_xml_elem **nets; /* original <net> elements in NET device order */
+    size_t n_nets;
+    int gdr_default; /* NCCL's peerInfo gdrSupport for a <gpu> without gdr */
+    unsigned dropped_gpu_line, dropped_gpu_col; /* the first <gpu> NCCL's parser ignored */
+    bool plain; /* trim every rank's tree by a walk of its own (tests) */
+    struct elem_list *shared_trim; /* what every rank's trim drops, its own GPU aside */
+} prep_ctx;
+
+/* An element list that grows. */
+typedef struct elem_list {
+    tp_xml_elem **items;
+    size_t count, cap;
+} elem_list;
+
+static tp_status list_add(elem_list *l, tp_xml_elem *e, tp_error *err)
+{
+    tp_status st = tp_grow((void **)&l->items, &l->cap, l->count + 1, sizeof(*l->items), err);
+    if (st == TP_OK)
+        l->items[l->count++] = e;
+    return st;
+}
+
+/* Pre-order walk collecting every element with this tag. */
+static tp_status collect(const tp_xml_elem *e, const char *tag, elem_list *out, tp_error *err)
+{
+    tp_status st = TP_OK;
+    if (strcmp(e->tag, tag) == 0)
+        st = list_add(out, (tp_xml_elem *)e, err);
+    for (size_t i = 0; i < e->n_children && st == TP_OK; i++)
+        st = collect(e->children[i], tag, out, err);
+    return st;
+}
+
+/* ---- 1. what NCCL's parser keeps ---- */
+
+/* NCCL 2.22.3 topology parser handlers: which children each element accepts. */
+static const struct {
+    const char *parent;
+    const char *children[4];
+} known_children[] = {
+    {"system", {"cpu"}},
+    {"cpu", {"pci", "nic"}},
+    {"pci", {"pci", "gpu", "nic", "pcilink"}},
+    {"gpu", {"nvlink", "c2c"}},
+    {"nic", {"net"}},
+};
+
+/* -1: the element takes no children at all (they vanish silently); 0: not this one; 1: known. */
+static int child_known(const char *parent, const char *child)
+{
+    for (size_t i = 0; i < ARRAY_LEN(known_children); i++) {
+        if (strcmp(known_children[i].parent, parent) != 0)
+            continue;
+        for (size_t k = 0; k < ARRAY_LEN(known_children[i].children); k++) {
+            const char *c = known_children[i].children[k];
+            if (c && strcmp(c, child) == 0)
+                return 1;
+        }
+        return 0;
+    }
+    return -1;
+}
+
+/* NCCL 2.22.3 keeps the first 16 attributes of an element, with one line per extra one. */
+static void cut_attrs(prep_ctx *c, tp_xml_elem *e)
+{
+    while (e->n_attrs > TP_XML_MAX_ATTRS) {
+        tp_log_info_sub(c->log, TP_SUB_GRAPH, "XML Parse : Ignoring extra attributes (max %d)",
+                        TP_XML_MAX_ATTRS);
+        tp_xml__unset_attr(e, e->attrs[TP_XML_MAX_ATTRS].name);
+    }
+}
+
+/* The parser still reads (and reports extra attributes of) elements it drops. */
+static void cut_attrs_rec(prep_ctx *c, tp_xml_elem *e)
+{
+    cut_attrs(c, e);
+    for (size_t i = 0; i < e->n_children; i++)
+        cut_attrs_rec(c, e->children[i]);
+}
+
+static const tp_xml_elem *first_with_tag(const tp_xml_elem *e, const char *tag)
+{
+    if (strcmp(e->tag, tag) == 0)
+        return e;
+    for (size_t i = 0; i < e->n_children; i++) {
+        const tp_xml_elem *found = first_with_tag(e->children[i], tag);
+        if (found)
+            return found;
+    }
+    return NULL;
+}
+
+static void drop_unknown(prep_ctx *c, tp_xml_elem *e)
+{
+    for (size_t i = 0; i < e->n_children;) {
+        tp_xml_elem *child = e->children[i];
+        int known = child_known(e->tag, child->tag);
+        if (known == 1) {
+            cut_attrs(c, child);
+            drop_unknown(c, child);
+            i++;
+            continue;
+        }
+        cut_attrs_rec(c, child);
+        if (known == 0)
+            tp_log_info_sub(c->log, TP_SUB_GRAPH, "Ignoring element %s", child->tag);
+        const tp_xml_elem *gpu = first_with_tag(child, "gpu");
+        if (gpu && !c->dropped_gpu_line) {
+            c->dropped_gpu_line = gpu->line;
+            c->dropped_gpu_col = gpu->column;
+        }
+        tp_xml__remove(child);
+    }
+}
+
+/* NCCL 2.22.3 limits: 256 parser nodes (the last one trips the check) and 128 children. */
+static tp_status check_limits(prep_ctx *c, const tp_xml_elem *e, size_t *count)
+{
+    if (++*count >= TP_XML_MAX_NODES) {
+        tp_log_warn(c->log, "Error : XML parser is limited to %d nodes", TP_XML_MAX_NODES);
+        return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, e,
+                            "too many elements (NCCL 2.22.3 reads at most %d)",
+                            TP_XML_MAX_NODES - 1);
+    }
+    if (e->n_children > TP_XML_MAX_SUBS) {
+        tp_log_warn(c->log, "Error : XML parser is limited to %d subnodes", TP_XML_MAX_SUBS);
+        return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, e,
+                            "%zu children (NCCL 2.22.3 reads at most %d)", e->n_children,
+                            TP_XML_MAX_SUBS);
+    }
+    for (size_t i = 0; i < e->n_children; i++) {
+        tp_status st = check_limits(c, e->children[i], count);
+        if (st != TP_OK)
+            return st;
+    }
+    return TP_OK;
+}
+
+static tp_status check_root(prep_ctx *c)
+{
+    tp_xml_elem *top = c->doc->root;
+    if (strcmp(top->tag, "system") != 0)
+        return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, top,
+                            "not a topology (expected a <system> root element)");
+    const char *v = tp_xml__attr(top, "version");
+    if (!v) {
+        tp_log_warn(c->log, "Attribute version of node system not found");
+        return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, top, "missing attribute version");
+    }
+    int version = (int)strtol(v, NULL, 0);
+    if (version != TP_TOPO_XML_VERSION) {
+        tp_log_warn(c->log, "XML Topology has wrong version %d, %d needed", version,
+                    TP_TOPO_XML_VERSION);
+        return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, top,
+                            "version \"%s\" (expected %d)", v, TP_TOPO_XML_VERSION);
+    }
+    cut_attrs(c, top);
+    drop_unknown(c, top);
+    /* Every <gpu> is a rank: one NCCL never reads would leave its rank without a GPU. */
+    if (c->dropped_gpu_line)
+        return tp_fail(c->err, TP_ERR_TOPOLOGY, c->doc->source, c->dropped_gpu_line,
+                       c->dropped_gpu_col,
+                       "<gpu>: not where NCCL 2.22.3 reads GPUs (<system>/<cpu>/<pci>.../<gpu>): "
+                       "NCCL ignores it and its rank would have no GPU");
+    size_t count = 0;
+    return check_limits(c, top, &count);
+}
+
+/* ---- validation and the job's view: GPU and NET order ---- */
+
+/*
+ * Every <pci> needs a readable bus id, and GPUs distinct ones: NCCL finds a
+ * rank's GPU by bus id, so a second GPU with the same id would never be used.
+ * (Other repeated bus ids are legal: NCCL's own fusion can write them.)
+ */
+static tp_status check_busids(prep_ctx *c, const elem_list *pcis)
+{
+    for (size_t i = 0; i < pcis->count; i++) {
+        const char *bi = tp_xml__attr(pcis->items[i], "busid");
+        if (!bi)
+            return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, pcis->items[i],
+                                "missing attribute busid");
+        int digits = 0;
+        int64_t a = tp_system__busid_to_int64(bi, &digits);
+        if (digits == 0)
+            return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, pcis->items[i],
+                                "busid=\"%s\" is not a PCI bus id (expected e.g. 0000:1a:00.0)",
+                                bi);
+        for (size_t j = 0; j < i && tp_xml__child(pcis->items[i], "gpu"); j++) {
+            const char *bj = tp_xml__attr(pcis->items[j], "busid");
+            if (tp_xml__child(pcis->items[j], "gpu") && tp_system__busid_to_int64(bj, NULL) == a)
+                return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, pcis->items[i],
+                                    "duplicate bus id %s (first at line %u)", bi,
+                                    pcis->items[j]->line);
+        }
+    }
+    return TP_OK;
+}
+
+/* The integer attribute `name` of every element, if all have a valid one. */
+static bool all_ints(tp_xml_elem **items, size_t n, const char *name, long *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *s = tp_xml__attr(items[i], name);
+        char *end = NULL;
+        if (!s || !*s)
+            return false;
+        out[i] = strtol(s, &end, 0);
+        if (*end)
+            return false;
+    }
+    return true;
+}
+
+static bool all_distinct(const long *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < i; j++)
+            if (v[i] == v[j])
+                return false;
+    return true;
+}
+
+static bool is_permutation(const long *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v[i] < 0 || (size_t)v[i] >= n)
+            return false;
+    return all_distinct(v, n);
+}
+
+/* Stable insertion sort of items by key (small lists). */
+static void sort_by_key(tp_xml_elem **items, long *keys, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        tp_xml_elem *it = items[i];
+        long k = keys[i];
+        size_t j = i;
+        for (; j > 0 && keys[j - 1] > k; j--) {
+            items[j] = items[j - 1];
+            keys[j] = keys[j - 1];
+        }
+        items[j] = it;
+        keys[j] = k;
+    }
+}
+
+/*
+ * Local rank order of the GPUs: by their rank attribute when those are
+ * 0..n-1, else by dev when all distinct, else XML order (conformance model).
+ */
+static tp_status order_gpus(prep_ctx *c, elem_list *gpus)
+{
+    long *keys = calloc(gpus->count + 1, sizeof(*keys));
+    if (!keys)
+        return tp_fail_nomem(c->err);
+    if (all_ints(gpus->items, gpus->count, "rank", keys) && is_permutation(keys, gpus->count))
+        sort_by_key(gpus->items, keys, gpus->count);
+    else if (all_ints(gpus->items, gpus->count, "dev", keys) && all_distinct(keys, gpus->count))
+        sort_by_key(gpus->items, keys, gpus->count);
+    free(keys);
+    return TP_OK;
+}
+
+/* NET devices: by dev when every <net> has a distinct one, else XML order. */
+static tp_status order_nets(prep_ctx *c, elem_list *nets)
+{
+    long *keys = calloc(nets->count + 1, sizeof(*keys));
+    if (!keys)
+        return tp_fail_nomem(c->err);
+    if (all_ints(nets->items, nets->count, "dev", keys) && all_distinct(keys, nets->count))
+        sort_by_key(nets->items, keys, nets->count);
+    free(keys);
+    for (size_t i = 0; i < nets->count; i++)
+        if (!tp_xml__attr(nets->items[i], "name"))
+            return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, nets->items[i],
+                                "missing attribute name (NCCL finds NET devices by name)");
+    return TP_OK;
+}
+
+static int gdr_default(const elem_list *nets)
+{
+    for (size_t i = 0; i < nets->count; i++) {
+        const char *g = tp_xml__attr(nets->items[i], "gdr");
+        if (g && strtol(g, NULL, 0) == 1)
+            return 1;
+    }
+    return 0;
+}
+
+static tp_status check_gpus(prep_ctx *c)
+{
+    for (size_t i = 0; i < c->n_gpus; i++) {
+        tp_xml_elem *gpu = c->gpus[i];
+        if (!tp_xml__attr(gpu, "dev"))
+            return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, gpu,
+                                "missing attribute dev (NCCL would ask NVML)");
+        if (strtol(tp_xml__attr(gpu, "dev"), NULL, 0) < 0)
+            return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, gpu,
+                                "dev=\"%s\" is negative (a CUDA device number)",
+                                tp_xml__attr(gpu, "dev"));
+
+        if (!tp_xml__attr(gpu, "sm"))
+            return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, gpu,
+                                "missing attribute sm (NCCL would ask CUDA)");
+        if (strcmp(gpu->parent->tag, "pci") != 0 || !tp_xml__attr(gpu->parent, "busid"))
+            return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, gpu,
+                                "a <gpu> must be the child of a <pci busid=...>");
+        /* NCCL 2.22.3 ncclTopoAddPci takes the first <gpu> of a <pci> only. */
+        if (tp_xml__child(gpu->parent, "gpu") != gpu)
+            return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, gpu,
+                                "a second <gpu> in one <pci>: NCCL 2.22.3 reads only the first, "
+                                "so this GPU's rank would have none");
+    }
+    return TP_OK;
+}
+
+/* ---- 2. the NET devices (the same in every rank's tree) ---- */
+
+/* NCCL 2.22.3 xmlSetAttrIfUnset / xmlInitAttr*: only set what is missing. */
+static tp_status init_attr(tp_xml_elem *e, const char *name, const char *value, tp_error *err)
+{
+    return tp_xml__attr(e, name) ? TP_OK : tp_xml__set_attr(e, name, value, err);
+}
+
+static tp_status set_int_attr(tp_xml_elem *e, const char *name, long v, bool only_init,
+                              tp_error *err)
+{
+    char text[32];
+    snprintf(text, sizeof(text), "%d", (int)v);
+    return only_init ? init_attr(e, name, text, err) : tp_xml__set_attr(e, name, text, err);
+}
+
+/* The NET plugin's properties are the listed <net>'s own attributes. */
+static tp_status init_net_props(prep_ctx *c, tp_xml_elem *net, const tp_xml_elem *props)
+{
+    static const char *const ints[] = {"speed", "port"};
+    tp_status st = TP_OK;
+    const char *s;
+    char text[64];
+    for (size_t i = 0; i < ARRAY_LEN(ints) && st == TP_OK; i++)
+        if ((s = tp_xml__attr(props, ints[i])))
+            st = set_int_attr(net, ints[i], strtol(s, NULL, 0), true, c->err);
+    if (st == TP_OK && (s = tp_xml__attr(props, "latency"))) {
+        snprintf(text, sizeof(text), "%f", (double)strtof(s, NULL));
+        st = init_attr(net, "latency", text, c->err);
+    }
+    if (st == TP_OK && (s = tp_xml__attr(props, "guid"))) {
+        snprintf(text, sizeof(text), "0x%llx", strtoull(s, NULL, 16));
+        st = init_attr(net, "guid", text, c->err);
+    }
+    if (st == TP_OK && (s = tp_xml__attr(props, "maxconn")))
+        st = set_int_attr(net, "maxconn", strtol(s, NULL, 0), true, c->err);
+    if (st == TP_OK && (s = tp_xml__attr(props, "gdr")))
+        st = set_int_attr(net, "gdr", strtol(s, NULL, 0), true, c->err);
+    return st;
+}
+
+/*
+ * NCCL 2.22.3 ncclTopoGetSystem: every rank marks NET device n (found by
+ * name with ncclTopoFillNet: with duplicate names the first <net> of that
+ * name gets every later dev number) keep="1", dev=n, plugin properties.
+ * Every rank does the same, so we do it once on the shared tree.
+ */
+static tp_status fill_net(prep_ctx *c, tp_xml_elem *net, size_t n, const char *name)
+{
+    if (!net)
+        return tp_fail(c->err, TP_ERR_INTERNAL, c->doc->source, 0, 0, "net %s vanished", name);
+    tp_status st = set_int_attr(net, "keep", 1, false, c->err);
+    if (st == TP_OK && (st = set_int_attr(net, "dev", (long)n, false, c->err)) == TP_OK)
+        st = init_net_props(c, net, c->nets[n]);
+    return st;
+}
+
+/* NCCL's xmlFindTagKv answer: the first <net> of that name in document order. */
+static tp_xml_elem *first_named(const elem_list *in_doc, const char *name)
+{
+    for (size_t i = 0; i < in_doc->count; i++) {
+        const char *v = tp_xml__attr(in_doc->items[i], "name");
+        if (v && strcmp(v, name) == 0)
+            return in_doc->items[i];
+    }
+    return NULL;
+}
+
+static tp_status fill_nets(prep_ctx *c, tp_xml_elem *top)
+{
+    elem_list in_doc = {0};
+    tp_status st = collect(top, "net", &in_doc, c->err);
+    for (size_t n = 0; n < c->n_nets && st == TP_OK; n++) {
+        const char *name = tp_xml__attr(c->nets[n], "name");
+        st = fill_net(c, first_named(&in_doc, name), n, name);
+    }
+    free(in_doc.items);
+    return st;
+}
+
+/* ---- 3. one rank's tree, as a view of the shared one ---- */
+
+/*
+ * A rank's tree differs from the shared one only by what ncclTopoFillGpu
+ * writes on its GPU's branch (`chain`) and by the branches ncclTopoTrimXml
+ * drops (`removed`). We read it through these instead of copying it.
+ */
+#define TP_VIEW_MAX_CHAIN 64
+#define TP_VIEW_MAX_ATTRS (TP_XML_MAX_ATTRS + 8)
+
+typedef struct rank_view {
+    const tp_xml_elem *gpu, *gpu_pci;
+    bool usable; /* dev != -1: NCCL keeps it */
+    char rank_text[16], gdr_text[16];
+    const tp_xml_elem *chain[TP_VIEW_MAX_CHAIN]; /* GPU's PCI devices up to its CPU */
+    size_t n_chain;
+    elem_list removed; /* trimmed elements (their subtrees go too) */
+} rank_view;
+
+/* An element's attributes as the rank sees them (borrowed strings). */
+typedef struct attr_view {
+    const char *name[TP_VIEW_MAX_ATTRS];
+    const char *value[TP_VIEW_MAX_ATTRS];
+    size_t n;
+} attr_view;
+
+static int av_find(const attr_view *av, const char *name)
+{
+    for (size_t i = 0; i < av->n; i++)
+        if (strcmp(av->name[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* xmlSetAttr (replace in place or append); only_init: xmlSetAttrIfUnset. */
+static void av_set(attr_view *av, const char *name, const char *value, bool only_init)
+{
+    int i = av_find(av, name);
+    if (i >= 0 && !only_init)
+        av->value[i] = value;
+    if (i < 0 && av->n < TP_VIEW_MAX_ATTRS) {
+        av->name[av->n] = name;
+        av->value[av->n++] = value;
+    }
+}
+
+static void av_unset(attr_view *av, const char *name)
+{
+    int i = av_find(av, name);
+    if (i < 0)
+        return;
+    for (size_t k = (size_t)i + 1; k < av->n; k++) {
+        av->name[k - 1] = av->name[k];
+        av->value[k - 1] = av->value[k];
+    }
+    av->n--;
+}
+
+static bool in_list(const tp_xml_elem *const *items, size_t n, const tp_xml_elem *e)
+{
+    for (size_t i = 0; i < n; i++)
+        if (items[i] == e)
+            return true;
+    return false;
+}
+
+/* NCCL 2.22.3 ncclTopoGetXmlFromSys / GetXmlFromCpu / GetXmlFromGpu with no sysfs or NVML. */
+static void fill_view(const rank_view *v, const tp_xml_elem *e, attr_view *av)
+{
+    if (e == v->gpu_pci)
+        av_set(av, "class", "0x03", true);
+    if (strcmp(e->tag, "pci") == 0) {
+        av_set(av, "link_speed", "", true);
+        av_set(av, "link_width", "", true);
+    } else if (strcmp(e->tag, "cpu") == 0) {
+        av_set(av, "arch", "x86_64", true); /* the build's arch; vendor/family need CPUID */
+    } else if (e == v->gpu) {
+        av_set(av, "keep", "1", false);
+        av_set(av, "rank", v->rank_text, false);
+        av_set(av, "gdr", v->gdr_text, true);
+    } else if (strcmp(e->tag, "nvlink") == 0) {
+        av_set(av, "tclass", "0x068000", true); /* unknown peer: taken for an NVSwitch */
+    }
+}
+
+static void view_attrs(const rank_view *v, const tp_xml_elem *e, attr_view *av)
+{
+    av->n = 0;
+    for (size_t i = 0; i < e->n_attrs && i < TP_VIEW_MAX_ATTRS; i++) {
+        av->name[i] = e->attrs[i].name;
+        av->value[i] = e->attrs[i].value;
+        av->n++;
+    }
+    bool own_nvlink = v->usable && e->parent == v->gpu && strcmp(e->tag, "nvlink") == 0;
+    bool gpu = v->usable && e == v->gpu;
+    if (own_nvlink || gpu || in_list(v->chain, v->n_chain, e))
+        fill_view(v, e, av);
+    int k = av_find(av, "keep");
+    if (k >= 0 && strcmp(av->value[k], "1") == 0)
+        av_unset(av, "keep"); /* ncclTopoTrimXml drops the marks it honours */
+}
+
+static bool view_kept(const rank_view *v, const tp_xml_elem *e)
+{
+    if (v->usable && e == v->gpu)
+        return true;
+    const char *k = tp_xml__attr(e, "keep");
+    return k && strcmp(k, "1") == 0;
+}
+
+/* NCCL 2.22.3 ncclTopoTrimXml: PCI and CPU branches with nothing marked keep="1" go. */
+static tp_status trim_view(rank_view *v, const tp_xml_elem *e, int *keep, tp_error *err)
+{
+    if (view_kept(v, e)) {
+        *keep = 1;
+        return TP_OK;
+    }
+    *keep = 0;
+    tp_status st = TP_OK;
+    for (size_t s = 0; s < e->n_children && st == TP_OK; s++) {
+        int sub = 0;
+        st = trim_view(v, e->children[s], &sub, err);
+        *keep += sub;
+    }
+    if (st == TP_OK && *keep == 0 && e->parent &&
+        (strcmp(e->tag, "pci") == 0 || strcmp(e->tag, "cpu") == 0))
+        st = list_add(&v->removed, (tp_xml_elem *)e, err);
+    return st;
+}
+
+/* The branches the trim drops when no GPU is the rank's own (keep marks only). */
+static tp_status shared_trim(prep_ctx *c, elem_list *out)
+{
+    rank_view none = {.usable = false};
+    int keep = 0;
+    tp_status st = trim_view(&none, c->doc->root, &keep, c->err);
+    *out = none.removed;
+    return st;
+}
+
+static bool is_above(const tp_xml_elem *e, const tp_xml_elem *below)
+{
+    for (const tp_xml_elem *p = below->parent; p; p = p->parent)
+        if (p == e)
+            return true;
+    return false;
+}
+
+/*
+ * A rank's trim differs from the shared one only above its own GPU: a usable
+ * GPU is kept, so every element holding it is too; elsewhere the rank's walk
+ * reads the same keep marks. Equal to trim_view on the rank's view (c->plain
+ * runs that walk instead; the unit tests compare both).
+ */
+static tp_status rank_trim(prep_ctx *c, rank_view *v)
+{
+    int keep = 0;
+    if (c->plain)
+        return trim_view(v, c->doc->root, &keep, c->err);
+    tp_status st = TP_OK;
+    for (size_t i = 0; i < c->shared_trim->count && st == TP_OK; i++) {
+        tp_xml_elem *e = c->shared_trim->items[i];
+        if (!v->usable || !is_above(e, v->gpu))
+            st = list_add(&v->removed, e, c->err);
+    }
+    return st;
+}
+
+/*
+ * The rank's GPU branch; the affinity read NCCL attempts (and logs) only
+ * in the reported rank's own process.
+ */
+static tp_status init_view(prep_ctx *c, rank_view *v, size_t local, int rank, bool logged)
+{
+    v->gpu = c->gpus[local];
+    v->gpu_pci = v->gpu->parent;
+    v->usable = strtol(tp_xml__attr(v->gpu, "dev"), NULL, 0) != -1;
+    snprintf(v->rank_text, sizeof(v->rank_text), "%d", rank);
+    snprintf(v->gdr_text, sizeof(v->gdr_text), "%d", c->gdr_default);
+    for (const tp_xml_elem *p = v->gpu_pci; p && v->n_chain < TP_VIEW_MAX_CHAIN; p = p->parent) {
+        bool cpu = strcmp(p->tag, "cpu") == 0;
+        if (!cpu && strcmp(p->tag, "pci") != 0)
+            break;
+        v->chain[v->n_chain++] = p;
+        if (!cpu)
+            continue;
+        const char *numa = tp_xml__attr(p, "numaid");
+        if (!tp_xml__attr(p, "affinity") && !numa) {
+            tp_log_warn(c->log, "GetXmlFromCpu : could not find CPU numa ID.");
+            return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, p, "missing attribute numaid");
+        }
+        if (!tp_xml__attr(p, "affinity") && logged)
+            tp_log_info_sub(c->log, TP_SUB_GRAPH,
+                            "Topology detection : could not read "
+                            "/sys/devices/system/node/node%s/cpumap, ignoring",
+                            numa);
+        break;
+    }
+    return rank_trim(c, v);
+}
+
+/* ---- 4. fusion (ncclTopoFuseXml) ---- */
+
+/* Write a view element (and its kept subtree) under parent. */
+static tp_status materialize(const rank_view *v, const tp_xml_elem *e, tp_xml_elem *parent,
+                             tp_xml_elem **out, tp_error *err)
+{
+    attr_view av;
+    tp_xml_elem *copy = NULL;
+    view_attrs(v, e, &av);
+    tp_status st = tp_xml__add_child(&copy, parent, e->tag, err);
+    if (st != TP_OK)
+        return st;
+    copy->line = e->line;
+    copy->column = e->column;
+    /* A view's attribute names are distinct (av_set replaces). */
+    for (size_t i = 0; i < av.n && st == TP_OK; i++)
+        st = tp_xml__append_attr(copy, av.name[i], av.value[i], err);
+    for (size_t i = 0; i < e->n_children && st == TP_OK; i++)
+        if (!in_list((const tp_xml_elem *const *)v->removed.items, v->removed.count,
+                     e->children[i]))
+            st = materialize(v, e->children[i], copy, NULL, err);
+    if (st != TP_OK && !parent)
+        tp_xml__free_elem(copy);
+    if (st == TP_OK && out)
+        *out = copy;
+    return st;
+}
+
+/*
+ * NCCL 2.22.3 xmlFindNode: a child of the same name with the same number of
+ * attributes, each of src's present with the same value. (NCCL also compares
+ * the parser's open/self-closing flag, which our tree does not keep.)
+ */
+static tp_xml_elem *find_same(const tp_xml_elem *parent, const tp_xml_elem *src,
+                              const attr_view *av)
+{
+    for (size_t i = 0; i < parent->n_children; i++) {
+        tp_xml_elem *n = parent->children[i];
+        if (strcmp(n->tag, src->tag) != 0 || n->n_attrs != av->n)
+            continue;
+        size_t a = 0;
+        for (; a < av->n; a++) {
+            /* Usually at the same place (copies keep the order); names are unique. */
+            const char *val = strcmp(n->attrs[a].name, av->name[a]) == 0
+                                  ? n->attrs[a].value
+                                  : tp_xml__attr(n, av->name[a]);
+            if (!val || strcmp(val, av->value[a]) != 0)
+                break;
+        }
+        if (a == av->n)
+            return n;
+    }
+    return NULL;
+}
+
+static tp_status fuse_view(const rank_view *v, tp_xml_elem *dst, const tp_xml_elem *src,
+                           tp_error *err)
+{
+    tp_status st = TP_OK;
+    for (size_t i = 0; i < src->n_children && st == TP_OK; i++) {
+        const tp_xml_elem *child = src->children[i];
+        if (in_list((const tp_xml_elem *const *)v->removed.items, v->removed.count, child))
+            continue;
+        attr_view av;
+        view_attrs(v, child, &av);
+        tp_xml_elem *same = find_same(dst, child, &av);
+        st = same ? fuse_view(v, same, child, err) : materialize(v, child, dst, NULL, err);
+    }
+    return st;
+}
+
+/* NCCL's canonical bus id text (int64ToBusId): how a rank finds its GPU. */
+static tp_status check_canonical(prep_ctx *c, const tp_xml_elem *pci)
+{
+    const char *orig = tp_xml__attr(pci, "busid");
+    uint64_t id = (uint64_t)tp_system__busid_to_int64(orig, NULL);
+    char busid[64];
+    snprintf(busid, sizeof(busid), "%04llx:%02llx:%02llx.%01llx", (unsigned long long)(id >> 20),
+             (unsigned long long)((id & 0xff000) >> 12), (unsigned long long)((id & 0xff0) >> 4),
+             (unsigned long long)(id & 0xf));
+    if (strcmp(busid, orig) != 0)
+        return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, pci,
+                            "busid \"%s\" is not in NCCL's form (expected \"%s\")", orig, busid);
+    return TP_OK;
+}
+
+/* Rank by rank: the first rank's tree as is, later ones fused into it. */
+static tp_status fuse_ranks(prep_ctx *c, int first_rank, int report_rank)
+{
+    tp_xml_elem *fused = NULL;
+    elem_list shared = {0};
+    c->shared_trim = &shared;
+    tp_status st = shared_trim(c, &shared);
+    for (size_t i = 0; i < c->n_gpus && st == TP_OK; i++) {
+        int rank = first_rank + (int)i;
+        rank_view v = {0};
+        st = check_canonical(c, c->gpus[i]->parent);
+        if (st == TP_OK)
+            st = init_view(c, &v, i, rank, rank == report_rank);
+        if (st == TP_OK)
+            st = fused ? fuse_view(&v, fused, c->doc->root, c->err)
+                       : materialize(&v, c->doc->root, NULL, &fused, c->err);
+        free(v.removed.items);
+    }
+    free(shared.items);
+    if (st != TP_OK) {
+        tp_xml__free_elem(fused);
+        return st;
+    }
+    tp_xml__free_elem(c->doc->root);
+    c->doc->root = fused;
+    return TP_OK;
+}
+
+static tp_status prepare(prep_ctx *c, int first_rank, int report_rank)
+{
+    elem_list pcis = {0}, gpus = {0}, nets = {0};
+    tp_status st = check_root(c);
+    if (st == TP_OK && (st = collect(c->doc->root, "pci", &pcis, c->err)) == TP_OK &&
+        (st = collect(c->doc->root, "gpu", &gpus, c->err)) == TP_OK)
+        st = collect(c->doc->root, "net", &nets, c->err);
+    if (st == TP_OK && (st = check_busids(c, &pcis)) == TP_OK &&
+        (st = order_gpus(c, &gpus)) == TP_OK)
+        st = order_nets(c, &nets);
+    c->gpus = gpus.items;
+    c->n_gpus = gpus.count;
+    c->nets = nets.items;
+    c->n_nets = nets.count;
+    c->gdr_default = gdr_default(&nets);
+    if (st == TP_OK && c->n_gpus == 0)
+        st = tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, c->doc->root, "no <gpu> element");
+    if (st == TP_OK && (st = check_gpus(c)) == TP_OK &&
+        (st = fill_nets(c, c->doc->root)) == TP_OK)
+        st = fuse_ranks(c, first_rank, report_rank);
+    free(pcis.items);
+    free(gpus.items);
+    free(nets.items);
+    return st;
+}
+
+tp_status tp_system__prepare_xml_log(tp_xml *doc, const tp_config *cfg, int first_rank,
+                                     int report_rank, tp_log *log, tp_error *err)
+{
+    (void)cfg;
+    if (!doc || !doc->root)
+        return tp_fail(err, TP_ERR_TOPOLOGY, doc ? doc->source : NULL, 0, 0, "empty topology");
+    prep_ctx c = {.doc = doc, .log = log, .err = err};
+    return prepare(&c, first_rank, report_rank);
+}
+
+tp_status tp_system__prepare_xml_plain(tp_xml *doc, int first_rank, tp_error *err)
+{
+    if (!doc || !doc->root)
+        return tp_fail(err, TP_ERR_TOPOLOGY, doc ? doc->source : NULL, 0, 0, "empty topology");
+    prep_ctx c = {.doc = doc, .err = err, .plain = true};
+    return prepare(&c, first_rank, -1);
+}
+
+tp_status tp_system__prepare_xml(tp_xml *doc, const tp_config *cfg, int first_rank,
+                                 tp_error *err)
+{
+    return tp_system__prepare_xml_log(doc, cfg, first_rank, -1, NULL, err);
+}

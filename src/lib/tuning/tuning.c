@@ -1,0 +1,470 @@
+/*
+ * Stage 6: NCCL 2.22.3's tuning model, ncclTopoTuneModel (graph/tuning.cc).
+ * Arithmetic follows NCCL's types step by step (float fields, double
+ * constants and std::min/std::max of doubles), so the printed %8.1f/%6.1f
+ * figures match to the last digit.
+ */
+#include "tuning/tuning_table.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#define K (&tp_tune_nccl_2_22_3)
+
+static const char *const coll_names[TP_COLL_COUNT] = {"Broadcast", "Reduce", "AllGather",
+                                                      "ReduceScatter", "AllReduce"};
+static const char *const algo_names[TP_ALGO_COUNT] = {"Tree",         "Ring", "CollNetDirect",
+                                                      "CollNetChain", "NVLS", "NVLSTree"};
+static const char *const proto_names[TP_PROTO_COUNT] = {"LL", "LL128", "Simple"};
+
+const char *tp_tune__coll_name(int c) { return c >= 0 && c < TP_COLL_COUNT ? coll_names[c] : "?"; }
+const char *tp_tune__algo_name(int a) { return a >= 0 && a < TP_ALGO_COUNT ? algo_names[a] : "?"; }
+const char *tp_tune__proto_name(int p)
+{
+    return p >= 0 && p < TP_PROTO_COUNT ? proto_names[p] : "?";
+}
+
+/* std::min / std::max as NCCL calls them: the first argument on ties. */
+static double min_d(double a, double b) { return b < a ? b : a; }
+static float min_f(float a, float b) { return b < a ? b : a; }
+static float max_f(float a, float b) { return a < b ? b : a; }
+
+/* NCCL's log2i: floor(log2(n)), -1 for 0. */
+
+int tp_tune__log2i(long n)
+{
+    int l = -1;
+    for (unsigned long u = (unsigned long)n; u; u >>= 1)
+        l++;
+    return l;
+}
+
+void tp_tune__parse_list(const char *text, const char *const *names, int n, int *list)
+{
+    bool invert = text[0] == '^';
+    for (int i = 0; i < n; i++)
+        list[i] = invert;
+    for (const char *p = text + invert; *p;) {
+        size_t len = strcspn(p, ",");
+        for (int i = 0; i < n; i++)
+            if (len > 0 && strlen(names[i]) == len && strncasecmp(p, names[i], len) == 0)
+                list[i] = !invert;
+        p += len + (p[len] == ',');
+    }
+}
+
+/* NCCL 2.22.3 getNthreads: a set value must be a multiple of a warp, within [min, max]. */
+static int nthreads(tp_log *log, const char *name, int env, int min, int max, int def)
+{
+    if (env <= 0)
+        return def;
+    if (env % K->warp_size != 0) {
+        tp_log_warn(log, "Invalid %s %d (must be a multiple of %d)", name, env, K->warp_size);
+        return max;
+    }
+    if (env > max) {
+        tp_log_warn(log, "Invalid %s %d (maximum %d).", name, env, max);
+        return max;
+    }
+    if (env < min) {
+        tp_log_warn(log, "Invalid %s %d (minimum %d).", name, env, min);
+        return min;
+    }
+    return env;
+}
+
+static void set_max_threads(tp_tuning *t, const tp_config *cfg, tp_log *log)
+{
+    const tp_tune_graph *ring = &t->job.graphs[TP_ALGO_RING];
+    int env = (int)tp_config_int(cfg, TP_P_NTHREADS);
+    int env128 = (int)tp_config_int(cfg, TP_P_LL128_NTHREADS);
+    int min = 2 * K->warp_size;
+    int simple_def = ring->bw_intra * ring->n_channels <= K->pci_bw ? K->simple_pci_threads
+                                                                    : K->simple_max_threads;
+    int(*mt)[TP_PROTO_COUNT] = t->max_threads;
+    mt[TP_ALGO_RING][TP_PROTO_SIMPLE] =
+        nthreads(log, "NCCL_NTHREADS", env, min, K->simple_max_threads, simple_def);
+    mt[TP_ALGO_TREE][TP_PROTO_SIMPLE] = nthreads(log, "NCCL_NTHREADS", env, min,
+                                                 K->simple_max_threads, K->simple_max_threads);
+    for (int a = TP_ALGO_COLLNET_DIRECT; a < TP_ALGO_COUNT; a++)
+        mt[a][TP_PROTO_SIMPLE] = K->max_threads;
+    mt[TP_ALGO_RING][TP_PROTO_LL] = mt[TP_ALGO_TREE][TP_PROTO_LL] =
+        nthreads(log, "NCCL_NTHREADS", env, min, K->ll_max_threads, K->ll_max_threads);
+    mt[TP_ALGO_RING][TP_PROTO_LL128] = mt[TP_ALGO_TREE][TP_PROTO_LL128] =
+        nthreads(log, "NCCL_LL128_NTHREADS", env128, K->ll128_max_threads / 4,
+                 K->ll128_max_threads, K->ll128_max_threads);
+}
+
+/* What every entry of the model shares. */
+typedef struct model_ctx {
+    const tp_tune_job *job;
+    float hw_lat[TP_HW_COUNT][TP_ALGO_COUNT][TP_PROTO_COUNT];
+    double ll_max_bw, tree_max_bw, ring_ll128_max_bw, tree_ll128_max_bw;
+    float ppn;
+    float net_overhead;
+    int intra_hw[TP_ALGO_COUNT], hw[TP_ALGO_COUNT];
+} model_ctx;
+
+/* NCCL 2.22.3 getNetOverhead: NCCL_NET_OVERHEAD (ns), else by the job's x86 CPU vendor. */
+static float net_overhead(const tp_tune_job *job, const tp_config *cfg)
+{
+    int64_t ns = tp_config_int(cfg, TP_P_NET_OVERHEAD);
+    if (ns != -2)
+        return (float)((double)ns * .001);
+    if (job->comm_cpu_arch == TP_CPU_ARCH_X86 && job->comm_cpu_vendor == TP_CPU_VENDOR_INTEL)
+        return (float)K->net_overhead_intel;
+    if (job->comm_cpu_arch == TP_CPU_ARCH_X86 && job->comm_cpu_vendor == TP_CPU_VENDOR_AMD)
+        return (float)K->net_overhead_amd;
+    return (float)K->net_overhead_other;
+}
+
+static void init_ctx(model_ctx *m, const tp_tune_job *job, const tp_config *cfg)
+{
+    m->job = job;
+    memcpy(m->hw_lat, K->hw_lat, sizeof(m->hw_lat));
+    int cc = job->min_comp_cap >= 90 ? TP_CC_HOPPER
+             : job->min_comp_cap >= 80 ? TP_CC_AMPERE
+                                       : TP_CC_VOLTA;
+    int nodes = job->n_nodes <= 2 ? job->n_nodes - 1 : 2;
+    /* One node: LL by GPU; several: by rank 0's CPU vendor (AMD row, else Intel). */
+    int ll_row = job->n_nodes == 1 ? cc : job->cpu_vendor == TP_CPU_VENDOR_AMD ? 1 : 0;
+    m->ll_max_bw = K->ll_max_bw[ll_row][nodes];
+    m->tree_max_bw = K->tree_max_bw[cc][nodes];
+    m->ring_ll128_max_bw = K->ring_ll128_max_bw[cc][nodes];
+    m->tree_ll128_max_bw = K->tree_ll128_max_bw[cc][nodes];
+    /* NCCL 2.22.3 favours Tree on POWER: Tree/Simple takes Ring's PCI latency. */
+    if (job->cpu_arch == TP_CPU_ARCH_POWER)
+        m->hw_lat[TP_HW_PCI][TP_ALGO_TREE][TP_PROTO_SIMPLE] =
+            m->hw_lat[TP_HW_PCI][TP_ALGO_RING][TP_PROTO_SIMPLE];
+    m->ppn = (float)job->n_ranks / (float)job->n_nodes;
+    m->net_overhead = job->n_nodes > 1 ? net_overhead(job, cfg) : 0.0f;
+    for (int a = 0; a < TP_ALGO_COUNT; a++) {
+        m->intra_hw[a] = job->graphs[a].type_intra == TP_LINK_NVL ? TP_HW_NVLINK : TP_HW_PCI;
+        m->hw[a] = job->n_nodes == 1 ? m->intra_hw[a] : TP_HW_NET;
+    }
+}
+
+/* Which algorithm/protocol pairs NCCL 2.22.3 models for a collective. */
+static bool modelled(int coll, int a, int p)
+{
+    if ((coll == TP_COLL_BROADCAST || coll == TP_COLL_REDUCE) && a != TP_ALGO_RING)
+        return false;
+    if ((coll == TP_COLL_REDUCESCATTER || coll == TP_COLL_ALLGATHER) && a != TP_ALGO_RING &&
+        a != TP_ALGO_NVLS && a != TP_ALGO_COLLNET_DIRECT)
+        return false;
+    return !((a == TP_ALGO_NVLS || a == TP_ALGO_NVLS_TREE) && p != TP_PROTO_SIMPLE);
+}
+
+/* CollNetDirect's refinements (no CollNet plugin here: its graphs have no channel). */
+static float collnet_direct_bw(const model_ctx *m, int coll, float bus, float bw)
+{
+    const tp_tune_job *job = m->job;
+    float ppn = m->ppn;
+    if (coll == TP_COLL_ALLGATHER || coll == TP_COLL_REDUCESCATTER) {
+        bus = ppn * bw;
+        if (job->n_nodes > 1)
+            bus = 0; /* needs the plugin's iallgather / ireducescatter */
+        float w = (ppn - 1) / (8 - 1);
+        return (float)(bus * (w * 0.85 + (1 - w) * 0.95));
+    }
+    int n_ch = job->graphs[TP_ALGO_COLLNET_DIRECT].n_channels;
+    if (n_ch == 0)
+        return 0; /* NCCL divides by zero here; CollNet is disabled anyway */
+    float factor = (float)(ppn / (1.0 * n_ch));
+    factor -= (factor - 1) / 2;
+    bus /= factor;
+    if (job->min_comp_cap >= 90)
+        bus = (float)(bus * .85);
+    return bus;
+}
+
+/* Bus bandwidth to algorithm bandwidth. */
+static float algo_bw(const model_ctx *m, int coll, int a, float bus)
+{
+    int n_ranks = m->job->n_ranks;
+    int nsteps = coll == TP_COLL_ALLREDUCE ? 2 * (n_ranks - 1)
+                 : coll == TP_COLL_REDUCESCATTER || coll == TP_COLL_ALLGATHER ? n_ranks - 1
+                                                                              : n_ranks;
+    if (a == TP_ALGO_COLLNET_DIRECT && (coll == TP_COLL_ALLGATHER || coll == TP_COLL_REDUCESCATTER))
+        return bus;
+    float ratio = 1.0f;
+    if (a == TP_ALGO_RING)
+        ratio = (float)(ratio * ((1.0 * n_ranks) / nsteps));
+    else if (a == TP_ALGO_NVLS || a == TP_ALGO_NVLS_TREE)
+        ratio = (float)(ratio * (5.0 / 6.0));
+    else
+        ratio = (float)(ratio * .5);
+    return bus * ratio;
+}
+
+static float entry_bw(const model_ctx *m, int coll, int a, int p)
+{
+    const tp_tune_job *job = m->job;
+    const tp_tune_graph *g = &job->graphs[a];
+    int n_nodes = job->n_nodes, n_ch = g->n_channels;
+    bool collnet = a == TP_ALGO_COLLNET_DIRECT || a == TP_ALGO_COLLNET_CHAIN;
+    float bw = n_nodes <= 2 || collnet ? g->bw_intra : g->bw_inter;
+    if (a == TP_ALGO_NVLS)
+        bw = min_f(g->bw_intra, g->bw_inter);
+    if (a == TP_ALGO_NVLS_TREE)
+        bw = min_f(g->bw_intra, n_nodes <= 2 ? g->bw_inter : g->bw_inter / 2);
+    float bus = n_ch * bw;
+    if (a == TP_ALGO_RING && p == TP_PROTO_LL)
+        bus = (float)min_d(m->ll_max_bw, bus * .5);
+    if (a == TP_ALGO_RING && p == TP_PROTO_LL128)
+        bus = (float)min_d(bus * (m->ppn < 2 ? 0.7 : 0.92), n_ch * m->ring_ll128_max_bw);
+    if (a == TP_ALGO_TREE)
+        bus = (float)min_d(bus * .92, n_ch * m->tree_max_bw);
+    if (a == TP_ALGO_TREE && p == TP_PROTO_LL)
+        bus = (float)min_d(bus * 1.0 / 3.8, m->ll_max_bw);
+    if (a == TP_ALGO_TREE && p == TP_PROTO_LL128)
+        bus = (float)min_d(bus * (n_nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+                           n_ch * m->tree_ll128_max_bw);
+    if (a == TP_ALGO_TREE && g->pattern == TP_PATTERN_TREE)
+        bus = (float)(bus * .85);
+    if (collnet && p != TP_PROTO_SIMPLE)
+        bus = 0;
+    if (a == TP_ALGO_COLLNET_DIRECT && p == TP_PROTO_SIMPLE)
+        bus = collnet_direct_bw(m, coll, bus, bw);
+    return algo_bw(m, coll, a, bus);
+}
+
+/* Ring latency: per step, or for the pipelined Broadcast/Reduce per chunk. */
+static float ring_lat(const model_ctx *m, int coll, int p, float base, float intra, float inter)
+{
+    const tp_tune_job *job = m->job;
+    int a = TP_ALGO_RING, n_ranks = job->n_ranks, n_nodes = job->n_nodes;
+    int nsteps = coll == TP_COLL_ALLREDUCE ? 2 * (n_ranks - 1)
+                 : coll == TP_COLL_REDUCESCATTER || coll == TP_COLL_ALLGATHER ? n_ranks - 1
+                                                                              : n_ranks;
+    int n_inter = coll == TP_COLL_ALLREDUCE ? (n_nodes > 1 ? 2 * n_nodes : 0)
+                  : coll == TP_COLL_REDUCESCATTER || coll == TP_COLL_ALLGATHER ? n_nodes - 1
+                                                                               : n_nodes;
+    float lat = m->hw_lat[m->hw[a]][a][p];
+    if (coll == TP_COLL_REDUCE || coll == TP_COLL_BROADCAST) {
+        if (job->graphs[a].same_channels)
+            return base + lat;
+        if (p == TP_PROTO_SIMPLE)
+            lat = m->hw_lat[m->hw[a]][TP_ALGO_TREE][p];
+        return base + nsteps * lat;
+    }
+    /* Inter-node rings still launch nsteps network operations. */
+    float overhead = m->net_overhead;
+    if (n_nodes > 1 && p == TP_PROTO_SIMPLE)
+        overhead *= 3;
+    intra = max_f(intra, overhead);
+    return base + ((nsteps - n_inter) * intra + n_inter * inter);
+}
+
+static float entry_lat(const model_ctx *m, int coll, int a, int p)
+{
+    const tp_tune_job *job = m->job;
+    const tp_tune_graph *g = &job->graphs[a];
+    int n_nodes = job->n_nodes, local = job->n_ranks / n_nodes - 1;
+    float base = K->base_lat[a][p];
+    float intra = m->hw_lat[m->intra_hw[a]][a][p];
+    float inter = m->hw_lat[TP_HW_NET][a][p] + g->latency_inter;
+    if (p == TP_PROTO_SIMPLE)
+        inter += g->latency_inter; /* the flush */
+    switch (a) {
+    case TP_ALGO_RING:
+        return ring_lat(m, coll, p, base, intra, inter);
+    case TP_ALGO_TREE:
+        return base + 2 * (local * intra + tp_tune__log2i(n_nodes) * inter);
+    case TP_ALGO_COLLNET_DIRECT: /* plus 0.4 us of arity serialization, in double */
+        return (float)(base + (2 * ((local < 1 ? local : 1) * intra + local * 0.4) + inter));
+    case TP_ALGO_COLLNET_CHAIN:
+        return base + (2 * local * intra + inter);
+    case TP_ALGO_NVLS:
+        return n_nodes > 1 ? intra + inter : intra;
+    default: /* NVLSTree */
+        return base + (intra + 2 * tp_tune__log2i(n_nodes) * inter);
+    }
+}
+
+static void compute_entries(tp_tuning *t, const model_ctx *m)
+{
+    for (int c = 0; c < TP_COLL_COUNT; c++)
+        for (int a = 0; a < TP_ALGO_COUNT; a++)
+            for (int p = 0; p < TP_PROTO_COUNT; p++) {
+                if (!modelled(c, a, p))
+                    continue;
+                t->bandwidth[c][a][p] = entry_bw(m, c, a, p);
+                if (a == TP_ALGO_RING)
+                    t->ring_backup_bw[c][p] = t->bandwidth[c][a][p];
+                t->latency[c][a][p] = entry_lat(m, c, a, p);
+            }
+}
+
+bool tp_tune__ll128_default(const tp_tuning *t, int coll, int algo)
+{
+    const tp_tune_job *job = &t->job;
+    const tp_tune_graph *g = &job->graphs[algo];
+    int cc = job->min_comp_cap;
+    /* NCCL 2.22.3: LL128 by default only on Volta/Ampere/Hopper with NVLink
+     * inside nodes, at most PXB (PXN on Hopper) to the NIC, and one GPU kind. */
+    bool on = g->type_inter <= TP_PATH_PXB || (cc >= 90 && g->type_inter <= TP_PATH_PXN);
+    on = on && g->type_intra <= TP_PATH_NVB;
+    on = on && job->min_comp_cap == job->max_comp_cap;
+    if (cc == 90)
+        on = on && !(K->cudart_version == 11080 && coll == TP_COLL_ALLREDUCE &&
+                     algo == TP_ALGO_RING && job->n_ranks == 2);
+    else if (cc != 70 && cc != 80)
+        on = false;
+    return on;
+}
+
+/* NCCL_PROTO, NCCL_ALGO and what NCCL disables by itself. */
+static void parse_enables(tp_tuning *t, const tp_config *cfg)
+{
+    const tp_tune_job *job = &t->job;
+    int *pe = t->proto_enable, *ae = t->algo_enable;
+    pe[TP_PROTO_LL] = pe[TP_PROTO_SIMPLE] = 1;
+    pe[TP_PROTO_LL128] = 2; /* "by NCCL's rule" */
+    for (int a = 0; a < TP_ALGO_COUNT; a++)
+        ae[a] = 1;
+    const char *proto = tp_config_str(cfg, TP_P_PROTO);
+    const char *algo = tp_config_str(cfg, TP_P_ALGO);
+    if (proto)
+        tp_tune__parse_list(proto, proto_names, TP_PROTO_COUNT, pe);
+    if (algo)
+        tp_tune__parse_list(algo, algo_names, TP_ALGO_COUNT, ae);
+    if (job->n_nodes == 1)
+        ae[TP_ALGO_NVLS_TREE] = 0;
+    if (!job->collnet_support) {
+        ae[TP_ALGO_COLLNET_DIRECT] = ae[TP_ALGO_COLLNET_CHAIN] = 0;
+        if (job->n_nodes > 1)
+            ae[TP_ALGO_NVLS] = 0;
+        /* NCCL_ALGO naming only CollNet: Ring and Tree come back. */
+        if (!ae[TP_ALGO_RING] && !ae[TP_ALGO_TREE] && !ae[TP_ALGO_NVLS] && !ae[TP_ALGO_NVLS_TREE])
+            ae[TP_ALGO_RING] = ae[TP_ALGO_TREE] = 1;
+    }
+}
+
+/* Whether protocol p stays on for collective c on algorithm a (2: NCCL's LL128 rule). */
+static bool proto_on(const tp_tuning *t, int c, int a, int p)
+{
+    int on = t->proto_enable[p];
+    return on == 2 && p == TP_PROTO_LL128 ? tp_tune__ll128_default(t, c, a) : on != 0;
+}
+
+static bool any_bandwidth(const tp_tuning *t, int c)
+{
+    for (int a = 0; a < TP_ALGO_COUNT; a++)
+        for (int p = 0; p < TP_PROTO_COUNT; p++)
+            if (t->bandwidth[c][a][p] != 0)
+                return true;
+    return false;
+}
+
+static void apply_enables(tp_tuning *t)
+{
+    for (int c = 0; c < TP_COLL_COUNT; c++) {
+        for (int a = 0; a < TP_ALGO_COUNT; a++)
+            for (int p = 0; p < TP_PROTO_COUNT; p++) {
+                bool on = proto_on(t, c, a, p);
+                if (!on || !t->algo_enable[a])
+                    t->bandwidth[c][a][p] = 0;
+                if (a == TP_ALGO_RING && !on)
+                    t->ring_backup_bw[c][p] = 0;
+            }
+        /* A collective left without any algorithm gets its Ring bandwidths back. */
+        if (!any_bandwidth(t, c))
+            for (int p = 0; p < TP_PROTO_COUNT; p++)
+                t->bandwidth[c][TP_ALGO_RING][p] = t->ring_backup_bw[c][p];
+    }
+}
+
+/* Rank 0's table: two blocks of three algorithms. */
+/* One collective's row: "%8.1f/%6.1f |" per algorithm and protocol (tp_buf_put_f1). */
+static void log_row(const tp_tuning *t, tp_log *log, int c, int a0, int a1)
+{
+    char head[32];
+    snprintf(head, sizeof(head), "%13s |", coll_names[c]);
+    tp_buf row = {0};
+    tp_buf_put(&row, head);
+    for (int a = a0; a < a1; a++) {
+        for (int p = 0; p < TP_PROTO_COUNT; p++) {
+            tp_buf_put_f1(&row, t->latency[c][a][p], 8);
+            tp_buf_put(&row, "/");
+            tp_buf_put_f1(&row, t->bandwidth[c][a][p], 6);
+            tp_buf_put(&row, " |");
+        }
+    }
+    tp_log_info_sub(log, TP_SUB_TUNING, "%s", tp_buf_str(&row));
+    tp_buf_free(&row);
+}
+
+static void log_table(const tp_tuning *t, tp_log *log)
+{
+    char line[1024];
+    for (int block = 0; block < 2; block++) {
+        int a0 = block * TP_ALGO_COUNT / 2, a1 = a0 + TP_ALGO_COUNT / 2;
+        size_t n = (size_t)snprintf(line, sizeof(line), "  Algorithm   |");
+        for (int a = a0; a < a1; a++)
+            n += (size_t)snprintf(line + n, sizeof(line) - n, " %14s   %14s   %14s |", "",
+                                  algo_names[a], "");
+        tp_log_info_sub(log, TP_SUB_TUNING, "%s", line);
+        n = (size_t)snprintf(line, sizeof(line), "  Protocol    |");
+        for (int a = a0; a < a1; a++)
+            for (int p = 0; p < TP_PROTO_COUNT; p++)
+                n += (size_t)snprintf(line + n, sizeof(line) - n, " %14s |", proto_names[p]);
+        tp_log_info_sub(log, TP_SUB_TUNING, "%s", line);
+        n = (size_t)snprintf(line, sizeof(line), " Max NThreads |");
+        for (int a = a0; a < a1; a++)
+            for (int p = 0; p < TP_PROTO_COUNT; p++)
+                n += (size_t)snprintf(line + n, sizeof(line) - n, " %14d |", t->max_threads[a][p]);
+        tp_log_info_sub(log, TP_SUB_TUNING, "%s", line);
+        for (int c = 0; c < TP_COLL_COUNT; c++)
+            log_row(t, log, c, a0, a1);
+    }
+}
+
+/* Per-thread work before more threads and channels: defaults, then NCCL_THREAD_THRESHOLDS. */
+static void thread_thresholds(tp_tuning *t, const tp_config *cfg, tp_log *log)
+{
+    long(*th)[TP_PROTO_COUNT] = t->thread_threshold;
+    for (int a = 0; a < TP_ALGO_COUNT; a++) {
+        th[a][TP_PROTO_LL] = K->ll_thread_threshold;
+        th[a][TP_PROTO_LL128] = K->ll128_thread_threshold;
+        th[a][TP_PROTO_SIMPLE] = K->simple_thread_threshold;
+    }
+    th[TP_ALGO_RING][TP_PROTO_LL] *= t->job.n_ranks;
+    th[TP_ALGO_COLLNET_DIRECT][TP_PROTO_SIMPLE] = K->collnet_thread_threshold;
+    th[TP_ALGO_COLLNET_CHAIN][TP_PROTO_SIMPLE] = K->collnet_thread_threshold;
+    const char *text = tp_config_str(cfg, TP_P_THREAD_THRESHOLDS);
+    if (text) {
+        /* Tree LL/LL128/Simple then Ring; negative or missing values keep the default. */
+        long v[2][TP_PROTO_COUNT] = {{-2, -2, -2}, {-2, -2, -2}};
+        (void)sscanf(text, "%ld %ld %ld %ld %ld %ld", &v[0][0], &v[0][1], &v[0][2], &v[1][0],
+                     &v[1][1], &v[1][2]);
+        for (int a = 0; a < 2; a++)
+            for (int p = 0; p < TP_PROTO_COUNT; p++)
+                if (v[a][p] >= 0)
+                    th[a][p] = v[a][p];
+    }
+    tp_log_info_sub(log, TP_SUB_INIT, "threadThresholds %ld/%ld/%ld | %ld/%ld/%ld | %ld | %ld",
+                    th[TP_ALGO_TREE][0], th[TP_ALGO_TREE][1], th[TP_ALGO_TREE][2],
+                    th[TP_ALGO_RING][0], th[TP_ALGO_RING][1], th[TP_ALGO_RING][2],
+                    th[TP_ALGO_COLLNET_DIRECT][TP_PROTO_SIMPLE],
+                    th[TP_ALGO_COLLNET_CHAIN][TP_PROTO_SIMPLE]);
+}
+
+void tp_tune__model(tp_tuning *t, const tp_tune_job *job, const tp_config *cfg, tp_log *log)
+{
+    memset(t, 0, sizeof(*t));
+    t->job = *job;
+    set_max_threads(t, cfg, log);
+    if (job->n_ranks <= 1)
+        return; /* NCCL 2.22.3 models nothing more for one rank */
+    t->modelled = true;
+    model_ctx m;
+    init_ctx(&m, &t->job, cfg);
+    compute_entries(t, &m);
+    parse_enables(t, cfg);
+    apply_enables(t);
+    if (job->rank == 0)
+        log_table(t, log);
+    thread_thresholds(t, cfg, log);
+}

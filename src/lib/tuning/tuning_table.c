@@ -1,0 +1,49 @@
+/* NCCL 2.22.3's tuning constants (see tuning_table.h). */
+#include "tuning/tuning_table.h"
+
+const tp_tune_constants tp_tune_nccl_2_22_3 = {
+    .nccl_version = "2.22.3",
+    /* Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree x LL, LL128, Simple */
+    .base_lat = {{6.8f, 14.0f, 0}, {6.6f, 14.0f, 8.4f}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}},
+    .hw_lat =
+        {
+            /* NVLink */
+            {{.6f, 1.25f, 28}, {.6f, 1.9f, 3.4f}, {0, 0, 3.7f}, {0, 0, 2.8f}, {0, 0, 25}, {0, 0, 25}},
+            /* PCI */
+            {{1.0f, 1.9f, 28}, {1.0f, 2.5f, 5.7f}, {0, 0, 3.7f}, {0, 0, 2.8f}, {0, 0, 0}, {0, 0, 0}},
+            /* network */
+            {{5.0f, 8.5f, 28}, {2.7f, 4.0f, 14.0f}, {0, 0, 31}, {0, 0, 30}, {0, 0, 18}, {0, 0, 14}},
+        },
+    .ll_max_bw = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}},
+    .ring_ll128_max_bw = {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 36.7}},
+    .tree_ll128_max_bw = {{20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {36.7, 36.7, 29.0}},
+    .tree_max_bw = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {38.7, 41.4, 36.0}},
+    .tree_correction =
+        {
+            {1.0f, 1.0f, 1.0f, 1.0f, .9f, .8f, .7f, .7f, .7f, .7f, .6f, .5f,
+             .4f, .4f, .5f, .6f, .7f, .8f, .9f, 1.0f, 1.0f, 1.0f, 1.0f},
+            {1.0f, 1.0f, 1.0f, 1.0f, 1.0f, .9f, .8f, .8f, .8f, .7f, .6f, .6f,
+             .6f, .6f, .6f, .6f, .8f, .9f, .9f, .9f, .9f, 1.0f, 1.0f},
+            {.9f, .9f, .9f, .9f, .9f, .9f, .9f, .8f, .7f, .6f, .6f, .5f,
+             .5f, .5f, .5f, .6f, .7f, .8f, .7f, .7f, .8f, .9f, .9f},
+        },
+    .pci_bw = 12.0,
+    .warp_size = 32,
+    .max_threads = 640,
+    .simple_max_threads = 512,
+    .ll_max_threads = 512,
+    .ll128_max_threads = 640,
+    .simple_pci_threads = 256,
+    .ll_thread_threshold = 8,
+    .ll128_thread_threshold = 8,
+    .simple_thread_threshold = 64,
+    .collnet_thread_threshold = 512,
+    .net_overhead_intel = 1.0,
+    .net_overhead_amd = 2.0,
+    .net_overhead_other = 1.0,
+    .ring_plateau_pre_sm80 = 1.9,
+    .ring_plateau_sm80 = 1.4,
+    .max_time = 3600000000.0f,
+    .proto_ignore = -1.0f,
+    .cudart_version = 12020,
+};

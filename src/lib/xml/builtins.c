@@ -1,0 +1,31 @@
+/* Access to the built-in topologies. */
+#include "xml/builtins.h"
+
+#include "common/internal.h"
+
+#include <string.h>
+
+size_t tp_builtin_count(void)
+{
+    return tp_builtins_count;
+}
+
+const char *tp_builtin_name(size_t i)
+{
+    return i < tp_builtins_count ? tp_builtins[i].name : NULL;
+}
+
+const char *tp_builtin_about(size_t i)
+{
+    return i < tp_builtins_count ? tp_builtins[i].about : NULL;
+}
+
+const char *tp_builtin_xml(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (size_t i = 0; i < tp_builtins_count; i++)
+        if (strcmp(tp_builtins[i].name, name) == 0)
+            return tp_builtins[i].xml;
+    return NULL;
+}

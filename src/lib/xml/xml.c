@@ -1,0 +1,439 @@
+/* Stage 1: expat -> element tree with positions; tree edits; NCCL-style writer. */
+#include "xml/xml.h"
+
+#include <errno.h>
+#include <expat.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct parse_ctx {
+    XML_Parser parser;
+    tp_xml *doc;
+    tp_xml_elem *current;
+    tp_error *err;
+    tp_status st;
+} parse_ctx;
+
+void tp_xml__free_elem(tp_xml_elem *e)
+{
+    if (!e)
+        return;
+    for (size_t i = 0; i < e->n_children; i++)
+        tp_xml__free_elem(e->children[i]);
+    free(e->children);
+    for (size_t i = 0; i < e->n_attrs; i++)
+        free(e->attrs[i].name); /* the value shares its block */
+    free(e->attrs);
+    free(e->tag);
+    free(e);
+}
+
+void tp_xml__free(tp_xml *doc)
+{
+    if (!doc)
+        return;
+    tp_xml__free_elem(doc->root);
+    free(doc);
+}
+
+const char *tp_xml__attr(const tp_xml_elem *e, const char *name)
+{
+    for (size_t i = 0; i < e->n_attrs; i++)
+        if (e->attrs[i].name[0] == name[0] && strcmp(e->attrs[i].name, name) == 0)
+            return e->attrs[i].value;
+    return NULL;
+}
+
+/* One block "name\0value\0": one allocation per attribute. */
+static tp_status make_attr(tp_xml_attr *a, const char *name, const char *value, tp_error *err)
+{
+    size_t ln = strlen(name), lv = strlen(value ? value : "");
+    char *block = malloc(ln + lv + 2);
+    if (!block)
+        return tp_fail_nomem(err);
+    memcpy(block, name, ln + 1);
+    memcpy(block + ln + 1, value ? value : "", lv + 1);
+    a->name = block;
+    a->value = block + ln + 1;
+    return TP_OK;
+}
+
+tp_status tp_xml__append_attr(tp_xml_elem *e, const char *name, const char *value, tp_error *err)
+{
+    tp_status st = tp_grow((void **)&e->attrs, &e->attrs_cap, e->n_attrs + 1, sizeof(*e->attrs),
+                           err);
+    if (st == TP_OK && (st = make_attr(&e->attrs[e->n_attrs], name, value, err)) == TP_OK)
+        e->n_attrs++;
+    return st;
+}
+
+tp_status tp_xml__set_attr(tp_xml_elem *e, const char *name, const char *value, tp_error *err)
+{
+    for (size_t i = 0; i < e->n_attrs; i++) {
+        if (strcmp(e->attrs[i].name, name) == 0) {
+            tp_xml_attr fresh;
+            tp_status st = make_attr(&fresh, name, value, err);
+            if (st == TP_OK) {
+                free(e->attrs[i].name);
+                e->attrs[i] = fresh;
+            }
+            return st;
+        }
+    }
+    return tp_xml__append_attr(e, name, value, err);
+}
+
+void tp_xml__unset_attr(tp_xml_elem *e, const char *name)
+{
+    for (size_t i = 0; i < e->n_attrs; i++) {
+        if (strcmp(e->attrs[i].name, name) == 0) {
+            free(e->attrs[i].name);
+            memmove(&e->attrs[i], &e->attrs[i + 1], (e->n_attrs - i - 1) * sizeof(*e->attrs));
+            e->n_attrs--;
+            return;
+        }
+    }
+}
+
+static tp_status append_child(tp_xml_elem *parent, tp_xml_elem *child, tp_error *err)
+{
+    tp_status st = tp_grow((void **)&parent->children, &parent->children_cap,
+                           parent->n_children + 1, sizeof(*parent->children), err);
+    if (st != TP_OK)
+        return st;
+    parent->children[parent->n_children++] = child;
+    child->parent = parent;
+    return TP_OK;
+}
+
+tp_status tp_xml__add_child(tp_xml_elem **out, tp_xml_elem *parent, const char *tag, tp_error *err)
+{
+    *out = NULL;
+    tp_xml_elem *e = calloc(1, sizeof(*e));
+    if (!e || tp_strdup(&e->tag, tag, err) != TP_OK) {
+        free(e);
+        return tp_fail_nomem(err);
+    }
+    if (parent) {
+        tp_status st = append_child(parent, e, err);
+        if (st != TP_OK) {
+            tp_xml__free_elem(e);
+            return st;
+        }
+    }
+    *out = e;
+    return TP_OK;
+}
+
+static void detach(tp_xml_elem *child)
+{
+    tp_xml_elem *p = child->parent;
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->n_children; i++) {
+        if (p->children[i] == child) {
+            memmove(&p->children[i], &p->children[i + 1],
+                    (p->n_children - i - 1) * sizeof(*p->children));
+            p->n_children--;
+            break;
+        }
+    }
+    child->parent = NULL;
+}
+
+void tp_xml__remove(tp_xml_elem *child)
+{
+    detach(child);
+    tp_xml__free_elem(child);
+}
+
+tp_status tp_xml__move(tp_xml_elem *child, tp_xml_elem *new_parent, tp_error *err)
+{
+    detach(child);
+    return append_child(new_parent, child, err);
+}
+
+tp_xml_elem *tp_xml__child(const tp_xml_elem *e, const char *tag)
+{
+    for (size_t i = 0; i < e->n_children; i++)
+        if (strcmp(e->children[i]->tag, tag) == 0)
+            return e->children[i];
+    return NULL;
+}
+
+tp_status tp_xml__fail(tp_error *err, tp_status code, const tp_xml *doc, const tp_xml_elem *e,
+                       const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return tp_fail(err, code, doc ? doc->source : NULL, e ? e->line : 0, e ? e->column : 0,
+                   "<%s>: %s", e ? e->tag : "?", msg);
+}
+
+static void stop_parse(parse_ctx *ctx, tp_status st)
+{
+    ctx->st = st;
+    XML_StopParser(ctx->parser, XML_FALSE);
+}
+
+/*
+ * The attributes of a start tag, appended in order: expat has already refused
+ * duplicates, so no lookup per attribute (linear in the attribute count).
+ */
+static tp_status take_attrs(tp_xml_elem *e, const XML_Char **attrs, tp_error *err)
+{
+    size_t n = 0;
+    while (attrs[2 * n])
+        n++;
+    if (n == 0)
+        return TP_OK;
+    tp_status st = tp_grow((void **)&e->attrs, &e->attrs_cap, n, sizeof(*e->attrs), err);
+    for (size_t i = 0; st == TP_OK && i < n; i++)
+        if ((st = make_attr(&e->attrs[e->n_attrs], attrs[2 * i], attrs[2 * i + 1], err)) == TP_OK)
+            e->n_attrs++;
+    return st;
+}
+
+static void XMLCALL on_start(void *data, const XML_Char *tag, const XML_Char **attrs)
+{
+    parse_ctx *ctx = data;
+    if (ctx->st != TP_OK)
+        return;
+    if (!ctx->current && ctx->doc->root) {
+        stop_parse(ctx, TP_ERR_INTERNAL);
+        return;
+    }
+    tp_xml_elem *e = NULL;
+    tp_status st = tp_xml__add_child(&e, ctx->current, tag, ctx->err);
+    if (st != TP_OK) {
+        stop_parse(ctx, st);
+        return;
+    }
+    e->line = (unsigned)XML_GetCurrentLineNumber(ctx->parser);
+    e->column = (unsigned)XML_GetCurrentColumnNumber(ctx->parser) + 1;
+    e->src_start = (size_t)XML_GetCurrentByteIndex(ctx->parser);
+    e->src_tag_len = (size_t)XML_GetCurrentByteCount(ctx->parser);
+    if (!ctx->doc->root)
+        ctx->doc->root = e;
+    ctx->current = e;
+    if ((st = take_attrs(e, attrs, ctx->err)) != TP_OK)
+        stop_parse(ctx, st);
+}
+
+static void XMLCALL on_end(void *data, const XML_Char *tag)
+{
+    (void)tag;
+    parse_ctx *ctx = data;
+    if (ctx->st == TP_OK && ctx->current) {
+        /* An empty-element tag ends with no bytes of its own. */
+        int n = XML_GetCurrentByteCount(ctx->parser);
+        ctx->current->self_closing = n == 0;
+        ctx->current->src_close = n == 0 ? 0 : (size_t)XML_GetCurrentByteIndex(ctx->parser);
+        ctx->current = ctx->current->parent;
+    }
+}
+
+static void XMLCALL on_doctype(void *data, const XML_Char *name, const XML_Char *sysid,
+                               const XML_Char *pubid, int has_internal)
+{
+    (void)name, (void)sysid, (void)pubid, (void)has_internal;
+    parse_ctx *ctx = data;
+    tp_fail(ctx->err, TP_ERR_XML, ctx->doc->source,
+            (unsigned)XML_GetCurrentLineNumber(ctx->parser),
+            (unsigned)XML_GetCurrentColumnNumber(ctx->parser) + 1,
+            "DOCTYPE declarations are not allowed in topology files");
+    stop_parse(ctx, TP_ERR_XML);
+}
+
+static tp_status expat_error(parse_ctx *ctx)
+{
+    return tp_fail(ctx->err, TP_ERR_XML, ctx->doc->source,
+                   (unsigned)XML_GetCurrentLineNumber(ctx->parser),
+                   (unsigned)XML_GetCurrentColumnNumber(ctx->parser) + 1, "malformed XML: %s",
+                   XML_ErrorString(XML_GetErrorCode(ctx->parser)));
+}
+
+static tp_status run_expat(parse_ctx *ctx, const char *text, size_t len)
+{
+    XML_SetUserData(ctx->parser, ctx);
+    XML_SetElementHandler(ctx->parser, on_start, on_end);
+    XML_SetStartDoctypeDeclHandler(ctx->parser, on_doctype);
+    if (len > TP_MAX_INPUT_BYTES)
+        return tp_fail(ctx->err, TP_ERR_XML, ctx->doc->source, 0, 0,
+                       "input larger than %u MiB (topoplan's limit for an input file)",
+                       TP_MAX_INPUT_BYTES >> 20);
+    if (XML_Parse(ctx->parser, text, (int)len, XML_TRUE) == XML_STATUS_ERROR)
+        return ctx->st != TP_OK ? ctx->st : expat_error(ctx);
+    if (ctx->st != TP_OK)
+        return ctx->st;
+    if (!ctx->doc->root)
+        return tp_fail(ctx->err, TP_ERR_XML, ctx->doc->source, 1, 1, "no XML element found");
+    return TP_OK;
+}
+
+tp_status tp_xml__parse(tp_xml **out, const char *text, size_t len, const char *source,
+                        tp_error *err)
+{
+    *out = NULL;
+    tp_xml *doc = calloc(1, sizeof(*doc));
+    if (!doc)
+        return tp_fail_nomem(err);
+    snprintf(doc->source, sizeof(doc->source), "%s", source ? source : "<buffer>");
+    parse_ctx ctx = {.parser = XML_ParserCreate(NULL), .doc = doc, .err = err, .st = TP_OK};
+    if (!ctx.parser) {
+        free(doc);
+        return tp_fail_nomem(err);
+    }
+    tp_status st = run_expat(&ctx, text, len);
+    XML_ParserFree(ctx.parser);
+    if (st != TP_OK) {
+        tp_xml__free(doc);
+        return st;
+    }
+    *out = doc;
+    return TP_OK;
+}
+
+/*
+ * Open for reading without blocking on a FIFO that has no writer (it then
+ * reads as empty); reads block again once open.
+ */
+static FILE *open_input(const char *path, tp_error *err, tp_status *st)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) != 0) {
+        *st = tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    if (S_ISDIR(sb.st_mode)) {
+        close(fd);
+        *st = tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot read: %s", strerror(EISDIR));
+        return NULL;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    FILE *f = flags == -1 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == -1 ? NULL
+                                                                          : fdopen(fd, "rb");
+    if (!f) {
+        *st = tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+        close(fd);
+    }
+    return f;
+}
+
+/* Room for the next read: the file's size when known (one read), else doubling. */
+static tp_status read_room(char **buf, size_t *cap, size_t len, size_t hint, tp_error *err)
+{
+    if (len + 1 < *cap)
+        return TP_OK;
+    size_t want = *cap ? 2 * *cap : (hint ? hint + 2 : 65536);
+    char *p = realloc(*buf, want);
+    if (!p)
+        return tp_fail_nomem(err);
+    *buf = p;
+    *cap = want;
+    return TP_OK;
+}
+
+tp_status tp_xml__read_file(char **out, size_t *len_out, const char *path, tp_error *err)
+{
+    *out = NULL;
+    tp_status st = TP_OK;
+    FILE *f = open_input(path, err, &st);
+    if (!f)
+        return st;
+    struct stat sb;
+    size_t hint = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
+                          sb.st_size <= TP_MAX_INPUT_BYTES
+                      ? (size_t)sb.st_size
+                      : 0;
+    char *buf = NULL;
+    size_t len = 0, cap = 0, n;
+    do {
+        if ((st = read_room(&buf, &cap, len, hint, err)) != TP_OK)
+            break;
+        n = fread(buf + len, 1, cap - len - 1, f);
+        len += n;
+    } while (n > 0 && len <= TP_MAX_INPUT_BYTES);
+    if (st == TP_OK && ferror(f))
+        st = tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot read: %s", strerror(errno));
+    else if (st == TP_OK && len > TP_MAX_INPUT_BYTES)
+        st = tp_fail(err, TP_ERR_XML, path, 0, 0,
+                     "file larger than %u MiB (topoplan's limit for an input file)",
+                     TP_MAX_INPUT_BYTES >> 20);
+    fclose(f);
+    if (st != TP_OK) {
+        free(buf);
+        return st;
+    }
+    buf[len] = '\0';
+    *out = buf;
+    *len_out = len;
+    return TP_OK;
+}
+
+tp_status tp_read_file(char **out, size_t *len, const char *path, tp_error *err)
+{
+    return tp_xml__read_file(out, len, path, err);
+}
+
+tp_status tp_xml__parse_file(tp_xml **out, const char *path, tp_error *err)
+{
+    *out = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    tp_status st = tp_xml__read_file(&text, &len, path, err);
+    if (st == TP_OK)
+        st = tp_xml__parse(out, text, len, path, err);
+    free(text);
+    return st;
+}
+
+/* Attribute text as it was in the file: expat decoded the entities, NCCL never does. */
+static void write_value(FILE *out, const char *v)
+{
+    for (; *v; v++) {
+        if (*v == '&')
+            fputs("&amp;", out);
+        else if (*v == '<')
+            fputs("&lt;", out);
+        else if (*v == '"')
+            fputs("&quot;", out);
+        else
+            fputc(*v, out);
+    }
+}
+
+static void write_elem(FILE *out, const tp_xml_elem *e, int indent)
+{
+    fprintf(out, "%*s<%s", indent, "", e->tag);
+    for (size_t i = 0; i < e->n_attrs; i++) {
+        fprintf(out, " %s=\"", e->attrs[i].name);
+        write_value(out, e->attrs[i].value);
+        fputc('"', out);
+    }
+    if (e->n_children == 0) {
+        fputs("/>\n", out);
+        return;
+    }
+    fputs(">\n", out);
+    for (size_t i = 0; i < e->n_children; i++)
+        write_elem(out, e->children[i], indent + 2);
+    fprintf(out, "%*s</%s>\n", indent, "", e->tag);
+}
+
+tp_status tp_xml__write(FILE *out, const tp_xml_elem *root, tp_error *err)
+{
+    write_elem(out, root, 0);
+    if (ferror(out))
+        return tp_fail(err, TP_ERR_IO, NULL, 0, 0, "write error: %s", strerror(errno));
+    return TP_OK;
+}

@@ -1,0 +1,75 @@
+/*
+ * Stage 1: XML text -> element tree, with the file position of every
+ * element. The tree is mutable because NCCL edits its topology XML
+ * (fills defaults, fuses switches) before building the system.
+ */
+#ifndef TP_XML_H
+#define TP_XML_H
+
+#include "common/internal.h"
+
+#include <stdio.h>
+
+typedef struct tp_xml_attr {
+    char *name;  /* owned: one block holding the name, then the value */
+    char *value; /* points into name's block */
+} tp_xml_attr;
+
+typedef struct tp_xml_elem {
+    char *tag; /* owned */
+    tp_xml_attr *attrs;
+    size_t n_attrs, attrs_cap;
+    struct tp_xml_elem **children; /* owned */
+    size_t n_children, children_cap;
+    struct tp_xml_elem *parent; /* borrowed; NULL for the root */
+    unsigned line, column;      /* where the start tag is; 0 for added elements */
+    /* Byte offsets in the parsed text (0 for added elements): the start tag's
+     * '<' and length, and the end tag's '<' (self_closing: none). */
+    size_t src_start, src_tag_len, src_close;
+    bool self_closing;
+} tp_xml_elem;
+
+typedef struct tp_xml {
+    tp_xml_elem *root;   /* owned; the document element */
+    char source[256];    /* file name or "<buffer>" for messages */
+} tp_xml;
+
+/* Parse a document. Rejects DOCTYPE/entity declarations. Caller owns *out. */
+tp_status tp_xml__parse(tp_xml **out, const char *text, size_t len, const char *source,
+                        tp_error *err);
+/* Read a whole file into a NUL-terminated buffer the caller frees. */
+tp_status tp_xml__read_file(char **out, size_t *len_out, const char *path, tp_error *err);
+/* Read and parse a file. */
+tp_status tp_xml__parse_file(tp_xml **out, const char *path, tp_error *err);
+void tp_xml__free(tp_xml *doc);
+
+/* Attribute value, or NULL. */
+const char *tp_xml__attr(const tp_xml_elem *e, const char *name);
+/* Set (add or replace) an attribute. */
+tp_status tp_xml__set_attr(tp_xml_elem *e, const char *name, const char *value, tp_error *err);
+/* Append an attribute the element does not have yet (not checked). */
+tp_status tp_xml__append_attr(tp_xml_elem *e, const char *name, const char *value, tp_error *err);
+/* Remove an attribute if present. */
+void tp_xml__unset_attr(tp_xml_elem *e, const char *name);
+/* New child appended at the end of parent's children (parent may be NULL for a root). */
+tp_status tp_xml__add_child(tp_xml_elem **out, tp_xml_elem *parent, const char *tag, tp_error *err);
+/* Detach child from its parent and free it with its subtree. */
+void tp_xml__remove(tp_xml_elem *child);
+/* Detach child (without freeing) and append it to new_parent. */
+tp_status tp_xml__move(tp_xml_elem *child, tp_xml_elem *new_parent, tp_error *err);
+/* First child with this tag, or NULL. */
+tp_xml_elem *tp_xml__child(const tp_xml_elem *e, const char *tag);
+/* Free an element subtree that has no parent. */
+void tp_xml__free_elem(tp_xml_elem *e);
+
+/* Fail with the element's position: "source:line:col: <tag>: message". */
+tp_status tp_xml__fail(tp_error *err, tp_status code, const tp_xml *doc, const tp_xml_elem *e,
+                       const char *fmt, ...) TP_PRINTF(5, 6);
+
+/*
+ * Write the tree as NCCL writes its XML files: two-space indentation,
+ * attributes in stored order, empty elements as <tag .../>.
+ */
+tp_status tp_xml__write(FILE *out, const tp_xml_elem *root, tp_error *err);
+
+#endif
