@@ -2,7 +2,7 @@
 #   make            build build/topoplan, libtopoplan.a and .so, man pages
 #   make install    PREFIX=/usr/local DESTDIR= (and make uninstall)
 #   make demo       plan a built-in topology (installs build dependencies if missing)
-#   make check      every test: unit, golden, errors, JSON schemas, fuzz replay, header, lint,
+#   make check      every test: unit, golden, errors, JSON schemas, fuzz replay, header, lint, format,
 #                   conformance ratchet, package (exports, man page, staged install,
 #                   examples, Python), then the same under ASan+UBSan
 #                   (also valgrind: unit tests and golden runs, leak-checked)
@@ -104,7 +104,7 @@ demo: $(BUILD)/topoplan
 	$(BUILD)/topoplan plan --builtin dgx-h100 --nodes 2
 	$(BUILD)/topoplan search --builtin dgx-h100 --nodes 2
 
-check: check-unit check-golden check-errors check-json check-pictures check-fleet check-fuzz check-header check-lint \
+check: check-unit check-golden check-errors check-json check-pictures check-fleet check-fuzz check-header check-lint format-check \
        check-conformance check-explain check-provider check-search-diff check-package check-valgrind \
        check-san
 
@@ -213,7 +213,7 @@ bench: $(BUILD)/topoplan
 	@sh bench/run.sh
 
 format-check:
-	@clang-format --dry-run -Werror $(LIB_SRC) $(CLI_SRC) include/topoplan.h
+	@clang-format --dry-run -Werror $(LIB_SRC) $(LIB_HDR) $(CLI_SRC) $(wildcard src/cli/*.h) include/topoplan.h && echo "format-check: clean"
 
 clean:
 	rm -rf build build-san build-fuzz

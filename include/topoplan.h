@@ -42,7 +42,7 @@ extern "C" {
 /** The version of topoplan itself, "MAJOR.MINOR.PATCH". */
 #define TOPOPLAN_VERSION "0.2.0"
 /** One comparable number: 0xMMmmpp (major, minor, patch). */
-#define TOPOPLAN_VERSION_NUMBER \
+#define TOPOPLAN_VERSION_NUMBER                                                                    \
     ((TOPOPLAN_VERSION_MAJOR << 16) | (TOPOPLAN_VERSION_MINOR << 8) | TOPOPLAN_VERSION_PATCH)
 /** The ABI version: the SONAME is libtopoplan.so.TOPOPLAN_SOVERSION. */
 #define TOPOPLAN_SOVERSION 0
@@ -185,7 +185,10 @@ typedef struct tp_job {
 /** The tp_job layout this header describes. */
 #define TP_JOB_VERSION 2
 /** A job of one node reported at rank 0. */
-#define TP_JOB_INIT {TP_JOB_VERSION, 1, 0, NULL, 0}
+#define TP_JOB_INIT                                                                                \
+    {                                                                                              \
+        TP_JOB_VERSION, 1, 0, NULL, 0                                                              \
+    }
 
 /**
  * Fill a job with the defaults of its version (one node, rank 0).
@@ -255,7 +258,6 @@ TP_API tp_status tp_report_nccl_log(FILE *out, const tp_plan *plan, tp_error *er
  */
 TP_API tp_status tp_report_nccl_log_sizes(FILE *out, const tp_plan *plan, tp_error *err);
 
-
 /** Path matrix (GPU x GPU, GPU x NIC) with bottleneck and hops. */
 TP_API tp_status tp_report_paths(FILE *out, const tp_plan *plan, tp_format fmt, tp_error *err);
 /** Graph search results and their decision trace. */
@@ -279,8 +281,7 @@ TP_API tp_status tp_report_nics(FILE *out, const tp_plan *plan, tp_format fmt, t
  * over it (channel < 0: every channel; else only that one) and a legend, as
  * a Graphviz graph laid out left to right.
  */
-TP_API tp_status tp_report_plan_picture(FILE *out, const tp_plan *plan, int channel,
-                                        tp_error *err);
+TP_API tp_status tp_report_plan_picture(FILE *out, const tp_plan *plan, int channel, tp_error *err);
 /**
  * `topoplan matrix`: like `nvidia-smi topo -m`, from NCCL's paths: the path
  * type of every GPU pair and GPU-NET pair, each GPU's NUMA node and CPU
@@ -325,14 +326,14 @@ TP_API const char *tp_tune_proto_name(int protocol);
 
 /** NCCL's choice for one call (tp_plan_tune_call). */
 typedef struct tp_tune_call {
-    int algorithm;     /**< Tree 0, Ring 1, CollNetDirect 2, CollNetChain 3, NVLS 4, NVLSTree 5 */
-    int protocol;      /**< LL 0, LL128 1, Simple 2 */
-    float time_us;     /**< the predicted time NCCL compares (its "time" in the TUNING log) */
-    int channels;      /**< channels and threads per channel NCCL launches with */
+    int algorithm; /**< Tree 0, Ring 1, CollNetDirect 2, CollNetChain 3, NVLS 4, NVLSTree 5 */
+    int protocol;  /**< LL 0, LL128 1, Simple 2 */
+    float time_us; /**< the predicted time NCCL compares (its "time" in the TUNING log) */
+    int channels;  /**< channels and threads per channel NCCL launches with */
     int threads;
-    double algbw_gbs;  /**< n_bytes / time */
-    double busbw_gbs;  /**< algbw x nccl-tests' factor of the collective */
-    int from_backup;   /**< 1 when only the Ring backup bandwidth was usable */
+    double algbw_gbs; /**< n_bytes / time */
+    double busbw_gbs; /**< algbw x nccl-tests' factor of the collective */
+    int from_backup;  /**< 1 when only the Ring backup bandwidth was usable */
 } tp_tune_call;
 
 /**
@@ -362,17 +363,17 @@ TP_API tp_status tp_report_tune_svg(FILE *out, const tp_plan *plan, const tp_tun
 
 /** Kinds of topology edits; each takes a textual spec. */
 typedef enum tp_mutation_kind {
-    TP_MUT_SET,        /**< "BUSID:ATTR=VALUE": on the <pci> (PCI attributes) or its <gpu> */
-    TP_MUT_SET_NET,    /**< "NAME[:PORT]:ATTR=VALUE": on a <net> */
-    TP_MUT_SET_CPU,    /**< "NUMAID:ATTR=VALUE": on a <cpu> */
-    TP_MUT_REMOVE,     /**< "BUSID": a PCI device and its subtree, and NVLinks to its GPUs */
-    TP_MUT_REMOVE_NET, /**< "NAME[:PORT]": a <net> (and its <nic> when left empty) */
-    TP_MUT_NVLINK,     /**< "BUSID1,BUSID2=COUNT": NVLinks both ways (0 removes them); BUSID2
-                            may be an NVSwitch the GPU links to (that GPU's links only) */
+    TP_MUT_SET,         /**< "BUSID:ATTR=VALUE": on the <pci> (PCI attributes) or its <gpu> */
+    TP_MUT_SET_NET,     /**< "NAME[:PORT]:ATTR=VALUE": on a <net> */
+    TP_MUT_SET_CPU,     /**< "NUMAID:ATTR=VALUE": on a <cpu> */
+    TP_MUT_REMOVE,      /**< "BUSID": a PCI device and its subtree, and NVLinks to its GPUs */
+    TP_MUT_REMOVE_NET,  /**< "NAME[:PORT]": a <net> (and its <nic> when left empty) */
+    TP_MUT_NVLINK,      /**< "BUSID1,BUSID2=COUNT": NVLinks both ways (0 removes them); BUSID2
+                             may be an NVSwitch the GPU links to (that GPU's links only) */
     TP_MUT_NVLINK_DOWN, /**< "BUSID[,TARGET]": one NVLink of the GPU down (to TARGET, else to
                              the target it has the most links to) */
-    TP_MUT_ADD,        /**< "NEWBUSID=BUSID": a copy of a GPU or NIC device (next dev/rank,
-                            NICs a new name and guid; GPU-to-GPU NVLinks not copied) */
+    TP_MUT_ADD,         /**< "NEWBUSID=BUSID": a copy of a GPU or NIC device (next dev/rank,
+                             NICs a new name and guid; GPU-to-GPU NVLinks not copied) */
 } tp_mutation_kind;
 
 typedef struct tp_mutation {
@@ -389,8 +390,8 @@ typedef struct tp_mutation {
 TP_API tp_status tp_mutate_buffer(FILE *out, const char *xml, size_t len, const char *source,
                                   const tp_mutation *muts, size_t n_muts, tp_error *err);
 /** Same as tp_mutate_buffer() for a file. */
-TP_API tp_status tp_mutate_file(FILE *out, const char *path, const tp_mutation *muts,
-                                size_t n_muts, tp_error *err);
+TP_API tp_status tp_mutate_file(FILE *out, const char *path, const tp_mutation *muts, size_t n_muts,
+                                tp_error *err);
 /**
  * tp_mutate_file(), and each attribute edit's value checked with the
  * loader's own rules: the topology after every --set-like edit must load as
@@ -420,9 +421,8 @@ typedef struct tp_graph_check tp_graph_check;
 TP_API tp_status tp_graph_check_file(tp_graph_check **out, const tp_plan *plan, const char *path,
                                      tp_error *err);
 /** Same as tp_graph_check_file() for XML text in memory; `source` names it in messages. */
-TP_API tp_status tp_graph_check_buffer(tp_graph_check **out, const tp_plan *plan,
-                                       const char *xml, size_t len, const char *source,
-                                       tp_error *err);
+TP_API tp_status tp_graph_check_buffer(tp_graph_check **out, const tp_plan *plan, const char *xml,
+                                       size_t len, const char *source, tp_error *err);
 /** 1 when nothing makes a graph of the file infeasible, else 0. */
 TP_API int tp_graph_check_feasible(const tp_graph_check *chk);
 /** Error-level findings, oversubscribed links included (0 when feasible). */
@@ -479,11 +479,11 @@ typedef enum tp_diff_kind {
     TP_DIFF_NODE_MOVED,      /**< a GPU or NIC under another PCI parent or NUMA node */
     TP_DIFF_LINK_MISSING,
     TP_DIFF_LINK_EXTRA,
-    TP_DIFF_LINK_BW,         /**< same link, another bandwidth */
-    TP_DIFF_PATH,            /**< type, bandwidth or hops of a GPU path */
-    TP_DIFF_GRAPH,           /**< a field or the channel order of a searched graph */
-    TP_DIFF_CHANNELS,        /**< final channel counts, rings, trees */
-    TP_DIFF_TUNING,          /**< the algorithm/protocol NCCL picks, or its predicted time */
+    TP_DIFF_LINK_BW,  /**< same link, another bandwidth */
+    TP_DIFF_PATH,     /**< type, bandwidth or hops of a GPU path */
+    TP_DIFF_GRAPH,    /**< a field or the channel order of a searched graph */
+    TP_DIFF_CHANNELS, /**< final channel counts, rings, trees */
+    TP_DIFF_TUNING,   /**< the algorithm/protocol NCCL picks, or its predicted time */
 } tp_diff_kind;
 
 /** One difference between two plans (first plan -> second plan). */
@@ -509,8 +509,8 @@ typedef struct tp_comparison tp_comparison;
  * device indices that shift when a NIC disappears). Both plans must have
  * succeeded. Caller owns *out; the plans may be freed afterwards.
  */
-TP_API tp_status tp_compare_plans(tp_comparison **out, const tp_plan *first,
-                                  const tp_plan *second, tp_error *err);
+TP_API tp_status tp_compare_plans(tp_comparison **out, const tp_plan *first, const tp_plan *second,
+                                  tp_error *err);
 /** Free a comparison (NULL-safe). */
 TP_API void tp_comparison_free(tp_comparison *cmp);
 /** Number of differences, and difference i (borrowed; NULL past the end). */
@@ -527,11 +527,9 @@ TP_API int tp_comparison_first_layer(const tp_comparison *cmp);
  */
 TP_API const char *tp_comparison_why(const tp_comparison *cmp);
 /** `topoplan diff`: the differences layer by layer, then a summary (text or JSON). */
-TP_API tp_status tp_report_diff(FILE *out, const tp_comparison *cmp, tp_format fmt,
-                                tp_error *err);
+TP_API tp_status tp_report_diff(FILE *out, const tp_comparison *cmp, tp_format fmt, tp_error *err);
 /** `topoplan check`: the differences as findings, errors first (text or JSON). */
-TP_API tp_status tp_report_check(FILE *out, const tp_comparison *cmp, tp_format fmt,
-                                 tp_error *err);
+TP_API tp_status tp_report_check(FILE *out, const tp_comparison *cmp, tp_format fmt, tp_error *err);
 
 /** @defgroup hca NCCL_IB_HCA */
 
@@ -605,7 +603,7 @@ typedef enum tp_pattern {
 typedef enum tp_graph_kind {
     TP_GRAPH_RING,
     TP_GRAPH_TREE,
-    TP_GRAPH_COLLNET_CHAIN, /**< never searched: no CollNet plugin (0 channels) */
+    TP_GRAPH_COLLNET_CHAIN,  /**< never searched: no CollNet plugin (0 channels) */
     TP_GRAPH_COLLNET_DIRECT, /**< never searched: no CollNet plugin (0 channels) */
     TP_GRAPH_NVLS,           /**< 0 channels when NVLS is not supported */
     TP_GRAPH_COUNT
@@ -652,10 +650,10 @@ TP_API tp_status tp_plan_status(const tp_plan *plan);
 
 /** The job as planned. */
 typedef struct tp_job_info {
-    int n_nodes;         /**< hosts */
-    int n_ranks;         /**< all ranks */
-    int rank;            /**< the reported rank */
-    int gpus_per_node;   /**< ranks per host */
+    int n_nodes;       /**< hosts */
+    int n_ranks;       /**< all ranks */
+    int rank;          /**< the reported rank */
+    int gpus_per_node; /**< ranks per host */
 } tp_job_info;
 
 /**
@@ -700,10 +698,10 @@ TP_API int tp_system_node_count(const tp_system *sys, tp_node_type type);
 /** A node's attributes; fields of other types are -1 (or 0 for bandwidths). */
 typedef struct tp_node_info {
     tp_node_type type;
-    int index;       /**< position among the nodes of its type */
-    int64_t id;      /**< NCCL's id: bus id of GPU/PCI/NIC, NUMA id of CPU, dev of NET */
-    char label[40];  /**< NCCL's label, e.g. "GPU/0-1a000", "NET/0-3" */
-    int n_links;     /**< links from this node (tp_system_link) */
+    int index;      /**< position among the nodes of its type */
+    int64_t id;     /**< NCCL's id: bus id of GPU/PCI/NIC, NUMA id of CPU, dev of NET */
+    char label[40]; /**< NCCL's label, e.g. "GPU/0-1a000", "NET/0-3" */
+    int n_links;    /**< links from this node (tp_system_link) */
     /* GPU */
     int gpu_dev;           /**< CUDA device number */
     int gpu_rank;          /**< global rank (reported rank's node) */
@@ -713,17 +711,17 @@ typedef struct tp_node_info {
     int net_dev;
     uint64_t net_asic;
     int net_port;
-    float net_bw;          /**< GB/s */
+    float net_bw; /**< GB/s */
     float net_latency;
     bool net_gdr;
-    bool net_coll;         /**< CollNet support */
+    bool net_coll; /**< CollNet support */
     int net_max_channels;
     /* CPU */
-    int cpu_arch;          /**< NCCL's codes: 1 x86, 2 POWER, 3 ARM */
-    int cpu_vendor;        /**< 1 Intel, 2 AMD, 3 Zhaoxin */
+    int cpu_arch;   /**< NCCL's codes: 1 x86, 2 POWER, 3 ARM */
+    int cpu_vendor; /**< 1 Intel, 2 AMD, 3 Zhaoxin */
     int cpu_model;
     /* PCI */
-    uint64_t pci_device;   /**< NCCL's packed vendor/device/subsystem ids */
+    uint64_t pci_device; /**< NCCL's packed vendor/device/subsystem ids */
 } tp_node_info;
 
 /**
@@ -744,7 +742,7 @@ TP_API int tp_system_gpu_of_rank(const tp_system *sys, int rank);
 /** One link (or one hop of a path). */
 typedef struct tp_link_info {
     tp_link_type type;
-    float bw;            /**< GB/s */
+    float bw; /**< GB/s */
     tp_node_type from_type;
     int from_index;
     tp_node_type to_type;
@@ -779,25 +777,25 @@ TP_API tp_status tp_system_path(const tp_system *sys, tp_node_type from_type, in
  * @return TP_OK; TP_ERR_ARGUMENT as tp_system_path, or hop out of range
  */
 TP_API tp_status tp_system_path_hop(const tp_system *sys, tp_node_type from_type, int from_index,
-                                    tp_node_type to_type, int to_index, int hop,
-                                    tp_link_info *info, size_t size);
+                                    tp_node_type to_type, int to_index, int hop, tp_link_info *info,
+                                    size_t size);
 
 /** A searched graph of the reported rank (ncclTopoGraph). */
 typedef struct tp_graph_summary {
     tp_graph_kind kind;
     tp_pattern pattern;
-    int n_channels;       /**< 0: not searched (CollNet) or not supported (NVLS) */
+    int n_channels; /**< 0: not searched (CollNet) or not supported (NVLS) */
     int min_channels, max_channels;
-    float bw_intra;       /**< GB/s per channel inside the node */
-    float bw_inter;       /**< GB/s per channel to the network */
+    float bw_intra; /**< GB/s per channel inside the node */
+    float bw_inter; /**< GB/s per channel to the network */
     float latency_inter;
     tp_path_type type_intra;
     tp_path_type type_inter;
-    int cross_nic;        /**< NCCL's crossNic: 0, 1 or 2 */
+    int cross_nic; /**< NCCL's crossNic: 0, 1 or 2 */
     bool same_channels;
-    int n_gpus;           /**< GPUs per channel */
-    bool has_nets;        /**< channels enter and leave through NETs (multi-node) */
-    int n_decisions;      /**< recorded search decisions (tp_plan_graph_decision) */
+    int n_gpus;      /**< GPUs per channel */
+    bool has_nets;   /**< channels enter and leave through NETs (multi-node) */
+    int n_decisions; /**< recorded search decisions (tp_plan_graph_decision) */
 } tp_graph_summary;
 
 /**
@@ -858,14 +856,14 @@ TP_API tp_status tp_plan_graph_decision(const tp_plan *plan, tp_graph_kind kind,
 
 /** The job's final channels. */
 typedef struct tp_channels_info {
-    int n_channels;          /**< collective channels (ring and tree) */
-    int search_channels;     /**< ring/tree channels after combination, before duplication */
+    int n_channels;      /**< collective channels (ring and tree) */
+    int search_channels; /**< ring/tree channels after combination, before duplication */
     int n_nvls_channels;
-    int nvls_heads;          /**< NVLS heads per node */
+    int nvls_heads; /**< NVLS heads per node */
     int n_collnet_channels;
     int p2p_channels;
     int p2p_channels_per_peer;
-    int nccl_nodes;          /**< NCCL's "nodes": ring fragments */
+    int nccl_nodes; /**< NCCL's "nodes": ring fragments */
 } tp_channels_info;
 
 /** @return TP_OK; TP_ERR_ARGUMENT when plan or info is NULL or the plan failed */
@@ -951,8 +949,8 @@ typedef struct tp_hca_port {
  * input order; JSON (schema topoplan.hca) lists every port with whether it is
  * selected and the filter entry that selects it only as a prefix.
  */
-TP_API tp_status tp_report_hca(FILE *out, const char *filter, const tp_hca_port *ports,
-                               size_t n, tp_format fmt, tp_error *err);
+TP_API tp_status tp_report_hca(FILE *out, const char *filter, const tp_hca_port *ports, size_t n,
+                               tp_format fmt, tp_error *err);
 
 /** @defgroup builtins Built-in topologies */
 
@@ -1034,7 +1032,8 @@ TP_API tp_status tp_report_completion(FILE *out, const tp_completion *c, tp_form
 /** Free a completion (NULL-safe). */
 TP_API void tp_completion_free(tp_completion *c);
 
-/** Number of SKUs in the catalogue; name and one-line title of SKU i (static), NULL past the end. */
+/** Number of SKUs in the catalogue; name and one-line title of SKU i (static), NULL past the end.
+ */
 TP_API size_t tp_sku_count(void);
 TP_API const char *tp_sku_name(size_t i);
 TP_API tp_status tp_sku_title(size_t i, char *buf, size_t size, tp_error *err);

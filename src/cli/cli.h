@@ -31,8 +31,8 @@ typedef struct cli_ctx {
     bool svg;         /* --format svg: render the DOT report to SVG */
     unsigned formats; /* CLI_FMT_* the running command writes */
     const char *command;
-    FILE *out;        /* stdout or -o FILE */
-    void **owned;     /* blocks parsed options point into, freed by cli_ctx_release */
+    FILE *out;    /* stdout or -o FILE */
+    void **owned; /* blocks parsed options point into, freed by cli_ctx_release */
     size_t n_owned, cap_owned;
 } cli_ctx;
 
@@ -63,16 +63,16 @@ enum { CLI_OPT_FORMAT = 1u, CLI_OPT_GRAPH = 2u, CLI_OPT_BASELINE = 4u, CLI_OPT_M
 
 /* A parsed planning command line. */
 typedef struct cli_args {
-    cli_input in;         /* the job and the topology: the last file argument or --builtin */
-    const char *files[2]; /* the file arguments before the topology */
-    const char *graph;    /* --graph */
-    const char *baseline; /* --baseline */
+    cli_input in;            /* the job and the topology: the last file argument or --builtin */
+    const char *files[2];    /* the file arguments before the topology */
+    const char *graph;       /* --graph */
+    const char *baseline;    /* --baseline */
     const char **node_topos; /* --node-topo values (owned by the context) */
     const char *job_file;    /* --job */
     char **rest;             /* CLI_OPT_MANY: the file arguments (into argv) */
     int n_rest;
-    bool rank_given;         /* --rank was on the command line */
-    bool nodes_given;     /* --nodes was on the command line */
+    bool rank_given;  /* --rank was on the command line */
+    bool nodes_given; /* --nodes was on the command line */
 } cli_args;
 
 /*
@@ -94,8 +94,7 @@ int cli_set_format(cli_ctx *ctx, const char *name, const char *usage);
  * Options of the commands without a topology: --help and --format. Leaves
  * the operands in argv[*first..argc-1]; returns -1 with *code set when done.
  */
-int cli_parse_plain(int argc, char **argv, cli_ctx *ctx, const char *usage, int *first,
-                    int *code);
+int cli_parse_plain(int argc, char **argv, cli_ctx *ctx, const char *usage, int *first, int *code);
 /* Write a DOT text as SVG (Graphviz' dot layout) to out; returns the exit code. */
 int cli_render_svg(FILE *out, const char *dot, size_t len);
 /* Something that writes one DOT graph of a plan (a report's DOT form, a plan picture). */
@@ -136,9 +135,8 @@ int cli_run_net_report(int argc, char **argv, cli_ctx *ctx, const char *usage,
  */
 int cli_compare_run(const cli_input *first, const cli_input *second, cli_ctx *ctx, bool check);
 /* Same, planning `first` under first_cfg and `second` under second_cfg (NULL: the context's). */
-int cli_compare_run_env(const cli_input *first, const cli_input *second,
-                        const tp_config *first_cfg, const tp_config *second_cfg, cli_ctx *ctx,
-                        bool check);
+int cli_compare_run_env(const cli_input *first, const cli_input *second, const tp_config *first_cfg,
+                        const tp_config *second_cfg, cli_ctx *ctx, bool check);
 
 /*
  * Partial-file findings and provider-file lints of the input's file (nothing
@@ -156,8 +154,8 @@ int cli_load_job(cli_ctx *ctx, cli_args *a, const char *path);
 
 /* One node's effect on a job of reference nodes (job_effect.c). */
 typedef struct cli_job_effect_t {
-    bool known;           /* both jobs planned */
-    int n_nodes;          /* nodes of the job (at least 2) */
+    bool known;                      /* both jobs planned */
+    int n_nodes;                     /* nodes of the job (at least 2) */
     int channels_base, channels_odd; /* collective channels without / with the node */
     int search_base, search_odd;     /* ring/tree search channels after combination */
 } cli_job_effect_t;
@@ -169,8 +167,7 @@ typedef struct cli_job_effect_t {
 int cli_job_effect(cli_job_effect_t *fx, const cli_input *base, const char *odd, int n_nodes,
                    const cli_ctx *ctx);
 /* "Job effect: ... this node costs the job N channels". */
-void cli_job_effect_text(FILE *out, const cli_job_effect_t *fx, const char *base,
-                         const char *odd);
+void cli_job_effect_text(FILE *out, const cli_job_effect_t *fx, const char *base, const char *odd);
 
 /* Fleet check: every NODE (files, or .xml files of folders) against the baseline. */
 int cli_fleet_check(const cli_args *a, const cli_input *baseline, cli_ctx *ctx);

@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 static const char usage[] =
-    "usage: topoplan check [--nodes N] [--rank R] [--node-topo FILE]... [--job FILE] [--format text|json] NODE.xml --baseline "
+    "usage: topoplan check [--nodes N] [--rank R] [--node-topo FILE]... [--job FILE] [--format "
+    "text|json] NODE.xml --baseline "
     "BASE.xml\n"
-    "       topoplan check [--nodes N] [--format text|json] --baseline BASE.xml (NODE.xml | FOLDER)...\n"
+    "       topoplan check [--nodes N] [--format text|json] --baseline BASE.xml (NODE.xml | "
+    "FOLDER)...\n"
     "\n"
     "Compare a node's topology (e.g. dumped on the node with NCCL_TOPO_DUMP_FILE) with a\n"
     "known-good baseline of the same model, planned for the same job under the same\n"
@@ -39,8 +41,8 @@ int cmd_check(int argc, char **argv, cli_ctx *ctx)
 {
     cli_args a;
     int code = CLI_EXIT_OK;
-    if (cli_parse_args(argc, argv, ctx, usage,
-                       CLI_OPT_FORMAT | CLI_OPT_BASELINE | CLI_OPT_MANY, 1, &a, &code))
+    if (cli_parse_args(argc, argv, ctx, usage, CLI_OPT_FORMAT | CLI_OPT_BASELINE | CLI_OPT_MANY, 1,
+                       &a, &code))
         return code;
     if (!a.baseline)
         return cli_usage_error(usage, "check: expected --baseline FILE");

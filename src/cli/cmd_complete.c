@@ -51,34 +51,50 @@ static int take(int c, const char *arg, complete_args *a)
 {
     int v = 0;
     switch (c) {
-    case 's': a->opts.sku = arg; return 0;
-    case 'm': a->opts.plugin_mode = arg; return 0;
-    case 'o': a->output = arg; return 0;
-    case 'l': a->list = true; return 0;
-    case 'S': return parse_int_opt(arg, 10, 200, &a->opts.sm);
+    case 's':
+        a->opts.sku = arg;
+        return 0;
+    case 'm':
+        a->opts.plugin_mode = arg;
+        return 0;
+    case 'o':
+        a->output = arg;
+        return 0;
+    case 'l':
+        a->list = true;
+        return 0;
+    case 'S':
+        return parse_int_opt(arg, 10, 200, &a->opts.sm);
     case 'N':
         if (parse_int_opt(arg, 0, 64, &v))
             return -1;
         a->opts.nvlinks = v == 0 ? -1 : v;
         return 0;
-    case 'P': return parse_int_opt(arg, 1, 100000000, &a->opts.nic_speed);
+    case 'P':
+        return parse_int_opt(arg, 1, 100000000, &a->opts.nic_speed);
     case 'G':
         if (parse_int_opt(arg, 0, 1, &v))
             return -1;
         a->opts.gdr = v ? TP_COMPLETE_GDR_ON : TP_COMPLETE_GDR_OFF;
         return 0;
-    default: return -1;
+    default:
+        return -1;
     }
 }
 
 static int parse(int argc, char **argv, complete_args *a, cli_ctx *ctx, int *code)
 {
     static const struct option opts[] = {
-        {"sku", required_argument, NULL, 's'},        {"plugin-mode", required_argument, NULL, 'm'},
-        {"output", required_argument, NULL, 'o'},     {"list", no_argument, NULL, 'l'},
-        {"format", required_argument, NULL, 'F'},     {"sm", required_argument, NULL, 'S'},
-        {"nvlinks", required_argument, NULL, 'N'},    {"nic-speed", required_argument, NULL, 'P'},
-        {"gdr", required_argument, NULL, 'G'},        {"help", no_argument, NULL, 'h'},
+        {"sku", required_argument, NULL, 's'},
+        {"plugin-mode", required_argument, NULL, 'm'},
+        {"output", required_argument, NULL, 'o'},
+        {"list", no_argument, NULL, 'l'},
+        {"format", required_argument, NULL, 'F'},
+        {"sm", required_argument, NULL, 'S'},
+        {"nvlinks", required_argument, NULL, 'N'},
+        {"nic-speed", required_argument, NULL, 'P'},
+        {"gdr", required_argument, NULL, 'G'},
+        {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof(*a));
@@ -97,9 +113,9 @@ static int parse(int argc, char **argv, complete_args *a, cli_ctx *ctx, int *cod
             continue;
         }
         if (c == '?' || take(c, optarg, a) != 0) {
-            *code = cli_usage_error(usage, "complete: bad option or value \"%s\"%s%s",
-                                    argv[optind - 1], optarg && c != '?' ? " " : "",
-                                    optarg && c != '?' ? optarg : "");
+            *code =
+                cli_usage_error(usage, "complete: bad option or value \"%s\"%s%s", argv[optind - 1],
+                                optarg && c != '?' ? " " : "", optarg && c != '?' ? optarg : "");
             return -1;
         }
     }

@@ -6,8 +6,10 @@
 #include <string.h>
 
 static const char usage[] =
-    "usage: topoplan diff [--nodes N] [--rank R] [--node-topo FILE]... [--job FILE] [--format text|json]\n"
-    "                     [--env-a KEY=VALUE]... [--env-b KEY=VALUE]... A.xml (B.xml | --builtin NAME)\n"
+    "usage: topoplan diff [--nodes N] [--rank R] [--node-topo FILE]... [--job FILE] [--format "
+    "text|json]\n"
+    "                     [--env-a KEY=VALUE]... [--env-b KEY=VALUE]... A.xml (B.xml | --builtin "
+    "NAME)\n"
     "       topoplan diff [options] --env-a KEY=VALUE... --env-b KEY=VALUE... TOPO.xml\n"
     "\n"
     "Plan both topologies for the same job (N identical nodes, rank R's view) under\n"
@@ -33,9 +35,8 @@ int cli_compare_run(const cli_input *first, const cli_input *second, cli_ctx *ct
     return cli_compare_run_env(first, second, NULL, NULL, ctx, check);
 }
 
-int cli_compare_run_env(const cli_input *first, const cli_input *second,
-                        const tp_config *first_cfg, const tp_config *second_cfg, cli_ctx *ctx,
-                        bool check)
+int cli_compare_run_env(const cli_input *first, const cli_input *second, const tp_config *first_cfg,
+                        const tp_config *second_cfg, cli_ctx *ctx, bool check)
 {
     tp_plan *plans[2] = {NULL, NULL};
     tp_comparison *cmp = NULL;
@@ -104,8 +105,8 @@ static int take_env(int *argc, char **argv, const cli_ctx *ctx, const char *flag
 /* File arguments on the command line (options' values excluded); --builtin counts as one. */
 static int count_files(int argc, char **argv)
 {
-    static const char *const with_value[] = {"--nodes", "--rank", "--node-topo", "--job",
-                                             "--format", "--builtin", "-n", "-r", "-b"};
+    static const char *const with_value[] = {
+        "--nodes", "--rank", "--node-topo", "--job", "--format", "--builtin", "-n", "-r", "-b"};
     int n = 0;
     for (int i = 1; i < argc; i++) {
         bool takes = false;

@@ -4,7 +4,8 @@
 #include <stdio.h>
 
 static const char usage[] =
-    "usage: topoplan graph-check [--nodes N] [--rank R] [--node-topo FILE]... [--job FILE] [--format text|json]\n"
+    "usage: topoplan graph-check [--nodes N] [--rank R] [--node-topo FILE]... [--job FILE] "
+    "[--format text|json]\n"
     "                            GRAPH.xml (TOPO.xml | --builtin NAME)\n"
     "\n"
     "Check every graph of an NCCL_GRAPH_FILE against the topology, as NCCL 2.22.3's\n"

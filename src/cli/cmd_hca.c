@@ -31,14 +31,17 @@ static int write_hca(cli_ctx *ctx, const char *filter, const tp_hca_port *ports,
         /* NCCL 2.22.3 matches entries as prefixes: "mlx5_1" also catches mlx5_10. */
         if (tp_hca_prefix_trap(filter, ports[i].name, ports[i].port, entry, sizeof(entry)) &&
             selected != exclude)
-            fprintf(stderr, "topoplan: warning: \"%s\" also %s %s:%d (prefix match); use "
-                            "\"%s=%s\" to %s only that device\n", entry,
-                    exclude ? "excludes" : "selects", ports[i].name, ports[i].port,
+            fprintf(stderr,
+                    "topoplan: warning: \"%s\" also %s %s:%d (prefix match); use "
+                    "\"%s=%s\" to %s only that device\n",
+                    entry, exclude ? "excludes" : "selects", ports[i].name, ports[i].port,
                     exclude ? "^" : "", entry, exclude ? "exclude" : "select");
     }
     if (n_selected == 0) {
-        fprintf(stderr, "topoplan: warning: NCCL_IB_HCA=\"%s\" selects no device: NCCL would "
-                        "find no IB device and fall back to sockets\n", filter);
+        fprintf(stderr,
+                "topoplan: warning: NCCL_IB_HCA=\"%s\" selects no device: NCCL would "
+                "find no IB device and fall back to sockets\n",
+                filter);
         return CLI_EXIT_NEGATIVE;
     }
     return CLI_EXIT_OK;
@@ -72,7 +75,7 @@ int cmd_hca(int argc, char **argv, cli_ctx *ctx)
     const char *filter = argv[first];
     size_t n = (size_t)(argc - first - 1);
     tp_hca_port *ports = calloc(n, sizeof(*ports));
-    char (*names)[128] = calloc(n, sizeof(*names));
+    char(*names)[128] = calloc(n, sizeof(*names));
     if (!ports || !names) {
         free(ports);
         free(names);
@@ -82,8 +85,8 @@ int cmd_hca(int argc, char **argv, cli_ctx *ctx)
     for (size_t i = 0; i < n && code == CLI_EXIT_OK; i++) {
         const char *arg = argv[first + 1 + (int)i];
         if (split_device(arg, names[i], sizeof(names[i]), &ports[i].port) != 0)
-            code = cli_usage_error(usage, "hca: bad device \"%s\" (expected NAME or NAME:PORT)",
-                                   arg);
+            code =
+                cli_usage_error(usage, "hca: bad device \"%s\" (expected NAME or NAME:PORT)", arg);
         ports[i].name = names[i];
     }
     if (code == CLI_EXIT_OK)

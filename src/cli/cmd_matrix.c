@@ -2,7 +2,8 @@
 #include "cli.h"
 
 static const char usage[] =
-    "usage: topoplan matrix [--nodes N] [--rank R] [--format text|json] (TOPO.xml | --builtin NAME)\n"
+    "usage: topoplan matrix [--nodes N] [--rank R] [--format text|json] (TOPO.xml | --builtin "
+    "NAME)\n"
     "\n"
     "The compact view of `nvidia-smi topo -m`, from the paths NCCL 2.22.3 computes:\n"
     "the path type (NVL, NVB, PIX, PXB, PXN, PHB, SYS) of every GPU pair and every\n"

@@ -26,7 +26,7 @@ int cmd_builtins(int argc, char **argv, cli_ctx *ctx)
     }
     tp_error err = {0};
     return tp_report_builtins(ctx->out, name, ctx->format, &err) == TP_OK ? CLI_EXIT_OK
-                                                                           : cli_fail(&err);
+                                                                          : cli_fail(&err);
 }
 
 int cmd_env(int argc, char **argv, cli_ctx *ctx)
@@ -35,9 +35,9 @@ int cmd_env(int argc, char **argv, cli_ctx *ctx)
     if (cli_parse_plain(argc, argv, ctx, env_usage, &first, &code) != 0)
         return code;
     if (first < argc)
-        return cli_usage_error(env_usage, "env: unexpected argument \"%s\" (set variables with --env)",
-                               argv[first]);
+        return cli_usage_error(
+            env_usage, "env: unexpected argument \"%s\" (set variables with --env)", argv[first]);
     tp_error err = {0};
     return tp_report_env(ctx->out, ctx->cfg, ctx->format, &err) == TP_OK ? CLI_EXIT_OK
-                                                                          : cli_fail(&err);
+                                                                         : cli_fail(&err);
 }

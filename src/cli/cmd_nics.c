@@ -1,9 +1,9 @@
 /* topoplan nics: which NIC every rank of a node uses, per ring channel and per peer. */
 #include "cli.h"
 
-
 static const char usage[] =
-    "usage: topoplan nics [--nodes N] [--rank R] [--node-topo FILE]... [--job FILE] [--format text|json] (TOPO.xml | --builtin NAME)\n"
+    "usage: topoplan nics [--nodes N] [--rank R] [--node-topo FILE]... [--job FILE] [--format "
+    "text|json] (TOPO.xml | --builtin NAME)\n"
     "\n"
     "For every rank of rank R's node: its GPU, NUMA node and nearest NIC; the NET\n"
     "device each ring channel enters or leaves the node through and the rail it keeps\n"

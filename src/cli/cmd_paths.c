@@ -2,7 +2,8 @@
 #include "cli.h"
 
 static const char usage[] =
-    "usage: topoplan paths [--nodes N] [--rank R] [--node-topo FILE]... [--job FILE] [--format text|json] (TOPO.xml | --builtin NAME)\n"
+    "usage: topoplan paths [--nodes N] [--rank R] [--node-topo FILE]... [--job FILE] [--format "
+    "text|json] (TOPO.xml | --builtin NAME)\n"
     "\n"
     "Show the path NCCL 2.22.3 computes between every GPU and every GPU and NET of\n"
     "rank R's system: hops, bandwidth (GB/s), path type, the bottleneck link and the\n"

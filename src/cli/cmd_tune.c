@@ -36,11 +36,24 @@ static uint64_t parse_size(const char *text, const char **end)
         return 0;
     int shift = 0;
     switch (toupper((unsigned char)*e)) {
-    case 'K': shift = 10; e++; break;
-    case 'M': shift = 20; e++; break;
-    case 'G': shift = 30; e++; break;
-    case 'T': shift = 40; e++; break;
-    default: break;
+    case 'K':
+        shift = 10;
+        e++;
+        break;
+    case 'M':
+        shift = 20;
+        e++;
+        break;
+    case 'G':
+        shift = 30;
+        e++;
+        break;
+    case 'T':
+        shift = 40;
+        e++;
+        break;
+    default:
+        break;
     }
     if (shift && *e == 'i')
         e++;
@@ -73,7 +86,8 @@ static int take_tune_options(int *argc, char **argv, tune_args *t)
     int n = 0;
     for (int i = 0; i < *argc; i++) {
         const char *o = argv[i];
-        bool known = i > 0 && (!strcmp(o, "--coll") || !strcmp(o, "--sizes") || !strcmp(o, "--plot"));
+        bool known =
+            i > 0 && (!strcmp(o, "--coll") || !strcmp(o, "--sizes") || !strcmp(o, "--plot"));
         if (!known) {
             argv[n++] = argv[i];
             continue;
@@ -96,8 +110,7 @@ static int write_plot(const tp_plan *plan, const tune_args *t, FILE *out)
 {
     if (strcmp(t->plot, "-") == 0) {
         tp_error err = {0};
-        return tp_report_tune_svg(out, plan, &t->opt, &err) == TP_OK ? CLI_EXIT_OK
-                                                                     : cli_fail(&err);
+        return tp_report_tune_svg(out, plan, &t->opt, &err) == TP_OK ? CLI_EXIT_OK : cli_fail(&err);
     }
     FILE *f = fopen(t->plot, "w");
     if (!f) {

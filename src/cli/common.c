@@ -76,7 +76,10 @@ static const struct {
     const char *name;
     unsigned bit;
 } format_names[] = {
-    {"text", CLI_FMT_TEXT}, {"json", CLI_FMT_JSON}, {"dot", CLI_FMT_DOT}, {"svg", CLI_FMT_SVG},
+    {"text", CLI_FMT_TEXT},
+    {"json", CLI_FMT_JSON},
+    {"dot", CLI_FMT_DOT},
+    {"svg", CLI_FMT_SVG},
 };
 
 unsigned cli_format_bit(const char *text)
@@ -108,8 +111,7 @@ int cli_set_format(cli_ctx *ctx, const char *name, const char *usage)
  * Options of the commands without a topology: --help and --format. Leaves
  * the operands in argv[*first..argc-1]; returns -1 with *code set when done.
  */
-int cli_parse_plain(int argc, char **argv, cli_ctx *ctx, const char *usage, int *first,
-                       int *code)
+int cli_parse_plain(int argc, char **argv, cli_ctx *ctx, const char *usage, int *first, int *code)
 {
     int i = 1;
     for (; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
@@ -158,11 +160,16 @@ void cli_ctx_release(cli_ctx *ctx)
 }
 
 static const struct option parse_opts[] = {
-    {"nodes", required_argument, NULL, 'n'},    {"rank", required_argument, NULL, 'r'},
-    {"node-topo", required_argument, NULL, 'T'}, {"job", required_argument, NULL, 'J'},
-    {"builtin", required_argument, NULL, 'b'},  {"format", required_argument, NULL, 'F'},
-    {"graph", required_argument, NULL, 'g'},    {"baseline", required_argument, NULL, 'B'},
-    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+    {"nodes", required_argument, NULL, 'n'},
+    {"rank", required_argument, NULL, 'r'},
+    {"node-topo", required_argument, NULL, 'T'},
+    {"job", required_argument, NULL, 'J'},
+    {"builtin", required_argument, NULL, 'b'},
+    {"format", required_argument, NULL, 'F'},
+    {"graph", required_argument, NULL, 'g'},
+    {"baseline", required_argument, NULL, 'B'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 /* Whether option c is one this command takes. */
@@ -178,9 +185,8 @@ static int take_option(int c, const char *arg, cli_ctx *ctx, cli_args *a)
     switch (c) {
     case 'n':
         a->nodes_given = true;
-        return parse_count(arg, TP_MAX_JOB_NODES, &a->in.job.n_nodes) || a->in.job.n_nodes < 1
-                   ? -1
-                   : 0;
+        return parse_count(arg, TP_MAX_JOB_NODES, &a->in.job.n_nodes) || a->in.job.n_nodes < 1 ? -1
+                                                                                               : 0;
     case 'J':
         a->job_file = arg;
         return 0;
@@ -235,15 +241,17 @@ int cli_parse_args(int argc, char **argv, cli_ctx *ctx, const char *usage, unsig
             return -1;
         }
         if (c == '?' || !option_allowed(c, extra)) {
-            *code = cli_usage_error(usage, "%s: bad option \"%s\" (unknown, or its value is missing)",
-                                    argv[0], argv[optind - 1]);
+            *code =
+                cli_usage_error(usage, "%s: bad option \"%s\" (unknown, or its value is missing)",
+                                argv[0], argv[optind - 1]);
             return -1;
         }
         if (c == 'F' && ctx && (*code = cli_set_format(ctx, optarg, usage)) != CLI_EXIT_OK)
             return -1;
         if (take_option(c, optarg, ctx, a) != 0) {
-            *code = c == 'n' ? cli_usage_error(usage, "invalid value \"%s\" for --nodes "
-                                                      "(expected 1..%d)",
+            *code = c == 'n' ? cli_usage_error(usage,
+                                               "invalid value \"%s\" for --nodes "
+                                               "(expected 1..%d)",
                                                optarg, TP_MAX_JOB_NODES)
                              : cli_usage_error(usage, "invalid value \"%s\" for --%s", optarg,
                                                option_long_name(c));
@@ -252,8 +260,10 @@ int cli_parse_args(int argc, char **argv, cli_ctx *ctx, const char *usage, unsig
     }
     if (a->job_file) {
         if (a->nodes_given || a->in.job.n_node_topos || a->in.builtin) {
-            *code = cli_usage_error(usage, "%s: --job gives the nodes: no --nodes, --node-topo "
-                                           "or --builtin with it", argv[0]);
+            *code = cli_usage_error(usage,
+                                    "%s: --job gives the nodes: no --nodes, --node-topo "
+                                    "or --builtin with it",
+                                    argv[0]);
             return -1;
         }
         if ((*code = cli_load_job(ctx, a, a->job_file)) != 0)
@@ -272,8 +282,10 @@ int cli_parse_args(int argc, char **argv, cli_ctx *ctx, const char *usage, unsig
         return 0;
     }
     if (argc - optind != want) {
-        *code = cli_usage_error(usage, "%s: expected %d file argument%s (the topology may be "
-                                       "--builtin NAME)", argv[0], n_files, n_files == 1 ? "" : "s");
+        *code = cli_usage_error(usage,
+                                "%s: expected %d file argument%s (the topology may be "
+                                "--builtin NAME)",
+                                argv[0], n_files, n_files == 1 ? "" : "s");
         return -1;
     }
     for (int i = 0; i < n_files - 1; i++)
@@ -295,9 +307,10 @@ int cli_parse_input(int argc, char **argv, cli_ctx *ctx, const char *usage, cli_
 void cli_name_flag(tp_error *err)
 {
     /* The library names the tp_job fields; the user gave them as flags. */
-    static const char *const flags[][2] = {
-        {"job.rank", "--rank"}, {"job.n_nodes", "--nodes"}, {"job.node_topos", "--node-topo"},
-        {"fmt", "--format"}};
+    static const char *const flags[][2] = {{"job.rank", "--rank"},
+                                           {"job.n_nodes", "--nodes"},
+                                           {"job.node_topos", "--node-topo"},
+                                           {"fmt", "--format"}};
     for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
         if (strcmp(err->source, flags[i][0]) == 0)
             snprintf(err->source, sizeof(err->source), "%s", flags[i][1]);
@@ -346,8 +359,8 @@ static int cli_write_report(cli_ctx *ctx, const tp_plan *plan, cli_report_fn *re
 }
 
 /* Parse, plan (--nodes defaulting to default_nodes when > 0), report, then partial-file notes. */
-static int run_report(int argc, char **argv, cli_ctx *ctx, const char *usage,
-                      cli_report_fn *report, int default_nodes, bool notes)
+static int run_report(int argc, char **argv, cli_ctx *ctx, const char *usage, cli_report_fn *report,
+                      int default_nodes, bool notes)
 {
     cli_args a;
     int code = 0;
@@ -396,8 +409,9 @@ size_t cli_partial_notes(const cli_input *in, FILE *out, bool to_stderr)
     if (partial) {
         const char *sku = tp_lints_sku(l);
         const char *cands = tp_lints_candidates(l);
-        fprintf(f, "%s%s%sNCCL completes this file at run time; for the topology it would hold, "
-                   "run `topoplan complete %s --sku %s -o FULL.xml`",
+        fprintf(f,
+                "%s%s%sNCCL completes this file at run time; for the topology it would hold, "
+                "run `topoplan complete %s --sku %s -o FULL.xml`",
                 to_stderr ? "topoplan: " : "hint: ", to_stderr ? in->path : "",
                 to_stderr ? ": " : "", in->path, *sku ? sku : "NAME");
         if (!*sku)

@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define FLEET_MAX_KINDS 64  /* distinct deviation titles counted in the summary */
+#define FLEET_MAX_KINDS 64 /* distinct deviation titles counted in the summary */
 #define FLEET_MAX_THREADS 64
 #define FLEET_SCHEMA "topoplan.fleet-check" /* JSON lines: every line names it */
 #define FLEET_SCHEMA_VERSION 1
@@ -35,7 +35,7 @@ typedef struct fleet_kind {
 /* One node's result. */
 typedef struct fleet_node {
     const char *path;
-    tp_status status;        /* TP_OK, or why the node could not be checked */
+    tp_status status; /* TP_OK, or why the node could not be checked */
     char message[320];
     int errors, warnings;
     int n_kinds;
@@ -59,12 +59,12 @@ typedef struct fleet {
     cli_ctx *ctx;
     fleet_node *nodes;
     size_t n_nodes;
-    size_t next;             /* next node to take (under lock) */
-    fleet_seen *seen;        /* checked canonical texts (under lock) */
+    size_t next;      /* next node to take (under lock) */
+    fleet_seen *seen; /* checked canonical texts (under lock) */
     size_t n_seen, cap_seen;
-    size_t shared;           /* nodes that took another node's result */
+    size_t shared; /* nodes that took another node's result */
     pthread_mutex_t lock;
-    pthread_cond_t cond;     /* a node was checked */
+    pthread_cond_t cond; /* a node was checked */
 } fleet;
 
 static int by_name(const void *a, const void *b)
@@ -218,7 +218,8 @@ static size_t seen_or_claim(fleet *f, char **canon, size_t len, size_t i)
     size_t found = SIZE_MAX;
     pthread_mutex_lock(&f->lock);
     for (size_t k = 0; k < f->n_seen && found == SIZE_MAX; k++)
-        if (f->seen[k].hash == h && f->seen[k].len == len && memcmp(f->seen[k].canon, *canon, len) == 0)
+        if (f->seen[k].hash == h && f->seen[k].len == len &&
+            memcmp(f->seen[k].canon, *canon, len) == 0)
             found = f->seen[k].node;
     if (found == SIZE_MAX && f->n_seen == f->cap_seen) {
         size_t cap = f->cap_seen ? 2 * f->cap_seen : 16;
@@ -387,8 +388,9 @@ static void json_node(FILE *out, const fleet_node *r)
     }
     fputc('}', out);
     if (bad && r->effect.known)
-        fprintf(out, ", \"job\": {\"nodes\": %d, \"search_channels\": [%d, %d], "
-                     "\"collective_channels\": [%d, %d], \"search_channels_cost\": %d}",
+        fprintf(out,
+                ", \"job\": {\"nodes\": %d, \"search_channels\": [%d, %d], "
+                "\"collective_channels\": [%d, %d], \"search_channels_cost\": %d}",
                 r->effect.n_nodes, r->effect.search_base, r->effect.search_odd,
                 r->effect.channels_base, r->effect.channels_odd,
                 r->effect.search_base - r->effect.search_odd);
@@ -421,9 +423,10 @@ static void write_summary(FILE *out, const fleet *f, tp_format fmt, int ok, int 
     fleet_kind kinds[FLEET_MAX_KINDS];
     int n = summary_kinds(f, kinds);
     if (fmt == TP_FORMAT_JSON) {
-        fprintf(out, "{\"schema\": \"%s\", \"schema_version\": %d, \"summary\": {\"nodes\": %zu, "
-                     "\"planned\": %zu, \"ok\": %d, \"deviate\": %d, \"errors\": %d, "
-                     "\"kinds\": [",
+        fprintf(out,
+                "{\"schema\": \"%s\", \"schema_version\": %d, \"summary\": {\"nodes\": %zu, "
+                "\"planned\": %zu, \"ok\": %d, \"deviate\": %d, \"errors\": %d, "
+                "\"kinds\": [",
                 FLEET_SCHEMA, FLEET_SCHEMA_VERSION, f->n_nodes, f->n_nodes - f->shared, ok, bad,
                 failed);
         for (int i = 0; i < n; i++) {
@@ -438,8 +441,10 @@ static void write_summary(FILE *out, const fleet *f, tp_format fmt, int ok, int 
     fprintf(out, "\nSummary: %zu node%s against %s: %d ok, %d deviate, %d could not be checked\n",
             f->n_nodes, f->n_nodes == 1 ? "" : "s",
             f->baseline->builtin ? f->baseline->builtin : f->baseline->path, ok, bad, failed);
-    fprintf(out, "  %zu node%s checked on their own; %zu took the result of a node whose file differs only in "
-                 "NIC GUID values\n",
+    fprintf(out,
+            "  %zu node%s checked on their own; %zu took the result of a node whose file differs "
+            "only in "
+            "NIC GUID values\n",
             f->n_nodes - f->shared, f->n_nodes - f->shared == 1 ? "" : "s", f->shared);
     if (n > 0)
         fprintf(out, "  %-40s %7s %9s\n", "deviation", "nodes", "findings");

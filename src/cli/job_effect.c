@@ -13,7 +13,10 @@ static tp_status plan_job_of(tp_plan **out, const cli_input *base, const char *o
                              const cli_ctx *ctx, tp_error *err)
 {
     const char *topos[1] = {odd};
-    tp_job job = {.version = TP_JOB_VERSION, .n_nodes = n, .rank = 0, .node_topos = topos,
+    tp_job job = {.version = TP_JOB_VERSION,
+                  .n_nodes = n,
+                  .rank = 0,
+                  .node_topos = topos,
                   .n_node_topos = odd ? 1 : 0};
     if (base->builtin) {
         const char *xml = tp_builtin_xml(base->builtin);
@@ -50,8 +53,7 @@ int cli_job_effect(cli_job_effect_t *fx, const cli_input *base, const char *odd,
     return st == TP_OK ? 0 : -1;
 }
 
-void cli_job_effect_text(FILE *out, const cli_job_effect_t *fx, const char *base,
-                         const char *odd)
+void cli_job_effect_text(FILE *out, const cli_job_effect_t *fx, const char *base, const char *odd)
 {
     if (!fx->known) {
         fprintf(out, "Job effect: not measured (the job with %s among %s nodes does not plan)\n",
@@ -59,8 +61,9 @@ void cli_job_effect_text(FILE *out, const cli_job_effect_t *fx, const char *base
         return;
     }
     int cost = fx->search_base - fx->search_odd;
-    fprintf(out, "Job effect (re-planned): in a job of %d nodes of %s, one node %s: search "
-                 "channels %d -> %d, collective channels %d -> %d: ",
+    fprintf(out,
+            "Job effect (re-planned): in a job of %d nodes of %s, one node %s: search "
+            "channels %d -> %d, collective channels %d -> %d: ",
             fx->n_nodes, base, odd, fx->search_base, fx->search_odd, fx->channels_base,
             fx->channels_odd);
     if (cost > 0)

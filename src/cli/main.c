@@ -27,8 +27,7 @@ static const cli_cmd cmds[] = {
     {"hca", cmd_hca, REPORT, "which IB devices an NCCL_IB_HCA value selects"},
     {"tune", cmd_tune, REPORT, "algorithm/protocol NCCL picks per size, predicted time and busbw"},
     {"nics", cmd_nics, REPORT, "which NIC each rank uses per channel and peer: rails, PXN, GDR"},
-    {"complete", cmd_complete, REPORT,
-     "fill a partial provider topology as NCCL does at run time"},
+    {"complete", cmd_complete, REPORT, "fill a partial provider topology as NCCL does at run time"},
     {"builtins", cmd_builtins, REPORT, "list the built-in topologies (or print one)"},
     {"env", cmd_env, REPORT, "the effective NCCL_* parameters"},
 };
@@ -94,9 +93,9 @@ typedef struct global_opts {
 static int parse_globals(int argc, char **argv, global_opts *g)
 {
     static const struct option opts[] = {
-        {"help", no_argument, NULL, 'h'},          {"version", no_argument, NULL, 'V'},
-        {"env", required_argument, NULL, 'E'},     {"no-env", no_argument, NULL, 'N'},
-        {"format", required_argument, NULL, 'F'},  {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},           {"version", no_argument, NULL, 'V'},
+        {"env", required_argument, NULL, 'E'},      {"no-env", no_argument, NULL, 'N'},
+        {"format", required_argument, NULL, 'F'},   {"output", required_argument, NULL, 'o'},
         {"env-file", required_argument, NULL, 'f'}, {NULL, 0, NULL, 0},
     };
     int c;
@@ -131,8 +130,10 @@ static int parse_globals(int argc, char **argv, global_opts *g)
             g->output = optarg;
             break;
         default:
-            return cli_usage_error(usage, "bad global option \"%s\" (unknown, or its value is "
-                                          "missing)", argv[optind - 1]);
+            return cli_usage_error(usage,
+                                   "bad global option \"%s\" (unknown, or its value is "
+                                   "missing)",
+                                   argv[optind - 1]);
         }
     }
     return 0;

@@ -10,8 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int min_int(int a, int b) { return a < b ? a : b; }
-static int max_int(int a, int b) { return a > b ? a : b; }
+static int min_int(int a, int b)
+{
+    return a < b ? a : b;
+}
+static int max_int(int a, int b)
+{
+    return a > b ? a : b;
+}
 
 void tp_channels__free(tp_channels *ch)
 {
@@ -316,10 +322,10 @@ static tp_status connect_rings(tp_chan_ctx *x, tp_error *err)
         for (int n = 0; n < nn; n++) {
             int recv = tp_chan__topo(x, tp_chan__first_rank(x, n), TP_TR_RING_RECV, c);
             int send = tp_chan__topo(x, tp_chan__first_rank(x, n), TP_TR_RING_SEND, c);
-            int prev_send = tp_chan__topo(x, tp_chan__first_rank(x, (n - 1 + nn) % nn),
-                                          TP_TR_RING_SEND, c);
-            int next_recv = tp_chan__topo(x, tp_chan__first_rank(x, (n + 1) % nn),
-                                          TP_TR_RING_RECV, c);
+            int prev_send =
+                tp_chan__topo(x, tp_chan__first_rank(x, (n - 1 + nn) % nn), TP_TR_RING_SEND, c);
+            int next_recv =
+                tp_chan__topo(x, tp_chan__first_rank(x, (n + 1) % nn), TP_TR_RING_RECV, c);
             if (recv < 0 || recv >= nr || send < 0 || send >= nr)
                 return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0,
                                "channel %d: node %d has no ring end", c, n);
@@ -381,16 +387,16 @@ void tp_channels__ctas(const tp_config *cfg, tp_log *log, int *min_ctas, int *ma
         if (v > 0)
             lo = v;
         else if (v != INT_MIN) /* INT_MIN is NCCL_CONFIG_UNDEF_INT: as if unset */
-            tp_log_info_sub(log, TP_SUB_ENV, "NCCL_MIN_CTAS %d is too low, leaving it set at %d",
-                            v, lo);
+            tp_log_info_sub(log, TP_SUB_ENV, "NCCL_MIN_CTAS %d is too low, leaving it set at %d", v,
+                            lo);
     }
     if (tp_config_is_set(cfg, TP_P_MAX_CTAS)) {
         int v = (int)tp_config_int(cfg, TP_P_MAX_CTAS);
         if (v > 0)
             hi = v;
         else if (v != INT_MIN) /* INT_MIN is NCCL_CONFIG_UNDEF_INT: as if unset */
-            tp_log_info_sub(log, TP_SUB_ENV, "NCCL_MAX_CTAS %d is too low, leaving it set at %d",
-                            v, hi);
+            tp_log_info_sub(log, TP_SUB_ENV, "NCCL_MAX_CTAS %d is too low, leaving it set at %d", v,
+                            hi);
     }
     if (lo > TP_MAXCHANNELS) {
         tp_log_warn(log, "minCTAs %d is larger than #channels upper limit %d, cap it to %d", lo,
@@ -429,8 +435,8 @@ static void size_channels(tp_chan_ctx *x)
     count->min_limit = max_int(min_nchannels(x->cfg, x->log), job->min_ctas);
     n = count->after_min = copy_channels(x, n, count->min_limit);
     int dom = tp_chan__domain(x, job->rank);
-    ch->n_nvls_channels = ch->combined[TP_GRAPH_NVLS].n_channels == 0
-                              ? 0 : job->domains[dom].nvls_channels;
+    ch->n_nvls_channels =
+        ch->combined[TP_GRAPH_NVLS].n_channels == 0 ? 0 : job->domains[dom].nvls_channels;
     if (n < ch->n_nvls_channels)
         n = copy_channels(x, n, ch->n_nvls_channels);
     x->n_channels = count->after_nvls = n;
@@ -522,8 +528,8 @@ tp_status tp_channels__build(tp_channels *ch, const tp_channels_job *job, const 
     job_cpu(&x);
     ch->node = tp_chan__node(&x, job->rank);
     local_ranks(&x);
-    x.nc = ch->search_channels = min_int(ch->combined[TP_GRAPH_RING].n_channels,
-                                         ch->combined[TP_GRAPH_TREE].n_channels);
+    x.nc = ch->search_channels =
+        min_int(ch->combined[TP_GRAPH_RING].n_channels, ch->combined[TP_GRAPH_TREE].n_channels);
     if (x.nc < 1) {
         st = tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "no ring or tree channel to build");
         goto out;

@@ -21,17 +21,17 @@
 const char *tp_channels__graph_name(int slot);
 
 /* NCCL 2.22.3 constants (device.h, comm.h, init.cc). */
-#define TP_MAX_TREE_ARITY 3      /* NCCL_MAX_TREE_ARITY */
-#define TP_P2P_CHUNK_NET (1 << 17) /* NCCL_P2P_NET_CHUNKSIZE default */
-#define TP_P2P_CHUNK_PCI (1 << 17) /* NCCL_P2P_PCI_CHUNKSIZE default */
-#define TP_P2P_CHUNK_NVL (1 << 19) /* NCCL_P2P_NVL_CHUNKSIZE default */
+#define TP_MAX_TREE_ARITY 3          /* NCCL_MAX_TREE_ARITY */
+#define TP_P2P_CHUNK_NET (1 << 17)   /* NCCL_P2P_NET_CHUNKSIZE default */
+#define TP_P2P_CHUNK_PCI (1 << 17)   /* NCCL_P2P_PCI_CHUNKSIZE default */
+#define TP_P2P_CHUNK_NVL (1 << 19)   /* NCCL_P2P_NVL_CHUNKSIZE default */
 #define TP_BUFFSIZE_SIMPLE (1 << 22) /* DEFAULT_BUFFSIZE */
 #define TP_NCCL_STEPS 8
-#define TP_SM90_DOUBLE_BW 45.0f  /* postset: 4 compute channels per search channel above this */
-#define TP_SM90_DOUBLE_MAX 16    /* ... while below this many channels */
-#define TP_TREES_LINE_SIZE 1024  /* init.cc "Trees" char line[1024] */
-#define TP_RING_MAX_WIDTH 20     /* rings.cc dumpLine: ranks printed per ring line */
-#define TP_RING_PREFIX_LEN 15    /* ... characters of the "Channel" prefix kept */
+#define TP_SM90_DOUBLE_BW 45.0f /* postset: 4 compute channels per search channel above this */
+#define TP_SM90_DOUBLE_MAX 16   /* ... while below this many channels */
+#define TP_TREES_LINE_SIZE 1024 /* init.cc "Trees" char line[1024] */
+#define TP_RING_MAX_WIDTH 20    /* rings.cc dumpLine: ranks printed per ring line */
+#define TP_RING_PREFIX_LEN 15   /* ... characters of the "Channel" prefix kept */
 #define TP_RING_LINE_LEN (TP_RING_PREFIX_LEN + 5 * TP_RING_MAX_WIDTH)
 #define TP_NVLS_HEAD_MAX_NODES 20 /* connectNvls prints at most 20 nodes per head */
 
@@ -57,30 +57,30 @@ typedef struct tp_channel_count {
     int sm90_doubled; /* after the sm90 multi-node doubling (== duplicated when not applied) */
     int max_limit;    /* min(NCCL_MAX_NCHANNELS or 32, maxCTAs) */
     int after_max;
-    int min_limit;    /* max(NCCL_MIN_NCHANNELS or 0, minCTAs) */
+    int min_limit; /* max(NCCL_MIN_NCHANNELS or 0, minCTAs) */
     int after_min;
-    int after_nvls;   /* raised to the NVLS channel count if that is larger */
+    int after_nvls; /* raised to the NVLS channel count if that is larger */
 } tp_channel_count;
 
 /* The channels of the job: rings and trees for every rank. */
 typedef struct tp_channels {
     int n_ranks;
-    int n_nodes;             /* NCCL "nodes": ring fragments, not hosts */
-    int node;                /* the reported rank's */
+    int n_nodes; /* NCCL "nodes": ring fragments, not hosts */
+    int node;    /* the reported rank's */
     int local_ranks, local_rank;
-    int search_channels;     /* min(ring, tree) after combination, before duplication */
-    int n_channels;          /* collective channels */
+    int search_channels; /* min(ring, tree) after combination, before duplication */
+    int n_channels;      /* collective channels */
     int n_nvls_channels;
     int n_collnet_channels;
     int p2p_n_channels;
     int p2p_n_channels_per_peer;
     int p2p_chunk_size;
-    int nvls_heads;          /* NVLS heads per node (minimum over nodes) */
-    int cpu_arch, cpu_vendor; /* the job's CPU (TP_CPU_*_MIXED when hosts differ) */
+    int nvls_heads;                         /* NVLS heads per node (minimum over nodes) */
+    int cpu_arch, cpu_vendor;               /* the job's CPU (TP_CPU_*_MIXED when hosts differ) */
     tp_graph_info combined[TP_GRAPH_COUNT]; /* after the all-gather */
-    tp_channel_count count;  /* how n_channels was reached */
-    int *rings;              /* n_channels x n_ranks: ring order from rank 0 (owned) */
-    tp_channel_rank *ranks;  /* n_ranks x n_channels (owned) */
+    tp_channel_count count;                 /* how n_channels was reached */
+    int *rings;             /* n_channels x n_ranks: ring order from rank 0 (owned) */
+    tp_channel_rank *ranks; /* n_ranks x n_channels (owned) */
 } tp_channels;
 
 /* What the builder needs from one domain (ranks sharing a pipeline result). */
@@ -95,23 +95,23 @@ typedef struct tp_domain_view {
  * ran once, on rep_host; the other hosts of the kind shift its rank numbers.
  */
 typedef struct tp_kind_view {
-    int n_ranks;          /* ranks (GPUs) of one host of this kind */
-    int rep_host;         /* host whose rank numbers the kind's graphs use */
-    const int *domain_of; /* index in tp_channels_job.domains of each local index */
+    int n_ranks;              /* ranks (GPUs) of one host of this kind */
+    int rep_host;             /* host whose rank numbers the kind's graphs use */
+    const int *domain_of;     /* index in tp_channels_job.domains of each local index */
     int cpu_arch, cpu_vendor; /* ncclTopoComputeCommCPU of its system */
 } tp_kind_view;
 
 /* The job as the builder sees it: hosts numbered from 0, ranks host by host. */
 typedef struct tp_channels_job {
     int n_hosts;
-    const int *host_kind;    /* kind of each host (n_hosts entries) */
+    const int *host_kind; /* kind of each host (n_hosts entries) */
     int n_kinds;
     const tp_kind_view *kinds;
-    int rank;                /* reported rank (its log lines go to the log) */
+    int rank; /* reported rank (its log lines go to the log) */
     int n_domains;
     const tp_domain_view *domains; /* of every kind */
-    int min_comp_cap;        /* over every GPU of the job */
-    int min_ctas, max_ctas;  /* comm config after NCCL's env override */
+    int min_comp_cap;              /* over every GPU of the job */
+    int min_ctas, max_ctas;        /* comm config after NCCL's env override */
 } tp_channels_job;
 
 /*
@@ -132,8 +132,8 @@ tp_status tp_channels__build(tp_channels *ch, const tp_channels_job *job, const 
  * After tp_channels__build: P2P chunk size and ncclTopoComputeP2pChannels on
  * the reported rank's system, then the "N coll channels, ..." line.
  */
-tp_status tp_channels__p2p(tp_channels *ch, const tp_system *sys, const tp_config *cfg,
-                           tp_log *log, tp_error *err);
+tp_status tp_channels__p2p(tp_channels *ch, const tp_system *sys, const tp_config *cfg, tp_log *log,
+                           tp_error *err);
 
 /* ncclGetBtree: parent and children of `rank` in NCCL's binary tree of n ranks. */
 void tp_channels__btree(int n, int rank, int *up, int *down0, int *down1, int *child_type);

@@ -38,9 +38,9 @@ typedef struct tp_tree {
 
 /* The preset of one kind of host, for its representative host. */
 typedef struct tp_kind_ctx {
-    tp_topo_ranks *tr;  /* per local index */
-    int *node_in_host;  /* per local index: NCCL node within its host */
-    int *first_local;   /* per node of a host: local index of its first rank */
+    tp_topo_ranks *tr; /* per local index */
+    int *node_in_host; /* per local index: NCCL node within its host */
+    int *first_local;  /* per node of a host: local index of its first rank */
     int nodes_per_host;
 } tp_kind_ctx;
 
@@ -50,24 +50,27 @@ typedef struct tp_chan_ctx {
     tp_log *log;
     tp_channels *ch;
     int n_ranks;
-    tp_kind_ctx *kinds;    /* per kind of host */
-    int *host_first;       /* n_hosts + 1: first rank of each host */
-    int *rank_host;        /* per rank: its host */
-    int *node_base;        /* n_hosts + 1: first NCCL node of each host */
-    int *node_first;       /* per NCCL node: its first rank (nodesFirstRank) */
+    tp_kind_ctx *kinds;           /* per kind of host */
+    int *host_first;              /* n_hosts + 1: first rank of each host */
+    int *rank_host;               /* per rank: its host */
+    int *node_base;               /* n_hosts + 1: first NCCL node of each host */
+    int *node_first;              /* per NCCL node: its first rank (nodesFirstRank) */
     int (*heads)[TP_MAXCHANNELS]; /* NVLS heads per domain */
-    int *n_heads;          /* per domain */
-    int nc;                /* search channels after the all-gather */
-    bool cross_swap;       /* postset's crossNic ring exchange applies */
-    int *ring_prev;        /* nc x n_ranks, after connectRings */
+    int *n_heads;                 /* per domain */
+    int nc;                       /* search channels after the all-gather */
+    bool cross_swap;              /* postset's crossNic ring exchange applies */
+    int *ring_prev;               /* nc x n_ranks, after connectRings */
     int *ring_next;
-    tp_tree *trees;        /* 2nc x n_ranks: channel c and its duplicate c+nc */
+    tp_tree *trees;          /* 2nc x n_ranks: channel c and its duplicate c+nc */
     int src[TP_MAXCHANNELS]; /* final channel -> base channel (0..2nc-1) */
     int n_channels;
 } tp_chan_ctx;
 
 /* Rank r's host, local index and kind of host. */
-static inline int tp_chan__host(const tp_chan_ctx *x, int r) { return x->rank_host[r]; }
+static inline int tp_chan__host(const tp_chan_ctx *x, int r)
+{
+    return x->rank_host[r];
+}
 static inline int tp_chan__local(const tp_chan_ctx *x, int r)
 {
     return r - x->host_first[x->rank_host[r]];
@@ -88,7 +91,10 @@ static inline int tp_chan__node(const tp_chan_ctx *x, int r)
            x->kinds[tp_chan__kind(x, r)].node_in_host[tp_chan__local(x, r)];
 }
 /* First rank (NCCL's nodesFirstRank) of node n. */
-static inline int tp_chan__first_rank(const tp_chan_ctx *x, int n) { return x->node_first[n]; }
+static inline int tp_chan__first_rank(const tp_chan_ctx *x, int n)
+{
+    return x->node_first[n];
+}
 
 /* A template rank value moved to `host`: -1 stays, unset reads as 0. */
 int tp_chan__shift(const tp_chan_ctx *x, int v, int host);

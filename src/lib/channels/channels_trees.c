@@ -85,14 +85,17 @@ static tp_status set_down(tp_chan_ctx *x, tp_tree *t, int rank, int child, tp_er
         if (rank == x->job->rank)
             tp_log_warn(x->log, "Internal error : tree already has %d children (%d %d %d)", i,
                         t->down[0], t->down[1], t->down[2]);
-        return tp_fail(err, TP_ERR_GRAPH, NULL, 0, 0, "rank %d: tree already has %d children",
-                       rank, i);
+        return tp_fail(err, TP_ERR_GRAPH, NULL, 0, 0, "rank %d: tree already has %d children", rank,
+                       i);
     }
     t->down[i] = child;
     return TP_OK;
 }
 
-static bool rank_ok(const tp_chan_ctx *x, int r) { return r >= 0 && r < x->n_ranks; }
+static bool rank_ok(const tp_chan_ctx *x, int r)
+{
+    return r >= 0 && r < x->n_ranks;
+}
 
 /* connectTrees for the parent and the children ranks of node n, channel c. */
 static tp_status connect_node(tp_chan_ctx *x, int c, int n, tp_error *err)
@@ -102,8 +105,8 @@ static tp_status connect_node(tp_chan_ctx *x, int c, int n, tp_error *err)
     int ttp = node_field(x, n, TP_TR_TREE_PARENT, c);
     int ttc[2] = {node_field(x, n, TP_TR_TREE_CHILD0, c), node_field(x, n, TP_TR_TREE_CHILD1, c)};
     if (!rank_ok(x, ttp) || !rank_ok(x, ttc[0]) || !rank_ok(x, ttc[1]))
-        return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "channel %d: node %d has no tree ends",
-                       c, n);
+        return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "channel %d: node %d has no tree ends", c,
+                       n);
     for (int k = 0; k < 2; k++) {
         tp_tree *trees = x->trees + (size_t)(c + k * x->nc) * (size_t)x->n_ranks;
         if (t[k][0] != -1) {

@@ -18,8 +18,8 @@
 #endif
 
 /* Fill err (if not NULL) and return code. line/col may be 0. */
-tp_status tp_fail(tp_error *err, tp_status code, const char *source, unsigned line,
-                  unsigned col, const char *fmt, ...) TP_PRINTF(6, 7);
+tp_status tp_fail(tp_error *err, tp_status code, const char *source, unsigned line, unsigned col,
+                  const char *fmt, ...) TP_PRINTF(6, 7);
 /* A NULL or out-of-range argument of public function `fn` (TP_ERR_ARGUMENT). */
 tp_status tp_fail_arg(tp_error *err, const char *fn, const char *what);
 /* Shorthand for an out-of-memory failure. */

@@ -14,8 +14,15 @@ static_assert(ARRAY_LEN(node_type_names) == TP_NODE_TYPE_COUNT, "node names out 
 
 /* NCCL 2.22.3 names link types with the path names of the same value. */
 static const char *const link_type_names[] = {
-    [TP_LINK_LOC] = "LOC", [1] = "NVL", [2] = "", [TP_LINK_PCI] = "PCI", [4] = "",
-    [5] = "",              [6] = "",    [TP_LINK_SYS] = "SYS", [TP_LINK_NET] = "NET",
+    [TP_LINK_LOC] = "LOC",
+    [1] = "NVL",
+    [2] = "",
+    [TP_LINK_PCI] = "PCI",
+    [4] = "",
+    [5] = "",
+    [6] = "",
+    [TP_LINK_SYS] = "SYS",
+    [TP_LINK_NET] = "NET",
 };
 
 static const char *const path_type_names[] = {
@@ -51,9 +58,12 @@ int tp_path_type_from_name(const char *name)
 const char *tp_pattern_name(int pattern)
 {
     static const char *const names[] = {
-        [TP_PATTERN_BALANCED_TREE] = "balanced tree", [TP_PATTERN_SPLIT_TREE] = "split tree",
-        [TP_PATTERN_TREE] = "tree",                   [TP_PATTERN_RING] = "ring",
-        [TP_PATTERN_NVLS] = "nvls",                   [TP_PATTERN_COLLNET_DIRECT] = "collnet direct",
+        [TP_PATTERN_BALANCED_TREE] = "balanced tree",
+        [TP_PATTERN_SPLIT_TREE] = "split tree",
+        [TP_PATTERN_TREE] = "tree",
+        [TP_PATTERN_RING] = "ring",
+        [TP_PATTERN_NVLS] = "nvls",
+        [TP_PATTERN_COLLNET_DIRECT] = "collnet direct",
     };
     if (pattern < 0 || (size_t)pattern >= ARRAY_LEN(names) || !names[pattern])
         return "?";

@@ -18,7 +18,7 @@ static const bool by_position[TP_NODE_TYPE_COUNT] = {
 const char *tp_compare__layer_name(int layer)
 {
     static const char *const names[TP_LAYER_COUNT] = {"system", "paths", "graphs", "channels",
-                                                       "tuning"};
+                                                      "tuning"};
     return layer >= 0 && layer < TP_LAYER_COUNT ? names[layer] : "?";
 }
 

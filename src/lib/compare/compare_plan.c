@@ -220,9 +220,9 @@ static void graph_order(tp_comparison *c, const char *name, const tp_graph *g0, 
     char change[256];
     first_change(change, sizeof(change), first, &g0->intra[first * n_gpus],
                  &g1->intra[first * n_gpus], n_gpus);
-    tp_compare__add(c, TP_LAYER_GRAPHS, TP_DIFF_GRAPH, TP_SEVERITY_INFO,
-                    "graph channel order changed", "%s: channel order differs in %d of %d channels (%s)",
-                    name, n_diff, n_ch, change);
+    tp_compare__add(
+        c, TP_LAYER_GRAPHS, TP_DIFF_GRAPH, TP_SEVERITY_INFO, "graph channel order changed",
+        "%s: channel order differs in %d of %d channels (%s)", name, n_diff, n_ch, change);
 }
 
 static void graph_diff(tp_comparison *c, const char *name, const tp_graph *g0, const tp_graph *g1)

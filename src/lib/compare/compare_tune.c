@@ -25,9 +25,9 @@ void tp_compare__env(tp_comparison *c)
         if ((!a && !b) || (a && b && strcmp(a, b) == 0))
             continue;
         if (n < sizeof(c->env))
-            n += (size_t)snprintf(c->env + n, sizeof(c->env) - n, "%s%s %s -> %s", n ? "; " : "",
-                                  tp_config_name((tp_param_id)id), a ? a : "unset",
-                                  b ? b : "unset");
+            n +=
+                (size_t)snprintf(c->env + n, sizeof(c->env) - n, "%s%s %s -> %s", n ? "; " : "",
+                                 tp_config_name((tp_param_id)id), a ? a : "unset", b ? b : "unset");
     }
 }
 

@@ -37,8 +37,8 @@ typedef struct edit {
 
 typedef struct gpu_slot {
     const char *busid;
-    tp_xml_elem *pci;    /* existing <pci>, or the new one (owned by a holder) */
-    tp_xml_elem *gpu;    /* existing <gpu> or NULL */
+    tp_xml_elem *pci; /* existing <pci>, or the new one (owned by a holder) */
+    tp_xml_elem *gpu; /* existing <gpu> or NULL */
     int dev;
 } gpu_slot;
 
@@ -82,9 +82,8 @@ static void note_left(cctx *c, const char *fmt, ...) TP_PRINTF(2, 3);
 static void note_left(cctx *c, const char *fmt, ...)
 {
     tp_completion *o = c->out;
-    if (c->st != TP_OK ||
-        (c->st = tp_grow((void **)&o->notes, &o->cap_notes, o->n_notes + 1, sizeof(*o->notes),
-                         c->err)) != TP_OK)
+    if (c->st != TP_OK || (c->st = tp_grow((void **)&o->notes, &o->cap_notes, o->n_notes + 1,
+                                           sizeof(*o->notes), c->err)) != TP_OK)
         return;
     va_list ap;
     va_start(ap, fmt);
@@ -101,14 +100,16 @@ static void note_unfilled(cctx *c)
     for (size_t i = 0; i < c->file.n_pci && c->st == TP_OK; i++) {
         const tp_pv_pci *p = &c->file.pci[i];
         if (p->role == TP_PV_OTHER && !tp_xml__attr(p->e, "class"))
-            note_left(c, "pci %s: left as published: no class, and not a GPU, NIC or switch "
-                         "of the %s layout (NCCL reads its class from sysfs)",
+            note_left(c,
+                      "pci %s: left as published: no class, and not a GPU, NIC or switch "
+                      "of the %s layout (NCCL reads its class from sysfs)",
                       p->busid, c->sku->name);
     }
     long long want = tp_sku__get_int(c->sku, NULL, "gpu.count", 0);
     if (want > 0 && (long long)c->n_gpus != want)
-        note_left(c, "the file has %zu GPU%s, %s has %lld: the others are not in the file "
-                     "and not where the SKU places missing ones",
+        note_left(c,
+                  "the file has %zu GPU%s, %s has %lld: the others are not in the file "
+                  "and not where the SKU places missing ones",
                   c->n_gpus, c->n_gpus == 1 ? "" : "s", c->sku->name, want);
 }
 
@@ -125,9 +126,8 @@ static tp_xml_elem *holder_for(cctx *c, tp_xml_elem *target)
     for (size_t i = 0; i < c->n_pend; i++)
         if (c->pend[i].target == target)
             return c->pend[i].holder;
-    if (c->st != TP_OK ||
-        (c->st = tp_grow((void **)&c->pend, &c->cap_pend, c->n_pend + 1, sizeof(*c->pend),
-                         c->err)) != TP_OK)
+    if (c->st != TP_OK || (c->st = tp_grow((void **)&c->pend, &c->cap_pend, c->n_pend + 1,
+                                           sizeof(*c->pend), c->err)) != TP_OK)
         return NULL;
     tp_xml_elem *h = NULL;
     if ((c->st = tp_xml__add_child(&h, NULL, target->tag, c->err)) != TP_OK)
@@ -240,15 +240,18 @@ static void fill_pci_attrs(cctx *c)
         tp_pv_pci *p = &c->file.pci[i];
         if (!bare_pci(p->e))
             continue;
-        const char *prefix = p->role == TP_PV_GPU ? "gpu.pci."
-                             : p->role == TP_PV_NIC ? "nic.pci."
-                             : p->role == TP_PV_SWITCH ? "switch.pci." : NULL;
+        const char *prefix = p->role == TP_PV_GPU      ? "gpu.pci."
+                             : p->role == TP_PV_NIC    ? "nic.pci."
+                             : p->role == TP_PV_SWITCH ? "switch.pci."
+                                                       : NULL;
         if (!prefix)
             continue;
         char name[80], reason[32];
         element_name(name, sizeof(name), p->e);
         snprintf(reason, sizeof(reason), "why.%spci",
-                 p->role == TP_PV_GPU ? "gpu." : p->role == TP_PV_NIC ? "nic." : "switch.");
+                 p->role == TP_PV_GPU   ? "gpu."
+                 : p->role == TP_PV_NIC ? "nic."
+                                        : "switch.");
         add_missing_attrs(c, p->e, prefix, name, why(c, reason));
     }
 }
@@ -257,9 +260,8 @@ static void fill_pci_attrs(cctx *c)
 
 static void add_slot(cctx *c, const char *busid, tp_xml_elem *pci, tp_xml_elem *gpu)
 {
-    if (c->st != TP_OK ||
-        (c->st = tp_grow((void **)&c->gpus, &c->cap_gpus, c->n_gpus + 1, sizeof(*c->gpus),
-                         c->err)) != TP_OK)
+    if (c->st != TP_OK || (c->st = tp_grow((void **)&c->gpus, &c->cap_gpus, c->n_gpus + 1,
+                                           sizeof(*c->gpus), c->err)) != TP_OK)
         return;
     c->gpus[c->n_gpus++] = (gpu_slot){busid, pci, gpu, -1};
 }
@@ -383,8 +385,8 @@ static void nvlinks_mesh(cctx *c, tp_xml_elem *gpu, int dev)
         char word[32];
         int peer = -1, count = 0;
         tp_sku__list_word(c->sku, key, i, word, sizeof(word));
-        const char *target = sscanf(word, "%dx%d", &peer, &count) == 2 ? busid_of_dev(c, peer)
-                                                                       : NULL;
+        const char *target =
+            sscanf(word, "%dx%d", &peer, &count) == 2 ? busid_of_dev(c, peer) : NULL;
         if (!target) {
             c->st = tp_fail(c->err, TP_ERR_CONFIG, c->sku->name, 0, 0,
                             "%s: \"%s\" names no GPU of the file", key, word);
@@ -423,8 +425,8 @@ static void add_nvlinks(cctx *c, tp_xml_elem *gpu, int dev)
     } else if (strcmp(kind, "mesh") == 0) {
         nvlinks_mesh(c, gpu, dev);
     } else {
-        c->st = tp_fail(c->err, TP_ERR_CONFIG, c->sku->name, 0, 0, "unknown nvlink kind \"%s\"",
-                        kind);
+        c->st =
+            tp_fail(c->err, TP_ERR_CONFIG, c->sku->name, 0, 0, "unknown nvlink kind \"%s\"", kind);
     }
 }
 
@@ -538,8 +540,7 @@ static void add_net(cctx *c, tp_pv_pci *p, int dev, long long rails)
     char name[64], guid[32];
     long long speed = c->opts->nic_speed > 0 ? c->opts->nic_speed
                                              : tp_sku__get_int(c->sku, c->mode, "net.speed", 0);
-    unsigned long long base =
-        (unsigned long long)tp_sku__get_int(c->sku, c->mode, "net.guid", 0);
+    unsigned long long base = (unsigned long long)tp_sku__get_int(c->sku, c->mode, "net.guid", 0);
     net_name(c, p->busid, dev, name, sizeof(name));
     snprintf(guid, sizeof(guid), "0x%llx", base + (unsigned long long)dev);
     set(c, net, "name", name);
@@ -628,10 +629,17 @@ static void escape_into(tp_buf *b, const char *s)
 {
     for (; *s; s++) {
         switch (*s) {
-        case '&': tp_buf_put(b, "&amp;"); break;
-        case '<': tp_buf_put(b, "&lt;"); break;
-        case '"': tp_buf_put(b, "&quot;"); break;
-        default: tp_buf_printf(b, "%c", *s);
+        case '&':
+            tp_buf_put(b, "&amp;");
+            break;
+        case '<':
+            tp_buf_put(b, "&lt;");
+            break;
+        case '"':
+            tp_buf_put(b, "&quot;");
+            break;
+        default:
+            tp_buf_printf(b, "%c", *s);
         }
     }
 }
@@ -743,8 +751,7 @@ static void children_edits(cctx *c, edit_list *el, const pending *p)
             serialize(&b, p->holder->children[i], inner);
         }
         tp_buf_printf(&b, "\n%s</%s>", own, e->tag);
-        add_edit(c, el, after_tag_line(c, tag_end), 0,
-                 b.failed ? "" : tp_buf_str(&b));
+        add_edit(c, el, after_tag_line(c, tag_end), 0, b.failed ? "" : tp_buf_str(&b));
     } else if (starts_line(c, e->src_close)) {
         size_t ls = e->src_close;
         while (ls > 0 && c->text[ls - 1] != '\n')
@@ -760,8 +767,7 @@ static void children_edits(cctx *c, edit_list *el, const pending *p)
             serialize(&b, p->holder->children[i], inner);
         }
         tp_buf_printf(&b, "\n%s", own);
-        add_edit(c, el, e->src_close, 0,
-                 b.failed ? "" : tp_buf_str(&b));
+        add_edit(c, el, e->src_close, 0, b.failed ? "" : tp_buf_str(&b));
     }
     if (b.failed && c->st == TP_OK)
         c->st = tp_fail_nomem(c->err);
@@ -775,8 +781,7 @@ static void pending_edits(cctx *c, edit_list *el)
         if (p->holder->n_attrs) {
             tp_buf b = {0};
             attrs_escaped(&b, p->holder);
-            add_edit(c, el, attr_end(c, p->target), 0,
-                     b.failed ? "" : tp_buf_str(&b));
+            add_edit(c, el, attr_end(c, p->target), 0, b.failed ? "" : tp_buf_str(&b));
             tp_buf_free(&b);
         }
         if (p->holder->n_children)
@@ -794,8 +799,9 @@ static void comment_put(tp_buf *b, const char *s)
 static void header_comment(cctx *c, tp_buf *b)
 {
     const tp_completion *o = c->out;
-    tp_buf_printf(b, "<!--\n  COMPLETED NCCL topology, written by topoplan complete (SKU %s%s%s)"
-                     "\n  from a partial provider file.\n  Machine: ",
+    tp_buf_printf(b,
+                  "<!--\n  COMPLETED NCCL topology, written by topoplan complete (SKU %s%s%s)"
+                  "\n  from a partial provider file.\n  Machine: ",
                   o->sku, *o->mode ? ", plugin mode " : "", o->mode);
     comment_put(b, why(c, "title"));
     tp_buf_put(b, "\n  What NCCL 2.22.3 would add at run time (NVML, sysfs, the network plugin),"
@@ -887,8 +893,8 @@ static tp_status resolve_sku(tp_sku **sku, const tp_xml *doc, const tp_complete_
     return tp_sku__load(sku, name, err);
 }
 
-static tp_status resolve_mode(const tp_sku *sku, const tp_complete_options *opts,
-                              const char **mode, tp_error *err)
+static tp_status resolve_mode(const tp_sku *sku, const tp_complete_options *opts, const char **mode,
+                              tp_error *err)
 {
     *mode = tp_sku__get(sku, NULL, "mode");
     if (!opts->plugin_mode)
@@ -900,12 +906,11 @@ static tp_status resolve_mode(const tp_sku *sku, const tp_complete_options *opts
             *mode = opts->plugin_mode;
             return TP_OK;
         }
-    return tp_fail(err, TP_ERR_CONFIG, "--plugin-mode", 0, 0,
-                   "SKU %s has no plugin mode \"%s\"", sku->name, opts->plugin_mode);
+    return tp_fail(err, TP_ERR_CONFIG, "--plugin-mode", 0, 0, "SKU %s has no plugin mode \"%s\"",
+                   sku->name, opts->plugin_mode);
 }
 
-static tp_status check_overrides(const tp_sku *sku, const tp_complete_options *opts,
-                                 tp_error *err)
+static tp_status check_overrides(const tp_sku *sku, const tp_complete_options *opts, tp_error *err)
 {
     const char *kind = tp_sku__get(sku, NULL, "nvlink");
     if (opts->nvlinks > 0 && kind && strcmp(kind, "mesh") == 0)
@@ -938,8 +943,8 @@ static void cctx_free(cctx *c)
     tp_pv__free(&c->file);
 }
 
-tp_status tp_complete_buffer(tp_completion **out, const char *xml, size_t len,
-                             const char *source, const tp_complete_options *opts, tp_error *err)
+tp_status tp_complete_buffer(tp_completion **out, const char *xml, size_t len, const char *source,
+                             const tp_complete_options *opts, tp_error *err)
 {
     if (!out || !xml)
         return tp_fail_arg(err, "tp_complete_buffer", !out ? "out is NULL" : "xml is NULL");
@@ -962,8 +967,15 @@ tp_status tp_complete_buffer(tp_completion **out, const char *xml, size_t len,
     if (st == TP_OK) {
         snprintf(o->sku, sizeof(o->sku), "%s", sku->name);
         snprintf(o->mode, sizeof(o->mode), "%s", mode ? mode : "");
-        cctx c = {.source = source ? source : "<buffer>", .text = xml, .len = len, .sku = sku, .mode = mode, .opts = opts, .out = o,
-                  .err = err, .st = TP_OK};
+        cctx c = {.source = source ? source : "<buffer>",
+                  .text = xml,
+                  .len = len,
+                  .sku = sku,
+                  .mode = mode,
+                  .opts = opts,
+                  .out = o,
+                  .err = err,
+                  .st = TP_OK};
         run(&c, doc);
         st = c.st;
         cctx_free(&c);

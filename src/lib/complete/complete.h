@@ -15,7 +15,7 @@ struct tp_completion {
     tp_completion_add *adds;
     size_t n_adds, cap_adds;
     tp_addition view; /* what tp_completion_get() hands out */
-    char **notes;      /* owned: what complete left as published, and why */
+    char **notes;     /* owned: what complete left as published, and why */
     size_t n_notes, cap_notes;
 };
 

@@ -7,8 +7,8 @@
 
 /* The JSON of `complete --format json`: name and version (bump on incompatible change). */
 
-tp_status tp_complete_file(tp_completion **out, const char *path,
-                           const tp_complete_options *opts, tp_error *err)
+tp_status tp_complete_file(tp_completion **out, const char *path, const tp_complete_options *opts,
+                           tp_error *err)
 {
     if (!out || !path)
         return tp_fail_arg(err, "tp_complete_file", !out ? "out is NULL" : "path is NULL");
@@ -113,8 +113,8 @@ size_t tp_completion__first_with_reason(const tp_completion *c, size_t i)
 
 static void report_text(FILE *out, const tp_completion *c)
 {
-    fprintf(out, "complete: SKU %s%s%s: %zu addition%s\n", c->sku,
-            *c->mode ? ", plugin mode " : "", c->mode, c->n_adds, c->n_adds == 1 ? "" : "s");
+    fprintf(out, "complete: SKU %s%s%s: %zu addition%s\n", c->sku, *c->mode ? ", plugin mode " : "",
+            c->mode, c->n_adds, c->n_adds == 1 ? "" : "s");
     for (size_t i = 0; i < c->n_adds; i++) {
         if (tp_completion__first_with_reason(c, i) != i)
             continue;

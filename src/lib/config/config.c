@@ -117,14 +117,13 @@ static void parse_int_nccl(tp_config *cfg, const char *name, const char *text, i
     *out = v;
     if (errno == ERANGE) {
         *is_set = false;
-        warn(cfg, "%s=%s is out of range: NCCL 2.22.3 ignores it and uses its default", name,
-             text);
+        warn(cfg, "%s=%s is out of range: NCCL 2.22.3 ignores it and uses its default", name, text);
     } else if (end == text) {
         warn(cfg, "%s=%s is not a number: NCCL 2.22.3 reads it as 0 (strtoll), as topoplan does",
              name, text);
     } else if (*end != '\0') {
-        warn(cfg, "%s=%s: NCCL 2.22.3 reads %lld and ignores \"%s\", as topoplan does", name,
-             text, v, end);
+        warn(cfg, "%s=%s: NCCL 2.22.3 reads %lld and ignores \"%s\", as topoplan does", name, text,
+             v, end);
     }
 }
 
@@ -155,8 +154,9 @@ static void parse_level_nccl(tp_config *cfg, const char *name, const char *text,
         return;
     }
     *is_set = false;
-    warn(cfg, "%s=%s is not a path type (LOC, NVL, NVB, PIX, PXB, PXN, PHB, SYS) nor a level "
-              "0..4: NCCL 2.22.3 ignores it and decides the level itself",
+    warn(cfg,
+         "%s=%s is not a path type (LOC, NVL, NVB, PIX, PXB, PXN, PHB, SYS) nor a level "
+         "0..4: NCCL 2.22.3 ignores it and decides the level itself",
          name, text);
 }
 
@@ -239,12 +239,14 @@ static void unknown_name(tp_config *cfg, const char *key, size_t len)
         warn(cfg, "%s is not an NCCL variable topoplan models: ignored", name);
 }
 
-tp_status tp_config_set_from(tp_config *cfg, const char *key, const char *value,
-                             const char *source, tp_error *err)
+tp_status tp_config_set_from(tp_config *cfg, const char *key, const char *value, const char *source,
+                             tp_error *err)
 {
     if (!cfg || !key || !value)
-        return tp_fail_arg(err, "tp_config_set_from", !cfg ? "cfg is NULL" : !key ? "key is NULL"
-                                                                               : "value is NULL");
+        return tp_fail_arg(err, "tp_config_set_from",
+                           !cfg   ? "cfg is NULL"
+                           : !key ? "key is NULL"
+                                  : "value is NULL");
     int id = find_param(key, strlen(key));
     if (id < 0) {
         unknown_name(cfg, key, strlen(key));
@@ -304,8 +306,8 @@ static tp_status load_env_line(tp_config *cfg, char *line, size_t len, const cha
     return st;
 }
 
-tp_status tp_config_load_env_text(tp_config *cfg, const char *text, size_t len,
-                                  const char *source, tp_error *err)
+tp_status tp_config_load_env_text(tp_config *cfg, const char *text, size_t len, const char *source,
+                                  tp_error *err)
 {
     if (!cfg || (!text && len))
         return tp_fail_arg(err, "tp_config_load_env_text", !cfg ? "cfg is NULL" : "text is NULL");
@@ -440,8 +442,8 @@ tp_status tp_config_write(FILE *out, const tp_config *cfg, tp_error *err)
         if (v->is_set && params[i].kind == TP_KIND_INT && strcmp(text, v->text) != 0)
             fprintf(out, "%-30s %-20s set by %s; NCCL reads %s\n", params[i].name, v->text,
                     v->source, text);
-        else if (v->is_set && params[i].kind == TP_KIND_LEVEL && strcmp(v->text,
-                 tp_path_type_name((int)v->num)) != 0)
+        else if (v->is_set && params[i].kind == TP_KIND_LEVEL &&
+                 strcmp(v->text, tp_path_type_name((int)v->num)) != 0)
             fprintf(out, "%-30s %-20s set by %s; NCCL reads %s\n", params[i].name, v->text,
                     v->source, tp_path_type_name((int)v->num));
         else if (v->is_set)

@@ -22,46 +22,46 @@ typedef enum tp_param_kind {
  * X(id, "NCCL_NAME", kind, default). Defaults are NCCL 2.22.3's; -2 means
  * "NCCL decides" where NCCL uses that sentinel.
  */
-#define TP_PARAMS(X)                                                         \
-    X(TOPO_FILE, "NCCL_TOPO_FILE", TP_KIND_STR, 0)                           \
-    X(TOPO_DUMP_FILE, "NCCL_TOPO_DUMP_FILE", TP_KIND_STR, 0)                 \
-    X(TOPO_DUMP_FILE_RANK, "NCCL_TOPO_DUMP_FILE_RANK", TP_KIND_INT, 0)       \
-    X(GRAPH_FILE, "NCCL_GRAPH_FILE", TP_KIND_STR, 0)                         \
-    X(GRAPH_DUMP_FILE, "NCCL_GRAPH_DUMP_FILE", TP_KIND_STR, 0)               \
-    X(GRAPH_DUMP_FILE_RANK, "NCCL_GRAPH_DUMP_FILE_RANK", TP_KIND_INT, 0)     \
-    X(NVB_DISABLE, "NCCL_NVB_DISABLE", TP_KIND_INT, 0)                       \
-    X(P2P_LEVEL, "NCCL_P2P_LEVEL", TP_KIND_LEVEL, TP_LEVEL_UNSET)            \
-    X(P2P_DISABLE, "NCCL_P2P_DISABLE", TP_KIND_INT, 0)                       \
-    X(SHM_DISABLE, "NCCL_SHM_DISABLE", TP_KIND_INT, 0)                       \
-    X(NET_GDR_LEVEL, "NCCL_NET_GDR_LEVEL", TP_KIND_LEVEL, TP_LEVEL_UNSET)    \
-    X(NET_GDR_READ, "NCCL_NET_GDR_READ", TP_KIND_INT, -2)                    \
-    X(NET_DISABLE_INTRA, "NCCL_NET_DISABLE_INTRA", TP_KIND_INT, 0)           \
-    X(PXN_DISABLE, "NCCL_PXN_DISABLE", TP_KIND_INT, 0)                       \
-    X(P2P_PXN_LEVEL, "NCCL_P2P_PXN_LEVEL", TP_KIND_INT, 2)                   \
-    X(CROSS_NIC, "NCCL_CROSS_NIC", TP_KIND_INT, 2)                           \
-    X(MIN_NCHANNELS, "NCCL_MIN_NCHANNELS", TP_KIND_INT, -2)                  \
-    X(MAX_NCHANNELS, "NCCL_MAX_NCHANNELS", TP_KIND_INT, -2)                  \
-    X(MIN_CTAS, "NCCL_MIN_CTAS", TP_KIND_INT, -2)                            \
-    X(MAX_CTAS, "NCCL_MAX_CTAS", TP_KIND_INT, -2)                            \
-    X(NCHANNELS_PER_NET_PEER, "NCCL_NCHANNELS_PER_NET_PEER", TP_KIND_INT, -1) \
-    X(MIN_P2P_NCHANNELS, "NCCL_MIN_P2P_NCHANNELS", TP_KIND_INT, 1)           \
-    X(MAX_P2P_NCHANNELS, "NCCL_MAX_P2P_NCHANNELS", TP_KIND_INT, 32)          \
-    X(NVLS_ENABLE, "NCCL_NVLS_ENABLE", TP_KIND_INT, 2)                       \
-    X(NVLS_NCHANNELS, "NCCL_NVLS_NCHANNELS", TP_KIND_INT, 16)                \
-    X(COLLNET_ENABLE, "NCCL_COLLNET_ENABLE", TP_KIND_INT, 0)                 \
-    X(IB_HCA, "NCCL_IB_HCA", TP_KIND_STR, 0)                                 \
-    X(IB_MERGE_NICS, "NCCL_IB_MERGE_NICS", TP_KIND_INT, 1)                   \
-    X(ALGO, "NCCL_ALGO", TP_KIND_STR, 0)                                     \
-    X(PROTO, "NCCL_PROTO", TP_KIND_STR, 0)                                   \
-    X(NTHREADS, "NCCL_NTHREADS", TP_KIND_INT, -2)                            \
-    X(LL128_NTHREADS, "NCCL_LL128_NTHREADS", TP_KIND_INT, -2)                \
-    X(NET_OVERHEAD, "NCCL_NET_OVERHEAD", TP_KIND_INT, -2)                    \
-    X(THREAD_THRESHOLDS, "NCCL_THREAD_THRESHOLDS", TP_KIND_STR, 0)           \
-    X(IGNORE_CPU_AFFINITY, "NCCL_IGNORE_CPU_AFFINITY", TP_KIND_INT, 0)       \
-    X(MNNVL_ENABLE, "NCCL_MNNVL_ENABLE", TP_KIND_INT, 2)                     \
-    X(MIN_NRINGS, "NCCL_MIN_NRINGS", TP_KIND_INT, -2)                        \
-    X(MAX_NRINGS, "NCCL_MAX_NRINGS", TP_KIND_INT, -2)                        \
-    X(DEBUG, "NCCL_DEBUG", TP_KIND_STR, 0)                                   \
+#define TP_PARAMS(X)                                                                               \
+    X(TOPO_FILE, "NCCL_TOPO_FILE", TP_KIND_STR, 0)                                                 \
+    X(TOPO_DUMP_FILE, "NCCL_TOPO_DUMP_FILE", TP_KIND_STR, 0)                                       \
+    X(TOPO_DUMP_FILE_RANK, "NCCL_TOPO_DUMP_FILE_RANK", TP_KIND_INT, 0)                             \
+    X(GRAPH_FILE, "NCCL_GRAPH_FILE", TP_KIND_STR, 0)                                               \
+    X(GRAPH_DUMP_FILE, "NCCL_GRAPH_DUMP_FILE", TP_KIND_STR, 0)                                     \
+    X(GRAPH_DUMP_FILE_RANK, "NCCL_GRAPH_DUMP_FILE_RANK", TP_KIND_INT, 0)                           \
+    X(NVB_DISABLE, "NCCL_NVB_DISABLE", TP_KIND_INT, 0)                                             \
+    X(P2P_LEVEL, "NCCL_P2P_LEVEL", TP_KIND_LEVEL, TP_LEVEL_UNSET)                                  \
+    X(P2P_DISABLE, "NCCL_P2P_DISABLE", TP_KIND_INT, 0)                                             \
+    X(SHM_DISABLE, "NCCL_SHM_DISABLE", TP_KIND_INT, 0)                                             \
+    X(NET_GDR_LEVEL, "NCCL_NET_GDR_LEVEL", TP_KIND_LEVEL, TP_LEVEL_UNSET)                          \
+    X(NET_GDR_READ, "NCCL_NET_GDR_READ", TP_KIND_INT, -2)                                          \
+    X(NET_DISABLE_INTRA, "NCCL_NET_DISABLE_INTRA", TP_KIND_INT, 0)                                 \
+    X(PXN_DISABLE, "NCCL_PXN_DISABLE", TP_KIND_INT, 0)                                             \
+    X(P2P_PXN_LEVEL, "NCCL_P2P_PXN_LEVEL", TP_KIND_INT, 2)                                         \
+    X(CROSS_NIC, "NCCL_CROSS_NIC", TP_KIND_INT, 2)                                                 \
+    X(MIN_NCHANNELS, "NCCL_MIN_NCHANNELS", TP_KIND_INT, -2)                                        \
+    X(MAX_NCHANNELS, "NCCL_MAX_NCHANNELS", TP_KIND_INT, -2)                                        \
+    X(MIN_CTAS, "NCCL_MIN_CTAS", TP_KIND_INT, -2)                                                  \
+    X(MAX_CTAS, "NCCL_MAX_CTAS", TP_KIND_INT, -2)                                                  \
+    X(NCHANNELS_PER_NET_PEER, "NCCL_NCHANNELS_PER_NET_PEER", TP_KIND_INT, -1)                      \
+    X(MIN_P2P_NCHANNELS, "NCCL_MIN_P2P_NCHANNELS", TP_KIND_INT, 1)                                 \
+    X(MAX_P2P_NCHANNELS, "NCCL_MAX_P2P_NCHANNELS", TP_KIND_INT, 32)                                \
+    X(NVLS_ENABLE, "NCCL_NVLS_ENABLE", TP_KIND_INT, 2)                                             \
+    X(NVLS_NCHANNELS, "NCCL_NVLS_NCHANNELS", TP_KIND_INT, 16)                                      \
+    X(COLLNET_ENABLE, "NCCL_COLLNET_ENABLE", TP_KIND_INT, 0)                                       \
+    X(IB_HCA, "NCCL_IB_HCA", TP_KIND_STR, 0)                                                       \
+    X(IB_MERGE_NICS, "NCCL_IB_MERGE_NICS", TP_KIND_INT, 1)                                         \
+    X(ALGO, "NCCL_ALGO", TP_KIND_STR, 0)                                                           \
+    X(PROTO, "NCCL_PROTO", TP_KIND_STR, 0)                                                         \
+    X(NTHREADS, "NCCL_NTHREADS", TP_KIND_INT, -2)                                                  \
+    X(LL128_NTHREADS, "NCCL_LL128_NTHREADS", TP_KIND_INT, -2)                                      \
+    X(NET_OVERHEAD, "NCCL_NET_OVERHEAD", TP_KIND_INT, -2)                                          \
+    X(THREAD_THRESHOLDS, "NCCL_THREAD_THRESHOLDS", TP_KIND_STR, 0)                                 \
+    X(IGNORE_CPU_AFFINITY, "NCCL_IGNORE_CPU_AFFINITY", TP_KIND_INT, 0)                             \
+    X(MNNVL_ENABLE, "NCCL_MNNVL_ENABLE", TP_KIND_INT, 2)                                           \
+    X(MIN_NRINGS, "NCCL_MIN_NRINGS", TP_KIND_INT, -2)                                              \
+    X(MAX_NRINGS, "NCCL_MAX_NRINGS", TP_KIND_INT, -2)                                              \
+    X(DEBUG, "NCCL_DEBUG", TP_KIND_STR, 0)                                                         \
     X(DEBUG_SUBSYS, "NCCL_DEBUG_SUBSYS", TP_KIND_STR, 0)
 
 typedef enum tp_param_id {

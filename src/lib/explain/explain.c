@@ -50,8 +50,8 @@ static void settings_text(char *buf, size_t size, const tp_search_event *e)
     char bw[64];
     bw_text(bw, sizeof(bw), e->bw_intra, e->bw_inter);
     snprintf(buf, size, "%s, path types %s/%s, sameChannels %d, crossNic %d", bw,
-             tp_path_type_name(e->type_intra), tp_path_type_name(e->type_inter),
-             e->same_channels, e->cross_nic);
+             tp_path_type_name(e->type_intra), tp_path_type_name(e->type_inter), e->same_channels,
+             e->cross_nic);
 }
 
 /*
@@ -138,7 +138,6 @@ static void relaxations_text(char *buf, size_t size, const tp_graph *g, long fro
                                 groups[k].values);
 }
 
-
 static void explain_relaxations(tp_graph_why *w, const tp_graph *g, long solution)
 {
     char buf[400];
@@ -205,8 +204,9 @@ static void explain_stop_and_budget(tp_graph_why *w, const tp_system *sys, const
     if (stop >= 0) {
         const tp_search_event *e = &g->events[stop];
         if (strstr(e->why, "total"))
-            add_line(w, "stop", "first pass stopped: %d x %.1f GB/s reaches the most one GPU can "
-                                "move (totalBw %.1f GB/s)",
+            add_line(w, "stop",
+                     "first pass stopped: %d x %.1f GB/s reaches the most one GPU can "
+                     "move (totalBw %.1f GB/s)",
                      e->n_channels, e->bw_inter, sys->total_bw);
         else
             add_line(w, "stop", "first pass stopped: %d channel%s, the most allowed (maxChannels)",
@@ -221,8 +221,9 @@ static void explain_stop_and_budget(tp_graph_why *w, const tp_system *sys, const
             pass_budgets++;
     }
     if (pass_budgets)
-        add_line(w, "budget", "%d pass%s ran out of its step budget (NCCL then moves on to the "
-                              "next settings)",
+        add_line(w, "budget",
+                 "%d pass%s ran out of its step budget (NCCL then moves on to the "
+                 "next settings)",
                  pass_budgets, pass_budgets == 1 ? "" : "es");
     if (global_budget)
         add_line(w, "budget", "the global step budget ran out: NCCL stopped relaxing there");
@@ -352,9 +353,10 @@ static tp_status explain_limits(tp_graph_why *w, const tp_system *sys, const tp_
         n_shown++;
     }
     if (st == TP_OK && n_shown == 0)
-        add_line(w, "limit", "no link of the graph's routes is too full for one more channel: the "
-                             "channel count or speed was set by the search's order of tries and "
-                             "its stop rules above");
+        add_line(w, "limit",
+                 "no link of the graph's routes is too full for one more channel: the "
+                 "channel count or speed was set by the search's order of tries and "
+                 "its stop rules above");
     free(gg.findings);
     free(gg.links);
     return st;
@@ -390,8 +392,9 @@ tp_status tp_explain__graph(tp_graph_why *w, const tp_system *sys, const tp_grap
         return TP_OK;
     }
     if (w->start < 0) {
-        add_line(w, "result", "NCCL did not search this graph (its pattern is not possible or "
-                              "not needed on this system)");
+        add_line(w, "result",
+                 "NCCL did not search this graph (its pattern is not possible or "
+                 "not needed on this system)");
         return TP_OK;
     }
     long solution = find_event(g, TP_EV_SOLUTION, false);
@@ -429,8 +432,8 @@ static void nvls_steps(tp_graph_why *w, const tp_plan *p)
     if (n <= 0)
         return;
     int asked = (int)tp_config_int(p->cfg, TP_P_NVLS_NCHANNELS);
-    const char *src = tp_config_is_set(p->cfg, TP_P_NVLS_NCHANNELS) ? "NCCL_NVLS_NCHANNELS"
-                                                                     : "NCCL's default";
+    const char *src =
+        tp_config_is_set(p->cfg, TP_P_NVLS_NCHANNELS) ? "NCCL_NVLS_NCHANNELS" : "NCCL's default";
     if (n == asked)
         add_line(w, "nvls-channels", "%d NVLS channels: %s", n, src);
     else if (n < asked)
@@ -452,8 +455,9 @@ void tp_explain__channels(tp_graph_why *w, const tp_plan *p)
     add_line(w, "duplicated", "postset duplicates every search channel once: %d%s", c->duplicated,
              c->duplicated < 2 * p->channels.search_channels ? " (at most 32)" : "");
     if (c->sm90_doubled != c->duplicated)
-        add_line(w, "sm90", "sm90 GPUs on several nodes with ring bw above %.0f GB/s and fewer "
-                            "than %d channels: doubled again to %d",
+        add_line(w, "sm90",
+                 "sm90 GPUs on several nodes with ring bw above %.0f GB/s and fewer "
+                 "than %d channels: doubled again to %d",
                  TP_SM90_DOUBLE_BW, TP_SM90_DOUBLE_MAX, c->sm90_doubled);
     if (c->after_max < c->sm90_doubled)
         add_line(w, "max", "capped at %d by %s", c->after_max,
@@ -466,8 +470,8 @@ void tp_explain__channels(tp_graph_why *w, const tp_plan *p)
     nvls_steps(w, p);
 }
 
-tp_status tp_explain__plan(tp_graph_why whys[TP_GRAPH_COUNT], const tp_plan *plan,
-                           bool show_ours, tp_error *err)
+tp_status tp_explain__plan(tp_graph_why whys[TP_GRAPH_COUNT], const tp_plan *plan, bool show_ours,
+                           tp_error *err)
 {
     tp_system *fresh = NULL;
     tp_status st = tp_graphcheck__fresh_system(&fresh, plan, err);

@@ -41,8 +41,8 @@ tp_status tp_explain__graph(tp_graph_why *why, const tp_system *sys, const tp_gr
  * tp_explain__graph for every graph of the plan (whys[slot]; untouched when
  * the slot has no graph), replayed on the system as it was before the searches.
  */
-tp_status tp_explain__plan(tp_graph_why whys[TP_GRAPH_COUNT], const tp_plan *plan,
-                           bool show_ours, tp_error *err);
+tp_status tp_explain__plan(tp_graph_why whys[TP_GRAPH_COUNT], const tp_plan *plan, bool show_ours,
+                           tp_error *err);
 
 /* Postset's steps from the search channels to the final count (NCCL 2.22.3 connect.cc). */
 void tp_explain__channels(tp_graph_why *w, const tp_plan *p);

@@ -112,5 +112,4 @@ tp_status tp_graphcheck__fresh_system(tp_system **out, const tp_plan *plan, tp_e
 /* Label of a node in findings: "GPU/<rank>", "NET/<dev>", else NCCL's "PCI/0-1a000". */
 void tp_graphcheck__label(char *buf, size_t size, const tp_node *node);
 
-
 #endif

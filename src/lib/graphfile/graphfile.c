@@ -68,8 +68,7 @@ static tp_status get_int(gf_ctx *c, const tp_xml_elem *e, const char *name, int 
     return TP_OK;
 }
 
-static tp_status get_float(gf_ctx *c, const tp_xml_elem *e, const char *name, int line,
-                           float *out)
+static tp_status get_float(gf_ctx *c, const tp_xml_elem *e, const char *name, int line, float *out)
 {
     const char *v = need_attr(c, e, name);
     if (!v) {
@@ -172,8 +171,7 @@ static tp_status check_used_channels(gf_ctx *c, const tp_xml_elem *g, const tp_x
         if (c->graph->pattern == TP_PATTERN_NVLS) {
             if (n_listed[ch] < 1)
                 return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, chans[ch],
-                                    "channel %d lists no GPU (an NVLS channel needs its head)",
-                                    ch);
+                                    "channel %d lists no GPU (an NVLS channel needs its head)", ch);
             continue;
         }
         if (n_listed[ch] != n_gpus)
@@ -316,8 +314,7 @@ static tp_status open_graphs(gf_ctx *c, const tp_xml_elem *root)
         c->nccl_code = TP_NCCL_INVALID_USAGE;
         trace(c, NCCL_SEARCH_CC, TP_NCCL_LINE_COMPUTE_FILE);
         return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, root,
-                            "graph file version %d (expected %d)", version,
-                            TP_GRAPH_XML_VERSION);
+                            "graph file version %d (expected %d)", version, TP_GRAPH_XML_VERSION);
     }
     const char *name = tp_xml__attr(root, "name");
     if (name)
@@ -381,11 +378,10 @@ tp_status tp_graphfile__load(tp_graph *graph, const tp_system *sys, const tp_con
 /* ------------------------------------------------------------------------ */
 /* NCCL_GRAPH_DUMP_FILE                                                      */
 
-static tp_status set_attr_fmt(tp_xml_elem *e, const char *name, tp_error *err, const char *fmt,
-                              ...) TP_PRINTF(4, 5);
+static tp_status set_attr_fmt(tp_xml_elem *e, const char *name, tp_error *err, const char *fmt, ...)
+    TP_PRINTF(4, 5);
 
-static tp_status set_attr_fmt(tp_xml_elem *e, const char *name, tp_error *err, const char *fmt,
-                              ...)
+static tp_status set_attr_fmt(tp_xml_elem *e, const char *name, tp_error *err, const char *fmt, ...)
 {
     char buf[256];
     va_list ap;

@@ -6,14 +6,15 @@
 #include <string.h>
 
 /* Attributes that belong to the <pci> element; others go to its <gpu>. */
-static const char *const pci_attrs[] = {"busid", "class", "vendor", "device", "subsystem_vendor",
-                                        "subsystem_device", "link_speed", "link_width"};
+static const char *const pci_attrs[] = {
+    "busid",      "class",     "vendor", "device", "subsystem_vendor", "subsystem_device",
+    "link_speed", "link_width"};
 /* What topoplan's loader (as NCCL 2.22.3's) reads on the other elements an edit may touch. */
 static const char *const gpu_attrs[] = {"dev", "sm", "rank", "gdr"};
-static const char *const net_attrs[] = {"name", "dev",  "speed", "port", "latency",
-                                        "guid", "maxconn", "gdr", "coll"};
-static const char *const cpu_attrs[] = {"numaid", "affinity", "arch", "vendor",
-                                        "familyid", "modelid", "host_hash"};
+static const char *const net_attrs[] = {"name", "dev",     "speed", "port", "latency",
+                                        "guid", "maxconn", "gdr",   "coll"};
+static const char *const cpu_attrs[] = {"numaid",   "affinity", "arch",     "vendor",
+                                        "familyid", "modelid",  "host_hash"};
 
 typedef struct attr_set {
     const char *tag;
@@ -58,9 +59,13 @@ static tp_status unknown_attr(tp_error *err, const tp_mutation *m, const char *n
 static tp_status spec_error(tp_error *err, const tp_mutation *m, const char *what)
 {
     static const char *const kind_names[] = {
-        [TP_MUT_SET] = "--set", [TP_MUT_SET_NET] = "--set-net", [TP_MUT_SET_CPU] = "--set-cpu",
-        [TP_MUT_REMOVE] = "--remove", [TP_MUT_REMOVE_NET] = "--remove-net",
-        [TP_MUT_NVLINK] = "--nvlink",  [TP_MUT_NVLINK_DOWN] = "--nvlink-down",
+        [TP_MUT_SET] = "--set",
+        [TP_MUT_SET_NET] = "--set-net",
+        [TP_MUT_SET_CPU] = "--set-cpu",
+        [TP_MUT_REMOVE] = "--remove",
+        [TP_MUT_REMOVE_NET] = "--remove-net",
+        [TP_MUT_NVLINK] = "--nvlink",
+        [TP_MUT_NVLINK_DOWN] = "--nvlink-down",
         [TP_MUT_ADD] = "--add",
     };
     const char *name = (size_t)m->kind < ARRAY_LEN(kind_names) ? kind_names[m->kind] : "mutation";
@@ -160,8 +165,7 @@ static tp_status unknown_attr(tp_error *err, const tp_mutation *m, const char *n
     }
     char what[600];
     snprintf(what, sizeof(what), "unknown attribute \"%s\"%s%s%s (the loader reads %s)", name,
-             nearest ? " (did you mean " : "", nearest ? nearest : "", nearest ? "?)" : "",
-             known);
+             nearest ? " (did you mean " : "", nearest ? nearest : "", nearest ? "?)" : "", known);
     return spec_error(err, m, what);
 }
 
@@ -327,8 +331,8 @@ static tp_xml_elem *nvlink_to(const tp_xml_elem *gpu, const char *target)
 }
 
 /* Set the <nvlink> from the GPU of `from` to `to` (count 0 removes it). */
-static tp_status set_one_nvlink(tp_xml *doc, const tp_mutation *m, const char *from,
-                                const char *to, const char *count, tp_error *err)
+static tp_status set_one_nvlink(tp_xml *doc, const tp_mutation *m, const char *from, const char *to,
+                                const char *count, tp_error *err)
 {
     tp_xml_elem *pci = find_by_attr(doc->root, "pci", "busid", from);
     tp_xml_elem *gpu = pci ? tp_xml__child(pci, "gpu") : NULL;
@@ -336,8 +340,9 @@ static tp_status set_one_nvlink(tp_xml *doc, const tp_mutation *m, const char *f
     tp_xml_elem *link = gpu ? nvlink_to(gpu, to) : NULL;
     /* An NVSwitch is often no <pci> of the file: the GPU's link to it names it. */
     if (!gpu || (!peer && !link))
-        return spec_error(err, m, "the first bus id must be a GPU, the second a device or an "
-                                  "NVLink target of that GPU (an NVSwitch)");
+        return spec_error(err, m,
+                          "the first bus id must be a GPU, the second a device or an "
+                          "NVLink target of that GPU (an NVSwitch)");
     if (strcmp(count, "0") == 0) {
         if (link)
             tp_xml__remove(link);
@@ -478,8 +483,8 @@ static tp_status renumber_copy(tp_xml *doc, tp_xml_elem *e, const char *busid, t
     }
     if (strcmp(e->tag, "net") == 0) {
         char name[128];
-        snprintf(name, sizeof(name), "%s@%s", tp_xml__attr(e, "name") ? tp_xml__attr(e, "name")
-                                                                      : "net", busid);
+        snprintf(name, sizeof(name), "%s@%s",
+                 tp_xml__attr(e, "name") ? tp_xml__attr(e, "name") : "net", busid);
         st = tp_xml__set_attr(e, "name", name, err);
         if (st == TP_OK)
             st = set_long(e, "dev", max_attr(doc->root, "net", "dev") + 1, err);
@@ -547,7 +552,9 @@ tp_status tp_mutate_buffer(FILE *out, const char *xml, size_t len, const char *s
 {
     if (!out || !xml || (n_muts > 0 && !muts))
         return tp_fail_arg(err, "tp_mutate_buffer",
-                           !out ? "out is NULL" : !xml ? "xml is NULL" : "muts is NULL");
+                           !out   ? "out is NULL"
+                           : !xml ? "xml is NULL"
+                                  : "muts is NULL");
     for (size_t i = 0; i < n_muts; i++)
         if (!muts[i].spec)
             return tp_fail_arg(err, "tp_mutate_buffer", "a mutation's spec is NULL");

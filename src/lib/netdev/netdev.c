@@ -72,8 +72,8 @@ int tp_hca__trap(const tp_hca_filter *f, const char *name, int port)
     for (int i = 0; i < f->n_entries; i++) {
         const tp_hca_entry *e = &f->entries[i];
         size_t n = strlen(e->prefix);
-        if (strncmp(name, e->prefix, n) == 0 && isdigit((unsigned char)name[n]) &&
-            n > 0 && isdigit((unsigned char)e->prefix[n - 1]) && port_matches(port, e->port))
+        if (strncmp(name, e->prefix, n) == 0 && isdigit((unsigned char)name[n]) && n > 0 &&
+            isdigit((unsigned char)e->prefix[n - 1]) && port_matches(port, e->port))
             return i;
     }
     return -1;

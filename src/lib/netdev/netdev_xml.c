@@ -187,8 +187,9 @@ static void note_filter(tp_log *notes, const char *hca, const port_table *t, con
         const tp_ib_port_info *p = &t->ports[i];
         int trap = tp_hca__trap(f, p->name, p->port);
         if (trap >= 0)
-            tp_log_info(notes, "NCCL_IB_HCA entry \"%s\" also %s %s:%d (prefix match); "
-                               "\"=%s\" names only that device",
+            tp_log_info(notes,
+                        "NCCL_IB_HCA entry \"%s\" also %s %s:%d (prefix match); "
+                        "\"=%s\" names only that device",
                         f->entries[trap].prefix, f->exclude ? "excludes" : "selects", p->name,
                         p->port, f->entries[trap].prefix);
     }
@@ -207,8 +208,10 @@ static void note_merges(tp_log *notes, bool merge, const port_table *t, const di
             continue;
         const tp_ib_port_info *a = &t->ports[d->selected[l->ports[0]]];
         const tp_ib_port_info *b = &t->ports[d->selected[l->ports[1]]];
-        tp_log_info(notes, "NCCL_IB_MERGE_NICS=1: %s:%d and %s:%d merge into NET/%d %s "
-                           "(%d Mb/s)", a->name, a->port, b->name, b->port, i, l->name, l->speed);
+        tp_log_info(notes,
+                    "NCCL_IB_MERGE_NICS=1: %s:%d and %s:%d merge into NET/%d %s "
+                    "(%d Mb/s)",
+                    a->name, a->port, b->name, b->port, i, l->name, l->speed);
     }
 }
 
@@ -220,8 +223,8 @@ static tp_status apply_logical(const net_list *l, const discovery *d, bool *keep
         tp_xml_elem *e = l->items[d->selected[dev->ports[0]]];
         keep[d->selected[dev->ports[0]]] = true;
         tp_status st = set_long(e, "dev", i, err);
-        if (st == TP_OK && dev->n_ports > 1 && (st = tp_xml__set_attr(e, "name", dev->name, err)) ==
-                                                   TP_OK)
+        if (st == TP_OK && dev->n_ports > 1 &&
+            (st = tp_xml__set_attr(e, "name", dev->name, err)) == TP_OK)
             st = set_long(e, "speed", dev->speed, err);
         if (st != TP_OK)
             return st;
@@ -239,8 +242,9 @@ static void drop_unkept(const net_list *l, const port_table *t, const bool *keep
         snprintf(label, sizeof(label), "%s:%d", t->ports[i].name, t->ports[i].port);
         bool stays = remove_net(l->items[i]); /* frees the name */
         if (stays && !merged)
-            tp_log_info(notes, "NCCL 2.22.3 itself would leave %s's <net> in its XML (its NIC "
-                               "keeps another port; ncclTopoTrimXml only trims <pci> and <cpu>)",
+            tp_log_info(notes,
+                        "NCCL 2.22.3 itself would leave %s's <net> in its XML (its NIC "
+                        "keeps another port; ncclTopoTrimXml only trims <pci> and <cpu>)",
                         label);
     }
 }
@@ -256,9 +260,11 @@ static tp_status run(net_list *l, const char *hca, bool merge, tp_log *notes, tp
         st = tp_ib__discover(&d.devs, &d.n_devs, d.selected, &d.n_selected, &d.merge_disabled,
                              t.ports, t.n, &f, merge, err);
     if (st == TP_OK && d.n_selected == 0) {
-        tp_log_info(notes, "NCCL_IB_HCA=\"%s\" matches none of the %d NET ports: NCCL's IB plugin "
-                           "finds no device and falls back to sockets (NET/Socket); the plan "
-                           "keeps the XML's devices in their place", hca ? hca : "", t.n);
+        tp_log_info(notes,
+                    "NCCL_IB_HCA=\"%s\" matches none of the %d NET ports: NCCL's IB plugin "
+                    "finds no device and falls back to sockets (NET/Socket); the plan "
+                    "keeps the XML's devices in their place",
+                    hca ? hca : "", t.n);
     } else if (st == TP_OK) {
         note_filter(notes, hca, &t, &d, &f);
         note_merges(notes, merge, &t, &d);
@@ -276,8 +282,8 @@ static tp_status run(net_list *l, const char *hca, bool merge, tp_log *notes, tp
 tp_status tp_netdev__apply_env(tp_xml *doc, const tp_config *cfg, tp_log *notes, tp_error *err)
 {
     const char *hca = tp_config_str(cfg, TP_P_IB_HCA);
-    bool merge = tp_config_is_set(cfg, TP_P_IB_MERGE_NICS) &&
-                 tp_config_int(cfg, TP_P_IB_MERGE_NICS) == 1;
+    bool merge =
+        tp_config_is_set(cfg, TP_P_IB_MERGE_NICS) && tp_config_int(cfg, TP_P_IB_MERGE_NICS) == 1;
     if ((!hca && !merge) || !doc || !doc->root)
         return TP_OK;
     net_list l = {0};

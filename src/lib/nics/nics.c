@@ -117,11 +117,16 @@ static tp_status add_use(tp_nic_rank *r, const rank_ctx *c, int channel, bool se
     int ngpus = c->sys->nodes[TP_NODE_GPU].count;
     int64_t id = graph_net(c->ring, ngpus, c->rank, channel);
     tp_nic_use *u = &r->uses[r->n_uses];
-    *u = (tp_nic_use){.channel = channel, .send = send, .net = net_dev_of(c->sys, id),
-                      .proxy_rank = c->rank, .peer_rank = peer};
+    *u = (tp_nic_use){.channel = channel,
+                      .send = send,
+                      .net = net_dev_of(c->sys, id),
+                      .proxy_rank = c->rank,
+                      .peer_rank = peer};
     if (u->net < 0)
-        return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "ring channel %d: NET %llx not in the "
-                       "system", channel, (unsigned long long)id);
+        return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0,
+                       "ring channel %d: NET %llx not in the "
+                       "system",
+                       channel, (unsigned long long)id);
     tp_status st = TP_OK;
     if (send)
         st = tp_paths__get_intermediate_rank(c->sys, c->rank, id, &u->proxy_rank, NULL, err);
@@ -175,8 +180,7 @@ static int pow2_up(int v)
  * to (peer_node, peer_local). Node and local deltas follow (x*x+x)/2 modulo
  * the next power of two, skipping values past the count.
  */
-static int send_round(int node, int local, int n_nodes, int n_locals, int peer_node,
-                      int peer_local)
+static int send_round(int node, int local, int n_nodes, int n_locals, int peer_node, int peer_local)
 {
     unsigned nodes_pow2 = (unsigned)pow2_up(n_nodes), locals_pow2 = (unsigned)pow2_up(n_locals);
     unsigned node_round = 0, node_delta = 0;
@@ -208,7 +212,8 @@ static int reverse_bits(int v, int n_bits)
     return r;
 }
 
-/* NCCL 2.22.3 channel.h ncclP2pChannelBaseForRound (several nodes) and device.h ncclP2pChannelForPart. */
+/* NCCL 2.22.3 channel.h ncclP2pChannelBaseForRound (several nodes) and device.h
+ * ncclP2pChannelForPart. */
 static int part_channel(int round, int n_locals, int p2p_channels, int part)
 {
     int base = (round / n_locals) * ((n_locals + TP_P2P_PER_BATCH - 1) / TP_P2P_PER_BATCH) +
@@ -223,11 +228,10 @@ static int part_channel(int round, int n_locals, int p2p_channels, int part)
 /* One part of a send to peer: its channel's NIC, proxy and GDR. */
 static tp_status p2p_part(tp_nic_part *pt, const rank_ctx *c, int peer, tp_error *err)
 {
-    tp_status st = tp_paths__get_net_dev(c->sys, c->plan->cfg, &c->view, c->rank, pt->channel,
-                                         peer, &pt->net_id, &pt->net, &pt->proxy_rank, NULL, err);
+    tp_status st = tp_paths__get_net_dev(c->sys, c->plan->cfg, &c->view, c->rank, pt->channel, peer,
+                                         &pt->net_id, &pt->net, &pt->proxy_rank, NULL, err);
     if (st == TP_OK)
-        st = tp_paths__check_gdr(c->sys, c->plan->cfg, gpu_bus_id(c), pt->net_id, 1, &pt->gdr,
-                                 err);
+        st = tp_paths__check_gdr(c->sys, c->plan->cfg, gpu_bus_id(c), pt->net_id, 1, &pt->gdr, err);
     return st;
 }
 
@@ -288,8 +292,12 @@ static tp_status graph_use(tp_nic_graph_use *u, const rank_ctx *c, const tp_grap
     int ngpus = c->sys->nodes[TP_NODE_GPU].count;
     int64_t id = g->pattern == TP_PATTERN_NVLS ? g->inter[(channel % g->n_channels) * 2]
                                                : graph_net(g, ngpus, c->rank, channel);
-    *u = (tp_nic_graph_use){.channel = channel, .role = role, .peer_rank = peer,
-                            .net = net_dev_of(c->sys, id), .net_id = id, .proxy_rank = c->rank};
+    *u = (tp_nic_graph_use){.channel = channel,
+                            .role = role,
+                            .peer_rank = peer,
+                            .net = net_dev_of(c->sys, id),
+                            .net_id = id,
+                            .proxy_rank = c->rank};
     if (!send)
         return TP_OK;
     return tp_paths__get_intermediate_rank(c->sys, c->rank, id, &u->proxy_rank, NULL, err);
@@ -346,8 +354,8 @@ static tp_status pxn_ranks(tp_nic_rank *r, const rank_ctx *c, tp_error *err)
     if (!r->pxn_ranks)
         return tp_fail_nomem(err);
     tp_error quiet = {0};
-    tp_status st = tp_paths__get_pxn_ranks(c->sys, c->plan->cfg, &c->view, r->pxn_ranks,
-                                           &r->n_pxn, NULL, &quiet);
+    tp_status st = tp_paths__get_pxn_ranks(c->sys, c->plan->cfg, &c->view, r->pxn_ranks, &r->n_pxn,
+                                           NULL, &quiet);
     /*
      * NCCL 2.22.3 ncclTopoGetPxnRanks asks ncclTopoGetNetDev for no device,
      * which P2P PXN level 1 dereferences as soon as a NIC is at PXN or
@@ -443,8 +451,8 @@ static tp_status build_nets(tp_nics *nx, const tp_plan *plan, tp_error *err)
     for (int i = 0; i < n; i++) {
         const tp_node *node = &sys->nodes[TP_NODE_NET].nodes[i];
         tp_nic_net *net = &nx->nets[nx->n_nets++];
-        const char *name = plan->topo_xml ? tp_nics__xml_net_name(plan->topo_xml->root, node->net.dev)
-                                          : NULL;
+        const char *name =
+            plan->topo_xml ? tp_nics__xml_net_name(plan->topo_xml->root, node->net.dev) : NULL;
         net->dev = node->net.dev;
         net->id = node->id;
         snprintf(net->name, sizeof(net->name), "%s", name ? name : "?");
@@ -514,8 +522,8 @@ static void count_uses(tp_nics *nx)
 static bool p2p_schedule_of(const tp_plan *plan, int *channels, int *per_peer)
 {
     *channels = plan->channels.p2p_n_channels > 0 ? plan->channels.p2p_n_channels : 1;
-    *per_peer = plan->channels.p2p_n_channels_per_peer > 0 ? plan->channels.p2p_n_channels_per_peer
-                                                           : 1;
+    *per_peer =
+        plan->channels.p2p_n_channels_per_peer > 0 ? plan->channels.p2p_n_channels_per_peer : 1;
     /* The schedule is NCCL's for nodes of equal size; here NCCL's nodes must be the hosts,
      * all of one size (mixed sizes make NCCL's schedule flat: not modelled here). */
     bool equal_hosts = true;

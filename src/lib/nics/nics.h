@@ -30,8 +30,8 @@ typedef struct tp_nic_use {
     int net;        /* NET device number on this node */
     int proxy_rank; /* rank whose proxy drives the NIC: != rank means PXN */
     int gdr;
-    int peer_rank;  /* the rank at the other end (another node) */
-    int peer_net;   /* the NET device that rank uses (the other end of the rail) */
+    int peer_rank; /* the rank at the other end (another node) */
+    int peer_net;  /* the NET device that rank uses (the other end of the rail) */
 } tp_nic_use;
 
 /* NCCL 2.22.3 device.h NCCL_MAX_DEV_WORK_P2P_PER_BATCH: peers per P2P channel base step. */
@@ -55,7 +55,7 @@ typedef struct tp_nic_p2p {
     int round;      /* NCCL's p2p schedule round of this send, -1 when not computed */
     int n_nets;     /* distinct NICs over the parts */
     int nets[TP_MAXCHANNELS];
-    int n_parts;    /* p2pnChannelsPerPeer: parts of a large send */
+    int n_parts; /* p2pnChannelsPerPeer: parts of a large send */
     tp_nic_part parts[TP_MAXCHANNELS];
 } tp_nic_p2p;
 
@@ -72,9 +72,9 @@ typedef struct tp_nic_graph_use {
 typedef struct tp_nic_rank {
     int rank, local, dev;
     int64_t bus_id;
-    int numa;       /* NUMA id of the GPU's closest CPU, -1 if none */
-    int near_net;   /* NET device closest to the GPU, -1 without NETs */
-    int near_type;  /* its path type */
+    int numa;      /* NUMA id of the GPU's closest CPU, -1 if none */
+    int near_net;  /* NET device closest to the GPU, -1 without NETs */
+    int near_type; /* its path type */
     float near_bw;
     int recv_net, recv_gdr; /* P2P receives: the rank's own NIC */
     tp_nic_use *uses;
@@ -83,7 +83,7 @@ typedef struct tp_nic_rank {
     int n_peers;
     int *pxn_ranks; /* ncclTopoGetPxnRanks */
     int n_pxn;
-    bool pxn_crash; /* NCCL 2.22.3 would crash there (P2P PXN level 1) */
+    bool pxn_crash;         /* NCCL 2.22.3 would crash there (P2P PXN level 1) */
     tp_nic_graph_use *tree; /* tree channel ends to other nodes */
     int n_tree;
     tp_nic_graph_use *nvls; /* NVLS channels this rank heads, with their NIC */
@@ -124,7 +124,7 @@ typedef struct tp_nics {
     tp_nic_rank *ranks;
     int n_ranks;
     tp_nic_channel *channels; /* ring_channels entries */
-    tp_log findings; /* plain-words findings, in order */
+    tp_log findings;          /* plain-words findings, in order */
 } tp_nics;
 
 /*
@@ -141,7 +141,8 @@ int tp_nics__p2p_part_channel(const tp_plan *plan, int rank, int peer, int part)
 tp_status tp_nics__build(tp_nics *out, const tp_plan *plan, tp_error *err);
 /* tp_nics__build without findings (and so without re-planning). */
 tp_status tp_nics__build_bare(tp_nics *out, const tp_plan *plan, tp_error *err);
-/* Ring channels that change rails at a boundary into or out of this node; *total: channels with a NIC. */
+/* Ring channels that change rails at a boundary into or out of this node; *total: channels with a
+ * NIC. */
 int tp_nics__rail_crossings(const tp_nics *nics, int *total);
 /*
  * Re-plan `plan`'s topology and job with one more setting (key=value) and

@@ -31,8 +31,11 @@ static const char *link_color(int type)
 
 static const char *node_shape(int type)
 {
-    return type == TP_NODE_GPU ? "box3d" : type == TP_NODE_CPU ? "component"
-         : type == TP_NODE_NVS ? "hexagon" : type == TP_NODE_NET ? "ellipse" : "box";
+    return type == TP_NODE_GPU   ? "box3d"
+           : type == TP_NODE_CPU ? "component"
+           : type == TP_NODE_NVS ? "hexagon"
+           : type == TP_NODE_NET ? "ellipse"
+                                 : "box";
 }
 
 /* A stable DOT id: "GPU_0_1a000". */
@@ -52,8 +55,8 @@ static void dot_node(FILE *out, const tp_plan *plan, const tp_node *n)
     if (n->type == TP_NODE_GPU) {
         snprintf(extra, sizeof(extra), "%s\\n%s, sm%d", name, label, n->gpu.cuda_comp_cap);
     } else if (n->type == TP_NODE_NET) {
-        const char *dev = plan->topo_xml ? tp_nics__xml_net_name(plan->topo_xml->root, n->net.dev)
-                                         : NULL;
+        const char *dev =
+            plan->topo_xml ? tp_nics__xml_net_name(plan->topo_xml->root, n->net.dev) : NULL;
         snprintf(extra, sizeof(extra), "%s %s\\n%.1f GB/s", name, dev ? dev : "",
                  tp_nics__own_speed(plan, n));
     } else {
@@ -109,8 +112,9 @@ static void channel_edge(FILE *out, const tp_node *a, const tp_node *b, int c, b
     dot_id(x, sizeof(x), a);
     dot_id(y, sizeof(y), b);
     /* no labels: flat labelled edges make dot lose routes; the legend names the colors */
-    fprintf(out, "  %s -- %s [dir=forward, constraint=false, penwidth=2, color=\"%s\", "
-                 "style=%s];\n",
+    fprintf(out,
+            "  %s -- %s [dir=forward, constraint=false, penwidth=2, color=\"%s\", "
+            "style=%s];\n",
             x, y, channel_colors[c % N_CHANNEL_COLORS], tree ? "dashed" : "solid");
 }
 
@@ -136,25 +140,34 @@ static void dot_legend(FILE *out, const tp_plan *plan, int channel)
     const tp_graph *ring = plan->graphs[TP_GRAPH_RING];
     fputs("  subgraph cluster_legend {\n    label=\"Legend\"; fontname=\"Helvetica\"; "
           "fontsize=10; style=rounded;\n    legend [shape=plaintext, label=<<table border=\"0\" "
-          "cellspacing=\"2\">\n", out);
+          "cellspacing=\"2\">\n",
+          out);
     fputs("      <tr><td align=\"left\"><font color=\"forestgreen\">NVL</font>: NVLink</td></tr>\n"
           "      <tr><td align=\"left\"><font color=\"royalblue\">PCI</font>: PCIe</td></tr>\n"
-          "      <tr><td align=\"left\"><font color=\"firebrick\">SYS</font>: CPU-CPU link</td></tr>\n"
-          "      <tr><td align=\"left\"><font color=\"gray40\">NET</font>: NIC port (NET/dev name)</td></tr>\n"
-          "      <tr><td align=\"left\">links: type and bandwidth GB/s</td></tr>\n", out);
-    fprintf(out, "      <tr><td align=\"left\">arrows: ring channels (solid) and tree channels "
-                 "(dashed) of the search, %s</td></tr>\n",
+          "      <tr><td align=\"left\"><font color=\"firebrick\">SYS</font>: CPU-CPU "
+          "link</td></tr>\n"
+          "      <tr><td align=\"left\"><font color=\"gray40\">NET</font>: NIC port (NET/dev "
+          "name)</td></tr>\n"
+          "      <tr><td align=\"left\">links: type and bandwidth GB/s</td></tr>\n",
+          out);
+    fprintf(out,
+            "      <tr><td align=\"left\">arrows: ring channels (solid) and tree channels "
+            "(dashed) of the search, %s</td></tr>\n",
             channel >= 0 ? "one channel" : "every channel");
     int n = ring ? ring->n_channels : 0;
     for (int c = 0; c < n && c < (int)N_CHANNEL_COLORS; c++)
         if (channel < 0 || c == channel)
-            fprintf(out, "      <tr><td align=\"left\"><font color=\"%s\">channel %d%s</font></td></tr>\n",
-                    channel_colors[c], c, n > (int)N_CHANNEL_COLORS && c == 0 ? " (colors repeat every 8)" : "");
+            fprintf(
+                out,
+                "      <tr><td align=\"left\"><font color=\"%s\">channel %d%s</font></td></tr>\n",
+                channel_colors[c], c,
+                n > (int)N_CHANNEL_COLORS && c == 0 ? " (colors repeat every 8)" : "");
     if (ring)
-        fprintf(out, "      <tr><td align=\"left\">ring search: %d channel%s x %.1f GB/s, %s/%s</td></tr>\n",
-                ring->n_channels, ring->n_channels == 1 ? "" : "s", ring->bw_intra,
-                tp_path_type_name(ring->type_intra),
-                tp_path_type_name(ring->type_inter));
+        fprintf(
+            out,
+            "      <tr><td align=\"left\">ring search: %d channel%s x %.1f GB/s, %s/%s</td></tr>\n",
+            ring->n_channels, ring->n_channels == 1 ? "" : "s", ring->bw_intra,
+            tp_path_type_name(ring->type_intra), tp_path_type_name(ring->type_inter));
     fputs("    </table>>];\n  }\n", out);
 }
 
@@ -163,7 +176,8 @@ tp_status tp_report__plan_dot(FILE *out, const tp_plan *plan, int channel, tp_er
     const tp_system *sys = plan->sys;
     fputs("graph topology {\n  rankdir=LR; newrank=true; nodesep=0.15; ranksep=0.6;\n"
           "  node [fontname=\"Helvetica\", fontsize=10];\n"
-          "  edge [fontname=\"Helvetica\", fontsize=8];\n", out);
+          "  edge [fontname=\"Helvetica\", fontsize=8];\n",
+          out);
     for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
         for (int i = 0; i < sys->nodes[t].count; i++)
             dot_node(out, plan, &sys->nodes[t].nodes[i]);

@@ -24,8 +24,10 @@ static void scope(tp_nics *nx)
     } else if (nx->n_nets == 1) {
         char a[TP_NIC_NAME_MAX + 16];
         net_label(a, sizeof(a), nx, nx->nets[0].dev);
-        tp_log_info(&nx->findings, "one NET device, %s: every channel and peer uses it; "
-                                   "NCCL_CROSS_NIC and the PXN settings cannot change that", a);
+        tp_log_info(&nx->findings,
+                    "one NET device, %s: every channel and peer uses it; "
+                    "NCCL_CROSS_NIC and the PXN settings cannot change that",
+                    a);
     }
 }
 
@@ -45,11 +47,13 @@ static void idle_rails(tp_nics *nx)
     if (nx->n_nets > 1 && used == 1) {
         char a[TP_NIC_NAME_MAX + 16];
         net_label(a, sizeof(a), nx, last);
-        tp_log_info(&nx->findings, "only one rail carries the ring channels: %s; %s stay idle "
-                                   "for collectives", a, tp_buf_str(&idle));
+        tp_log_info(&nx->findings,
+                    "only one rail carries the ring channels: %s; %s stay idle "
+                    "for collectives",
+                    a, tp_buf_str(&idle));
     } else if (nx->n_nets > 1 && used > 1 && used < nx->n_nets) {
-        tp_log_info(&nx->findings, "%d of %d NICs carry ring channels; %s carry none",
-                    used, nx->n_nets, tp_buf_str(&idle));
+        tp_log_info(&nx->findings, "%d of %d NICs carry ring channels; %s carry none", used,
+                    nx->n_nets, tp_buf_str(&idle));
     }
     tp_buf_free(&idle);
 }
@@ -72,15 +76,20 @@ static void cross_nic_advice(tp_nics *nx, const tp_plan *plan, int n, int total)
     tp_error err = {0};
     if (tp_nics__replan_crossings(plan, "NCCL_CROSS_NIC", "0", &after, &after_total, &err) !=
         TP_OK) {
-        tp_log_info(&nx->findings, "NCCL_CROSS_NIC=0 was not advised: re-planning with it "
-                                   "failed (%s)", err.message);
+        tp_log_info(&nx->findings,
+                    "NCCL_CROSS_NIC=0 was not advised: re-planning with it "
+                    "failed (%s)",
+                    err.message);
     } else if (after < n) {
-        tp_log_info(&nx->findings, "advice, checked by re-planning: NCCL_CROSS_NIC=0 leaves %d of "
-                                   "%d ring channels crossing rails (now %d of %d)",
+        tp_log_info(&nx->findings,
+                    "advice, checked by re-planning: NCCL_CROSS_NIC=0 leaves %d of "
+                    "%d ring channels crossing rails (now %d of %d)",
                     after, after_total, n, total);
     } else {
-        tp_log_info(&nx->findings, "NCCL_CROSS_NIC=0 would not help: re-planned with it, %d of %d "
-                                   "ring channels still cross rails", after, after_total);
+        tp_log_info(&nx->findings,
+                    "NCCL_CROSS_NIC=0 would not help: re-planned with it, %d of %d "
+                    "ring channels still cross rails",
+                    after, after_total);
     }
 }
 
@@ -105,8 +114,9 @@ static void crossing(tp_nics *nx, const tp_plan *plan)
         tp_buf_printf(&list, ")");
     }
     if (n > 0)
-        tp_log_info(&nx->findings, "%d of %d ring channels cross rails between nodes (one node "
-                                   "sends from one NIC, the other receives on another): %s%s",
+        tp_log_info(&nx->findings,
+                    "%d of %d ring channels cross rails between nodes (one node "
+                    "sends from one NIC, the other receives on another): %s%s",
                     n, total, tp_buf_str(&list), "");
     else if (total > 0 && nx->n_nets > 1)
         tp_log_info(&nx->findings, "every ring channel keeps its rail between nodes (each node "
@@ -124,12 +134,14 @@ static void cross_nic(tp_nics *nx)
     for (int c = 0; c < nx->ring_channels; c++) {
         const tp_nic_channel *ch = &nx->channels[c];
         if (ch->entry_net >= 0 && ch->exit_net >= 0 && ch->entry_net != ch->exit_net)
-            tp_buf_printf(&list, "%s%d (NET/%d in, NET/%d out)", n++ ? ", " : "", c,
-                          ch->entry_net, ch->exit_net);
+            tp_buf_printf(&list, "%s%d (NET/%d in, NET/%d out)", n++ ? ", " : "", c, ch->entry_net,
+                          ch->exit_net);
     }
     if (n > 0)
-        tp_log_info(&nx->findings, "%d ring channels enter and leave this node through different "
-                                   "NICs (cross-NIC graph): %s", n, tp_buf_str(&list));
+        tp_log_info(&nx->findings,
+                    "%d ring channels enter and leave this node through different "
+                    "NICs (cross-NIC graph): %s",
+                    n, tp_buf_str(&list));
     tp_buf_free(&list);
 }
 
@@ -142,8 +154,8 @@ static bool describe_direct_use(const tp_nic_rank *r, int dev, tp_buf *b)
             tp_buf_printf(b, "%s%d", n++ ? " " : "ring channels ", r->uses[u].channel);
     for (int p = 0; p < r->n_peers; p++)
         if (r->peers[p].net == dev && r->peers[p].proxy_rank == r->rank)
-            tp_buf_printf(b, "%s%d", p2p++ ? " " : (n ? "; P2P sends to ranks " :
-                                                         "P2P sends to ranks "),
+            tp_buf_printf(b, "%s%d",
+                          p2p++ ? " " : (n ? "; P2P sends to ranks " : "P2P sends to ranks "),
                           r->peers[p].peer_rank);
     bool recv = r->recv_net == dev && r->n_peers > 0;
     if (recv)
@@ -161,9 +173,11 @@ static void numa(tp_nics *nx)
             tp_buf what = {0};
             if (r->numa >= 0 && net->numa >= 0 && net->numa != r->numa &&
                 describe_direct_use(r, net->dev, &what))
-                tp_log_info(&nx->findings, "rank %d (GPU dev %d, NUMA %d) uses NET/%d (%s) on "
-                                           "NUMA %d: %s", r->rank, r->dev, r->numa, net->dev,
-                            net->name, net->numa, tp_buf_str(&what));
+                tp_log_info(&nx->findings,
+                            "rank %d (GPU dev %d, NUMA %d) uses NET/%d (%s) on "
+                            "NUMA %d: %s",
+                            r->rank, r->dev, r->numa, net->dev, net->name, net->numa,
+                            tp_buf_str(&what));
             tp_buf_free(&what);
         }
     }
@@ -190,14 +204,17 @@ static void pxn_rank(tp_nics *nx, const tp_nic_rank *r)
     for (int u = 0; u < r->n_uses; u++)
         n_ring += r->uses[u].send && r->uses[u].proxy_rank != r->rank;
     if (proxies.len)
-        tp_log_info(&nx->findings, "PXN: rank %d sends through the proxies and NICs of ranks%s (over "
-                                   "NVLink to that GPU): %d ring channel sends, P2P sends to %d "
-                                   "of %d peers", r->rank, tp_buf_str(&proxies), n_ring, n_p2p,
-                    r->n_peers);
+        tp_log_info(&nx->findings,
+                    "PXN: rank %d sends through the proxies and NICs of ranks%s (over "
+                    "NVLink to that GPU): %d ring channel sends, P2P sends to %d "
+                    "of %d peers",
+                    r->rank, tp_buf_str(&proxies), n_ring, n_p2p, r->n_peers);
     if (no_gdr)
-        tp_log_info(&nx->findings, "rank %d: %d P2P sends relayed by PXN without GPU Direct RDMA: "
-                                   "NCCL 2.22.3 fails them (\"PXN should not use host buffers for "
-                                   "data\")", r->rank, no_gdr);
+        tp_log_info(&nx->findings,
+                    "rank %d: %d P2P sends relayed by PXN without GPU Direct RDMA: "
+                    "NCCL 2.22.3 fails them (\"PXN should not use host buffers for "
+                    "data\")",
+                    r->rank, no_gdr);
     tp_buf_free(&proxies);
 }
 
@@ -224,9 +241,10 @@ static void gdr(tp_nics *nx)
         gdr_list(nx, r, true, &send);
         gdr_list(nx, r, false, &recv);
         if (send.len || recv.len)
-            tp_log_info(&nx->findings, "rank %d: no GPU Direct RDMA for %s%s%s%s%s%s: data is "
-                                       "staged through host memory", r->rank,
-                        send.len ? "sends on " : "", tp_buf_str(&send),
+            tp_log_info(&nx->findings,
+                        "rank %d: no GPU Direct RDMA for %s%s%s%s%s%s: data is "
+                        "staged through host memory",
+                        r->rank, send.len ? "sends on " : "", tp_buf_str(&send),
                         send.len && recv.len ? ", " : "", recv.len ? "receives on " : "",
                         tp_buf_str(&recv), "");
         tp_buf_free(&send);
@@ -257,13 +275,16 @@ static void pxn_crash(tp_nics *nx, const tp_plan *plan)
     if (ranks.len) {
         bool disable = avoids_crash(plan, "NCCL_PXN_DISABLE", "1");
         bool level2 = avoids_crash(plan, "NCCL_P2P_PXN_LEVEL", "2");
-        tp_log_info(&nx->findings, "NCCL_P2P_PXN_LEVEL=1: NCCL 2.22.3's ncclTopoGetPxnRanks "
-                                   "passes no device to ncclTopoGetNetDev, which level 1 "
-                                   "dereferences: init crashes on ranks%s%s%s%s",
-                    tp_buf_str(&ranks), disable || level2 ? " (re-planned without the crash: " : "",
-                    disable ? (level2 ? "NCCL_PXN_DISABLE=1 or NCCL_P2P_PXN_LEVEL=2" :
-                                        "NCCL_PXN_DISABLE=1") : level2 ? "NCCL_P2P_PXN_LEVEL=2" : "",
-                    disable || level2 ? ")" : "");
+        tp_log_info(
+            &nx->findings,
+            "NCCL_P2P_PXN_LEVEL=1: NCCL 2.22.3's ncclTopoGetPxnRanks "
+            "passes no device to ncclTopoGetNetDev, which level 1 "
+            "dereferences: init crashes on ranks%s%s%s%s",
+            tp_buf_str(&ranks), disable || level2 ? " (re-planned without the crash: " : "",
+            disable ? (level2 ? "NCCL_PXN_DISABLE=1 or NCCL_P2P_PXN_LEVEL=2" : "NCCL_PXN_DISABLE=1")
+            : level2 ? "NCCL_P2P_PXN_LEVEL=2"
+                     : "",
+            disable || level2 ? ")" : "");
     }
     tp_buf_free(&ranks);
 }

@@ -62,7 +62,8 @@ static void text_gpu_block(FILE *out, const tp_system *sys)
             fprintf(out, " %-6s", cell(&gpus->nodes[i], TP_NODE_GPU, j, i));
         int numa = tp_nics__local_numa(sys, TP_NODE_GPU, i);
         if (numa >= 0)
-            fprintf(out, "  %-4d  %s\n", numa, gpu_affinity(sys, i)[0] ? gpu_affinity(sys, i) : "-");
+            fprintf(out, "  %-4d  %s\n", numa,
+                    gpu_affinity(sys, i)[0] ? gpu_affinity(sys, i) : "-");
         else
             fputs("  -     -\n", out);
     }
@@ -98,8 +99,9 @@ static void text_nets(FILE *out, const tp_plan *plan)
         tp_report__node_short(name, sizeof(name), sys, &nets->nodes[j]);
         int numa = tp_nics__local_numa(sys, TP_NODE_NET, j);
         fprintf(out, "  %-7s %-16s port %d  %6.1f GB/s  NUMA %s%d\n", name,
-                net_name(plan, &nets->nodes[j]), nets->nodes[j].net.port, tp_nics__own_speed(plan, &nets->nodes[j]),
-                numa < 0 ? "-" : "", numa < 0 ? 0 : numa);
+                net_name(plan, &nets->nodes[j]), nets->nodes[j].net.port,
+                tp_nics__own_speed(plan, &nets->nodes[j]), numa < 0 ? "-" : "",
+                numa < 0 ? 0 : numa);
     }
 }
 
@@ -136,7 +138,8 @@ static void json_gpus(FILE *out, const tp_system *sys)
         char name[32], id[64];
         tp_report__node_short(name, sizeof(name), sys, &gpus->nodes[i]);
         tp_report__node_label(id, sizeof(id), &gpus->nodes[i]);
-        fprintf(out, "%s\n    {\"name\": \"%s\", \"nccl_id\": \"%s\", \"numa\": %d, \"cpu_affinity\": ",
+        fprintf(out,
+                "%s\n    {\"name\": \"%s\", \"nccl_id\": \"%s\", \"numa\": %d, \"cpu_affinity\": ",
                 i ? "," : "", name, id, tp_nics__local_numa(sys, TP_NODE_GPU, i));
         tp_report__json_str(out, gpu_affinity(sys, i));
         fputs(",\n     \"to_gpus\": ", out);
@@ -159,7 +162,8 @@ static void json_nets(FILE *out, const tp_plan *plan)
         fprintf(out, "%s\n    {\"name\": \"%s\", \"device\": ", j ? "," : "", name);
         tp_report__json_str(out, net_name(plan, &nets->nodes[j]));
         fprintf(out, ", \"port\": %d, \"bw\": %.1f, \"numa\": %d}", nets->nodes[j].net.port,
-                tp_nics__own_speed(plan, &nets->nodes[j]), tp_nics__local_numa(sys, TP_NODE_NET, j));
+                tp_nics__own_speed(plan, &nets->nodes[j]),
+                tp_nics__local_numa(sys, TP_NODE_NET, j));
     }
     fputs(nets->count ? "\n  ],\n" : "],\n", out);
 }

@@ -55,9 +55,10 @@ static void text_channels(FILE *out, const tp_nics *nx)
 {
     if (nx->ring_channels == 0 || nx->n_nets == 0 || nx->n_nodes < 2)
         return;
-    fprintf(out, "Ring channels at node %d (rail in: previous node's NIC -> entry NIC; rail out: "
-                 "exit NIC -> next node's NIC)\n  %-4s %-15s %-15s %-24s %s\n", nx->node, "ch",
-            "entry", "exit", "rail in", "rail out");
+    fprintf(out,
+            "Ring channels at node %d (rail in: previous node's NIC -> entry NIC; rail out: "
+            "exit NIC -> next node's NIC)\n  %-4s %-15s %-15s %-24s %s\n",
+            nx->node, "ch", "entry", "exit", "rail in", "rail out");
     for (int c = 0; c < nx->ring_channels; c++) {
         const tp_nic_channel *ch = &nx->channels[c];
         char entry[32], exit_[32], in[48], out_[48];
@@ -75,8 +76,10 @@ static void text_uses(FILE *out, const tp_nic_rank *r)
 {
     if (r->n_uses == 0)
         return;
-    fprintf(out, "  ring channels (entry: receive from the previous node; exit: send to the next)\n"
-                 "    %-4s %-6s %-7s %-7s %-4s %s\n", "ch", "end", "NIC", "proxy", "GDR", "rail");
+    fprintf(out,
+            "  ring channels (entry: receive from the previous node; exit: send to the next)\n"
+            "    %-4s %-6s %-7s %-7s %-4s %s\n",
+            "ch", "end", "NIC", "proxy", "GDR", "rail");
     for (int u = 0; u < r->n_uses; u++) {
         const tp_nic_use *use = &r->uses[u];
         char nic[32], proxy[32], rail[64];
@@ -86,8 +89,8 @@ static void text_uses(FILE *out, const tp_nic_rank *r)
         else
             snprintf(proxy, sizeof(proxy), "%d PXN", use->proxy_rank);
         rail_text(rail, sizeof(rail), use);
-        fprintf(out, "    %-4d %-6s %-7s %-7s %-4s %s\n", use->channel, use->send ? "exit" : "entry",
-                nic, proxy, use->gdr ? "on" : "off", rail);
+        fprintf(out, "    %-4d %-6s %-7s %-7s %-4s %s\n", use->channel,
+                use->send ? "exit" : "entry", nic, proxy, use->gdr ? "on" : "off", rail);
     }
 }
 
@@ -96,12 +99,14 @@ static void text_peers(FILE *out, const tp_nics *nx, const tp_nic_rank *r)
     if (r->n_peers == 0)
         return;
     if (r->peers[0].round >= 0)
-        fprintf(out, "  P2P sends to remote peers (NCCL's p2p schedule: round, then each part's "
-                     "channel -> NIC [PXN proxy] [no GDR])\n    %-6s %-6s %-7s %-7s %-4s %-6s %s\n",
+        fprintf(out,
+                "  P2P sends to remote peers (NCCL's p2p schedule: round, then each part's "
+                "channel -> NIC [PXN proxy] [no GDR])\n    %-6s %-6s %-7s %-7s %-4s %-6s %s\n",
                 "peer", "local", "NIC", "proxy", "GDR", "round", "parts");
     else
-        fprintf(out, "  P2P sends to remote peers (P2P channel 0; parts: each P2P channel)\n"
-                     "    %-6s %-6s %-7s %-7s %-4s %-6s %s\n",
+        fprintf(out,
+                "  P2P sends to remote peers (P2P channel 0; parts: each P2P channel)\n"
+                "    %-6s %-6s %-7s %-7s %-4s %-6s %s\n",
                 "peer", "local", "NIC", "proxy", "GDR", "round", "channels");
     for (int p = 0; p < r->n_peers; p++) {
         const tp_nic_p2p *peer = &r->peers[p];
@@ -113,7 +118,8 @@ static void text_peers(FILE *out, const tp_nics *nx, const tp_nic_rank *r)
             snprintf(proxy, sizeof(proxy), "%d PXN", peer->proxy_rank);
         char round[16];
         snprintf(round, sizeof(round), peer->round >= 0 ? "%d" : "-", peer->round);
-        fprintf(out, "    %-6d %-6d %-7s %-7s %-4s %-6s", peer->peer_rank, p, nic, proxy, peer->gdr ? "on" : "off", round);
+        fprintf(out, "    %-6d %-6d %-7s %-7s %-4s %-6s", peer->peer_rank, p, nic, proxy,
+                peer->gdr ? "on" : "off", round);
         for (int i = 0; i < peer->n_parts; i++) {
             const tp_nic_part *pt = &peer->parts[i];
             fprintf(out, " %d:ch%d->NET/%d", pt->part, pt->channel, pt->net);
@@ -196,9 +202,10 @@ static void json_nets(FILE *out, const tp_nics *nx)
         fprintf(out, "%s\n    {\"dev\": %d, \"id\": \"%llx\", \"name\": ", i ? "," : "", n->dev,
                 (unsigned long long)n->id);
         tp_report__json_str(out, n->name);
-        fprintf(out, ", \"numa\": %d, \"bw\": %.1f, \"asic\": \"%llx\", \"port\": %d, "
-                     "\"ring_uses\": %d, \"p2p_uses\": %d}", n->numa, n->bw,
-                (unsigned long long)n->asic, n->port, n->ring_uses, n->p2p_uses);
+        fprintf(out,
+                ", \"numa\": %d, \"bw\": %.1f, \"asic\": \"%llx\", \"port\": %d, "
+                "\"ring_uses\": %d, \"p2p_uses\": %d}",
+                n->numa, n->bw, (unsigned long long)n->asic, n->port, n->ring_uses, n->p2p_uses);
     }
     fputs(nx->n_nets ? "\n  ],\n" : "],\n", out);
 }
@@ -209,8 +216,9 @@ static void json_uses(FILE *out, const tp_nic_rank *r)
     for (int u = 0; u < r->n_uses; u++) {
         const tp_nic_use *use = &r->uses[u];
         int from = use->send ? use->net : use->peer_net, to = use->send ? use->peer_net : use->net;
-        fprintf(out, "%s{\"channel\": %d, \"end\": \"%s\", \"net\": %d, \"proxy\": %d, "
-                     "\"pxn\": %s, \"gdr\": %s, \"peer\": %d, \"peer_net\": %d, \"rail\": \"%s\"}",
+        fprintf(out,
+                "%s{\"channel\": %d, \"end\": \"%s\", \"net\": %d, \"proxy\": %d, "
+                "\"pxn\": %s, \"gdr\": %s, \"peer\": %d, \"peer_net\": %d, \"rail\": \"%s\"}",
                 u ? ", " : "", use->channel, use->send ? "exit" : "entry", use->net,
                 use->proxy_rank, use->proxy_rank != r->rank ? "true" : "false",
                 use->gdr ? "true" : "false", use->peer_rank, use->peer_net,
@@ -224,17 +232,20 @@ static void json_peers(FILE *out, const tp_nic_rank *r)
     fputs("\"p2p\": [", out);
     for (int p = 0; p < r->n_peers; p++) {
         const tp_nic_p2p *peer = &r->peers[p];
-        fprintf(out, "%s{\"peer\": %d, \"net\": %d, \"proxy\": %d, \"pxn\": %s, \"gdr\": %s, "
-                     "\"round\": %d, \"nets\": [", p ? ", " : "", peer->peer_rank, peer->net,
-                peer->proxy_rank, peer->proxy_rank != r->rank ? "true" : "false",
-                peer->gdr ? "true" : "false", peer->round);
+        fprintf(out,
+                "%s{\"peer\": %d, \"net\": %d, \"proxy\": %d, \"pxn\": %s, \"gdr\": %s, "
+                "\"round\": %d, \"nets\": [",
+                p ? ", " : "", peer->peer_rank, peer->net, peer->proxy_rank,
+                peer->proxy_rank != r->rank ? "true" : "false", peer->gdr ? "true" : "false",
+                peer->round);
         for (int i = 0; i < peer->n_nets; i++)
             fprintf(out, "%s%d", i ? ", " : "", peer->nets[i]);
         fputs("], \"parts\": [", out);
         for (int i = 0; i < peer->n_parts; i++) {
             const tp_nic_part *pt = &peer->parts[i];
-            fprintf(out, "%s{\"part\": %d, \"channel\": %d, \"net\": %d, \"net_id\": \"%llx\", "
-                         "\"proxy\": %d, \"pxn\": %s, \"gdr\": %s}",
+            fprintf(out,
+                    "%s{\"part\": %d, \"channel\": %d, \"net\": %d, \"net_id\": \"%llx\", "
+                    "\"proxy\": %d, \"pxn\": %s, \"gdr\": %s}",
                     i ? ", " : "", pt->part, pt->channel, pt->net, (unsigned long long)pt->net_id,
                     pt->proxy_rank, pt->proxy_rank != r->rank ? "true" : "false",
                     pt->gdr ? "true" : "false");
@@ -252,8 +263,9 @@ static void json_graph_uses(FILE *out, const char *key, const tp_nic_graph_use *
 {
     fprintf(out, ",\n     \"%s\": [", key);
     for (int i = 0; i < n; i++)
-        fprintf(out, "%s{\"channel\": %d, \"role\": \"%s\", \"peer\": %d, \"net\": %d, "
-                     "\"net_id\": \"%llx\", \"proxy\": %d, \"pxn\": %s}",
+        fprintf(out,
+                "%s{\"channel\": %d, \"role\": \"%s\", \"peer\": %d, \"net\": %d, "
+                "\"net_id\": \"%llx\", \"proxy\": %d, \"pxn\": %s}",
                 i ? ", " : "", u[i].channel, u[i].role, u[i].peer_rank, u[i].net,
                 (unsigned long long)u[i].net_id, u[i].proxy_rank,
                 u[i].proxy_rank != rank ? "true" : "false");
@@ -264,8 +276,9 @@ static void json_rank(FILE *out, const tp_nic_rank *r)
 {
     char bus[32];
     bus_id_text(bus, sizeof(bus), r->bus_id);
-    fprintf(out, "    {\"rank\": %d, \"local\": %d, \"dev\": %d, \"busid\": \"%s\", \"numa\": %d, "
-                 "\"nearest_net\": %d, \"nearest_path\": \"%s\", \"nearest_bw\": %.1f,\n     ",
+    fprintf(out,
+            "    {\"rank\": %d, \"local\": %d, \"dev\": %d, \"busid\": \"%s\", \"numa\": %d, "
+            "\"nearest_net\": %d, \"nearest_path\": \"%s\", \"nearest_bw\": %.1f,\n     ",
             r->rank, r->local, r->dev, bus, r->numa, r->near_net,
             r->near_net >= 0 ? tp_path_type_name(r->near_type) : "", r->near_bw);
     json_uses(out, r);
@@ -279,9 +292,10 @@ static void json_rank(FILE *out, const tp_nic_rank *r)
 static void write_json(FILE *out, const tp_nics *nx)
 {
     tp_report__json_begin(out, "topoplan.nics");
-    fprintf(out, "  \"node\": %d, \"nodes\": %d, \"ranks_per_node\": %d, \"cross_nic\": %lld, "
-                 "\"pxn_level\": %d, \"ring_channels\": %d, \"p2p_channels\": %d, "
-                 "\"p2p_channels_per_peer\": %d, \"p2p_schedule\": %s,\n",
+    fprintf(out,
+            "  \"node\": %d, \"nodes\": %d, \"ranks_per_node\": %d, \"cross_nic\": %lld, "
+            "\"pxn_level\": %d, \"ring_channels\": %d, \"p2p_channels\": %d, "
+            "\"p2p_channels_per_peer\": %d, \"p2p_schedule\": %s,\n",
             nx->node, nx->n_nodes, nx->per_node, (long long)nx->cross_nic, nx->pxn_level,
             nx->ring_channels, nx->p2p_channels, nx->p2p_per_peer,
             nx->p2p_schedule ? "true" : "false");
@@ -294,10 +308,12 @@ static void write_json(FILE *out, const tp_nics *nx)
     fputs("  \"channels\": [", out);
     for (int c = 0; c < nx->ring_channels; c++) {
         const tp_nic_channel *ch = &nx->channels[c];
-        fprintf(out, "%s\n    {\"channel\": %d, \"entry_rank\": %d, \"entry_net\": %d, "
-                     "\"exit_rank\": %d, \"exit_net\": %d, \"prev_exit_net\": %d, "
-                     "\"next_entry_net\": %d}", c ? "," : "", c, ch->entry_rank, ch->entry_net,
-                ch->exit_rank, ch->exit_net, ch->prev_exit_net, ch->next_entry_net);
+        fprintf(out,
+                "%s\n    {\"channel\": %d, \"entry_rank\": %d, \"entry_net\": %d, "
+                "\"exit_rank\": %d, \"exit_net\": %d, \"prev_exit_net\": %d, "
+                "\"next_entry_net\": %d}",
+                c ? "," : "", c, ch->entry_rank, ch->entry_net, ch->exit_rank, ch->exit_net,
+                ch->prev_exit_net, ch->next_entry_net);
     }
     fputs(nx->ring_channels ? "\n  ],\n" : "],\n", out);
     fputs("  \"ranks\": [\n", out);

@@ -121,7 +121,8 @@ static tp_status set_reverse_link(bfs_state *s, tp_node *node, const tp_link *li
     }
     if (rem_path->list[0])
         return TP_OK;
-    tp_log_warn(s->log, "Failed to find reverse path from remNode %d/%llx nlinks %d to node %d/%llx",
+    tp_log_warn(s->log,
+                "Failed to find reverse path from remNode %d/%llx nlinks %d to node %d/%llx",
                 rem->type, (unsigned long long)rem->id, rem->n_links, node->type,
                 (unsigned long long)node->id);
     return tp_fail(err, TP_ERR_TOPOLOGY, link->line ? s->sys->source : NULL, link->line,
@@ -219,7 +220,8 @@ static tp_status set_all_paths(tp_system *sys, const tp_config *cfg, tp_log *log
     size_t total = 0;
     for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
         total += (size_t)sys->nodes[t].count;
-    bfs_state s = {.sys = sys, .log = log, .nvb_disable = tp_config_int(cfg, TP_P_NVB_DISABLE) != 0};
+    bfs_state s = {
+        .sys = sys, .log = log, .nvb_disable = tp_config_int(cfg, TP_P_NVB_DISABLE) != 0};
     s.cur = calloc(total + 1, sizeof(*s.cur));
     s.next = calloc(total + 1, sizeof(*s.next));
     tp_status st = (s.cur && s.next) ? TP_OK : tp_fail_nomem(err);
@@ -287,7 +289,8 @@ static tp_status add_inter_step(tp_system *sys, int tx, int ix, int t1, int i1, 
 /* P2P, NET and SHM checks                                             */
 /* ------------------------------------------------------------------ */
 
-/* ncclGetLevel(NCCL_P2P_DISABLE, NCCL_P2P_LEVEL): LOC when P2P is disabled, else the user's level. */
+/* ncclGetLevel(NCCL_P2P_DISABLE, NCCL_P2P_LEVEL): LOC when P2P is disabled, else the user's level.
+ */
 static int user_p2p_level(const tp_config *cfg)
 {
     if (tp_config_is_set(cfg, TP_P_P2P_DISABLE) && tp_config_int(cfg, TP_P_P2P_DISABLE) == 1)
@@ -407,8 +410,7 @@ static int shm_can_connect(const tp_system *sys, const tp_config *cfg, int64_t s
 }
 
 /* NCCL 2.22.3: GPU pairs without P2P go through the CPU local to the destination GPU. */
-static tp_status divert_p2p(tp_system *sys, const tp_config *cfg, int g, tp_log *log,
-                            tp_error *err)
+static tp_status divert_p2p(tp_system *sys, const tp_config *cfg, int g, tp_log *log, tp_error *err)
 {
     tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
     for (int p = 0; p < gpus->count; p++) {
@@ -492,8 +494,8 @@ tp_status tp_paths__check_gdr(const tp_system *sys, const tp_config *cfg, int64_
     if (distance == TP_PATH_PXN) {
         /* NCCL 2.22.3: with PXN, the proxy GPU's distance to the NIC counts. */
         int proxy_rank, pg;
-        tp_status st = tp_paths__get_intermediate_rank(sys, gpu->gpu.rank, net_id, &proxy_rank,
-                                                       NULL, err);
+        tp_status st =
+            tp_paths__get_intermediate_rank(sys, gpu->gpu.rank, net_id, &proxy_rank, NULL, err);
         if (st != TP_OK)
             return st;
         if ((pg = tp_paths__rank_to_index(sys, proxy_rank)) < 0)
@@ -534,8 +536,8 @@ static tp_status check_gdr_route(tp_system *sys, const tp_config *cfg, int n, in
     if (gpu->paths[TP_NODE_NET][n].type >= TP_PATH_PHB)
         return TP_OK;
     int gdr, cpu;
-    tp_status st = tp_paths__check_gdr(sys, cfg, gpu->id, sys->nodes[TP_NODE_NET].nodes[n].id, 0,
-                                       &gdr, err);
+    tp_status st =
+        tp_paths__check_gdr(sys, cfg, gpu->id, sys->nodes[TP_NODE_NET].nodes[n].id, 0, &gdr, err);
     if (st != TP_OK || gdr)
         return st;
     if ((st = local_cpu(sys, g, &cpu, log, err)) != TP_OK)
@@ -554,7 +556,8 @@ static tp_status net_policies(tp_system *sys, const tp_config *cfg, tp_log *log,
             if (!sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_NET])
                 return tp_fail(err, TP_ERR_TOPOLOGY, NULL, 0, 0,
                                "GPU %d cannot reach any NET: a link on every way has no "
-                               "bandwidth", sys->nodes[TP_NODE_GPU].nodes[g].gpu.dev);
+                               "bandwidth",
+                               sys->nodes[TP_NODE_GPU].nodes[g].gpu.dev);
             if (pxn && (st = try_pxn(sys, n, g, err)) != TP_OK)
                 return st;
             if ((st = check_gdr_route(sys, cfg, n, g, log, err)) != TP_OK)
@@ -616,8 +619,8 @@ static int domain_of_rank(const tp_system *sys, const tp_gpu_domains *dom, int r
     return mine;
 }
 
-tp_status tp_paths__trim_domains(tp_system *sys, const tp_gpu_domains *dom,
-                                 const tp_job_view *job, tp_error *err)
+tp_status tp_paths__trim_domains(tp_system *sys, const tp_gpu_domains *dom, const tp_job_view *job,
+                                 tp_error *err)
 {
     if (sys->nodes[TP_NODE_GPU].count != dom->n_gpus)
         return tp_paths__internal(err, "trim with the domains of another system");

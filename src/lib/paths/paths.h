@@ -79,12 +79,13 @@ typedef struct tp_gpu_domains {
     int64_t ids[TP_MAX_NODES];
 } tp_gpu_domains;
 tp_status tp_paths__domains(const tp_system *sys, tp_gpu_domains *out, tp_error *err);
-tp_status tp_paths__trim_domains(tp_system *sys, const tp_gpu_domains *dom,
-                                 const tp_job_view *job, tp_error *err);
+tp_status tp_paths__trim_domains(tp_system *sys, const tp_gpu_domains *dom, const tp_job_view *job,
+                                 tp_error *err);
 /* Log NCCL's path lines (second part of ncclTopoPrint). */
 void tp_paths__print(tp_log *log, const tp_system *sys);
 
-/* P2P between two GPUs (ncclTopoCheckP2p); *p2p 1 when allowed. read/intermediate_rank may be NULL. */
+/* P2P between two GPUs (ncclTopoCheckP2p); *p2p 1 when allowed. read/intermediate_rank may be NULL.
+ */
 tp_status tp_paths__check_p2p(const tp_system *sys, const tp_config *cfg, int64_t id1, int64_t id2,
                               int *p2p, int *read, int *intermediate_rank, tp_error *err);
 /* GDR between a GPU and a NET (ncclTopoCheckGdr). */
@@ -118,7 +119,8 @@ tp_status tp_paths__get_local_gpu(const tp_system *sys, int64_t net_id, int *gpu
                                   tp_error *err);
 /* getLocalNetCountByBw: how many local NETs it takes to match the GPU's bandwidth to its CPU. */
 void tp_paths__local_net_count_by_bw(const tp_system *sys, int gpu, int *count);
-/* ncclTopoGetIntermediateRank: the rank proxying rank's traffic to net_id (rank itself unless PXN). */
+/* ncclTopoGetIntermediateRank: the rank proxying rank's traffic to net_id (rank itself unless PXN).
+ */
 tp_status tp_paths__get_intermediate_rank(const tp_system *sys, int rank, int64_t net_id,
                                           int *intermediate_rank, tp_log *log, tp_error *err);
 /*
@@ -135,7 +137,8 @@ tp_status tp_paths__get_net_dev(const tp_system *sys, const tp_config *cfg, cons
 tp_status tp_paths__get_pxn_ranks(const tp_system *sys, const tp_config *cfg,
                                   const tp_job_view *job, int *ranks, int *n_ranks, tp_log *log,
                                   tp_error *err);
-/* ncclTopoGetNvbGpus: ranks reached from rank's GPU over NVB; ranks holds the GPU count. Returns how many. */
+/* ncclTopoGetNvbGpus: ranks reached from rank's GPU over NVB; ranks holds the GPU count. Returns
+ * how many. */
 int tp_paths__get_nvb_gpus(const tp_system *sys, int rank, int *ranks);
 /* ncclTopoPathAllNVLink: 1 when every GPU pair is NVL or NVB. */
 int tp_paths__all_nvlink(const tp_system *sys);

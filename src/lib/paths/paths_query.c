@@ -46,7 +46,7 @@ int tp_paths__mirror_bits(int val, int pow2)
 typedef struct local_nets {
     int nets[TP_MAX_NODES];
     int n_nets;
-    int first; /* the channel-0 pick before the modulo */
+    int first;  /* the channel-0 pick before the modulo */
     int spread; /* channels step through this many NICs */
 } local_nets;
 
@@ -67,8 +67,7 @@ static tp_status local_nets_of(const tp_system *sys, int g, local_nets *ln, tp_e
     return TP_OK;
 }
 
-static tp_status local_nets_by_rank(const tp_system *sys, int rank, local_nets *ln,
-                                    tp_error *err)
+static tp_status local_nets_by_rank(const tp_system *sys, int rank, local_nets *ln, tp_error *err)
 {
     int g = tp_paths__rank_to_index(sys, rank);
     if (g < 0)
@@ -191,8 +190,8 @@ static int rank_dev(const tp_system *sys, const tp_job_view *job, int rank)
 }
 
 /* NCCL 2.22.3 pxnLevel 2: use the NIC's own GPU as proxy when it is an NVLink peer at PXB. */
-static tp_status pxn_proxy(const tp_system *sys, int rank, int64_t net_id, int *proxy,
-                           bool *found, tp_error *err)
+static tp_status pxn_proxy(const tp_system *sys, int rank, int64_t net_id, int *proxy, bool *found,
+                           tp_error *err)
 {
     int n = tp_paths__id_to_index(sys, TP_NODE_NET, net_id);
     int g1 = tp_paths__rank_to_index(sys, rank), g2;
@@ -222,7 +221,8 @@ static tp_status pxn_level1(const tp_system *sys, int rank, int64_t net_id, int 
     if (sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_NET][n].type > TP_PATH_PXN)
         return TP_OK;
     if (!dev)
-        return tp_paths__internal(err, "NCCL_P2P_PXN_LEVEL=1 needs the device (NCCL dereferences it)");
+        return tp_paths__internal(err,
+                                  "NCCL_P2P_PXN_LEVEL=1 needs the device (NCCL dereferences it)");
     *dev = net_dev;
     if (id)
         *id = net_id;
@@ -245,7 +245,8 @@ tp_status tp_paths__get_net_dev(const tp_system *sys, const tp_config *cfg, cons
         *id = net_id;
     *proxy_rank = rank;
     int64_t cross_nic = tp_config_int(cfg, TP_P_CROSS_NIC);
-    int64_t pxn_level = tp_paths__pxn_disable(cfg) == 1 ? 0 : tp_config_int(cfg, TP_P_P2P_PXN_LEVEL);
+    int64_t pxn_level =
+        tp_paths__pxn_disable(cfg) == 1 ? 0 : tp_config_int(cfg, TP_P_P2P_PXN_LEVEL);
     if (cross_nic != 0 && pxn_level == 0)
         return TP_OK;
     int local_rank = dev_to_rank(sys, rank_dev(sys, job, peer_rank));

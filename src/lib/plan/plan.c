@@ -86,8 +86,8 @@ static tp_job_view job_view(const tp_plan *plan, const tp_host_kind *k, int rank
  * NCCL prints while loading go to `log` (may be NULL). Then the NET devices
  * the IB plugin reports (NCCL_IB_HCA, merging: netdev_xml.c), whose findings
  * go to `notes` (may be NULL), never to the NCCL log. */
-static tp_status prepare_doc(tp_xml *doc, const tp_plan *plan, int host, tp_log *log,
-                             tp_log *notes, tp_error *err)
+static tp_status prepare_doc(tp_xml *doc, const tp_plan *plan, int host, tp_log *log, tp_log *notes,
+                             tp_error *err)
 {
     tp_status st = tp_system__prepare_xml_log(doc, plan->cfg, plan->host_first_rank[host],
                                               plan->job.rank, log, err);
@@ -205,8 +205,8 @@ static tp_status search_graphs(tp_plan *plan, tp_domain *d, tp_search_ctx **keep
                         err)) != TP_OK ||
         (st = new_graph(&g[TP_GRAPH_COLLNET_DIRECT], n_gpus, 2, TP_PATTERN_COLLNET_DIRECT, 1, 1,
                         TP_MAXCHANNELS, err)) != TP_OK ||
-        (st = new_graph(&g[TP_GRAPH_NVLS], n_gpus, 3, TP_PATTERN_NVLS, 0, 1, TP_MAXCHANNELS, err)) !=
-            TP_OK)
+        (st = new_graph(&g[TP_GRAPH_NVLS], n_gpus, 3, TP_PATTERN_NVLS, 0, 1, TP_MAXCHANNELS,
+                        err)) != TP_OK)
         return st;
     if (d->nvls_support)
         st = compute_graph(plan, d, TP_GRAPH_NVLS, keep, log, err);
@@ -300,8 +300,8 @@ static tp_status host_domains(const tp_plan *plan, tp_host_kind *k, tp_system *s
 }
 
 /* Paths, trim, paths again and search init of one rank (init.cc order). */
-static tp_status rank_paths(tp_plan *plan, tp_host_kind *k, tp_domain *d, int rank,
-                            tp_log *log, tp_error *err)
+static tp_status rank_paths(tp_plan *plan, tp_host_kind *k, tp_domain *d, int rank, tp_log *log,
+                            tp_error *err)
 {
     tp_job_view view = job_view(plan, k, rank);
     tp_status st = tp_system__clone(&d->sys, k->host_sys, err);
@@ -317,8 +317,7 @@ static tp_status rank_paths(tp_plan *plan, tp_host_kind *k, tp_domain *d, int ra
 }
 
 /* The pipeline of local rank `local` of kind k's representative host; a new domain. */
-static tp_status run_domain(tp_plan *plan, tp_host_kind *k, int local, bool logged,
-                            tp_error *err)
+static tp_status run_domain(tp_plan *plan, tp_host_kind *k, int local, bool logged, tp_error *err)
 {
     tp_log quiet = {.enabled = false};
     tp_log *log = logged ? &plan->log : &quiet;
@@ -344,7 +343,8 @@ static tp_status run_domain(tp_plan *plan, tp_host_kind *k, int local, bool logg
     return st;
 }
 
-/* The kinds as the channel builder sees them; *views_out and *kinds_out are the caller's to free. */
+/* The kinds as the channel builder sees them; *views_out and *kinds_out are the caller's to free.
+ */
 static tp_status builder_views(const tp_plan *plan, tp_domain_view **views_out,
                                tp_kind_view **kinds_out, int *n_domains, tp_error *err)
 {
@@ -365,8 +365,10 @@ static tp_status builder_views(const tp_plan *plan, tp_domain_view **views_out,
                 v->graphs[a] = d->graphs[a];
             v->nvls_channels = d->nvls_channels;
         }
-        kinds[i] = (tp_kind_view){.n_ranks = k->n_gpus, .rep_host = k->rep_host,
-                                  .domain_of = k->domain_of, .cpu_arch = k->cpu_arch,
+        kinds[i] = (tp_kind_view){.n_ranks = k->n_gpus,
+                                  .rep_host = k->rep_host,
+                                  .domain_of = k->domain_of,
+                                  .cpu_arch = k->cpu_arch,
                                   .cpu_vendor = k->cpu_vendor};
     }
     *n_domains = nd;
@@ -388,9 +390,9 @@ static void number_domains(tp_plan *plan, int **global_of)
 
 /* NCCL 2.22.3 algorithm order (Tree, Ring, CollNetDirect, CollNetChain, NVLS,
  * NVLSTree) to our graph slots: NVLS and NVLSTree share the NVLS graph. */
-static const int tune_slot[TP_ALGO_COUNT] = {TP_GRAPH_TREE,          TP_GRAPH_RING,
+static const int tune_slot[TP_ALGO_COUNT] = {TP_GRAPH_TREE,           TP_GRAPH_RING,
                                              TP_GRAPH_COLLNET_DIRECT, TP_GRAPH_COLLNET_CHAIN,
-                                             TP_GRAPH_NVLS,          TP_GRAPH_NVLS};
+                                             TP_GRAPH_NVLS,           TP_GRAPH_NVLS};
 
 /*
  * The tuning record of the job, from rank 0's view: the combined graphs with
@@ -426,8 +428,7 @@ static void tune_job(const tp_plan *plan, tp_tune_job *tj)
         g->type_inter = gi->type_inter;
     }
     /* init.cc: Ring and Tree keep the smaller channel count of the two. */
-    tj->graphs[TP_ALGO_RING].n_channels = tj->graphs[TP_ALGO_TREE].n_channels =
-        ch->search_channels;
+    tj->graphs[TP_ALGO_RING].n_channels = tj->graphs[TP_ALGO_TREE].n_channels = ch->search_channels;
     tj->n_channels = ch->n_channels;
     tj->nvls_channels = ch->n_nvls_channels;
     tj->nvls_support = d0->nvls_support && ch->combined[TP_GRAPH_NVLS].n_channels > 0;
@@ -501,8 +502,8 @@ static tp_status build_kind_system(tp_plan *plan, tp_host_kind *k, bool logged, 
 {
     tp_log quiet = {.enabled = false};
     tp_log *log = logged ? &plan->log : &quiet;
-    tp_status st = prepare_doc(k->topo_xml, plan, k->rep_host, log,
-                               logged ? &plan->nic_notes : NULL, err);
+    tp_status st =
+        prepare_doc(k->topo_xml, plan, k->rep_host, log, logged ? &plan->nic_notes : NULL, err);
     if (st == TP_OK)
         st = tp_system__from_xml_log(&k->host_sys, k->topo_xml, plan->cfg, (uint64_t)k->rep_host,
                                      log, err);
@@ -587,7 +588,8 @@ static tp_status build_systems(tp_plan *plan, tp_error *err)
     return fill_rank_devs(plan, err);
 }
 
-/* The whole flow: systems, the home kind's domains (reported rank's first), other kinds, channels. */
+/* The whole flow: systems, the home kind's domains (reported rank's first), other kinds, channels.
+ */
 static tp_status run_job(tp_plan *plan, tp_error *err)
 {
     /* NCCL 2.22.3 init.cc: MNNVL forced on across hosts fails (no fabric here). */
@@ -711,7 +713,9 @@ tp_status tp_plan_buffer(tp_plan **out, const char *xml, size_t len, const char 
 {
     if (!out || !xml || !job)
         return tp_fail(err, TP_ERR_ARGUMENT, NULL, 0, 0, "tp_plan_buffer: %s is NULL",
-                       !out ? "out" : !xml ? "xml" : "job");
+                       !out   ? "out"
+                       : !xml ? "xml"
+                              : "job");
     *out = NULL;
     char *text = malloc(len + 1);
     if (!text)
@@ -726,7 +730,9 @@ tp_status tp_plan_file(tp_plan **out, const char *path, const tp_job *job, const
 {
     if (!out || !path || !job)
         return tp_fail(err, TP_ERR_ARGUMENT, NULL, 0, 0, "tp_plan_file: %s is NULL",
-                       !out ? "out" : !path ? "path" : "job");
+                       !out    ? "out"
+                       : !path ? "path"
+                               : "job");
     *out = NULL;
     char *text = NULL;
     size_t len = 0;
@@ -807,7 +813,8 @@ static tp_status write_topo_dump(const tp_plan *plan, tp_error *err)
     tp_xml *doc = NULL;
     tp_error ignored = {0};
     /* NCCL dumps before building the system: no dump when the preparation fails. */
-    if (prepared_xml(&doc, plan, tp_plan__host_of_rank(plan, (int)rank), NULL, NULL, &ignored) != TP_OK) {
+    if (prepared_xml(&doc, plan, tp_plan__host_of_rank(plan, (int)rank), NULL, NULL, &ignored) !=
+        TP_OK) {
         tp_xml__free(doc);
         return TP_OK;
     }

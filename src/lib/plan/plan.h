@@ -22,24 +22,24 @@ typedef struct tp_domain {
     tp_graph *graphs[TP_GRAPH_COUNT]; /* owned; home host's rank numbers */
     int nvls_support;                 /* ncclNvlsInit */
     int nvls_channels;
-    bool searched;                    /* every graph computed */
-    long search_work;                 /* steps its searches took (0: mirrored) */
+    bool searched;    /* every graph computed */
+    long search_work; /* steps its searches took (0: mirrored) */
 } tp_domain;
 
 /* Hosts planned on one topology: one pipeline run. */
 typedef struct tp_host_kind {
-    char *text;                 /* the topology XML text (owned), re-read for dumps */
+    char *text; /* the topology XML text (owned), re-read for dumps */
     size_t text_len;
-    char source[256];           /* its name in messages */
-    int n_gpus;                 /* ranks of one host of this kind */
-    int rep_host;               /* the host whose pipeline runs */
-    tp_xml *topo_xml;           /* its XML as NCCL prepares it on rep_host (owned) */
-    tp_system *host_sys;        /* its system before paths (owned) */
+    char source[256];             /* its name in messages */
+    int n_gpus;                   /* ranks of one host of this kind */
+    int rep_host;                 /* the host whose pipeline runs */
+    tp_xml *topo_xml;             /* its XML as NCCL prepares it on rep_host (owned) */
+    tp_system *host_sys;          /* its system before paths (owned) */
     tp_gpu_domains *host_domains; /* its GPU domains, from its first rank's paths (owned) */
-    tp_domain *domains;         /* n_domains (owned) */
+    tp_domain *domains;           /* n_domains (owned) */
     int n_domains;
-    int *domain_of;             /* domain of each local index, -1 before it runs (owned) */
-    int domain_base;            /* index of domains[0] among the job's domains */
+    int *domain_of;                      /* domain of each local index, -1 before it runs (owned) */
+    int domain_base;                     /* index of domains[0] among the job's domains */
     int cpu_arch, cpu_vendor, cpu_model; /* ncclTopoCpuType of its system */
     int min_comp_cap, max_comp_cap;      /* over its GPUs */
 } tp_host_kind;
@@ -51,24 +51,24 @@ typedef struct tp_host_kind {
  */
 typedef struct tp_job_facts {
     int n_ranks;
-    int n_hosts;                 /* --nodes: hosts, not NCCL's nNodes (channels.n_nodes) */
+    int n_hosts;                    /* --nodes: hosts, not NCCL's nNodes (channels.n_nodes) */
     int min_comp_cap, max_comp_cap; /* over every GPU of the job */
-    int cpu_arch, cpu_vendor;    /* the job's (TP_CPU_*_MIXED when hosts differ) */
+    int cpu_arch, cpu_vendor;       /* the job's (TP_CPU_*_MIXED when hosts differ) */
 } tp_job_facts;
 
 struct tp_plan {
-    tp_config *cfg; /* own copy */
-    tp_job job;     /* node_topos cleared: the kinds hold the topologies */
-    tp_host_kind *kinds;        /* n_kinds (owned); kind 0 is the main topology */
+    tp_config *cfg;      /* own copy */
+    tp_job job;          /* node_topos cleared: the kinds hold the topologies */
+    tp_host_kind *kinds; /* n_kinds (owned); kind 0 is the main topology */
     int n_kinds;
-    int *host_kind;             /* kind of each host (owned) */
-    int *host_first_rank;       /* n_nodes + 1 entries: first rank of each host (owned) */
-    int *rank_devs;             /* CUDA dev of every rank with several kinds, else NULL (owned) */
-    int home_kind;              /* kind of the home host */
+    int *host_kind;       /* kind of each host (owned) */
+    int *host_first_rank; /* n_nodes + 1 entries: first rank of each host (owned) */
+    int *rank_devs;       /* CUDA dev of every rank with several kinds, else NULL (owned) */
+    int home_kind;        /* kind of the home host */
     tp_job_facts facts;
     /* The home host's kind, borrowed from kinds[home_kind]: */
-    int n_gpus_per_node;        /* GPUs of the home host */
-    int home_host;              /* host of the reported rank: where its kind's pipeline runs */
+    int n_gpus_per_node; /* GPUs of the home host */
+    int home_host;       /* host of the reported rank: where its kind's pipeline runs */
     char source[256];
     tp_xml *topo_xml;
     tp_system *host_sys;
@@ -76,15 +76,15 @@ struct tp_plan {
     int n_domains;
     int *domain_of;
     /* The reported rank and the job: */
-    int min_ctas, max_ctas;     /* comm config (NCCL_MIN_CTAS / NCCL_MAX_CTAS) */
-    tp_system *sys;             /* reported rank's system: trimmed, with paths (borrowed) */
+    int min_ctas, max_ctas;           /* comm config (NCCL_MIN_CTAS / NCCL_MAX_CTAS) */
+    tp_system *sys;                   /* reported rank's system: trimmed, with paths (borrowed) */
     tp_graph *graphs[TP_GRAPH_COUNT]; /* reported rank's graphs (borrowed) */
     tp_channels channels;
-    tp_tuning tuning;           /* rank 0's tuning model (valid when tuned) */
-    bool tuned;                 /* the model ran (the channels were built) */
-    tp_log log;                 /* the NCCL lines of the reported rank */
-    tp_log nic_notes;           /* NCCL_IB_HCA / merging findings (nics.c), not NCCL lines */
-    tp_status status;           /* failure NCCL itself reports, TP_OK otherwise */
+    tp_tuning tuning;                /* rank 0's tuning model (valid when tuned) */
+    bool tuned;                      /* the model ran (the channels were built) */
+    tp_log log;                      /* the NCCL lines of the reported rank */
+    tp_log nic_notes;                /* NCCL_IB_HCA / merging findings (nics.c), not NCCL lines */
+    tp_status status;                /* failure NCCL itself reports, TP_OK otherwise */
     double stage_us[TP_STAGE_COUNT]; /* time spent per stage (benchmarks only) */
 };
 

@@ -133,8 +133,7 @@ tp_status tp_plan__load_job(tp_plan *plan, char *text, size_t len, const char *s
     return st;
 }
 
-tp_status tp_plan__copy_job(tp_plan *plan, const tp_plan *from, const int *host_kind,
-                            tp_error *err)
+tp_status tp_plan__copy_job(tp_plan *plan, const tp_plan *from, const int *host_kind, tp_error *err)
 {
     int n = from->job.n_nodes;
     const int *wanted = host_kind ? host_kind : from->host_kind;

@@ -138,9 +138,10 @@ static void partial_nics(lctx *c)
     if (n_nic == 0 || with_net > 0)
         return;
     tp_buf b = {0};
-    tp_buf_printf(&b, "%zu NIC endpoint%s without <nic><net>: the network plugin reports "
-                      "them at run time (topo.cc ncclTopoFillNet); as written the job has "
-                      "no network",
+    tp_buf_printf(&b,
+                  "%zu NIC endpoint%s without <nic><net>: the network plugin reports "
+                  "them at run time (topo.cc ncclTopoFillNet); as written the job has "
+                  "no network",
                   n_nic, n_nic == 1 ? "" : "s");
     add(c, 1, &b);
     tp_buf_free(&b);
@@ -158,15 +159,17 @@ static void partial_attrs(lctx *c)
         bare_cpu += !tp_xml__attr(c->f.cpus[i], "arch") || !tp_xml__attr(c->f.cpus[i], "familyid");
     tp_buf b = {0};
     if (bare_pci) {
-        tp_buf_printf(&b, "%zu <pci> element%s without class or link attributes: NCCL reads "
-                          "them from sysfs (ncclTopoGetXmlFromSys)",
+        tp_buf_printf(&b,
+                      "%zu <pci> element%s without class or link attributes: NCCL reads "
+                      "them from sysfs (ncclTopoGetXmlFromSys)",
                       bare_pci, bare_pci == 1 ? "" : "s");
         add(c, 1, &b);
     }
     if (bare_cpu) {
         tp_buf_clear(&b);
-        tp_buf_printf(&b, "%zu <cpu> without arch/vendor/familyid/modelid: NCCL takes the "
-                          "CPUID of the machine it runs on",
+        tp_buf_printf(&b,
+                      "%zu <cpu> without arch/vendor/familyid/modelid: NCCL takes the "
+                      "CPUID of the machine it runs on",
                       bare_cpu);
         add(c, 1, &b);
     }
@@ -214,9 +217,10 @@ static void lint_guids(lctx *c)
             continue;
         const char *raw = tp_xml__attr(nets[i].net, "guid");
         tp_buf b = {0};
-        tp_buf_printf(&b, "%zu <net> on distinct NICs share guid 0x%llx and port %ld (as NCCL "
-                          "reads guid \"%s\" with 0x%%lx): NCCL counts them as ONE NIC port, "
-                          "whose bandwidth they share in the search",
+        tp_buf_printf(&b,
+                      "%zu <net> on distinct NICs share guid 0x%llx and port %ld (as NCCL "
+                      "reads guid \"%s\" with 0x%%lx): NCCL counts them as ONE NIC port, "
+                      "whose bandwidth they share in the search",
                       same, nets[i].guid, nets[i].port, raw ? raw : "");
         add(c, 0, &b);
         tp_buf_free(&b);
@@ -236,8 +240,9 @@ static void lint_self_nvlinks(lctx *c)
                 continue;
             tp_buf b = {0};
             const char *count = tp_xml__attr(l, "count");
-            tp_buf_printf(&b, "line %u: GPU %s has an <nvlink> to itself (count %s), which "
-                              "NCCL 2.22.3 takes without a word",
+            tp_buf_printf(&b,
+                          "line %u: GPU %s has an <nvlink> to itself (count %s), which "
+                          "NCCL 2.22.3 takes without a word",
                           l->line, c->f.pci[i].busid, count ? count : "?");
             add(c, 0, &b);
             tp_buf_free(&b);
@@ -251,8 +256,9 @@ static void lint_sockets(lctx *c)
     if (sockets < 2 || c->f.n_cpus != 1)
         return;
     tp_buf b = {0};
-    tp_buf_printf(&b, "one <cpu> for the %lld-socket %s: every device looks local to one "
-                      "NUMA node, so NCCL sees no cross-socket (SYS) paths",
+    tp_buf_printf(&b,
+                  "one <cpu> for the %lld-socket %s: every device looks local to one "
+                  "NUMA node, so NCCL sees no cross-socket (SYS) paths",
                   sockets, c->sku->name);
     add(c, 0, &b);
     tp_buf_free(&b);
@@ -276,8 +282,8 @@ static void lint_layout_role(lctx *c, tp_pv_role role, const char *key, const ch
     }
     if (n_off) {
         tp_buf b = {0};
-        tp_buf_printf(&b, "%zu %s bus id%s off the %s layout", n_off, what,
-                      n_off == 1 ? "" : "s", c->sku->name);
+        tp_buf_printf(&b, "%zu %s bus id%s off the %s layout", n_off, what, n_off == 1 ? "" : "s",
+                      c->sku->name);
         list_ids(&b, off, n_off);
         if (n_swapped)
             tp_buf_printf(&b, ", %zu of them where the SKU has a %s", n_swapped, other);

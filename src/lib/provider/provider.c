@@ -57,8 +57,8 @@ static tp_status scan_elem(tp_pv_file *f, tp_xml_elem *e, const tp_sku *sku, tp_
 {
     tp_status st = TP_OK;
     if (strcmp(e->tag, "cpu") == 0) {
-        if ((st = tp_grow((void **)&f->cpus, &f->cap_cpus, f->n_cpus + 1, sizeof(*f->cpus),
-                          err)) != TP_OK)
+        if ((st = tp_grow((void **)&f->cpus, &f->cap_cpus, f->n_cpus + 1, sizeof(*f->cpus), err)) !=
+            TP_OK)
             return st;
         f->cpus[f->n_cpus++] = e;
     } else if (strcmp(e->tag, "pci") == 0) {
@@ -66,7 +66,8 @@ static tp_status scan_elem(tp_pv_file *f, tp_xml_elem *e, const tp_sku *sku, tp_
             TP_OK)
             return st;
         const char *busid = tp_xml__attr(e, "busid");
-        f->pci[f->n_pci++] = (tp_pv_pci){e, busid ? busid : "", role_of(e, busid ? busid : "", sku)};
+        f->pci[f->n_pci++] =
+            (tp_pv_pci){e, busid ? busid : "", role_of(e, busid ? busid : "", sku)};
     }
     for (size_t i = 0; i < e->n_children && st == TP_OK; i++)
         st = scan_elem(f, e->children[i], sku, err);
@@ -84,8 +85,7 @@ tp_status tp_pv__scan(tp_pv_file *f, const tp_xml *doc, const tp_sku *sku, tp_er
 
 static bool in_layout(const tp_sku *sku, const char *busid)
 {
-    static const char *const keys[] = {"gpu.busids", "nic.busids", "switch.busids",
-                                       "gpu.parents"};
+    static const char *const keys[] = {"gpu.busids", "nic.busids", "switch.busids", "gpu.parents"};
     for (size_t k = 0; k < ARRAY_LEN(keys); k++)
         if (tp_sku__list_has(sku, keys[k], busid))
             return true;
@@ -172,10 +172,9 @@ tp_status tp_pv__recognise(const tp_xml *doc, char *name, size_t size, char *can
          * its own numbers of devices (files with partly made-up bus ids). */
         if ((hits > 0 && 2 * hits >= f.n_pci) || (shape && 4 * hits >= f.n_pci && hits > 0)) {
             if (used < csize)
-                used += (size_t)snprintf(candidates + used, csize - used,
-                                         "%s%s (%zu/%zu bus ids%s)", used ? ", " : "",
-                                         sku->name, hits, f.n_pci,
-                                         shape ? ", its numbers of GPUs and NICs" : "");
+                used += (size_t)snprintf(
+                    candidates + used, csize - used, "%s%s (%zu/%zu bus ids%s)", used ? ", " : "",
+                    sku->name, hits, f.n_pci, shape ? ", its numbers of GPUs and NICs" : "");
             hits += shape ? f.n_pci : 0;
             if (hits > best) {
                 second = best;

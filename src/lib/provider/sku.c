@@ -33,11 +33,10 @@ static char *dup_trimmed(const char *s, size_t n)
     return out;
 }
 
-static tp_status add_entry(tp_sku *sku, const char *line, size_t len, const char *eq,
-                           tp_error *err)
+static tp_status add_entry(tp_sku *sku, const char *line, size_t len, const char *eq, tp_error *err)
 {
-    tp_status st = tp_grow((void **)&sku->entries, &sku->cap, sku->n_entries + 1,
-                           sizeof(*sku->entries), err);
+    tp_status st =
+        tp_grow((void **)&sku->entries, &sku->cap, sku->n_entries + 1, sizeof(*sku->entries), err);
     if (st != TP_OK)
         return st;
     tp_sku_entry *e = &sku->entries[sku->n_entries];
@@ -68,9 +67,9 @@ tp_status tp_sku__parse(tp_sku **out, const char *text, const char *source, tp_e
             q++;
         if (q < p + len && *q != '#') {
             const char *eq = memchr(p, '=', len);
-            tp_status st = eq ? add_entry(sku, p, len, eq, err)
-                              : tp_fail(err, TP_ERR_CONFIG, source, line_no, 1,
-                                        "expected \"key = value\"");
+            tp_status st =
+                eq ? add_entry(sku, p, len, eq, err)
+                   : tp_fail(err, TP_ERR_CONFIG, source, line_no, 1, "expected \"key = value\"");
             if (st != TP_OK) {
                 tp_sku__free(sku);
                 return st;
@@ -172,8 +171,7 @@ size_t tp_sku__list_len(const tp_sku *sku, const char *key)
     return n;
 }
 
-const char *tp_sku__list_word(const tp_sku *sku, const char *key, size_t i, char *buf,
-                              size_t size)
+const char *tp_sku__list_word(const tp_sku *sku, const char *key, size_t i, char *buf, size_t size)
 {
     const char *list = tp_sku__get(sku, NULL, key);
     size_t len = 0;

@@ -44,8 +44,7 @@ bool tp_sku__list_has(const tp_sku *sku, const char *key, const char *word);
 /* Index of word in key's list, or -1. */
 int tp_sku__list_index(const tp_sku *sku, const char *key, const char *word);
 /* Word i of key's list copied into buf ("" past the end); returns buf. */
-const char *tp_sku__list_word(const tp_sku *sku, const char *key, size_t i, char *buf,
-                              size_t size);
+const char *tp_sku__list_word(const tp_sku *sku, const char *key, size_t i, char *buf, size_t size);
 /* Number of words of key's list. */
 size_t tp_sku__list_len(const tp_sku *sku, const char *key);
 

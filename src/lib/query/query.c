@@ -202,10 +202,19 @@ tp_status tp_system_node(const tp_system *sys, tp_node_type type, int index, tp_
     if (!n || !info)
         return TP_ERR_ARGUMENT;
     tp_node_info v = {
-        .type = type, .index = index, .id = n->id, .n_links = n->n_links,
-        .gpu_dev = -1, .gpu_rank = -1, .gpu_cuda_comp_cap = -1,
-        .net_dev = -1, .net_port = -1, .net_max_channels = -1,
-        .cpu_arch = -1, .cpu_vendor = -1, .cpu_model = -1,
+        .type = type,
+        .index = index,
+        .id = n->id,
+        .n_links = n->n_links,
+        .gpu_dev = -1,
+        .gpu_rank = -1,
+        .gpu_cuda_comp_cap = -1,
+        .net_dev = -1,
+        .net_port = -1,
+        .net_max_channels = -1,
+        .cpu_arch = -1,
+        .cpu_vendor = -1,
+        .cpu_model = -1,
     };
     tp_report__node_label(v.label, sizeof(v.label), n);
     fill_node_kind(&v, n);
@@ -225,9 +234,12 @@ int tp_system_gpu_of_rank(const tp_system *sys, int rank)
 static tp_link_info link_info(const tp_system *sys, const tp_node *from, const tp_link *l)
 {
     tp_link_info v = {
-        .type = (tp_link_type)l->type, .bw = l->bw,
-        .from_type = (tp_node_type)from->type, .from_index = index_in(sys, from),
-        .to_type = (tp_node_type)l->rem->type, .to_index = index_in(sys, l->rem),
+        .type = (tp_link_type)l->type,
+        .bw = l->bw,
+        .from_type = (tp_node_type)from->type,
+        .from_index = index_in(sys, from),
+        .to_type = (tp_node_type)l->rem->type,
+        .to_index = index_in(sys, l->rem),
     };
     return v;
 }
@@ -260,8 +272,8 @@ tp_status tp_system_path(const tp_system *sys, tp_node_type from_type, int from_
     const tp_route *r = route_of(sys, from_type, from_index, to_type, to_index, &from);
     if (!r || !info)
         return TP_ERR_ARGUMENT;
-    tp_path_info v = {.type = (tp_path_type)r->type, .bw = r->bw, .hops = r->count,
-                      .bottleneck_hop = -1};
+    tp_path_info v = {
+        .type = (tp_path_type)r->type, .bw = r->bw, .hops = r->count, .bottleneck_hop = -1};
     for (int h = 0; h < r->count; h++)
         if (v.bottleneck_hop < 0 || r->list[h]->bw < r->list[v.bottleneck_hop]->bw)
             v.bottleneck_hop = h;
@@ -302,12 +314,20 @@ tp_status tp_plan_graph(const tp_plan *plan, tp_graph_kind kind, tp_graph_summar
     if (!g || !info)
         return TP_ERR_ARGUMENT;
     tp_graph_summary v = {
-        .kind = kind, .pattern = (tp_pattern)g->pattern, .n_channels = g->n_channels,
-        .min_channels = g->min_channels, .max_channels = g->max_channels,
-        .bw_intra = g->bw_intra, .bw_inter = g->bw_inter, .latency_inter = g->latency_inter,
-        .type_intra = (tp_path_type)g->type_intra, .type_inter = (tp_path_type)g->type_inter,
-        .cross_nic = g->cross_nic, .same_channels = g->same_channels != 0,
-        .n_gpus = graph_gpus(plan), .has_nets = plan->sys->nodes[TP_NODE_NET].count > 0,
+        .kind = kind,
+        .pattern = (tp_pattern)g->pattern,
+        .n_channels = g->n_channels,
+        .min_channels = g->min_channels,
+        .max_channels = g->max_channels,
+        .bw_intra = g->bw_intra,
+        .bw_inter = g->bw_inter,
+        .latency_inter = g->latency_inter,
+        .type_intra = (tp_path_type)g->type_intra,
+        .type_inter = (tp_path_type)g->type_inter,
+        .cross_nic = g->cross_nic,
+        .same_channels = g->same_channels != 0,
+        .n_gpus = graph_gpus(plan),
+        .has_nets = plan->sys->nodes[TP_NODE_NET].count > 0,
         .n_decisions = (int)g->n_events,
     };
     return give(info, size, &v, sizeof(v));
@@ -324,8 +344,7 @@ const int *tp_plan_graph_gpus(const tp_plan *plan, tp_graph_kind kind, int chann
     return &g->intra[channel * *count];
 }
 
-const int64_t *tp_plan_graph_nets(const tp_plan *plan, tp_graph_kind kind, int channel,
-                                  int *count)
+const int64_t *tp_plan_graph_nets(const tp_plan *plan, tp_graph_kind kind, int channel, int *count)
 {
     const tp_graph *g = graph_of(plan, kind);
     if (count)
@@ -337,19 +356,24 @@ const int64_t *tp_plan_graph_nets(const tp_plan *plan, tp_graph_kind kind, int c
     return &g->inter[channel * 2];
 }
 
-tp_status tp_plan_graph_decision(const tp_plan *plan, tp_graph_kind kind, int i,
-                                 tp_decision *info, size_t size)
+tp_status tp_plan_graph_decision(const tp_plan *plan, tp_graph_kind kind, int i, tp_decision *info,
+                                 size_t size)
 {
     const tp_graph *g = graph_of(plan, kind);
     if (!g || !info || i < 0 || (size_t)i >= g->n_events)
         return TP_ERR_ARGUMENT;
     const tp_search_event *e = &g->events[i];
     tp_decision v = {
-        .kind = (tp_decision_kind)e->kind, .why = e->why ? e->why : "",
-        .bw_intra = e->bw_intra, .bw_inter = e->bw_inter,
-        .type_intra = (tp_path_type)e->type_intra, .type_inter = (tp_path_type)e->type_inter,
-        .same_channels = e->same_channels != 0, .cross_nic = e->cross_nic,
-        .pattern = (tp_pattern)e->pattern, .n_channels = e->n_channels,
+        .kind = (tp_decision_kind)e->kind,
+        .why = e->why ? e->why : "",
+        .bw_intra = e->bw_intra,
+        .bw_inter = e->bw_inter,
+        .type_intra = (tp_path_type)e->type_intra,
+        .type_inter = (tp_path_type)e->type_inter,
+        .same_channels = e->same_channels != 0,
+        .cross_nic = e->cross_nic,
+        .pattern = (tp_pattern)e->pattern,
+        .n_channels = e->n_channels,
     };
     return give(info, size, &v, sizeof(v));
 }
@@ -362,10 +386,14 @@ tp_status tp_plan_channels(const tp_plan *plan, tp_channels_info *info, size_t s
         return TP_ERR_ARGUMENT;
     const tp_channels *ch = &plan->channels;
     tp_channels_info v = {
-        .n_channels = ch->n_channels, .search_channels = ch->search_channels,
-        .n_nvls_channels = ch->n_nvls_channels, .nvls_heads = ch->nvls_heads,
-        .n_collnet_channels = ch->n_collnet_channels, .p2p_channels = ch->p2p_n_channels,
-        .p2p_channels_per_peer = ch->p2p_n_channels_per_peer, .nccl_nodes = ch->n_nodes,
+        .n_channels = ch->n_channels,
+        .search_channels = ch->search_channels,
+        .n_nvls_channels = ch->n_nvls_channels,
+        .nvls_heads = ch->nvls_heads,
+        .n_collnet_channels = ch->n_collnet_channels,
+        .p2p_channels = ch->p2p_n_channels,
+        .p2p_channels_per_peer = ch->p2p_n_channels_per_peer,
+        .nccl_nodes = ch->n_nodes,
     };
     return give(info, size, &v, sizeof(v));
 }
@@ -378,8 +406,8 @@ tp_status tp_plan_rank_channel(const tp_plan *plan, int rank, int channel, tp_ra
         return TP_ERR_ARGUMENT;
     const tp_channel_rank *cr =
         &plan->channels.ranks[(size_t)rank * (size_t)plan->channels.n_channels + (size_t)channel];
-    tp_rank_channel v = {.ring_prev = cr->ring_prev, .ring_next = cr->ring_next,
-                         .tree_up = cr->tree_up};
+    tp_rank_channel v = {
+        .ring_prev = cr->ring_prev, .ring_next = cr->ring_next, .tree_up = cr->tree_up};
     memcpy(v.tree_down, cr->tree_down, sizeof(v.tree_down));
     return give(info, size, &v, sizeof(v));
 }
@@ -470,8 +498,10 @@ static bool twin_of(const tp_plan *plan, int rank, twin *t)
     t->ring = k->domains[d].graphs[TP_GRAPH_RING];
     t->rank = plan->host_first_rank[k->rep_host] + local;
     t->shift = rank - t->rank;
-    t->view = (tp_job_view){.n_ranks = rank_count(plan), .n_nodes = plan->job.n_nodes,
-                            .rank = t->rank, .local_n_ranks = k->n_gpus,
+    t->view = (tp_job_view){.n_ranks = rank_count(plan),
+                            .n_nodes = plan->job.n_nodes,
+                            .rank = t->rank,
+                            .local_n_ranks = k->n_gpus,
                             .rank_devs = plan->rank_devs};
     return tp_paths__rank_to_index(t->sys, t->rank) >= 0;
 }
@@ -527,15 +557,18 @@ tp_status tp_plan_nic(const tp_plan *plan, int rank, int channel, int peer, tp_n
     if (st == TP_OK && net < 0)
         st = TP_ERR_INTERNAL;
     if (st == TP_OK) {
-        const tp_node *gpu = &t.sys->nodes[TP_NODE_GPU].nodes[tp_paths__rank_to_index(t.sys, t.rank)];
+        const tp_node *gpu =
+            &t.sys->nodes[TP_NODE_GPU].nodes[tp_paths__rank_to_index(t.sys, t.rank)];
         st = tp_paths__check_gdr(t.sys, plan->cfg, gpu->id, id, send ? 1 : 0, &gdr, &err);
     }
     if (st != TP_OK)
         return st;
     tp_nic_choice v = {
-        .net_dev = t.sys->nodes[TP_NODE_NET].nodes[net].net.dev, .net_id = id,
+        .net_dev = t.sys->nodes[TP_NODE_NET].nodes[net].net.dev,
+        .net_id = id,
         .net_index = tp_paths__id_to_index(plan->sys, TP_NODE_NET, id),
-        .proxy_rank = shifted(plan, proxy, t.shift), .gdr = gdr != 0,
+        .proxy_rank = shifted(plan, proxy, t.shift),
+        .gdr = gdr != 0,
     };
     return give(info, size, &v, sizeof(v));
 }

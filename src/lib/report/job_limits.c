@@ -106,8 +106,7 @@ static tp_status plan_kind_alone(tp_plan **out, const tp_plan *plan, int k, tp_e
  * Kind k's hardware deviations from kind `like` (system layer of the
  * comparison, warnings and errors): what makes its own graph worse.
  */
-static tp_status deviations(tp_kind_graph *kg, const tp_plan *plan, int k, int like,
-                            tp_error *err)
+static tp_status deviations(tp_kind_graph *kg, const tp_plan *plan, int k, int like, tp_error *err)
 {
     tp_plan *a = NULL, *b = NULL;
     tp_comparison *cmp = NULL;
@@ -133,8 +132,8 @@ static tp_status deviations(tp_kind_graph *kg, const tp_plan *plan, int k, int l
 }
 
 /* The "limit" lines of the explanation of kind k's graph (its worst domain's). */
-static tp_status limit_lines(tp_kind_graph *kg, const tp_plan *plan, const tp_host_kind *k,
-                             int d, int slot, tp_error *err)
+static tp_status limit_lines(tp_kind_graph *kg, const tp_plan *plan, const tp_host_kind *k, int d,
+                             int slot, tp_error *err)
 {
     tp_system *sys = NULL;
     tp_graph_why *why = calloc(1, sizeof(*why));

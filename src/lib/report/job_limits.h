@@ -21,30 +21,30 @@ enum {
 };
 
 typedef struct tp_kind_graph {
-    tp_graph_info own;  /* minimum over the kind's domains, as the all-gather takes it */
-    unsigned limits;    /* TP_LIMIT_* it sets: it is the worst and some kind is better */
+    tp_graph_info own; /* minimum over the kind's domains, as the all-gather takes it */
+    unsigned limits;   /* TP_LIMIT_* it sets: it is the worst and some kind is better */
     int n_causes;
     char causes[TP_WHY_MAX_LIMITS][512]; /* its graph's "limit" lines (explain.c) */
 } tp_kind_graph;
 
 typedef struct tp_graph_limits {
-    bool shown;               /* the graph was searched by every kind */
+    bool shown; /* the graph was searched by every kind */
     tp_graph_info combined;
-    tp_kind_graph *kinds;     /* n_kinds (owned) */
+    tp_kind_graph *kinds; /* n_kinds (owned) */
 } tp_graph_limits;
 
 /* What planning a kind's hosts like another kind changes for the job. */
 typedef struct tp_kind_cost {
-    int like;                  /* the kind its hosts were re-planned as (-1: not measured) */
-    int channels_now, channels_like;        /* collective channels */
-    float ring_bw_now, ring_bw_like;        /* combined ring bw_intra */
+    int like;                        /* the kind its hosts were re-planned as (-1: not measured) */
+    int channels_now, channels_like; /* collective channels */
+    float ring_bw_now, ring_bw_like; /* combined ring bw_intra */
     float ring_bw_inter_now, ring_bw_inter_like;
 } tp_kind_cost;
 
 typedef struct tp_job_limits {
     int n_kinds;
     tp_graph_limits graphs[TP_GRAPH_COUNT];
-    tp_kind_cost *costs;       /* n_kinds (owned); like == -1 with a single kind */
+    tp_kind_cost *costs; /* n_kinds (owned); like == -1 with a single kind */
 } tp_job_limits;
 
 tp_status tp_limits__compute(tp_job_limits *out, const tp_plan *plan, tp_error *err);

@@ -22,7 +22,8 @@ void tp_report__json_why(FILE *out, const tp_graph_why *w);
 int tp_report__schema_version(const char *schema);
 /* Open a JSON document: "{", its schema name and version; the caller adds fields. */
 void tp_report__json_begin(FILE *out, const char *schema);
-/* The plan's picture (Graphviz): the system, ring and tree channels (channel < 0: all), a legend. */
+/* The plan's picture (Graphviz): the system, ring and tree channels (channel < 0: all), a legend.
+ */
 tp_status tp_report__plan_dot(FILE *out, const tp_plan *plan, int channel, tp_error *err);
 /* Fail with TP_ERR_IO when the stream has an error. */
 tp_status tp_report__check_stream(FILE *out, tp_error *err);

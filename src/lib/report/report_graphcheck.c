@@ -98,8 +98,7 @@ static const tp_gc_link *busiest(const tp_gc_graph *g)
 
 static void text_graph(FILE *out, const tp_graph_check *chk, const tp_gc_graph *g)
 {
-    fprintf(out, "\ngraph id %d (%s), line %u: ", g->id, tp_pattern_name(g->pattern),
-            g->line);
+    fprintf(out, "\ngraph id %d (%s), line %u: ", g->id, tp_pattern_name(g->pattern), g->line);
     if (g->n_channels != 0 || g->n_elements != 0)
         fprintf(out, "%d channel%s, speed %g/%g GB/s, type %s/%s: ", g->n_channels,
                 g->n_channels == 1 ? "" : "s", g->bw_intra, g->bw_inter,
@@ -183,8 +182,8 @@ static void json_graph(FILE *out, const tp_gc_graph *g)
             "\"n_channels\": %d, \"channel_elements\": %d, \"bw_intra\": %g, "
             "\"bw_inter\": %g, \"type_intra\": \"%s\", \"type_inter\": \"%s\", "
             "\"cross_nic\": %d, \"same_channels\": %d, \"feasible\": %s, \"errors\": %d,\n",
-            g->id, g->pattern, tp_pattern_name(g->pattern), g->line, g->n_channels,
-            g->n_elements, g->bw_intra, g->bw_inter, tp_path_type_name(g->type_intra),
+            g->id, g->pattern, tp_pattern_name(g->pattern), g->line, g->n_channels, g->n_elements,
+            g->bw_intra, g->bw_inter, tp_path_type_name(g->type_intra),
             tp_path_type_name(g->type_inter), g->cross_nic, g->same_channels,
             g->n_errors ? "false" : "true", g->n_errors);
     fputs("     \"findings\": ", out);
@@ -226,8 +225,7 @@ tp_status tp_report_graph_check(FILE *out, const tp_graph_check *chk, tp_format 
     if ((int)fmt < TP_FORMAT_TEXT || fmt > TP_FORMAT_DOT)
         return tp_fail_arg(err, "tp_report_graph_check", "fmt out of range");
     if (fmt == TP_FORMAT_DOT)
-        return tp_fail(err, TP_ERR_CONFIG, "fmt", 0, 0,
-                       "graph-check writes text or json, not dot");
+        return tp_fail(err, TP_ERR_CONFIG, "fmt", 0, 0, "graph-check writes text or json, not dot");
     if (fmt == TP_FORMAT_JSON)
         write_json(out, chk);
     else

@@ -39,8 +39,9 @@ static void text_costs(FILE *out, const tp_plan *plan, const tp_job_limits *lim)
             continue;
         tp_limits__hosts_text(hosts, sizeof(hosts), plan, k);
         tp_limits__hosts_text(like, sizeof(like), plan, c->like);
-        fprintf(out, "  %s (%s): %d collective channels, ring %.1f/%.1f GB/s; planned like %s "
-                     "(re-planned): %d, ring %.1f/%.1f GB/s: ",
+        fprintf(out,
+                "  %s (%s): %d collective channels, ring %.1f/%.1f GB/s; planned like %s "
+                "(re-planned): %d, ring %.1f/%.1f GB/s: ",
                 hosts, plan->kinds[k].source, c->channels_now, c->ring_bw_now, c->ring_bw_inter_now,
                 like, c->channels_like, c->ring_bw_like, c->ring_bw_inter_like);
         if (cost > 0)
@@ -58,7 +59,8 @@ void tp_limits__write_text(FILE *out, const tp_plan *plan, const tp_job_limits *
     if (plan->n_kinds == 1)
         return;
     fputs("Who limits the job (each node's own search result; the job takes the fewest "
-          "channels, the lowest bandwidths, the worst path types)\n", out);
+          "channels, the lowest bandwidths, the worst path types)\n",
+          out);
     for (int s = 0; s < TP_GRAPH_COUNT; s++)
         if (lim->graphs[s].shown)
             text_graph(out, plan, &lim->graphs[s], s);
@@ -68,8 +70,9 @@ void tp_limits__write_text(FILE *out, const tp_plan *plan, const tp_job_limits *
 
 static void json_info(FILE *out, const tp_graph_info *g)
 {
-    fprintf(out, "{\"n_channels\": %d, \"bw_intra\": %.2f, \"bw_inter\": %.2f, \"type_intra\": "
-                 "\"%s\", \"type_inter\": \"%s\"}",
+    fprintf(out,
+            "{\"n_channels\": %d, \"bw_intra\": %.2f, \"bw_inter\": %.2f, \"type_intra\": "
+            "\"%s\", \"type_inter\": \"%s\"}",
             g->n_channels, g->bw_intra, g->bw_inter, tp_path_type_name(g->type_intra),
             tp_path_type_name(g->type_inter));
 }
@@ -123,9 +126,10 @@ static void json_costs(FILE *out, const tp_plan *plan, const tp_job_limits *lim)
         json_hosts(out, plan, k);
         fputs(", \"planned_like\": ", out);
         json_hosts(out, plan, c->like);
-        fprintf(out, ", \"channels\": %d, \"channels_like\": %d, \"channels_cost\": %d, "
-                     "\"ring_bw_intra\": %.2f, \"ring_bw_intra_like\": %.2f, \"ring_bw_inter\": "
-                     "%.2f, \"ring_bw_inter_like\": %.2f}",
+        fprintf(out,
+                ", \"channels\": %d, \"channels_like\": %d, \"channels_cost\": %d, "
+                "\"ring_bw_intra\": %.2f, \"ring_bw_intra_like\": %.2f, \"ring_bw_inter\": "
+                "%.2f, \"ring_bw_inter_like\": %.2f}",
                 c->channels_now, c->channels_like, c->channels_like - c->channels_now,
                 c->ring_bw_now, c->ring_bw_like, c->ring_bw_inter_now, c->ring_bw_inter_like);
     }

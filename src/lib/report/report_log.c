@@ -21,8 +21,11 @@ static int debug_level(const tp_config *cfg)
     static const struct {
         const char *name;
         int level;
-    } levels[] = {{"VERSION", LOG_VERSION}, {"WARN", LOG_WARN}, {"INFO", LOG_INFO},
-                  {"ABORT", LOG_INFO},      {"TRACE", LOG_INFO}};
+    } levels[] = {{"VERSION", LOG_VERSION},
+                  {"WARN", LOG_WARN},
+                  {"INFO", LOG_INFO},
+                  {"ABORT", LOG_INFO},
+                  {"TRACE", LOG_INFO}};
     const char *text = tp_config_str(cfg, TP_P_DEBUG);
     if (!text)
         return LOG_INFO;
@@ -130,8 +133,7 @@ tp_status tp_report_nccl_log(FILE *out, const tp_plan *plan, tp_error *err)
 tp_status tp_report_nccl_log_sizes(FILE *out, const tp_plan *plan, tp_error *err)
 {
     if (!out || !plan)
-        return tp_fail_arg(err, "tp_report_nccl_log_sizes",
-                           !out ? "out is NULL" : "plan is NULL");
+        return tp_fail_arg(err, "tp_report_nccl_log_sizes", !out ? "out is NULL" : "plan is NULL");
     /* NCCL runs a one-rank communicator's collectives without a selection;
      * a failed init makes no call. */
     if (!plan->tuned || plan->status != TP_OK || !plan->tuning.modelled)

@@ -58,8 +58,8 @@ static void text_route(FILE *out, const tp_system *sys, const tp_node *g, int dt
     if (bn >= 0) {
         tp_report__node_label(a, sizeof(a), hop_source(g, r, bn));
         tp_report__node_label(b, sizeof(b), r->list[bn]->rem);
-        fprintf(out, "; bottleneck %s -> %s (%s %.1f)", a, b,
-                tp_link_type_name(r->list[bn]->type), r->list[bn]->bw);
+        fprintf(out, "; bottleneck %s -> %s (%s %.1f)", a, b, tp_link_type_name(r->list[bn]->type),
+                r->list[bn]->bw);
     }
     fputs("\n   via", out);
     tp_report__node_label(a, sizeof(a), g);
@@ -100,8 +100,10 @@ static void json_route(FILE *out, const tp_system *sys, const tp_node *g, const 
     char a[64], b[64];
     tp_report__node_short(a, sizeof(a), sys, g);
     tp_report__node_short(b, sizeof(b), sys, dst);
-    fprintf(out, "    {\"from\": \"%s\", \"to\": \"%s\", \"type\": \"%s\", \"bw\": %.1f, "
-                 "\"hops\": %d, \"route\": [", a, b, tp_path_type_name(r->type), r->bw, r->count);
+    fprintf(out,
+            "    {\"from\": \"%s\", \"to\": \"%s\", \"type\": \"%s\", \"bw\": %.1f, "
+            "\"hops\": %d, \"route\": [",
+            a, b, tp_path_type_name(r->type), r->bw, r->count);
     for (int h = 0; h < r->count; h++) {
         fputs(h ? ", " : "", out);
         json_hop(out, hop_source(g, r, h), r->list[h]);

@@ -13,16 +13,20 @@
 static void text_header(FILE *out, const tp_plan *p)
 {
     const tp_channels *ch = &p->channels;
-    fprintf(out, "Job: %d node%s x %d GPUs = %d ranks; reported rank %d (NCCL node %d, local "
-                 "rank %d of %d)\n",
+    fprintf(out,
+            "Job: %d node%s x %d GPUs = %d ranks; reported rank %d (NCCL node %d, local "
+            "rank %d of %d)\n",
             p->job.n_nodes, p->job.n_nodes == 1 ? "" : "s", p->n_gpus_per_node, ch->n_ranks,
             p->job.rank, ch->node, ch->local_rank, ch->local_ranks);
     if (ch->n_nodes != p->job.n_nodes)
-        fprintf(out, "  note: NCCL sees %d nodes for %d hosts: GPUs of one host that cannot "
-                     "use P2P or SHM are split into separate nodes\n", ch->n_nodes, p->job.n_nodes);
+        fprintf(out,
+                "  note: NCCL sees %d nodes for %d hosts: GPUs of one host that cannot "
+                "use P2P or SHM are split into separate nodes\n",
+                ch->n_nodes, p->job.n_nodes);
     const tp_system *s = p->sys;
-    fprintf(out, "System of rank %d: %d GPU, %d NVSwitch, %d CPU, %d NIC, %d NET; maxBw %.1f "
-                 "totalBw %.1f GB/s\n\n",
+    fprintf(out,
+            "System of rank %d: %d GPU, %d NVSwitch, %d CPU, %d NIC, %d NET; maxBw %.1f "
+            "totalBw %.1f GB/s\n\n",
             p->job.rank, s->nodes[TP_NODE_GPU].count, s->nodes[TP_NODE_NVS].count,
             s->nodes[TP_NODE_CPU].count, s->nodes[TP_NODE_NIC].count, s->nodes[TP_NODE_NET].count,
             s->max_bw, s->total_bw);
@@ -42,9 +46,9 @@ static void text_graphs(FILE *out, const tp_plan *p)
         snprintf(bw, sizeof(bw), "%.1f/%.1f", g->bw_intra, g->bw_inter);
         snprintf(types, sizeof(types), "%s/%s", tp_path_type_name(g->type_intra),
                  tp_path_type_name(g->type_inter));
-        fprintf(out, "  %-15s %7d %8d %17s %9s %8d %5d   %d ch, %.1f/%.1f\n", tp_channels__graph_name(s),
-                g->pattern, g->n_channels, bw, types, g->cross_nic, g->same_channels, c->n_channels,
-                c->bw_intra, c->bw_inter);
+        fprintf(out, "  %-15s %7d %8d %17s %9s %8d %5d   %d ch, %.1f/%.1f\n",
+                tp_channels__graph_name(s), g->pattern, g->n_channels, bw, types, g->cross_nic,
+                g->same_channels, c->n_channels, c->bw_intra, c->bw_inter);
     }
     fputc('\n', out);
 }
@@ -116,7 +120,8 @@ static void text_network(FILE *out, const tp_plan *p)
     if (!g || s->nodes[TP_NODE_NET].count == 0 || g->n_channels == 0)
         return;
     fputs("Network (ring graph of the reported rank's node): per channel, NET in -> first GPU ... "
-          "last GPU -> NET out\n", out);
+          "last GPU -> NET out\n",
+          out);
     for (int c = 0; c < g->n_channels; c++) {
         int64_t in = g->inter[2 * c], outn = g->inter[2 * c + 1];
         fprintf(out, "  %02d: NET/%lld -> rank %d ... rank %d -> NET/%lld%s\n", c,
@@ -149,15 +154,17 @@ static void json_graphs(FILE *out, const tp_plan *p, const tp_graph_why *whys)
         const tp_graph_info *c = &p->channels.combined[s];
         if (!g)
             continue;
-        fprintf(out, "%s\n    {\"graph\": \"%s\", \"id\": %d, \"pattern\": %d, \"pattern_name\": \"%s\", \"n_channels\": %d, "
-                     "\"bw_intra\": %.2f, \"bw_inter\": %.2f, \"type_intra\": \"%s\", "
-                     "\"type_inter\": \"%s\", \"cross_nic\": %d, \"same_channels\": %d, "
-                     "\"combined\": {\"n_channels\": %d, \"bw_intra\": %.2f, \"bw_inter\": %.2f},\n     "
-                     "\"why\": ",
+        fprintf(out,
+                "%s\n    {\"graph\": \"%s\", \"id\": %d, \"pattern\": %d, \"pattern_name\": "
+                "\"%s\", \"n_channels\": %d, "
+                "\"bw_intra\": %.2f, \"bw_inter\": %.2f, \"type_intra\": \"%s\", "
+                "\"type_inter\": \"%s\", \"cross_nic\": %d, \"same_channels\": %d, "
+                "\"combined\": {\"n_channels\": %d, \"bw_intra\": %.2f, \"bw_inter\": %.2f},\n     "
+                "\"why\": ",
                 first ? "" : ",", tp_channels__graph_name(s), g->id, g->pattern,
-                tp_pattern_name(g->pattern), g->n_channels, g->bw_intra,
-                g->bw_inter, tp_path_type_name(g->type_intra), tp_path_type_name(g->type_inter),
-                g->cross_nic, g->same_channels, c->n_channels, c->bw_intra, c->bw_inter);
+                tp_pattern_name(g->pattern), g->n_channels, g->bw_intra, g->bw_inter,
+                tp_path_type_name(g->type_intra), tp_path_type_name(g->type_inter), g->cross_nic,
+                g->same_channels, c->n_channels, c->bw_intra, c->bw_inter);
         tp_report__json_why(out, &whys[s]);
         fputc('}', out);
         first = false;
@@ -197,15 +204,17 @@ static void write_json(FILE *out, const tp_plan *p, const tp_graph_why *whys,
 {
     const tp_channels *ch = &p->channels;
     tp_report__json_begin(out, "topoplan.plan");
-    fprintf(out, "  \"nodes\": %d, \"gpus_per_node\": %d, \"ranks\": %d, \"rank\": %d, "
-                 "\"nccl_nodes\": %d,\n",
+    fprintf(out,
+            "  \"nodes\": %d, \"gpus_per_node\": %d, \"ranks\": %d, \"rank\": %d, "
+            "\"nccl_nodes\": %d,\n",
             p->job.n_nodes, p->n_gpus_per_node, ch->n_ranks, p->job.rank, ch->n_nodes);
     json_graphs(out, p, whys);
     fputs("  \"limits\": ", out);
     tp_limits__write_json(out, p, lim);
     fputs(",\n", out);
-    fprintf(out, "  \"channels\": {\"collective\": %d, \"search\": %d, \"nvls\": %d, \"collnet\": %d, "
-                 "\"p2p\": %d, \"p2p_per_peer\": %d, \"why\": ",
+    fprintf(out,
+            "  \"channels\": {\"collective\": %d, \"search\": %d, \"nvls\": %d, \"collnet\": %d, "
+            "\"p2p\": %d, \"p2p_per_peer\": %d, \"why\": ",
             ch->n_channels, ch->search_channels, ch->n_nvls_channels, ch->n_collnet_channels,
             ch->p2p_n_channels, ch->p2p_n_channels_per_peer);
     tp_graph_why w;

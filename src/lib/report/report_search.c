@@ -8,10 +8,10 @@
 static const char *event_kind_name(tp_search_event_kind kind)
 {
     static const char *const names[] = {
-        [TP_EV_TRY] = "try",       [TP_EV_SOLUTION] = "solution", [TP_EV_RELAX] = "relax",
-        [TP_EV_RAISE] = "raise",   [TP_EV_BUDGET] = "budget",     [TP_EV_FALLBACK] = "fallback",
-        [TP_EV_LOADED] = "loaded", [TP_EV_BOUND] = "bound",       [TP_EV_SETTLE] = "settle",
-        [TP_EV_IMPROVED] = "improved", [TP_EV_DUP] = "dup",    [TP_EV_DONE] = "done",
+        [TP_EV_TRY] = "try",           [TP_EV_SOLUTION] = "solution", [TP_EV_RELAX] = "relax",
+        [TP_EV_RAISE] = "raise",       [TP_EV_BUDGET] = "budget",     [TP_EV_FALLBACK] = "fallback",
+        [TP_EV_LOADED] = "loaded",     [TP_EV_BOUND] = "bound",       [TP_EV_SETTLE] = "settle",
+        [TP_EV_IMPROVED] = "improved", [TP_EV_DUP] = "dup",           [TP_EV_DONE] = "done",
     };
     return (size_t)kind < ARRAY_LEN(names) && names[kind] ? names[kind] : "?";
 }
@@ -34,12 +34,13 @@ static void text_channel(FILE *out, const tp_system *sys, const tp_graph *g, int
 
 static void text_event(FILE *out, const tp_search_event *ev)
 {
-    fprintf(out, "    %s%-8s %s: bw %.1f/%.1f, type %s/%s, sameChannels %d, crossNic %d, "
-                 "pattern %d, %d channels\n",
+    fprintf(out,
+            "    %s%-8s %s: bw %.1f/%.1f, type %s/%s, sameChannels %d, crossNic %d, "
+            "pattern %d, %d channels\n",
             tp_explain__is_ours(ev->kind) ? "topoplan's own, not NCCL's: " : "",
             event_kind_name(ev->kind), ev->why ? ev->why : "", ev->bw_intra, ev->bw_inter,
-            tp_path_type_name(ev->type_intra), tp_path_type_name(ev->type_inter),
-            ev->same_channels, ev->cross_nic, ev->pattern, ev->n_channels);
+            tp_path_type_name(ev->type_intra), tp_path_type_name(ev->type_inter), ev->same_channels,
+            ev->cross_nic, ev->pattern, ev->n_channels);
 }
 
 /* The explanation lines of a graph, indented under "why:". */
@@ -59,14 +60,15 @@ static bool event_shown(const tp_search_event *ev, bool show_ours)
 static void text_graph(FILE *out, const tp_system *sys, int slot, const tp_graph *g,
                        const tp_graph_why *w, bool show_ours)
 {
-    fprintf(out, "Graph %d (%s): pattern %d (%s)\n", g->id, tp_channels__graph_name(slot), g->pattern,
-            tp_pattern_name(g->pattern));
+    fprintf(out, "Graph %d (%s): pattern %d (%s)\n", g->id, tp_channels__graph_name(slot),
+            g->pattern, tp_pattern_name(g->pattern));
     if (g->n_channels == 0) {
         fputs("  not computed or no solution (0 channels)\n\n", out);
         return;
     }
-    fprintf(out, "  %d channels, bw %.1f GB/s intra / %.1f inter, type %s/%s, sameChannels %d, "
-                 "crossNic %d\n  channels (ranks in order):\n",
+    fprintf(out,
+            "  %d channels, bw %.1f GB/s intra / %.1f inter, type %s/%s, sameChannels %d, "
+            "crossNic %d\n  channels (ranks in order):\n",
             g->n_channels, g->bw_intra, g->bw_inter, tp_path_type_name(g->type_intra),
             tp_path_type_name(g->type_inter), g->same_channels, g->cross_nic);
     for (int c = 0; c < g->n_channels; c++)
@@ -84,9 +86,10 @@ static void json_event(FILE *out, const tp_search_event *ev)
 {
     fprintf(out, "{\"kind\": \"%s\", \"why\": ", event_kind_name(ev->kind));
     tp_report__json_str(out, ev->why ? ev->why : "");
-    fprintf(out, ", \"bw_intra\": %.2f, \"bw_inter\": %.2f, \"type_intra\": \"%s\", "
-                 "\"type_inter\": \"%s\", \"same_channels\": %d, \"cross_nic\": %d, "
-                 "\"pattern\": %d, \"n_channels\": %d}",
+    fprintf(out,
+            ", \"bw_intra\": %.2f, \"bw_inter\": %.2f, \"type_intra\": \"%s\", "
+            "\"type_inter\": \"%s\", \"same_channels\": %d, \"cross_nic\": %d, "
+            "\"pattern\": %d, \"n_channels\": %d}",
             ev->bw_intra, ev->bw_inter, tp_path_type_name(ev->type_intra),
             tp_path_type_name(ev->type_inter), ev->same_channels, ev->cross_nic, ev->pattern,
             ev->n_channels);
@@ -108,12 +111,13 @@ static void json_channels(FILE *out, const tp_system *sys, const tp_graph *g)
 static void json_graph(FILE *out, const tp_system *sys, int slot, const tp_graph *g,
                        const tp_graph_why *w, bool show_ours)
 {
-    fprintf(out, "    {\"graph\": \"%s\", \"id\": %d, \"pattern\": %d, \"pattern_name\": \"%s\", "
-                 "\"n_channels\": %d, \"bw_intra\": %.2f, \"bw_inter\": %.2f, "
-                 "\"type_intra\": \"%s\", \"type_inter\": \"%s\", \"same_channels\": %d, "
-                 "\"cross_nic\": %d,\n     \"channels\": [",
-            tp_channels__graph_name(slot), g->id, g->pattern, tp_pattern_name(g->pattern), g->n_channels,
-            g->bw_intra, g->bw_inter, tp_path_type_name(g->type_intra),
+    fprintf(out,
+            "    {\"graph\": \"%s\", \"id\": %d, \"pattern\": %d, \"pattern_name\": \"%s\", "
+            "\"n_channels\": %d, \"bw_intra\": %.2f, \"bw_inter\": %.2f, "
+            "\"type_intra\": \"%s\", \"type_inter\": \"%s\", \"same_channels\": %d, "
+            "\"cross_nic\": %d,\n     \"channels\": [",
+            tp_channels__graph_name(slot), g->id, g->pattern, tp_pattern_name(g->pattern),
+            g->n_channels, g->bw_intra, g->bw_inter, tp_path_type_name(g->type_intra),
             tp_path_type_name(g->type_inter), g->same_channels, g->cross_nic);
     json_channels(out, sys, g);
     fputs("],\n     \"why\": ", out);
@@ -141,8 +145,7 @@ static tp_status report_search(FILE *out, const tp_plan *plan, tp_format fmt, bo
     if ((int)fmt < TP_FORMAT_TEXT || fmt > TP_FORMAT_DOT)
         return tp_fail_arg(err, "tp_report_search", "fmt out of range");
     if (fmt == TP_FORMAT_DOT)
-        return tp_fail(err, TP_ERR_CONFIG, "fmt", 0, 0,
-                       "search: no dot output (use text or json)");
+        return tp_fail(err, TP_ERR_CONFIG, "fmt", 0, 0, "search: no dot output (use text or json)");
     tp_graph_why *whys = calloc(TP_GRAPH_COUNT, sizeof(*whys));
     if (!whys)
         return tp_fail_nomem(err);
@@ -151,8 +154,7 @@ static tp_status report_search(FILE *out, const tp_plan *plan, tp_format fmt, bo
         free(whys);
         return st;
     }
-    if (fmt == TP_FORMAT_JSON)
-{
+    if (fmt == TP_FORMAT_JSON) {
         tp_report__json_begin(out, "topoplan.search");
         fputs("  \"graphs\": [\n", out);
     }

@@ -104,8 +104,9 @@ bool tp_report__tune_crossover(const tune_row *prev, const tune_row *r)
 static void text_header(FILE *out, const tp_plan *plan)
 {
     const tp_tune_job *j = &plan->tuning.job;
-    fprintf(out, "NCCL 2.22.3 tuning model of %s: %d rank%s, %d NCCL node%s, %d channels, "
-                 "%d NVLS channels\n",
+    fprintf(out,
+            "NCCL 2.22.3 tuning model of %s: %d rank%s, %d NCCL node%s, %d channels, "
+            "%d NVLS channels\n",
             plan->source, j->n_ranks, j->n_ranks == 1 ? "" : "s", j->n_nodes,
             j->n_nodes == 1 ? "" : "s", j->n_channels, j->nvls_channels);
     fprintf(out, "Rank 0's view; one call of float32 sum per size, not grouped; no CollNet, no "
@@ -192,9 +193,10 @@ static void json_row(FILE *out, const tune_row *r)
         fputs("\"available\": false}", out);
         return;
     }
-    fprintf(out, "\"available\": true, \"algorithm\": \"%s\", \"protocol\": \"%s\", "
-                 "\"from_backup\": %s, \"channels\": %d, \"threads\": %d, \"time_us\": %.6f, "
-                 "\"algbw_gbs\": %.4f, \"busbw_gbs\": %.4f, \"candidates\": [",
+    fprintf(out,
+            "\"available\": true, \"algorithm\": \"%s\", \"protocol\": \"%s\", "
+            "\"from_backup\": %s, \"channels\": %d, \"threads\": %d, \"time_us\": %.6f, "
+            "\"algbw_gbs\": %.4f, \"busbw_gbs\": %.4f, \"candidates\": [",
             tp_tune__algo_name(r->choice.algo), tp_tune__proto_name(r->choice.proto),
             r->choice.from_backup ? "true" : "false", r->choice.n_channels, r->choice.n_threads,
             (double)r->choice.time, r->algbw, r->busbw);
@@ -217,8 +219,7 @@ static void json_crossovers(FILE *out, const tune_sweep *s, int i)
         const tune_row *prev = &s->rows[i * s->n_sizes + k - 1], *r = prev + 1;
         if (!tp_report__tune_crossover(prev, r))
             continue;
-        fprintf(out, "%s\n        {\"bytes\": %" PRIu64 ", \"from\": ", first ? "" : ",",
-                r->bytes);
+        fprintf(out, "%s\n        {\"bytes\": %" PRIu64 ", \"from\": ", first ? "" : ",", r->bytes);
         json_pair(out, prev->choice.algo, prev->choice.proto,
                   time_of(r, prev->choice.algo, prev->choice.proto));
         fputs(", \"to\": ", out);
@@ -236,8 +237,9 @@ static void write_json(FILE *out, const tp_plan *plan, const tune_sweep *s)
     fputs("  \"nccl_version\": \"2.22.3\",\n", out);
     fputs("  \"source\": ", out);
     tp_report__json_str(out, plan->source);
-    fprintf(out, ",\n  \"ranks\": %d, \"nccl_nodes\": %d, \"channels\": %d, \"nvls_channels\": %d, "
-                 "\"modelled\": %s,\n  \"collectives\": [",
+    fprintf(out,
+            ",\n  \"ranks\": %d, \"nccl_nodes\": %d, \"channels\": %d, \"nvls_channels\": %d, "
+            "\"modelled\": %s,\n  \"collectives\": [",
             j->n_ranks, j->n_nodes, j->n_channels, j->nvls_channels,
             plan->tuning.modelled ? "true" : "false");
     for (int i = 0; plan->tuning.modelled && i < s->n_colls; i++) {
@@ -255,8 +257,8 @@ static void write_json(FILE *out, const tp_plan *plan, const tune_sweep *s)
     fputs(plan->tuning.modelled ? "\n  ]\n}\n" : "]\n}\n", out);
 }
 
-tp_status tp_report_tune(FILE *out, const tp_plan *plan, const tp_tune_options *opt,
-                         tp_format fmt, tp_error *err)
+tp_status tp_report_tune(FILE *out, const tp_plan *plan, const tp_tune_options *opt, tp_format fmt,
+                         tp_error *err)
 {
     if (!out)
         return tp_fail_arg(err, "tp_report_tune", "out is NULL");

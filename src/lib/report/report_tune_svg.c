@@ -22,14 +22,17 @@ static const char *const proto_dash[TP_PROTO_COUNT] = {"2,4", "9,4", "none"};
 
 typedef struct panel {
     const tune_sweep *s;
-    int i;          /* collective index in the sweep */
-    double y_off;   /* panel's top */
+    int i;             /* collective index in the sweep */
+    double y_off;      /* panel's top */
     double x_lo, x_hi; /* log2 of the first and last size */
-    double y_max;   /* GB/s at the top of the axis */
+    double y_max;      /* GB/s at the top of the axis */
     int n_ranks, n_nodes;
 } panel;
 
-static const tune_row *row(const panel *p, int k) { return &p->s->rows[p->i * p->s->n_sizes + k]; }
+static const tune_row *row(const panel *p, int k)
+{
+    return &p->s->rows[p->i * p->s->n_sizes + k];
+}
 
 static double x_of(const panel *p, uint64_t bytes)
 {
@@ -46,8 +49,8 @@ static double y_of(const panel *p, double bw)
 static double pair_busbw(const panel *p, int k, int a, int pr)
 {
     const tune_row *r = row(p, k);
-    float t = r->choice.algo == a && r->choice.proto == pr ? r->choice.time
-                                                            : r->choice.times[a][pr];
+    float t =
+        r->choice.algo == a && r->choice.proto == pr ? r->choice.time : r->choice.times[a][pr];
     if (!r->ok || t <= 0)
         return -1;
     int coll = p->s->colls[p->i];
@@ -69,8 +72,9 @@ static double nice_max(double v)
 static void axes(FILE *out, const panel *p)
 {
     double top = p->y_off + PLOT_Y0, bottom = p->y_off + PLOT_Y1;
-    fprintf(out, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"#fafafa\" "
-                 "stroke=\"#888\"/>\n",
+    fprintf(out,
+            "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"#fafafa\" "
+            "stroke=\"#888\"/>\n",
             PLOT_X0, top, PLOT_X1 - PLOT_X0, PLOT_Y1 - PLOT_Y0);
     for (int t = 0; t <= 5; t++) {
         double bw = p->y_max * t / 5, y = y_of(p, bw);
@@ -85,15 +89,19 @@ static void axes(FILE *out, const panel *p)
         uint64_t b = row(p, k)->bytes;
         double x = x_of(p, b);
         tp_report__size_name(name, sizeof(name), b);
-        fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>\n",
-                x, top, x, bottom);
+        fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>\n", x,
+                top, x, bottom);
         fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n", x,
                 bottom + 16, name);
     }
-    fprintf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"middle\">message size (NCCL nBytes)"
-                 "</text>\n", (PLOT_X0 + PLOT_X1) / 2, bottom + 36);
-    fprintf(out, "<text transform=\"translate(24,%.1f) rotate(-90)\" text-anchor=\"middle\">"
-                 "predicted busbw (GB/s)</text>\n", (top + bottom) / 2);
+    fprintf(out,
+            "<text x=\"%d\" y=\"%.1f\" text-anchor=\"middle\">message size (NCCL nBytes)"
+            "</text>\n",
+            (PLOT_X0 + PLOT_X1) / 2, bottom + 36);
+    fprintf(out,
+            "<text transform=\"translate(24,%.1f) rotate(-90)\" text-anchor=\"middle\">"
+            "predicted busbw (GB/s)</text>\n",
+            (top + bottom) / 2);
 }
 
 /* One polyline through the rows where the pair is available. */
@@ -119,7 +127,8 @@ static void pair_line(FILE *out, const panel *p, int a, int pr, const char *styl
 static void chosen_band(FILE *out, const panel *p)
 {
     fputs("<polyline fill=\"none\" stroke=\"#999\" stroke-opacity=\"0.45\" stroke-width=\"10\" "
-          "stroke-linejoin=\"round\" points=\"", out);
+          "stroke-linejoin=\"round\" points=\"",
+          out);
     for (int k = 0; k < p->s->n_sizes; k++)
         if (row(p, k)->ok)
             fprintf(out, " %.1f,%.1f", x_of(p, row(p, k)->bytes), y_of(p, row(p, k)->busbw));
@@ -134,8 +143,9 @@ static void crossovers(FILE *out, const panel *p)
         if (!tp_report__tune_crossover(prev, r))
             continue;
         double x = x_of(p, r->bytes);
-        fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\" "
-                     "stroke-dasharray=\"1,3\"/>\n",
+        fprintf(out,
+                "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#444\" "
+                "stroke-dasharray=\"1,3\"/>\n",
                 x, p->y_off + PLOT_Y0, x, p->y_off + PLOT_Y1);
         fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%s/%s</text>\n", x + 3,
                 p->y_off + PLOT_Y0 + 12 + 12 * (n++ % 4), tp_tune__algo_name(r->choice.algo),
@@ -146,8 +156,9 @@ static void crossovers(FILE *out, const panel *p)
 static void legend(FILE *out, const panel *p, bool shown[TP_ALGO_COUNT][TP_PROTO_COUNT])
 {
     double y = p->y_off + PLOT_Y0 + 6;
-    fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#999\" "
-                 "stroke-opacity=\"0.45\" stroke-width=\"10\"/>\n",
+    fprintf(out,
+            "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#999\" "
+            "stroke-opacity=\"0.45\" stroke-width=\"10\"/>\n",
             LEGEND_X, y, LEGEND_X + 30, y);
     fprintf(out, "<text x=\"%d\" y=\"%.1f\">NCCL's choice</text>\n", LEGEND_X + 38, y + 4);
     for (int a = 0; a < TP_ALGO_COUNT; a++)
@@ -155,8 +166,9 @@ static void legend(FILE *out, const panel *p, bool shown[TP_ALGO_COUNT][TP_PROTO
             if (!shown[a][pr])
                 continue;
             y += 20;
-            fprintf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" "
-                         "stroke-width=\"2\" stroke-dasharray=\"%s\"/>\n",
+            fprintf(out,
+                    "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" "
+                    "stroke-width=\"2\" stroke-dasharray=\"%s\"/>\n",
                     LEGEND_X, y, LEGEND_X + 30, y, algo_colour[a], proto_dash[pr]);
             fprintf(out, "<text x=\"%d\" y=\"%.1f\">%s/%s</text>\n", LEGEND_X + 38, y + 4,
                     tp_tune__algo_name(a), tp_tune__proto_name(pr));
@@ -176,8 +188,9 @@ static void draw_panel(FILE *out, panel *p)
             }
     p->y_max = nice_max(top * 1.05);
     int coll = p->s->colls[p->i];
-    fprintf(out, "<text x=\"%d\" y=\"%.1f\" font-size=\"15\" font-weight=\"bold\">%s: predicted "
-                 "bus bandwidth, %d ranks on %d NCCL node%s (NCCL 2.22.3 model)</text>\n",
+    fprintf(out,
+            "<text x=\"%d\" y=\"%.1f\" font-size=\"15\" font-weight=\"bold\">%s: predicted "
+            "bus bandwidth, %d ranks on %d NCCL node%s (NCCL 2.22.3 model)</text>\n",
             PLOT_X0, p->y_off + 28, tp_tune__coll_name(coll), p->n_ranks, p->n_nodes,
             p->n_nodes == 1 ? "" : "s");
     axes(out, p);
@@ -187,8 +200,8 @@ static void draw_panel(FILE *out, panel *p)
             if (shown[a][pr]) {
                 char style[128];
                 snprintf(style, sizeof(style),
-                         "stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"%s\"",
-                         algo_colour[a], proto_dash[pr]);
+                         "stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"%s\"", algo_colour[a],
+                         proto_dash[pr]);
                 pair_line(out, p, a, pr, style);
             }
     crossovers(out, p);
@@ -206,16 +219,21 @@ tp_status tp_report_tune_svg(FILE *out, const tp_plan *plan, const tp_tune_optio
         return st;
     int n_panels = s.rows ? s.n_colls : 0;
     int height = n_panels ? n_panels * PANEL_H : 60;
-    fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-                 "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n",
+    fprintf(out,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+            "viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n",
             PANEL_W, height, PANEL_W, height);
     fprintf(out, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", PANEL_W, height);
     if (!n_panels)
         fputs("<text x=\"20\" y=\"35\">One rank: NCCL runs collectives as local copies, with no "
-              "model.</text>\n", out);
+              "model.</text>\n",
+              out);
     for (int i = 0; i < n_panels; i++) {
-        panel p = {.s = &s, .i = i, .y_off = (double)i * PANEL_H,
-                   .n_ranks = plan->tuning.job.n_ranks, .n_nodes = plan->tuning.job.n_nodes};
+        panel p = {.s = &s,
+                   .i = i,
+                   .y_off = (double)i * PANEL_H,
+                   .n_ranks = plan->tuning.job.n_ranks,
+                   .n_nodes = plan->tuning.job.n_nodes};
         p.x_lo = log2((double)s.rows[i * s.n_sizes].bytes);
         p.x_hi = log2((double)s.rows[i * s.n_sizes + s.n_sizes - 1].bytes);
         draw_panel(out, &p);

@@ -157,8 +157,8 @@ typedef struct ladder {
      * budget; the steps they did not spend are between 0 and `slack`.
      */
     int64_t global_timeout, slack;
-    cut_pass pending;  /* the last pass, when it was cut (pending.left >= 0) */
-    cut_pass *cuts;    /* cut passes whose steps count in global_timeout (owned) */
+    cut_pass pending; /* the last pass, when it was cut (pending.left >= 0) */
+    cut_pass *cuts;   /* cut passes whose steps count in global_timeout (owned) */
     size_t n_cuts, cuts_cap;
     int cross_nic, try_same, cc_min, cpu_arch, cpu_vendor;
     float max_bw;
@@ -238,7 +238,8 @@ static int rung_lower_bw(ladder *l)
 {
     const float *sp = l->speeds;
     if (l->speed_index < l->n_speeds - 1 &&
-        (l->graph->n_channels == 0 || sp[l->speed_index + 1] / l->graph->bw_inter > TP_NCCL_LOWER_BW_MIN_SHARE)) {
+        (l->graph->n_channels == 0 ||
+         sp[l->speed_index + 1] / l->graph->bw_inter > TP_NCCL_LOWER_BW_MIN_SHARE)) {
         l->tmp.bw_inter = l->tmp.bw_intra = sp[++l->speed_index];
         return 1;
     }
@@ -271,8 +272,8 @@ static tp_status return_steps(ladder *l, int time)
     }
     l->global_timeout += time;
     if (l->pending.left >= 0) {
-        if (tp_grow((void **)&l->cuts, &l->cuts_cap, l->n_cuts + 1, sizeof(*l->cuts),
-                    l->s->err) != TP_OK)
+        if (tp_grow((void **)&l->cuts, &l->cuts_cap, l->n_cuts + 1, sizeof(*l->cuts), l->s->err) !=
+            TP_OK)
             return TP_ERR_NOMEM;
         l->cuts[l->n_cuts++] = l->pending;
         l->slack += l->pending.left;

@@ -42,9 +42,9 @@ typedef struct tp_hop {
 typedef struct tp_cpath {
     tp_hop *hops; /* borrowed from the context's pool */
     int count;
-    int type;            /* path type */
-    int rev_type;        /* type of the route back */
-    unsigned char intel; /* PCI share carries NCCL's INTEL_P2P_OVERHEAD */
+    int type;                    /* path type */
+    int rev_type;                /* type of the route back */
+    unsigned char intel;         /* PCI share carries NCCL's INTEL_P2P_OVERHEAD */
     uint64_t hash1[3], hash2[3]; /* milli mode: hash change of one reservation per amount */
 } tp_cpath;
 
@@ -191,10 +191,10 @@ struct tp_search_ctx {
     unsigned long n_copies;      /* graphs saved so far */
     /* Pass memory (search_pass.c): first passes that saved nothing, by settings. */
     tp_search_memo passes;
-    uint64_t pass_key, pass_check;                     /* of the pass running */
-    uint64_t pass_state;                               /* hash of the bandwidths at its start */
-    int pass_state_ok;                                 /* pass_state holds since the last float pass */
-    int ti_lo, ti_hi; /* typeIntra values taking this pass's decisions (see note_type_intra) */
+    uint64_t pass_key, pass_check; /* of the pass running */
+    uint64_t pass_state;           /* hash of the bandwidths at its start */
+    int pass_state_ok;             /* pass_state holds since the last float pass */
+    int ti_lo, ti_hi;    /* typeIntra values taking this pass's decisions (see note_type_intra) */
     unsigned pass_reads; /* TP_READ_*: settings this pass read */
     int intra_types[TP_PASS_MAX_TYPES], n_intra_types; /* route types GPU/NVS <-> GPU/NVS */
     int inter_types[TP_PASS_MAX_TYPES], n_inter_types; /* route types GPU <-> NET */
@@ -202,16 +202,16 @@ struct tp_search_ctx {
     int *bound_links, *bound_count; /* per GPU: its entry links (bound_width slots each) */
     unsigned char *bound_open;      /* per GPU: a route enters it without a hop */
     int bound_width;
-    int *bridge_link;      /* links that every route between two sides of GPUs takes */
-    uint64_t *bridge_side; /* per bridge: the GPUs on its near side */
-    int *bridge_hops;      /* per bridge: fewest hops of a route across, and back */
-    int *bridge_order;     /* bridge indices by side size, smallest first */
-    int cross_extra[2];    /* hops a chain [0] / closed ring [1] must spend crossing bridges */
+    int *bridge_link;          /* links that every route between two sides of GPUs takes */
+    uint64_t *bridge_side;     /* per bridge: the GPUs on its near side */
+    int *bridge_hops;          /* per bridge: fewest hops of a route across, and back */
+    int *bridge_order;         /* bridge indices by side size, smallest first */
+    int cross_extra[2];        /* hops a chain [0] / closed ring [1] must spend crossing bridges */
     int *hub_link, *hub_sides; /* bridge links every route out of hub_sides sides takes */
     int n_hubs;
     int n_bridges;
     int hops_gpu_gpu, hops_net_gpu, hops_gpu_net; /* fewest hops of a route of each kind */
-    int cut_on;        /* this pass may be cut short */
+    int cut_on;                                   /* this pass may be cut short */
     int channel_bound; /* at most this many channels in any graph of the pass */
     int channel_hops;  /* at least this many hops per channel */
     int cut;           /* the pass was cut short: its steps are not known */

@@ -308,8 +308,8 @@ static tp_status build_net_row(tp_search_ctx *s, int start, int n, tp_rank_row *
     if (!row->c)
         return tp_fail_nomem(s->err);
     gpu_score sc[TP_MAX_NODES];
-    int count = ranked_candidates(s, start, s->sys->nodes[TP_NODE_NET].nodes[n].paths[TP_NODE_GPU],
-                                  sc);
+    int count =
+        ranked_candidates(s, start, s->sys->nodes[TP_NODE_NET].nodes[n].paths[TP_NODE_GPU], sc);
     for (int i = 0; i < count; i++)
         row->c[i] = (tp_rank_cand){.g = sc[i].g,
                                    .inter_bw = sc[i].inter_bw,
@@ -502,7 +502,7 @@ void tp_search__ctx_reuse(tp_search_ctx *s, tp_graph *save, tp_error *err)
     s->save = save;
     s->err = err;
     s->float_passes = 0;
-    s->link_m_ok = 0;      /* a float pass may have rounded link values */
+    s->link_m_ok = 0; /* a float pass may have rounded link values */
     s->pass_state_ok = 0;
     tp_search__memo_reset(&s->passes); /* they held for the previous best graph only */
     s->shadow_alive = 0;

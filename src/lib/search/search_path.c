@@ -30,7 +30,6 @@ static tp_link *rev_link(tp_node *from, tp_node *to, int type)
     return NULL;
 }
 
-
 /* NCCL 2.22.3 followPath: a PHB route from a GPU through an Intel x86 CPU pays the overhead. */
 static int intel_overhead(const tp_node *start, const tp_route *path)
 {

@@ -81,8 +81,8 @@ static tp_node *repoint(const tp_system *from, tp_system *to, const tp_node *rem
 }
 
 /* The node's link slots, stale ones included (as in NCCL), re-pointed into the copy. */
-static tp_status copy_links(const tp_system *from, tp_system *to, const tp_node *src,
-                            tp_node *dst, tp_error *err)
+static tp_status copy_links(const tp_system *from, tp_system *to, const tp_node *src, tp_node *dst,
+                            tp_error *err)
 {
     dst->n_slots = 0;
     tp_status st = tp_system__reserve_links(dst, src->n_slots, err);
@@ -194,8 +194,7 @@ static void init_node(tp_node *n, int type, int64_t id)
     }
 }
 
-tp_status tp_system__create_node(tp_system *sys, tp_node **out, int type, int64_t id,
-                                 tp_error *err)
+tp_status tp_system__create_node(tp_system *sys, tp_node **out, int type, int64_t id, tp_error *err)
 {
     *out = NULL;
     tp_node_set *set = &sys->nodes[type];
@@ -453,16 +452,16 @@ static tp_status check_node(const tp_system *sys, const tp_node *n, int t, int i
         const tp_link *link = n->links + l;
         if (!in_system(sys, link->rem))
             return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0,
-                           "%s/%" PRIx64 " link %d points outside the system",
-                           tp_node_type_name(t), (uint64_t)n->id, l);
+                           "%s/%" PRIx64 " link %d points outside the system", tp_node_type_name(t),
+                           (uint64_t)n->id, l);
         /* Zero is NCCL's: an <nvlink count="0"> makes a link of no bandwidth. */
         if (!(link->bw >= 0.0f) || !isfinite(link->bw))
             return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0,
                            "%s/%" PRIx64 " link %d has a negative or infinite bandwidth",
                            tp_node_type_name(t), (uint64_t)n->id, l);
         /* PCI, SYS and NET links always come in pairs in NCCL's model. */
-        bool paired = link->type == TP_LINK_PCI || link->type == TP_LINK_SYS ||
-                      link->type == TP_LINK_NET;
+        bool paired =
+            link->type == TP_LINK_PCI || link->type == TP_LINK_SYS || link->type == TP_LINK_NET;
         if (paired && !has_link_to(link->rem, n, link->type))
             return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0,
                            "%s/%" PRIx64 " %s link has no reverse", tp_node_type_name(t),
@@ -494,8 +493,8 @@ int64_t tp_system__busid_to_int64(const char *busid, int *n_digits)
     for (const char *p = busid; *p && n < 16; p++) {
         if (*p == '.' || *p == ':')
             continue;
-        bool digit = (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') ||
-                     (*p >= 'A' && *p <= 'F');
+        bool digit =
+            (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') || (*p >= 'A' && *p <= 'F');
         if (!digit)
             break;
         hex[n++] = *p;

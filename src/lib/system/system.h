@@ -64,7 +64,7 @@
 
 /* NCCL ids carry the system (host) id in the top byte. */
 #define TP_ID_SYSTEM_ID(id) ((int64_t)(id) >> 56)
-#define TP_ID_LOCAL_ID(id) ((int64_t)(id) & 0x00ffffffffffffffLL)
+#define TP_ID_LOCAL_ID(id) ((int64_t)(id)&0x00ffffffffffffffLL)
 #define TP_ID(systemid, localid) (((int64_t)(systemid) << 56) + (localid))
 
 struct tp_node;
@@ -201,8 +201,7 @@ tp_status tp_system__from_xml_log(tp_system **out, tp_xml *doc, const tp_config 
  * itself (no NVML, no sysfs), ranks of the job, NIC/NET ordering, switch
  * fusion. `first_rank` is the global rank of the host's first GPU.
  */
-tp_status tp_system__prepare_xml(tp_xml *doc, const tp_config *cfg, int first_rank,
-                                 tp_error *err);
+tp_status tp_system__prepare_xml(tp_xml *doc, const tp_config *cfg, int first_rank, tp_error *err);
 /*
  * Same, logging the lines NCCL prints while loading ("Ignoring element ...");
  * report_rank (-1: none) is the rank whose own lines (its GPU's sysfs reads)

@@ -35,23 +35,28 @@ static const kv_entry pci_class_dict[] = {
 };
 /* NCCL 2.22.3 kvDictPciGen: per-lane rate in units of 100 Mb/s; Gen3 when unknown. */
 static const kv_entry pci_gen_dict[] = {
-    {"2.5 GT/s", 15},       {"5 GT/s", 30},          {"8 GT/s", 60},
-    {"16 GT/s", 120},       {"32 GT/s", 240},        {"2.5 GT/s PCIe", 15},
-    {"5.0 GT/s PCIe", 30},  {"8.0 GT/s PCIe", 60},   {"16.0 GT/s PCIe", 120},
+    {"2.5 GT/s", 15},        {"5 GT/s", 30},          {"8 GT/s", 60},
+    {"16 GT/s", 120},        {"32 GT/s", 240},        {"2.5 GT/s PCIe", 15},
+    {"5.0 GT/s PCIe", 30},   {"8.0 GT/s PCIe", 60},   {"16.0 GT/s PCIe", 120},
     {"32.0 GT/s PCIe", 240}, {"64.0 GT/s PCIe", 480}, {NULL, 60},
 };
 /* NCCL 2.22.3 kvDictCpuArch / kvDictCpuVendor. */
 static const kv_entry cpu_arch_dict[] = {
-    {"x86_64", TP_CPU_ARCH_X86}, {"arm64", TP_CPU_ARCH_ARM}, {"ppc64", TP_CPU_ARCH_POWER},
+    {"x86_64", TP_CPU_ARCH_X86},
+    {"arm64", TP_CPU_ARCH_ARM},
+    {"ppc64", TP_CPU_ARCH_POWER},
     {NULL, 0},
 };
 static const kv_entry cpu_vendor_dict[] = {
-    {"GenuineIntel", TP_CPU_VENDOR_INTEL}, {"AuthenticAMD", TP_CPU_VENDOR_AMD},
-    {"CentaurHauls", TP_CPU_VENDOR_ZHAOXIN}, {"  Shanghai  ", TP_CPU_VENDOR_ZHAOXIN},
+    {"GenuineIntel", TP_CPU_VENDOR_INTEL},
+    {"AuthenticAMD", TP_CPU_VENDOR_AMD},
+    {"CentaurHauls", TP_CPU_VENDOR_ZHAOXIN},
+    {"  Shanghai  ", TP_CPU_VENDOR_ZHAOXIN},
     {NULL, 0},
 };
 
-/* NCCL 2.22.3: Intel family 6 from model 0x55 on is Skylake or later; Zhaoxin 7/0x5B is Yongfeng. */
+/* NCCL 2.22.3: Intel family 6 from model 0x55 on is Skylake or later; Zhaoxin 7/0x5B is Yongfeng.
+ */
 #define TP_INTEL_SKL_FAMILY 6
 #define TP_INTEL_SKL_MIN_MODEL 0x55
 #define TP_ZHAOXIN_YONGFENG_FAMILY 7
@@ -189,8 +194,8 @@ static tp_status add_net(build_ctx *c, const tp_xml_elem *e, tp_node *nic, int s
     int dev = 0;
     tp_status st = req_int(c, e, "dev", &dev);
     tp_node *net = NULL;
-    if (st != TP_OK || (st = tp_system__create_node(c->sys, &net, TP_NODE_NET,
-                                                    TP_ID(sid, dev), c->err)) != TP_OK)
+    if (st != TP_OK ||
+        (st = tp_system__create_node(c->sys, &net, TP_NODE_NET, TP_ID(sid, dev), c->err)) != TP_OK)
         return st;
     net->net.dev = dev;
     const char *guid = tp_xml__attr(e, "guid");
@@ -233,8 +238,7 @@ static tp_status add_gpu(build_ctx *c, const tp_xml_elem *e, tp_node *gpu)
 /* NCCL 2.22.3: the switch's vendor, device, subsystem vendor and device packed 16 bits each. */
 static uint64_t pci_device_word(const tp_xml_elem *e)
 {
-    static const char *const names[] = {"vendor", "device", "subsystem_vendor",
-                                        "subsystem_device"};
+    static const char *const names[] = {"vendor", "device", "subsystem_vendor", "subsystem_device"};
     uint64_t word = 0;
     for (size_t i = 0; i < ARRAY_LEN(names); i++) {
         const char *s = tp_xml__attr(e, names[i]);
@@ -313,8 +317,8 @@ static tp_status add_pci(build_ctx *c, const tp_xml_elem *e, tp_node *parent, in
         type = TP_NODE_GPU;
         if (!tp_xml__attr(xml_gpu, "rank"))
             return TP_OK; /* NCCL 2.22.3: a GPU without a rank is not ours */
-        if ((st = tp_system__create_node(c->sys, &node, TP_NODE_GPU, TP_ID(sid, bus_id),
-                                         c->err)) != TP_OK ||
+        if ((st = tp_system__create_node(c->sys, &node, TP_NODE_GPU, TP_ID(sid, bus_id), c->err)) !=
+                TP_OK ||
             (st = add_gpu(c, xml_gpu, node)) != TP_OK)
             return st;
     }
@@ -322,8 +326,8 @@ static tp_status add_pci(build_ctx *c, const tp_xml_elem *e, tp_node *parent, in
         if ((st = add_pci_nic(c, xml_nic, bus_id, sid, &node)) != TP_OK)
             return st;
     } else if (type == TP_NODE_PCI) {
-        if ((st = tp_system__create_node(c->sys, &node, TP_NODE_PCI, TP_ID(sid, bus_id),
-                                         c->err)) != TP_OK)
+        if ((st = tp_system__create_node(c->sys, &node, TP_NODE_PCI, TP_ID(sid, bus_id), c->err)) !=
+            TP_OK)
             return st;
         node->pci.device = pci_device_word(e);
         if ((st = add_pci_children(c, e, node, sid)) != TP_OK)
@@ -465,8 +469,9 @@ static tp_status nvlink_remote(build_ctx *c, const tp_xml_elem *e, tp_node *gpu,
             return st;
         *remote = tp_system__find(c->sys, TP_NODE_GPU, TP_ID(sid, bus_id));
         if (!*remote)
-            tp_log_info(&c->sys->notes, "%s:%u:%u: <nvlink> target %s is not a GPU of the "
-                                        "system: NCCL ignores the link",
+            tp_log_info(&c->sys->notes,
+                        "%s:%u:%u: <nvlink> target %s is not a GPU of the "
+                        "system: NCCL ignores the link",
                         c->doc->source, e->line, e->column, target);
     } else if (type == TP_NODE_CPU) {
         *remote = find_local_cpu(gpu, NULL, 0);
@@ -539,8 +544,7 @@ static tp_status add_pcilink(build_ctx *c, const tp_xml_elem *e, const char *par
     return remote ? tp_system__connect(pci, remote, TP_LINK_LOC, TP_LOC_BW, c->err) : TP_OK;
 }
 
-typedef tp_status link_pass_fn(build_ctx *c, const tp_xml_elem *e, const char *parent_bus,
-                               int sid);
+typedef tp_status link_pass_fn(build_ctx *c, const tp_xml_elem *e, const char *parent_bus, int sid);
 
 /* NCCL 2.22.3 walks the whole tree once per link kind, tracking host and bus id. */
 static tp_status link_pass(build_ctx *c, const tp_xml_elem *e, const char *tag, link_pass_fn *fn,

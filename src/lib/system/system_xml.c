@@ -28,7 +28,7 @@ typedef struct prep_ctx {
     size_t n_nets;
     int gdr_default; /* NCCL's peerInfo gdrSupport for a <gpu> without gdr */
     unsigned dropped_gpu_line, dropped_gpu_col; /* the first <gpu> NCCL's parser ignored */
-    bool plain; /* trim every rank's tree by a walk of its own (tests) */
+    bool plain;                    /* trim every rank's tree by a walk of its own (tests) */
     struct elem_list *shared_trim; /* what every rank's trim drops, its own GPU aside */
 } prep_ctx;
 
@@ -64,11 +64,8 @@ static const struct {
     const char *parent;
     const char *children[4];
 } known_children[] = {
-    {"system", {"cpu"}},
-    {"cpu", {"pci", "nic"}},
-    {"pci", {"pci", "gpu", "nic", "pcilink"}},
-    {"gpu", {"nvlink", "c2c"}},
-    {"nic", {"net"}},
+    {"system", {"cpu"}},        {"cpu", {"pci", "nic"}}, {"pci", {"pci", "gpu", "nic", "pcilink"}},
+    {"gpu", {"nvlink", "c2c"}}, {"nic", {"net"}},
 };
 
 /* -1: the element takes no children at all (they vanish silently); 0: not this one; 1: known. */
@@ -178,8 +175,8 @@ static tp_status check_root(prep_ctx *c)
     if (version != TP_TOPO_XML_VERSION) {
         tp_log_warn(c->log, "XML Topology has wrong version %d, %d needed", version,
                     TP_TOPO_XML_VERSION);
-        return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, top,
-                            "version \"%s\" (expected %d)", v, TP_TOPO_XML_VERSION);
+        return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, top, "version \"%s\" (expected %d)", v,
+                            TP_TOPO_XML_VERSION);
     }
     cut_attrs(c, top);
     drop_unknown(c, top);
@@ -754,8 +751,7 @@ static tp_status prepare(prep_ctx *c, int first_rank, int report_rank)
     c->gdr_default = gdr_default(&nets);
     if (st == TP_OK && c->n_gpus == 0)
         st = tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, c->doc->root, "no <gpu> element");
-    if (st == TP_OK && (st = check_gpus(c)) == TP_OK &&
-        (st = fill_nets(c, c->doc->root)) == TP_OK)
+    if (st == TP_OK && (st = check_gpus(c)) == TP_OK && (st = fill_nets(c, c->doc->root)) == TP_OK)
         st = fuse_ranks(c, first_rank, report_rank);
     free(pcis.items);
     free(gpus.items);
@@ -781,8 +777,7 @@ tp_status tp_system__prepare_xml_plain(tp_xml *doc, int first_rank, tp_error *er
     return prepare(&c, first_rank, -1);
 }
 
-tp_status tp_system__prepare_xml(tp_xml *doc, const tp_config *cfg, int first_rank,
-                                 tp_error *err)
+tp_status tp_system__prepare_xml(tp_xml *doc, const tp_config *cfg, int first_rank, tp_error *err)
 {
     return tp_system__prepare_xml_log(doc, cfg, first_rank, -1, NULL, err);
 }

@@ -18,17 +18,32 @@ static const char *const algo_names[TP_ALGO_COUNT] = {"Tree",         "Ring", "C
                                                       "CollNetChain", "NVLS", "NVLSTree"};
 static const char *const proto_names[TP_PROTO_COUNT] = {"LL", "LL128", "Simple"};
 
-const char *tp_tune__coll_name(int c) { return c >= 0 && c < TP_COLL_COUNT ? coll_names[c] : "?"; }
-const char *tp_tune__algo_name(int a) { return a >= 0 && a < TP_ALGO_COUNT ? algo_names[a] : "?"; }
+const char *tp_tune__coll_name(int c)
+{
+    return c >= 0 && c < TP_COLL_COUNT ? coll_names[c] : "?";
+}
+const char *tp_tune__algo_name(int a)
+{
+    return a >= 0 && a < TP_ALGO_COUNT ? algo_names[a] : "?";
+}
 const char *tp_tune__proto_name(int p)
 {
     return p >= 0 && p < TP_PROTO_COUNT ? proto_names[p] : "?";
 }
 
 /* std::min / std::max as NCCL calls them: the first argument on ties. */
-static double min_d(double a, double b) { return b < a ? b : a; }
-static float min_f(float a, float b) { return b < a ? b : a; }
-static float max_f(float a, float b) { return a < b ? b : a; }
+static double min_d(double a, double b)
+{
+    return b < a ? b : a;
+}
+static float min_f(float a, float b)
+{
+    return b < a ? b : a;
+}
+static float max_f(float a, float b)
+{
+    return a < b ? b : a;
+}
 
 /* NCCL's log2i: floor(log2(n)), -1 for 0. */
 
@@ -85,15 +100,15 @@ static void set_max_threads(tp_tuning *t, const tp_config *cfg, tp_log *log)
     int(*mt)[TP_PROTO_COUNT] = t->max_threads;
     mt[TP_ALGO_RING][TP_PROTO_SIMPLE] =
         nthreads(log, "NCCL_NTHREADS", env, min, K->simple_max_threads, simple_def);
-    mt[TP_ALGO_TREE][TP_PROTO_SIMPLE] = nthreads(log, "NCCL_NTHREADS", env, min,
-                                                 K->simple_max_threads, K->simple_max_threads);
+    mt[TP_ALGO_TREE][TP_PROTO_SIMPLE] =
+        nthreads(log, "NCCL_NTHREADS", env, min, K->simple_max_threads, K->simple_max_threads);
     for (int a = TP_ALGO_COLLNET_DIRECT; a < TP_ALGO_COUNT; a++)
         mt[a][TP_PROTO_SIMPLE] = K->max_threads;
     mt[TP_ALGO_RING][TP_PROTO_LL] = mt[TP_ALGO_TREE][TP_PROTO_LL] =
         nthreads(log, "NCCL_NTHREADS", env, min, K->ll_max_threads, K->ll_max_threads);
     mt[TP_ALGO_RING][TP_PROTO_LL128] = mt[TP_ALGO_TREE][TP_PROTO_LL128] =
-        nthreads(log, "NCCL_LL128_NTHREADS", env128, K->ll128_max_threads / 4,
-                 K->ll128_max_threads, K->ll128_max_threads);
+        nthreads(log, "NCCL_LL128_NTHREADS", env128, K->ll128_max_threads / 4, K->ll128_max_threads,
+                 K->ll128_max_threads);
 }
 
 /* What every entry of the model shares. */
@@ -123,7 +138,7 @@ static void init_ctx(model_ctx *m, const tp_tune_job *job, const tp_config *cfg)
 {
     m->job = job;
     memcpy(m->hw_lat, K->hw_lat, sizeof(m->hw_lat));
-    int cc = job->min_comp_cap >= 90 ? TP_CC_HOPPER
+    int cc = job->min_comp_cap >= 90   ? TP_CC_HOPPER
              : job->min_comp_cap >= 80 ? TP_CC_AMPERE
                                        : TP_CC_VOLTA;
     int nodes = job->n_nodes <= 2 ? job->n_nodes - 1 : 2;
@@ -183,7 +198,7 @@ static float collnet_direct_bw(const model_ctx *m, int coll, float bus, float bw
 static float algo_bw(const model_ctx *m, int coll, int a, float bus)
 {
     int n_ranks = m->job->n_ranks;
-    int nsteps = coll == TP_COLL_ALLREDUCE ? 2 * (n_ranks - 1)
+    int nsteps = coll == TP_COLL_ALLREDUCE                                    ? 2 * (n_ranks - 1)
                  : coll == TP_COLL_REDUCESCATTER || coll == TP_COLL_ALLGATHER ? n_ranks - 1
                                                                               : n_ranks;
     if (a == TP_ALGO_COLLNET_DIRECT && (coll == TP_COLL_ALLGATHER || coll == TP_COLL_REDUCESCATTER))
@@ -235,7 +250,7 @@ static float ring_lat(const model_ctx *m, int coll, int p, float base, float int
 {
     const tp_tune_job *job = m->job;
     int a = TP_ALGO_RING, n_ranks = job->n_ranks, n_nodes = job->n_nodes;
-    int nsteps = coll == TP_COLL_ALLREDUCE ? 2 * (n_ranks - 1)
+    int nsteps = coll == TP_COLL_ALLREDUCE                                    ? 2 * (n_ranks - 1)
                  : coll == TP_COLL_REDUCESCATTER || coll == TP_COLL_ALLGATHER ? n_ranks - 1
                                                                               : n_ranks;
     int n_inter = coll == TP_COLL_ALLREDUCE ? (n_nodes > 1 ? 2 * n_nodes : 0)

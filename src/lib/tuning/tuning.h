@@ -56,23 +56,23 @@ typedef struct tp_tune_graph {
 /* The job facts of rank 0's model (the model's input record). */
 typedef struct tp_tune_job {
     int n_ranks;
-    int n_nodes;           /* NCCL's nNodes after AllGather3 */
-    int rank;              /* the logged rank: the table prints on rank 0 only */
-    int cpu_arch;          /* rank 0's node, first CPU (ncclTopoCpuType) */
+    int n_nodes;  /* NCCL's nNodes after AllGather3 */
+    int rank;     /* the logged rank: the table prints on rank 0 only */
+    int cpu_arch; /* rank 0's node, first CPU (ncclTopoCpuType) */
     int cpu_vendor;
-    int comm_cpu_arch;     /* the job's: rank 0's unless CPUs differ (then MIXED) */
+    int comm_cpu_arch; /* the job's: rank 0's unless CPUs differ (then MIXED) */
     int comm_cpu_vendor;
-    int min_comp_cap, max_comp_cap; /* over every GPU of the job */
+    int min_comp_cap, max_comp_cap;      /* over every GPU of the job */
     tp_tune_graph graphs[TP_ALGO_COUNT]; /* per algorithm: NVLS and NVLSTree share one graph */
-    int n_channels;        /* comm->nChannels after postset */
-    int nvls_channels;     /* comm->nvlsChannels */
-    int nvls_support;      /* comm->nvlsSupport after AllGather3 */
-    int collnet_support;   /* always 0: no CollNet plugin */
+    int n_channels;                      /* comm->nChannels after postset */
+    int nvls_channels;                   /* comm->nvlsChannels */
+    int nvls_support;                    /* comm->nvlsSupport after AllGather3 */
+    int collnet_support;                 /* always 0: no CollNet plugin */
 } tp_tune_job;
 
 /* The model: NCCL's comm fields it fills. */
 typedef struct tp_tuning {
-    tp_tune_job job;       /* copy of the input */
+    tp_tune_job job; /* copy of the input */
     int max_threads[TP_ALGO_COUNT][TP_PROTO_COUNT];
     float latency[TP_COLL_COUNT][TP_ALGO_COUNT][TP_PROTO_COUNT];   /* us */
     float bandwidth[TP_COLL_COUNT][TP_ALGO_COUNT][TP_PROTO_COUNT]; /* GB/s, algorithm bw */
@@ -101,9 +101,9 @@ bool tp_tune__ll128_default(const tp_tuning *t, int coll, int algo);
 
 /* One call's choice (enqueue.cc getAlgoInfo with numPipeOps 1). */
 typedef struct tp_tune_choice {
-    int algo, proto;         /* TP_ALGO_UNDEF when nothing is available */
-    float time;              /* us */
-    bool from_backup;        /* only the Ring backup bandwidth was usable */
+    int algo, proto;  /* TP_ALGO_UNDEF when nothing is available */
+    float time;       /* us */
+    bool from_backup; /* only the Ring backup bandwidth was usable */
     int n_channels, n_threads;
     /* the competing times: -1 unavailable, -2 not considered (NCCL_ALGO_PROTO_IGNORE) */
     float times[TP_ALGO_COUNT][TP_PROTO_COUNT];

@@ -8,8 +8,6 @@
 
 #define K (&tp_tune_nccl_2_22_3)
 
-
-
 float tp_tune__algo_time(const tp_tuning *t, int coll, int algo, int proto, size_t n_bytes,
                          bool *backup)
 {
@@ -29,10 +27,9 @@ float tp_tune__algo_time(const tp_tuning *t, int coll, int algo, int proto, size
         bw *= K->tree_correction[proto][log_size];
     /* ... and large inter-node Ring/Simple AllReduce pays a plateau on its latency. */
     if (algo == TP_ALGO_RING && proto == TP_PROTO_SIMPLE && job->n_nodes > 1 &&
-        coll == TP_COLL_ALLREDUCE &&
-        n_bytes / (size_t)(job->n_channels * job->n_ranks) >= 64)
-        lat = (float)(lat * (job->min_comp_cap < 80 ? K->ring_plateau_pre_sm80
-                                                    : K->ring_plateau_sm80));
+        coll == TP_COLL_ALLREDUCE && n_bytes / (size_t)(job->n_channels * job->n_ranks) >= 64)
+        lat = (float)(lat *
+                      (job->min_comp_cap < 80 ? K->ring_plateau_pre_sm80 : K->ring_plateau_sm80));
     int lat_count = 1; /* one operation: numPipeOps 1 for Ring, DIVUP(1, batch) for others */
     return lat * lat_count + (float)n_bytes / (1000 * bw);
 }

@@ -1,6 +1,8 @@
 /* NCCL 2.22.3's tuning constants (see tuning_table.h). */
 #include "tuning/tuning_table.h"
 
+/* The table keeps NCCL's row layout (one row per link kind / algorithm). */
+/* clang-format off */
 const tp_tune_constants tp_tune_nccl_2_22_3 = {
     .nccl_version = "2.22.3",
     /* Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree x LL, LL128, Simple */
@@ -47,3 +49,4 @@ const tp_tune_constants tp_tune_nccl_2_22_3 = {
     .proto_ignore = -1.0f,
     .cudart_version = 12020,
 };
+/* clang-format on */

@@ -20,32 +20,32 @@ enum { TP_CC_VOLTA, TP_CC_AMPERE, TP_CC_HOPPER, TP_CC_COUNT };
 
 typedef struct tp_tune_constants {
     const char *nccl_version;
-    float base_lat[TP_ALGO_COUNT][TP_PROTO_COUNT];              /* baseLat, us */
-    float hw_lat[TP_HW_COUNT][TP_ALGO_COUNT][TP_PROTO_COUNT];   /* hwLat, us */
+    float base_lat[TP_ALGO_COUNT][TP_PROTO_COUNT];            /* baseLat, us */
+    float hw_lat[TP_HW_COUNT][TP_ALGO_COUNT][TP_PROTO_COUNT]; /* hwLat, us */
     /* llMaxBws: single node by GPU row; several nodes: row 0 Intel, row 1 AMD */
     double ll_max_bw[TP_CC_COUNT][TP_NODE_CLASSES];
-    double ring_ll128_max_bw[TP_CC_COUNT][TP_NODE_CLASSES];  /* perChMaxRingLL128Bws */
-    double tree_ll128_max_bw[TP_CC_COUNT][TP_NODE_CLASSES];  /* perChMaxTreeLL128Bws */
-    double tree_max_bw[TP_CC_COUNT][TP_NODE_CLASSES];        /* perChMaxTreeBws */
+    double ring_ll128_max_bw[TP_CC_COUNT][TP_NODE_CLASSES]; /* perChMaxRingLL128Bws */
+    double tree_ll128_max_bw[TP_CC_COUNT][TP_NODE_CLASSES]; /* perChMaxTreeLL128Bws */
+    double tree_max_bw[TP_CC_COUNT][TP_NODE_CLASSES];       /* perChMaxTreeBws */
     float tree_correction[TP_PROTO_COUNT][TP_TREE_CORRECTION_SIZES];
-    double pci_bw;              /* PCI_BW: Ring/Simple gets 256 threads at or below it */
-    int warp_size;              /* WARP_SIZE */
-    int max_threads;            /* NCCL_MAX_NTHREADS */
-    int simple_max_threads;     /* NCCL_SIMPLE_MAX_NTHREADS */
-    int ll_max_threads;         /* NCCL_LL_MAX_NTHREADS */
-    int ll128_max_threads;      /* NCCL_LL128_MAX_NTHREADS */
-    int simple_pci_threads;     /* Ring/Simple default at or below PCI_BW */
-    long ll_thread_threshold;   /* NCCL_LL_THREAD_THRESHOLD (Ring: times nRanks) */
+    double pci_bw;            /* PCI_BW: Ring/Simple gets 256 threads at or below it */
+    int warp_size;            /* WARP_SIZE */
+    int max_threads;          /* NCCL_MAX_NTHREADS */
+    int simple_max_threads;   /* NCCL_SIMPLE_MAX_NTHREADS */
+    int ll_max_threads;       /* NCCL_LL_MAX_NTHREADS */
+    int ll128_max_threads;    /* NCCL_LL128_MAX_NTHREADS */
+    int simple_pci_threads;   /* Ring/Simple default at or below PCI_BW */
+    long ll_thread_threshold; /* NCCL_LL_THREAD_THRESHOLD (Ring: times nRanks) */
     long ll128_thread_threshold;
     long simple_thread_threshold;
     long collnet_thread_threshold;
-    double net_overhead_intel;  /* getNetOverhead, us */
+    double net_overhead_intel; /* getNetOverhead, us */
     double net_overhead_amd;
     double net_overhead_other;
     /* Ring/Simple AllReduce across nodes: latency factor below / from sm80 */
     double ring_plateau_pre_sm80, ring_plateau_sm80;
-    float max_time;             /* topoGetAlgoInfo's and getAlgoInfo's starting minimum */
-    float proto_ignore;         /* NCCL_ALGO_PROTO_IGNORE */
+    float max_time;     /* topoGetAlgoInfo's and getAlgoInfo's starting minimum */
+    float proto_ignore; /* NCCL_ALGO_PROTO_IGNORE */
     /* CUDA runtime of the reference build: only 11.8 (11080) disables LL128 on
      * 2-rank Hopper ring AllReduce. The reference outputs were made with CUDA 12. */
     int cudart_version;

@@ -50,7 +50,8 @@ static void validate_json(FILE *out, const tp_plan *plan, const tp_error *failur
         fputs(i ? ",\n    " : "\n    ", out);
         tp_report__json_str(out, tp_plan_note(plan, i));
     }
-    fputs(tp_plan_note_count(plan) ? "\n  ],\n  \"graph_check\": " : "],\n  \"graph_check\": ", out);
+    fputs(tp_plan_note_count(plan) ? "\n  ],\n  \"graph_check\": " : "],\n  \"graph_check\": ",
+          out);
     if (chk)
         json_graph_check(out, chk);
     else

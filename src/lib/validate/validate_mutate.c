@@ -64,9 +64,10 @@ static tp_status check_edits(const char *xml, size_t len, const char *source,
             st = loads(&after, &why, text, text_len, source, err);
         free(text);
         if (st == TP_OK && before && !after && is_attribute_edit(muts[i].kind))
-            return tp_fail(err, TP_ERR_CONFIG, muts[i].kind == TP_MUT_SET       ? "--set"
-                                               : muts[i].kind == TP_MUT_SET_NET ? "--set-net"
-                                                                                : "--set-cpu",
+            return tp_fail(err, TP_ERR_CONFIG,
+                           muts[i].kind == TP_MUT_SET       ? "--set"
+                           : muts[i].kind == TP_MUT_SET_NET ? "--set-net"
+                                                            : "--set-cpu",
                            0, 0, "\"%s\": the loader rejects the value: %s", muts[i].spec,
                            why.message);
         before = after;
@@ -79,7 +80,9 @@ tp_status tp_mutate_file_checked(FILE *out, const char *path, const tp_mutation 
 {
     if (!out || !path || (n_muts > 0 && !muts))
         return tp_fail_arg(err, "tp_mutate_file_checked",
-                           !out ? "out is NULL" : !path ? "path is NULL" : "muts is NULL");
+                           !out    ? "out is NULL"
+                           : !path ? "path is NULL"
+                                   : "muts is NULL");
     for (size_t i = 0; i < n_muts; i++)
         if (!muts[i].spec)
             return tp_fail_arg(err, "tp_mutate_file_checked", "a mutation's spec is NULL");

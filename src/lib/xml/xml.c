@@ -63,8 +63,8 @@ static tp_status make_attr(tp_xml_attr *a, const char *name, const char *value, 
 
 tp_status tp_xml__append_attr(tp_xml_elem *e, const char *name, const char *value, tp_error *err)
 {
-    tp_status st = tp_grow((void **)&e->attrs, &e->attrs_cap, e->n_attrs + 1, sizeof(*e->attrs),
-                           err);
+    tp_status st =
+        tp_grow((void **)&e->attrs, &e->attrs_cap, e->n_attrs + 1, sizeof(*e->attrs), err);
     if (st == TP_OK && (st = make_attr(&e->attrs[e->n_attrs], name, value, err)) == TP_OK)
         e->n_attrs++;
     return st;
@@ -244,8 +244,7 @@ static void XMLCALL on_doctype(void *data, const XML_Char *name, const XML_Char 
 {
     (void)name, (void)sysid, (void)pubid, (void)has_internal;
     parse_ctx *ctx = data;
-    tp_fail(ctx->err, TP_ERR_XML, ctx->doc->source,
-            (unsigned)XML_GetCurrentLineNumber(ctx->parser),
+    tp_fail(ctx->err, TP_ERR_XML, ctx->doc->source, (unsigned)XML_GetCurrentLineNumber(ctx->parser),
             (unsigned)XML_GetCurrentColumnNumber(ctx->parser) + 1,
             "DOCTYPE declarations are not allowed in topology files");
     stop_parse(ctx, TP_ERR_XML);
@@ -320,8 +319,8 @@ static FILE *open_input(const char *path, tp_error *err, tp_status *st)
         return NULL;
     }
     int flags = fcntl(fd, F_GETFL);
-    FILE *f = flags == -1 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == -1 ? NULL
-                                                                          : fdopen(fd, "rb");
+    FILE *f =
+        flags == -1 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == -1 ? NULL : fdopen(fd, "rb");
     if (!f) {
         *st = tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
         close(fd);
@@ -351,10 +350,10 @@ tp_status tp_xml__read_file(char **out, size_t *len_out, const char *path, tp_er
     if (!f)
         return st;
     struct stat sb;
-    size_t hint = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
-                          sb.st_size <= TP_MAX_INPUT_BYTES
-                      ? (size_t)sb.st_size
-                      : 0;
+    size_t hint =
+        fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size <= TP_MAX_INPUT_BYTES
+            ? (size_t)sb.st_size
+            : 0;
     char *buf = NULL;
     size_t len = 0, cap = 0, n;
     do {

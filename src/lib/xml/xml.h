@@ -30,8 +30,8 @@ typedef struct tp_xml_elem {
 } tp_xml_elem;
 
 typedef struct tp_xml {
-    tp_xml_elem *root;   /* owned; the document element */
-    char source[256];    /* file name or "<buffer>" for messages */
+    tp_xml_elem *root; /* owned; the document element */
+    char source[256];  /* file name or "<buffer>" for messages */
 } tp_xml;
 
 /* Parse a document. Rejects DOCTYPE/entity declarations. Caller owns *out. */

@@ -187,7 +187,8 @@ tp_status tp_search__bound_init(tp_search_ctx *s, tp_error *err)
 {
     int n = s->n_gpus > 0 ? s->n_gpus : 1;
     s->bound_width = s->n_gpus + s->n_nets;
-    s->bound_links = malloc((size_t)n * (size_t)(s->bound_width ? s->bound_width : 1) * sizeof(int));
+    s->bound_links =
+        malloc((size_t)n * (size_t)(s->bound_width ? s->bound_width : 1) * sizeof(int));
     s->bound_count = calloc((size_t)n, sizeof(int));
     s->bound_open = calloc((size_t)n, sizeof(unsigned char));
     if (!s->bound_links || !s->bound_count || !s->bound_open)

@@ -102,7 +102,8 @@ static int routes_simple(const tp_search_ctx *s)
                         const tp_hop *a = &cp[r].hops[i], *b = &cp[r].hops[j];
                         int a_rev = a->rev_div8 || a->rev_full, b_rev = b->rev_div8 || b->rev_full;
                         if ((j < i && a->li == b->li) || (a_rev && a->lri == b->li) ||
-                            (b_rev && b->lri == a->li) || (j < i && a_rev && b_rev && a->lri == b->lri))
+                            (b_rev && b->lri == a->li) ||
+                            (j < i && a_rev && b_rev && a->lri == b->lri))
                             return 0;
                     }
         }
