@@ -28,8 +28,33 @@ const char *tp_compare__severity_name(int sev)
     return sev >= 0 && sev <= TP_SEVERITY_ERROR ? names[sev] : "?";
 }
 
-void tp_compare__add(tp_comparison *c, tp_layer layer, tp_diff_kind kind, tp_severity sev,
-                     const char *title, const char *fmt, ...)
+/* The layer each kind of difference belongs to. */
+static tp_layer layer_of(tp_diff_kind kind)
+{
+    switch (kind) {
+    case TP_DIFF_NODE_MISSING:
+    case TP_DIFF_NODE_EXTRA:
+    case TP_DIFF_NODE_RENUMBERED:
+    case TP_DIFF_NODE_ATTR:
+    case TP_DIFF_NODE_MOVED:
+    case TP_DIFF_LINK_MISSING:
+    case TP_DIFF_LINK_EXTRA:
+    case TP_DIFF_LINK_BW:
+        return TP_LAYER_SYSTEM;
+    case TP_DIFF_PATH:
+        return TP_LAYER_PATHS;
+    case TP_DIFF_GRAPH:
+        return TP_LAYER_GRAPHS;
+    case TP_DIFF_CHANNELS:
+        return TP_LAYER_CHANNELS;
+    case TP_DIFF_TUNING:
+        break;
+    }
+    return TP_LAYER_TUNING;
+}
+
+void tp_compare__add(tp_comparison *c, tp_diff_kind kind, tp_severity sev, const char *title,
+                     const char *fmt, ...)
 {
     if (c->failed)
         return;
@@ -38,7 +63,7 @@ void tp_compare__add(tp_comparison *c, tp_layer layer, tp_diff_kind kind, tp_sev
         return;
     }
     tp_difference *d = &c->diffs[c->n_diffs++];
-    d->layer = layer;
+    d->layer = layer_of(kind);
     d->kind = kind;
     d->severity = sev;
     d->title = title;
@@ -75,11 +100,11 @@ const tp_node *tp_compare__counterpart(const tp_comparison *c, int side, const t
     return tp_system__find(sys, m->type, m->id);
 }
 
-static void pair(tp_comparison *c, int type, int i0, int i1, int how)
+static void pair(tp_comparison *c, int type, int i0, int i1, tp_match_how how)
 {
     c->match[0][type][i0] = i1;
     c->match[1][type][i1] = i0;
-    c->how[type][i0] = (unsigned char)how;
+    c->how[type][i0] = how;
 }
 
 static void match_by_id(tp_comparison *c, int type)

@@ -20,8 +20,13 @@
 
 #include "report/report.h"
 
-/* How two nodes were matched. */
-enum { TP_MATCH_NONE, TP_MATCH_ID, TP_MATCH_POSITION, TP_MATCH_NIC };
+/* How two nodes were matched (rules 1-3 above). */
+typedef enum tp_match_how {
+    TP_MATCH_NONE,
+    TP_MATCH_ID,
+    TP_MATCH_POSITION,
+    TP_MATCH_NIC
+} tp_match_how;
 
 struct tp_comparison {
     const tp_plan *plan[2]; /* borrowed while comparing only; NULL afterwards */
@@ -30,7 +35,7 @@ struct tp_comparison {
     int n_ranks[2];
     /* match[side][type][index]: index of the other side's node, -1 when none. */
     int match[2][TP_NODE_TYPE_COUNT][TP_MAX_NODES];
-    unsigned char how[TP_NODE_TYPE_COUNT][TP_MAX_NODES]; /* by side-0 index */
+    tp_match_how how[TP_NODE_TYPE_COUNT][TP_MAX_NODES]; /* by side-0 index */
     /* A GPU or NIC whose PCI parent or NUMA node changed (its PCI links are not listed). */
     bool moved[2][TP_NODE_TYPE_COUNT][TP_MAX_NODES];
     tp_difference *diffs;
@@ -40,9 +45,9 @@ struct tp_comparison {
     char env[400]; /* NCCL_* values that differ between the two plans ("" when none) */
 };
 
-/* Record a difference; the text is formatted old -> new. */
-void tp_compare__add(tp_comparison *c, tp_layer layer, tp_diff_kind kind, tp_severity sev,
-                     const char *title, const char *fmt, ...) TP_PRINTF(6, 7);
+/* Record a difference (its layer is the kind's); the text is formatted old -> new. */
+void tp_compare__add(tp_comparison *c, tp_diff_kind kind, tp_severity sev, const char *title,
+                     const char *fmt, ...) TP_PRINTF(5, 6);
 
 /*
  * The node of `sys` (a system of side 1 - side, e.g. its trimmed one) matched

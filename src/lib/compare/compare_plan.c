@@ -55,8 +55,7 @@ static void route_diff(tp_comparison *c, const tp_node *src, const tp_node *dst,
     tp_report__node_label(b, sizeof(b), dst);
     route_text(t0, sizeof(t0), r0);
     route_text(t1, sizeof(t1), r1);
-    tp_compare__add(c, TP_LAYER_PATHS, TP_DIFF_PATH, sev, title, "%s -> %s: %s -> %s", a, b, t0,
-                    t1);
+    tp_compare__add(c, TP_DIFF_PATH, sev, title, "%s -> %s: %s -> %s", a, b, t0, t1);
 }
 
 /* The route between the counterparts of g and dst in side 1's system, NULL when absent. */
@@ -93,7 +92,7 @@ static void gpu_domain(tp_comparison *c, int side, const tp_node *g)
     char a[64];
     tp_report__node_label(a, sizeof(a), g);
     bool left = side == 0;
-    tp_compare__add(c, TP_LAYER_PATHS, TP_DIFF_PATH, left ? TP_SEVERITY_ERROR : TP_SEVERITY_INFO,
+    tp_compare__add(c, TP_DIFF_PATH, left ? TP_SEVERITY_ERROR : TP_SEVERITY_INFO,
                     left ? "GPU left the NCCL node" : "GPU joined the NCCL node",
                     left ? "%s: in the reported rank's NCCL node -> not in it (no P2P or SHM "
                            "path: its traffic with those GPUs goes through the network)"
@@ -131,13 +130,23 @@ void tp_compare__paths(tp_comparison *c)
     }
 }
 
-static void add_count(tp_comparison *c, tp_layer layer, tp_diff_kind kind, tp_severity lower_sev,
-                      const char *lower, const char *higher, const char *what, int n0, int n1)
+/* A count that differs between the plans: a drop gets lower_severity, a rise is INFO. */
+typedef struct count_change {
+    tp_diff_kind kind;
+    tp_severity lower_severity;
+    const char *lower_title, *higher_title;
+    const char *what;
+    int before, after;
+} count_change;
+
+static void add_count(tp_comparison *c, count_change cc)
 {
-    if (n0 == n1)
+    if (cc.before == cc.after)
         return;
-    tp_compare__add(c, layer, kind, n1 < n0 ? lower_sev : TP_SEVERITY_INFO,
-                    n1 < n0 ? lower : higher, "%s %d -> %d", what, n0, n1);
+    bool lower = cc.after < cc.before;
+    tp_compare__add(c, cc.kind, lower ? cc.lower_severity : TP_SEVERITY_INFO,
+                    lower ? cc.lower_title : cc.higher_title, "%s %d -> %d", cc.what, cc.before,
+                    cc.after);
 }
 
 static void graph_bw(tp_comparison *c, const char *name, const tp_graph *g0, const tp_graph *g1)
@@ -145,7 +154,7 @@ static void graph_bw(tp_comparison *c, const char *name, const tp_graph *g0, con
     if (g0->bw_intra == g1->bw_intra && g0->bw_inter == g1->bw_inter)
         return;
     bool lower = g1->bw_intra < g0->bw_intra || g1->bw_inter < g0->bw_inter;
-    tp_compare__add(c, TP_LAYER_GRAPHS, TP_DIFF_GRAPH, lower ? TP_SEVERITY_ERROR : TP_SEVERITY_INFO,
+    tp_compare__add(c, TP_DIFF_GRAPH, lower ? TP_SEVERITY_ERROR : TP_SEVERITY_INFO,
                     lower ? "lower graph bandwidth" : "higher graph bandwidth",
                     "%s: bw intra/inter %.1f/%.1f -> %.1f/%.1f GB/s", name, g0->bw_intra,
                     g0->bw_inter, g1->bw_intra, g1->bw_inter);
@@ -156,7 +165,7 @@ static void graph_types(tp_comparison *c, const char *name, const tp_graph *g0, 
     if (g0->type_intra == g1->type_intra && g0->type_inter == g1->type_inter)
         return;
     bool worse = g1->type_intra > g0->type_intra || g1->type_inter > g0->type_inter;
-    tp_compare__add(c, TP_LAYER_GRAPHS, TP_DIFF_GRAPH, worse ? TP_SEVERITY_WARN : TP_SEVERITY_INFO,
+    tp_compare__add(c, TP_DIFF_GRAPH, worse ? TP_SEVERITY_WARN : TP_SEVERITY_INFO,
                     worse ? "graph path types worse" : "graph path types better",
                     "%s: types %s/%s -> %s/%s", name, tp_path_type_name(g0->type_intra),
                     tp_path_type_name(g0->type_inter), tp_path_type_name(g1->type_intra),
@@ -220,28 +229,48 @@ static void graph_order(tp_comparison *c, const char *name, const tp_graph *g0, 
     char change[256];
     first_change(change, sizeof(change), first, &g0->intra[first * n_gpus],
                  &g1->intra[first * n_gpus], n_gpus);
-    tp_compare__add(
-        c, TP_LAYER_GRAPHS, TP_DIFF_GRAPH, TP_SEVERITY_INFO, "graph channel order changed",
-        "%s: channel order differs in %d of %d channels (%s)", name, n_diff, n_ch, change);
+    tp_compare__add(c, TP_DIFF_GRAPH, TP_SEVERITY_INFO, "graph channel order changed",
+                    "%s: channel order differs in %d of %d channels (%s)", name, n_diff, n_ch,
+                    change);
 }
 
 static void graph_diff(tp_comparison *c, const char *name, const tp_graph *g0, const tp_graph *g1)
 {
     char what[64];
     snprintf(what, sizeof(what), "%s: pattern", name);
-    add_count(c, TP_LAYER_GRAPHS, TP_DIFF_GRAPH, TP_SEVERITY_WARN, "graph pattern changed",
-              "graph pattern changed", what, g0->pattern, g1->pattern);
+    add_count(c, (count_change){.kind = TP_DIFF_GRAPH,
+                                .lower_severity = TP_SEVERITY_WARN,
+                                .lower_title = "graph pattern changed",
+                                .higher_title = "graph pattern changed",
+                                .what = what,
+                                .before = g0->pattern,
+                                .after = g1->pattern});
     snprintf(what, sizeof(what), "%s: channels", name);
-    add_count(c, TP_LAYER_GRAPHS, TP_DIFF_GRAPH, TP_SEVERITY_ERROR, "fewer graph channels",
-              "more graph channels", what, g0->n_channels, g1->n_channels);
+    add_count(c, (count_change){.kind = TP_DIFF_GRAPH,
+                                .lower_severity = TP_SEVERITY_ERROR,
+                                .lower_title = "fewer graph channels",
+                                .higher_title = "more graph channels",
+                                .what = what,
+                                .before = g0->n_channels,
+                                .after = g1->n_channels});
     graph_bw(c, name, g0, g1);
     graph_types(c, name, g0, g1);
     snprintf(what, sizeof(what), "%s: crossNic", name);
-    add_count(c, TP_LAYER_GRAPHS, TP_DIFF_GRAPH, TP_SEVERITY_INFO, "crossNic changed",
-              "crossNic changed", what, g0->cross_nic, g1->cross_nic);
+    add_count(c, (count_change){.kind = TP_DIFF_GRAPH,
+                                .lower_severity = TP_SEVERITY_INFO,
+                                .lower_title = "crossNic changed",
+                                .higher_title = "crossNic changed",
+                                .what = what,
+                                .before = g0->cross_nic,
+                                .after = g1->cross_nic});
     snprintf(what, sizeof(what), "%s: sameChannels", name);
-    add_count(c, TP_LAYER_GRAPHS, TP_DIFF_GRAPH, TP_SEVERITY_INFO, "sameChannels changed",
-              "sameChannels changed", what, g0->same_channels, g1->same_channels);
+    add_count(c, (count_change){.kind = TP_DIFF_GRAPH,
+                                .lower_severity = TP_SEVERITY_INFO,
+                                .lower_title = "sameChannels changed",
+                                .higher_title = "sameChannels changed",
+                                .what = what,
+                                .before = g0->same_channels,
+                                .after = g1->same_channels});
     graph_order(c, name, g0, g1);
 }
 
@@ -252,9 +281,9 @@ void tp_compare__graphs(tp_comparison *c)
         if (g0 && g1)
             graph_diff(c, tp_channels__graph_name(s), g0, g1);
         else if (g0 || g1)
-            tp_compare__add(c, TP_LAYER_GRAPHS, TP_DIFF_GRAPH, TP_SEVERITY_INFO,
-                            "graph not computed", "%s: %s -> %s", tp_channels__graph_name(s),
-                            g0 ? "searched" : "none", g1 ? "searched" : "none");
+            tp_compare__add(c, TP_DIFF_GRAPH, TP_SEVERITY_INFO, "graph not computed",
+                            "%s: %s -> %s", tp_channels__graph_name(s), g0 ? "searched" : "none",
+                            g1 ? "searched" : "none");
     }
 }
 
@@ -274,7 +303,7 @@ static void rings_diff(tp_comparison *c, const tp_channels *a, const tp_channels
     char change[256];
     first_change(change, sizeof(change), first, &a->rings[(size_t)first * a->n_ranks],
                  &b->rings[(size_t)first * b->n_ranks], a->n_ranks);
-    tp_compare__add(c, TP_LAYER_CHANNELS, TP_DIFF_CHANNELS, TP_SEVERITY_INFO, "ring order changed",
+    tp_compare__add(c, TP_DIFF_CHANNELS, TP_SEVERITY_INFO, "ring order changed",
                     "rings: %d of %d channels differ (%s)", n_diff, n_ch, change);
 }
 
@@ -303,7 +332,7 @@ static void trees_diff(tp_comparison *c, const tp_channels *a, const tp_channels
     }
     if (n_diff == 0)
         return;
-    tp_compare__add(c, TP_LAYER_CHANNELS, TP_DIFF_CHANNELS, TP_SEVERITY_INFO, "tree changed",
+    tp_compare__add(c, TP_DIFF_CHANNELS, TP_SEVERITY_INFO, "tree changed",
                     "trees: %d rank-channels differ (rank %d channel %d: up %d down %d/%d/%d -> "
                     "up %d down %d/%d/%d)",
                     n_diff, fr, fc, f0->tree_up, f0->tree_down[0], f0->tree_down[1],
@@ -314,23 +343,27 @@ static void trees_diff(tp_comparison *c, const tp_channels *a, const tp_channels
 void tp_compare__channels(tp_comparison *c)
 {
     const tp_channels *a = &c->plan[0]->channels, *b = &c->plan[1]->channels;
-    const tp_layer L = TP_LAYER_CHANNELS;
     const tp_diff_kind K = TP_DIFF_CHANNELS;
-    add_count(c, L, K, TP_SEVERITY_ERROR, "fewer collective channels", "more collective channels",
-              "collective channels", a->n_channels, b->n_channels);
-    add_count(c, L, K, TP_SEVERITY_ERROR, "fewer NVLS channels", "more NVLS channels",
-              "NVLS channels", a->n_nvls_channels, b->n_nvls_channels);
-    add_count(c, L, K, TP_SEVERITY_INFO, "fewer CollNet channels", "more CollNet channels",
-              "CollNet channels", a->n_collnet_channels, b->n_collnet_channels);
-    add_count(c, L, K, TP_SEVERITY_WARN, "fewer P2P channels", "more P2P channels", "P2P channels",
-              a->p2p_n_channels, b->p2p_n_channels);
-    add_count(c, L, K, TP_SEVERITY_WARN, "fewer P2P channels per peer",
-              "more P2P channels per peer", "P2P channels per peer", a->p2p_n_channels_per_peer,
-              b->p2p_n_channels_per_peer);
-    add_count(c, L, K, TP_SEVERITY_INFO, "fewer ranks", "more ranks", "ranks", a->n_ranks,
-              b->n_ranks);
+    /* clang-format off */
+    const count_change counts[] = {
+        {K, TP_SEVERITY_ERROR, "fewer collective channels", "more collective channels",
+         "collective channels", a->n_channels, b->n_channels},
+        {K, TP_SEVERITY_ERROR, "fewer NVLS channels", "more NVLS channels",
+         "NVLS channels", a->n_nvls_channels, b->n_nvls_channels},
+        {K, TP_SEVERITY_INFO, "fewer CollNet channels", "more CollNet channels",
+         "CollNet channels", a->n_collnet_channels, b->n_collnet_channels},
+        {K, TP_SEVERITY_WARN, "fewer P2P channels", "more P2P channels",
+         "P2P channels", a->p2p_n_channels, b->p2p_n_channels},
+        {K, TP_SEVERITY_WARN, "fewer P2P channels per peer", "more P2P channels per peer",
+         "P2P channels per peer", a->p2p_n_channels_per_peer, b->p2p_n_channels_per_peer},
+        {K, TP_SEVERITY_INFO, "fewer ranks", "more ranks",
+         "ranks", a->n_ranks, b->n_ranks},
+    };
+    /* clang-format on */
+    for (size_t i = 0; i < ARRAY_LEN(counts); i++)
+        add_count(c, counts[i]);
     if (a->n_nodes != b->n_nodes)
-        tp_compare__add(c, L, K, b->n_nodes > a->n_nodes ? TP_SEVERITY_WARN : TP_SEVERITY_INFO,
+        tp_compare__add(c, K, b->n_nodes > a->n_nodes ? TP_SEVERITY_WARN : TP_SEVERITY_INFO,
                         b->n_nodes > a->n_nodes ? "more NCCL nodes" : "fewer NCCL nodes",
                         "NCCL nodes %d -> %d (GPUs of a host that cannot use P2P or SHM form "
                         "separate nodes)",

@@ -60,18 +60,17 @@ static void node_missing(tp_comparison *c, const tp_node *n)
     char a[64], d[128];
     label(a, sizeof(a), n);
     describe(d, sizeof(d), n);
-    tp_compare__add(c, TP_LAYER_SYSTEM, TP_DIFF_NODE_MISSING,
-                    grave ? TP_SEVERITY_ERROR : TP_SEVERITY_WARN, titles[n->type], "%s%s: removed",
-                    a, d);
+    tp_compare__add(c, TP_DIFF_NODE_MISSING, grave ? TP_SEVERITY_ERROR : TP_SEVERITY_WARN,
+                    titles[n->type], "%s%s: removed", a, d);
 }
 
-static void node_renumbered(tp_comparison *c, const tp_node *n, const tp_node *m, int how)
+static void node_renumbered(tp_comparison *c, const tp_node *n, const tp_node *m, tp_match_how how)
 {
     char a[64], b[64];
     label(a, sizeof(a), n);
     label(b, sizeof(b), m);
-    tp_compare__add(c, TP_LAYER_SYSTEM, TP_DIFF_NODE_RENUMBERED, TP_SEVERITY_INFO,
-                    "renumbered device", "%s -> %s: %s", a, b,
+    tp_compare__add(c, TP_DIFF_NODE_RENUMBERED, TP_SEVERITY_INFO, "renumbered device",
+                    "%s -> %s: %s", a, b,
                     how == TP_MATCH_NIC ? "same NIC and port, another device index"
                                         : "matched by position (another NCCL id)");
 }
@@ -94,8 +93,8 @@ static void nodes_of_type(tp_comparison *c, int type)
             continue;
         label(b, sizeof(b), m);
         describe(d, sizeof(d), m);
-        tp_compare__add(c, TP_LAYER_SYSTEM, TP_DIFF_NODE_EXTRA, TP_SEVERITY_WARN, "extra device",
-                        "%s%s: added", b, d);
+        tp_compare__add(c, TP_DIFF_NODE_EXTRA, TP_SEVERITY_WARN, "extra device", "%s%s: added", b,
+                        d);
     }
 }
 
@@ -103,8 +102,7 @@ static void gdr_change(tp_comparison *c, const char *who, int old_gdr, int new_g
 {
     if (old_gdr == new_gdr)
         return;
-    tp_compare__add(c, TP_LAYER_SYSTEM, TP_DIFF_NODE_ATTR,
-                    new_gdr < old_gdr ? TP_SEVERITY_WARN : TP_SEVERITY_INFO,
+    tp_compare__add(c, TP_DIFF_NODE_ATTR, new_gdr < old_gdr ? TP_SEVERITY_WARN : TP_SEVERITY_INFO,
                     new_gdr < old_gdr ? "GPU Direct RDMA lost" : "GPU Direct RDMA gained",
                     "%s: GDR support %d -> %d", who, old_gdr, new_gdr);
 }
@@ -112,14 +110,14 @@ static void gdr_change(tp_comparison *c, const char *who, int old_gdr, int new_g
 static void net_attrs(tp_comparison *c, const char *who, const tp_node *n, const tp_node *m)
 {
     if (n->net.bw != m->net.bw)
-        tp_compare__add(c, TP_LAYER_SYSTEM, TP_DIFF_NODE_ATTR,
+        tp_compare__add(c, TP_DIFF_NODE_ATTR,
                         m->net.bw < n->net.bw ? TP_SEVERITY_WARN : TP_SEVERITY_INFO,
                         m->net.bw < n->net.bw ? "NIC speed lower" : "NIC speed higher",
                         "%s: speed %.1f -> %.1f GB/s", who, n->net.bw, m->net.bw);
     gdr_change(c, who, n->net.gdr_support, m->net.gdr_support);
     if (n->net.max_channels != m->net.max_channels || n->net.latency != m->net.latency ||
         n->net.coll_support != m->net.coll_support)
-        tp_compare__add(c, TP_LAYER_SYSTEM, TP_DIFF_NODE_ATTR, TP_SEVERITY_INFO, "NIC attributes",
+        tp_compare__add(c, TP_DIFF_NODE_ATTR, TP_SEVERITY_INFO, "NIC attributes",
                         "%s: maxconn/latency/coll %d/%.1f/%d -> %d/%.1f/%d", who,
                         n->net.max_channels, n->net.latency, n->net.coll_support,
                         m->net.max_channels, m->net.latency, m->net.coll_support);
@@ -132,16 +130,16 @@ static void node_attrs(tp_comparison *c, const tp_node *n, const tp_node *m)
     label(who, sizeof(who), n);
     if (n->type == TP_NODE_GPU) {
         if (n->gpu.cuda_comp_cap != m->gpu.cuda_comp_cap)
-            tp_compare__add(c, TP_LAYER_SYSTEM, TP_DIFF_NODE_ATTR, TP_SEVERITY_WARN,
-                            "different GPU model", "%s: compute capability %d -> %d", who,
-                            n->gpu.cuda_comp_cap, m->gpu.cuda_comp_cap);
+            tp_compare__add(c, TP_DIFF_NODE_ATTR, TP_SEVERITY_WARN, "different GPU model",
+                            "%s: compute capability %d -> %d", who, n->gpu.cuda_comp_cap,
+                            m->gpu.cuda_comp_cap);
         gdr_change(c, who, n->gpu.gdr_support, m->gpu.gdr_support);
     } else if (n->type == TP_NODE_NET) {
         net_attrs(c, who, n, m);
     } else if (n->type == TP_NODE_CPU &&
                (n->cpu.arch != m->cpu.arch || n->cpu.vendor != m->cpu.vendor ||
                 n->cpu.model != m->cpu.model)) {
-        tp_compare__add(c, TP_LAYER_SYSTEM, TP_DIFF_NODE_ATTR, TP_SEVERITY_WARN, "different CPU",
+        tp_compare__add(c, TP_DIFF_NODE_ATTR, TP_SEVERITY_WARN, "different CPU",
                         "%s: arch/vendor/model %d/%d/%d -> %d/%d/%d (NCCL codes)", who, n->cpu.arch,
                         n->cpu.vendor, n->cpu.model, m->cpu.arch, m->cpu.vendor, m->cpu.model);
     }
@@ -203,7 +201,7 @@ static void attachment(tp_comparison *c, const tp_node *n, const tp_node *m)
     label(who, sizeof(who), n);
     where(w0, sizeof(w0), p0, n0);
     where(w1, sizeof(w1), p1, n1);
-    tp_compare__add(c, TP_LAYER_SYSTEM, TP_DIFF_NODE_MOVED, TP_SEVERITY_WARN,
+    tp_compare__add(c, TP_DIFF_NODE_MOVED, TP_SEVERITY_WARN,
                     n->type == TP_NODE_NIC ? "NIC on another PCI switch or NUMA node"
                                            : "GPU on another PCI switch or NUMA node",
                     "%s: %s -> %s", who, w0, w1);
@@ -275,9 +273,9 @@ static void link_missing(tp_comparison *c, const tp_node *n, const tp_link *l, c
     const char *title = !nvl ? (l->type == TP_LINK_PCI ? "missing PCI link" : "missing link")
                         : nvswitch_link(n, l->rem) ? "missing NVSwitch link"
                                                    : "missing NVLink";
-    tp_compare__add(
-        c, TP_LAYER_SYSTEM, TP_DIFF_LINK_MISSING, nvl ? TP_SEVERITY_ERROR : TP_SEVERITY_WARN, title,
-        "%s link %s -> %s: %.1f GB/s -> missing", tp_link_type_name(l->type), a, b, l->bw);
+    tp_compare__add(c, TP_DIFF_LINK_MISSING, nvl ? TP_SEVERITY_ERROR : TP_SEVERITY_WARN, title,
+                    "%s link %s -> %s: %.1f GB/s -> missing", tp_link_type_name(l->type), a, b,
+                    l->bw);
 }
 
 static void link_bw(tp_comparison *c, const tp_link *l, const tp_link *l1, const char *a,
@@ -291,9 +289,8 @@ static void link_bw(tp_comparison *c, const tp_link *l, const tp_link *l1, const
     tp_severity sev = !lower                   ? TP_SEVERITY_INFO
                       : l->type == TP_LINK_NVL ? TP_SEVERITY_ERROR
                                                : TP_SEVERITY_WARN;
-    tp_compare__add(c, TP_LAYER_SYSTEM, TP_DIFF_LINK_BW, sev, title,
-                    "%s link %s -> %s: %.1f -> %.1f GB/s", tp_link_type_name(l->type), a, b, l->bw,
-                    l1->bw);
+    tp_compare__add(c, TP_DIFF_LINK_BW, sev, title, "%s link %s -> %s: %.1f -> %.1f GB/s",
+                    tp_link_type_name(l->type), a, b, l->bw, l1->bw);
 }
 
 /* Side 0's links: missing on side 1, or with another bandwidth. */
@@ -325,7 +322,7 @@ static void extra_links_of(tp_comparison *c, const tp_node *m)
         char a[64], b[64];
         label(a, sizeof(a), m);
         label(b, sizeof(b), l->rem);
-        tp_compare__add(c, TP_LAYER_SYSTEM, TP_DIFF_LINK_EXTRA, TP_SEVERITY_WARN, "extra link",
+        tp_compare__add(c, TP_DIFF_LINK_EXTRA, TP_SEVERITY_WARN, "extra link",
                         "%s link %s -> %s: none -> %.1f GB/s", tp_link_type_name(l->type), a, b,
                         l->bw);
     }

@@ -68,8 +68,7 @@ static void add_run(tp_comparison *c, int coll, int k0, int k1, const side_choic
     if (k0 != k1 && s1[0].ok && s1[1].ok)
         snprintf(tail, sizeof(tail), "; at %s %.2f -> %.2f us", hi, (double)s1[0].ch.time,
                  (double)s1[1].ch.time);
-    tp_compare__add(c, TP_LAYER_TUNING, TP_DIFF_TUNING,
-                    slower ? TP_SEVERITY_WARN : TP_SEVERITY_INFO,
+    tp_compare__add(c, TP_DIFF_TUNING, slower ? TP_SEVERITY_WARN : TP_SEVERITY_INFO,
                     slower ? "slower algorithm/protocol choice" : "other algorithm/protocol choice",
                     "%s goes from %s to %s%s", range, from, to, tail);
 }
@@ -94,8 +93,7 @@ static void largest_call(tp_comparison *c, int coll, const side_choice s[2])
                 tp_tune__busbw_factor(coll, c->plan[i]->tuning.job.n_ranks);
     char lo[32];
     tp_report__size_name(lo, sizeof(lo), (uint64_t)1 << LAST_LOG2);
-    tp_compare__add(c, TP_LAYER_TUNING, TP_DIFF_TUNING,
-                    bw[1] < bw[0] ? TP_SEVERITY_WARN : TP_SEVERITY_INFO,
+    tp_compare__add(c, TP_DIFF_TUNING, bw[1] < bw[0] ? TP_SEVERITY_WARN : TP_SEVERITY_INFO,
                     bw[1] < bw[0] ? "lower predicted bandwidth" : "higher predicted bandwidth",
                     "the %s %s: %.2f -> %.2f us, busbw %.1f -> %.1f GB/s", lo,
                     tp_tune__coll_name(coll), t0, t1, bw[0], bw[1]);
@@ -136,7 +134,7 @@ void tp_compare__tuning(tp_comparison *c)
     if (!c->plan[0]->tuned || !c->plan[1]->tuned)
         return;
     if (t0->modelled != t1->modelled) {
-        tp_compare__add(c, TP_LAYER_TUNING, TP_DIFF_TUNING, TP_SEVERITY_INFO, "tuning model",
+        tp_compare__add(c, TP_DIFF_TUNING, TP_SEVERITY_INFO, "tuning model",
                         "tuning model: %s -> %s", t0->modelled ? "yes" : "none (one rank)",
                         t1->modelled ? "yes" : "none (one rank)");
         return;
