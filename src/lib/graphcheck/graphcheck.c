@@ -27,9 +27,26 @@ typedef struct gc_ctx {
 /* NCCL 2.22.3 kvDictLinkType: the path types a graph file may name. */
 #define TP_GC_LAST_FILE_TYPE TP_PATH_SYS
 
-void tp_graphcheck__add(tp_graph_check *chk, tp_gc_graph *g, tp_gc_severity sev, int channel,
-                        unsigned line, unsigned column, const char *fmt, ...)
+/* Findings about an element, about a parsed channel, about a graph as a whole. */
+static tp_gc_where at_elem(tp_gc_graph *g, int channel, const tp_xml_elem *e)
 {
+    return (tp_gc_where){.graph = g, .channel = channel, .line = e->line, .column = e->column};
+}
+
+static tp_gc_where at_channel(tp_gc_graph *g, int channel, const tp_gc_channel *ch)
+{
+    return (tp_gc_where){.graph = g, .channel = channel, .line = ch->line, .column = ch->column};
+}
+
+static tp_gc_where at_graph(tp_gc_graph *g)
+{
+    return (tp_gc_where){.graph = g, .channel = -1, .line = g->line, .column = g->column};
+}
+
+void tp_graphcheck__add(tp_graph_check *chk, tp_gc_severity sev, tp_gc_where at, const char *fmt,
+                        ...)
+{
+    tp_gc_graph *g = at.graph;
     tp_gc_finding **list = g ? &g->findings : &chk->findings;
     size_t *n = g ? &g->n_findings : &chk->n_findings;
     size_t *cap = g ? &g->findings_cap : &chk->findings_cap;
@@ -40,9 +57,9 @@ void tp_graphcheck__add(tp_graph_check *chk, tp_gc_graph *g, tp_gc_severity sev,
     }
     tp_gc_finding *f = &(*list)[(*n)++];
     f->severity = sev;
-    f->channel = channel;
-    f->line = line;
-    f->column = column;
+    f->channel = at.channel;
+    f->line = at.line;
+    f->column = at.column;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(f->text, sizeof(f->text), fmt, ap);
@@ -156,7 +173,7 @@ static tp_status channel_gpu(gc_ctx *c, tp_gc_graph *g, int index, const tp_xml_
         return st;
     int gi = gpu_of_dev(c->sys, dev);
     if (gi < 0)
-        tp_graphcheck__add(c->chk, g, TP_GC_ERROR, index, e->line, e->column,
+        tp_graphcheck__add(c->chk, TP_GC_ERROR, at_elem(g, index, e),
                            "gpu dev \"%s\" is not a GPU of the system (graph device ids are hex, "
                            "as NCCL reads them: %ld; NCCL fails: \"XML Import Channel : dev %ld "
                            "not found\")",
@@ -177,12 +194,12 @@ static tp_status channel_net(gc_ctx *c, tp_gc_graph *g, int index, const tp_xml_
     int ni = tp_system__index_of(c->sys, TP_NODE_NET, dev);
     if (c->sys->nodes[TP_NODE_NET].count == 0 && !*warned) {
         *warned = true;
-        tp_graphcheck__add(c->chk, g, TP_GC_WARNING, index, e->line, e->column,
+        tp_graphcheck__add(c->chk, TP_GC_WARNING, at_elem(g, index, e),
                            "net dev \"%s\" ignored: the system has no NET (NCCL drops the NETs of "
                            "a single-node job; plan more nodes with --nodes)",
                            tp_xml__attr(e, "dev"));
     } else if (ni < 0 && c->sys->nodes[TP_NODE_NET].count > 0) {
-        tp_graphcheck__add(c->chk, g, TP_GC_ERROR, index, e->line, e->column,
+        tp_graphcheck__add(c->chk, TP_GC_ERROR, at_elem(g, index, e),
                            "net dev \"%s\" is not a NET of the system (graph device ids are hex, "
                            "as NCCL reads them: NET %ld)",
                            tp_xml__attr(e, "dev"), dev);
@@ -210,7 +227,7 @@ static tp_status read_channel(gc_ctx *c, tp_gc_graph *g, int index, const tp_xml
         else if (strcmp(sub->tag, "net") == 0)
             st = channel_net(c, g, index, sub, ch, &warned);
         else
-            tp_graphcheck__add(c->chk, g, TP_GC_WARNING, index, sub->line, sub->column,
+            tp_graphcheck__add(c->chk, TP_GC_WARNING, at_elem(g, index, sub),
                                "<%s> ignored (NCCL reads only <gpu> and <net> here)", sub->tag);
     }
     return st;
@@ -236,16 +253,16 @@ static void check_visits(gc_ctx *c, tp_gc_graph *g, int index, const tp_gc_chann
         if (visits[i] == 1)
             continue;
         if (visits[i] == 0)
-            tp_graphcheck__add(c->chk, g, TP_GC_ERROR, index, ch->line, ch->column,
+            tp_graphcheck__add(c->chk, TP_GC_ERROR, at_channel(g, index, ch),
                                "GPU/%d (dev %d) is missing: a channel visits every GPU once",
                                gpus[i].gpu.rank, gpus[i].gpu.dev);
         else
-            tp_graphcheck__add(c->chk, g, TP_GC_ERROR, index, ch->line, ch->column,
+            tp_graphcheck__add(c->chk, TP_GC_ERROR, at_channel(g, index, ch),
                                "GPU/%d (dev %d) is visited %d times (expected once)",
                                gpus[i].gpu.rank, gpus[i].gpu.dev, visits[i]);
     }
     if (ch->n_gpus > n)
-        tp_graphcheck__add(c->chk, g, TP_GC_ERROR, index, ch->line, ch->column,
+        tp_graphcheck__add(c->chk, TP_GC_ERROR, at_channel(g, index, ch),
                            "%d GPUs listed for a node of %d (NCCL writes the extra ones over the "
                            "next channel)",
                            ch->n_gpus, n);
@@ -255,17 +272,17 @@ static void check_visits(gc_ctx *c, tp_gc_graph *g, int index, const tp_gc_chann
 static void check_nvls_channel(gc_ctx *c, tp_gc_graph *g, int index, const tp_gc_channel *ch)
 {
     if (ch->n_gpus == 0) {
-        tp_graphcheck__add(c->chk, g, TP_GC_ERROR, index, ch->line, ch->column,
+        tp_graphcheck__add(c->chk, TP_GC_ERROR, at_channel(g, index, ch),
                            "no <gpu>: an NVLS channel names its head GPU");
         return;
     }
     if (ch->n_gpus > 1)
-        tp_graphcheck__add(c->chk, g, TP_GC_WARNING, index, ch->line, ch->column,
+        tp_graphcheck__add(c->chk, TP_GC_WARNING, at_channel(g, index, ch),
                            "%d GPUs listed: NCCL uses only the first, the NVLS head", ch->n_gpus);
     int head = ch->gpus[0];
     for (int k = 0; k < index && k < TP_MAXCHANNELS && head >= 0; k++) {
         if (c->channels[k].n_gpus > 0 && c->channels[k].gpus[0] == head) {
-            tp_graphcheck__add(c->chk, g, TP_GC_WARNING, index, ch->line, ch->column,
+            tp_graphcheck__add(c->chk, TP_GC_WARNING, at_channel(g, index, ch),
                                "head GPU/%d already heads channel %d (NCCL's search gives each "
                                "channel its own head)",
                                c->sys->nodes[TP_NODE_GPU].nodes[head].gpu.rank, k);
@@ -281,7 +298,7 @@ static void check_nets(gc_ctx *c, tp_gc_graph *g, int index, const tp_gc_channel
     if (c->sys->nodes[TP_NODE_NET].count == 0)
         return;
     if (ch->n_nets != 2) {
-        tp_graphcheck__add(c->chk, g, TP_GC_ERROR, index, ch->line, ch->column,
+        tp_graphcheck__add(c->chk, TP_GC_ERROR, at_channel(g, index, ch),
                            "%d <net> elements (expected 2: the NET the channel enters from, then "
                            "the one it leaves through)",
                            ch->n_nets);
@@ -292,12 +309,12 @@ static void check_nets(gc_ctx *c, tp_gc_graph *g, int index, const tp_gc_channel
     if (!in || !out)
         return;
     if (g->pattern == TP_PATTERN_TREE && in != out)
-        tp_graphcheck__add(c->chk, g, TP_GC_WARNING, index, ch->line, ch->column,
+        tp_graphcheck__add(c->chk, TP_GC_WARNING, at_channel(g, index, ch),
                            "enters from NET/%d but leaves through NET/%d: NCCL's trees use one "
                            "NET both ways",
                            in->net.dev, out->net.dev);
     else if (g->cross_nic != 1 && (in->net.asic != out->net.asic || in->net.port != out->net.port))
-        tp_graphcheck__add(c->chk, g, TP_GC_WARNING, index, ch->line, ch->column,
+        tp_graphcheck__add(c->chk, TP_GC_WARNING, at_channel(g, index, ch),
                            "enters from NET/%d but leaves through NET/%d, another port, with "
                            "crossnic %d (NCCL's search needs crossnic 1 for that)",
                            in->net.dev, out->net.dev, g->cross_nic);
@@ -317,7 +334,7 @@ static void check_cross_nic_pair(gc_ctx *c, tp_gc_graph *g, int index, const tp_
         ch->nets[1] < 0)
         return;
     if (ch->nets[0] != prev->nets[1] || ch->nets[1] != prev->nets[0])
-        tp_graphcheck__add(c->chk, g, TP_GC_WARNING, index, ch->line, ch->column,
+        tp_graphcheck__add(c->chk, TP_GC_WARNING, at_channel(g, index, ch),
                            "NET/%d -> NET/%d after channel %d's NET/%d -> NET/%d: with crossnic, "
                            "NCCL's search makes an odd channel the previous one's way back",
                            nets[ch->nets[0]].net.dev, nets[ch->nets[1]].net.dev, index - 1,
@@ -360,17 +377,17 @@ static void check_id_pattern(gc_ctx *c, tp_gc_graph *g)
 {
     static const char *const id_names[] = {"ring", "tree", "CollNet", "NVLS"};
     if (tp_pattern_name(g->pattern)[0] == '?')
-        tp_graphcheck__add(c->chk, g, TP_GC_ERROR, -1, g->line, g->column,
+        tp_graphcheck__add(c->chk, TP_GC_ERROR, at_graph(g),
                            "pattern %d is not an NCCL 2.22.3 pattern (1 balanced tree, 2 split "
                            "tree, 3 tree, 4 ring, 5 nvls, 6 collnet direct)",
                            g->pattern);
     else if (g->id < 0 || g->id > 3)
-        tp_graphcheck__add(c->chk, g, TP_GC_WARNING, -1, g->line, g->column,
+        tp_graphcheck__add(c->chk, TP_GC_WARNING, at_graph(g),
                            "NCCL 2.22.3 loads graph ids 0 (ring), 1 (tree), 2 (CollNet) and "
                            "3 (NVLS) only: id %d is never used",
                            g->id);
     else if (!id_fits_pattern(g->id, g->pattern))
-        tp_graphcheck__add(c->chk, g, TP_GC_WARNING, -1, g->line, g->column,
+        tp_graphcheck__add(c->chk, TP_GC_WARNING, at_graph(g),
                            "graph id %d is NCCL's %s graph, but its pattern is %d (%s)", g->id,
                            id_names[g->id], g->pattern, tp_pattern_name(g->pattern));
 }
@@ -378,18 +395,18 @@ static void check_id_pattern(gc_ctx *c, tp_gc_graph *g)
 static void check_counts(gc_ctx *c, tp_gc_graph *g)
 {
     if (g->n_channels != g->n_elements)
-        tp_graphcheck__add(c->chk, g, TP_GC_ERROR, -1, g->line, g->column,
+        tp_graphcheck__add(c->chk, TP_GC_ERROR, at_graph(g),
                            "nchannels is %d but the graph has %d <channel> elements (NCCL uses "
                            "nchannels)",
                            g->n_channels, g->n_elements);
     if (g->n_channels > TP_MAXCHANNELS || g->n_elements > TP_MAXCHANNELS)
-        tp_graphcheck__add(c->chk, g, TP_GC_ERROR, -1, g->line, g->column,
+        tp_graphcheck__add(c->chk, TP_GC_ERROR, at_graph(g),
                            "more than %d channels (NCCL's MAXCHANNELS)", TP_MAXCHANNELS);
     if (g->n_channels < 0)
-        tp_graphcheck__add(c->chk, g, TP_GC_ERROR, -1, g->line, g->column,
-                           "nchannels %d is negative", g->n_channels);
+        tp_graphcheck__add(c->chk, TP_GC_ERROR, at_graph(g), "nchannels %d is negative",
+                           g->n_channels);
     if (g->n_channels == 0 && g->n_elements == 0)
-        tp_graphcheck__add(c->chk, g, TP_GC_NOTE, -1, g->line, g->column,
+        tp_graphcheck__add(c->chk, TP_GC_NOTE, at_graph(g),
                            "no channels: NCCL runs its own search for graph id %d", g->id);
 }
 
@@ -399,13 +416,13 @@ static void check_graph(gc_ctx *c, tp_gc_graph *g)
     check_id_pattern(c, g);
     check_counts(c, g);
     if (g->cross_nic == 1 && tp_config_int(c->plan->cfg, TP_P_CROSS_NIC) == 0)
-        tp_graphcheck__add(c->chk, g, TP_GC_WARNING, -1, g->line, g->column,
+        tp_graphcheck__add(c->chk, TP_GC_WARNING, at_graph(g),
                            "crossnic 1 with NCCL_CROSS_NIC=0: NCCL skips this graph and searches");
     if (g->pattern == TP_PATTERN_NVLS && g->n_channels > 0 && c->sys->nodes[TP_NODE_NVS].count == 0)
-        tp_graphcheck__add(c->chk, g, TP_GC_ERROR, -1, g->line, g->column,
+        tp_graphcheck__add(c->chk, TP_GC_ERROR, at_graph(g),
                            "an NVLS graph needs an NVSwitch: the system has none");
     if (g->n_channels > 0 && g->bw_intra <= 0)
-        tp_graphcheck__add(c->chk, g, TP_GC_WARNING, -1, g->line, g->column,
+        tp_graphcheck__add(c->chk, TP_GC_WARNING, at_graph(g),
                            "speedintra is 0: NCCL's tuning gives these channels no bandwidth");
 }
 
@@ -417,7 +434,7 @@ static void check_duplicate_id(gc_ctx *c, tp_gc_graph *g)
         /* NCCL dumps two id 2 graphs (CollNet direct and chain): that pair is expected. */
         if (o->id != g->id || g->id == 2)
             continue;
-        tp_graphcheck__add(c->chk, g, TP_GC_WARNING, -1, g->line, g->column,
+        tp_graphcheck__add(c->chk, TP_GC_WARNING, at_graph(g),
                            "graph id %d already appears at line %u: NCCL loads both, this one "
                            "last, so it wins",
                            g->id, o->line);
@@ -442,7 +459,7 @@ static tp_status read_channels(gc_ctx *c, tp_gc_graph *g, const tp_xml_elem *e, 
     for (size_t i = 0; i < e->n_children && st == TP_OK; i++) {
         const tp_xml_elem *sub = e->children[i];
         if (strcmp(sub->tag, "channel") != 0) {
-            tp_graphcheck__add(c->chk, g, TP_GC_WARNING, -1, sub->line, sub->column,
+            tp_graphcheck__add(c->chk, TP_GC_WARNING, at_elem(g, -1, sub),
                                "<%s> ignored (NCCL reads only <channel> here)", sub->tag);
             continue;
         }
@@ -502,7 +519,7 @@ static tp_status check_doc(gc_ctx *c)
         if (strcmp(e->tag, "graph") == 0)
             st = check_graph_elem(c, e);
         else
-            tp_graphcheck__add(c->chk, NULL, TP_GC_WARNING, -1, e->line, e->column,
+            tp_graphcheck__add(c->chk, TP_GC_WARNING, at_elem(NULL, -1, e),
                                "<%s> ignored (NCCL reads only <graph> here)", e->tag);
     }
     return st;

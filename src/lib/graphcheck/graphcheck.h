@@ -90,9 +90,16 @@ typedef struct tp_gc_channel {
     unsigned line, column;
 } tp_gc_channel;
 
-/* Add a finding to g (or to the file when g is NULL); never fails (sets chk->failed). */
-void tp_graphcheck__add(tp_graph_check *chk, tp_gc_graph *g, tp_gc_severity sev, int channel,
-                        unsigned line, unsigned column, const char *fmt, ...) TP_PRINTF(7, 8);
+/* What a finding is about, and where in the graph file. */
+typedef struct tp_gc_where {
+    tp_gc_graph *graph;    /* NULL: the file as a whole */
+    int channel;           /* -1: the graph (or file) as a whole */
+    unsigned line, column; /* the element at fault; 0 when none */
+} tp_gc_where;
+
+/* Add a finding to at.graph (or to the file); never fails (sets chk->failed). */
+void tp_graphcheck__add(tp_graph_check *chk, tp_gc_severity sev, tp_gc_where at, const char *fmt,
+                        ...) TP_PRINTF(4, 5);
 
 /*
  * Replay the reservations NCCL 2.22.3's search makes for channels[0..n-1]

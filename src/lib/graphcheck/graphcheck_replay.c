@@ -40,13 +40,20 @@ static float sub_round(float a, float b)
     return roundf((a - b) * TP_GC_ROUND_SCALE) / TP_GC_ROUND_SCALE;
 }
 
-/* The bookkeeping entry of `key`, added on first use. */
-static tp_status book_entry(replay *r, const void *key, const tp_node *from, const tp_node *to,
-                            int type, float capacity, tp_gc_link **out)
+/* What a bookkeeping entry tracks: a link from -> to, or a NET port (to is NULL). */
+typedef struct book_key {
+    const void *key; /* the tp_link, or the port's first NET node */
+    const tp_node *from, *to;
+    int type; /* tp_link_type, or TP_GC_NET_PORT */
+    float capacity;
+} book_key;
+
+/* The bookkeeping entry of k->key, added on first use. */
+static tp_status book_entry(replay *r, const book_key *k, tp_gc_link **out)
 {
     tp_gc_graph *g = r->g;
     for (size_t i = 0; i < g->n_links; i++) {
-        if (r->keys[i] == key) {
+        if (r->keys[i] == k->key) {
             *out = &g->links[i];
             return TP_OK;
         }
@@ -58,12 +65,12 @@ static tp_status book_entry(replay *r, const void *key, const tp_node *from, con
     if (st != TP_OK)
         return st;
     tp_gc_link *l = &g->links[g->n_links];
-    r->keys[g->n_links++] = key;
-    tp_graphcheck__label(l->from, sizeof(l->from), from);
-    if (to)
-        tp_graphcheck__label(l->to, sizeof(l->to), to);
-    l->type = type;
-    l->capacity = l->left = capacity;
+    r->keys[g->n_links++] = k->key;
+    tp_graphcheck__label(l->from, sizeof(l->from), k->from);
+    if (k->to)
+        tp_graphcheck__label(l->to, sizeof(l->to), k->to);
+    l->type = k->type;
+    l->capacity = l->left = k->capacity;
     *out = l;
     return TP_OK;
 }
@@ -72,7 +79,9 @@ static tp_status book_entry(replay *r, const void *key, const tp_node *from, con
 static tp_status reserve_link(replay *r, const tp_link *link, const tp_node *from, float bw)
 {
     tp_gc_link *l;
-    tp_status st = book_entry(r, link, from, link->rem, link->type, link->bw, &l);
+    book_key k = {
+        .key = link, .from = from, .to = link->rem, .type = link->type, .capacity = link->bw};
+    tp_status st = book_entry(r, &k, &l);
     if (st != TP_OK)
         return st;
     if (l->left < bw)
@@ -140,41 +149,52 @@ static tp_status follow_route(replay *r, const tp_route *path, const tp_node *st
     return st;
 }
 
-/* NCCL 2.22.3 ncclTopoFollowPath's type test: a path no worse than the graph's type. */
-static void check_type(replay *r, const tp_node *a, const tp_node *b, const tp_route *path,
-                       int type, bool intra, const char *what)
+/* One direction of a hop: the path from -> to, and whether it is an intra-node one. */
+typedef struct hop_leg {
+    const tp_node *from, *to;
+    const tp_route *path;
+    bool intra; /* GPU/NVS pair: the graph's intra settings apply */
+} hop_leg;
+
+static tp_gc_where replay_at(const replay *r)
 {
-    if (path->type <= type)
-        return;
-    char la[48], lb[48];
-    tp_graphcheck__label(la, sizeof(la), a);
-    tp_graphcheck__label(lb, sizeof(lb), b);
-    const char *decl = intra ? "typeintra" : "typeinter";
-    if (path->type >= TP_PATH_DIS)
-        tp_graphcheck__add(r->chk, r->g, TP_GC_ERROR, r->channel, 0, 0, "%s -> %s%s: no path", la,
-                           lb, what);
-    else
-        tp_graphcheck__add(r->chk, r->g, TP_GC_ERROR, r->channel, 0, 0,
-                           "%s -> %s%s: path type %s is worse than %s %s", la, lb, what,
-                           tp_path_type_name(path->type), decl, tp_path_type_name(type));
+    return (tp_gc_where){.graph = r->g, .channel = r->channel};
 }
 
-static void check_bw(replay *r, const tp_node *a, const tp_node *b, const tp_route *path, float bw,
-                     float mult, bool intra)
+/* NCCL 2.22.3 ncclTopoFollowPath's type test: a path no worse than the graph's type. */
+static void check_type(replay *r, const hop_leg *leg, int type, const char *what)
 {
+    if (leg->path->type <= type)
+        return;
+    char la[48], lb[48];
+    tp_graphcheck__label(la, sizeof(la), leg->from);
+    tp_graphcheck__label(lb, sizeof(lb), leg->to);
+    const char *decl = leg->intra ? "typeintra" : "typeinter";
+    if (leg->path->type >= TP_PATH_DIS)
+        tp_graphcheck__add(r->chk, TP_GC_ERROR, replay_at(r), "%s -> %s%s: no path", la, lb, what);
+    else
+        tp_graphcheck__add(r->chk, TP_GC_ERROR, replay_at(r),
+                           "%s -> %s%s: path type %s is worse than %s %s", la, lb, what,
+                           tp_path_type_name(leg->path->type), decl, tp_path_type_name(type));
+}
+
+/* The path carries bw, mult times the graph's speed. */
+static void check_bw(replay *r, const hop_leg *leg, float bw, float mult)
+{
+    const tp_route *path = leg->path;
     if (path->count == 0 || !(path->bw < bw))
         return;
     char la[48], lb[48];
-    tp_graphcheck__label(la, sizeof(la), a);
-    tp_graphcheck__label(lb, sizeof(lb), b);
-    const char *decl = intra ? "speedintra" : "speedinter";
-    float speed = intra ? r->g->bw_intra : r->g->bw_inter;
+    tp_graphcheck__label(la, sizeof(la), leg->from);
+    tp_graphcheck__label(lb, sizeof(lb), leg->to);
+    const char *decl = leg->intra ? "speedintra" : "speedinter";
+    float speed = leg->intra ? r->g->bw_intra : r->g->bw_inter;
     if (mult == 1)
-        tp_graphcheck__add(r->chk, r->g, TP_GC_ERROR, r->channel, 0, 0,
+        tp_graphcheck__add(r->chk, TP_GC_ERROR, replay_at(r),
                            "%s -> %s: path bandwidth %g GB/s is below %s %g GB/s", la, lb, path->bw,
                            decl, speed);
     else
-        tp_graphcheck__add(r->chk, r->g, TP_GC_ERROR, r->channel, 0, 0,
+        tp_graphcheck__add(r->chk, TP_GC_ERROR, replay_at(r),
                            "%s -> %s: path bandwidth %g GB/s is below the %g GB/s it carries "
                            "(%s %g x %g)",
                            la, lb, path->bw, bw, decl, speed, mult);
@@ -202,10 +222,12 @@ static tp_status hop(replay *r, int t1, int i1, int t2, int i2, float mult)
     float bw = intra ? r->g->bw_intra : r->g->bw_inter;
     int type = intra ? r->g->type_intra : r->g->type_inter;
     bw *= mult;
-    check_type(r, n1, n2, path, type, intra, "");
+    const hop_leg fwd = {.from = n1, .to = n2, .path = path, .intra = intra};
+    const hop_leg back = {.from = n2, .to = n1, .path = rev, .intra = intra};
+    check_type(r, &fwd, type, "");
     if (is_tree(r->g->pattern))
-        check_type(r, n2, n1, rev, type, intra, " (reverse direction, which trees also use)");
-    check_bw(r, n1, n2, path, bw, mult, intra);
+        check_type(r, &back, type, " (reverse direction, which trees also use)");
+    check_bw(r, &fwd, bw, mult);
     return follow_route(r, path, n1, bw);
 }
 
@@ -225,7 +247,8 @@ static tp_status net_port(replay *r, int n)
         }
     }
     tp_gc_link *l;
-    tp_status st = book_entry(r, &nets[lead], net, NULL, TP_GC_NET_PORT, net->net.bw, &l);
+    book_key k = {.key = &nets[lead], .from = net, .type = TP_GC_NET_PORT, .capacity = net->net.bw};
+    tp_status st = book_entry(r, &k, &l);
     if (st != TP_OK)
         return st;
     if (l->left < bw)
