@@ -72,14 +72,14 @@ static void test_netdev_prefix_trap(void **state)
 static int discover(const tp_ib_port_info *ports, int n, bool merge, tp_ib_logical **devs,
                     bool *disabled)
 {
-    int selected[TP_HCA_MAX_ENTRIES], n_sel = 0, n_dev = 0;
+    tp_ib_discovery d;
     tp_hca_filter all;
     tp_hca__parse(&all, NULL);
     tp_error err = {0};
-    assert_int_equal(tp_ib__discover(devs, &n_dev, selected, &n_sel, disabled, ports, n, &all,
-                                     merge, &err),
-                     TP_OK);
-    return n_dev;
+    assert_int_equal(tp_ib__discover(&d, ports, n, &all, merge, &err), TP_OK);
+    *devs = d.devs;
+    *disabled = d.merge_disabled;
+    return d.n_devs;
 }
 
 static void test_netdev_merge_two_ports(void **state)

@@ -125,29 +125,26 @@ static bool mixed_port_counts(const tp_ib_logical *devs, int n)
     return false;
 }
 
-tp_status tp_ib__discover(tp_ib_logical **out, int *n_out, int *selected_out, int *n_selected_out,
-                          bool *merge_disabled_out, const tp_ib_port_info *ports, int n_ports,
+tp_status tp_ib__discover(tp_ib_discovery *out, const tp_ib_port_info *ports, int n_ports,
                           const tp_hca_filter *filter, bool merge_nics, tp_error *err)
 {
-    *out = NULL;
-    *n_out = *n_selected_out = 0;
-    *merge_disabled_out = false;
+    *out = (tp_ib_discovery){0};
     int n_selected = 0;
     for (int i = 0; i < n_ports && n_selected < TP_HCA_MAX_ENTRIES; i++)
         if (tp_hca__selects(filter, ports[i].name, ports[i].port))
-            selected_out[n_selected++] = i;
+            out->selected[n_selected++] = i;
     tp_ib_logical *devs = calloc(n_selected ? (size_t)n_selected : 1, sizeof(*devs));
     if (!devs)
         return tp_fail_nomem(err);
-    int n = build_logical(devs, ports, selected_out, n_selected, merge_nics);
+    int n = build_logical(devs, ports, out->selected, n_selected, merge_nics);
     if (merge_nics && mixed_port_counts(devs, n)) {
         /* NCCL 2.22.3: a mix of single- and multi-port devices disables merging. */
-        *merge_disabled_out = true;
-        n = build_logical(devs, ports, selected_out, n_selected, false);
+        out->merge_disabled = true;
+        n = build_logical(devs, ports, out->selected, n_selected, false);
     }
-    *out = devs;
-    *n_out = n;
-    *n_selected_out = n_selected;
+    out->devs = devs;
+    out->n_devs = n;
+    out->n_selected = n_selected;
     return TP_OK;
 }
 

@@ -56,15 +56,21 @@ typedef struct tp_ib_logical {
     int speed;                          /* sum of the ports' speeds */
 } tp_ib_logical;
 
+/* What the IB plugin would report for a list of ports. */
+typedef struct tp_ib_discovery {
+    tp_ib_logical *devs; /* n_devs logical devices (owned: free(devs)) */
+    int n_devs;
+    int selected[TP_HCA_MAX_ENTRIES]; /* the i-th selected port's index into the port list */
+    int n_selected;
+    bool merge_disabled; /* the mix rule turned merging off */
+} tp_ib_discovery;
+
 /*
  * Select ports with the filter, then merge them as NCCL 2.22.3 does: ports of
  * the same PCI path, GUID and link layer share a logical device of at most two
  * ports; a mix of single- and multi-port devices turns merging off.
- * selected_out[i] is the index into `ports` of the i-th selected port.
- * *merge_disabled_out is set when the mix rule turned merging off.
  */
-tp_status tp_ib__discover(tp_ib_logical **out, int *n_out, int *selected_out, int *n_selected_out,
-                          bool *merge_disabled_out, const tp_ib_port_info *ports, int n_ports,
+tp_status tp_ib__discover(tp_ib_discovery *out, const tp_ib_port_info *ports, int n_ports,
                           const tp_hca_filter *filter, bool merge_nics, tp_error *err);
 
 /*

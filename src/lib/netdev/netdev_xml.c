@@ -158,17 +158,8 @@ static tp_status set_long(tp_xml_elem *e, const char *name, long v, tp_error *er
     return tp_xml__set_attr(e, name, text, err);
 }
 
-/* The result of the plugin's discovery on the XML's ports. */
-typedef struct discovery {
-    tp_ib_logical *devs;
-    int n_devs;
-    int selected[TP_HCA_MAX_ENTRIES];
-    int n_selected;
-    bool merge_disabled;
-} discovery;
-
-static void note_filter(tp_log *notes, const char *hca, const port_table *t, const discovery *d,
-                        const tp_hca_filter *f)
+static void note_filter(tp_log *notes, const char *hca, const port_table *t,
+                        const tp_ib_discovery *d, const tp_hca_filter *f)
 {
     if (!hca)
         return;
@@ -195,7 +186,7 @@ static void note_filter(tp_log *notes, const char *hca, const port_table *t, con
     }
 }
 
-static void note_merges(tp_log *notes, bool merge, const port_table *t, const discovery *d)
+static void note_merges(tp_log *notes, bool merge, const port_table *t, const tp_ib_discovery *d)
 {
     if (!merge)
         return;
@@ -216,7 +207,8 @@ static void note_merges(tp_log *notes, bool merge, const port_table *t, const di
 }
 
 /* Rename, re-speed and renumber the kept <net> elements; mark them in keep[]. */
-static tp_status apply_logical(const net_list *l, const discovery *d, bool *keep, tp_error *err)
+static tp_status apply_logical(const net_list *l, const tp_ib_discovery *d, bool *keep,
+                               tp_error *err)
 {
     for (int i = 0; i < d->n_devs; i++) {
         const tp_ib_logical *dev = &d->devs[i];
@@ -254,11 +246,10 @@ static tp_status run(net_list *l, const char *hca, bool merge, tp_log *notes, tp
     tp_hca_filter f;
     tp_hca__parse(&f, hca);
     port_table t = {0};
-    discovery d = {0};
+    tp_ib_discovery d = {0};
     tp_status st = port_table_init(&t, l, err);
     if (st == TP_OK)
-        st = tp_ib__discover(&d.devs, &d.n_devs, d.selected, &d.n_selected, &d.merge_disabled,
-                             t.ports, t.n, &f, merge, err);
+        st = tp_ib__discover(&d, t.ports, t.n, &f, merge, err);
     if (st == TP_OK && d.n_selected == 0) {
         tp_log_info(notes,
                     "NCCL_IB_HCA=\"%s\" matches none of the %d NET ports: NCCL's IB plugin "
