@@ -285,21 +285,29 @@ static tp_status p2p_peers(tp_nic_rank *r, const rank_ctx *c, const tp_nics *nx,
     return st;
 }
 
-/* A graph channel end through the NET of `g` (ncclTopoGetNetDev with that graph). */
-static tp_status graph_use(tp_nic_graph_use *u, const rank_ctx *c, const tp_graph *g, int channel,
-                           const char *role, int peer, bool send, tp_error *err)
+/* A channel end of a graph: which channel, its role, and the rank on the other node. */
+typedef struct channel_end {
+    int channel;
+    const char *role; /* "up" / "down" (tree), "head" (NVLS) */
+    int peer;         /* tree: the rank on the other node; NVLS: -1 */
+} channel_end;
+
+/*
+ * A graph channel end through the NET of `g` (ncclTopoGetNetDev with that
+ * graph); every such end sends, so it gets the PXN relay of its sends.
+ */
+static tp_status graph_use(tp_nic_graph_use *u, const rank_ctx *c, const tp_graph *g,
+                           channel_end end, tp_error *err)
 {
     int ngpus = c->sys->nodes[TP_NODE_GPU].count;
-    int64_t id = g->pattern == TP_PATTERN_NVLS ? g->inter[(channel % g->n_channels) * 2]
-                                               : graph_net(g, ngpus, c->rank, channel);
-    *u = (tp_nic_graph_use){.channel = channel,
-                            .role = role,
-                            .peer_rank = peer,
+    int64_t id = g->pattern == TP_PATTERN_NVLS ? g->inter[(end.channel % g->n_channels) * 2]
+                                               : graph_net(g, ngpus, c->rank, end.channel);
+    *u = (tp_nic_graph_use){.channel = end.channel,
+                            .role = end.role,
+                            .peer_rank = end.peer,
                             .net = net_dev_of(c->sys, id),
                             .net_id = id,
                             .proxy_rank = c->rank};
-    if (!send)
-        return TP_OK;
     return tp_paths__get_intermediate_rank(c->sys, c->rank, id, &u->proxy_rank, NULL, err);
 }
 
@@ -318,11 +326,13 @@ static tp_status tree_uses(tp_nic_rank *r, const rank_ctx *c, tp_error *err)
     for (int k = 0; k < ch->n_channels && st == TP_OK; k++) {
         const tp_channel_rank *cr = &ch->ranks[(size_t)c->rank * ch->n_channels + k];
         if (cr->tree_up >= 0 && !on_home_host(c->plan, cr->tree_up))
-            st = graph_use(&r->tree[r->n_tree++], c, tree, k, "up", cr->tree_up, true, err);
+            st = graph_use(&r->tree[r->n_tree++], c, tree,
+                           (channel_end){.channel = k, .role = "up", .peer = cr->tree_up}, err);
         for (int i = 0; i < TP_MAX_TREE_ARITY && st == TP_OK; i++)
             if (cr->tree_down[i] >= 0 && !on_home_host(c->plan, cr->tree_down[i]))
-                st = graph_use(&r->tree[r->n_tree++], c, tree, k, "down", cr->tree_down[i], true,
-                               err);
+                st = graph_use(
+                    &r->tree[r->n_tree++], c, tree,
+                    (channel_end){.channel = k, .role = "down", .peer = cr->tree_down[i]}, err);
     }
     return st;
 }
@@ -341,7 +351,8 @@ static tp_status nvls_uses(tp_nic_rank *r, const rank_ctx *c, tp_error *err)
     tp_status st = TP_OK;
     for (int k = 0; k < nvls->n_channels && st == TP_OK; k++)
         if (nvls->intra[k * ngpus] == c->rank)
-            st = graph_use(&r->nvls[r->n_nvls++], c, nvls, k, "head", -1, true, err);
+            st = graph_use(&r->nvls[r->n_nvls++], c, nvls,
+                           (channel_end){.channel = k, .role = "head", .peer = -1}, err);
     return st;
 }
 
