@@ -59,7 +59,19 @@ typedef struct cli_input {
 
 /* Options beyond --nodes, --rank, --node-topo, --job, --builtin and --help that a command takes. */
 /* CLI_OPT_MANY: n_files is a minimum; every file argument goes to cli_args.rest. */
-enum { CLI_OPT_FORMAT = 1u, CLI_OPT_GRAPH = 2u, CLI_OPT_BASELINE = 4u, CLI_OPT_MANY = 8u };
+typedef enum cli_option_bit {
+    CLI_OPT_FORMAT = 1u,
+    CLI_OPT_GRAPH = 2u,
+    CLI_OPT_BASELINE = 4u,
+    CLI_OPT_MANY = 8u,
+} cli_option_bit;
+
+/* A planning command's syntax: its usage text, options and file arguments. */
+typedef struct cli_syntax {
+    const char *usage;
+    unsigned options; /* cli_option_bit set */
+    int n_files;      /* file arguments, the topology last */
+} cli_syntax;
 
 /* A parsed planning command line. */
 typedef struct cli_args {
@@ -77,12 +89,11 @@ typedef struct cli_args {
 
 /*
  * Parse --nodes, --rank, --node-topo (repeatable), --builtin, --help, the
- * `extra` options (--format sets ctx->format) and exactly n_files file
+ * syntax's options (--format sets ctx->format) and exactly its n_files file
  * arguments; --builtin NAME replaces the last one (the topology). Returns 0,
  * or -1 with *code set after printing the help or a usage error.
  */
-int cli_parse_args(int argc, char **argv, cli_ctx *ctx, const char *usage, unsigned extra,
-                   int n_files, cli_args *a, int *code);
+int cli_parse_args(int argc, char **argv, cli_ctx *ctx, cli_syntax syntax, cli_args *a, int *code);
 /* "text" | "json" | "dot" | "svg" as CLI_FMT_* bit; 0 when unknown. */
 unsigned cli_format_bit(const char *text);
 /*

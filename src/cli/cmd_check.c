@@ -41,7 +41,10 @@ int cmd_check(int argc, char **argv, cli_ctx *ctx)
 {
     cli_args a;
     int code = CLI_EXIT_OK;
-    if (cli_parse_args(argc, argv, ctx, usage, CLI_OPT_FORMAT | CLI_OPT_BASELINE | CLI_OPT_MANY, 1,
+    if (cli_parse_args(argc, argv, ctx,
+                       (cli_syntax){.usage = usage,
+                                    .options = CLI_OPT_FORMAT | CLI_OPT_BASELINE | CLI_OPT_MANY,
+                                    .n_files = 1},
                        &a, &code))
         return code;
     if (!a.baseline)

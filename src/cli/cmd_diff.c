@@ -131,7 +131,9 @@ int cmd_diff(int argc, char **argv, cli_ctx *ctx)
     /* One topology with an environment per side: A/B of the environment alone. */
     int n_files = (cfg_a || cfg_b) && count_files(argc, argv) == 1 ? 1 : 2;
     if (code == CLI_EXIT_OK &&
-        cli_parse_args(argc, argv, ctx, usage, CLI_OPT_FORMAT, n_files, &a, &code) == 0) {
+        cli_parse_args(argc, argv, ctx,
+                       (cli_syntax){.usage = usage, .options = CLI_OPT_FORMAT, .n_files = n_files},
+                       &a, &code) == 0) {
         if (ctx->format == TP_FORMAT_DOT)
             code = cli_usage_error(usage, "diff writes text or json, not dot");
         else {

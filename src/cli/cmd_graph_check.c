@@ -23,7 +23,9 @@ int cmd_graph_check(int argc, char **argv, cli_ctx *ctx)
 {
     cli_args a;
     int code = CLI_EXIT_OK;
-    if (cli_parse_args(argc, argv, ctx, usage, CLI_OPT_FORMAT, 2, &a, &code) != 0)
+    if (cli_parse_args(argc, argv, ctx,
+                       (cli_syntax){.usage = usage, .options = CLI_OPT_FORMAT, .n_files = 2}, &a,
+                       &code) != 0)
         return code;
     tp_plan *plan = NULL;
     if ((code = cli_plan(&plan, &a.in, ctx)) != CLI_EXIT_OK) {

@@ -56,7 +56,9 @@ int cmd_plan(int argc, char **argv, cli_ctx *ctx)
         return cli_run_report(argc, argv, ctx, usage, tp_report_plan);
     cli_args a;
     int code = 0;
-    if (cli_parse_args(argc, argv, ctx, usage, CLI_OPT_FORMAT, 1, &a, &code) != 0)
+    if (cli_parse_args(argc, argv, ctx,
+                       (cli_syntax){.usage = usage, .options = CLI_OPT_FORMAT, .n_files = 1}, &a,
+                       &code) != 0)
         return code;
     if (ctx->format != TP_FORMAT_DOT)
         return cli_usage_error(usage, "plan: --channel applies to --format dot or svg");

@@ -138,7 +138,9 @@ int cmd_tune(int argc, char **argv, cli_ctx *ctx)
     if (code != CLI_EXIT_OK)
         return code;
     cli_args a;
-    if (cli_parse_args(argc, argv, ctx, usage, CLI_OPT_FORMAT, 1, &a, &code) != 0)
+    if (cli_parse_args(argc, argv, ctx,
+                       (cli_syntax){.usage = usage, .options = CLI_OPT_FORMAT, .n_files = 1}, &a,
+                       &code) != 0)
         return code;
     tp_plan *plan = NULL;
     code = cli_plan(&plan, &a.in, ctx);

@@ -23,7 +23,10 @@ int cmd_validate(int argc, char **argv, cli_ctx *ctx)
 {
     cli_args a;
     int code = CLI_EXIT_OK;
-    if (cli_parse_args(argc, argv, ctx, usage, CLI_OPT_GRAPH | CLI_OPT_FORMAT, 1, &a, &code) != 0)
+    if (cli_parse_args(
+            argc, argv, ctx,
+            (cli_syntax){.usage = usage, .options = CLI_OPT_GRAPH | CLI_OPT_FORMAT, .n_files = 1},
+            &a, &code) != 0)
         return code;
     tp_error err = {0};
     if (a.graph && tp_config_set(ctx->cfg, "NCCL_GRAPH_FILE", a.graph, &err) != TP_OK)

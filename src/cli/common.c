@@ -218,9 +218,11 @@ static const char *option_long_name(int c)
     return "?";
 }
 
-int cli_parse_args(int argc, char **argv, cli_ctx *ctx, const char *usage, unsigned extra,
-                   int n_files, cli_args *a, int *code)
+int cli_parse_args(int argc, char **argv, cli_ctx *ctx, cli_syntax syntax, cli_args *a, int *code)
 {
+    const char *usage = syntax.usage;
+    unsigned extra = syntax.options;
+    int n_files = syntax.n_files;
     memset(a, 0, sizeof(*a));
     a->in.job.version = TP_JOB_VERSION;
     a->in.job.n_nodes = 1;
@@ -299,7 +301,8 @@ int cli_parse_input(int argc, char **argv, cli_ctx *ctx, const char *usage, cli_
                     int *exit_code)
 {
     cli_args a;
-    int st = cli_parse_args(argc, argv, ctx, usage, 0, 1, &a, exit_code);
+    int st =
+        cli_parse_args(argc, argv, ctx, (cli_syntax){.usage = usage, .n_files = 1}, &a, exit_code);
     *in = a.in;
     return st;
 }
@@ -358,35 +361,42 @@ static int cli_write_report(cli_ctx *ctx, const tp_plan *plan, cli_report_fn *re
     return report(ctx->out, plan, ctx->format, &err) == TP_OK ? CLI_EXIT_OK : cli_fail(&err);
 }
 
-/* Parse, plan (--nodes defaulting to default_nodes when > 0), report, then partial-file notes. */
-static int run_report(int argc, char **argv, cli_ctx *ctx, const char *usage, cli_report_fn *report,
-                      int default_nodes, bool notes)
+/* A report command: its report, and what it adds to the plain parse, plan and report. */
+typedef struct report_command {
+    cli_report_fn *report;
+    int default_nodes; /* --nodes when not given (when > 0) */
+    bool notes;        /* then notes on a partial topology file */
+} report_command;
+
+static int run_report(int argc, char **argv, cli_ctx *ctx, const char *usage, report_command cmd)
 {
     cli_args a;
     int code = 0;
-    if (cli_parse_args(argc, argv, ctx, usage, CLI_OPT_FORMAT, 1, &a, &code) != 0)
+    cli_syntax syntax = {.usage = usage, .options = CLI_OPT_FORMAT, .n_files = 1};
+    if (cli_parse_args(argc, argv, ctx, syntax, &a, &code) != 0)
         return code;
-    if (default_nodes > 0 && !a.nodes_given)
-        a.in.job.n_nodes = default_nodes;
+    if (cmd.default_nodes > 0 && !a.nodes_given)
+        a.in.job.n_nodes = cmd.default_nodes;
     tp_plan *plan = NULL;
     code = cli_plan(&plan, &a.in, ctx);
     if (code == CLI_EXIT_OK)
-        code = cli_write_report(ctx, plan, report);
+        code = cli_write_report(ctx, plan, cmd.report);
     tp_plan_free(plan);
-    if (notes)
+    if (cmd.notes)
         cli_partial_notes(&a.in, ctx->out, true);
     return code;
 }
 
 int cli_run_report(int argc, char **argv, cli_ctx *ctx, const char *usage, cli_report_fn *report)
 {
-    return run_report(argc, argv, ctx, usage, report, 0, true);
+    return run_report(argc, argv, ctx, usage, (report_command){.report = report, .notes = true});
 }
 
 int cli_run_net_report(int argc, char **argv, cli_ctx *ctx, const char *usage,
                        cli_report_fn *report)
 {
-    return run_report(argc, argv, ctx, usage, report, 2, false);
+    return run_report(argc, argv, ctx, usage,
+                      (report_command){.report = report, .default_nodes = 2, .notes = false});
 }
 
 size_t cli_partial_notes(const cli_input *in, FILE *out, bool to_stderr)
