@@ -51,7 +51,7 @@ static bool same_choice(const side_choice *a, const side_choice *b)
 }
 
 /* The run [k0, k1] of sizes with the same change. */
-static void add_run(tp_comparison *c, int coll, int k0, int k1, const side_choice s0[2],
+static void add_run(tp_comparison *c, tp_coll coll, int k0, int k1, const side_choice s0[2],
                     const side_choice s1[2])
 {
     char from[64], to[64], lo[32], hi[32], range[80];
@@ -73,14 +73,14 @@ static void add_run(tp_comparison *c, int coll, int k0, int k1, const side_choic
                     "%s goes from %s to %s%s", range, from, to, tail);
 }
 
-static void choose_both(const tp_comparison *c, int coll, int k, side_choice out[2])
+static void choose_both(const tp_comparison *c, tp_coll coll, int k, side_choice out[2])
 {
     for (int s = 0; s < 2; s++)
         out[s].ok = tp_tune__choose(&c->plan[s]->tuning, coll, (size_t)1 << k, &out[s].ch);
 }
 
 /* The largest call: the choice may stay while the prediction moves. */
-static void largest_call(tp_comparison *c, int coll, const side_choice s[2])
+static void largest_call(tp_comparison *c, tp_coll coll, const side_choice s[2])
 {
     if (!s[0].ok || !s[1].ok)
         return;
@@ -99,7 +99,7 @@ static void largest_call(tp_comparison *c, int coll, const side_choice s[2])
                     tp_tune__coll_name(coll), t0, t1, bw[0], bw[1]);
 }
 
-static void compare_coll(tp_comparison *c, int coll)
+static void compare_coll(tp_comparison *c, tp_coll coll)
 {
     side_choice first[2] = {{0}}, last[2] = {{0}}, cur[2] = {{0}};
     int start = -1;
@@ -128,8 +128,8 @@ static void compare_coll(tp_comparison *c, int coll)
 void tp_compare__tuning(tp_comparison *c)
 {
     /* The order NCCL's --sizes calls use: AllReduce first. */
-    static const int order[] = {TP_COLL_ALLREDUCE, TP_COLL_ALLGATHER, TP_COLL_REDUCESCATTER,
-                                TP_COLL_BROADCAST, TP_COLL_REDUCE};
+    static const tp_coll order[] = {TP_COLL_ALLREDUCE, TP_COLL_ALLGATHER, TP_COLL_REDUCESCATTER,
+                                    TP_COLL_BROADCAST, TP_COLL_REDUCE};
     const tp_tuning *t0 = &c->plan[0]->tuning, *t1 = &c->plan[1]->tuning;
     if (!c->plan[0]->tuned || !c->plan[1]->tuned)
         return;

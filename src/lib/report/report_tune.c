@@ -63,7 +63,7 @@ tp_status tp_report__tune_sweep(tune_sweep *s, const tp_plan *plan, const tp_tun
         s->n_sizes++;
     for (int c = 0; c < TP_COLL_COUNT; c++)
         if (coll < 0 || c == coll)
-            s->colls[s->n_colls++] = c;
+            s->colls[s->n_colls++] = (tp_coll)c;
     if (!plan->tuning.modelled)
         return TP_OK;
     s->rows = calloc((size_t)s->n_colls * (size_t)s->n_sizes, sizeof(*s->rows));
@@ -82,13 +82,13 @@ tp_status tp_report__tune_sweep(tune_sweep *s, const tp_plan *plan, const tp_tun
     return TP_OK;
 }
 
-static void pair_name(char *buf, size_t size, int algo, int proto)
+static void pair_name(char *buf, size_t size, tp_algo algo, tp_proto proto)
 {
     snprintf(buf, size, "%s/%s", tp_tune__algo_name(algo), tp_tune__proto_name(proto));
 }
 
 /* A pair's time at a row: its cost table entry, or the chosen backup time. */
-static float time_of(const tune_row *r, int algo, int proto)
+static float time_of(const tune_row *r, tp_algo algo, tp_proto proto)
 {
     if (r->choice.algo == algo && r->choice.proto == proto)
         return r->choice.time;
@@ -155,7 +155,7 @@ static void write_text(FILE *out, const tp_plan *plan, const tune_sweep *s)
         return;
     }
     for (int i = 0; i < s->n_colls; i++) {
-        int c = s->colls[i];
+        tp_coll c = s->colls[i];
         fprintf(out, "\n%s (busbw = algbw x %.4g)\n", tp_tune__coll_name(c),
                 tp_tune__busbw_factor(c, plan->tuning.job.n_ranks));
         fprintf(out, "  %9s  %-22s %3s %4s %12s %11s %11s\n", "size", "algorithm/protocol", "ch",
@@ -180,7 +180,7 @@ static void write_text(FILE *out, const tp_plan *plan, const tune_sweep *s)
     }
 }
 
-static void json_pair(FILE *out, int algo, int proto, float time)
+static void json_pair(FILE *out, tp_algo algo, tp_proto proto, float time)
 {
     fprintf(out, "{\"algorithm\": \"%s\", \"protocol\": \"%s\", \"time_us\": %.6f}",
             tp_tune__algo_name(algo), tp_tune__proto_name(proto), (double)time);
@@ -243,7 +243,7 @@ static void write_json(FILE *out, const tp_plan *plan, const tune_sweep *s)
             j->n_ranks, j->n_nodes, j->n_channels, j->nvls_channels,
             plan->tuning.modelled ? "true" : "false");
     for (int i = 0; plan->tuning.modelled && i < s->n_colls; i++) {
-        int c = s->colls[i];
+        tp_coll c = s->colls[i];
         fprintf(out, "%s\n    {\"name\": \"%s\", \"busbw_factor\": %.6f,\n      \"sizes\": [",
                 i ? "," : "", tp_tune__coll_name(c), tp_tune__busbw_factor(c, j->n_ranks));
         for (int k = 0; k < s->n_sizes; k++) {

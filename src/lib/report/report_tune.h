@@ -14,7 +14,7 @@ typedef struct tune_row {
 
 typedef struct tune_sweep {
     const tp_tuning *tuning;
-    int colls[TP_COLL_COUNT];
+    tp_coll colls[TP_COLL_COUNT];
     int n_colls;
     int n_sizes;    /* powers of two from the first size */
     tune_row *rows; /* n_colls x n_sizes (owned; NULL for a one-rank job) */

@@ -46,14 +46,14 @@ static double y_of(const panel *p, double bw)
 }
 
 /* busbw of a pair at row k; negative when the pair is not available there. */
-static double pair_busbw(const panel *p, int k, int a, int pr)
+static double pair_busbw(const panel *p, int k, tp_algo a, tp_proto pr)
 {
     const tune_row *r = row(p, k);
     float t =
         r->choice.algo == a && r->choice.proto == pr ? r->choice.time : r->choice.times[a][pr];
     if (!r->ok || t <= 0)
         return -1;
-    int coll = p->s->colls[p->i];
+    tp_coll coll = p->s->colls[p->i];
     return (double)r->bytes / ((double)t * 1e3) * tp_tune__busbw_factor(coll, p->n_ranks);
 }
 
@@ -105,7 +105,7 @@ static void axes(FILE *out, const panel *p)
 }
 
 /* One polyline through the rows where the pair is available. */
-static void pair_line(FILE *out, const panel *p, int a, int pr, const char *style)
+static void pair_line(FILE *out, const panel *p, tp_algo a, tp_proto pr, const char *style)
 {
     bool open = false;
     for (int k = 0; k < p->s->n_sizes; k++) {
@@ -187,7 +187,7 @@ static void draw_panel(FILE *out, panel *p)
                 top = bw > top ? bw : top;
             }
     p->y_max = nice_max(top * 1.05);
-    int coll = p->s->colls[p->i];
+    tp_coll coll = p->s->colls[p->i];
     fprintf(out,
             "<text x=\"%d\" y=\"%.1f\" font-size=\"15\" font-weight=\"bold\">%s: predicted "
             "bus bandwidth, %d ranks on %d NCCL node%s (NCCL 2.22.3 model)</text>\n",

@@ -18,15 +18,15 @@ static const char *const algo_names[TP_ALGO_COUNT] = {"Tree",         "Ring", "C
                                                       "CollNetChain", "NVLS", "NVLSTree"};
 static const char *const proto_names[TP_PROTO_COUNT] = {"LL", "LL128", "Simple"};
 
-const char *tp_tune__coll_name(int c)
+const char *tp_tune__coll_name(tp_coll c)
 {
     return c >= 0 && c < TP_COLL_COUNT ? coll_names[c] : "?";
 }
-const char *tp_tune__algo_name(int a)
+const char *tp_tune__algo_name(tp_algo a)
 {
     return a >= 0 && a < TP_ALGO_COUNT ? algo_names[a] : "?";
 }
-const char *tp_tune__proto_name(int p)
+const char *tp_tune__proto_name(tp_proto p)
 {
     return p >= 0 && p < TP_PROTO_COUNT ? proto_names[p] : "?";
 }
@@ -118,7 +118,7 @@ typedef struct model_ctx {
     double ll_max_bw, tree_max_bw, ring_ll128_max_bw, tree_ll128_max_bw;
     float ppn;
     float net_overhead;
-    int intra_hw[TP_ALGO_COUNT], hw[TP_ALGO_COUNT];
+    tp_hw_class intra_hw[TP_ALGO_COUNT], hw[TP_ALGO_COUNT];
 } model_ctx;
 
 /* NCCL 2.22.3 getNetOverhead: NCCL_NET_OVERHEAD (ns), else by the job's x86 CPU vendor. */
@@ -138,9 +138,9 @@ static void init_ctx(model_ctx *m, const tp_tune_job *job, const tp_config *cfg)
 {
     m->job = job;
     memcpy(m->hw_lat, K->hw_lat, sizeof(m->hw_lat));
-    int cc = job->min_comp_cap >= 90   ? TP_CC_HOPPER
-             : job->min_comp_cap >= 80 ? TP_CC_AMPERE
-                                       : TP_CC_VOLTA;
+    tp_cc_class cc = job->min_comp_cap >= 90   ? TP_CC_HOPPER
+                     : job->min_comp_cap >= 80 ? TP_CC_AMPERE
+                                               : TP_CC_VOLTA;
     int nodes = job->n_nodes <= 2 ? job->n_nodes - 1 : 2;
     /* One node: LL by GPU; several: by rank 0's CPU vendor (AMD row, else Intel). */
     int ll_row = job->n_nodes == 1 ? cc : job->cpu_vendor == TP_CPU_VENDOR_AMD ? 1 : 0;
@@ -161,7 +161,7 @@ static void init_ctx(model_ctx *m, const tp_tune_job *job, const tp_config *cfg)
 }
 
 /* Which algorithm/protocol pairs NCCL 2.22.3 models for a collective. */
-static bool modelled(int coll, int a, int p)
+static bool modelled(tp_coll coll, tp_algo a, tp_proto p)
 {
     if ((coll == TP_COLL_BROADCAST || coll == TP_COLL_REDUCE) && a != TP_ALGO_RING)
         return false;
@@ -172,7 +172,7 @@ static bool modelled(int coll, int a, int p)
 }
 
 /* CollNetDirect's refinements (no CollNet plugin here: its graphs have no channel). */
-static float collnet_direct_bw(const model_ctx *m, int coll, float bus, float bw)
+static float collnet_direct_bw(const model_ctx *m, tp_coll coll, float bus, float bw)
 {
     const tp_tune_job *job = m->job;
     float ppn = m->ppn;
@@ -195,7 +195,7 @@ static float collnet_direct_bw(const model_ctx *m, int coll, float bus, float bw
 }
 
 /* Bus bandwidth to algorithm bandwidth. */
-static float algo_bw(const model_ctx *m, int coll, int a, float bus)
+static float algo_bw(const model_ctx *m, tp_coll coll, tp_algo a, float bus)
 {
     int n_ranks = m->job->n_ranks;
     int nsteps = coll == TP_COLL_ALLREDUCE                                    ? 2 * (n_ranks - 1)
@@ -213,7 +213,7 @@ static float algo_bw(const model_ctx *m, int coll, int a, float bus)
     return bus * ratio;
 }
 
-static float entry_bw(const model_ctx *m, int coll, int a, int p)
+static float entry_bw(const model_ctx *m, tp_coll coll, tp_algo a, tp_proto p)
 {
     const tp_tune_job *job = m->job;
     const tp_tune_graph *g = &job->graphs[a];
@@ -246,7 +246,8 @@ static float entry_bw(const model_ctx *m, int coll, int a, int p)
 }
 
 /* Ring latency: per step, or for the pipelined Broadcast/Reduce per chunk. */
-static float ring_lat(const model_ctx *m, int coll, int p, float base, float intra, float inter)
+static float ring_lat(const model_ctx *m, tp_coll coll, tp_proto p, float base, float intra,
+                      float inter)
 {
     const tp_tune_job *job = m->job;
     int a = TP_ALGO_RING, n_ranks = job->n_ranks, n_nodes = job->n_nodes;
@@ -272,7 +273,7 @@ static float ring_lat(const model_ctx *m, int coll, int p, float base, float int
     return base + ((nsteps - n_inter) * intra + n_inter * inter);
 }
 
-static float entry_lat(const model_ctx *m, int coll, int a, int p)
+static float entry_lat(const model_ctx *m, tp_coll coll, tp_algo a, tp_proto p)
 {
     const tp_tune_job *job = m->job;
     const tp_tune_graph *g = &job->graphs[a];
@@ -312,7 +313,7 @@ static void compute_entries(tp_tuning *t, const model_ctx *m)
             }
 }
 
-bool tp_tune__ll128_default(const tp_tuning *t, int coll, int algo)
+bool tp_tune__ll128_default(const tp_tuning *t, tp_coll coll, tp_algo algo)
 {
     const tp_tune_job *job = &t->job;
     const tp_tune_graph *g = &job->graphs[algo];
@@ -358,13 +359,13 @@ static void parse_enables(tp_tuning *t, const tp_config *cfg)
 }
 
 /* Whether protocol p stays on for collective c on algorithm a (2: NCCL's LL128 rule). */
-static bool proto_on(const tp_tuning *t, int c, int a, int p)
+static bool proto_on(const tp_tuning *t, tp_coll c, tp_algo a, tp_proto p)
 {
     int on = t->proto_enable[p];
     return on == 2 && p == TP_PROTO_LL128 ? tp_tune__ll128_default(t, c, a) : on != 0;
 }
 
-static bool any_bandwidth(const tp_tuning *t, int c)
+static bool any_bandwidth(const tp_tuning *t, tp_coll c)
 {
     for (int a = 0; a < TP_ALGO_COUNT; a++)
         for (int p = 0; p < TP_PROTO_COUNT; p++)

@@ -17,15 +17,16 @@
 #include "system/system.h"
 
 /* NCCL 2.22.3 collectives, algorithms and protocols, in NCCL's numbering. */
-enum {
+typedef enum tp_coll {
     TP_COLL_BROADCAST,
     TP_COLL_REDUCE,
     TP_COLL_ALLGATHER,
     TP_COLL_REDUCESCATTER,
     TP_COLL_ALLREDUCE,
     TP_COLL_COUNT
-};
-enum {
+} tp_coll;
+typedef enum tp_algo {
+    TP_ALGO_UNDEF = -1, /* no algorithm available */
     TP_ALGO_TREE,
     TP_ALGO_RING,
     TP_ALGO_COLLNET_DIRECT,
@@ -33,14 +34,19 @@ enum {
     TP_ALGO_NVLS,
     TP_ALGO_NVLS_TREE,
     TP_ALGO_COUNT
-};
-enum { TP_PROTO_LL, TP_PROTO_LL128, TP_PROTO_SIMPLE, TP_PROTO_COUNT };
-#define TP_ALGO_UNDEF (-1)
+} tp_algo;
+typedef enum tp_proto {
+    TP_PROTO_UNDEF = -1, /* no protocol available */
+    TP_PROTO_LL,
+    TP_PROTO_LL128,
+    TP_PROTO_SIMPLE,
+    TP_PROTO_COUNT
+} tp_proto;
 
 /* NCCL's names: "AllReduce", "Ring", "LL128" (ncclFuncStr, ncclAlgoStr, ncclProtoStr). */
-const char *tp_tune__coll_name(int coll);
-const char *tp_tune__algo_name(int algo);
-const char *tp_tune__proto_name(int proto);
+const char *tp_tune__coll_name(tp_coll coll);
+const char *tp_tune__algo_name(tp_algo algo);
+const char *tp_tune__proto_name(tp_proto proto);
 
 /* The graph fields the model reads: the combined graph (init.cc AllGather3),
  * with pattern and latencyInter of rank 0's own graph (never combined). */
@@ -97,11 +103,12 @@ void tp_tune__model(tp_tuning *t, const tp_tune_job *job, const tp_config *cfg, 
 void tp_tune__parse_list(const char *text, const char *const *names, int n, int *list);
 
 /* The LL128 default rule for one collective/algorithm (pEnable == 2 in NCCL). */
-bool tp_tune__ll128_default(const tp_tuning *t, int coll, int algo);
+bool tp_tune__ll128_default(const tp_tuning *t, tp_coll coll, tp_algo algo);
 
 /* One call's choice (enqueue.cc getAlgoInfo with numPipeOps 1). */
 typedef struct tp_tune_choice {
-    int algo, proto;  /* TP_ALGO_UNDEF when nothing is available */
+    tp_algo algo;     /* TP_ALGO_UNDEF when nothing is available */
+    tp_proto proto;   /* TP_PROTO_UNDEF then */
     float time;       /* us */
     bool from_backup; /* only the Ring backup bandwidth was usable */
     int n_channels, n_threads;
@@ -110,12 +117,12 @@ typedef struct tp_tune_choice {
 } tp_tune_choice;
 
 /* ncclTopoGetAlgoTime: time (us) of one algorithm/protocol; -1 when unavailable. */
-float tp_tune__algo_time(const tp_tuning *t, int coll, int algo, int proto, size_t n_bytes,
-                         bool *backup);
+float tp_tune__algo_time(const tp_tuning *t, tp_coll coll, tp_algo algo, tp_proto proto,
+                         size_t n_bytes, bool *backup);
 
 /* The choice for `coll` of `n_bytes` (NCCL's nBytes). Returns false when NCCL
  * fails ("no algorithm/protocol available"). */
-bool tp_tune__choose(const tp_tuning *t, int coll, size_t n_bytes, tp_tune_choice *out);
+bool tp_tune__choose(const tp_tuning *t, tp_coll coll, size_t n_bytes, tp_tune_choice *out);
 
 /*
  * The conformance --sizes calls: each collective in NCCL's enqueue order
@@ -128,7 +135,7 @@ bool tp_tune__choose(const tp_tuning *t, int coll, size_t n_bytes, tp_tune_choic
  * 2(n-1)/n for AllReduce, (n-1)/n for AllGather and ReduceScatter, 1 for
  * Broadcast and Reduce. Algorithm bandwidth is NCCL's nBytes over the time.
  */
-double tp_tune__busbw_factor(int coll, int n_ranks);
+double tp_tune__busbw_factor(tp_coll coll, int n_ranks);
 
 tp_status tp_tune__log_sizes(const tp_tuning *t, tp_log *log, tp_error *err);
 

@@ -8,8 +8,8 @@
 
 #define K (&tp_tune_nccl_2_22_3)
 
-float tp_tune__algo_time(const tp_tuning *t, int coll, int algo, int proto, size_t n_bytes,
-                         bool *backup)
+float tp_tune__algo_time(const tp_tuning *t, tp_coll coll, tp_algo algo, tp_proto proto,
+                         size_t n_bytes, bool *backup)
 {
     const tp_tune_job *job = &t->job;
     float bw = t->bandwidth[coll][algo][proto];
@@ -35,7 +35,7 @@ float tp_tune__algo_time(const tp_tuning *t, int coll, int algo, int proto, size
 }
 
 /* updateCollCostTable: which algorithms a call may take. */
-static bool considered(const tp_tuning *t, int coll, int a)
+static bool considered(const tp_tuning *t, tp_coll coll, tp_algo a)
 {
     const tp_tune_job *job = &t->job;
     if ((a == TP_ALGO_COLLNET_DIRECT || a == TP_ALGO_COLLNET_CHAIN) && job->collnet_support != 1)
@@ -86,10 +86,11 @@ static void size_launch(const tp_tuning *t, size_t n_bytes, tp_tune_choice *c)
     c->n_threads = nt;
 }
 
-bool tp_tune__choose(const tp_tuning *t, int coll, size_t n_bytes, tp_tune_choice *out)
+bool tp_tune__choose(const tp_tuning *t, tp_coll coll, size_t n_bytes, tp_tune_choice *out)
 {
     tp_tune_choice *c = out;
-    c->algo = c->proto = TP_ALGO_UNDEF;
+    c->algo = TP_ALGO_UNDEF;
+    c->proto = TP_PROTO_UNDEF;
     c->from_backup = false;
     c->n_channels = c->n_threads = 0;
     for (int a = 0; a < TP_ALGO_COUNT; a++)
@@ -97,7 +98,8 @@ bool tp_tune__choose(const tp_tuning *t, int coll, size_t n_bytes, tp_tune_choic
             c->times[a][p] = K->proto_ignore;
     if (t->job.n_ranks == 1)
         c->times[TP_ALGO_RING][TP_PROTO_SIMPLE] = 0.0f;
-    int backup_algo = TP_ALGO_UNDEF, backup_proto = TP_ALGO_UNDEF;
+    tp_algo backup_algo = TP_ALGO_UNDEF;
+    tp_proto backup_proto = TP_PROTO_UNDEF;
     float backup_time = K->max_time;
     for (int a = 0; a < TP_ALGO_COUNT && t->job.n_ranks > 1; a++) {
         if (!considered(t, coll, a))
@@ -136,7 +138,7 @@ bool tp_tune__choose(const tp_tuning *t, int coll, size_t n_bytes, tp_tune_choic
     return true;
 }
 
-double tp_tune__busbw_factor(int coll, int n_ranks)
+double tp_tune__busbw_factor(tp_coll coll, int n_ranks)
 {
     double n = n_ranks;
     switch (coll) {
@@ -153,8 +155,8 @@ double tp_tune__busbw_factor(int coll, int n_ranks)
 tp_status tp_tune__log_sizes(const tp_tuning *t, tp_log *log, tp_error *err)
 {
     /* The order the conformance harness enqueues its calls in. */
-    static const int order[] = {TP_COLL_ALLREDUCE, TP_COLL_ALLGATHER, TP_COLL_REDUCESCATTER,
-                                TP_COLL_BROADCAST, TP_COLL_REDUCE};
+    static const tp_coll order[] = {TP_COLL_ALLREDUCE, TP_COLL_ALLGATHER, TP_COLL_REDUCESCATTER,
+                                    TP_COLL_BROADCAST, TP_COLL_REDUCE};
     for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
         for (int k = 3; k <= 33; k++) {
             size_t n_bytes = (size_t)1 << k;

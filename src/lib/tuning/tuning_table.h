@@ -10,9 +10,9 @@
 #include "tuning/tuning.h"
 
 /* Hardware classes of the latency table (NCCL_HW_NVLINK, NCCL_HW_PCI, NCCL_HW_NET). */
-enum { TP_HW_NVLINK, TP_HW_PCI, TP_HW_NET, TP_HW_COUNT };
+typedef enum tp_hw_class { TP_HW_NVLINK, TP_HW_PCI, TP_HW_NET, TP_HW_COUNT } tp_hw_class;
 /* Rows of the per-architecture tables: Volta, Ampere, Hopper (compute capability 70/80/90+). */
-enum { TP_CC_VOLTA, TP_CC_AMPERE, TP_CC_HOPPER, TP_CC_COUNT };
+typedef enum tp_cc_class { TP_CC_VOLTA, TP_CC_AMPERE, TP_CC_HOPPER, TP_CC_COUNT } tp_cc_class;
 /* Columns: 1 node, 2 nodes, more. */
 #define TP_NODE_CLASSES 3
 /* treeCorrectionFactor: powers of two from 64 B to 256 MB. */
