@@ -37,7 +37,7 @@ int tp_chan__shift(const tp_chan_ctx *x, int v, int host)
     return v + x->host_first[host] - x->host_first[rep];
 }
 
-int tp_chan__topo(const tp_chan_ctx *x, int r, int field, int c)
+int tp_chan__topo(const tp_chan_ctx *x, int r, tp_topo_field field, int c)
 {
     /* NCCL 2.22.3 postset: with crossNic rings and an even channel count,
      * odd nodes exchange ring channels c and c^1 to alternate rails. */

@@ -13,7 +13,7 @@
 #define TP_UNSET INT32_MIN
 
 /* The fields of NCCL's ncclTopoRanks, plus the preset tree of the channel. */
-enum {
+typedef enum tp_topo_field {
     TP_TR_RING_RECV,
     TP_TR_RING_SEND,
     TP_TR_RING_PREV,
@@ -24,7 +24,7 @@ enum {
     TP_TR_TREE_UP,    /* channel->tree.up after preset */
     TP_TR_TREE_DOWN0, /* channel->tree.down[0] after preset */
     TP_TR_COUNT
-};
+} tp_topo_field;
 
 /* One local rank's preset result, in its kind's representative host's rank numbers. */
 typedef struct tp_topo_ranks {
@@ -99,7 +99,7 @@ static inline int tp_chan__first_rank(const tp_chan_ctx *x, int n)
 /* A template rank value moved to `host`: -1 stays, unset reads as 0. */
 int tp_chan__shift(const tp_chan_ctx *x, int v, int host);
 /* topoRanks field of rank r for channel c, after postset's crossNic exchange. */
-int tp_chan__topo(const tp_chan_ctx *x, int r, int field, int c);
+int tp_chan__topo(const tp_chan_ctx *x, int r, tp_topo_field field, int c);
 
 /* connectTrees for every rank, with the reported rank's "Tree" lines. */
 tp_status tp_chan__connect_trees(tp_chan_ctx *x, tp_error *err);

@@ -70,7 +70,7 @@ static void init_trees(tp_chan_ctx *x)
 }
 
 /* A tree field (parent/child0/child1 rank) of node n for channel c. */
-static int node_field(const tp_chan_ctx *x, int n, int field, int c)
+static int node_field(const tp_chan_ctx *x, int n, tp_topo_field field, int c)
 {
     return tp_chan__topo(x, tp_chan__first_rank(x, n), field, c);
 }
@@ -110,7 +110,7 @@ static tp_status connect_node(tp_chan_ctx *x, int c, int n, tp_error *err)
     for (int k = 0; k < 2; k++) {
         tp_tree *trees = x->trees + (size_t)(c + k * x->nc) * (size_t)x->n_ranks;
         if (t[k][0] != -1) {
-            int field = t[k][3] == 0 ? TP_TR_TREE_CHILD0 : TP_TR_TREE_CHILD1;
+            tp_topo_field field = t[k][3] == 0 ? TP_TR_TREE_CHILD0 : TP_TR_TREE_CHILD1;
             trees[ttp].up = node_field(x, t[k][0], field, c);
         }
     }
