@@ -11,18 +11,18 @@
 
 #include "explain/explain.h"
 
-/* What a kind's own graph sets in the combined one. */
-enum {
+/* What a kind's own graph sets in the combined one: bits of tp_kind_graph.limits. */
+typedef enum tp_limit_bit {
     TP_LIMIT_CHANNELS = 1u,
     TP_LIMIT_BW_INTRA = 2u,
     TP_LIMIT_BW_INTER = 4u,
     TP_LIMIT_TYPE_INTRA = 8u,
     TP_LIMIT_TYPE_INTER = 16u,
-};
+} tp_limit_bit;
 
 typedef struct tp_kind_graph {
     tp_graph_info own; /* minimum over the kind's domains, as the all-gather takes it */
-    unsigned limits;   /* TP_LIMIT_* it sets: it is the worst and some kind is better */
+    unsigned limits;   /* tp_limit_bit set: it is the worst and some kind is better */
     int n_causes;
     char causes[TP_WHY_MAX_LIMITS][512]; /* its graph's "limit" lines (explain.c) */
 } tp_kind_graph;

@@ -13,14 +13,14 @@
 #define TP_LOG_LINE_SIZE 1024
 
 /* NCCL 2.22.3 debug levels (debug.cc): lines at or below the level print. */
-enum { LOG_NONE, LOG_VERSION, LOG_WARN, LOG_INFO };
+typedef enum debug_level { LOG_NONE, LOG_VERSION, LOG_WARN, LOG_INFO } debug_level;
 
 /* NCCL_DEBUG as NCCL reads it; unset means INFO, the reference outputs' setting. */
-static int debug_level(const tp_config *cfg)
+static debug_level debug_level_of(const tp_config *cfg)
 {
     static const struct {
         const char *name;
-        int level;
+        debug_level level;
     } levels[] = {{"VERSION", LOG_VERSION},
                   {"WARN", LOG_WARN},
                   {"INFO", LOG_INFO},
@@ -104,7 +104,8 @@ static int reported_dev(const tp_plan *plan)
 /* Print a log's lines that NCCL_DEBUG / NCCL_DEBUG_SUBSYS let through. */
 static tp_status print_log(FILE *out, const tp_plan *plan, const tp_log *log, tp_error *err)
 {
-    int dev = reported_dev(plan), level = debug_level(plan->cfg);
+    int dev = reported_dev(plan);
+    debug_level level = debug_level_of(plan->cfg);
     uint64_t mask = tp_log__subsys_mask(tp_config_str(plan->cfg, TP_P_DEBUG_SUBSYS));
     for (size_t i = 0; i < log->n_lines; i++) {
         const tp_log_line *l = &log->lines[i];
