@@ -17,19 +17,19 @@ enum {
     CLI_EXIT_INTERNAL = 5, /* a bug in topoplan */
 };
 
-/* Output formats, as bits of the set a command writes. */
-enum {
+/* Output formats, as bits of the set a command writes (cli_ctx.formats). */
+typedef enum cli_fmt_bit {
     CLI_FMT_TEXT = 1u << TP_FORMAT_TEXT,
     CLI_FMT_JSON = 1u << TP_FORMAT_JSON,
     CLI_FMT_DOT = 1u << TP_FORMAT_DOT,
     CLI_FMT_SVG = 1u << 3, /* DOT rendered by Graphviz in the CLI */
-};
+} cli_fmt_bit;
 
 typedef struct cli_ctx {
     tp_config *cfg;   /* from the environment and --env options */
     tp_format format; /* --format (svg: TP_FORMAT_DOT with svg set) */
     bool svg;         /* --format svg: render the DOT report to SVG */
-    unsigned formats; /* CLI_FMT_* the running command writes */
+    unsigned formats; /* cli_fmt_bit set: what the running command writes */
     const char *command;
     FILE *out;    /* stdout or -o FILE */
     void **owned; /* blocks parsed options point into, freed by cli_ctx_release */
