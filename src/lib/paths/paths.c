@@ -17,16 +17,19 @@
 /* Route storage                                                       */
 /* ------------------------------------------------------------------ */
 
-static tp_status route_reserve(tp_route *r, int need, tp_error *err)
+/* Room for `need` hops; a grown list moves to a new block of the system's arena. */
+static tp_status route_reserve(tp_system *sys, tp_route *r, int need, tp_error *err)
 {
     if (need <= r->cap)
         return TP_OK;
     int cap = r->cap ? r->cap : 4;
     while (cap < need)
         cap *= 2;
-    tp_link **list = realloc(r->list, (size_t)cap * sizeof(*list));
+    tp_link **list = tp_arena_alloc(&sys->routes, (size_t)cap * sizeof(*list));
     if (!list)
         return tp_fail_nomem(err);
+    if (r->cap > 0)
+        memcpy(list, r->list, (size_t)r->cap * sizeof(*list));
     memset(list + r->cap, 0, (size_t)(cap - r->cap) * sizeof(*list));
     r->list = list;
     r->cap = cap;
@@ -37,9 +40,11 @@ static tp_status route_reserve(tp_route *r, int need, tp_error *err)
  * NCCL 2.22.3 allocates a node's routes to a type with calloc: all zero (LOC,
  * bw 0) for the root of the search, all DIS for the nodes it reaches.
  */
-static tp_status routes_alloc(tp_route **out, int count, bool disconnected, tp_error *err)
+static tp_status routes_alloc(tp_system *sys, tp_route **out, int count, bool disconnected,
+                              tp_error *err)
 {
-    tp_route *routes = calloc(count > 0 ? (size_t)count : 1, sizeof(*routes));
+    tp_route *routes =
+        tp_arena_zalloc(&sys->routes, (count > 0 ? (size_t)count : 1) * sizeof(*routes));
     if (!routes)
         return tp_fail_nomem(err);
     for (int i = 0; disconnected && i < count; i++)
@@ -156,7 +161,7 @@ static tp_status visit_link(bfs_state *s, tp_node *node, tp_link *link, tp_error
     tp_node *rem = link->rem;
     tp_status st;
     if (!rem->paths[bt] &&
-        (st = routes_alloc(&rem->paths[bt], s->sys->nodes[bt].count, true, err)) != TP_OK)
+        (st = routes_alloc(s->sys, &rem->paths[bt], s->sys->nodes[bt].count, true, err)) != TP_OK)
         return st;
     tp_route *rem_path = &rem->paths[bt][s->base_index];
     tp_route *path = &node->paths[bt][s->base_index];
@@ -166,7 +171,7 @@ static tp_status visit_link(bfs_state *s, tp_node *node, tp_link *link, tp_error
     /* NCCL 2.22.3: replace a route if it is unset or longer, and only by a wider one. */
     if (!((rem_path->bw == 0 || rem_path->count > path->count) && rem_path->bw < bw))
         return TP_OK;
-    if ((st = route_reserve(rem_path, path->count + 1, err)) != TP_OK)
+    if ((st = route_reserve(s->sys, rem_path, path->count + 1, err)) != TP_OK)
         return st;
     if ((st = set_reverse_link(s, node, link, rem_path, err)) != TP_OK)
         return st;
@@ -184,7 +189,7 @@ static tp_status set_paths(bfs_state *s, tp_node *base, tp_error *err)
     int bt = base->type;
     tp_status st;
     if (!base->paths[bt] &&
-        (st = routes_alloc(&base->paths[bt], s->sys->nodes[bt].count, false, err)) != TP_OK)
+        (st = routes_alloc(s->sys, &base->paths[bt], s->sys->nodes[bt].count, false, err)) != TP_OK)
         return st;
     s->base = base;
     s->base_index = tp_paths__id_to_index(s->sys, bt, base->id);
@@ -269,7 +274,7 @@ static tp_status add_inter_step(tp_system *sys, int tx, int ix, int t1, int i1, 
     tp_route *r = route_to(src, t2, i2), *a = route_to(src, tx, ix), *b = route_to(mid, t2, i2);
     if (!r || !a || !b)
         return tp_paths__internal(err, "inter step on a route never computed");
-    tp_status st = route_reserve(r, a->count + b->count, err);
+    tp_status st = route_reserve(sys, r, a->count + b->count, err);
     if (st != TP_OK)
         return st;
     int l = 0;

@@ -42,6 +42,9 @@ int tp_paths__mirror_bits(int val, int pow2)
     return mirror;
 }
 
+/* Close GPUs of a NET whose NET choices fit on the stack (a node's GPUs, usually). */
+#define TP_PATHS_FEW_LOCAL_GPUS 8
+
 /* What ncclTopoGetLocalNet reads of a GPU's routes, the same for every channel. */
 typedef struct local_nets {
     int nets[TP_MAX_NODES];
@@ -104,8 +107,10 @@ tp_status tp_paths__get_local_gpu(const tp_system *sys, int64_t net_id, int *gpu
         return tp_paths__internal(err, "local GPU of an unknown NET");
     int gpus[TP_MAX_NODES], n_gpus;
     tp_paths__get_local(sys, TP_NODE_NET, n, TP_NODE_GPU, gpus, &n_gpus, NULL);
-    /* Each close GPU's NET choices, read once for all channels. */
-    local_nets *lns = malloc((size_t)(n_gpus ? n_gpus : 1) * sizeof(*lns));
+    /* Each close GPU's NET choices, read once for all channels (on the stack for a few). */
+    local_nets few[TP_PATHS_FEW_LOCAL_GPUS];
+    local_nets *lns =
+        n_gpus <= TP_PATHS_FEW_LOCAL_GPUS ? few : malloc((size_t)n_gpus * sizeof(*lns));
     if (!lns)
         return tp_fail_nomem(err);
     tp_status st = TP_OK;
@@ -121,7 +126,8 @@ tp_status tp_paths__get_local_gpu(const tp_system *sys, int64_t net_id, int *gpu
                 *gpu_index = gpus[lg];
         }
     }
-    free(lns);
+    if (lns != few)
+        free(lns);
     return st;
 }
 

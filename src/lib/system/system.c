@@ -30,15 +30,6 @@ tp_status tp_system__new(tp_system **out, tp_error *err)
     return TP_OK;
 }
 
-static void routes_free(tp_route *routes, int count)
-{
-    if (!routes)
-        return;
-    for (int i = 0; i < count; i++)
-        free(routes[i].list);
-    free(routes);
-}
-
 void tp_system__free_routes(tp_system *sys)
 {
     if (!sys)
@@ -46,12 +37,10 @@ void tp_system__free_routes(tp_system *sys)
     for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
         for (int n = 0; n < sys->nodes[t].count; n++) {
             tp_node *node = &sys->nodes[t].nodes[n];
-            for (int u = 0; u < TP_NODE_TYPE_COUNT; u++) {
-                routes_free(node->paths[u], sys->nodes[u].count);
-                node->paths[u] = NULL;
-            }
+            memset(node->paths, 0, sizeof(node->paths));
         }
     }
+    tp_arena_free(&sys->routes);
 }
 
 void tp_system__free(tp_system *sys)
@@ -68,6 +57,7 @@ void tp_system__free(tp_system *sys)
             free(sys->nodes[t].nodes[n].links);
         free(sys->nodes[t].nodes);
     }
+    tp_arena_free(&sys->routes);
     tp_log_clear(&sys->notes);
     free(sys);
 }

@@ -11,6 +11,7 @@
 #define TP_SYSTEM_H
 
 #include "config/config.h"
+#include "common/arena.h"
 #include "common/internal.h"
 #include "common/names.h"
 #include "xml/xml.h"
@@ -147,6 +148,8 @@ typedef struct tp_system {
     /* Non-fatal findings ("NCCL would default ..."): lines for reports. */
     tp_log notes;
     char source[256]; /* the XML it was built from, for messages */
+    /* Every node's routes and their hop lists (paths.c): one arena, freed together. */
+    tp_arena routes;
 } tp_system;
 
 /* An empty system with node storage allocated. */
