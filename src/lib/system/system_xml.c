@@ -629,7 +629,9 @@ static tp_status materialize(const rank_view *v, const tp_xml_elem *e, tp_xml_el
     attr_view av;
     tp_xml_elem *copy = NULL;
     view_attrs(v, e, &av);
-    tp_status st = tp_xml__add_child(&copy, parent, e->tag, err);
+    /* A new root goes to the source's document arena too. */
+    tp_status st = parent ? tp_xml__add_child(&copy, parent, e->tag, err)
+                          : tp_xml__new_root(&copy, e->arena, e->tag, err);
     if (st != TP_OK)
         return st;
     copy->line = e->line;

@@ -21,13 +21,15 @@ void tp_xml__free_elem(tp_xml_elem *e)
 {
     if (!e)
         return;
+    /* Heap children may hang under arena elements (tp_xml__move): walk them all. */
     for (size_t i = 0; i < e->n_children; i++)
         tp_xml__free_elem(e->children[i]);
+    if (e->arena)
+        return; /* freed with its arena */
     free(e->children);
     for (size_t i = 0; i < e->n_attrs; i++)
         free(e->attrs[i].name); /* the value shares its block */
     free(e->attrs);
-    free(e->tag);
     free(e);
 }
 
@@ -36,6 +38,7 @@ void tp_xml__free(tp_xml *doc)
     if (!doc)
         return;
     tp_xml__free_elem(doc->root);
+    tp_arena_free(&doc->arena);
     free(doc);
 }
 
@@ -47,11 +50,46 @@ const char *tp_xml__attr(const tp_xml_elem *e, const char *name)
     return NULL;
 }
 
-/* One block "name\0value\0": one allocation per attribute. */
-static tp_status make_attr(tp_xml_attr *a, const char *name, const char *value, tp_error *err)
+/* A block of the element's storage: from its arena, else the heap. */
+static void *elem_alloc(const tp_xml_elem *e, size_t size)
+{
+    return e->arena ? tp_arena_alloc(e->arena, size) : malloc(size);
+}
+
+static void elem_release(const tp_xml_elem *e, void *block)
+{
+    if (!e->arena)
+        free(block);
+}
+
+/* Room for `need` items in one of the element's arrays (new room zeroed). */
+static tp_status elem_grow(const tp_xml_elem *e, void **ptr, size_t *cap, size_t need,
+                           size_t elem_size, tp_error *err)
+{
+    if (!e->arena)
+        return tp_grow(ptr, cap, need, elem_size, err);
+    if (need <= *cap)
+        return TP_OK;
+    size_t n = *cap ? *cap * 2 : 4;
+    while (n < need)
+        n *= 2;
+    char *p = tp_arena_alloc(e->arena, n * elem_size);
+    if (!p)
+        return tp_fail_nomem(err);
+    if (*cap)
+        memcpy(p, *ptr, *cap * elem_size);
+    memset(p + *cap * elem_size, 0, (n - *cap) * elem_size);
+    *ptr = p;
+    *cap = n;
+    return TP_OK;
+}
+
+/* One block "name\0value\0" per attribute. */
+static tp_status make_attr(const tp_xml_elem *e, tp_xml_attr *a, const char *name,
+                           const char *value, tp_error *err)
 {
     size_t ln = strlen(name), lv = strlen(value ? value : "");
-    char *block = malloc(ln + lv + 2);
+    char *block = elem_alloc(e, ln + lv + 2);
     if (!block)
         return tp_fail_nomem(err);
     memcpy(block, name, ln + 1);
@@ -64,8 +102,8 @@ static tp_status make_attr(tp_xml_attr *a, const char *name, const char *value, 
 tp_status tp_xml__append_attr(tp_xml_elem *e, const char *name, const char *value, tp_error *err)
 {
     tp_status st =
-        tp_grow((void **)&e->attrs, &e->attrs_cap, e->n_attrs + 1, sizeof(*e->attrs), err);
-    if (st == TP_OK && (st = make_attr(&e->attrs[e->n_attrs], name, value, err)) == TP_OK)
+        elem_grow(e, (void **)&e->attrs, &e->attrs_cap, e->n_attrs + 1, sizeof(*e->attrs), err);
+    if (st == TP_OK && (st = make_attr(e, &e->attrs[e->n_attrs], name, value, err)) == TP_OK)
         e->n_attrs++;
     return st;
 }
@@ -75,9 +113,9 @@ tp_status tp_xml__set_attr(tp_xml_elem *e, const char *name, const char *value, 
     for (size_t i = 0; i < e->n_attrs; i++) {
         if (strcmp(e->attrs[i].name, name) == 0) {
             tp_xml_attr fresh;
-            tp_status st = make_attr(&fresh, name, value, err);
+            tp_status st = make_attr(e, &fresh, name, value, err);
             if (st == TP_OK) {
-                free(e->attrs[i].name);
+                elem_release(e, e->attrs[i].name);
                 e->attrs[i] = fresh;
             }
             return st;
@@ -90,7 +128,7 @@ void tp_xml__unset_attr(tp_xml_elem *e, const char *name)
 {
     for (size_t i = 0; i < e->n_attrs; i++) {
         if (strcmp(e->attrs[i].name, name) == 0) {
-            free(e->attrs[i].name);
+            elem_release(e, e->attrs[i].name);
             memmove(&e->attrs[i], &e->attrs[i + 1], (e->n_attrs - i - 1) * sizeof(*e->attrs));
             e->n_attrs--;
             return;
@@ -100,8 +138,8 @@ void tp_xml__unset_attr(tp_xml_elem *e, const char *name)
 
 static tp_status append_child(tp_xml_elem *parent, tp_xml_elem *child, tp_error *err)
 {
-    tp_status st = tp_grow((void **)&parent->children, &parent->children_cap,
-                           parent->n_children + 1, sizeof(*parent->children), err);
+    tp_status st = elem_grow(parent, (void **)&parent->children, &parent->children_cap,
+                             parent->n_children + 1, sizeof(*parent->children), err);
     if (st != TP_OK)
         return st;
     parent->children[parent->n_children++] = child;
@@ -109,14 +147,33 @@ static tp_status append_child(tp_xml_elem *parent, tp_xml_elem *child, tp_error 
     return TP_OK;
 }
 
+/* The element and its tag in one block. */
+static tp_xml_elem *new_elem(tp_arena *arena, const char *tag)
+{
+    size_t len = strlen(tag) + 1;
+    size_t size = sizeof(tp_xml_elem) + len;
+    tp_xml_elem *e = arena ? tp_arena_alloc(arena, size) : malloc(size);
+    if (!e)
+        return NULL;
+    memset(e, 0, sizeof(*e));
+    e->arena = arena;
+    e->tag = (char *)(e + 1);
+    memcpy(e->tag, tag, len);
+    return e;
+}
+
+tp_status tp_xml__new_root(tp_xml_elem **out, tp_arena *arena, const char *tag, tp_error *err)
+{
+    *out = new_elem(arena, tag);
+    return *out ? TP_OK : tp_fail_nomem(err);
+}
+
 tp_status tp_xml__add_child(tp_xml_elem **out, tp_xml_elem *parent, const char *tag, tp_error *err)
 {
     *out = NULL;
-    tp_xml_elem *e = calloc(1, sizeof(*e));
-    if (!e || tp_strdup(&e->tag, tag, err) != TP_OK) {
-        free(e);
+    tp_xml_elem *e = new_elem(parent ? parent->arena : NULL, tag);
+    if (!e)
         return tp_fail_nomem(err);
-    }
     if (parent) {
         tp_status st = append_child(parent, e, err);
         if (st != TP_OK) {
@@ -193,9 +250,10 @@ static tp_status take_attrs(tp_xml_elem *e, const XML_Char **attrs, tp_error *er
         n++;
     if (n == 0)
         return TP_OK;
-    tp_status st = tp_grow((void **)&e->attrs, &e->attrs_cap, n, sizeof(*e->attrs), err);
+    tp_status st = elem_grow(e, (void **)&e->attrs, &e->attrs_cap, n, sizeof(*e->attrs), err);
     for (size_t i = 0; st == TP_OK && i < n; i++)
-        if ((st = make_attr(&e->attrs[e->n_attrs], attrs[2 * i], attrs[2 * i + 1], err)) == TP_OK)
+        if ((st = make_attr(e, &e->attrs[e->n_attrs], attrs[2 * i], attrs[2 * i + 1], err)) ==
+            TP_OK)
             e->n_attrs++;
     return st;
 }
@@ -210,7 +268,8 @@ static void XMLCALL on_start(void *data, const XML_Char *tag, const XML_Char **a
         return;
     }
     tp_xml_elem *e = NULL;
-    tp_status st = tp_xml__add_child(&e, ctx->current, tag, ctx->err);
+    tp_status st = ctx->current ? tp_xml__add_child(&e, ctx->current, tag, ctx->err)
+                                : tp_xml__new_root(&e, &ctx->doc->arena, tag, ctx->err);
     if (st != TP_OK) {
         stop_parse(ctx, st);
         return;

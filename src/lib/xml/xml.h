@@ -6,6 +6,7 @@
 #ifndef TP_XML_H
 #define TP_XML_H
 
+#include "common/arena.h"
 #include "common/internal.h"
 
 #include <stdio.h>
@@ -15,8 +16,15 @@ typedef struct tp_xml_attr {
     char *value; /* points into name's block */
 } tp_xml_attr;
 
+/*
+ * An element lives in its document's arena (arena set: the element, its tag,
+ * attributes and arrays are freed with the document; removing it only
+ * detaches it) or on the heap (arena NULL: a tree built without a document,
+ * freed with tp_xml__free_elem). Children take their parent's arena.
+ */
 typedef struct tp_xml_elem {
-    char *tag; /* owned */
+    char *tag; /* owned (in the element's block) */
+    tp_arena *arena;
     tp_xml_attr *attrs;
     size_t n_attrs, attrs_cap;
     struct tp_xml_elem **children; /* owned */
@@ -32,6 +40,7 @@ typedef struct tp_xml_elem {
 typedef struct tp_xml {
     tp_xml_elem *root; /* owned; the document element */
     char source[256];  /* file name or "<buffer>" for messages */
+    tp_arena arena;    /* the parsed elements and those added under them */
 } tp_xml;
 
 /* Parse a document. Rejects DOCTYPE/entity declarations. Caller owns *out. */
@@ -53,6 +62,8 @@ tp_status tp_xml__append_attr(tp_xml_elem *e, const char *name, const char *valu
 void tp_xml__unset_attr(tp_xml_elem *e, const char *name);
 /* New child appended at the end of parent's children (parent may be NULL for a root). */
 tp_status tp_xml__add_child(tp_xml_elem **out, tp_xml_elem *parent, const char *tag, tp_error *err);
+/* A new root element in `arena` (NULL: on the heap), e.g. a document's own. */
+tp_status tp_xml__new_root(tp_xml_elem **out, tp_arena *arena, const char *tag, tp_error *err);
 /* Detach child from its parent and free it with its subtree. */
 void tp_xml__remove(tp_xml_elem *child);
 /* Detach child (without freeing) and append it to new_parent. */
