@@ -256,86 +256,28 @@ static tp_status load_graph(gf_ctx *c, const tp_xml_elem *e)
     return check_used_channels(c, e, chans, n_listed, index);
 }
 
-/* NCCL 2.22.3 graph files: NCCL_GRAPH_XML_MAX_NODES parser nodes, MAX_SUBS children each. */
-#define TP_GRAPH_XML_MAX_NODES 4096
-
-static tp_status parser_limit(gf_ctx *c, const tp_xml_elem *e, const char *what, int limit)
-{
-    tp_log_warn(c->log, "Error : XML parser is limited to %d %s", limit, what);
-    c->nccl_code = TP_NCCL_INTERNAL_ERROR;
-    return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, e,
-                        "NCCL 2.22.3 reads at most %d %s in a graph file", limit, what);
-}
-
 /*
- * What NCCL's parser does below a handled element, in document order: it logs
- * the elements it has no handler for and stops at its node and child limits
- * (checked before each read, the closing tag's included).
+ * The <graphs> header as topoplan reads it. NCCL's own checks of the file
+ * (its parser, the version, "Loading graphs") ran in the replay of its loader.
  */
-static tp_status parse_walk(gf_ctx *c, const tp_xml_elem *e, int depth, size_t *n_nodes)
+static tp_status check_version(gf_ctx *c, const tp_xml_elem *root)
 {
-    static const char *const handled[][2] = {{"graph", NULL}, {"channel", NULL}, {"net", "gpu"}};
-    size_t n_subs = 0;
-    for (size_t i = 0; i <= e->n_children; i++) {
-        if (*n_nodes == TP_GRAPH_XML_MAX_NODES)
-            return parser_limit(c, i < e->n_children ? e->children[i] : e, "nodes",
-                                TP_GRAPH_XML_MAX_NODES);
-        if (i == e->n_children || depth > 2)
-            break;
-        const tp_xml_elem *sub = e->children[i];
-        const char *k1 = handled[depth][0], *k2 = handled[depth][1];
-        if (strcmp(sub->tag, k1) != 0 && !(k2 && strcmp(sub->tag, k2) == 0)) {
-            tp_log_info_sub(c->log, TP_SUB_GRAPH, "Ignoring element %s", sub->tag);
-            continue;
-        }
-        if (n_subs++ == TP_XML_MAX_SUBS)
-            return parser_limit(c, sub, "subnodes", TP_XML_MAX_SUBS);
-        ++*n_nodes;
-        tp_status st = parse_walk(c, sub, depth + 1, n_nodes);
-        if (st != TP_OK)
-            return st;
-    }
-    return TP_OK;
-}
-
-/* The <graphs> header: version check and the "Loading graphs" line. */
-static tp_status open_graphs(gf_ctx *c, const tp_xml_elem *root)
-{
-    const char *v = need_attr(c, root, "version");
-    if (!v) {
-        trace(c, NCCL_XML_H, TP_NCCL_LINE_XML_GET_INT);
-        trace(c, NCCL_SEARCH_CC, TP_NCCL_LINE_COMPUTE_FILE);
+    const char *v = tp_xml__attr(root, "version");
+    if (!v)
         return missing(c, root, "version");
-    }
     int version = (int)strtol(v, NULL, 0);
-    if (version != TP_GRAPH_XML_VERSION) {
-        tp_log_warn(c->log, "XML Graph has wrong version %d, %d needed", version,
-                    TP_GRAPH_XML_VERSION);
-        c->nccl_code = TP_NCCL_INVALID_USAGE;
-        trace(c, NCCL_SEARCH_CC, TP_NCCL_LINE_COMPUTE_FILE);
+    if (version != TP_GRAPH_XML_VERSION)
         return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, root,
                             "graph file version %d (expected %d)", version, TP_GRAPH_XML_VERSION);
-    }
-    const char *name = tp_xml__attr(root, "name");
-    if (name)
-        tp_log_info_sub(c->log, TP_SUB_GRAPH, "Loading graphs for topology %s", name);
-    else
-        tp_log_info_sub(c->log, TP_SUB_GRAPH, "Loading graphs");
-    size_t n_nodes = 1; /* <graphs> */
-    tp_status st = parse_walk(c, root, 0, &n_nodes);
-    if (st == TP_OK && n_nodes == TP_GRAPH_XML_MAX_NODES) /* the read after </graphs> */
-        st = parser_limit(c, root, "nodes", TP_GRAPH_XML_MAX_NODES);
-    return st;
+    return TP_OK;
 }
 
 static tp_status load_doc(gf_ctx *c)
 {
     const tp_xml_elem *root = c->doc->root;
-    if (strcmp(root->tag, "graphs") != 0) {
-        tp_log_info_sub(c->log, TP_SUB_GRAPH, "Ignoring element %s", root->tag);
-        return TP_OK;
-    }
-    tp_status st = open_graphs(c, root);
+    if (strcmp(root->tag, "graphs") != 0)
+        return TP_OK; /* NCCL skips it (the replay logged it) */
+    tp_status st = check_version(c, root);
     if (st != TP_OK)
         return st;
     for (size_t i = 0; i < root->n_children; i++) {
@@ -352,6 +294,30 @@ static tp_status load_doc(gf_ctx *c)
     return TP_OK;
 }
 
+/*
+ * NCCL 2.22.3 ncclTopoGetXmlGraphFromFile, replayed on the file's bytes: its
+ * lines go to the log; a file it refuses fails here with its back-trace. A
+ * file without a <graphs> element loads no graph (*has_graphs false).
+ */
+static tp_status replay_nccl_loader(gf_ctx *c, const char *path, const char *text, size_t len,
+                                    bool *has_graphs)
+{
+    tp_log lines = {.enabled = true};
+    tp_nccl_xml_result r;
+    tp_status st = tp_xml__nccl_load(text, len, TP_NCCL_XML_GRAPHS, &lines, &r, c->err);
+    tp_xml__log_append(c->log, &lines);
+    tp_log_clear(&lines);
+    if (st != TP_OK)
+        return st;
+    *has_graphs = r.outcome != TP_NCCL_XML_ACCEPTED || r.n_roots > 0;
+    if (r.outcome != TP_NCCL_XML_REJECTED)
+        return TP_OK;
+    c->nccl_code = r.code;
+    trace(c, NCCL_SEARCH_CC, TP_NCCL_LINE_COMPUTE_FILE);
+    return tp_fail(c->err, TP_ERR_GRAPH, path, r.line, r.column,
+                   "NCCL 2.22.3 refuses this graph file: %s", r.message);
+}
+
 tp_status tp_graphfile__load(tp_graph *graph, const tp_system *sys, const tp_config *cfg,
                              const char *path, tp_log *log, tp_error *err)
 {
@@ -365,9 +331,17 @@ tp_status tp_graphfile__load(tp_graph *graph, const tp_system *sys, const tp_con
         return tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open NCCL_GRAPH_FILE: %s", strerror(e));
     }
     fclose(f);
+    char *text = NULL;
+    size_t len = 0;
+    bool has_graphs = false;
+    tp_status st = tp_xml__read_file(&text, &len, path, err);
+    if (st == TP_OK)
+        st = replay_nccl_loader(&c, path, text, len, &has_graphs);
     tp_xml *doc = NULL;
-    tp_status st = tp_xml__parse_file(&doc, path, err);
-    if (st != TP_OK)
+    if (st == TP_OK && has_graphs)
+        st = tp_xml__parse(&doc, text, len, path, err);
+    free(text);
+    if (st != TP_OK || !has_graphs)
         return st;
     c.doc = doc;
     st = load_doc(&c);

@@ -18,14 +18,14 @@
 /* Budget of the PCI-order reference try from a NET (not counted globally). */
 #define TP_SEARCH_TIMEOUT_PCI_ORDER (1 << 10)
 
-/* Version of the graph XML format NCCL 2.22.3 reads and writes. */
-#define TP_GRAPH_XML_VERSION 1
+/* Version of the graph XML format NCCL 2.22.3 reads and writes (xml/nccl_xml.h). */
+#define TP_GRAPH_XML_VERSION TP_NCCL_XML_VERSION
 
 /*
  * Source lines of NCCL 2.22.3 that its error back-trace prints when a graph
  * file is rejected ("graph/search.cc:816 -> 2"): the call sites in
  * ncclTopoGetChannelFromXml, ncclTopoGetGraphFromXmlSub,
- * ncclTopoGetGraphFromXml and ncclTopoCompute, and in xml.h's attribute getters.
+ * ncclTopoGetGraphFromXml and ncclTopoCompute (xml.cc and xml.h lines: xml/nccl_xml.h).
  */
 #define TP_NCCL_LINE_CHANNEL_DEV 775
 #define TP_NCCL_LINE_GRAPH_ID 796
@@ -39,12 +39,6 @@
 #define TP_NCCL_LINE_GRAPHS 823
 #define TP_NCCL_LINE_COMPUTE_FILE 943
 #define TP_NCCL_LINE_COMPUTE_GRAPHS 944
-#define TP_NCCL_LINE_XML_GET_INT 108
-#define TP_NCCL_LINE_XML_GET_FLOAT 130
-/* ncclResult_t codes printed in those traces. */
-#define TP_NCCL_SYSTEM_ERROR 2
-#define TP_NCCL_INTERNAL_ERROR 3
-#define TP_NCCL_INVALID_USAGE 5
 
 /* Kinds of decisions the search records. */
 typedef enum tp_search_event_kind {

@@ -14,6 +14,7 @@
 #include "common/arena.h"
 #include "common/internal.h"
 #include "common/names.h"
+#include "xml/nccl_xml.h"
 #include "xml/xml.h"
 
 /* NCCL 2.22.3 limits (graph.h / topo.h). */
@@ -57,11 +58,11 @@
 #define TP_SYSTEM_LINE_SIZE 1024
 /* NCCL 2.22.3 MAXCHANNELS: a <net> without maxconn allows this many channels. */
 #define TP_NET_DEFAULT_MAX_CHANNELS TP_MAXCHANNELS
-/* NCCL 2.22.3 xml.h / topo.h limits of the topology XML it loads. */
-#define TP_XML_MAX_NODES 256 /* NCCL_TOPO_XML_MAX_NODES */
-#define TP_XML_MAX_SUBS 128  /* MAX_SUBS */
-#define TP_XML_MAX_ATTRS 16  /* MAX_ATTR_COUNT */
-#define TP_TOPO_XML_VERSION 1
+/* NCCL 2.22.3 limits of the topology XML it loads (xml/nccl_xml.h). */
+#define TP_XML_MAX_NODES TP_NCCL_TOPO_XML_MAX_NODES
+#define TP_XML_MAX_SUBS TP_NCCL_XML_MAX_SUBS
+#define TP_XML_MAX_ATTRS TP_NCCL_XML_MAX_ATTRS
+#define TP_TOPO_XML_VERSION TP_NCCL_XML_VERSION
 
 /* NCCL ids carry the system (host) id in the top byte. */
 #define TP_ID_SYSTEM_ID(id) ((int64_t)(id) >> 56)
