@@ -215,7 +215,9 @@ typedef struct tp_plan tp_plan;
  * @return TP_OK; on failure *out is NULL, except for the failures NCCL
  *   itself reports while planning (TP_ERR_TOPOLOGY, TP_ERR_CONFIG or
  *   TP_ERR_GRAPH after the XML was read and the job checked: a bad graph
- *   file, a one-sided NVLink, ...): then *out is the plan with NCCL's log up
+ *   file, a one-sided NVLink, ...) or while loading the topology file (a file
+ *   NCCL 2.22.3's own XML parser refuses: TP_ERR_XML or TP_ERR_TOPOLOGY; a
+ *   file it cannot open: TP_ERR_IO): then *out is the plan with NCCL's log up
  *   to the failure (tp_report_nccl_log), tp_plan_status() gives the status,
  *   and the caller still frees it. TP_ERR_ARGUMENT when out, path or job is
  *   NULL (cfg NULL means NCCL's defaults).

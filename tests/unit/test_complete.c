@@ -14,7 +14,8 @@ static tp_completion *complete(const char *xml, const tp_complete_options *opts)
     return c;
 }
 
-/* Is `part` found in `whole` once the bytes complete may drop ('/' of an opened tag) are skipped? */
+/* Is `part` found in `whole` once the bytes complete may drop ('/' of an opened tag) are skipped?
+ */
 static int kept_in_order(const char *part, const char *whole)
 {
     const char *w = whole;
@@ -29,14 +30,16 @@ static int kept_in_order(const char *part, const char *whole)
     return 1;
 }
 
-static const char odd_layout[] =
-    "<?xml version=\"1.0\"?>\n"
-    "<!-- published comment -->\n"
-    "<system version=\"1\"><cpu numaid=\"0\" affinity=\"ff\">\n"
-    "    <pci busid=\"0000:10:00.0\" class=\"0x030200\" link_speed=\"16 GT/s\" link_width=\"16\" /> <!-- GPU 0 -->\n"
-    "    <pci busid=\"0000:11:00.0\" class=\"0x030200\" link_speed=\"16 GT/s\" link_width=\"16\"></pci>\n"
-    "    <pci busid=\"0000:12:00.0\" class=\"0x020700\" link_speed=\"16 GT/s\" link_width=\"16\"/></cpu>\n"
-    "</system>\n";
+static const char odd_layout[] = "<?xml version=\"1.0\"?>\n"
+                                 "<!-- published comment -->\n"
+                                 "<system version=\"1\"><cpu numaid=\"0\" affinity=\"ff\">\n"
+                                 "    <pci busid=\"0000:10:00.0\" class=\"0x030200\" "
+                                 "link_speed=\"16 GT/s\" link_width=\"16\" /> <!-- GPU 0 -->\n"
+                                 "    <pci busid=\"0000:11:00.0\" class=\"0x030200\" "
+                                 "link_speed=\"16 GT/s\" link_width=\"16\"></pci>\n"
+                                 "    <pci busid=\"0000:12:00.0\" class=\"0x020700\" "
+                                 "link_speed=\"16 GT/s\" link_width=\"16\"/></cpu>\n"
+                                 "</system>\n";
 
 static void test_complete_keeps_every_published_byte(void **state)
 {
@@ -46,15 +49,17 @@ static void test_complete_keeps_every_published_byte(void **state)
     const char *out = tp_completion_xml(c);
     assert_true(kept_in_order(odd_layout, out));
     /* the header comes after the XML declaration, which must stay first */
-    assert_int_equal(strncmp(out, "<?xml version=\"1.0\"?>\n<!--\n  COMPLETED NCCL topology", 52), 0);
+    assert_int_equal(strncmp(out, "<?xml version=\"1.0\"?>\n<!--\n  COMPLETED NCCL topology", 52),
+                     0);
     /* a same-line comment ends up first inside the opened element */
     assert_non_null(strstr(out, "link_width=\"16\" > <!-- GPU 0 -->\n      <gpu dev=\"0\""));
     /* an empty open/close pair gains its children before the end tag */
     assert_non_null(strstr(out, "<gpu dev=\"1\" sm=\"80\" rank=\"1\" gdr=\"1\">"));
     assert_non_null(strstr(out, "<net name=\"rdmap18s0\" dev=\"0\""));
-    /* the result plans: 2 GPUs joined over the NVSwitch fabric, 1 NET (2 nodes: one
+    /* NCCL 2.22.3's parser refuses the XML declaration ("XML Parse : expected >, got '?'"):
+     * without it the result plans: 2 GPUs joined over the NVSwitch fabric, 1 NET (2 nodes: one
      * node's job has its NETs trimmed) */
-    tp_plan *plan = helpers_plan(out, NULL, 2, 0);
+    tp_plan *plan = helpers_plan(strchr(out, '\n') + 1, NULL, 2, 0);
     assert_int_equal(plan->sys->nodes[TP_NODE_GPU].count, 2);
     assert_int_equal(plan->sys->nodes[TP_NODE_NET].count, 1);
     assert_int_equal(plan->sys->nodes[TP_NODE_GPU].nodes[0].paths[TP_NODE_GPU][1].type,

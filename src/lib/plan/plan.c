@@ -653,14 +653,34 @@ static tp_plan *new_plan(const tp_job *job)
     plan->job.node_topos = NULL; /* the kinds hold the topologies */
     plan->job.n_node_topos = 0;
     plan->log.enabled = true;
+    plan->load_log.enabled = true;
     plan->nic_notes.enabled = true;
     return plan;
+}
+
+/*
+ * A topology file NCCL itself refuses or cannot open: the plan goes back
+ * with NCCL's lines (after the configuration's, as init.cc prints them).
+ */
+static tp_status keep_load_failure(tp_plan **out, tp_plan *plan, tp_status st, const tp_config *cfg)
+{
+    tp_error ignored = {0};
+    if (plan_config(plan, cfg, &ignored) != TP_OK) {
+        tp_plan_free(plan);
+        return st;
+    }
+    tp_xml__log_append(&plan->log, &plan->load_log);
+    plan->status = st;
+    *out = plan;
+    return st;
 }
 
 /* Configure and run a plan whose job is loaded (st: the loading's status); consumes plan. */
 static tp_status plan_run(tp_plan **out, tp_plan *plan, tp_status st, const tp_config *cfg,
                           tp_error *err)
 {
+    if (st != TP_OK && plan->load_log.n_lines > 0)
+        return keep_load_failure(out, plan, st, cfg);
     if (st == TP_OK)
         st = plan_config(plan, cfg, err);
     if (st == TP_OK) {
@@ -725,6 +745,30 @@ tp_status tp_plan_buffer(tp_plan **out, const char *xml, size_t len, const char 
     return plan_text(out, text, len, source ? source : "<buffer>", job, cfg, err);
 }
 
+/*
+ * NCCL 2.22.3 ncclTopoGetXmlFromFile on an NCCL_TOPO_FILE it cannot open:
+ * a WARN, then it goes on detecting the machine (nothing topoplan can
+ * follow): the failed plan carries the WARN. A file it opens but cannot
+ * read (a directory) it takes as empty, silently.
+ */
+static tp_status unopened_topology(tp_plan **out, const char *path, const tp_job *job,
+                                   const tp_config *cfg, tp_status st)
+{
+    FILE *f = fopen(path, "r");
+    int e = errno;
+    if (f) {
+        fclose(f);
+        return st;
+    }
+    tp_job full = job_of_version(job);
+    tp_plan *plan = new_plan(&full);
+    if (!plan)
+        return st;
+    plan->load_log.enabled = true;
+    tp_log_warn(&plan->load_log, "Could not open XML topology file %s : %s", path, strerror(e));
+    return keep_load_failure(out, plan, st, cfg);
+}
+
 tp_status tp_plan_file(tp_plan **out, const char *path, const tp_job *job, const tp_config *cfg,
                        tp_error *err)
 {
@@ -738,7 +782,7 @@ tp_status tp_plan_file(tp_plan **out, const char *path, const tp_job *job, const
     size_t len = 0;
     tp_status st = tp_xml__read_file(&text, &len, path, err);
     if (st != TP_OK)
-        return st;
+        return unopened_topology(out, path, job, cfg, st);
     return plan_text(out, text, len, path, job, cfg, err);
 }
 
@@ -777,6 +821,7 @@ void tp_plan_free(tp_plan *plan)
     tp_channels__free(&plan->channels);
     tp_config_free(plan->cfg);
     tp_log_clear(&plan->log);
+    tp_log_clear(&plan->load_log);
     tp_log_clear(&plan->nic_notes);
     free(plan);
 }

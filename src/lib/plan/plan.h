@@ -83,6 +83,7 @@ struct tp_plan {
     tp_tuning tuning;                /* rank 0's tuning model (valid when tuned) */
     bool tuned;                      /* the model ran (the channels were built) */
     tp_log log;                      /* the NCCL lines of the reported rank */
+    tp_log load_log;                 /* NCCL's lines for a topology file it refused (plan_job.c) */
     tp_log nic_notes;                /* NCCL_IB_HCA / merging findings (nics.c), not NCCL lines */
     tp_status status;                /* failure NCCL itself reports, TP_OK otherwise */
     double stage_us[TP_STAGE_COUNT]; /* time spent per stage (benchmarks only) */

@@ -38,6 +38,28 @@ static int count_gpus(const tp_xml_elem *e)
     return n;
 }
 
+/*
+ * NCCL 2.22.3 ncclTopoGetXmlFromFile replayed on a kind's text (NCCL's own
+ * parser, not expat): a file it refuses fails here, its WARN and back-trace
+ * (down to ncclTopoGetSystem's call) kept in `nccl_lines` when not NULL.
+ */
+static tp_status replay_nccl_loader(const tp_host_kind *k, tp_log *nccl_lines, tp_error *err)
+{
+    tp_log lines = {.enabled = true};
+    tp_nccl_xml_result r;
+    tp_status st = tp_xml__nccl_load(k->text, k->text_len, TP_NCCL_XML_TOPOLOGY, &lines, &r, err);
+    if (st == TP_OK && r.outcome == TP_NCCL_XML_REJECTED) {
+        tp_log_info_sub(&lines, TP_SUB_ALL, "graph/topo.cc:%d -> %d", TP_NCCL_LINE_TOPO_GET_XML,
+                        r.code);
+        if (nccl_lines)
+            tp_xml__log_append(nccl_lines, &lines);
+        st = tp_fail(err, r.malformed ? TP_ERR_XML : TP_ERR_TOPOLOGY, k->source, r.line, r.column,
+                     "NCCL 2.22.3 refuses this topology file: %s", r.message);
+    }
+    tp_log_clear(&lines);
+    return st;
+}
+
 /* Parse a kind's text and count its GPUs (a topology without GPU plans nothing). */
 static tp_status parse_kind(tp_host_kind *k, tp_error *err)
 {
@@ -72,7 +94,8 @@ static tp_status kind_of_file(tp_plan *plan, const char *path, int *kind, tp_err
     k->text_len = len;
     snprintf(k->source, sizeof(k->source), "%s", path);
     *kind = plan->n_kinds++;
-    return parse_kind(k, err);
+    st = replay_nccl_loader(k, NULL, err);
+    return st == TP_OK ? parse_kind(k, err) : st;
 }
 
 /* First rank of every host; the home host (the reported rank's) and its kind. */
@@ -124,7 +147,11 @@ tp_status tp_plan__load_job(tp_plan *plan, char *text, size_t len, const char *s
         return st;
     if (!plan->host_kind || !plan->host_first_rank)
         return tp_fail_nomem(err);
-    if ((st = parse_kind(main_kind, err)) != TP_OK)
+    /* The reported rank prints NCCL's lines for the main topology when it is on node 0 or
+     * every node reads that file; another node's file it never reads. */
+    bool main_logged = job->rank == 0 || job->n_node_topos == 0;
+    if ((st = replay_nccl_loader(main_kind, main_logged ? &plan->load_log : NULL, err)) != TP_OK ||
+        (st = parse_kind(main_kind, err)) != TP_OK)
         return st;
     for (int i = 0; i < job->n_node_topos && st == TP_OK; i++)
         st = kind_of_file(plan, job->node_topos[i], &plan->host_kind[i + 1], err);
