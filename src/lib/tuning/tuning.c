@@ -94,7 +94,7 @@ static void set_max_threads(tp_tuning *t, const tp_config *cfg, tp_log *log)
     const tp_tune_graph *ring = &t->job.graphs[TP_ALGO_RING];
     int env = (int)tp_config_int(cfg, TP_P_NTHREADS);
     int env128 = (int)tp_config_int(cfg, TP_P_LL128_NTHREADS);
-    int min = 2 * K->warp_size;
+    int min = K->min_thread_warps * K->warp_size;
     int simple_def = ring->bw_intra * ring->n_channels <= K->pci_bw ? K->simple_pci_threads
                                                                     : K->simple_max_threads;
     int(*mt)[TP_PROTO_COUNT] = t->max_threads;
@@ -106,9 +106,9 @@ static void set_max_threads(tp_tuning *t, const tp_config *cfg, tp_log *log)
         mt[a][TP_PROTO_SIMPLE] = K->max_threads;
     mt[TP_ALGO_RING][TP_PROTO_LL] = mt[TP_ALGO_TREE][TP_PROTO_LL] =
         nthreads(log, "NCCL_NTHREADS", env, min, K->ll_max_threads, K->ll_max_threads);
-    mt[TP_ALGO_RING][TP_PROTO_LL128] = mt[TP_ALGO_TREE][TP_PROTO_LL128] =
-        nthreads(log, "NCCL_LL128_NTHREADS", env128, K->ll128_max_threads / 4, K->ll128_max_threads,
-                 K->ll128_max_threads);
+    mt[TP_ALGO_RING][TP_PROTO_LL128] = mt[TP_ALGO_TREE][TP_PROTO_LL128] = nthreads(
+        log, "NCCL_LL128_NTHREADS", env128, K->ll128_max_threads / K->ll128_min_threads_div,
+        K->ll128_max_threads, K->ll128_max_threads);
 }
 
 /* What every entry of the model shares. */
@@ -180,8 +180,9 @@ static float collnet_direct_bw(const model_ctx *m, tp_coll coll, float bus, floa
         bus = ppn * bw;
         if (job->n_nodes > 1)
             bus = 0; /* needs the plugin's iallgather / ireducescatter */
-        float w = (ppn - 1) / (8 - 1);
-        return (float)(bus * (w * 0.85 + (1 - w) * 0.95));
+        float w = (ppn - 1) / (K->collnet_ag_rs_measured_ppn - 1);
+        return (float)(bus * (w * K->collnet_ag_rs_share_max_ppn +
+                              (1 - w) * K->collnet_ag_rs_share_1ppn));
     }
     int n_ch = job->graphs[TP_ALGO_COLLNET_DIRECT].n_channels;
     if (n_ch == 0)
@@ -190,7 +191,7 @@ static float collnet_direct_bw(const model_ctx *m, tp_coll coll, float bus, floa
     factor -= (factor - 1) / 2;
     bus /= factor;
     if (job->min_comp_cap >= 90)
-        bus = (float)(bus * .85);
+        bus = (float)(bus * K->collnet_sm90_share);
     return bus;
 }
 
@@ -207,9 +208,9 @@ static float algo_bw(const model_ctx *m, tp_coll coll, tp_algo a, float bus)
     if (a == TP_ALGO_RING)
         ratio = (float)(ratio * ((1.0 * n_ranks) / nsteps));
     else if (a == TP_ALGO_NVLS || a == TP_ALGO_NVLS_TREE)
-        ratio = (float)(ratio * (5.0 / 6.0));
+        ratio = (float)(ratio * K->nvls_algo_ratio);
     else
-        ratio = (float)(ratio * .5);
+        ratio = (float)(ratio * K->tree_algo_ratio);
     return bus * ratio;
 }
 
@@ -226,18 +227,20 @@ static float entry_bw(const model_ctx *m, tp_coll coll, tp_algo a, tp_proto p)
         bw = min_f(g->bw_intra, n_nodes <= 2 ? g->bw_inter : g->bw_inter / 2);
     float bus = n_ch * bw;
     if (a == TP_ALGO_RING && p == TP_PROTO_LL)
-        bus = (float)min_d(m->ll_max_bw, bus * .5);
+        bus = (float)min_d(m->ll_max_bw, bus * K->ring_ll_share);
     if (a == TP_ALGO_RING && p == TP_PROTO_LL128)
-        bus = (float)min_d(bus * (m->ppn < 2 ? 0.7 : 0.92), n_ch * m->ring_ll128_max_bw);
+        bus = (float)min_d(bus * (m->ppn < 2 ? K->ring_ll128_share_low_ppn : K->ring_ll128_share),
+                           n_ch * m->ring_ll128_max_bw);
     if (a == TP_ALGO_TREE)
-        bus = (float)min_d(bus * .92, n_ch * m->tree_max_bw);
+        bus = (float)min_d(bus * K->tree_share, n_ch * m->tree_max_bw);
     if (a == TP_ALGO_TREE && p == TP_PROTO_LL)
-        bus = (float)min_d(bus * 1.0 / 3.8, m->ll_max_bw);
+        bus = (float)min_d(bus * 1.0 / K->tree_ll_div, m->ll_max_bw);
     if (a == TP_ALGO_TREE && p == TP_PROTO_LL128)
-        bus = (float)min_d(bus * (n_nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
-                           n_ch * m->tree_ll128_max_bw);
+        bus =
+            (float)min_d(bus * (n_nodes == 1 ? K->tree_ll128_share_one_node : K->tree_ll128_share),
+                         n_ch * m->tree_ll128_max_bw);
     if (a == TP_ALGO_TREE && g->pattern == TP_PATTERN_TREE)
-        bus = (float)(bus * .85);
+        bus = (float)(bus * K->tree_pattern_share);
     if (collnet && p != TP_PROTO_SIMPLE)
         bus = 0;
     if (a == TP_ALGO_COLLNET_DIRECT && p == TP_PROTO_SIMPLE)
@@ -268,7 +271,7 @@ static float ring_lat(const model_ctx *m, tp_coll coll, tp_proto p, float base, 
     /* Inter-node rings still launch nsteps network operations. */
     float overhead = m->net_overhead;
     if (n_nodes > 1 && p == TP_PROTO_SIMPLE)
-        overhead *= 3;
+        overhead *= K->ring_simple_net_overhead_mul;
     intra = max_f(intra, overhead);
     return base + ((nsteps - n_inter) * intra + n_inter * inter);
 }
@@ -288,8 +291,10 @@ static float entry_lat(const model_ctx *m, tp_coll coll, tp_algo a, tp_proto p)
         return ring_lat(m, coll, p, base, intra, inter);
     case TP_ALGO_TREE:
         return base + 2 * (local * intra + tp_tune__log2i(n_nodes) * inter);
-    case TP_ALGO_COLLNET_DIRECT: /* plus 0.4 us of arity serialization, in double */
-        return (float)(base + (2 * ((local < 1 ? local : 1) * intra + local * 0.4) + inter));
+    case TP_ALGO_COLLNET_DIRECT: /* plus the arity serialization, in double */
+        return (
+            float)(base +
+                   (2 * ((local < 1 ? local : 1) * intra + local * K->collnet_arity_lat) + inter));
     case TP_ALGO_COLLNET_CHAIN:
         return base + (2 * local * intra + inter);
     case TP_ALGO_NVLS:

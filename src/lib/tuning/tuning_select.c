@@ -21,17 +21,18 @@ float tp_tune__algo_time(const tp_tuning *t, tp_coll coll, tp_algo algo, tp_prot
     }
     if (bw == 0)
         return -1.0f;
-    int log_size = tp_tune__log2i((long)(n_bytes >> 6));
+    int log_size = tp_tune__log2i((long)(n_bytes >> K->tree_correction_shift));
     /* NCCL 2.22.3: trees are corrected by a measured factor from 64 B to 256 MB. */
     if (algo == TP_ALGO_TREE && log_size >= 0 && log_size < TP_TREE_CORRECTION_SIZES)
         bw *= K->tree_correction[proto][log_size];
     /* ... and large inter-node Ring/Simple AllReduce pays a plateau on its latency. */
     if (algo == TP_ALGO_RING && proto == TP_PROTO_SIMPLE && job->n_nodes > 1 &&
-        coll == TP_COLL_ALLREDUCE && n_bytes / (size_t)(job->n_channels * job->n_ranks) >= 64)
+        coll == TP_COLL_ALLREDUCE &&
+        n_bytes / (size_t)(job->n_channels * job->n_ranks) >= K->ring_plateau_min_bytes)
         lat = (float)(lat *
                       (job->min_comp_cap < 80 ? K->ring_plateau_pre_sm80 : K->ring_plateau_sm80));
     int lat_count = 1; /* one operation: numPipeOps 1 for Ring, DIVUP(1, batch) for others */
-    return lat * lat_count + (float)n_bytes / (1000 * bw);
+    return lat * lat_count + (float)n_bytes / (K->bytes_per_us_per_gbs * bw);
 }
 
 /* updateCollCostTable: which algorithms a call may take. */
@@ -72,14 +73,14 @@ static void size_launch(const tp_tuning *t, size_t n_bytes, tp_tune_choice *c)
         while (below(n_bytes, nc, nt, threshold) && nc >= 2)
             nc--;
     if (!nvls && c->algo != TP_ALGO_COLLNET_DIRECT)
-        while (below(n_bytes, nc, nt, threshold) && nt % 128 == 0 && nt > 0)
+        while (below(n_bytes, nc, nt, threshold) && nt % K->thread_halving_step == 0 && nt > 0)
             nt /= 2;
     if (c->proto == TP_PROTO_SIMPLE && c->algo == TP_ALGO_RING)
         nt += K->warp_size; /* a sync warp */
     if (c->proto == TP_PROTO_SIMPLE && c->algo == TP_ALGO_TREE)
-        nt += 4 * K->warp_size;
-    if (nt / K->warp_size < 3)
-        nt = 3 * K->warp_size;
+        nt += K->tree_simple_extra_warps * K->warp_size;
+    if (nt / K->warp_size < K->min_warps)
+        nt = K->min_warps * K->warp_size;
     if (c->algo == TP_ALGO_TREE)
         nt = K->max_threads; /* trees use every thread */
     c->n_channels = nc;

@@ -49,6 +49,33 @@ typedef struct tp_tune_constants {
     /* CUDA runtime of the reference build: only 11.8 (11080) disables LL128 on
      * 2-rank Hopper ring AllReduce. The reference outputs were made with CUDA 12. */
     int cudart_version;
+    /* getNthreads' lower bounds: NCCL_NTHREADS 2 warps, NCCL_LL128_NTHREADS max / 4 */
+    int min_thread_warps, ll128_min_threads_div;
+    /* ncclTopoTuneModel's bus bandwidth corrections (double, as NCCL's literals) */
+    double ring_ll_share;               /* Ring/LL: busBw * .5 */
+    double ring_ll128_share_low_ppn;    /* Ring/LL128 below 2 ranks per node: 0.7 */
+    double ring_ll128_share;            /* ... otherwise 0.92 */
+    double tree_share;                  /* Tree: .92 */
+    double tree_ll_div;                 /* Tree/LL: busBw / 3.8 */
+    double tree_ll128_share_one_node;   /* Tree/LL128 on one node: 7/9 */
+    double tree_ll128_share;            /* ... on several: 120/128 */
+    double tree_pattern_share;          /* Tree with pattern TREE: .85 */
+    int collnet_ag_rs_measured_ppn;     /* CollNetDirect AllGather/ReduceScatter: measured at */
+    double collnet_ag_rs_share_1ppn;    /* ... 1 rank per node (0.95) */
+    double collnet_ag_rs_share_max_ppn; /* ... and at that many (0.85), interpolated */
+    double collnet_sm90_share;          /* CollNetDirect from sm90: .85 */
+    double nvls_algo_ratio;             /* bus to algorithm bw: NVLS, NVLSTree 5/6 */
+    double tree_algo_ratio;             /* ... Tree, CollNet .5 (Ring: nRanks / nsteps) */
+    double collnet_arity_lat;           /* CollNetDirect arity serialization, us per rank */
+    int ring_simple_net_overhead_mul;   /* inter-node Ring/Simple: netOverhead * 3 */
+    /* ncclTopoGetAlgoTime */
+    int tree_correction_shift;     /* treeCorrectionFactor index: log2i(nBytes >> 6) */
+    size_t ring_plateau_min_bytes; /* plateau from nBytes / (nChannels * nRanks) >= 64 */
+    int bytes_per_us_per_gbs;      /* time = lat + nBytes / (1000 * bw) */
+    /* topoGetAlgoInfo */
+    int thread_halving_step;     /* nt halves while a multiple of 128 */
+    int tree_simple_extra_warps; /* Tree/Simple: 4 more warps (Ring/Simple: 1) */
+    int min_warps;               /* at least 3 warps */
 } tp_tune_constants;
 
 extern const tp_tune_constants tp_tune_nccl_2_22_3;
