@@ -65,6 +65,16 @@ static const kv_entry cpu_vendor_dict[] = {
 #define TP_NET_DEFAULT_MBPS 10000
 /* NCCL 2.22.3 ncclTopoAddPci: link_width 0 (unknown) counts as x16. */
 #define TP_PCI_DEFAULT_WIDTH 16
+/* NCCL 2.22.3 ncclTopoAddNet: GB/s = speed (Mb/s) / 8000.0. */
+#define TP_NET_MBPS_PER_GBS 8000.0
+/* NCCL 2.22.3 ncclTopoAddPci: GB/s = link_width * per-lane rate (100 Mb/s units) / 80.0. */
+#define TP_PCI_LANE_UNITS_PER_GBS 80.0
+/* NCCL 2.22.3 ncclTopoAddC2c: GB/s = bw (MB/s) * count / 1000.0. */
+#define TP_C2C_MBS_PER_GBS 1000.0
+/* NCCL 2.22.3 ncclTopoAddPci: the functions of a NIC (bus id but its last digit) share its node. */
+#define TP_NIC_FUNCTION_MASK 0xf
+/* NCCL 2.22.3 ncclTopoAddPci: a switch's device word packs four 16-bit ids, vendor first. */
+#define TP_PCI_ID_BITS 16
 
 static int kv_convert(build_ctx *c, const tp_xml_elem *e, const char *attr, const char *str,
                       const kv_entry *dict)
@@ -172,7 +182,7 @@ static tp_status net_attrs(build_ctx *c, const tp_xml_elem *e, tp_node *net)
                     c->doc->source, e->line, e->column, mbps, TP_NET_DEFAULT_MBPS);
         mbps = TP_NET_DEFAULT_MBPS;
     }
-    net->net.bw = (float)(mbps / 8000.0);
+    net->net.bw = (float)(mbps / TP_NET_MBPS_PER_GBS);
     const char *lat = tp_xml__attr(e, "latency");
     if (lat) {
         net->net.latency = strtof(lat, NULL);
@@ -243,12 +253,12 @@ static uint64_t pci_device_word(const tp_xml_elem *e)
     for (size_t i = 0; i < ARRAY_LEN(names); i++) {
         const char *s = tp_xml__attr(e, names[i]);
         if (s)
-            word += (uint64_t)strtol(s, NULL, 0) << (48 - 16 * i);
+            word += (uint64_t)strtol(s, NULL, 0) << (TP_PCI_ID_BITS * (ARRAY_LEN(names) - 1 - i));
     }
     return word;
 }
 
-/* The PCI link bandwidth: width x per-lane rate (NCCL 2.22.3: width * speed / 80.0). */
+/* The PCI link bandwidth: width x per-lane rate (NCCL 2.22.3 ncclTopoAddPci). */
 static tp_status pci_link_bw(build_ctx *c, const tp_xml_elem *e, float *bw)
 {
     const char *ws = NULL, *speed_text = NULL;
@@ -266,7 +276,8 @@ static tp_status pci_link_bw(build_ctx *c, const tp_xml_elem *e, float *bw)
         width = TP_PCI_DEFAULT_WIDTH;
     }
     int speed = kv_convert(c, e, "link_speed", speed_text, pci_gen_dict);
-    *bw = (float)((double)width * speed / 80.0); /* no int overflow on absurd widths */
+    /* in double: no int overflow on absurd widths */
+    *bw = (float)((double)width * speed / TP_PCI_LANE_UNITS_PER_GBS);
     return TP_OK;
 }
 
@@ -288,7 +299,7 @@ static tp_status add_pci_children(build_ctx *c, const tp_xml_elem *e, tp_node *n
 static tp_status add_pci_nic(build_ctx *c, const tp_xml_elem *xml_nic, int64_t bus_id, int sid,
                              tp_node **node)
 {
-    int64_t id = TP_ID(sid, bus_id & ~(int64_t)0xf);
+    int64_t id = TP_ID(sid, bus_id & ~(int64_t)TP_NIC_FUNCTION_MASK);
     tp_node *nic = tp_system__find(c->sys, TP_NODE_NIC, id);
     if (!nic) {
         tp_status st = tp_system__create_node(c->sys, &nic, TP_NODE_NIC, id, c->err);
@@ -518,7 +529,7 @@ static tp_status add_c2c(build_ctx *c, const tp_xml_elem *e, const char *parent_
     tp_node *cpu = find_local_cpu(gpu, NULL, 0);
     if (!cpu)
         return TP_OK;
-    return connect_pair(gpu, cpu, TP_LINK_NVL, (float)((bw * count) / 1000.0), c->err);
+    return connect_pair(gpu, cpu, TP_LINK_NVL, (float)((bw * count) / TP_C2C_MBS_PER_GBS), c->err);
 }
 
 static tp_status add_pcilink(build_ctx *c, const tp_xml_elem *e, const char *parent_bus, int sid)
