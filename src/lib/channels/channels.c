@@ -426,7 +426,7 @@ static void size_channels(tp_chan_ctx *x)
     for (int c = 0; c < n; c++)
         x->src[c] = c;
     /* NCCL 2.22.3: 4 compute channels per search channel on sm90 across nodes. */
-    if (job->min_comp_cap == 90 && ch->n_nodes > 1 &&
+    if (job->min_comp_cap == TP_SM90_DOUBLE_CC && ch->n_nodes > 1 &&
         ch->combined[TP_GRAPH_RING].bw_intra > TP_SM90_DOUBLE_BW && n < TP_SM90_DOUBLE_MAX)
         n = copy_channels(x, n, 2 * n);
     count->sm90_doubled = n;

@@ -28,12 +28,20 @@ const char *tp_channels__graph_name(int slot);
 #define TP_BUFFSIZE_SIMPLE (1 << 22) /* DEFAULT_BUFFSIZE */
 #define TP_NCCL_STEPS 8
 #define TP_SM90_DOUBLE_BW 45.0f /* postset: 4 compute channels per search channel above this */
-#define TP_SM90_DOUBLE_MAX 16   /* ... while below this many channels */
+#define TP_SM90_DOUBLE_MAX 16   /* ... while below this many channels, */
+#define TP_SM90_DOUBLE_CC 90    /* ... on GPUs of exactly this compute capability, across nodes */
 #define TP_TREES_LINE_SIZE 1024 /* init.cc "Trees" char line[1024] */
 #define TP_RING_MAX_WIDTH 20    /* rings.cc dumpLine: ranks printed per ring line */
 #define TP_RING_PREFIX_LEN 15   /* ... characters of the "Channel" prefix kept */
+#define TP_RING_RANK_STEP 4     /* ... and each rank's " %3d" 4 characters after the last */
 #define TP_RING_LINE_LEN (TP_RING_PREFIX_LEN + 5 * TP_RING_MAX_WIDTH)
 #define TP_NVLS_HEAD_MAX_NODES 20 /* connectNvls prints at most 20 nodes per head */
+/* paths.cc ncclTopoGetNchannels: P2P channels per local peer (per NVLink's worth over NVLink), */
+#define TP_P2P_LOCAL_CHANNELS 2
+/* ... per remote peer to start from, */
+#define TP_P2P_NET_CHANNELS 2
+/* ... halved while nRanks times them exceed p2pnChannels times this (8+ operations per channel). */
+#define TP_P2P_NET_OPS_PER_CHANNEL 4
 
 /* One channel's view from one rank. */
 typedef struct tp_channel_rank {

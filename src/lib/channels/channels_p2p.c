@@ -52,9 +52,9 @@ static int net_channels(const tp_system *sys, int g, int n_ranks, int p2p_n, con
     int n = (int)tp_config_int(cfg, TP_P_NCHANNELS_PER_NET_PEER);
     if (n != -1)
         return n;
-    int max = 2;
+    int max = TP_P2P_NET_CHANNELS;
     /* NCCL 2.22.3: avoid 8+ operations per channel at scale. */
-    while ((long long)max * n_ranks > (long long)p2p_n * 4 && max > 1)
+    while ((long long)max * n_ranks > (long long)p2p_n * TP_P2P_NET_OPS_PER_CHANNEL && max > 1)
         max /= 2;
     int by_bw = net_count_by_bw(sys, g);
     return by_bw > max ? by_bw : max;
@@ -70,11 +70,11 @@ static int gpu_min_channels(const tp_system *sys, int g, int n_ranks, int p2p_n,
         if (p == g)
             continue;
         const tp_route *path = &gpus->nodes[p].paths[TP_NODE_GPU][g];
-        int n = 2;
+        int n = TP_P2P_LOCAL_CHANNELS;
         if (path->type == TP_PATH_NVL) {
             float nvl_bw = tp_system__nvlink_bw(gpus->nodes[g].gpu.cuda_comp_cap);
             int links = (int)(path->bw / nvl_bw);
-            n = 2 * (links > 1 ? links : 1);
+            n = TP_P2P_LOCAL_CHANNELS * (links > 1 ? links : 1);
         }
         if (n < best)
             best = n;

@@ -41,7 +41,7 @@ static void log_ring(const tp_chan_ctx *x, int k, const int *ring)
     for (int i = 0; i < x->n_ranks && i < TP_RING_MAX_WIDTH; i++) {
         char num[16];
         int n = snprintf(num, sizeof(num), " %3d", ring[i]);
-        size_t at = prefix_len + 4 * (size_t)i;
+        size_t at = prefix_len + TP_RING_RANK_STEP * (size_t)i;
         if (n > 0 && at + (size_t)n < sizeof(line))
             memcpy(line + at, num, (size_t)n + 1);
     }
