@@ -70,17 +70,26 @@ static size_t count_over(const tp_gc_graph *g)
     return n;
 }
 
-/* One ring (or other pattern) graph with the given channel bodies. */
-static void make_graph(char *buf, size_t size, int id, int pattern, int nchannels, float speed,
-                       const char *type_intra, const char *const *channels, int n)
+/* A one-graph file: its <graph> attributes and its n <channel> bodies. */
+typedef struct graph_spec {
+    int id, pattern, nchannels;
+    float speed; /* speedintra and speedinter */
+    const char *type_intra;
+    const char *const *channels;
+    int n;
+} graph_spec;
+
+static void make_graph(char *buf, size_t size, graph_spec spec)
 {
     int len = snprintf(buf, size,
                        "<graphs version=\"1\">\n  <graph id=\"%d\" pattern=\"%d\" crossnic=\"0\" "
                        "nchannels=\"%d\" speedintra=\"%g\" speedinter=\"%g\" latencyinter=\"0\" "
                        "typeintra=\"%s\" typeinter=\"PIX\" samechannels=\"0\">\n",
-                       id, pattern, nchannels, speed, speed, type_intra);
-    for (int c = 0; c < n; c++)
-        len += snprintf(buf + len, size - (size_t)len, "    <channel>%s</channel>\n", channels[c]);
+                       spec.id, spec.pattern, spec.nchannels, spec.speed, spec.speed,
+                       spec.type_intra);
+    for (int c = 0; c < spec.n; c++)
+        len += snprintf(buf + len, size - (size_t)len, "    <channel>%s</channel>\n",
+                        spec.channels[c]);
     snprintf(buf + len, size - (size_t)len, "  </graph>\n</graphs>\n");
 }
 
@@ -206,8 +215,14 @@ static void test_graphcheck_shapes(void **state)
     for (size_t i = 0; i < ARRAY_LEN(shape_cases); i++) {
         const shape_case *sc = &shape_cases[i];
         char buf[4096];
-        make_graph(buf, sizeof(buf), 0, TP_PATTERN_RING, sc->nchannels, 20, "NVL", sc->channels,
-                   sc->n);
+        make_graph(buf, sizeof(buf),
+                   (graph_spec){.id = 0,
+                                .pattern = TP_PATTERN_RING,
+                                .nchannels = sc->nchannels,
+                                .speed = 20,
+                                .type_intra = "NVL",
+                                .channels = sc->channels,
+                                .n = sc->n});
         tp_graph_check *chk = check_text("v100_nv2.xml", 1, buf);
         const tp_gc_finding *f = find_finding(&chk->graphs[0], sc->expect);
         if (!f)
@@ -226,7 +241,14 @@ static void test_graphcheck_nvl_on_pcie_only(void **state)
     (void)state;
     const char *const ch[] = {RING_0123};
     char buf[4096];
-    make_graph(buf, sizeof(buf), 0, TP_PATTERN_RING, 1, 20, "NVL", ch, 1);
+    make_graph(buf, sizeof(buf),
+               (graph_spec){.id = 0,
+                            .pattern = TP_PATTERN_RING,
+                            .nchannels = 1,
+                            .speed = 20,
+                            .type_intra = "NVL",
+                            .channels = ch,
+                            .n = 1});
     tp_graph_check *chk = check_text("v100_nv0.xml", 1, buf);
     const tp_gc_graph *g = &chk->graphs[0];
     assert_false(tp_graph_check_feasible(chk));
@@ -238,13 +260,27 @@ static void test_graphcheck_nvl_on_pcie_only(void **state)
     tp_graph_check_free(chk);
 
     /* The same ring declared PIX at 12 GB/s... */
-    make_graph(buf, sizeof(buf), 0, TP_PATTERN_RING, 1, 12, "PIX", ch, 1);
+    make_graph(buf, sizeof(buf),
+               (graph_spec){.id = 0,
+                            .pattern = TP_PATTERN_RING,
+                            .nchannels = 1,
+                            .speed = 12,
+                            .type_intra = "PIX",
+                            .channels = ch,
+                            .n = 1});
     chk = check_text("v100_nv0.xml", 1, buf);
     assert_true(tp_graph_check_feasible(chk));
     tp_graph_check_free(chk);
     /* ...and twice: 24 GB/s on 12 GB/s links. */
     const char *const two[] = {RING_0123, RING_0123};
-    make_graph(buf, sizeof(buf), 0, TP_PATTERN_RING, 2, 12, "PIX", two, 2);
+    make_graph(buf, sizeof(buf),
+               (graph_spec){.id = 0,
+                            .pattern = TP_PATTERN_RING,
+                            .nchannels = 2,
+                            .speed = 12,
+                            .type_intra = "PIX",
+                            .channels = two,
+                            .n = 2});
     chk = check_text("v100_nv0.xml", 1, buf);
     assert_false(tp_graph_check_feasible(chk));
     assert_int_equal(count_over(&chk->graphs[0]), 8);
@@ -267,7 +303,14 @@ static void test_graphcheck_too_many_channels(void **state)
     for (int c = 0; c < 12; c++)
         ch[c] = perms[c % 6];
     char buf[8192];
-    make_graph(buf, sizeof(buf), 0, TP_PATTERN_RING, 12, 20, "NVL", ch, 12);
+    make_graph(buf, sizeof(buf),
+               (graph_spec){.id = 0,
+                            .pattern = TP_PATTERN_RING,
+                            .nchannels = 12,
+                            .speed = 20,
+                            .type_intra = "NVL",
+                            .channels = ch,
+                            .n = 12});
     tp_graph_check *chk = check_text("v100_nv2.xml", 1, buf);
     const tp_gc_graph *g = &chk->graphs[0];
     assert_false(tp_graph_check_feasible(chk));
@@ -405,7 +448,14 @@ static void test_graphcheck_warnings(void **state)
     (void)state;
     const char *const ch[] = {RING_0123 "<hop/>"};
     char buf[4096];
-    make_graph(buf, sizeof(buf), 1, TP_PATTERN_RING, 1, 20, "NVL", ch, 1);
+    make_graph(buf, sizeof(buf),
+               (graph_spec){.id = 1,
+                            .pattern = TP_PATTERN_RING,
+                            .nchannels = 1,
+                            .speed = 20,
+                            .type_intra = "NVL",
+                            .channels = ch,
+                            .n = 1});
     tp_graph_check *chk = check_text("v100_nv2.xml", 1, buf);
     const tp_gc_graph *g = &chk->graphs[0];
     const tp_gc_finding *f =
@@ -423,7 +473,14 @@ static void test_graphcheck_tree_is_a_chain(void **state)
     (void)state;
     const char *const ch[] = {RING_0123};
     char buf[4096];
-    make_graph(buf, sizeof(buf), 1, TP_PATTERN_BALANCED_TREE, 1, 40, "NVL", ch, 1);
+    make_graph(buf, sizeof(buf),
+               (graph_spec){.id = 1,
+                            .pattern = TP_PATTERN_BALANCED_TREE,
+                            .nchannels = 1,
+                            .speed = 40,
+                            .type_intra = "NVL",
+                            .channels = ch,
+                            .n = 1});
     tp_graph_check *chk = check_text("v100_nv2.xml", 1, buf);
     const tp_gc_graph *g = &chk->graphs[0];
     assert_true(tp_graph_check_feasible(chk));

@@ -85,17 +85,23 @@ static tp_node *fx_gpu(tp_system *sys, int64_t bus, int rank, int cc, int gdr)
     return gpu;
 }
 
-/* A NIC at `parent` with its NET (id = dev). */
-static tp_node *fx_net(tp_system *sys, tp_node *parent, int64_t nic_id, int dev, float bw,
-                       float pci_bw, int gdr)
+/* A NIC and its NET (id = dev): bandwidths of the NET and of the NIC's PCI link. */
+typedef struct fx_nic {
+    int64_t nic_id;
+    int dev;
+    float bw, pci_bw;
+    int gdr;
+} fx_nic;
+
+static tp_node *fx_net(tp_system *sys, tp_node *parent, fx_nic spec)
 {
-    tp_node *nic = fx_node(sys, TP_NODE_NIC, nic_id);
-    fx_link(parent, nic, TP_LINK_PCI, pci_bw);
-    tp_node *net = fx_node(sys, TP_NODE_NET, dev);
-    net->net.dev = dev;
-    net->net.bw = bw;
-    net->net.gdr_support = gdr;
-    fx_link(nic, net, TP_LINK_NET, bw);
+    tp_node *nic = fx_node(sys, TP_NODE_NIC, spec.nic_id);
+    fx_link(parent, nic, TP_LINK_PCI, spec.pci_bw);
+    tp_node *net = fx_node(sys, TP_NODE_NET, spec.dev);
+    net->net.dev = spec.dev;
+    net->net.bw = spec.bw;
+    net->net.gdr_support = spec.gdr;
+    fx_link(nic, net, TP_LINK_NET, spec.bw);
     return net;
 }
 
@@ -107,7 +113,7 @@ static tp_system *fx_seed(float gpu_pci_bw, const float nvl[4][4])
     tp_system *sys = fx_new();
     tp_node *cpu = fx_cpu(sys, 0, TP_CPU_VENDOR_INTEL);
     tp_node *sw = fx_node(sys, TP_NODE_PCI, 0x18000);
-    fx_net(sys, cpu, 0, 0, 1.25f, TP_LOC_BW, 0);
+    fx_net(sys, cpu, (fx_nic){.nic_id = 0, .dev = 0, .bw = 1.25f, .pci_bw = TP_LOC_BW, .gdr = 0});
     for (int g = 0; g < 4; g++)
         fx_link(sw, fx_gpu(sys, seed_bus[g], g, 70, 0), TP_LINK_PCI, gpu_pci_bw);
     fx_link(cpu, sw, TP_LINK_PCI, 12.0f);
@@ -363,7 +369,8 @@ static tp_system *fx_pix_nic(void)
     for (int s = 0; s < 2; s++) {
         fx_link(sw[s], fx_gpu(sys, gpu_bus[2 * s], 2 * s, 70, 1), TP_LINK_PCI, 12.0f);
         fx_link(sw[s], fx_gpu(sys, gpu_bus[2 * s + 1], 2 * s + 1, 70, 1), TP_LINK_PCI, 12.0f);
-        fx_net(sys, sw[s], nic_bus[s], s, 12.5f, 12.0f, 1);
+        fx_net(sys, sw[s],
+               (fx_nic){.nic_id = nic_bus[s], .dev = s, .bw = 12.5f, .pci_bw = 12.0f, .gdr = 1});
         fx_link(cpu[s], sw[s], TP_LINK_PCI, 12.0f);
     }
     fx_link(cpu[0], cpu[1], TP_LINK_SYS, TP_SKL_QPI_BW);
@@ -507,7 +514,12 @@ static tp_system *fx_rail(void)
         tp_node *sw = fx_node(sys, TP_NODE_PCI, 0x10000 * (i + 1));
         gpu[i] = fx_gpu(sys, 0x10000 * (i + 1) + 0x1000, i, 90, 1);
         fx_link(sw, gpu[i], TP_LINK_PCI, 48.0f);
-        fx_net(sys, sw, 0x10000 * (i + 1) + 0x2000, i, 50.0f, 48.0f, 1);
+        fx_net(sys, sw,
+               (fx_nic){.nic_id = 0x10000 * (i + 1) + 0x2000,
+                        .dev = i,
+                        .bw = 50.0f,
+                        .pci_bw = 48.0f,
+                        .gdr = 1});
         fx_link(cpu, sw, TP_LINK_PCI, 48.0f);
     }
     fx_link(gpu[0], gpu[1], TP_LINK_NVL, 370.8f);
@@ -660,7 +672,8 @@ static void test_paths_print_truncates(void **state)
     tp_node *sw = fx_node(sys, TP_NODE_PCI, 0x1000);
     fx_link(sw, fx_gpu(sys, 0x2000, 0, 80, 1), TP_LINK_PCI, 24.0f);
     for (int n = 0; n < 60; n++)
-        fx_net(sys, sw, 0x100000 + n, n, 25.0f, 24.0f, 1);
+        fx_net(sys, sw,
+               (fx_nic){.nic_id = 0x100000 + n, .dev = n, .bw = 25.0f, .pci_bw = 24.0f, .gdr = 1});
     fx_link(cpu, sw, TP_LINK_PCI, 24.0f);
     const tp_job_view job = {.n_ranks = 2, .n_nodes = 2, .rank = 0, .local_n_ranks = 1};
     fx_pipeline(sys, NULL, &job);
