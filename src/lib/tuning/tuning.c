@@ -154,8 +154,10 @@ static void init_ctx(model_ctx *m, const tp_tune_job *job, const tp_config *cfg)
             m->hw_lat[TP_HW_PCI][TP_ALGO_RING][TP_PROTO_SIMPLE];
     m->ppn = (float)job->n_ranks / (float)job->n_nodes;
     m->net_overhead = job->n_nodes > 1 ? net_overhead(job, cfg) : 0.0f;
+    /* NCCL 2.22.3 tests typeIntra == LINK_NVL, the value of PATH_NVL. */
+    _Static_assert((int)TP_PATH_NVL == (int)TP_LINK_NVL, "NVLink path and link types differ");
     for (int a = 0; a < TP_ALGO_COUNT; a++) {
-        m->intra_hw[a] = job->graphs[a].type_intra == TP_LINK_NVL ? TP_HW_NVLINK : TP_HW_PCI;
+        m->intra_hw[a] = job->graphs[a].type_intra == TP_PATH_NVL ? TP_HW_NVLINK : TP_HW_PCI;
         m->hw[a] = job->n_nodes == 1 ? m->intra_hw[a] : TP_HW_NET;
     }
 }

@@ -51,12 +51,12 @@ const char *tp_tune__proto_name(tp_proto proto);
 /* The graph fields the model reads: the combined graph (init.cc AllGather3),
  * with pattern and latencyInter of rank 0's own graph (never combined). */
 typedef struct tp_tune_graph {
-    int pattern;
+    tp_pattern pattern;
     int n_channels;
     int same_channels;
     float bw_intra, bw_inter;
     float latency_inter;
-    int type_intra, type_inter;
+    tp_path_type type_intra, type_inter;
 } tp_tune_graph;
 
 /* The job facts of rank 0's model (the model's input record). */
