@@ -51,11 +51,11 @@ typedef struct tp_channel_rank {
 
 /* The graph fields NCCL all-gathers and combines across ranks (init.cc graphInfo). */
 typedef struct tp_graph_info {
-    int pattern;
+    tp_pattern pattern;
     int n_channels;
     int same_channels;
     float bw_intra, bw_inter;
-    int type_intra, type_inter;
+    tp_path_type type_intra, type_inter;
     int cross_nic;
 } tp_graph_info;
 
