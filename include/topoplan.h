@@ -215,7 +215,8 @@ typedef struct tp_plan tp_plan;
  * @return TP_OK; on failure *out is NULL, except for the failures NCCL
  *   itself reports while planning (TP_ERR_TOPOLOGY, TP_ERR_CONFIG or
  *   TP_ERR_GRAPH after the XML was read and the job checked: a bad graph
- *   file, a one-sided NVLink, ...) or while loading the topology file (a file
+ *   file, a one-sided NVLink, ...; TP_ERR_IO: an NCCL_GRAPH_FILE it cannot
+ *   open) or while loading the topology file (a file
  *   NCCL 2.22.3's own XML parser refuses: TP_ERR_XML or TP_ERR_TOPOLOGY; a
  *   file it cannot open: TP_ERR_IO): then *out is the plan with NCCL's log up
  *   to the failure (tp_report_nccl_log), tp_plan_status() gives the status,

@@ -40,9 +40,18 @@ static void trace(gf_ctx *c, const char *file, int line)
     tp_log_info_sub(c->log, TP_SUB_ALL, "%s:%d -> %d", file, line, c->nccl_code);
 }
 
+/* An attribute as NCCL 2.22.3's node record holds it: only the first 16 are kept. */
+static const char *nccl_attr(const tp_xml_elem *e, const char *name)
+{
+    for (size_t i = 0; i < e->n_attrs && i < TP_NCCL_XML_MAX_ATTRS; i++)
+        if (strcmp(e->attrs[i].name, name) == 0)
+            return e->attrs[i].value;
+    return NULL;
+}
+
 static const char *need_attr(gf_ctx *c, const tp_xml_elem *e, const char *name)
 {
-    const char *v = tp_xml__attr(e, name);
+    const char *v = nccl_attr(e, name);
     if (!v) {
         tp_log_warn(c->log, "Attribute %s of node %s not found", name, e->tag);
         c->nccl_code = TP_NCCL_INTERNAL_ERROR;
@@ -83,7 +92,7 @@ static tp_status get_float(gf_ctx *c, const tp_xml_elem *e, const char *name, in
 /* NCCL 2.22.3 kvConvertToInt: prefix match; unknown names fall back to 0 (LOC). */
 static tp_status get_path_type(gf_ctx *c, const tp_xml_elem *e, const char *name, int *out)
 {
-    const char *v = tp_xml__attr(e, name);
+    const char *v = nccl_attr(e, name);
     if (!v) /* NCCL 2.22.3 would dereference NULL here */
         return missing(c, e, name);
     for (size_t i = 0; i < ARRAY_LEN(link_type_dict); i++) {

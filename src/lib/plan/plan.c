@@ -625,7 +625,8 @@ static tp_status run_job(tp_plan *plan, tp_error *err)
  */
 static bool keep_failed_plan(tp_status st)
 {
-    return st == TP_ERR_TOPOLOGY || st == TP_ERR_CONFIG || st == TP_ERR_GRAPH;
+    /* TP_ERR_IO: an NCCL_GRAPH_FILE NCCL cannot open (its WARN is in the log). */
+    return st == TP_ERR_TOPOLOGY || st == TP_ERR_CONFIG || st == TP_ERR_GRAPH || st == TP_ERR_IO;
 }
 
 /* The plan up to the job run: the job's topologies loaded, configuration copied. */
