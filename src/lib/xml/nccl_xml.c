@@ -448,6 +448,17 @@ static int take_child(scan *s, stack *st, tp_status *mem, tp_error *err)
     return 0;
 }
 
+/* Append to the kept message the name of the element whose '<' is at `start`. */
+static void name_open_element(scan *s, size_t start)
+{
+    size_t end = start + 1;
+    while (end < s->len && end - start <= TP_NCCL_XML_MAX_STR_LEN && !ends_name(s->text[end]))
+        end++;
+    size_t used = strlen(s->out->message);
+    snprintf(s->out->message + used, sizeof(s->out->message) - used, "(<%.*s> is not closed)",
+             (int)(end - start - 1), s->text + start + 1);
+}
+
 /* One step of the top frame's load: 0 go on, 1 done, -1 stop (unknown), >1 failed. */
 static int step(scan *s, stack *st, tp_status *mem, tp_error *err)
 {
@@ -462,8 +473,11 @@ static int step(scan *s, stack *st, tp_status *mem, tp_error *err)
     if (n->type == NODE_NONE) {
         if (f->is_top)
             return 1;
-        return warn(syntax(s), TP_NCCL_INTERNAL_ERROR, f->start, "XML Parse : unterminated %s",
-                    f->rule ? f->rule->name : "");
+        warn(syntax(s), TP_NCCL_INTERNAL_ERROR, f->start, "XML Parse : unterminated %s",
+             f->rule ? f->rule->name : "");
+        if (!f->rule) /* NCCL's message lost the name: say which element is open */
+            name_open_element(s, f->start);
+        return s->code;
     }
     if (!f->is_top && n->type == NODE_CLOSE) {
         if (f->rule && strcmp(n->name, f->rule->name) != 0)

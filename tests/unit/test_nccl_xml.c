@@ -1,0 +1,177 @@
+/*
+ * The replay of NCCL 2.22.3's XML loader (nccl_xml.c) on the inputs where
+ * NCCL's reader differs from XML. The failures and their back-traces are the
+ * catalogue of tests/nccl-errors; these are the quirks of what it accepts.
+ */
+#include "helpers.h"
+
+#include "xml/nccl_xml.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct replay {
+    tp_nccl_xml_result r;
+    tp_log log;
+} replay;
+
+static replay *run(const char *text, tp_nccl_xml_kind kind)
+{
+    replay *p = calloc(1, sizeof(*p));
+    assert_non_null(p);
+    p->log.enabled = true;
+    tp_error err = {0};
+    assert_int_equal(tp_xml__nccl_load(text, strlen(text), kind, &p->log, &p->r, &err), TP_OK);
+    return p;
+}
+
+static int count_lines(const replay *p, const char *text)
+{
+    int n = 0;
+    for (size_t i = 0; i < p->log.n_lines; i++)
+        n += strcmp(p->log.lines[i].text, text) == 0;
+    return n;
+}
+
+static void done(replay *p)
+{
+    tp_log_clear(&p->log);
+    free(p);
+}
+
+/* Inside an element NCCL skips, any closing tag closes it (one node record for both). */
+static void test_skipped_element_closes_on_any_tag(void **state)
+{
+    (void)state;
+    replay *p = run("<system version=\"1\"><foo><bar></baz></foo></system>", TP_NCCL_XML_TOPOLOGY);
+    assert_int_equal(p->r.outcome, TP_NCCL_XML_ACCEPTED);
+    assert_int_equal(p->r.n_roots, 1);
+    assert_int_equal(count_lines(p, "Ignoring element foo"), 1);
+    assert_int_equal(count_lines(p, "Ignoring element bar"), 0); /* foo has no handlers */
+    done(p);
+}
+
+/* xmlGetToken: a 253-byte name is read, a 254-byte one is too long. */
+static void test_name_length_limit(void **state)
+{
+    (void)state;
+    char text[600];
+    char name[300];
+    memset(name, 'n', 254);
+    name[253] = '\0';
+    snprintf(text, sizeof(text), "<system version=\"1\"><%s/></system>", name);
+    replay *p = run(text, TP_NCCL_XML_TOPOLOGY);
+    assert_int_equal(p->r.outcome, TP_NCCL_XML_ACCEPTED);
+    done(p);
+    name[253] = 'n';
+    name[254] = '\0';
+    snprintf(text, sizeof(text), "<system version=\"1\"><%s/></system>", name);
+    p = run(text, TP_NCCL_XML_TOPOLOGY);
+    assert_int_equal(p->r.outcome, TP_NCCL_XML_REJECTED);
+    assert_int_equal(p->r.code, TP_NCCL_INTERNAL_ERROR);
+    assert_true(p->r.malformed);
+    done(p);
+}
+
+/* xmlGetValue: 255 bytes fit NCCL's buffer; 256 overflow it (undefined: not replayed). */
+static void test_value_length_limit(void **state)
+{
+    (void)state;
+    char text[700];
+    char value[300];
+    memset(value, 'v', 255);
+    value[255] = '\0';
+    snprintf(text, sizeof(text), "<system version=\"1\" name=\"%s\"/>", value);
+    replay *p = run(text, TP_NCCL_XML_TOPOLOGY);
+    assert_int_equal(p->r.outcome, TP_NCCL_XML_ACCEPTED);
+    done(p);
+    snprintf(text, sizeof(text), "<system version=\"1\" name=\"%sv\"/>", value);
+    p = run(text, TP_NCCL_XML_TOPOLOGY);
+    assert_int_equal(p->r.outcome, TP_NCCL_XML_UNKNOWN);
+    assert_non_null(p->r.unknown_why);
+    done(p);
+}
+
+/* 16 attributes are kept; each extra one is logged, and two blanks make an empty one. */
+static void test_attribute_count(void **state)
+{
+    (void)state;
+    const char *line = "XML Parse : Ignoring extra attributes (max 16)";
+    char text[600] = "<system version=\"1\"><cpu";
+    for (int i = 0; i < 15; i++)
+        snprintf(text + strlen(text), sizeof(text) - strlen(text), " a%d=\"0\"", i);
+    strcat(text, "/></system>");
+    replay *p = run(text, TP_NCCL_XML_TOPOLOGY);
+    assert_int_equal(count_lines(p, line), 0);
+    done(p);
+    /* the same 15 attributes and one more blank: 17 with the empty one */
+    char *second = strstr(text, " a1=");
+    memmove(second + 1, second, strlen(second) + 1);
+    strcpy(strstr(text, "/></system>"), " b=\"1\"/></system>");
+    p = run(text, TP_NCCL_XML_TOPOLOGY);
+    assert_int_equal(p->r.outcome, TP_NCCL_XML_ACCEPTED);
+    assert_int_equal(count_lines(p, line), 1);
+    done(p);
+}
+
+/* The version is read with strtol(base 0): "0x1" is 1. */
+static void test_version_any_base(void **state)
+{
+    (void)state;
+    replay *p = run("<graphs version=\"0x1\" name=\"t\"></graphs>", TP_NCCL_XML_GRAPHS);
+    assert_int_equal(p->r.outcome, TP_NCCL_XML_ACCEPTED);
+    assert_int_equal(count_lines(p, "Loading graphs for topology t"), 1);
+    done(p);
+}
+
+/* After '/', xmlGetNode reads a whole token: <graph/junk> is an empty element. */
+static void test_junk_after_slash(void **state)
+{
+    (void)state;
+    replay *p = run("<graphs version=\"1\"><graph/junk></graphs>", TP_NCCL_XML_GRAPHS);
+    assert_int_equal(p->r.outcome, TP_NCCL_XML_ACCEPTED);
+    done(p);
+}
+
+/* A stray closing tag at the top is read as a new element of that name. */
+static void test_stray_closing_tag_is_an_element(void **state)
+{
+    (void)state;
+    replay *p = run("<system version=\"1\"></system></system>", TP_NCCL_XML_TOPOLOGY);
+    assert_int_equal(p->r.outcome, TP_NCCL_XML_REJECTED);
+    assert_false(p->r.malformed);
+    assert_int_equal(count_lines(p, "Attribute version of node system not found"), 1);
+    assert_int_equal(p->r.n_roots, 2);
+    done(p);
+}
+
+/* Deeper than NCCL's recursion can be trusted: not replayed, and no stack growth here. */
+static void test_deep_nesting_is_unknown(void **state)
+{
+    (void)state;
+    size_t depth = 20000, len = 0;
+    char *text = malloc(depth * 3 + 32);
+    assert_non_null(text);
+    len += (size_t)sprintf(text, "<system version=\"1\">");
+    for (size_t i = 0; i < depth; i++)
+        len += (size_t)sprintf(text + len, "<a>");
+    replay *p = run(text, TP_NCCL_XML_TOPOLOGY);
+    assert_int_equal(p->r.outcome, TP_NCCL_XML_UNKNOWN);
+    done(p);
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_skipped_element_closes_on_any_tag),
+        cmocka_unit_test(test_name_length_limit),
+        cmocka_unit_test(test_value_length_limit),
+        cmocka_unit_test(test_attribute_count),
+        cmocka_unit_test(test_version_any_base),
+        cmocka_unit_test(test_junk_after_slash),
+        cmocka_unit_test(test_stray_closing_tag_is_an_element),
+        cmocka_unit_test(test_deep_nesting_is_unknown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
