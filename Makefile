@@ -45,7 +45,7 @@ FUZZ_BIN := $(FUZZ_TARGETS:%=$(BUILD)/tests/replay_%)
 DEPS_STAMP := $(BUILD)/.deps-ok
 CONFORMANCE := ../shared/conformance/run
 
-.PHONY: install uninstall check-package check-provider fuzz check-search-diff all deps demo check check-unit check-golden check-errors check-json check-pictures check-fuzz check-header \
+.PHONY: install uninstall check-package check-provider fuzz check-search-diff all deps demo check check-unit check-golden check-errors check-nccl-errors check-json check-pictures check-fuzz check-header \
         check-lint check-conformance check-explain check-san check-valgrind bench fuzz format-check clean
 
 all: $(BUILD)/topoplan $(BUILD)/libtopoplan.a $(BUILD)/$(SO_REAL) $(BUILD)/$(SONAME) $(BUILD)/libtopoplan.so \
@@ -104,7 +104,7 @@ demo: $(BUILD)/topoplan
 	$(BUILD)/topoplan plan --builtin dgx-h100 --nodes 2
 	$(BUILD)/topoplan search --builtin dgx-h100 --nodes 2
 
-check: check-unit check-golden check-errors check-json check-pictures check-fleet check-fuzz check-header check-lint format-check \
+check: check-unit check-golden check-errors check-nccl-errors check-json check-pictures check-fleet check-fuzz check-header check-lint format-check \
        check-conformance check-explain check-provider check-search-diff check-package check-valgrind \
        check-san
 
@@ -119,6 +119,10 @@ check-fleet: $(BUILD)/topoplan
 
 check-errors: $(BUILD)/topoplan
 	@sh tests/errors/run.sh $(BUILD)/topoplan
+
+# NCCL 2.22.3's own failures while loading topology and graph files: its WARN and back-trace lines.
+check-nccl-errors: $(BUILD)/topoplan
+	@sh tests/nccl-errors/run.sh $(BUILD)/topoplan
 
 # Every command's JSON on the public cases against schemas/ (docs/json.md).
 # Debian's python3-jsonschema lives in the system interpreter.
@@ -177,11 +181,12 @@ check-search-diff: $(BUILD)/tests/search_diff
 
 check-san: $(DEPS_STAMP)
 	$(MAKE) --no-print-directory BUILD=build-san CFLAGS="-O1 -g -DTP_CHECK_INVARIANTS -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	    check-fuzz check-unit check-golden check-errors
+	    check-fuzz check-unit check-golden check-errors check-nccl-errors
 
 check-valgrind: $(UNIT_BIN) $(BUILD)/topoplan
 	@set -e; for t in $(UNIT_BIN); do valgrind -q --error-exitcode=9 --leak-check=full $$t; done
 	@TOPOPLAN_WRAP="valgrind -q --error-exitcode=9 --leak-check=full" sh tests/golden/run.sh $(BUILD)/topoplan
+	@TOPOPLAN_WRAP="valgrind -q --error-exitcode=9 --leak-check=full" sh tests/nccl-errors/run.sh $(BUILD)/topoplan
 
 # libFuzzer builds (clang): `make fuzz` builds build-fuzz/fuzz_TARGET for every
 # tests/fuzz/fuzz_TARGET.c; `make fuzz FUZZ_SECONDS=N` also runs each for N seconds
