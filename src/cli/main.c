@@ -61,7 +61,11 @@ static const char exit_codes[] =
     "  4  I/O error (a file cannot be opened, read or written: the message names the\n"
     "     path and the system error) or out of memory\n"
     "  5  internal error: a broken invariant, a bug in topoplan (please report it with\n"
-    "     the input)\n";
+    "     the input)\n"
+    "A topology or graph file NCCL 2.22.3's own XML parser refuses (it is stricter\n"
+    "than XML: no <?xml?>, no tabs, one space between attributes, ...) exits 3 with\n"
+    "NCCL's message; nccl-log first prints NCCL's WARN and back-trace lines (4 when\n"
+    "NCCL cannot open the file). The catalogue: docs/nccl-errors.md.\n";
 
 static void print_help(void)
 {
