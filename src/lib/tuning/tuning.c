@@ -344,7 +344,7 @@ static void parse_enables(tp_tuning *t, const tp_config *cfg)
     const tp_tune_job *job = &t->job;
     int *pe = t->proto_enable, *ae = t->algo_enable;
     pe[TP_PROTO_LL] = pe[TP_PROTO_SIMPLE] = 1;
-    pe[TP_PROTO_LL128] = 2; /* "by NCCL's rule" */
+    pe[TP_PROTO_LL128] = TP_PROTO_BY_RULE;
     for (int a = 0; a < TP_ALGO_COUNT; a++)
         ae[a] = 1;
     const char *proto = tp_config_str(cfg, TP_P_PROTO);
@@ -365,11 +365,12 @@ static void parse_enables(tp_tuning *t, const tp_config *cfg)
     }
 }
 
-/* Whether protocol p stays on for collective c on algorithm a (2: NCCL's LL128 rule). */
+/* Whether protocol p stays on for collective c on algorithm a (NCCL's LL128 rule when by rule). */
 static bool proto_on(const tp_tuning *t, tp_coll c, tp_algo a, tp_proto p)
 {
     int on = t->proto_enable[p];
-    return on == 2 && p == TP_PROTO_LL128 ? tp_tune__ll128_default(t, c, a) : on != 0;
+    return on == TP_PROTO_BY_RULE && p == TP_PROTO_LL128 ? tp_tune__ll128_default(t, c, a)
+                                                         : on != 0;
 }
 
 static bool any_bandwidth(const tp_tuning *t, tp_coll c)

@@ -76,6 +76,9 @@ typedef struct tp_tune_job {
     int collnet_support;                 /* always 0: no CollNet plugin */
 } tp_tune_job;
 
+/* protoEnable's third state (tuning.cc): on where NCCL's LL128 default rule allows it. */
+#define TP_PROTO_BY_RULE 2
+
 /* The model: NCCL's comm fields it fills. */
 typedef struct tp_tuning {
     tp_tune_job job; /* copy of the input */
@@ -84,7 +87,7 @@ typedef struct tp_tuning {
     float bandwidth[TP_COLL_COUNT][TP_ALGO_COUNT][TP_PROTO_COUNT]; /* GB/s, algorithm bw */
     float ring_backup_bw[TP_COLL_COUNT][TP_PROTO_COUNT];           /* comm->ringbdw */
     long thread_threshold[TP_ALGO_COUNT][TP_PROTO_COUNT];
-    int proto_enable[TP_PROTO_COUNT]; /* after NCCL_PROTO (2: LL128's default rule) */
+    int proto_enable[TP_PROTO_COUNT]; /* after NCCL_PROTO: 0, 1 or TP_PROTO_BY_RULE */
     int algo_enable[TP_ALGO_COUNT];   /* after NCCL_ALGO and NCCL's own disabling */
     bool modelled;                    /* false for a one-rank job: NCCL stops early */
 } tp_tuning;
