@@ -25,6 +25,27 @@ static int walk(const tp_chan_ctx *x, int k, int start, int *out)
     return current;
 }
 
+/* printf's " %3d" of v into out (16 bytes), its length returned: one per rank of a line. */
+static int format_rank(char *out, int v)
+{
+    char digits[12], *p = digits + sizeof(digits);
+    unsigned u = v < 0 ? 0U - (unsigned)v : (unsigned)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    int len = (int)(digits + sizeof(digits) - p), n = 0;
+    out[n++] = ' ';
+    for (int pad = len; pad < 3; pad++)
+        out[n++] = ' ';
+    memcpy(out + n, p, (size_t)len);
+    n += len;
+    out[n] = '\0';
+    return n;
+}
+
 /*
  * NCCL 2.22.3 rings.cc dumpLine: a space-filled line, the prefix cut to its
  * first 15 characters, then " %3d" for at most 20 ranks at 4-character steps
@@ -40,7 +61,7 @@ static void log_ring(const tp_chan_ctx *x, int k, const int *ring)
     memcpy(line, prefix, prefix_len < TP_RING_PREFIX_LEN ? prefix_len : TP_RING_PREFIX_LEN);
     for (int i = 0; i < x->n_ranks && i < TP_RING_MAX_WIDTH; i++) {
         char num[16];
-        int n = snprintf(num, sizeof(num), " %3d", ring[i]);
+        int n = format_rank(num, ring[i]);
         size_t at = prefix_len + TP_RING_RANK_STEP * (size_t)i;
         if (n > 0 && at + (size_t)n < sizeof(line))
             memcpy(line + at, num, (size_t)n + 1);
