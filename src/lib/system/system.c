@@ -338,41 +338,113 @@ typedef struct print_line {
     char text[TP_SYSTEM_LINE_SIZE];
 } print_line;
 
-static void put_at(print_line *pl, int offset, const char *fmt, ...) TP_PRINTF(3, 4);
-static void put_at(print_line *pl, int offset, const char *fmt, ...)
+/*
+ * Pieces of a line written from `at` (below TP_SYSTEM_LINE_SIZE), cut as
+ * snprintf cuts at the end of the line; each returns where the next goes.
+ * (printf's own formatting costs more than the rest of the printing.)
+ */
+static int put_str(print_line *pl, int at, const char *s)
+{
+    while (*s && at < TP_SYSTEM_LINE_SIZE - 1)
+        pl->text[at++] = *s++;
+    pl->text[at] = '\0';
+    return at;
+}
+
+static int put_hex(print_line *pl, int at, uint64_t v, bool upper)
+{
+    const char *digit = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+    char text[24], *p = text + sizeof(text);
+    *--p = '\0';
+    do {
+        *--p = digit[v & 0xf];
+        v >>= 4;
+    } while (v);
+    return put_str(pl, at, p);
+}
+
+static int put_int(print_line *pl, int at, int v)
+{
+    char text[16], *p = text + sizeof(text);
+    unsigned u = v < 0 ? 0U - (unsigned)v : (unsigned)v;
+    *--p = '\0';
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    return put_str(pl, at, p);
+}
+
+/* "%2.1f": never narrower than 3 characters, so the width never pads. */
+static int put_f1(print_line *pl, int at, float v)
+{
+    char text[TP_F1_SIZE];
+    tp_format_f1(text, v);
+    return put_str(pl, at, text);
+}
+
+/* "NAME/SYS-LOCAL" (ids in lower-case hex), then the type's details. */
+static void print_node_head(print_line *pl, int offset, const tp_node *n)
 {
     if (offset >= TP_SYSTEM_LINE_SIZE)
         return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(pl->text + offset, (size_t)(TP_SYSTEM_LINE_SIZE - offset), fmt, ap);
-    va_end(ap);
+    int at = put_str(pl, offset, tp_node_type_name(n->type));
+    at = put_str(pl, at, "/");
+    at = put_hex(pl, at, (uint64_t)TP_ID_SYSTEM_ID(n->id), false);
+    at = put_str(pl, at, "-");
+    at = put_hex(pl, at, (uint64_t)TP_ID_LOCAL_ID(n->id), false);
+    if (n->type == TP_NODE_GPU) {
+        at = put_str(pl, at, " (");
+        at = put_int(pl, at, n->gpu.rank);
+        put_str(pl, at, ")");
+    } else if (n->type == TP_NODE_CPU) {
+        at = put_str(pl, at, " (");
+        at = put_int(pl, at, n->cpu.arch);
+        at = put_str(pl, at, "/");
+        at = put_int(pl, at, n->cpu.vendor);
+        at = put_str(pl, at, "/");
+        at = put_int(pl, at, n->cpu.model);
+        put_str(pl, at, ")");
+    } else if (n->type == TP_NODE_PCI) {
+        at = put_str(pl, at, " (");
+        at = put_hex(pl, at, n->pci.device, false);
+        put_str(pl, at, ")");
+    }
 }
 
-static void print_node_head(print_line *pl, int offset, const tp_node *n)
-{
-    const char *name = tp_node_type_name(n->type);
-    uint64_t sid = (uint64_t)TP_ID_SYSTEM_ID(n->id), lid = (uint64_t)TP_ID_LOCAL_ID(n->id);
-    if (n->type == TP_NODE_GPU)
-        put_at(pl, offset, "%s/%" PRIx64 "-%" PRIx64 " (%d)", name, sid, lid, n->gpu.rank);
-    else if (n->type == TP_NODE_CPU)
-        put_at(pl, offset, "%s/%" PRIx64 "-%" PRIx64 " (%d/%d/%d)", name, sid, lid, n->cpu.arch,
-               n->cpu.vendor, n->cpu.model);
-    else if (n->type == TP_NODE_PCI)
-        put_at(pl, offset, "%s/%" PRIx64 "-%" PRIx64 " (%" PRIx64 ")", name, sid, lid,
-               n->pci.device);
-    else
-        put_at(pl, offset, "%s/%" PRIx64 "-%" PRIx64, name, sid, lid);
-}
-
+/* "NAME/ID" (upper-case hex), a NET with its asic, port and speed. */
 static void print_leaf(print_line *pl, int offset, const tp_node *rem)
 {
-    const char *name = tp_node_type_name(rem->type);
-    if (rem->type == TP_NODE_NET)
-        put_at(pl, offset, "%s/%" PRIX64 " (%" PRIx64 "/%d/%f)", name, (uint64_t)rem->id,
-               rem->net.asic, rem->net.port, (double)rem->net.bw);
-    else
-        put_at(pl, offset, "%s/%" PRIX64, name, (uint64_t)rem->id);
+    if (offset >= TP_SYSTEM_LINE_SIZE)
+        return;
+    int at = put_str(pl, offset, tp_node_type_name(rem->type));
+    at = put_str(pl, at, "/");
+    at = put_hex(pl, at, (uint64_t)rem->id, true);
+    if (rem->type != TP_NODE_NET)
+        return;
+    char bw[64];
+    snprintf(bw, sizeof(bw), "%f", (double)rem->net.bw);
+    at = put_str(pl, at, " (");
+    at = put_hex(pl, at, rem->net.asic, false);
+    at = put_str(pl, at, "/");
+    at = put_int(pl, at, rem->net.port);
+    at = put_str(pl, at, "/");
+    at = put_str(pl, at, bw);
+    put_str(pl, at, ")");
+}
+
+/* "+ LINK[BW] - " from offset; the position after it. */
+static int print_link_head(print_line *pl, int offset, const tp_link *link)
+{
+    if (offset >= TP_SYSTEM_LINE_SIZE)
+        return offset;
+    int at = put_str(pl, offset, "+ ");
+    at = put_str(pl, at, tp_link_type_name(link->type));
+    at = put_str(pl, at, "[");
+    at = put_f1(pl, at, link->bw);
+    return put_str(pl, at, "] - ");
 }
 
 static void print_rec(tp_log *log, const tp_node *node, const tp_node *prev, print_line *pl,
@@ -384,16 +456,19 @@ static void print_rec(tp_log *log, const tp_node *node, const tp_node *prev, pri
         pl->text[i] = ' ';
     for (int l = 0; l < node->n_links; l++) {
         const tp_link *link = node->links + l;
-        const char *lname = tp_link_type_name(link->type);
         if (link->type == TP_LINK_LOC) {
-            put_at(pl, offset, "+ %s[%2.1f] - %s/%" PRIX64, lname, (double)link->bw,
-                   tp_node_type_name(link->rem->type), (uint64_t)link->rem->id);
+            int at = print_link_head(pl, offset, link);
+            if (at < TP_SYSTEM_LINE_SIZE) {
+                at = put_str(pl, at, tp_node_type_name(link->rem->type));
+                at = put_str(pl, at, "/");
+                put_hex(pl, at, (uint64_t)link->rem->id, true);
+            }
             tp_log_info_sub(log, TP_SUB_GRAPH, "%s", pl->text);
             continue;
         }
         if (link->type == TP_LINK_PCI && link->rem == prev)
             continue;
-        put_at(pl, offset, "+ %s[%2.1f] - ", lname, (double)link->bw);
+        print_link_head(pl, offset, link);
         int next = (int)strlen(pl->text);
         if (link->type == TP_LINK_PCI && depth < TP_MAX_NODES) {
             print_rec(log, link->rem, node, pl, next, depth + 1);
