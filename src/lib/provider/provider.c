@@ -136,18 +136,31 @@ static bool same_shape(const tp_sku *sku, const tp_pv_file *f)
 }
 
 /* How many SKUs of the catalogue have the file's numbers of GPUs and NICs. */
-static tp_status count_shapes(const tp_pv_file *f, size_t *n, tp_error *err)
+static size_t count_shapes(const tp_pv_file *f, tp_sku *const *skus)
 {
-    *n = 0;
-    for (size_t i = 0; i < tp_sku_texts_count; i++) {
-        tp_sku *sku = NULL;
-        tp_status st = tp_sku__parse(&sku, tp_sku_texts[i].text, tp_sku_texts[i].name, err);
-        if (st != TP_OK)
-            return st;
-        *n += same_shape(sku, f);
-        tp_sku__free(sku);
-    }
-    return TP_OK;
+    size_t n = 0;
+    for (size_t i = 0; i < tp_sku_texts_count; i++)
+        n += same_shape(skus[i], f);
+    return n;
+}
+
+/* The whole catalogue parsed once (*skus: tp_sku_texts_count entries, the caller frees). */
+static tp_status parse_catalogue(tp_sku ***skus, tp_error *err)
+{
+    *skus = calloc(tp_sku_texts_count + 1, sizeof(**skus));
+    if (!*skus)
+        return tp_fail_nomem(err);
+    tp_status st = TP_OK;
+    for (size_t i = 0; i < tp_sku_texts_count && st == TP_OK; i++)
+        st = tp_sku__parse(&(*skus)[i], tp_sku_texts[i].text, tp_sku_texts[i].name, err);
+    return st;
+}
+
+static void free_catalogue(tp_sku **skus)
+{
+    for (size_t i = 0; skus && i < tp_sku_texts_count; i++)
+        tp_sku__free(skus[i]);
+    free(skus);
 }
 
 tp_status tp_pv__recognise(const tp_xml *doc, char *name, size_t size, char *candidates,
@@ -155,15 +168,14 @@ tp_status tp_pv__recognise(const tp_xml *doc, char *name, size_t size, char *can
 {
     name[0] = candidates[0] = '\0';
     tp_pv_file f;
+    tp_sku **skus = NULL;
     size_t shapes = 0;
     tp_status st = tp_pv__scan(&f, doc, NULL, err);
-    if (st == TP_OK)
-        st = count_shapes(&f, &shapes, err);
+    if (st == TP_OK && (st = parse_catalogue(&skus, err)) == TP_OK)
+        shapes = count_shapes(&f, skus);
     size_t best = 0, second = 0, used = 0;
     for (size_t i = 0; st == TP_OK && i < tp_sku_texts_count; i++) {
-        tp_sku *sku = NULL;
-        if ((st = tp_sku__parse(&sku, tp_sku_texts[i].text, tp_sku_texts[i].name, err)) != TP_OK)
-            break;
+        const tp_sku *sku = skus[i];
         bool against = contradicts(sku, &f);
         /* Device numbers are evidence only when no other SKU shares them. */
         bool shape = !against && shapes == 1 && same_shape(sku, &f);
@@ -184,10 +196,10 @@ tp_status tp_pv__recognise(const tp_xml *doc, char *name, size_t size, char *can
                 second = hits;
             }
         }
-        tp_sku__free(sku);
     }
     if (best == second)
         name[0] = '\0';
+    free_catalogue(skus);
     tp_pv__free(&f);
     return st;
 }

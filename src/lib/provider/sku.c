@@ -145,15 +145,31 @@ static const char *nth_word(const char *list, size_t i, size_t *len)
     }
 }
 
+/* a and b (n bytes each) equal but for case; compared from the end, where bus ids differ. */
+static bool same_word(const char *a, const char *b, size_t n)
+{
+    while (n-- > 0)
+        if (a[n] != b[n] && tolower((unsigned char)a[n]) != tolower((unsigned char)b[n]))
+            return false;
+    return true;
+}
+
 int tp_sku__list_index(const tp_sku *sku, const char *key, const char *word)
 {
-    const char *list = tp_sku__get(sku, NULL, key);
-    size_t len = 0, wlen = strlen(word);
-    /* One pass: each word starts where the previous one ended. */
-    const char *w = list ? nth_word(list, 0, &len) : NULL;
-    for (int i = 0; w; i++, w = nth_word(w + len, 0, &len))
-        if (len == wlen && strncasecmp(w, word, len) == 0)
+    const char *p = tp_sku__get(sku, NULL, key);
+    size_t wlen = strlen(word);
+    /* One pass over the list: a word ends at a space, a tab or the end. */
+    for (int i = 0; p; i++) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        const char *w = p;
+        while (*p && *p != ' ' && *p != '\t')
+            p++;
+        if ((size_t)(p - w) == wlen && same_word(w, word, wlen))
             return i;
+    }
     return -1;
 }
 
