@@ -464,6 +464,62 @@ static tp_status fill_ranks(tp_chan_ctx *x, tp_error *err)
     return TP_OK;
 }
 
+char *tp_chan__put_int(char *p, int v, int zero_width)
+{
+    char digits[12], *d = digits + sizeof(digits);
+    unsigned u = v < 0 ? 0U - (unsigned)v : (unsigned)v;
+    do {
+        *--d = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    int len = (int)(digits + sizeof(digits) - d);
+    if (v < 0)
+        *p++ = '-';
+    for (int pad = len + (v < 0); pad < zero_width; pad++)
+        *p++ = '0';
+    memcpy(p, d, (size_t)len);
+    p += len;
+    *p = '\0';
+    return p;
+}
+
+char *tp_chan__put_str(char *p, const char *s)
+{
+    size_t n = strlen(s);
+    memcpy(p, s, n + 1);
+    return p + n;
+}
+
+/* " [c] d0/d1/d2->rank->up" of the "Trees" line. */
+static void put_tree_entry(tp_buf *line, int c, const tp_channel_rank *cr, int rank)
+{
+    char text[96], *p = tp_chan__put_str(text, " [");
+    p = tp_chan__put_int(p, c, 0);
+    p = tp_chan__put_str(p, "] ");
+    for (int i = 0; i < 3; i++) {
+        p = tp_chan__put_int(p, cr->tree_down[i], 0);
+        p = tp_chan__put_str(p, i < 2 ? "/" : "->");
+    }
+    p = tp_chan__put_int(p, rank, 0);
+    p = tp_chan__put_str(p, "->");
+    tp_chan__put_int(p, cr->tree_up, 0);
+    tp_buf_put(line, text);
+}
+
+/* "Ring %02d : %d -> %d -> %d" */
+static void log_ring_line(const tp_chan_ctx *x, int c, const tp_channel_rank *cr, int rank)
+{
+    char text[96], *p = tp_chan__put_str(text, "Ring ");
+    p = tp_chan__put_int(p, c, 2);
+    p = tp_chan__put_str(p, " : ");
+    p = tp_chan__put_int(p, cr->ring_prev, 0);
+    p = tp_chan__put_str(p, " -> ");
+    p = tp_chan__put_int(p, rank, 0);
+    p = tp_chan__put_str(p, " -> ");
+    tp_chan__put_int(p, cr->ring_next, 0);
+    tp_log_put_sub(x->log, TP_SUB_GRAPH, text);
+}
+
 /* init.cc after postset: "Ring" lines and the 1024-byte "Trees" line. */
 static void log_rings_trees(const tp_chan_ctx *x)
 {
@@ -472,10 +528,8 @@ static void log_rings_trees(const tp_chan_ctx *x)
     tp_buf line = {.limit = TP_TREES_LINE_SIZE - 1};
     for (int c = 0; c < ch->n_channels; c++) {
         const tp_channel_rank *cr = &ch->ranks[(size_t)rank * ch->n_channels + c];
-        tp_buf_printf(&line, " [%d] %d/%d/%d->%d->%d", c, cr->tree_down[0], cr->tree_down[1],
-                      cr->tree_down[2], rank, cr->tree_up);
-        tp_log_info_sub(x->log, TP_SUB_GRAPH, "Ring %02d : %d -> %d -> %d", c, cr->ring_prev, rank,
-                        cr->ring_next);
+        put_tree_entry(&line, c, cr, rank);
+        log_ring_line(x, c, cr, rank);
     }
     tp_log_info_sub(x->log, TP_SUB_INIT, "Trees%s", tp_buf_str(&line));
     tp_buf_free(&line);

@@ -105,6 +105,13 @@ int tp_chan__topo(const tp_chan_ctx *x, int r, tp_topo_field field, int c);
 tp_status tp_chan__connect_trees(tp_chan_ctx *x, tp_error *err);
 /* connectNvls for the reported rank: "NVLS Head" and "NVLS Trees" lines. */
 void tp_chan__connect_nvls(tp_chan_ctx *x);
+/*
+ * Log line pieces written at p (room assumed), returning the end: printf's
+ * "%d", or "%0Nd" for zero_width N > 0. (The channel lines come by the
+ * hundred: printf would be most of their cost.)
+ */
+char *tp_chan__put_int(char *p, int v, int zero_width);
+char *tp_chan__put_str(char *p, const char *s);
 /* ncclBuildRings: the rings array, "Channel" lines (rank 0), loop checks. */
 tp_status tp_chan__build_rings(tp_chan_ctx *x, tp_error *err);
 

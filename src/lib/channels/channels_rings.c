@@ -54,8 +54,13 @@ static int format_rank(char *out, int v)
 static void log_ring(const tp_chan_ctx *x, int k, const int *ring)
 {
     char prefix[40], line[TP_RING_LINE_LEN + 1];
-    snprintf(prefix, sizeof(prefix), "Channel %02d/%02d : ", k, x->n_channels);
-    size_t prefix_len = strlen(prefix);
+    /* "Channel %02d/%02d : " */
+    char *p = tp_chan__put_str(prefix, "Channel ");
+    p = tp_chan__put_int(p, k, 2);
+    p = tp_chan__put_str(p, "/");
+    p = tp_chan__put_int(p, x->n_channels, 2);
+    p = tp_chan__put_str(p, " : ");
+    size_t prefix_len = (size_t)(p - prefix);
     memset(line, ' ', TP_RING_LINE_LEN);
     line[TP_RING_LINE_LEN] = '\0';
     memcpy(line, prefix, prefix_len < TP_RING_PREFIX_LEN ? prefix_len : TP_RING_PREFIX_LEN);
@@ -66,7 +71,7 @@ static void log_ring(const tp_chan_ctx *x, int k, const int *ring)
         if (n > 0 && at + (size_t)n < sizeof(line))
             memcpy(line + at, num, (size_t)n + 1);
     }
-    tp_log_info_sub(x->log, TP_SUB_INIT, "%s", line);
+    tp_log_put_sub(x->log, TP_SUB_INIT, line);
 }
 
 /* NCCL's checks of one ring from the reported rank: it loops back, it holds every rank. */

@@ -139,8 +139,20 @@ static void log_tree(const tp_chan_ctx *x, int c)
     for (int k = 0; k < 2; k++) {
         int ch = c + k * x->nc;
         const tp_tree *t = &x->trees[(size_t)ch * (size_t)x->n_ranks + (size_t)me];
-        tp_log_info_sub(x->log, TP_SUB_GRAPH, "Tree %d : %d -> %d -> %d/%d/%d", ch, t->up, me,
-                        t->down[0], t->down[1], t->down[2]);
+        /* "Tree %d : %d -> %d -> %d/%d/%d" */
+        char text[96], *p = tp_chan__put_str(text, "Tree ");
+        p = tp_chan__put_int(p, ch, 0);
+        p = tp_chan__put_str(p, " : ");
+        p = tp_chan__put_int(p, t->up, 0);
+        p = tp_chan__put_str(p, " -> ");
+        p = tp_chan__put_int(p, me, 0);
+        p = tp_chan__put_str(p, " -> ");
+        for (int i = 0; i < 3; i++) {
+            p = tp_chan__put_int(p, t->down[i], 0);
+            if (i < 2)
+                p = tp_chan__put_str(p, "/");
+        }
+        tp_log_put_sub(x->log, TP_SUB_GRAPH, text);
     }
 }
 

@@ -125,6 +125,27 @@ void tp_log_vadd(tp_log *log, tp_log_level level, uint64_t sub, const char *fmt,
     log->n_lines++;
 }
 
+void tp_log_put_sub(tp_log *log, uint64_t sub, const char *text)
+{
+    if (!log || !log->enabled)
+        return;
+    if (tp_grow((void **)&log->lines, &log->cap, log->n_lines + 1, sizeof(*log->lines), NULL)) {
+        log->failed = true;
+        return;
+    }
+    size_t n = strlen(text) + 1;
+    char *copy = malloc(n);
+    if (!copy) {
+        log->failed = true;
+        return;
+    }
+    memcpy(copy, text, n);
+    log->lines[log->n_lines].level = TP_LOG_INFO;
+    log->lines[log->n_lines].sub = sub;
+    log->lines[log->n_lines].text = copy;
+    log->n_lines++;
+}
+
 void tp_log_info_sub(tp_log *log, uint64_t sub, const char *fmt, ...)
 {
     va_list ap;

@@ -81,6 +81,8 @@ void tp_log_info(tp_log *log, const char *fmt, ...) TP_PRINTF(2, 3);
 /* NCCL 2.22.3 WARN: always NCCL_ALL. */
 void tp_log_warn(tp_log *log, const char *fmt, ...) TP_PRINTF(2, 3);
 void tp_log_vadd(tp_log *log, tp_log_level level, uint64_t sub, const char *fmt, va_list ap);
+/* An INFO line already formatted (no printf pass: lines printed by the hundred). */
+void tp_log_put_sub(tp_log *log, uint64_t sub, const char *text);
 void tp_log_clear(tp_log *log);
 /* The NCCL_DEBUG_SUBSYS mask (TP_SUB_*) of a value; NULL: INIT,ENV,GRAPH. */
 uint64_t tp_log__subsys_mask(const char *text);
