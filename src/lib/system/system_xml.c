@@ -436,6 +436,8 @@ typedef struct rank_view {
     const tp_xml_elem *chain[TP_VIEW_MAX_CHAIN]; /* GPU's PCI devices up to its CPU */
     size_t n_chain;
     elem_list removed; /* trimmed elements (their subtrees go too) */
+    /* A rank fused before this one (NULL: none): what its fusion left is not fused again. */
+    const struct rank_view *ref;
 } rank_view;
 
 /* An element's attributes as the rank sees them (borrowed strings). */
@@ -447,8 +449,9 @@ typedef struct attr_view {
 
 static int av_find(const attr_view *av, const char *name)
 {
+    /* The first character first: most names differ there (this runs per element and rank). */
     for (size_t i = 0; i < av->n; i++)
-        if (strcmp(av->name[i], name) == 0)
+        if (av->name[i][0] == name[0] && strcmp(av->name[i], name) == 0)
             return (int)i;
     return -1;
 }
@@ -660,7 +663,7 @@ static tp_xml_elem *find_same(const tp_xml_elem *parent, const tp_xml_elem *src,
 {
     for (size_t i = 0; i < parent->n_children; i++) {
         tp_xml_elem *n = parent->children[i];
-        if (strcmp(n->tag, src->tag) != 0 || n->n_attrs != av->n)
+        if (n->n_attrs != av->n || n->tag[0] != src->tag[0] || strcmp(n->tag, src->tag) != 0)
             continue;
         size_t a = 0;
         for (; a < av->n; a++) {
@@ -668,7 +671,7 @@ static tp_xml_elem *find_same(const tp_xml_elem *parent, const tp_xml_elem *src,
             const char *val = strcmp(n->attrs[a].name, av->name[a]) == 0
                                   ? n->attrs[a].value
                                   : tp_xml__attr(n, av->name[a]);
-            if (!val || strcmp(val, av->value[a]) != 0)
+            if (!val || val[0] != av->value[a][0] || strcmp(val, av->value[a]) != 0)
                 break;
         }
         if (a == av->n)
@@ -677,18 +680,68 @@ static tp_xml_elem *find_same(const tp_xml_elem *parent, const tp_xml_elem *src,
     return NULL;
 }
 
+/* e is gpu or one of the elements holding it. */
+static bool holds(const tp_xml_elem *e, const tp_xml_elem *gpu)
+{
+    for (const tp_xml_elem *p = gpu; p; p = p->parent)
+        if (p == e)
+            return true;
+    return false;
+}
+
+static bool same_view(const attr_view *a, const attr_view *b)
+{
+    if (a->n != b->n)
+        return false;
+    for (size_t i = 0; i < a->n; i++)
+        if (strcmp(a->name[i], b->name[i]) != 0 || strcmp(a->value[i], b->value[i]) != 0)
+            return false;
+    return true;
+}
+
+static bool view_removed(const rank_view *v, const tp_xml_elem *e)
+{
+    return in_list((const tp_xml_elem *const *)v->removed.items, v->removed.count, e);
+}
+
+/*
+ * Whether fusing child (not trimmed by v) is a no-op because v->ref's fusion
+ * did it: dst is where the ref fused too (same_path), and the child's subtree
+ * reads the same in both views, which holds when it has neither rank's GPU
+ * (views differ only on a GPU, its NVLinks and the elements holding it).
+ * Fusing the same subtree at the same place twice changes nothing: every node
+ * then finds its first match among the nodes the first time left, and later
+ * fusions only append.
+ */
+static bool fused_by_ref(const rank_view *v, const tp_xml_elem *child, bool same_path)
+{
+    return v->ref && same_path && !holds(child, v->gpu) && !holds(child, v->ref->gpu);
+}
+
+/* The child is fused where the ref fused it: both views read it alike, neither trims it. */
+static bool same_place(const rank_view *v, const tp_xml_elem *child, const attr_view *av,
+                       bool same_path)
+{
+    if (!v->ref || !same_path || view_removed(v->ref, child))
+        return false;
+    attr_view ref_av;
+    view_attrs(v->ref, child, &ref_av);
+    return same_view(av, &ref_av);
+}
+
 static tp_status fuse_view(const rank_view *v, tp_xml_elem *dst, const tp_xml_elem *src,
-                           tp_error *err)
+                           bool same_path, tp_error *err)
 {
     tp_status st = TP_OK;
     for (size_t i = 0; i < src->n_children && st == TP_OK; i++) {
         const tp_xml_elem *child = src->children[i];
-        if (in_list((const tp_xml_elem *const *)v->removed.items, v->removed.count, child))
+        if (view_removed(v, child) || fused_by_ref(v, child, same_path))
             continue;
         attr_view av;
         view_attrs(v, child, &av);
         tp_xml_elem *same = find_same(dst, child, &av);
-        st = same ? fuse_view(v, same, child, err) : materialize(v, child, dst, NULL, err);
+        st = same ? fuse_view(v, same, child, same_place(v, child, &av, same_path), err)
+                  : materialize(v, child, dst, NULL, err);
     }
     return st;
 }
@@ -715,17 +768,25 @@ static tp_status fuse_ranks(prep_ctx *c, int first_rank, int report_rank)
     elem_list shared = {0};
     c->shared_trim = &shared;
     tp_status st = shared_trim(c, &shared);
+    /* The second rank (the first fused one) is every later rank's reference (not in the
+     * plain mode, the tests' reference). */
+    rank_view ref = {0};
     for (size_t i = 0; i < c->n_gpus && st == TP_OK; i++) {
         int rank = first_rank + (int)i;
-        rank_view v = {0};
+        rank_view v = {.ref = i >= 2 && !c->plain ? &ref : NULL};
         st = check_canonical(c, c->gpus[i]->parent);
         if (st == TP_OK)
             st = init_view(c, &v, i, rank, rank == report_rank);
         if (st == TP_OK)
-            st = fused ? fuse_view(&v, fused, c->doc->root, c->err)
+            st = fused ? fuse_view(&v, fused, c->doc->root, true, c->err)
                        : materialize(&v, c->doc->root, NULL, &fused, c->err);
+        if (i == 1) {
+            ref = v;
+            continue; /* its trim list is the reference's */
+        }
         free(v.removed.items);
     }
+    free(ref.removed.items);
     free(shared.items);
     if (st != TP_OK) {
         tp_xml__free_elem(fused);
