@@ -696,7 +696,7 @@ static void print_node_paths(tp_log *log, const tp_system *sys, const tp_node *n
         for (int n = 0; n < sys->nodes[t].count; n++)
             put_route(&line, t, sys->nodes[t].nodes[n].id, &node->paths[t][n]);
     }
-    tp_log_info_sub(log, TP_SUB_GRAPH, "%s", tp_buf_str(&line));
+    tp_log_put_sub(log, TP_SUB_GRAPH, tp_buf_str(&line));
     tp_buf_free(&line);
 }
 

@@ -451,7 +451,7 @@ static void print_rec(tp_log *log, const tp_node *node, const tp_node *prev, pri
                       int offset, int depth)
 {
     print_node_head(pl, offset, node);
-    tp_log_info_sub(log, TP_SUB_GRAPH, "%s", pl->text);
+    tp_log_put_sub(log, TP_SUB_GRAPH, pl->text);
     for (int i = 0; i < offset && i < TP_SYSTEM_LINE_SIZE - 1; i++)
         pl->text[i] = ' ';
     for (int l = 0; l < node->n_links; l++) {
@@ -463,7 +463,7 @@ static void print_rec(tp_log *log, const tp_node *node, const tp_node *prev, pri
                 at = put_str(pl, at, "/");
                 put_hex(pl, at, (uint64_t)link->rem->id, true);
             }
-            tp_log_info_sub(log, TP_SUB_GRAPH, "%s", pl->text);
+            tp_log_put_sub(log, TP_SUB_GRAPH, pl->text);
             continue;
         }
         if (link->type == TP_LINK_PCI && link->rem == prev)
@@ -474,7 +474,7 @@ static void print_rec(tp_log *log, const tp_node *node, const tp_node *prev, pri
             print_rec(log, link->rem, node, pl, next, depth + 1);
         } else {
             print_leaf(pl, next, link->rem);
-            tp_log_info_sub(log, TP_SUB_GRAPH, "%s", pl->text);
+            tp_log_put_sub(log, TP_SUB_GRAPH, pl->text);
         }
     }
 }
