@@ -71,7 +71,7 @@ static const char *build_error(const char *xml)
     return msg;
 }
 
-static const tp_link *find_link(const tp_node *n, int rem_type, int64_t rem_id)
+static const tp_link *find_link(const tp_node *n, tp_node_type rem_type, int64_t rem_id)
 {
     for (int l = 0; l < n->n_links; l++)
         if (n->links[l].rem->type == rem_type && n->links[l].rem->id == rem_id)

@@ -203,7 +203,7 @@ tp_status tp_system__create_node(tp_system *sys, tp_node **out, int type, int64_
  * later nodes of the same type down by one. Like NCCL, the link arrays are
  * not cleared past n_links.
  */
-static void unlink_node(tp_node *node, const tp_node *del, int type)
+static void unlink_node(tp_node *node, const tp_node *del, tp_node_type type)
 {
     for (int l = 0; l < node->n_links; l++) {
         while (l < node->n_links && node->links[l].rem == del) {
@@ -508,7 +508,8 @@ static bool has_link_to(const tp_node *from, const tp_node *to, int type)
     return false;
 }
 
-static tp_status check_node(const tp_system *sys, const tp_node *n, int t, int i, tp_error *err)
+static tp_status check_node(const tp_system *sys, const tp_node *n, tp_node_type t, int i,
+                            tp_error *err)
 {
     if (n->type != t || n->n_links < 0 || n->n_links > n->n_slots || n->n_slots > TP_MAX_LINKS)
         return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "%s node %d: bad type or link count",

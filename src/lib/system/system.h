@@ -88,7 +88,7 @@ typedef struct tp_route {
 } tp_route;
 
 typedef struct tp_node {
-    int type; /* tp_node_type */
+    tp_node_type type;
     int64_t id;
     /* GPU */
     struct {
