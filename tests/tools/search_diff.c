@@ -1,14 +1,15 @@
 /*
- * Differential check of the search: the optimised search (tp_search__compute)
- * must give exactly the graphs of the step-by-step one
- * (tp_search__compute_plain) on every topology given, also when it cuts
- * hopeless passes at once or checks its pass memory (tp_search__compute_opts),
- * and record the same decisions, for 1 and 2 nodes and a
- * few NCCL_* variations. The shortcuts are exact by construction; this keeps
- * them so on real machines. usage: search_diff TOPO.xml...
+ * Differential check of the search: the core with its accelerators attached
+ * (tp_search__compute) must give exactly the graphs of the bare core, step
+ * by step (tp_search__compute_plain), on every topology given; so must the
+ * core with each accelerator alone, and with all of them cutting hopeless
+ * passes at once or checking the pass memory (tp_search__compute_opts); all
+ * must record the same decisions, for 1 and 2 nodes and a few NCCL_*
+ * variations. The accelerators are exact by construction; this keeps them
+ * so on real machines. usage: search_diff TOPO.xml...
  */
 #include "plan/plan.h"
-#include "search/search_int.h"
+#include "search/accel/accel.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,11 +44,21 @@ static tp_plan *plan_of(const char *path, int n_nodes, const char *setting)
     return plan;
 }
 
-/* The optimised variants tried against the step-by-step search. */
-static const tp_search_opts variants[] = {
-    {.cut_cap = TP_CUT_STEP_CAP}, /* as topoplan runs (tp_search__compute_kept) */
-    {.cut_cap = 0},               /* hopeless passes cut at once: settling more often */
-    {.cut_cap = -1, .verify = 1}, /* the pass memory checked against real passes */
+/* The accelerated variants tried against the step-by-step search. */
+static const tp_accel_opts variants[] = {
+    /* as topoplan runs (tp_search__compute_kept) */
+    {.use = TP_ACCEL_ALL, .cut_cap = TP_CUT_STEP_CAP},
+    /* hopeless passes cut at once: settling more often */
+    {.use = TP_ACCEL_ALL, .cut_cap = 0},
+    /* the pass memory checked against real passes */
+    {.use = TP_ACCEL_ALL, .cut_cap = -1, .verify = 1},
+    /* each accelerator alone, with those it needs */
+    {.use = TP_ACCEL_MILLI, .cut_cap = -1},
+    {.use = TP_ACCEL_MEMO, .cut_cap = -1},
+    {.use = TP_ACCEL_PASS, .cut_cap = -1},
+    {.use = TP_ACCEL_MILLI | TP_ACCEL_PASS | TP_ACCEL_SHADOW, .cut_cap = -1},
+    {.use = TP_ACCEL_MILLI | TP_ACCEL_BOUND, .cut_cap = 0},
+    {.use = TP_ACCEL_MILLI | TP_ACCEL_DEAD, .cut_cap = -1},
 };
 
 /*
@@ -64,8 +75,8 @@ static int compare_searches(tp_plan **plans)
         /* The searches may change the channel bounds: each starts from these. */
         const int min_ch = k == 1 ? ring_channels : 1;
         const int max_ch = k == 1 ? ring_channels : k == 0 ? TP_MAXCHANNELS / 2 : TP_MAXCHANNELS;
-        tp_graph b = {.id = (int)k, .pattern = patterns[k], .min_channels = min_ch,
-                      .max_channels = max_ch};
+        tp_graph b = {
+            .id = (int)k, .pattern = patterns[k], .min_channels = min_ch, .max_channels = max_ch};
         tp_error err = {0};
         tp_status sb = tp_search__compute_plain(plain->sys, &b, plain->cfg, NULL, &err);
         for (size_t v = 0; v < ARRAY_LEN(variants); v++) {
@@ -74,7 +85,9 @@ static int compare_searches(tp_plan **plans)
                 tp_search__keep_free(keep);
                 return 0;
             }
-            *x = (tp_graph){.id = (int)k, .pattern = patterns[k], .min_channels = min_ch,
+            *x = (tp_graph){.id = (int)k,
+                            .pattern = patterns[k],
+                            .min_channels = min_ch,
                             .max_channels = max_ch};
             /* As topoplan runs: one kept context over the graphs of the system. */
             tp_status sx =

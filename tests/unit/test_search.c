@@ -6,7 +6,7 @@
 #include "helpers.h"
 
 #include "search/search.h"
-#include "search/search_int.h"
+#include "search/accel/accel.h"
 
 #include <math.h>
 
@@ -357,7 +357,7 @@ static void assert_same_graph(const tp_graph *x, const tp_graph *y, int n_gpus)
 }
 
 /* Ring then tree (then NVLS when possible), on a system, searched as opts says. */
-static void search_all(tp_plan *plan, tp_graph **g, const tp_search_opts *opts)
+static void search_all(tp_plan *plan, tp_graph **g, const tp_accel_opts *opts)
 {
     tp_error err = {0};
     g[0] = new_graph(0, TP_PATTERN_RING, 1, TP_MAXCHANNELS / 2);
@@ -372,10 +372,20 @@ static void search_all(tp_plan *plan, tp_graph **g, const tp_search_opts *opts)
                      TP_OK);
 }
 
-static const tp_search_opts shortcuts = {.cut_cap = TP_CUT_STEP_CAP};
-static const tp_search_opts step_by_step = {.plain = 1, .cut_cap = -1};
+static const tp_accel_opts shortcuts = {.use = TP_ACCEL_ALL, .cut_cap = TP_CUT_STEP_CAP};
+/* No accelerator attached: the core alone. */
+static const tp_accel_opts step_by_step = {.use = 0, .cut_cap = -1};
 /* The shortcuts, with every pass the pass memory knows run and checked. */
-static const tp_search_opts checked = {.cut_cap = -1, .verify = 1};
+static const tp_accel_opts checked = {.use = TP_ACCEL_ALL, .cut_cap = -1, .verify = 1};
+/* Each accelerator alone (with those it needs). */
+static const tp_accel_opts alone[] = {
+    {.use = TP_ACCEL_MILLI, .cut_cap = -1},
+    {.use = TP_ACCEL_MEMO, .cut_cap = -1},
+    {.use = TP_ACCEL_PASS, .cut_cap = -1, .verify = 1},
+    {.use = TP_ACCEL_MILLI | TP_ACCEL_PASS | TP_ACCEL_SHADOW, .cut_cap = -1},
+    {.use = TP_ACCEL_MILLI | TP_ACCEL_BOUND, .cut_cap = 0},
+    {.use = TP_ACCEL_MILLI | TP_ACCEL_DEAD, .cut_cap = -1},
+};
 
 /*
  * Every shortcut (milli mode, sub-search and pass memories, shadow passes,
@@ -434,7 +444,7 @@ static void test_search_cut_and_settle(void **state)
     for (int cap = 0; cap <= TP_CUT_STEP_CAP; cap += TP_CUT_STEP_CAP) {
         tp_graph *cut = new_graph(0, TP_PATTERN_RING, 1, TP_MAXCHANNELS / 2);
         tp_graph *plain = new_graph(0, TP_PATTERN_RING, 1, TP_MAXCHANNELS / 2);
-        const tp_search_opts opts = {.cut_cap = cap};
+        const tp_accel_opts opts = {.use = TP_ACCEL_ALL, .cut_cap = cap};
         assert_int_equal(
             tp_search__compute_opts(plan->sys, cut, plan->cfg, &plan->log, &opts, &err), TP_OK);
         assert_int_equal(tp_search__compute_plain(plan->sys, plain, plan->cfg, &plan->log, &err),
@@ -457,32 +467,47 @@ static void test_search_shortcuts_exact(void **state)
         tp_plan *fast = helpers_plan(xml, exact_table[i].env, exact_table[i].n_nodes, 0);
         tp_plan *check = helpers_plan(xml, exact_table[i].env, exact_table[i].n_nodes, 0);
         tp_plan *plain = helpers_plan(xml, exact_table[i].env, exact_table[i].n_nodes, 0);
-        free(xml);
         tp_graph *a[3], *b[3], *c[3];
         search_all(fast, a, &shortcuts);
         search_all(check, c, &checked);
         search_all(plain, b, &step_by_step);
+        int n_gpus = fast->sys->nodes[TP_NODE_GPU].count;
         for (int k = 0; k < 3; k++) {
-            assert_same_graph(a[k], b[k], fast->sys->nodes[TP_NODE_GPU].count);
-            assert_same_graph(c[k], b[k], fast->sys->nodes[TP_NODE_GPU].count);
+            assert_same_graph(a[k], b[k], n_gpus);
+            assert_same_graph(c[k], b[k], n_gpus);
             free_graph(a[k]);
-            free_graph(b[k]);
             free_graph(c[k]);
         }
+        for (size_t v = 0; v < ARRAY_LEN(alone); v++) {
+            tp_plan *one = helpers_plan(xml, exact_table[i].env, exact_table[i].n_nodes, 0);
+            search_all(one, a, &alone[v]);
+            for (int k = 0; k < 3; k++) {
+                assert_same_graph(a[k], b[k], n_gpus);
+                free_graph(a[k]);
+            }
+            tp_plan_free(one);
+        }
+        for (int k = 0; k < 3; k++)
+            free_graph(b[k]);
         tp_plan_free(fast);
         tp_plan_free(check);
         tp_plan_free(plain);
+        free(xml);
     }
 }
 
-/* A fixture's plan and the search context of its system (ctx_free, free_graph, tp_plan_free). */
+/*
+ * A fixture's plan, the search context of its system and its accelerators
+ * (tp_accel__free, ctx_free, free_graph, tp_plan_free).
+ */
 static tp_plan *ctx_of_fixture(const char *name, const char *const *env, tp_search_ctx *ctx,
-                               tp_graph **save)
+                               tp_accel **accel, tp_graph **save)
 {
     tp_plan *plan = plan_fixture(name, env);
     tp_error err = {0};
     *save = new_graph(0, TP_PATTERN_RING, 1, 1);
     assert_int_equal(tp_search__ctx_init(ctx, plan->sys, *save, &err), TP_OK);
+    assert_int_equal(tp_accel__new(ctx, &tp_accel__defaults, accel, &err), TP_OK);
     return plan;
 }
 
@@ -496,23 +521,26 @@ static void test_search_bridges(void **state)
 {
     (void)state;
     tp_search_ctx ctx;
+    tp_accel *accel;
     tp_graph *save;
-    tp_plan *plan = ctx_of_fixture("ac922.xml", NULL, &ctx, &save);
+    tp_plan *plan = ctx_of_fixture("ac922.xml", NULL, &ctx, &accel, &save);
+    const tp_bound *b = &accel->bound;
     assert_int_equal(ctx.n_gpus, 6);
     int sockets = 0;
-    for (int i = 0; i < ctx.n_bridges; i++) {
-        uint64_t side = ctx.bridge_side[i];
+    for (int i = 0; i < b->n_bridges; i++) {
+        uint64_t side = b->bridge_side[i];
         sockets += side == 0x07 || side == 0x38;
         assert_true(side != 0 && side != 0x3f);
         /* Across sockets: GPU -> CPU -> CPU -> GPU, longer than NVLink within one. */
         if (side == 0x07 || side == 0x38)
-            assert_true(ctx.bridge_hops[2 * i] == 3 && ctx.bridge_hops[2 * i + 1] == 3);
+            assert_true(b->bridge_hops[2 * i] == 3 && b->bridge_hops[2 * i + 1] == 3);
     }
-    assert_int_equal(ctx.hops_gpu_gpu, 1);
+    assert_int_equal(b->hops_gpu_gpu, 1);
     /* A closed ring crosses both ways (2 x 2 hops more), a chain at least once. */
-    assert_int_equal(ctx.cross_extra[1], 4);
-    assert_int_equal(ctx.cross_extra[0], 2);
+    assert_int_equal(b->cross_extra[1], 4);
+    assert_int_equal(b->cross_extra[0], 2);
     assert_true(sockets >= 2);
+    tp_accel__free(accel);
     tp_search__ctx_free(&ctx);
     free_graph(save);
     tp_plan_free(plan);
@@ -529,12 +557,14 @@ static void test_search_hubs(void **state)
     (void)state;
     const char *const env[] = {"NCCL_P2P_LEVEL=PIX", NULL};
     tp_search_ctx ctx;
+    tp_accel *accel;
     tp_graph *save;
-    tp_plan *plan = ctx_of_fixture("pxb_2level.xml", env, &ctx, &save);
+    tp_plan *plan = ctx_of_fixture("pxb_2level.xml", env, &ctx, &accel, &save);
     assert_int_equal(ctx.n_gpus, 8);
-    assert_int_equal(ctx.n_hubs, 2);
-    for (int i = 0; i < ctx.n_hubs; i++)
-        assert_int_equal(ctx.hub_sides[i], 2);
+    assert_int_equal(accel->bound.n_hubs, 2);
+    for (int i = 0; i < accel->bound.n_hubs; i++)
+        assert_int_equal(accel->bound.hub_sides[i], 2);
+    tp_accel__free(accel);
     tp_search__ctx_free(&ctx);
     free_graph(save);
     tp_plan_free(plan);

@@ -3,7 +3,8 @@
  * (src/graph/search.cc): the graph file override, the search passes with
  * their relaxation ladder, the second pass raising bandwidth, channel
  * duplication and the simple-order fallback; and ncclTopoPrintGraph.
- * The recursion itself is in search_rec.c, candidate orders in search_order.c.
+ * The recursion itself is in search_rec.c, candidate orders in search_order.c;
+ * accelerators attach through search_accel.h.
  */
 #include "search/search_int.h"
 #include "common/nccl_profile.h"
@@ -111,7 +112,7 @@ int tp_search__same_decisions(const tp_graph *x, const tp_graph *y)
         if (ex && ex->kind == TP_EV_SETTLE) {
             i++;
         } else if (ex && ex->kind == TP_EV_BOUND) {
-            /* A cut pass may have improved the graph before it was cut. */
+            /* A stopped pass may have improved the graph before it was stopped. */
             size_t pass = i;
             if (pass > 0 && x->events[pass - 1].kind == TP_EV_IMPROVED)
                 pass--;
@@ -140,26 +141,13 @@ void tp_search__graph_release(tp_graph *graph)
     graph->n_events = graph->events_cap = 0;
 }
 
-/* A first pass cut short (search_bound.c): its settings and the budget it had left. */
-typedef struct cut_pass {
-    tp_graph_settings settings; /* tmp's */
-    int left;
-} cut_pass;
-
 /* The state of one ncclTopoCompute: NCCL's tmpGraph and its ladder position. */
 typedef struct ladder {
     tp_search_ctx *s;
     tp_graph *graph; /* the best graph so far (the caller's) */
     const float *speeds;
     int n_speeds, speed_index, pass;
-    /*
-     * NCCL's globalTimeout counting cut passes as if they spent their whole
-     * budget; the steps they did not spend are between 0 and `slack`.
-     */
-    int64_t global_timeout, slack;
-    cut_pass pending; /* the last pass, when it was cut (pending.left >= 0) */
-    cut_pass *cuts;   /* cut passes whose steps count in global_timeout (owned) */
-    size_t n_cuts, cuts_cap;
+    int64_t global_timeout; /* NCCL's globalTimeout */
     int cross_nic, try_same, cc_min, cpu_arch, cpu_vendor;
     float max_bw;
     tp_graph tmp; /* the settings being searched (NCCL's tmpGraph); last: see new_ladder */
@@ -261,9 +249,7 @@ static const struct {
     {rung_lower_bw, "lower bandwidth"},
 };
 
-static tp_status settle_cuts(ladder *l, int all);
-
-/* The steps the last pass left go back to the global budget (cut: an unknown part). */
+/* The steps the last pass left go back to the global budget. */
 static tp_status return_steps(ladder *l, int time)
 {
     if (time == -1) {
@@ -271,15 +257,8 @@ static tp_status return_steps(ladder *l, int time)
         return TP_OK;
     }
     l->global_timeout += time;
-    if (l->pending.left >= 0) {
-        if (tp_grow((void **)&l->cuts, &l->cuts_cap, l->n_cuts + 1, sizeof(*l->cuts), l->s->err) !=
-            TP_OK)
-            return TP_ERR_NOMEM;
-        l->cuts[l->n_cuts++] = l->pending;
-        l->slack += l->pending.left;
-        l->pending.left = -1;
-    }
-    return settle_cuts(l, 0);
+    tp_search_ctx *s = l->s;
+    return s->accel ? s->accel->budget(s->accel_state, &l->tmp, &l->global_timeout) : TP_OK;
 }
 
 /*
@@ -385,169 +364,71 @@ static int raise_bw(ladder *l)
 }
 
 /*
- * Pass 2: neither this pass nor any raise after it can beat the graph
- * (search_bound.c). None of them changes it then, whatever steps they
- * take, so they need not run: their steps only decide how many of them
- * NCCL runs.
+ * Pass 2: neither this pass nor any raise after it can beat the graph (an
+ * accelerator's `futile`). None of them changes it then, whatever steps
+ * they take, so they need not run: their steps only decide how many of
+ * them NCCL runs.
  */
-static int rest_hopeless(ladder *l)
+static int rest_futile(ladder *l)
 {
-    if (l->s->plain)
+    tp_search_ctx *s = l->s;
+    if (!s->accel)
         return 0;
     tp_graph next;
     tp_graph__copy_settings(&next, &l->tmp);
     int speed_index = l->speed_index;
     do {
-        if (!tp_search__hopeless(l->s, &next))
+        if (!s->accel->futile(s->accel_state, &next))
             return 0;
     } while (next_raise(l, &next, &speed_index));
     return 1;
 }
 
-static tp_status run_pass(ladder *l, int *time, int settling);
-
-/* Verify mode: run a pass the pass memory knew, and check its steps. */
-static tp_status verify_pass(ladder *l, int budget, int recorded, int settling)
+void tp_search__pass_reset(tp_search_ctx *s, tp_graph *g)
 {
-    tp_search_ctx *s = l->s;
-    int time = budget;
-    s->verifying = 1; /* this pass itself, not its memory */
-    tp_status st = run_pass(l, &time, settling);
-    s->verifying = 0;
-    if (st == TP_OK && !s->cut && time != recorded)
-        st = tp_fail(s->err, TP_ERR_INTERNAL, NULL, 0, 0,
-                     "search: pass memory said %d steps left, the pass left %d", recorded, time);
-    return st;
-}
-
-/*
- * One search pass, or the steps of an equivalent one that saved nothing
- * (search_pass.c), or a pass cut short when it cannot beat the best graph
- * (search_bound.c; s->cut). Settling a cut pass runs it whole, without shadows.
- */
-static tp_status run_pass(ladder *l, int *time, int settling)
-{
-    tp_search_ctx *s = l->s;
-    if (s->plain)
-        return tp_search__rec(s, &l->tmp, time);
-    int budget = *time;
-    if (l->pass == 1 && !s->verifying && tp_search__pass_find(s, &l->tmp, time)) {
-        if (!s->verify)
-            return TP_OK;
-        return verify_pass(l, budget, *time, settling);
-    }
-    tp_search__bound_begin(s, &l->tmp, l->pass == 1 && !settling);
-    /* Hopeless from the start: small searches still run whole, large ones are cut. */
-    s->cap_left = s->cut_on && !tp_search__can_beat(s, &l->tmp) ? s->cut_cap : -1;
-    if (settling)
-        s->cap_left = s->settle_cap;
-    unsigned long copies = s->n_copies;
-    int lower = settling ? 0 : l->n_speeds - 1 - l->speed_index;
-    if (l->pass == 1)
-        tp_search__shadow_begin(s, &l->tmp, l->speeds + l->speed_index + 1, lower);
-    tp_status st = tp_search__rec(s, &l->tmp, time);
-    if (st == TP_OK && l->pass == 1 && s->n_copies == copies && *time >= 0) {
-        tp_search__pass_store(s, &l->tmp, *time);
-        tp_search__shadow_end(s, &l->tmp, *time);
-    }
-    s->shadow_alive = 0;
-    s->n_shadows = 0;
-    return st;
-}
-
-/* The per-pass state of the context for l->tmp; 1 when the pass runs in milli mode. */
-static int begin_pass(ladder *l)
-{
-    tp_search_ctx *s = l->s;
-    l->tmp.n_channels = 0;
-    if (!s->milli)
-        s->pass_state_ok = 0; /* the last pass ran on floats (or none ran yet) */
-    /* Sub-search memory holds within one pass (same settings) only. */
-    tp_search__memo_reset(&s->memo);
-    s->bw_hash1 = s->bw_hash2 = 0; /* the hashes are relative to the pass start */
-    s->dep_chan = -1;
-    s->dep_depth = s->dep_max = 0;
+    g->n_channels = 0;
     s->work += 32; /* a pass's setup, about */
-    s->cut = 0;
-    s->cap_left = -1;
-    s->ti_lo = 0;
-    s->ti_hi = INT32_MAX;
-    s->pass_reads = 0;
-    s->memo_on = !s->plain && !tp_search__head_pattern(l->tmp.pattern);
-    return !s->plain && tp_search__milli_begin(s, &l->tmp);
+    s->stop = (tp_search_stop){.after = -1, .left = -1};
 }
 
-/*
- * Run cut pass i again, exploring at most s->settle_cap steps (-1: all). Done: its
- * exact steps go to global_timeout and it leaves the list; cut again: what
- * it can still have left only shrinks.
- */
-static tp_status settle_one(ladder *l, size_t i)
+/* What the accelerator is told of the pass about to run. */
+static tp_search_pass pass_info(const ladder *l)
 {
-    tp_graph__set_settings(&l->tmp, &l->cuts[i].settings);
-    int time = tp_search__pass_budget(&l->tmp);
-    if (!begin_pass(l))
-        return tp_fail(l->s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: cut pass not exact");
-    tp_status st = run_pass(l, &time, 1);
-    if (st == TP_OK && l->s->cut) {
-        int left = l->s->cut_left < l->cuts[i].left ? l->s->cut_left : l->cuts[i].left;
-        l->slack -= l->cuts[i].left - left;
-        l->cuts[i].left = left;
+    return (tp_search_pass){.number = l->pass,
+                            .lower = l->speeds + l->speed_index + 1,
+                            .n_lower = l->n_speeds - 1 - l->speed_index};
+}
+
+/* Ready the pass; *kept = 1 when it leaves every bandwidth of the system as it found it. */
+static tp_status begin_pass(ladder *l, int *kept)
+{
+    tp_search_ctx *s = l->s;
+    tp_search__pass_reset(s, &l->tmp);
+    *kept = 0;
+    if (!s->accel)
         return TP_OK;
-    }
-    if (st == TP_OK && time < 0)
-        return tp_fail(l->s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: cut pass saved");
-    l->global_timeout += time;
-    l->slack -= l->cuts[i].left;
-    l->cuts[i] = l->cuts[--l->n_cuts];
-    return st;
+    tp_search_pass p = pass_info(l);
+    return s->accel->pass_begin(s->accel_state, &l->tmp, &p, &l->global_timeout, kept);
 }
 
-static int budget_sign_open(const ladder *l)
+/* One search pass (ncclTopoSearchRec on tmpGraph), or what an accelerator makes of it. */
+static tp_status run_pass(ladder *l, int *time)
 {
-    return l->global_timeout < 0 && l->global_timeout + l->slack >= 0;
+    tp_search_ctx *s = l->s;
+    if (!s->accel)
+        return tp_search__rec(s, &l->tmp, time);
+    tp_search_pass p = pass_info(l);
+    return s->accel->pass(s->accel_state, &l->tmp, &p, time);
 }
 
-/*
- * Settle cut passes: all of them, or until the sign of global_timeout is
- * known. Small searches settle first: every round re-runs the passes left
- * with a larger step cap, so a pass is only run whole when it must be.
- * They start from the same link values (milli passes give everything back)
- * and save nothing, as when cut.
- */
-static tp_status settle_cuts(ladder *l, int all)
-{
-    if (!all && !budget_sign_open(l))
-        return TP_OK;
-    tp_graph_settings current = tp_graph__settings(&l->tmp);
-    tp_status st = TP_OK;
-    for (int cap = all ? -1 : TP_SETTLE_FIRST_CAP; st == TP_OK && l->n_cuts;
-         cap = cap > (1 << 20) ? -1 : cap * 4) {
-        l->s->settle_cap = cap;
-        for (size_t i = l->n_cuts; i-- > 0 && st == TP_OK && (all || budget_sign_open(l));)
-            st = settle_one(l, i);
-        if (!all && !budget_sign_open(l))
-            break;
-    }
-    l->s->settle_cap = -1;
-    tp_graph__set_settings(&l->tmp, &current);
-    tp_search__event(l->graph, TP_EV_SETTLE, "cut passes re-run for the global step budget",
-                     &l->tmp);
-    return st;
-}
-
-/* After a pass: note a cut one (its steps unknown, counted as all spent), or a spent budget. */
+/* After a pass: note a stopped one (its steps unknown, counted as all spent), or a spent budget. */
 static void after_pass(ladder *l, int *time)
 {
     tp_search_ctx *s = l->s;
-    l->pending.left = -1;
-    if (s->cut && s->cut_left >= 0) {
-        l->pending.settings = tp_graph__settings(&l->tmp);
-        l->pending.left = s->cut_left;
+    int left;
+    if (tp_search__stopped(s, &left) && left >= 0) {
         *time = 0;
-        tp_search__event(l->graph, TP_EV_BOUND,
-                         "no better graph possible: rest of pass skipped (NCCL spends its steps)",
-                         &l->tmp);
+        tp_search__event(l->graph, TP_EV_BOUND, s->stop.why, &l->tmp);
     } else if (*time == 0) {
         tp_search__event(l->graph, TP_EV_BUDGET, "pass step budget spent", &l->tmp);
     }
@@ -576,18 +457,14 @@ static bool same_key(graph_key a, graph_key b)
 static tp_status run_ladder(ladder *l)
 {
     for (;;) {
-        int time = tp_search__pass_budget(&l->tmp);
-        tp_status st = TP_OK;
-        if (!begin_pass(l)) {
-            /* A float pass may round link values: cut passes must be settled before. */
-            if (l->n_cuts && (st = settle_cuts(l, 1)) == TP_OK)
-                begin_pass(l);
-            l->s->float_passes++;
-        }
+        int time = tp_search__step_budget(&l->tmp), kept;
+        tp_status st = begin_pass(l, &kept);
+        if (!kept)
+            l->s->changed_passes++;
         l->global_timeout -= time;
         tp_search__event(l->graph, TP_EV_TRY, l->pass == 1 ? "search pass" : "second pass",
                          &l->tmp);
-        if (l->pass == 2 && rest_hopeless(l)) {
+        if (l->pass == 2 && rest_futile(l)) {
             tp_search__event(l->graph, TP_EV_BOUND,
                              "no better graph possible here or higher: second passes skipped "
                              "(NCCL runs them)",
@@ -596,7 +473,7 @@ static tp_status run_ladder(ladder *l)
         }
         graph_key before = key_of(l->graph);
         if (st == TP_OK)
-            st = run_pass(l, &time, 0);
+            st = run_pass(l, &time);
         if (st != TP_OK)
             return st;
         if (!same_key(before, key_of(l->graph)))
@@ -619,7 +496,6 @@ static tp_status run_ladder(ladder *l)
             time = -1;
             if (l->graph->n_channels)
                 tp_search__event(l->graph, TP_EV_SOLUTION, "first pass result", l->graph);
-            l->n_cuts = 0; /* the global budget is not read again */
             start_second_pass(l);
         }
         if (time != 0 && raise_bw(l))
@@ -679,10 +555,10 @@ static void simple_order_fallback(const tp_system *sys, tp_graph *graph, tp_log 
     tp_search__event(graph, TP_EV_FALLBACK, "no graph found: simple order", graph);
 }
 
-/* The search proper, once the graph file (if any) gave nothing. */
 /* The context of a search of graph on sys: *keep's when there is one (then kept), else new. */
 static tp_status open_ctx(tp_search_ctx **out, tp_search_ctx *local, tp_search_ctx **keep,
-                          tp_system *sys, tp_graph *graph, tp_error *err)
+                          const tp_search_accel *accel, tp_system *sys, tp_graph *graph,
+                          tp_error *err)
 {
     if (keep && *keep) {
         *out = *keep;
@@ -693,6 +569,13 @@ static tp_status open_ctx(tp_search_ctx **out, tp_search_ctx *local, tp_search_c
     if (!ctx)
         return tp_fail_nomem(err);
     tp_status st = tp_search__ctx_init(ctx, sys, graph, err);
+    if (st == TP_OK && accel) {
+        st = accel->attach(ctx, accel->opts, &ctx->accel_state, err);
+        if (st == TP_OK)
+            ctx->accel = accel->ops;
+        else
+            tp_search__ctx_free(ctx);
+    }
     if (st != TP_OK) {
         if (keep)
             free(ctx);
@@ -717,16 +600,20 @@ void tp_search__keep_free(tp_search_ctx *keep)
     free(keep);
 }
 
-static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, tp_log *log,
-                              const tp_search_opts *opts, tp_search_ctx **keep, tp_error *err)
+/* How one ncclTopoCompute searches: its context, kept or not, and the accelerator to attach. */
+typedef struct search_run {
+    tp_search_ctx **keep;
+    const tp_search_accel *accel;
+    tp_log *log;
+} search_run;
+
+static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, const search_run *run,
+                              tp_error *err)
 {
     tp_search_ctx local, *s = NULL;
-    tp_status st = open_ctx(&s, &local, keep, sys, graph, err);
+    tp_status st = open_ctx(&s, &local, run->keep, run->accel, sys, graph, err);
     if (st != TP_OK)
         return st;
-    s->plain = opts->plain;
-    s->cut_cap = opts->cut_cap;
-    s->verify = opts->verify;
     l->s = s;
     l->graph = graph;
     l->cc_min = min_comp_cap(sys);
@@ -741,14 +628,12 @@ static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, tp_log
     init_speeds(l);
     l->pass = 1;
     l->global_timeout = TP_SEARCH_GLOBAL_TIMEOUT;
-    l->pending.left = -1;
     st = run_ladder(l);
-    free(l->cuts);
-    graph->search_state = s->float_passes ? TP_SEARCH_CHANGED : TP_SEARCH_KEPT;
-    if (!keep)
+    graph->search_state = s->changed_passes ? TP_SEARCH_CHANGED : TP_SEARCH_KEPT;
+    if (!run->keep)
         tp_search__ctx_free(s);
     if (st == TP_OK)
-        simple_order_fallback(sys, graph, log);
+        simple_order_fallback(sys, graph, run->log);
     return st;
 }
 
@@ -759,9 +644,9 @@ static int nvls_impossible(const tp_system *sys, const tp_graph *graph)
            (sys->nodes[TP_NODE_NVS].count == 0 || min_comp_cap(sys) < TP_NCCL_SM90_CC);
 }
 
-/* ncclTopoCompute, with the shortcuts opts allows (tp_search__compute_opts). */
-static tp_status compute(tp_system *sys, tp_graph *graph, const tp_config *cfg, tp_log *log,
-                         const tp_search_opts *opts, tp_search_ctx **keep, tp_error *err)
+tp_status tp_search__compute_with(tp_search_ctx **keep, tp_system *sys, tp_graph *graph,
+                                  const tp_config *cfg, tp_log *log, const tp_search_accel *accel,
+                                  tp_error *err)
 {
     int n_gpus = sys->nodes[TP_NODE_GPU].count, n_nets = sys->nodes[TP_NODE_NET].count;
     if (n_gpus == 0)
@@ -807,36 +692,16 @@ static tp_status compute(tp_system *sys, tp_graph *graph, const tp_config *cfg, 
     const tp_node_set *cpus = &sys->nodes[TP_NODE_CPU];
     l->cpu_arch = cpus->count ? cpus->nodes[0].cpu.arch : 0;
     l->cpu_vendor = cpus->count ? cpus->nodes[0].cpu.vendor : 0;
-    tp_status st = search_graph(sys, graph, l, log, opts, keep, err);
+    const search_run run = {.keep = keep, .accel = accel, .log = log};
+    tp_status st = search_graph(sys, graph, l, &run, err);
     free(l);
     return st;
-}
-
-tp_status tp_search__compute(tp_system *sys, tp_graph *graph, const tp_config *cfg, tp_log *log,
-                             tp_error *err)
-{
-    const tp_search_opts opts = {.cut_cap = TP_CUT_STEP_CAP};
-    return compute(sys, graph, cfg, log, &opts, NULL, err);
-}
-
-tp_status tp_search__compute_kept(tp_search_ctx **keep, tp_system *sys, tp_graph *graph,
-                                  const tp_config *cfg, tp_log *log, tp_error *err)
-{
-    const tp_search_opts opts = {.cut_cap = TP_CUT_STEP_CAP};
-    return compute(sys, graph, cfg, log, &opts, keep, err);
-}
-
-tp_status tp_search__compute_opts(tp_system *sys, tp_graph *graph, const tp_config *cfg,
-                                  tp_log *log, const tp_search_opts *opts, tp_error *err)
-{
-    return compute(sys, graph, cfg, log, opts, NULL, err);
 }
 
 tp_status tp_search__compute_plain(tp_system *sys, tp_graph *graph, const tp_config *cfg,
                                    tp_log *log, tp_error *err)
 {
-    const tp_search_opts opts = {.plain = 1, .cut_cap = -1};
-    return compute(sys, graph, cfg, log, &opts, NULL, err);
+    return tp_search__compute_with(NULL, sys, graph, cfg, log, NULL, err);
 }
 
 void tp_search__print_graph(tp_log *log, const tp_system *sys, const tp_graph *graph)

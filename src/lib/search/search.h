@@ -49,7 +49,7 @@ typedef enum tp_search_event_kind {
     TP_EV_BUDGET,   /* the step budget ran out */
     TP_EV_FALLBACK, /* simple-order fallback */
     TP_EV_LOADED,   /* graph taken from NCCL_GRAPH_FILE */
-    TP_EV_BOUND,    /* a pass cut short: it could not beat the best graph (search_bound.c) */
+    TP_EV_BOUND,    /* a pass cut short by an accelerator: it could not beat the best graph */
     TP_EV_SETTLE,   /* cut passes re-run: the global budget check needed their steps */
     TP_EV_IMPROVED, /* the pass just run left a better graph (the event holds that graph) */
     TP_EV_DUP,      /* ncclTopoDupChannels doubled the channels at a fraction of the bw */
@@ -147,6 +147,8 @@ tp_status tp_search__init(tp_system *sys, tp_error *err);
 /*
  * ncclTopoCompute: fill graph (id, pattern, collNet, min/maxChannels set by
  * the caller) from NCCL_GRAPH_FILE or the search. Logs NCCL's warnings.
+ * The search runs with the accelerators of search/accel/ attached (the
+ * same decisions, reached faster).
  */
 tp_status tp_search__compute(tp_system *sys, tp_graph *graph, const tp_config *cfg, tp_log *log,
                              tp_error *err);
@@ -171,7 +173,7 @@ tp_status tp_search__dump_graphs(FILE *out, const tp_system *sys, tp_graph *cons
 /*
  * Graphs of domain b from those of domain a, when b's system is a renaming
  * of a's that the search cannot tell apart (same GPUs in order, NETs in any
- * order; search_iso.c) and a's searches left a's bandwidths unchanged.
+ * order; proved in search/accel/) and a's searches left a's bandwidths unchanged.
  * *done is 1 when gb[] (n graphs, allocated) were filled so; 0: search b.
  */
 tp_status tp_search__mirror(tp_system *a, tp_graph *const *ga, tp_system *b, tp_graph *const *gb,

@@ -206,11 +206,8 @@ static int gpu_pci_bw(const tp_search_ctx *s, int g)
 {
     if (!s->pci_up[g])
         return -1;
-    if (s->milli) {
-        /* Below 2^11 the float of m/1000 truncates to m/1000 (see search_milli.c). */
-        int32_t up = *s->pci_up_m[g], down = *s->pci_down_m[g];
-        return (up < down ? up : down) / 1000;
-    }
+    if (s->accel && s->accel->gpu_pci_bw)
+        return s->accel->gpu_pci_bw(s->accel_state, g);
     float up = *s->pci_up[g], down = *s->pci_down[g];
     return (int)(up < down ? up : down);
 }
@@ -320,9 +317,8 @@ static tp_status build_net_row(tp_search_ctx *s, int start, int n, tp_rank_row *
     return TP_OK;
 }
 
-/* a before b in NCCL's order: NET path bw, then live PCI bw, then row order. */
-static int ranks_before(const tp_rank_cand *a, int pci_a, int pos_a, const tp_rank_cand *b,
-                        int pci_b, int pos_b)
+int tp_search__ranks_before(const tp_rank_cand *a, int pci_a, int pos_a, const tp_rank_cand *b,
+                            int pci_b, int pos_b)
 {
     if (a->inter_bw != b->inter_bw)
         return a->inter_bw > b->inter_bw;
@@ -336,32 +332,14 @@ static void sort_positions(const tp_rank_row *row, int *pos, int *pci, int count
 {
     for (int i = 1; i < count; i++) {
         int p = pos[i], v = pci[i], j = i - 1;
-        while (j >= 0 && ranks_before(&row->c[p], v, p, &row->c[pos[j]], pci[j], pos[j])) {
+        while (j >= 0 &&
+               tp_search__ranks_before(&row->c[p], v, p, &row->c[pos[j]], pci[j], pos[j])) {
             pos[j + 1] = pos[j];
             pci[j + 1] = pci[j];
             j--;
         }
         pos[j + 1] = p;
         pci[j + 1] = v;
-    }
-}
-
-/* Shadow passes (search_shadow.c) must rank the candidates in the same order. */
-static void check_shadow_order(tp_search_ctx *s, const tp_rank_row *row, const int *pos, int count)
-{
-    for (int j = 0; j < s->n_shadows; j++) {
-        if (!((s->shadow_alive >> j) & 1))
-            continue;
-        int prev = 0;
-        for (int i = 0; i < count; i++) {
-            const tp_rank_cand *c = &row->c[pos[i]];
-            int pci = tp_search__shadow_pci_bw(s, j, c->g);
-            if (i > 0 && !ranks_before(&row->c[pos[i - 1]], prev, pos[i - 1], c, pci, pos[i])) {
-                tp_search__shadow_kill(s, j);
-                break;
-            }
-            prev = pci;
-        }
     }
 }
 
@@ -402,8 +380,8 @@ static tp_status rank_with_net(tp_search_ctx *s, const tp_graph *g, int start, i
     }
     if (mixed)
         sort_positions(row, pos, pci, count);
-    if (s->shadow_alive)
-        check_shadow_order(s, row, pos, count);
+    if (s->accel && s->accel->order)
+        s->accel->order(s->accel_state, row, pos, count);
     int reverse = sort_net == -1 && same_intra(row, pos, count);
     for (int i = 0; i < count; i++)
         next[i] = row->c[pos[reverse ? count - 1 - i : i]].g;
@@ -450,7 +428,7 @@ static void build_port_groups(tp_search_ctx *s)
 tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, tp_error *err)
 {
     memset(s, 0, sizeof(*s));
-    s->cap_left = s->settle_cap = -1;
+    s->stop.after = -1;
     s->sys = sys;
     s->save = save;
     s->err = err;
@@ -479,18 +457,7 @@ tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, 
         build_gpu_order(s, g);
         find_pci_links(s, g);
     }
-    tp_search__memo_reset(&s->memo);
     tp_status st = tp_search__compile_routes(s, err);
-    if (st == TP_OK)
-        st = tp_search__milli_init(s, err);
-    if (st == TP_OK)
-        st = tp_search__shadow_init(s, err);
-    if (st == TP_OK)
-        st = tp_search__dead_init(s, err);
-    if (st == TP_OK)
-        st = tp_search__bound_init(s, err);
-    tp_search__pass_init(s);
-    tp_search__memo_reset(&s->passes);
     if (st != TP_OK)
         tp_search__ctx_free(s);
     return st;
@@ -501,17 +468,18 @@ void tp_search__ctx_reuse(tp_search_ctx *s, tp_graph *save, tp_error *err)
     /* What a search leaves that the next one must not see: its graph and its passes. */
     s->save = save;
     s->err = err;
-    s->float_passes = 0;
-    s->link_m_ok = 0; /* a float pass may have rounded link values */
-    s->pass_state_ok = 0;
-    tp_search__memo_reset(&s->passes); /* they held for the previous best graph only */
-    s->shadow_alive = 0;
-    s->n_shadows = 0;
+    s->changed_passes = 0;
     memset(s->used, 0, (size_t)s->n_gpus * sizeof(*s->used));
+    if (s->accel)
+        s->accel->reuse(s->accel_state);
 }
 
 void tp_search__ctx_free(tp_search_ctx *s)
 {
+    if (s->accel)
+        s->accel->free(s->accel_state);
+    s->accel = NULL;
+    s->accel_state = NULL;
     free(s->local_gpu);
     for (int t = 0; t < TP_SEL_TYPES; t++) {
         free(s->sel[t].nets);
@@ -533,12 +501,6 @@ void tp_search__ctx_free(tp_search_ctx *s)
     free(s->net_rows);
     s->used = NULL;
     s->net_rows = NULL;
-    tp_search__memo_free(&s->memo);
-    tp_search__memo_free(&s->passes);
     tp_search__free_routes(s);
-    tp_search__milli_free(s);
-    tp_search__shadow_free(s);
-    tp_search__dead_free(s);
-    tp_search__bound_free(s);
     s->local_gpu = s->gpu_order = s->gpu_order_count = NULL;
 }

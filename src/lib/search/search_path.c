@@ -2,8 +2,7 @@
  * The routes the search walks, compiled once per ncclTopoCompute into flat
  * hop lists: which bandwidths a reservation touches and how (NCCL 2.22.3
  * followPath's rules, which only depend on the route). The search then
- * reserves and releases without chasing nodes, and keeps a hash of every
- * bandwidth it changes for the sub-search memory.
+ * reserves and releases without chasing nodes.
  */
 #include "search/search_int.h"
 
@@ -44,13 +43,12 @@ static int intel_overhead(const tp_node *start, const tp_route *path)
     return 0;
 }
 
-static void compile_hop(tp_hop *h, tp_node *node, tp_link *link, const tp_node *start, int intel)
+static void compile_hop(tp_hop *h, tp_node *node, tp_link *link, const tp_node *start)
 {
     tp_node *rem = link->rem;
     memset(h, 0, sizeof(*h));
     h->bw = &link->bw;
     h->pci = link->type == TP_LINK_PCI;
-    h->sel = (unsigned char)(h->pci && intel);
     /* Pre-Ampere GPUs entered from a non-GPU: 1/8 back; POWER CPUs over NVLink: all back. */
     h->rev_div8 =
         rem->type == TP_NODE_GPU && rem->gpu.cuda_comp_cap < 80 && start->type != TP_NODE_GPU;
@@ -62,9 +60,14 @@ static void compile_hop(tp_hop *h, tp_node *node, tp_link *link, const tp_node *
     }
 }
 
-static void compile_route(tp_cpath *cp, tp_hop *hops, tp_system *sys, int t1, int i1, int t2,
-                          int i2)
+/* A route of the system: from node (t1, i1) to node (t2, i2). */
+typedef struct route_ends {
+    int t1, i1, t2, i2;
+} route_ends;
+
+static void compile_route(tp_cpath *cp, tp_hop *hops, tp_system *sys, route_ends e)
 {
+    int t1 = e.t1, i1 = e.i1, t2 = e.t2, i2 = e.i2;
     tp_node *start = &sys->nodes[t1].nodes[i1];
     const tp_route *path = &start->paths[t2][i2];
     const tp_route *rev = sys->nodes[t2].nodes[i2].paths[t1];
@@ -73,9 +76,11 @@ static void compile_route(tp_cpath *cp, tp_hop *hops, tp_system *sys, int t1, in
     cp->type = path->type;
     cp->rev_type = rev ? rev[i1].type : TP_PATH_DIS;
     cp->intel = (unsigned char)intel_overhead(start, path);
+    cp->intra =
+        (t1 == TP_NODE_GPU || t1 == TP_NODE_NVS) && (t2 == TP_NODE_GPU || t2 == TP_NODE_NVS);
     tp_node *node = start;
     for (int step = 0; step < path->count; step++) {
-        compile_hop(&hops[step], node, path->list[step], start, cp->intel);
+        compile_hop(&hops[step], node, path->list[step], start);
         node = path->list[step]->rem;
     }
 }
@@ -91,6 +96,7 @@ tp_status tp_search__compile_routes(tp_search_ctx *s, tp_error *err)
                 n_hops += (size_t)route_len(sys, t1, i1, t2, i2);
     }
     s->n_hops = n_hops;
+    s->n_routes = 0;
     s->hop_pool = calloc(n_hops ? n_hops : 1, sizeof(tp_hop));
     if (!s->hop_pool)
         return tp_fail_nomem(err);
@@ -104,17 +110,17 @@ tp_status tp_search__compile_routes(tp_search_ctx *s, tp_error *err)
         s->routes[t1][t2] = cp;
         for (int i1 = 0; i1 < n1; i1++) {
             for (int i2 = 0; i2 < n2; i2++) {
+                cp[i1 * n2 + i2].index = s->n_routes++;
                 if (!sys->nodes[t1].nodes[i1].paths[t2]) {
                     cp[i1 * n2 + i2].type = TP_PATH_DIS;
                     continue;
                 }
-                compile_route(&cp[i1 * n2 + i2], next, sys, t1, i1, t2, i2);
+                compile_route(&cp[i1 * n2 + i2], next, sys, (route_ends){t1, i1, t2, i2});
+                cp[i1 * n2 + i2].first_hop = (int)(next - s->hop_pool);
                 next += cp[i1 * n2 + i2].count;
             }
         }
     }
-    for (int n = 0; n < s->n_nets && n < TP_MAX_NODES; n++)
-        tp_search__bw_keys(&sys->nodes[TP_NODE_NET].nodes[n].net.bw, &s->net_k1[n], &s->net_k2[n]);
     return TP_OK;
 }
 

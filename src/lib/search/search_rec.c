@@ -3,18 +3,14 @@
  * NETs) channel by channel, reserving bandwidth on the live system links and
  * giving it back exactly on backtrack, and keep the best graph found.
  * Every rule, order and float operation follows NCCL, since the step budget
- * makes the result depend on the exact order of the tries.
+ * makes the result depend on the exact order of the tries. An attached
+ * accelerator (search_accel.h) is told what the search does at a few
+ * points, and may do the link arithmetic and the sub-searches its own way.
  */
 #include "search/search_int.h"
 
 #include <math.h>
 #include <string.h>
-
-/* NCCL 2.22.3 INTEL_P2P_OVERHEAD: Intel root complexes split P2P into 64B TLPs. */
-static float intel_p2p_overhead(float bw)
-{
-    return bw * 6 / 5;
-}
 
 /*
  * roundf (half away from zero), inline: libm's call dominates the search
@@ -31,22 +27,6 @@ static float round_half_away(float x)
     return copysignf(r, x);
 }
 
-static uint64_t float_bits(float f)
-{
-    uint32_t bits;
-    memcpy(&bits, &f, sizeof(bits));
-    return bits;
-}
-
-/* Set *bw, keeping the linear hashes of the bandwidth state in step. */
-static void set_bw(tp_search_ctx *s, float *bw, float value, uint64_t k1, uint64_t k2)
-{
-    uint64_t delta = float_bits(value) - float_bits(*bw);
-    s->bw_hash1 += k1 * delta;
-    s->bw_hash2 += k2 * delta;
-    *bw = value;
-}
-
 /* NCCL 2.22.3 SUB_ROUND: subtract, then round to 1/1000 to cancel float drift. */
 static float sub_round(float a, float b)
 {
@@ -61,7 +41,7 @@ static float sub_round(float a, float b)
  */
 static tp_status follow(tp_search_ctx *s, const tp_cpath *path, int max_steps, float bw, int *steps)
 {
-    float pci_bw = path->intel ? intel_p2p_overhead(bw) : bw;
+    float pci_bw = path->intel ? tp_search__intel_p2p_overhead(bw) : bw;
     for (int step = 0; step < max_steps; step++) {
         const tp_hop *h = &path->hops[step];
         float fw_bw = h->pci ? pci_bw : bw, rev_bw = 0;
@@ -75,101 +55,17 @@ static tp_status follow(tp_search_ctx *s, const tp_cpath *path, int max_steps, f
             *steps = step;
             return TP_OK;
         }
-        set_bw(s, h->bw, sub_round(*h->bw, fw_bw), h->k1, h->k2);
+        *h->bw = sub_round(*h->bw, fw_bw);
         if (rev_bw != 0)
-            set_bw(s, h->rev, sub_round(*h->rev, rev_bw), h->rk1, h->rk2);
+            *h->rev = sub_round(*h->rev, rev_bw);
     }
     *steps = max_steps;
     return TP_OK;
 }
 
-static inline int32_t rev_amount(const tp_hop *h, const tp_amount *a, int32_t fw)
+tp_status tp_search__walk_floats(tp_search_ctx *s, const tp_cpath *path, float bw, float mult,
+                                 int *done)
 {
-    return h->rev_div8 ? a->v[2 + h->sel] : h->rev_full ? fw : 0;
-}
-
-/*
- * Milli mode hashes the reservations rather than the values: a route adds
- * its precomputed hash change for the amount taken (subtracts it when given
- * back; search_milli.c). Equal hashes then mean equal counts of each amount
- * on every link, hence equal values, also in the shadow passes.
- */
-static void release_milli(tp_search_ctx *s, const tp_cpath *path, const tp_amount *a)
-{
-    for (int step = 0; step < path->count; step++) {
-        const tp_hop *h = &path->hops[step];
-        int32_t fw = a->v[h->sel], rev = rev_amount(h, a, fw);
-        *h->m += fw;
-        if (rev)
-            *h->mrev += rev;
-    }
-    int ai = (int)(a - s->amounts);
-    s->bw_hash1 -= path->hash1[ai];
-    s->bw_hash2 -= path->hash2[ai];
-}
-
-/* The first hop of path without room for a (milli mode, nothing taken), -1 if none. */
-static int short_hop_milli(const tp_cpath *path, const tp_amount *a)
-{
-    for (int step = 0; step < path->count; step++) {
-        const tp_hop *h = &path->hops[step];
-        int32_t fw = a->v[h->sel], rev = rev_amount(h, a, fw);
-        if (*h->m < fw || (rev && *h->mrev < rev))
-            return step;
-    }
-    return -1;
-}
-
-/*
- * followPath in milli mode (search_milli.c): the same walk on integers.
- * Returns -1 when every hop had room, with all taken; else the first hop
- * without, with nothing taken, which is what NCCL's take-then-release
- * leaves (exact integers). No route touches a link twice (search_milli.c).
- */
-static int follow_milli(tp_search_ctx *s, const tp_cpath *path, const tp_amount *a)
-{
-    int short_hop = short_hop_milli(path, a);
-    if (short_hop >= 0)
-        return short_hop;
-    for (int step = 0; step < path->count; step++) {
-        const tp_hop *h = &path->hops[step];
-        int32_t fw = a->v[h->sel], rev = rev_amount(h, a, fw);
-        *h->m -= fw;
-        if (rev)
-            *h->mrev -= rev;
-    }
-    int ai = (int)(a - s->amounts);
-    s->bw_hash1 += path->hash1[ai];
-    s->bw_hash2 += path->hash2[ai];
-    return -1;
-}
-
-static int is_tree_pattern(int pattern)
-{
-    return pattern == TP_PATTERN_BALANCED_TREE || pattern == TP_PATTERN_TREE ||
-           pattern == TP_PATTERN_SPLIT_TREE;
-}
-
-/* Reserve (mult > 0) or release bw on path: 1 when done, 0 when a link is short. */
-static tp_status walk_path(tp_search_ctx *s, const tp_cpath *path, float bw, float mult, int *done)
-{
-    if (s->milli) {
-        const tp_amount *a = tp_search__milli_amount(s, bw);
-        if (!a)
-            return tp_fail(s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: bw %g not of the pass",
-                           (double)bw);
-        int short_hop = -1;
-        if (mult > 0)
-            short_hop = follow_milli(s, path, a);
-        else
-            release_milli(s, path, a);
-        *done = short_hop < 0;
-        if (s->shadow_alive && mult > 0)
-            tp_search__shadow_walk(s, path, a, short_hop);
-        else if (s->shadow_alive)
-            tp_search__shadow_release(s, path, a);
-        return TP_OK;
-    }
     bw *= mult;
     int step = 0;
     tp_status st = follow(s, path, path->count, bw, &step);
@@ -179,47 +75,49 @@ static tp_status walk_path(tp_search_ctx *s, const tp_cpath *path, float bw, flo
     return st;
 }
 
-/*
- * The pass memory (search_pass.c) records a pass for every typeIntra that
- * would have taken the same decisions: those at or above every route type
- * accepted, below every route type refused.
- */
-static void note_type_intra(tp_search_ctx *s, int need, int accepted)
+/* Reserve (mult > 0) or release bw on path: 1 when done, 0 when a link is short. */
+static tp_status walk_path(tp_search_ctx *s, const tp_cpath *path, float bw, float mult, int *done)
 {
-    if (accepted && need > s->ti_lo)
-        s->ti_lo = need;
-    if (!accepted && need - 1 < s->ti_hi)
-        s->ti_hi = need - 1;
+    if (!s->accel || !s->accel->walk)
+        return tp_search__walk_floats(s, path, bw, mult, done);
+    *done = s->accel->walk(s->accel_state, path, bw, mult);
+    return *done < 0 ? TP_ERR_INTERNAL : TP_OK;
 }
+
+static void note_read(tp_search_ctx *s, tp_search_read what, int value, int result)
+{
+    if (s->accel && s->accel->read)
+        s->accel->read(s->accel_state, what, value, result);
+}
+
+/* A route between two nodes: (t1, i1) to (t2, i2); t1 == -1 starts a channel without a route. */
+typedef struct route_ref {
+    int t1, i1, t2, i2;
+} route_ref;
 
 /*
  * NCCL 2.22.3 ncclTopoFollowPath: reserve (mult > 0) or release (mult < 0)
- * the graph's bandwidth from node (type1, i1) to (type2, i2). *out is the
- * destination, or NULL when the path type is too weak or bandwidth is short.
- * type1 == -1 starts a channel without any path.
+ * the graph's bandwidth on route r. *out is the destination, or NULL when
+ * the path type is too weak or bandwidth is short.
  */
-static tp_status follow_path(tp_search_ctx *s, tp_graph *g, int type1, int i1, int type2, int i2,
-                             float mult, tp_node **out)
+static tp_status follow_path(tp_search_ctx *s, tp_graph *g, route_ref r, float mult, tp_node **out)
 {
-    tp_node *node2 = &s->sys->nodes[type2].nodes[i2];
+    tp_node *node2 = &s->sys->nodes[r.t2].nodes[r.i2];
     *out = node2;
-    if (type1 == -1)
+    if (r.t1 == -1)
         return TP_OK;
-    const tp_cpath *path = &s->routes[type1][type2][i1 * s->sys->nodes[type2].count + i2];
+    const tp_cpath *path = &s->routes[r.t1][r.t2][r.i1 * s->sys->nodes[r.t2].count + r.i2];
     *out = NULL;
-    int intra = (type1 == TP_NODE_GPU || type1 == TP_NODE_NVS) &&
-                (type2 == TP_NODE_GPU || type2 == TP_NODE_NVS);
-    float bw = intra ? g->bw_intra : g->bw_inter;
-    int type = intra ? g->type_intra : g->type_inter;
+    float bw = path->intra ? g->bw_intra : g->bw_inter;
     if (mult == 1) {
         /* Trees also need the way back: the weaker of the two types decides. */
-        int need = path->type;
-        if (is_tree_pattern(g->pattern) && path->rev_type > need)
-            need = path->rev_type;
-        if (intra)
-            note_type_intra(s, need, need <= type);
-        if (need > type)
+        int need = tp_search__route_need(path, g->pattern);
+        int type = path->intra ? g->type_intra : g->type_inter;
+        if (need > type) {
+            if (path->intra)
+                note_read(s, TP_READ_TYPE_INTRA, need, 0);
             return TP_OK;
+        }
     }
     int done = 0;
     tp_status st = walk_path(s, path, bw, mult, &done);
@@ -230,24 +128,38 @@ static tp_status follow_path(tp_search_ctx *s, tp_graph *g, int type1, int i1, i
     return TP_OK;
 }
 
-static tp_status rec_gpu(tp_search_ctx *s, tp_graph *g, tp_node *gpu, int step, int back_to_net,
-                         int back_to_first, int forced, int *time);
+/* Where a channel turns (ncclTopoSearchParams) and how its next GPU is chosen. */
+typedef struct chain_rules {
+    int back_to_net, back_to_first;
+    tp_order forced;
+} chain_rules;
 
-/* NCCL 2.22.3 ncclTopoSearchTryGpu: go to GPU index gi and continue from there. */
-static tp_status try_gpu(tp_search_ctx *s, tp_graph *g, int step, int back_to_net,
-                         int back_to_first, int forced, int *time, int type, int index, int gi)
+static tp_status rec_gpu(tp_search_ctx *s, tp_graph *g, tp_node *gpu, int step, chain_rules rules,
+                         int *time);
+
+/* One ncclTopoSearchTryGpu: from node (from_type, from_index) to GPU index gpu at `step`. */
+typedef struct gpu_try {
+    int step;
+    chain_rules rules;
+    int from_type, from_index; /* from_type -1: the channel starts at the GPU */
+    int gpu;
+} gpu_try;
+
+/* NCCL 2.22.3 ncclTopoSearchTryGpu: go to the GPU and continue from there. */
+static tp_status try_gpu(tp_search_ctx *s, tp_graph *g, const gpu_try *t, int *time)
 {
     const uint64_t flag = 1ULL << g->n_channels;
+    const route_ref r = {t->from_type, t->from_index, TP_NODE_GPU, t->gpu};
     tp_node *gpu;
-    tp_status st = follow_path(s, g, type, index, TP_NODE_GPU, gi, 1, &gpu);
+    tp_status st = follow_path(s, g, r, 1, &gpu);
     if (st != TP_OK || !gpu)
         return st;
-    s->used[gi] ^= flag;
-    st = rec_gpu(s, g, gpu, step, back_to_net, back_to_first, forced, time);
-    s->used[gi] ^= flag;
+    s->used[t->gpu] ^= flag;
+    st = rec_gpu(s, g, gpu, t->step, t->rules, time);
+    s->used[t->gpu] ^= flag;
     if (st != TP_OK)
         return st;
-    return follow_path(s, g, type, index, TP_NODE_GPU, gi, -1, &gpu);
+    return follow_path(s, g, r, -1, &gpu);
 }
 
 /* NCCL 2.22.3 ncclTopoReplayGetGpu: the GPU after `step` in the previous channel. */
@@ -257,9 +169,7 @@ static tp_status replay_gpu(tp_search_ctx *s, const tp_graph *g, int step, int *
     if (g->n_channels == 0)
         return tp_fail(s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: replay without a channel");
     int rank = g->intra[(g->n_channels - 1) * s->n_gpus + step + 1];
-    /* The next-channel memory keys on the part of the previous channel read. */
-    if (g->n_channels - 1 == s->dep_chan && step + 2 > s->dep_depth)
-        s->dep_depth = step + 2;
+    note_read(s, TP_READ_PREV_CHANNEL, step + 2, g->n_channels - 1);
     for (int i = 0; i < s->n_gpus; i++) {
         if (s->sys->nodes[TP_NODE_GPU].nodes[i].gpu.rank == rank) {
             *gi = i;
@@ -289,177 +199,49 @@ static int better_graph(const tp_search_ctx *s, const tp_graph *g, const tp_grap
 }
 
 /* NCCL 2.22.3 ncclTopoSearchParams: where a channel turns back. */
-static void search_params(const tp_search_ctx *s, int pattern, int *back_to_net, int *back_to_first)
+static chain_rules search_params(const tp_search_ctx *s, int pattern, tp_order forced)
 {
+    chain_rules r = {.back_to_net = -1, .back_to_first = -1, .forced = forced};
     if (s->n_nets) {
         if (pattern == TP_PATTERN_RING)
-            *back_to_net = s->n_gpus - 1;
+            r.back_to_net = s->n_gpus - 1;
         else if (pattern == TP_PATTERN_SPLIT_TREE)
-            *back_to_net = 1;
+            r.back_to_net = 1;
         else
-            *back_to_net = 0;
-        *back_to_first = -1;
-    } else {
-        *back_to_net = -1;
-        *back_to_first = pattern == TP_PATTERN_RING ? s->n_gpus - 1 : -1;
+            r.back_to_net = 0;
+    } else if (pattern == TP_PATTERN_RING) {
+        r.back_to_first = s->n_gpus - 1;
     }
+    return r;
 }
 
-/* The sub-searches that go through the memory. */
-typedef enum sub_kind { SUB_NEXT_CHANNEL, SUB_FREE_INTRA, SUB_FREE_NET } sub_kind;
+static chain_rules with_order(chain_rules r, tp_order forced)
+{
+    r.forced = forced;
+    return r;
+}
 
 static tp_status free_intra(tp_search_ctx *s, tp_graph *g, int *time);
 static tp_status free_net(tp_search_ctx *s, tp_graph *g, int n, int *time);
 
-static tp_status run_sub(tp_search_ctx *s, tp_graph *g, sub_kind kind, int n, int *time)
+tp_status tp_search__sub(tp_search_ctx *s, tp_graph *g, tp_search_sub kind, int net, int *time)
 {
     switch (kind) {
-    case SUB_NEXT_CHANNEL:
+    case TP_SUB_NEXT_CHANNEL:
         return tp_search__rec(s, g, time);
-    case SUB_FREE_INTRA:
+    case TP_SUB_FREE_INTRA:
         return free_intra(s, g, time);
     default:
-        return free_net(s, g, n, time);
+        return free_net(s, g, net, time);
     }
 }
 
-/* Use a memory entry e for a sub-search: 1 when it settles it (budget charged). */
-static int memo_apply(const tp_memo_entry *e, int *time)
+/* A sub-search, through the accelerator when one is attached. */
+static tp_status sub_search(tp_search_ctx *s, tp_graph *g, tp_search_sub kind, int net, int *time)
 {
-    if (e->complete) {
-        *time = *time > e->steps ? *time - e->steps : 0;
-        return 1;
-    }
-    if (*time <= e->steps) {
-        *time = 0; /* it ran out of budget with more than we have */
-        return 1;
-    }
-    return 0;
-}
-
-/*
- * What a sub-search depends on, hashed: the bandwidth left (bw_hash1/2),
- * the channel count, the hops so far (ties) and `extra` (what else it
- * reads, e.g. the previous channel for replays). Earlier channels only
- * matter through those. Saved graphs only get better during a pass, so a
- * sub-search that saved none will save none again from the same state: it
- * is charged its step count instead of being explored.
- */
-static tp_status memo_sub(tp_search_ctx *s, tp_graph *g, sub_kind kind, int n, uint64_t extra,
-                          int *time)
-{
-    if (!s->memo_on)
-        return run_sub(s, g, kind, n, time);
-    /* The PCI-order reference try has its own budget: it runs even when ours is spent. */
-    int own_budget =
-        kind == SUB_FREE_NET && g->n_channels == 0 && s->sys->nodes[TP_NODE_NVS].count == 0;
-    if (*time <= 0 && !own_budget)
-        return TP_OK; /* every step would return at once, with no effect */
-    uint64_t key = tp_search__mix(s->bw_hash1, extra);
-    key = tp_search__mix(key, ((uint64_t)(uint32_t)g->n_hops << 32) | (uint32_t)g->n_channels);
-    key = tp_search__mix(key, ((uint64_t)kind << 32) | (uint32_t)n);
-    uint64_t check = tp_search__mix(s->bw_hash2 ^ 0x2545f4914f6cdd1dULL, key);
-    const tp_memo_entry *e = tp_search__memo_find(&s->memo, key, check);
-    if (e && *time <= 0)
-        return TP_OK; /* any entry proves the own-budget part saves nothing */
-    if (e && memo_apply(e, time))
-        return TP_OK;
-    int before = *time;
-    unsigned long copies = s->n_copies;
-    tp_status st = run_sub(s, g, kind, n, time);
-    if (st == TP_OK && s->n_copies == copies && *time >= 0)
-        tp_search__memo_store(&s->memo, key, check, before - *time, *time > 0);
-    return st;
-}
-
-static void next_key(const tp_search_ctx *s, const tp_graph *g, int depth, uint64_t prefix,
-                     uint64_t *key, uint64_t *check)
-{
-    int c = g->n_channels;
-    uint64_t k = tp_search__mix(s->bw_hash1, prefix);
-    k = tp_search__mix(k, ((uint64_t)(uint32_t)g->n_hops << 32) | (uint32_t)c);
-    k = tp_search__mix(k, ((uint64_t)SUB_NEXT_CHANNEL << 32) | (uint32_t)depth);
-    /* crossNic's odd channels also read the previous channel's NETs. */
-    if (g->cross_nic && (c & 1))
-        k = tp_search__mix(k, (uint64_t)g->inter[(c - 1) * 2] * 31 +
-                                  (uint64_t)g->inter[(c - 1) * 2 + 1]);
-    *key = k;
-    *check = tp_search__mix(s->bw_hash2 ^ 0x2545f4914f6cdd1dULL, k);
-}
-
-static int net_may_open(tp_search_ctx *s, const tp_graph *g, int n, int bw);
-
-/*
- * A next channel that cannot start (search_dead.c): NCCL's attempt only
- * leaves the latency of the last NET it could open in the graph.
- */
-static tp_status dead_next_channel(tp_search_ctx *s, tp_graph *g)
-{
-    const int bw = (int)g->bw_inter;
-    int count;
-    const int *list;
-    tp_status st = tp_search__select_nets(s, g->type_inter, -1, &list, &count);
-    for (int i = 0; i < count && st == TP_OK; i++) {
-        int n = list[(g->n_channels + i) % count];
-        if (net_may_open(s, g, n, bw))
-            g->latency_inter = s->sys->nodes[TP_NODE_NET].nodes[n].net.latency;
-    }
-    return st;
-}
-
-/* Hashes of the first d GPUs of channel c, d = 0..n. */
-static void prefix_hashes(const tp_search_ctx *s, const tp_graph *g, int c, uint64_t *ph, int from,
-                          int to)
-{
-    if (from == 0)
-        ph[0] = 0x5bd1e995ULL;
-    for (int d = from > 0 ? from : 1; d <= to && d <= s->n_gpus; d++)
-        ph[d] = tp_search__mix(ph[d - 1], (uint64_t)(uint32_t)g->intra[c * s->n_gpus + d - 1]);
-}
-
-/*
- * The next channel's search, through the memory. It depends on the state
- * and on the previous channel only through what its replay reads: the first
- * d GPUs, in order (replay_gpu records d). An entry made with d GPUs read
- * holds for any previous channel with the same first d GPUs, since until it
- * would read the next one the search takes the same branches. Entries are
- * looked up for each d recorded so far in the pass.
- */
-static tp_status next_channel(tp_search_ctx *s, tp_graph *g, int *time)
-{
-    if (s->next_dead)
-        return dead_next_channel(s, g);
-    if (!s->memo_on)
-        return tp_search__rec(s, g, time);
-    if (*time <= 0)
-        return TP_OK; /* every step would return at once, with no effect */
-    uint64_t ph[TP_MAX_NODES + 1], key, check;
-    int known = s->dep_max < s->n_gpus ? s->dep_max : s->n_gpus;
-    prefix_hashes(s, g, g->n_channels - 1, ph, 0, known);
-    for (int d = 0; d <= known; d++) {
-        next_key(s, g, d, ph[d], &key, &check);
-        const tp_memo_entry *e = tp_search__memo_find(&s->memo, key, check);
-        if (e && memo_apply(e, time))
-            return TP_OK;
-    }
-    int outer_chan = s->dep_chan, outer_depth = s->dep_depth;
-    s->dep_chan = g->n_channels - 1;
-    s->dep_depth = 0;
-    int before = *time;
-    unsigned long copies = s->n_copies;
-    tp_status st = tp_search__rec(s, g, time);
-    int d = s->dep_depth;
-    s->dep_chan = outer_chan;
-    s->dep_depth = outer_depth;
-    if (st != TP_OK || s->n_copies != copies || *time < 0)
-        return st;
-    if (d > known)
-        prefix_hashes(s, g, g->n_channels - 1, ph, known + 1, d);
-    next_key(s, g, d, ph[d], &key, &check);
-    tp_search__memo_store(&s->memo, key, check, before - *time, *time > 0);
-    if (d > s->dep_max)
-        s->dep_max = d;
-    return st;
+    if (s->accel)
+        return s->accel->sub(s->accel_state, g, kind, net, time);
+    return tp_search__sub(s, g, kind, net, time);
 }
 
 /* A channel is complete: keep it if better, then try one more channel. */
@@ -467,23 +249,16 @@ static tp_status channel_done(tp_search_ctx *s, tp_graph *g, int *time)
 {
     tp_status st = TP_OK;
     g->n_channels++;
-    /* From here on the search reads sameChannels and crossNic (search_pass.c). */
-    s->pass_reads |= TP_READ_SAME | TP_READ_CROSS;
-    if (better_graph(s, g, s->save)) {
+    int saved = better_graph(s, g, s->save);
+    if (saved) {
         tp_search__copy_graph(s->save, g, s->n_gpus);
-        s->n_copies++;
-        s->shadow_alive = 0; /* a pass that saves is not recorded: stop following */
-        if (g->n_channels == g->max_channels) {
+        if (g->n_channels == g->max_channels)
             *time = -1;
-        } else if (s->cut_on && !tp_search__can_beat(s, g)) {
-            /* Nothing left in the pass can be saved (search_bound.c): unwind at once. */
-            s->cut = 1;
-            s->cut_left = *time;
-            *time = -1;
-        }
     }
+    if (s->accel)
+        s->accel->channel_done(s->accel_state, g, saved, time);
     if (g->n_channels < g->max_channels)
-        st = next_channel(s, g, time);
+        st = sub_search(s, g, TP_SUB_NEXT_CHANNEL, 0, time);
     g->n_channels--;
     return st;
 }
@@ -495,7 +270,7 @@ static int net_may_close(tp_search_ctx *s, const tp_graph *g, const tp_node *net
     if (g->pattern == TP_PATTERN_TREE && net->id != start->id)
         return 0; /* trees are symmetric */
     if (net->net.asic != start->net.asic || net->net.port != start->net.port) {
-        s->pass_reads |= TP_READ_CROSS;
+        note_read(s, TP_READ_CROSS_NIC, g->cross_nic, 0);
         if (g->cross_nic != 1)
             return 0;
     }
@@ -504,11 +279,12 @@ static int net_may_close(tp_search_ctx *s, const tp_graph *g, const tp_node *net
     return 1;
 }
 
-/* Go from GPU gi back out to a NET (the channel's exit), then continue. */
-static tp_status back_to_net_step(tp_search_ctx *s, tp_graph *g, tp_node *gpu, int gi, int step,
-                                  int back_to_first, int forced, int *time)
+/* Go from GPU gpu back out to a NET (the channel's exit), then continue. */
+static tp_status back_to_net_step(tp_search_ctx *s, tp_graph *g, tp_node *gpu, int step,
+                                  chain_rules rules, int *time)
 {
     tp_node *nets = s->sys->nodes[TP_NODE_NET].nodes;
+    int gi = (int)(gpu - s->sys->nodes[TP_NODE_GPU].nodes);
     int start_index = s->start_net[g->n_channels];
     int count;
     const int *list;
@@ -520,34 +296,48 @@ static tp_status back_to_net_step(tp_search_ctx *s, tp_graph *g, tp_node *gpu, i
         if (!net_may_close(s, g, &nets[n], &nets[start_index]))
             continue;
         /* Balanced tree: the first two GPUs each carry half of the NET traffic. */
-        int next_back = -1;
+        chain_rules next = {
+            .back_to_net = -1, .back_to_first = rules.back_to_first, .forced = rules.forced};
         float bw_save = g->bw_inter;
         if (g->pattern == TP_PATTERN_BALANCED_TREE) {
             if (step == 0)
-                next_back = 1;
+                next.back_to_net = 1;
             else if (nets[n].id != g->inter[g->n_channels * 2 + 1])
                 continue;
             g->bw_inter /= 2;
         }
+        const route_ref out = {TP_NODE_GPU, gi, TP_NODE_NET, n};
         tp_node *net;
-        tp_status st = follow_path(s, g, TP_NODE_GPU, gi, TP_NODE_NET, n, 1, &net);
+        tp_status st = follow_path(s, g, out, 1, &net);
         g->bw_inter = bw_save;
         if (st != TP_OK)
             return st;
         if (!net)
             continue;
         g->inter[g->n_channels * 2 + 1] = net->id;
-        st = rec_gpu(s, g, gpu, step, next_back, back_to_first, forced, time);
+        st = rec_gpu(s, g, gpu, step, next, time);
         if (st != TP_OK)
             return st;
         if (g->pattern == TP_PATTERN_BALANCED_TREE)
             g->bw_inter /= 2;
-        st = follow_path(s, g, TP_NODE_GPU, gi, TP_NODE_NET, n, -1, &net);
+        st = follow_path(s, g, out, -1, &net);
         g->bw_inter = bw_save;
         if (st != TP_OK)
             return st;
     }
     return TP_OK;
+}
+
+static route_ref route(int t1, int i1, int t2, int i2)
+{
+    return (route_ref){t1, i1, t2, i2};
+}
+
+/* The channel's last step: every GPU is in; NVLS and CollNet direct channels end here. */
+static tp_status channel_end(tp_search_ctx *s, tp_graph *g, int *time)
+{
+    const chain_rules none = {.back_to_net = -1, .back_to_first = -1, .forced = TP_ORDER_FREE};
+    return rec_gpu(s, g, NULL, s->n_gpus, none, time);
 }
 
 /*
@@ -560,7 +350,7 @@ static tp_status try_nvls(tp_search_ctx *s, tp_graph *g, int gi, int *time)
     tp_status st = TP_OK;
     int d0 = 0, d1 = 0;
     do {
-        st = follow_path(s, g, TP_NODE_NVS, 0, TP_NODE_GPU, d0, d0 == gi ? 2 : 1, &node);
+        st = follow_path(s, g, route(TP_NODE_NVS, 0, TP_NODE_GPU, d0), d0 == gi ? 2 : 1, &node);
         d0++;
     } while (st == TP_OK && node && d0 < s->n_gpus);
     if (st != TP_OK)
@@ -569,23 +359,24 @@ static tp_status try_nvls(tp_search_ctx *s, tp_graph *g, int gi, int *time)
         d0--;
     } else {
         do {
-            st = follow_path(s, g, TP_NODE_GPU, d1, TP_NODE_NVS, 0, d1 == gi ? 2 : 1, &node);
+            st = follow_path(s, g, route(TP_NODE_GPU, d1, TP_NODE_NVS, 0), d1 == gi ? 2 : 1, &node);
             d1++;
         } while (st == TP_OK && node && d1 < s->n_gpus);
         if (st != TP_OK)
             return st;
         if (!node)
             d1--;
-        else if ((st = rec_gpu(s, g, NULL, s->n_gpus, -1, -1, 0, time)) != TP_OK)
+        else if ((st = channel_end(s, g, time)) != TP_OK)
             return st;
         while (d1 && st == TP_OK) {
             d1--;
-            st = follow_path(s, g, TP_NODE_GPU, d1, TP_NODE_NVS, 0, d1 == gi ? -2 : -1, &node);
+            st = follow_path(s, g, route(TP_NODE_GPU, d1, TP_NODE_NVS, 0), d1 == gi ? -2 : -1,
+                             &node);
         }
     }
     while (d0 && st == TP_OK) {
         d0--;
-        st = follow_path(s, g, TP_NODE_NVS, 0, TP_NODE_GPU, d0, d0 == gi ? -2 : -1, &node);
+        st = follow_path(s, g, route(TP_NODE_NVS, 0, TP_NODE_GPU, d0), d0 == gi ? -2 : -1, &node);
     }
     return st;
 }
@@ -598,8 +389,9 @@ static tp_status collnet_release(tp_search_ctx *s, tp_graph *g, int gi, int coun
     tp_status st = TP_OK;
     while (count && st == TP_OK) {
         count--;
-        st = to_head ? follow_path(s, g, TP_NODE_GPU, count, TP_NODE_GPU, gi, -mul, &node)
-                     : follow_path(s, g, TP_NODE_GPU, gi, TP_NODE_GPU, count, -mul, &node);
+        route_ref r = to_head ? route(TP_NODE_GPU, count, TP_NODE_GPU, gi)
+                              : route(TP_NODE_GPU, gi, TP_NODE_GPU, count);
+        st = follow_path(s, g, r, -mul, &node);
     }
     return st;
 }
@@ -612,11 +404,11 @@ static tp_status try_collnet_direct(tp_search_ctx *s, tp_graph *g, int gi, int *
     tp_status st = TP_OK;
     float mul = 1.0 / (float)(s->n_gpus - 1);
     do {
-        st = follow_path(s, g, TP_NODE_GPU, gi, TP_NODE_GPU, fwd, mul, &node);
+        st = follow_path(s, g, route(TP_NODE_GPU, gi, TP_NODE_GPU, fwd), mul, &node);
     } while (st == TP_OK && node && ++fwd < s->n_gpus);
     if (st == TP_OK && node) {
         do {
-            st = follow_path(s, g, TP_NODE_GPU, bwd, TP_NODE_GPU, gi, mul, &node);
+            st = follow_path(s, g, route(TP_NODE_GPU, bwd, TP_NODE_GPU, gi), mul, &node);
         } while (st == TP_OK && node && ++bwd < s->n_gpus);
         if (st == TP_OK && node) {
             int step = 1;
@@ -624,7 +416,7 @@ static tp_status try_collnet_direct(tp_search_ctx *s, tp_graph *g, int gi, int *
                 if (i != gi)
                     g->intra[g->n_channels * s->n_gpus + step++] =
                         s->sys->nodes[TP_NODE_GPU].nodes[i].gpu.rank;
-            st = rec_gpu(s, g, NULL, s->n_gpus, -1, -1, 0, time);
+            st = channel_end(s, g, time);
         }
         if (st == TP_OK)
             st = collnet_release(s, g, gi, bwd, mul, 1);
@@ -635,28 +427,35 @@ static tp_status try_collnet_direct(tp_search_ctx *s, tp_graph *g, int gi, int *
 }
 
 /* Pick the GPUs after `gpu` in the order the search mode dictates and try each. */
-static tp_status next_gpu_step(tp_search_ctx *s, tp_graph *g, tp_node *gpu, int gi, int step,
-                               int back_to_net, int back_to_first, int forced, int *time)
+static tp_status next_gpu_step(tp_search_ctx *s, tp_graph *g, tp_node *gpu, int step,
+                               chain_rules rules, int *time)
 {
     int next[TP_MAX_NODES], count = 1;
+    int gi = (int)(gpu - s->sys->nodes[TP_NODE_GPU].nodes);
     tp_status st = TP_OK;
-    if (forced == TP_ORDER_PCI) {
+    if (rules.forced == TP_ORDER_PCI) {
         next[0] = step + 1;
-    } else if (forced == TP_ORDER_REPLAY) {
+    } else if (rules.forced == TP_ORDER_REPLAY) {
         st = replay_gpu(s, g, step, next);
     } else {
-        int sort_net = back_to_net == -1 ? 0 : back_to_net == step + 1 ? 1 : -1;
+        int btn = rules.back_to_net;
+        int sort_net = btn == -1 ? 0 : btn == step + 1 ? 1 : -1;
         st = tp_search__next_gpus(s, g, gpu, next, &count, sort_net);
     }
-    for (int i = 0; i < count && st == TP_OK; i++)
-        st = try_gpu(s, g, step + 1, back_to_net, back_to_first, forced, time, TP_NODE_GPU, gi,
-                     next[i]);
+    for (int i = 0; i < count && st == TP_OK; i++) {
+        const gpu_try t = {.step = step + 1,
+                           .rules = rules,
+                           .from_type = TP_NODE_GPU,
+                           .from_index = gi,
+                           .gpu = next[i]};
+        st = try_gpu(s, g, &t, time);
+    }
     return st;
 }
 
-/* Close an intra-node ring: back from the last GPU to the first. */
-static tp_status close_ring(tp_search_ctx *s, tp_graph *g, int gi, int step, int back_to_net,
-                            int forced, int *time)
+/* Close an intra-node ring: back from the last GPU (index gi) to the first. */
+static tp_status close_ring(tp_search_ctx *s, tp_graph *g, int gi, int step, chain_rules rules,
+                            int *time)
 {
     int rank = g->intra[g->n_channels * s->n_gpus], p = -1;
     for (int i = 0; i < s->n_gpus && p < 0; i++)
@@ -664,49 +463,49 @@ static tp_status close_ring(tp_search_ctx *s, tp_graph *g, int gi, int step, int
             p = i;
     if (p < 0)
         return tp_fail(s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: gpu rank %d not found", rank);
+    const route_ref back = {TP_NODE_GPU, gi, TP_NODE_GPU, p};
     tp_node *first;
-    tp_status st = follow_path(s, g, TP_NODE_GPU, gi, TP_NODE_GPU, p, 1, &first);
+    tp_status st = follow_path(s, g, back, 1, &first);
     if (st != TP_OK || !first)
         return st;
-    st = rec_gpu(s, g, first, step + 1, back_to_net, -1, forced, time);
+    rules.back_to_first = -1;
+    st = rec_gpu(s, g, first, step + 1, rules, time);
     if (st != TP_OK)
         return st;
-    return follow_path(s, g, TP_NODE_GPU, gi, TP_NODE_GPU, p, -1, &first);
+    return follow_path(s, g, back, -1, &first);
 }
 
 /* NCCL 2.22.3 ncclTopoSearchRecGpu: one step of a channel, at GPU `gpu`. */
-static tp_status rec_gpu(tp_search_ctx *s, tp_graph *g, tp_node *gpu, int step, int back_to_net,
-                         int back_to_first, int forced, int *time)
+static tp_status rec_gpu(tp_search_ctx *s, tp_graph *g, tp_node *gpu, int step, chain_rules rules,
+                         int *time)
 {
     if (*time <= 0)
         return TP_OK;
     (*time)--;
     s->work++;
-    if (s->cap_left >= 0 && s->cap_left-- == 0) {
-        /* A pass that cannot save ran long: cut it (search_bound.c). */
-        s->cut = 1;
-        s->cut_left = *time;
-        *time = -1;
+    if (s->stop.after >= 0 && s->stop.after-- == 0) {
+        tp_search__stop(s, time, s->stop.why);
         return TP_OK;
     }
     if (step == s->n_gpus)
         return channel_done(s, g, time);
     g->intra[g->n_channels * s->n_gpus + step] = gpu->gpu.rank;
     int gi = (int)(gpu - s->sys->nodes[TP_NODE_GPU].nodes);
-    if (step == back_to_net) {
+    if (step == rules.back_to_net) {
         if (s->n_nets == 0)
             return TP_OK;
-        return back_to_net_step(s, g, gpu, gi, step, back_to_first, forced, time);
+        return back_to_net_step(s, g, gpu, step, rules, time);
     }
     if (g->pattern == TP_PATTERN_NVLS)
         return try_nvls(s, g, gi, time);
     if (g->pattern == TP_PATTERN_COLLNET_DIRECT)
         return try_collnet_direct(s, g, gi, time);
     if (step < s->n_gpus - 1)
-        return next_gpu_step(s, g, gpu, gi, step, back_to_net, back_to_first, forced, time);
-    if (step == back_to_first)
-        return close_ring(s, g, gi, step, back_to_net, forced, time);
-    return rec_gpu(s, g, gpu, s->n_gpus, -1, -1, forced, time);
+        return next_gpu_step(s, g, gpu, step, rules, time);
+    if (step == rules.back_to_first)
+        return close_ring(s, g, gi, step, rules, time);
+    const chain_rules end = {.back_to_net = -1, .back_to_first = -1, .forced = rules.forced};
+    return rec_gpu(s, g, gpu, s->n_gpus, end, time);
 }
 
 /* Take (sign 1) or give back (sign -1) bw on every NET of the same NIC port. */
@@ -716,31 +515,32 @@ static void net_port_bw(tp_search_ctx *s, const tp_node *net, int bw, int sign)
     int n = (int)(net - nets);
     for (int k = s->port_first[n]; k < s->port_first[n + 1]; k++) {
         int i = s->port_nets[k];
-        if (s->milli) {
-            /* Counted, as links are (see release_milli): integer steps are exact below 2^24. */
-            nets[i].net.bw -= sign * bw;
-            s->bw_hash1 += sign * s->net_k1[i];
-            s->bw_hash2 += sign * s->net_k2[i];
-        } else {
-            set_bw(s, &nets[i].net.bw, nets[i].net.bw - sign * bw, s->net_k1[i], s->net_k2[i]);
-        }
-        if (s->shadow_alive)
-            tp_search__shadow_net_bw(s, i, sign);
+        float was = nets[i].net.bw;
+        nets[i].net.bw -= sign * bw;
+        if (s->accel && s->accel->net_bw)
+            s->accel->net_bw(s->accel_state, i, sign, was);
     }
 }
+
+/* One NET a channel starts from, in the order of the candidates (ncclTopoSearchRecNet). */
+typedef struct net_start {
+    int n;     /* the NET's index */
+    int count; /* candidate NETs */
+    chain_rules rules;
+} net_start;
 
 /*
  * NVLS / CollNet direct from a NET: only pair each NET with its local GPU as
  * a head. Returns 1 in *leak when NCCL skips a duplicate head without giving
  * the NET bandwidth back (an NCCL 2.22.3 quirk we keep).
  */
-static tp_status net_head_step(tp_search_ctx *s, tp_graph *g, int n, int net_count,
-                               const int back[2], int *found, int *leak, int *time)
+static tp_status net_head_step(tp_search_ctx *s, tp_graph *g, const net_start *ns, int *found,
+                               int *leak, int *time)
 {
     *leak = 0;
-    if (g->n_channels >= net_count)
+    if (g->n_channels >= ns->count)
         return TP_OK;
-    int gpu = s->local_gpu[n];
+    int gpu = s->local_gpu[ns->n];
     for (int c = 0; c < g->n_channels; c++) {
         if (gpu >= 0 && g->intra[c * s->n_gpus] == s->sys->nodes[TP_NODE_GPU].nodes[gpu].gpu.rank) {
             *leak = 1;
@@ -750,16 +550,21 @@ static tp_status net_head_step(tp_search_ctx *s, tp_graph *g, int n, int net_cou
     *found = 1;
     if (gpu == -1)
         return TP_OK;
-    return try_gpu(s, g, 0, back[0], back[1], 0, time, TP_NODE_NET, n, gpu);
+    const gpu_try t = {.step = 0,
+                       .rules = with_order(ns->rules, TP_ORDER_FREE),
+                       .from_type = TP_NODE_NET,
+                       .from_index = ns->n,
+                       .gpu = gpu};
+    return try_gpu(s, g, &t, time);
 }
 
-/* The GPUs closest to the NET (best bw, then fewest hops), or none if too slow. */
-static tp_status try_local_gpus(tp_search_ctx *s, tp_graph *g, int n, int bw, int back_to_net,
-                                int back_to_first, int *time)
+/* The GPUs closest to NET n (best bw, then fewest hops), or none if too slow. */
+static tp_status try_local_gpus(tp_search_ctx *s, tp_graph *g, int n, chain_rules rules, int *time)
 {
+    const int bw = (int)g->bw_inter; /* NCCL keeps it in an int */
     const tp_route *paths = s->sys->nodes[TP_NODE_NET].nodes[n].paths[TP_NODE_GPU];
     float max_bw = 0;
-    int min_hops = 0xfffffff;
+    int min_hops = INT32_MAX;
     for (int i = 0; i < s->n_gpus; i++) {
         if (paths[i].bw > max_bw) {
             max_bw = paths[i].bw;
@@ -768,70 +573,79 @@ static tp_status try_local_gpus(tp_search_ctx *s, tp_graph *g, int n, int bw, in
             min_hops = paths[i].count;
         }
     }
-    if (s->shadow_alive)
-        tp_search__shadow_local_test(s, max_bw, max_bw >= bw);
+    if (s->accel && s->accel->bw_test)
+        s->accel->bw_test(s->accel_state, -1, max_bw, max_bw >= bw);
     if (!(max_bw >= bw))
         return TP_OK;
     tp_status st = TP_OK;
     for (int i = 0; i < s->n_gpus && st == TP_OK; i++) {
         int gi = (g->n_channels + i) % s->n_gpus;
-        if (paths[gi].bw == max_bw && paths[gi].count == min_hops)
-            st = try_gpu(s, g, 0, back_to_net, back_to_first, 0, time, TP_NODE_NET, n, gi);
+        if (paths[gi].bw == max_bw && paths[gi].count == min_hops) {
+            const gpu_try t = {.step = 0,
+                               .rules = with_order(rules, TP_ORDER_FREE),
+                               .from_type = TP_NODE_NET,
+                               .from_index = n,
+                               .gpu = gi};
+            st = try_gpu(s, g, &t, time);
+        }
     }
     return st;
 }
 
 /* Start a ring/tree channel at NET n: replay, PCI order, then the closest GPUs. */
-static tp_status net_chain_step(tp_search_ctx *s, tp_graph *g, int n, int back_to_net,
-                                int back_to_first, int *time)
+static tp_status net_chain_step(tp_search_ctx *s, tp_graph *g, int n, chain_rules rules, int *time)
 {
     tp_status st = TP_OK;
     if (g->n_channels > 0) {
         int gi;
         if ((st = replay_gpu(s, g, -1, &gi)) != TP_OK)
             return st;
-        st =
-            try_gpu(s, g, 0, back_to_net, back_to_first, TP_ORDER_REPLAY, time, TP_NODE_NET, n, gi);
-        if (st != TP_OK)
+        const gpu_try t = {.step = 0,
+                           .rules = with_order(rules, TP_ORDER_REPLAY),
+                           .from_type = TP_NODE_NET,
+                           .from_index = n,
+                           .gpu = gi};
+        if ((st = try_gpu(s, g, &t, time)) != TP_OK)
             return st;
     }
     if (g->n_channels != 0 && g->same_channels != 0)
         return TP_OK;
-    /* Starting afresh reads the previous channel only for crossNic's odd channels. */
-    int c = g->n_channels;
-    uint64_t extra = g->cross_nic && (c & 1) ? (uint64_t)g->inter[(c - 1) * 2] : 0;
-    return memo_sub(s, g, SUB_FREE_NET, n, extra, time);
+    return sub_search(s, g, TP_SUB_FREE_NET, n, time);
 }
 
 /* Channel from scratch at NET n: PCI order first (channel 0), then the closest GPUs. */
 static tp_status free_net(tp_search_ctx *s, tp_graph *g, int n, int *time)
 {
-    int back_to_net, back_to_first, bw = (int)g->bw_inter;
-    search_params(s, g->pattern, &back_to_net, &back_to_first);
+    chain_rules rules = search_params(s, g->pattern, TP_ORDER_FREE);
     tp_status st = TP_OK;
-    if (s->cut)
-        return TP_OK; /* its own budget would run on, saving nothing */
+    if (s->stop.stopped)
+        return TP_OK; /* its own budget would run on, with no effect on the stopped pass */
     if (g->n_channels == 0 && s->sys->nodes[TP_NODE_NVS].count == 0) {
         /* A reference in PCI order, on its own small budget. */
         int t = TP_SEARCH_TIMEOUT_PCI_ORDER;
-        st = try_gpu(s, g, 0, back_to_net, back_to_first, TP_ORDER_PCI, &t, TP_NODE_NET, n, 0);
+        const gpu_try pci = {.step = 0,
+                             .rules = with_order(rules, TP_ORDER_PCI),
+                             .from_type = TP_NODE_NET,
+                             .from_index = n,
+                             .gpu = 0};
+        st = try_gpu(s, g, &pci, &t);
         if (st != TP_OK)
             return st;
-        if (s->cut && t == -1)
-            s->cut_left = *time; /* cut on its own budget: the pass's is what it had left */
+        if (s->stop.stopped && t == -1)
+            s->stop.left = *time; /* stopped on its own budget: the pass's is what it had left */
         if (t == -1)
             *time = -1;
     }
-    return try_local_gpus(s, g, n, bw, back_to_net, back_to_first, time);
+    return try_local_gpus(s, g, n, rules, time);
 }
 
-static int net_may_open(tp_search_ctx *s, const tp_graph *g, int n, int bw)
+int tp_search__net_may_open(tp_search_ctx *s, const tp_graph *g, int n, int bw)
 {
     const tp_node *net = &s->sys->nodes[TP_NODE_NET].nodes[n];
     if (g->coll_net && net->net.coll_support == 0)
         return 0;
-    if (s->shadow_alive)
-        tp_search__shadow_net_test(s, n, net->net.bw < bw);
+    if (s->accel && s->accel->bw_test)
+        s->accel->bw_test(s->accel_state, n, net->net.bw, !(net->net.bw < bw));
     if (net->net.bw < bw)
         return 0;
     if (g->cross_nic && (g->n_channels & 1) && net->id != g->inter[(g->n_channels - 1) * 2 + 1])
@@ -840,8 +654,7 @@ static int net_may_open(tp_search_ctx *s, const tp_graph *g, int n, int bw)
 }
 
 /* NCCL 2.22.3 ncclTopoSearchRecNet: start the next channel at each candidate NET. */
-static tp_status rec_net(tp_search_ctx *s, tp_graph *g, int back_to_net, int back_to_first,
-                         int *time)
+static tp_status rec_net(tp_search_ctx *s, tp_graph *g, chain_rules rules, int *time)
 {
     const int bw = (int)g->bw_inter; /* NCCL keeps it in an int */
     int count, found = 0;
@@ -853,17 +666,18 @@ static tp_status rec_net(tp_search_ctx *s, tp_graph *g, int back_to_net, int bac
             continue;
         int n = list[(g->n_channels + i) % count];
         tp_node *net = &s->sys->nodes[TP_NODE_NET].nodes[n];
-        if (!net_may_open(s, g, n, bw))
+        if (!tp_search__net_may_open(s, g, n, bw))
             continue;
         g->inter[g->n_channels * 2] = net->id;
         s->start_net[g->n_channels] = n;
         g->latency_inter = net->net.latency;
         net_port_bw(s, net, bw, 1);
-        int leak = 0, back[2] = {back_to_net, back_to_first};
+        int leak = 0;
+        const net_start ns = {.n = n, .count = count, .rules = rules};
         if (heads)
-            st = net_head_step(s, g, n, count, back, &found, &leak, time);
+            st = net_head_step(s, g, &ns, &found, &leak, time);
         else
-            st = net_chain_step(s, g, n, back_to_net, back_to_first, time);
+            st = net_chain_step(s, g, n, rules, time);
         if (!leak)
             net_port_bw(s, net, bw, -1);
     }
@@ -872,38 +686,68 @@ static tp_status rec_net(tp_search_ctx *s, tp_graph *g, int back_to_net, int bac
 
 tp_status tp_search__rec(tp_search_ctx *s, tp_graph *g, int *time)
 {
-    int btn, btf;
-    search_params(s, g->pattern, &btn, &btf);
+    chain_rules rules = search_params(s, g->pattern, TP_ORDER_FREE);
     if (s->n_nets) {
         /* NCCL 2.22.3 ignores the status of ncclTopoSearchRecNet; we don't. */
-        return rec_net(s, g, btn, btf, time);
+        return rec_net(s, g, rules, time);
     }
-    if (g->pattern == TP_PATTERN_NVLS)
-        return try_gpu(s, g, 0, btn, btf, 0, time, -1, -1, g->n_channels);
+    gpu_try t = {.step = 0, .rules = rules, .from_type = -1, .from_index = -1, .gpu = 0};
+    if (g->pattern == TP_PATTERN_NVLS) {
+        t.gpu = g->n_channels;
+        return try_gpu(s, g, &t, time);
+    }
     tp_status st;
     if (g->n_channels == 0) {
-        st = try_gpu(s, g, 0, btn, btf, TP_ORDER_PCI, time, -1, -1, 0);
+        t.rules.forced = TP_ORDER_PCI;
+        st = try_gpu(s, g, &t, time);
     } else {
-        int gi;
-        if ((st = replay_gpu(s, g, -1, &gi)) != TP_OK)
+        if ((st = replay_gpu(s, g, -1, &t.gpu)) != TP_OK)
             return st;
-        st = try_gpu(s, g, 0, btn, btf, TP_ORDER_REPLAY, time, -1, -1, gi);
+        t.rules.forced = TP_ORDER_REPLAY;
+        st = try_gpu(s, g, &t, time);
     }
     if (st != TP_OK || (g->same_channels != 0 && g->n_channels != 0))
         return st;
-    /* Starting afresh does not read the previous channel. */
-    return memo_sub(s, g, SUB_FREE_INTRA, 0, 0, time);
+    return sub_search(s, g, TP_SUB_FREE_INTRA, 0, time);
 }
 
 /* Channel from scratch, intra-node: from every GPU in turn. */
 static tp_status free_intra(tp_search_ctx *s, tp_graph *g, int *time)
 {
-    int btn, btf;
-    search_params(s, g->pattern, &btn, &btf);
+    gpu_try t = {.step = 0,
+                 .rules = search_params(s, g->pattern, TP_ORDER_FREE),
+                 .from_type = -1,
+                 .from_index = -1};
     tp_status st = TP_OK;
-    for (int gi = 0; gi < s->n_gpus && st == TP_OK; gi++)
-        st = try_gpu(s, g, 0, btn, btf, 0, time, -1, -1, gi);
+    for (t.gpu = 0; t.gpu < s->n_gpus && st == TP_OK; t.gpu++)
+        st = try_gpu(s, g, &t, time);
     return st;
+}
+
+void tp_search__hooks(tp_search_ctx *s, const tp_search_accel_ops *ops)
+{
+    s->accel = ops;
+}
+
+void tp_search__stop(tp_search_ctx *s, int *time, const char *why)
+{
+    s->stop.stopped = 1;
+    s->stop.left = *time;
+    s->stop.why = why;
+    *time = -1;
+}
+
+void tp_search__stop_after(tp_search_ctx *s, int steps, const char *why)
+{
+    s->stop.after = steps;
+    s->stop.why = why;
+}
+
+int tp_search__stopped(const tp_search_ctx *s, int *left)
+{
+    if (left)
+        *left = s->stop.left;
+    return s->stop.stopped;
 }
 
 void tp_search__copy_graph(tp_graph *dst, const tp_graph *src, int n_gpus)

@@ -4,8 +4,8 @@
  * already saved (say 4 x 12 GB/s saved, then a pass at 10 GB/s with four
  * 100G NICs: at most 4 channels). Such a pass, or the rest of a pass once its
  * best graph can no longer be beaten, has one effect left: the steps it takes
- * from the global budget. The ladder (search.c) cuts it short and settles
- * those steps only if the global budget check ever depends on them.
+ * from the global budget. It is cut short (tp_search__stop) and those steps
+ * are settled only if the ladder's global budget check ever depends on them.
  *
  * The bound on the channels of any graph a pass can build, from the link and
  * NET values at its start (milli mode, where values are exact):
@@ -23,7 +23,7 @@
  * (ncclTopoCompareGraphs); c channels have at least c times the fewest hops
  * a channel can have, which rules ties out.
  */
-#include "search/search_int.h"
+#include "search/accel/accel.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -31,27 +31,27 @@
 /* No bound from this GPU (some route into it has no hop to count). */
 #define UNBOUNDED INT32_MAX
 
-static void add_entry_link(tp_search_ctx *s, int g, const tp_cpath *cp)
+static void add_entry_link(tp_accel *a, int g, const tp_cpath *cp)
 {
     if (cp->count == 0) {
-        s->bound_open[g] = 1;
+        a->bound.open[g] = 1;
         return;
     }
-    int li = cp->hops[cp->count - 1].li;
-    int *links = s->bound_links + (size_t)g * (size_t)s->bound_width;
-    for (int i = 0; i < s->bound_count[g]; i++)
+    int li = tp_accel__mhop(a, &cp->hops[cp->count - 1])->li;
+    int *links = a->bound.links + (size_t)g * (size_t)a->bound.width;
+    for (int i = 0; i < a->bound.count[g]; i++)
         if (links[i] == li)
             return;
-    if (s->bound_count[g] < s->bound_width)
-        links[s->bound_count[g]++] = li;
+    if (a->bound.count[g] < a->bound.width)
+        links[a->bound.count[g]++] = li;
     else
-        s->bound_open[g] = 1;
+        a->bound.open[g] = 1;
 }
 
-static int min_route_hops(const tp_search_ctx *s, int from, int to)
+static int min_route_hops(const tp_accel *a, int from, int to)
 {
-    const tp_cpath *cp = s->routes[from][to];
-    int n1 = s->sys->nodes[from].count, n2 = s->sys->nodes[to].count, best = INT32_MAX;
+    const tp_cpath *cp = a->s->routes[from][to];
+    int n1 = a->s->sys->nodes[from].count, n2 = a->s->sys->nodes[to].count, best = INT32_MAX;
     for (int i = 0; cp && i < n1; i++)
         for (int j = 0; j < n2; j++)
             if (!(from == to && i == j) && cp[i * n2 + j].count < best)
@@ -60,16 +60,16 @@ static int min_route_hops(const tp_search_ctx *s, int from, int to)
 }
 
 /* The fewest hops of a route from side to the other GPUs, and back (hops[0], hops[1]). */
-static void crossing_hops(const tp_search_ctx *s, uint64_t side, int *hops)
+static void crossing_hops(const tp_accel *a, uint64_t side, int *hops)
 {
-    int n = s->n_gpus;
+    int n = a->s->n_gpus;
     hops[0] = hops[1] = INT32_MAX;
     for (int g = 0; g < n; g++) {
         for (int h = 0; h < n; h++) {
             int dir = (side >> g) & 1 ? 0 : 1;
             if (((side >> g) & 1) == ((side >> h) & 1))
                 continue;
-            int count = s->routes[TP_NODE_GPU][TP_NODE_GPU][g * n + h].count;
+            int count = a->s->routes[TP_NODE_GPU][TP_NODE_GPU][g * n + h].count;
             if (count < hops[dir])
                 hops[dir] = count;
         }
@@ -79,16 +79,17 @@ static void crossing_hops(const tp_search_ctx *s, uint64_t side, int *hops)
 static int popcount64(uint64_t v);
 
 /* Bridge indices by side size, smallest first (stable): the order disjoint sides are picked in. */
-static tp_status order_bridges(tp_search_ctx *s)
+static tp_status order_bridges(tp_accel *a)
 {
-    s->bridge_order = malloc((size_t)(s->n_bridges ? s->n_bridges : 1) * sizeof(int));
-    if (!s->bridge_order)
+    a->bound.bridge_order =
+        malloc((size_t)(a->bound.n_bridges ? a->bound.n_bridges : 1) * sizeof(int));
+    if (!a->bound.bridge_order)
         return TP_ERR_NOMEM;
     int k = 0;
-    for (int size = 1; size <= s->n_gpus; size++)
-        for (int i = 0; i < s->n_bridges; i++)
-            if (popcount64(s->bridge_side[i]) == size)
-                s->bridge_order[k++] = i;
+    for (int size = 1; size <= a->s->n_gpus; size++)
+        for (int i = 0; i < a->bound.n_bridges; i++)
+            if (popcount64(a->bound.bridge_side[i]) == size)
+                a->bound.bridge_order[k++] = i;
     return TP_OK;
 }
 
@@ -98,19 +99,20 @@ static tp_status order_bridges(tp_search_ctx *s)
  * switches). A channel leaves each of those sides by a step of its own, so
  * it takes the hub k times (a chain k - 1 times).
  */
-static tp_status find_hubs(tp_search_ctx *s, const uint64_t *reach, uint64_t all)
+static tp_status find_hubs(tp_accel *a, const uint64_t *reach, uint64_t all)
 {
-    int n = s->n_gpus;
-    s->hub_link = malloc((size_t)(s->n_bridges ? s->n_bridges : 1) * sizeof(int));
-    s->hub_sides = malloc((size_t)(s->n_bridges ? s->n_bridges : 1) * sizeof(int));
-    if (!s->hub_link || !s->hub_sides)
+    int n = a->s->n_gpus;
+    a->bound.hub_link = malloc((size_t)(a->bound.n_bridges ? a->bound.n_bridges : 1) * sizeof(int));
+    a->bound.hub_sides =
+        malloc((size_t)(a->bound.n_bridges ? a->bound.n_bridges : 1) * sizeof(int));
+    if (!a->bound.hub_link || !a->bound.hub_sides)
         return TP_ERR_NOMEM;
-    for (int b = 0; b < s->n_bridges; b++) {
-        const uint64_t *row = reach + (size_t)s->bridge_link[b] * (size_t)n;
+    for (int b = 0; b < a->bound.n_bridges; b++) {
+        const uint64_t *row = reach + (size_t)a->bound.bridge_link[b] * (size_t)n;
         uint64_t taken = 0;
         int k = 0;
-        for (int j = 0; j < s->n_bridges; j++) {
-            uint64_t side = s->bridge_side[s->bridge_order[j]], other = all & ~side;
+        for (int j = 0; j < a->bound.n_bridges; j++) {
+            uint64_t side = a->bound.bridge_side[a->bound.bridge_order[j]], other = all & ~side;
             if (side & taken)
                 continue;
             int all_out = 1;
@@ -123,8 +125,8 @@ static tp_status find_hubs(tp_search_ctx *s, const uint64_t *reach, uint64_t all
             }
         }
         if (k >= 2) {
-            s->hub_link[s->n_hubs] = s->bridge_link[b];
-            s->hub_sides[s->n_hubs++] = k;
+            a->bound.hub_link[a->bound.n_hubs] = a->bound.bridge_link[b];
+            a->bound.hub_sides[a->bound.n_hubs++] = k;
         }
     }
     return TP_OK;
@@ -136,27 +138,30 @@ static tp_status find_hubs(tp_search_ctx *s, const uint64_t *reach, uint64_t all
  * A channel visits GPUs of both sides, so some step of it crosses over a
  * bridge of X or over one of the other side; a closed ring crosses both ways.
  */
-static tp_status find_bridges(tp_search_ctx *s)
+static tp_status find_bridges(tp_accel *a)
 {
-    int n = s->n_gpus;
+    int n = a->s->n_gpus;
     if (n < 2 || n > 64)
         return TP_OK;
     uint64_t all = n == 64 ? ~0ULL : (1ULL << n) - 1;
-    uint64_t *reach = calloc((size_t)s->n_links * (size_t)n, sizeof(*reach));
-    s->bridge_link = malloc((size_t)(s->n_links ? s->n_links : 1) * sizeof(int));
-    s->bridge_side = malloc((size_t)(s->n_links ? s->n_links : 1) * sizeof(uint64_t));
-    s->bridge_hops = malloc((size_t)(s->n_links ? s->n_links : 1) * 2 * sizeof(int));
-    if (!reach || !s->bridge_link || !s->bridge_side || !s->bridge_hops) {
+    uint64_t *reach = calloc((size_t)a->milli.n_links * (size_t)n, sizeof(*reach));
+    a->bound.bridge_link = malloc((size_t)(a->milli.n_links ? a->milli.n_links : 1) * sizeof(int));
+    a->bound.bridge_side =
+        malloc((size_t)(a->milli.n_links ? a->milli.n_links : 1) * sizeof(uint64_t));
+    a->bound.bridge_hops =
+        malloc((size_t)(a->milli.n_links ? a->milli.n_links : 1) * 2 * sizeof(int));
+    if (!reach || !a->bound.bridge_link || !a->bound.bridge_side || !a->bound.bridge_hops) {
         free(reach);
         return TP_ERR_NOMEM;
     }
     for (int g = 0; g < n; g++)
         for (int h = 0; h < n; h++) {
-            const tp_cpath *cp = &s->routes[TP_NODE_GPU][TP_NODE_GPU][g * n + h];
+            const tp_cpath *cp = &a->s->routes[TP_NODE_GPU][TP_NODE_GPU][g * n + h];
             for (int k = 0; g != h && k < cp->count; k++)
-                reach[(size_t)cp->hops[k].li * (size_t)n + (size_t)g] |= 1ULL << h;
+                reach[(size_t)tp_accel__mhop(a, &cp->hops[k])->li * (size_t)n + (size_t)g] |= 1ULL
+                                                                                              << h;
         }
-    for (int l = 0; l < s->n_links; l++) {
+    for (int l = 0; l < a->milli.n_links; l++) {
         const uint64_t *row = reach + (size_t)l * (size_t)n;
         uint64_t side = 0;
         for (int g = 0; g < n; g++)
@@ -168,80 +173,83 @@ static tp_status find_bridges(tp_search_ctx *s)
             if (((side >> g) & 1) && (row[g] & other) != other)
                 complete = 0;
         if (complete) {
-            s->bridge_link[s->n_bridges] = l;
-            s->bridge_side[s->n_bridges] = side;
-            crossing_hops(s, side, &s->bridge_hops[2 * s->n_bridges]);
-            s->n_bridges++;
+            a->bound.bridge_link[a->bound.n_bridges] = l;
+            a->bound.bridge_side[a->bound.n_bridges] = side;
+            crossing_hops(a, side, &a->bound.bridge_hops[2 * a->bound.n_bridges]);
+            a->bound.n_bridges++;
         }
     }
-    tp_status st = order_bridges(s);
+    tp_status st = order_bridges(a);
     if (st == TP_OK)
-        st = find_hubs(s, reach, all);
+        st = find_hubs(a, reach, all);
     free(reach);
     return st;
 }
 
-static void crossing_extra(tp_search_ctx *s);
+static void crossing_extra(tp_accel *a);
 
-tp_status tp_search__bound_init(tp_search_ctx *s, tp_error *err)
+tp_status tp_accel__bound_init(tp_accel *a, tp_error *err)
 {
-    int n = s->n_gpus > 0 ? s->n_gpus : 1;
-    s->bound_width = s->n_gpus + s->n_nets;
-    s->bound_links =
-        malloc((size_t)n * (size_t)(s->bound_width ? s->bound_width : 1) * sizeof(int));
-    s->bound_count = calloc((size_t)n, sizeof(int));
-    s->bound_open = calloc((size_t)n, sizeof(unsigned char));
-    if (!s->bound_links || !s->bound_count || !s->bound_open)
+    int n = a->s->n_gpus > 0 ? a->s->n_gpus : 1;
+    a->bound.width = a->s->n_gpus + a->s->n_nets;
+    a->bound.links =
+        malloc((size_t)n * (size_t)(a->bound.width ? a->bound.width : 1) * sizeof(int));
+    a->bound.count = calloc((size_t)n, sizeof(int));
+    a->bound.open = calloc((size_t)n, sizeof(unsigned char));
+    if (!a->bound.links || !a->bound.count || !a->bound.open)
         return tp_fail_nomem(err);
-    for (int g = 0; g < s->n_gpus; g++) {
-        for (int i = 0; i < s->n_gpus; i++)
+    for (int g = 0; g < a->s->n_gpus; g++) {
+        for (int i = 0; i < a->s->n_gpus; i++)
             if (i != g)
-                add_entry_link(s, g, &s->routes[TP_NODE_GPU][TP_NODE_GPU][i * s->n_gpus + g]);
-        for (int i = 0; i < s->n_nets; i++)
-            add_entry_link(s, g, &s->routes[TP_NODE_NET][TP_NODE_GPU][i * s->n_gpus + g]);
+                add_entry_link(a, g, &a->s->routes[TP_NODE_GPU][TP_NODE_GPU][i * a->s->n_gpus + g]);
+        for (int i = 0; i < a->s->n_nets; i++)
+            add_entry_link(a, g, &a->s->routes[TP_NODE_NET][TP_NODE_GPU][i * a->s->n_gpus + g]);
     }
-    if (find_bridges(s) != TP_OK)
+    if (find_bridges(a) != TP_OK)
         return tp_fail_nomem(err);
-    s->hops_gpu_gpu = min_route_hops(s, TP_NODE_GPU, TP_NODE_GPU);
-    crossing_extra(s);
-    s->hops_net_gpu = s->n_nets ? min_route_hops(s, TP_NODE_NET, TP_NODE_GPU) : 0;
-    s->hops_gpu_net = s->n_nets ? min_route_hops(s, TP_NODE_GPU, TP_NODE_NET) : 0;
+    a->bound.hops_gpu_gpu = min_route_hops(a, TP_NODE_GPU, TP_NODE_GPU);
+    crossing_extra(a);
+    a->bound.hops_net_gpu = a->s->n_nets ? min_route_hops(a, TP_NODE_NET, TP_NODE_GPU) : 0;
+    a->bound.hops_gpu_net = a->s->n_nets ? min_route_hops(a, TP_NODE_GPU, TP_NODE_NET) : 0;
     return TP_OK;
 }
 
-void tp_search__bound_free(tp_search_ctx *s)
+void tp_accel__bound_free(tp_accel *a)
 {
-    free(s->bound_links);
-    free(s->bound_count);
-    free(s->bound_open);
-    free(s->bridge_link);
-    free(s->bridge_side);
-    free(s->bridge_hops);
-    s->bridge_hops = NULL;
-    free(s->hub_link);
-    free(s->hub_sides);
-    free(s->bridge_order);
-    s->bridge_order = NULL;
-    s->hub_link = s->hub_sides = NULL;
-    s->n_hubs = 0;
-    s->bound_links = s->bound_count = s->bridge_link = NULL;
-    s->bound_open = NULL;
-    s->bridge_side = NULL;
-    s->n_bridges = 0;
+    free(a->bound.links);
+    free(a->bound.count);
+    free(a->bound.open);
+    free(a->bound.bridge_link);
+    free(a->bound.bridge_side);
+    free(a->bound.bridge_hops);
+    a->bound.bridge_hops = NULL;
+    free(a->bound.hub_link);
+    free(a->bound.hub_sides);
+    free(a->bound.bridge_order);
+    a->bound.bridge_order = NULL;
+    a->bound.hub_link = a->bound.hub_sides = NULL;
+    a->bound.n_hubs = 0;
+    a->bound.links = a->bound.count = a->bound.bridge_link = NULL;
+    a->bound.open = NULL;
+    a->bound.bridge_side = NULL;
+    a->bound.n_bridges = 0;
+    free(a->bound.cuts);
+    a->bound.cuts = NULL;
+    a->bound.n_cuts = a->bound.cuts_cap = 0;
 }
 
 /* Channels the NET port groups can start: sum of floor(max NET bw / bw). */
-static int64_t net_bound(const tp_search_ctx *s, int bw)
+static int64_t net_bound(const tp_accel *a, int bw)
 {
-    if (s->n_nets == 0 || bw <= 0)
+    if (a->s->n_nets == 0 || bw <= 0)
         return INT64_MAX;
-    const tp_node *nets = s->sys->nodes[TP_NODE_NET].nodes;
+    const tp_node *nets = a->s->sys->nodes[TP_NODE_NET].nodes;
     int64_t total = 0;
-    for (int n = 0; n < s->n_nets; n++) {
+    for (int n = 0; n < a->s->n_nets; n++) {
         float max_bw = 0;
         int first = 1;
-        for (int k = s->port_first[n]; k < s->port_first[n + 1]; k++) {
-            int i = s->port_nets[k];
+        for (int k = a->s->port_first[n]; k < a->s->port_first[n + 1]; k++) {
+            int i = a->s->port_nets[k];
             first &= i >= n; /* count each group once, at its lowest index */
             if (nets[i].net.bw > max_bw)
                 max_bw = nets[i].net.bw;
@@ -253,15 +261,15 @@ static int64_t net_bound(const tp_search_ctx *s, int bw)
 }
 
 /* Channels that can enter GPU g: sum over its entry links of floor(value / a_min). */
-static int64_t gpu_bound(const tp_search_ctx *s, int g, int32_t a_min)
+static int64_t gpu_bound(const tp_accel *a, int g, int32_t a_min)
 {
-    if (s->bound_open[g])
+    if (a->bound.open[g])
         return UNBOUNDED;
-    const int *links = s->bound_links + (size_t)g * (size_t)s->bound_width;
+    const int *links = a->bound.links + (size_t)g * (size_t)a->bound.width;
     int64_t total = 0;
-    for (int i = 0; i < s->bound_count[g]; i++)
-        if (s->link_m[links[i]] > 0)
-            total += s->link_m[links[i]] / a_min;
+    for (int i = 0; i < a->bound.count[g]; i++)
+        if (a->milli.link_m[links[i]] > 0)
+            total += a->milli.link_m[links[i]] / a_min;
     return total;
 }
 
@@ -269,10 +277,10 @@ static int64_t gpu_bound(const tp_search_ctx *s, int g, int32_t a_min)
  * The smallest amount a route into a GPU takes: bw_intra from a GPU, and
  * bw_inter from a NET (the halved Balanced Tree amount only leaves to NETs).
  */
-static int32_t smallest_entry(const tp_search_ctx *s, const tp_amount *amounts)
+static int32_t smallest_entry(const tp_accel *a, const tp_amount *amounts)
 {
     int32_t intra = amounts[0].v[0], inter = amounts[1].v[0];
-    return s->n_nets && inter < intra ? inter : intra;
+    return a->s->n_nets && inter < intra ? inter : intra;
 }
 
 /*
@@ -280,14 +288,14 @@ static int32_t smallest_entry(const tp_search_ctx *s, const tp_amount *amounts)
  * every GPU (but the first of a NET-less tree: then any two GPUs together
  * bound it), and all GPUs together take `entries` routes per channel.
  */
-static int64_t gpus_bound(const tp_search_ctx *s, const tp_graph *g, const tp_amount *amounts)
+static int64_t gpus_bound(const tp_accel *a, const tp_graph *g, const tp_amount *amounts)
 {
-    int32_t a_min = smallest_entry(s, amounts);
-    if (s->n_gpus < 2 || a_min <= 0)
+    int32_t a_min = smallest_entry(a, amounts);
+    if (a->s->n_gpus < 2 || a_min <= 0)
         return INT64_MAX;
     int64_t lo1 = INT64_MAX, lo2 = INT64_MAX, sum = 0;
-    for (int i = 0; i < s->n_gpus; i++) {
-        int64_t b = gpu_bound(s, i, a_min);
+    for (int i = 0; i < a->s->n_gpus; i++) {
+        int64_t b = gpu_bound(a, i, a_min);
         sum = b == UNBOUNDED || sum == INT64_MAX ? INT64_MAX : sum + b;
         if (b < lo1) {
             lo2 = lo1;
@@ -296,37 +304,39 @@ static int64_t gpus_bound(const tp_search_ctx *s, const tp_graph *g, const tp_am
             lo2 = b;
         }
     }
-    int all_entered = s->n_nets > 0 || g->pattern == TP_PATTERN_RING;
+    int all_entered = a->s->n_nets > 0 || g->pattern == TP_PATTERN_RING;
     int64_t bound = all_entered ? lo1 : lo2 == INT64_MAX ? INT64_MAX : lo1 + lo2;
-    int64_t entries = all_entered ? s->n_gpus : s->n_gpus - 1;
+    int64_t entries = all_entered ? a->s->n_gpus : a->s->n_gpus - 1;
     if (sum != INT64_MAX && sum / entries < bound)
         bound = sum / entries;
     return bound;
 }
 
 /* Channels the bridges and hubs let through (see find_bridges, find_hubs). */
-static int64_t bridges_bound(const tp_search_ctx *s, const tp_graph *g, const tp_amount *amounts)
+static int64_t bridges_bound(const tp_accel *a, const tp_graph *g, const tp_amount *amounts)
 {
-    int32_t a = amounts[0].v[0]; /* GPU to GPU routes take bw_intra, or more */
+    int32_t am = amounts[0].v[0]; /* GPU to GPU routes take bw_intra, or more */
     int64_t bound = INT64_MAX;
-    int closed = s->n_nets == 0 && g->pattern == TP_PATTERN_RING;
-    uint64_t all = s->n_gpus == 64 ? ~0ULL : (1ULL << s->n_gpus) - 1;
-    for (int i = 0; i < s->n_hubs && a > 0; i++) {
-        int32_t m = s->link_m[s->hub_link[i]];
-        int64_t takes = closed ? s->hub_sides[i] : s->hub_sides[i] - 1;
-        int64_t cap = m > 0 ? m / a / takes : 0;
+    int closed = a->s->n_nets == 0 && g->pattern == TP_PATTERN_RING;
+    uint64_t all = a->s->n_gpus == 64 ? ~0ULL : (1ULL << a->s->n_gpus) - 1;
+    for (int i = 0; i < a->bound.n_hubs && am > 0; i++) {
+        int32_t m = a->milli.link_m[a->bound.hub_link[i]];
+        int64_t takes = closed ? a->bound.hub_sides[i] : a->bound.hub_sides[i] - 1;
+        int64_t cap = m > 0 ? m / am / takes : 0;
         if (cap < bound)
             bound = cap;
     }
-    for (int i = 0; i < s->n_bridges && a > 0; i++) {
-        int64_t cap = s->link_m[s->bridge_link[i]] / a;
-        if (s->link_m[s->bridge_link[i]] < 0)
+    for (int i = 0; i < a->bound.n_bridges && am > 0; i++) {
+        int64_t cap = a->milli.link_m[a->bound.bridge_link[i]] / am;
+        if (a->milli.link_m[a->bound.bridge_link[i]] < 0)
             cap = 0;
         if (closed && cap < bound)
             bound = cap;
-        for (int j = 0; !closed && j < s->n_bridges; j++) {
-            int64_t back = s->link_m[s->bridge_link[j]] > 0 ? s->link_m[s->bridge_link[j]] / a : 0;
-            if (s->bridge_side[j] == (all & ~s->bridge_side[i]) && cap + back < bound)
+        for (int j = 0; !closed && j < a->bound.n_bridges; j++) {
+            int64_t back = a->milli.link_m[a->bound.bridge_link[j]] > 0
+                               ? a->milli.link_m[a->bound.bridge_link[j]] / am
+                               : 0;
+            if (a->bound.bridge_side[j] == (all & ~a->bound.bridge_side[i]) && cap + back < bound)
                 bound = cap + back;
         }
     }
@@ -334,13 +344,13 @@ static int64_t bridges_bound(const tp_search_ctx *s, const tp_graph *g, const tp
 }
 
 /* At most this many channels in any graph of a pass of g reserving `amounts`. */
-static int channel_bound(const tp_search_ctx *s, const tp_graph *g, const tp_amount *amounts)
+static int channel_bound(const tp_accel *a, const tp_graph *g, const tp_amount *amounts)
 {
     int64_t bound = g->max_channels;
-    int64_t bb = bridges_bound(s, g, amounts);
+    int64_t bb = bridges_bound(a, g, amounts);
     if (bb < bound)
         bound = bb;
-    int64_t nb = net_bound(s, (int)g->bw_inter), gb = gpus_bound(s, g, amounts);
+    int64_t nb = net_bound(a, (int)g->bw_inter), gb = gpus_bound(a, g, amounts);
     if (nb < bound)
         bound = nb;
     if (gb < bound)
@@ -358,14 +368,14 @@ static int popcount64(uint64_t v)
 }
 
 /* Most disjoint bridge sides whose routes out take at least t hops (smallest sides first). */
-static int disjoint_sides(const tp_search_ctx *s, int t)
+static int disjoint_sides(const tp_accel *a, int t)
 {
     uint64_t taken = 0;
     int count = 0;
-    for (int j = 0; j < s->n_bridges; j++) {
-        int i = s->bridge_order[j];
-        if (s->bridge_hops[2 * i] >= t && !(s->bridge_side[i] & taken)) {
-            taken |= s->bridge_side[i];
+    for (int j = 0; j < a->bound.n_bridges; j++) {
+        int i = a->bound.bridge_order[j];
+        if (a->bound.bridge_hops[2 * i] >= t && !(a->bound.bridge_side[i] & taken)) {
+            taken |= a->bound.bridge_side[i];
             count++;
         }
     }
@@ -380,46 +390,45 @@ static int disjoint_sides(const tp_search_ctx *s, int t)
  * thresholds t (layer by layer). A chain may end inside a side and never
  * leave it: it is owed k - 1 such steps.
  */
-static void crossing_extra(tp_search_ctx *s)
+static void crossing_extra(tp_accel *a)
 {
-    int prev = s->hops_gpu_gpu;
-    s->cross_extra[0] = s->cross_extra[1] = 0;
+    int prev = a->bound.hops_gpu_gpu;
+    a->bound.cross_extra[0] = a->bound.cross_extra[1] = 0;
     for (;;) {
         int t = INT32_MAX;
-        for (int i = 0; i < s->n_bridges; i++)
-            if (s->bridge_hops[2 * i] > prev && s->bridge_hops[2 * i] < t)
-                t = s->bridge_hops[2 * i];
+        for (int i = 0; i < a->bound.n_bridges; i++)
+            if (a->bound.bridge_hops[2 * i] > prev && a->bound.bridge_hops[2 * i] < t)
+                t = a->bound.bridge_hops[2 * i];
         if (t == INT32_MAX)
             break;
-        int k = disjoint_sides(s, t);
-        s->cross_extra[1] += k * (t - prev);
-        s->cross_extra[0] += (k > 0 ? k - 1 : 0) * (t - prev);
+        int k = disjoint_sides(a, t);
+        a->bound.cross_extra[1] += k * (t - prev);
+        a->bound.cross_extra[0] += (k > 0 ? k - 1 : 0) * (t - prev);
         prev = t;
     }
 }
 
-static int channel_hops(const tp_search_ctx *s, const tp_graph *g)
+static int channel_hops(const tp_accel *a, const tp_graph *g)
 {
-    int closes = s->n_nets == 0 && g->pattern == TP_PATTERN_RING;
-    int steps = closes ? s->n_gpus : s->n_gpus - 1; /* GPU to GPU routes of a channel */
-    int nets = s->n_nets ? s->hops_net_gpu + s->hops_gpu_net : 0;
-    return steps * s->hops_gpu_gpu + (steps >= 2 ? s->cross_extra[closes] : 0) + nets;
+    int closes = a->s->n_nets == 0 && g->pattern == TP_PATTERN_RING;
+    int steps = closes ? a->s->n_gpus : a->s->n_gpus - 1; /* GPU to GPU routes of a channel */
+    int nets = a->s->n_nets ? a->bound.hops_net_gpu + a->bound.hops_gpu_net : 0;
+    return steps * a->bound.hops_gpu_gpu + (steps >= 2 ? a->bound.cross_extra[closes] : 0) + nets;
 }
 
-void tp_search__bound_begin(tp_search_ctx *s, const tp_graph *g, int enabled)
+void tp_accel__bound_begin(tp_accel *a, const tp_graph *g, int enabled)
 {
-    s->cut = 0;
-    s->cut_on = enabled && s->milli && !tp_search__head_pattern(g->pattern);
-    if (!s->cut_on)
+    a->bound.cut_on = enabled && a->milli.on && !tp_search__head_pattern(g->pattern);
+    if (!a->bound.cut_on)
         return;
-    s->channel_bound = channel_bound(s, g, s->amounts);
-    s->channel_hops = channel_hops(s, g);
+    a->bound.channel_bound = channel_bound(a, g, a->milli.amounts);
+    a->bound.channel_hops = channel_hops(a, g);
 }
 
 /* Whether a graph of c channels at most, each of `hops` hops at least, may beat the saved one. */
-static int beatable(const tp_search_ctx *s, const tp_graph *g, int c, int hops)
+static int beatable(const tp_accel *a, const tp_graph *g, int c, int hops)
 {
-    const tp_graph *ref = s->save;
+    const tp_graph *ref = a->s->save;
     if (c < 1 || c < g->min_channels)
         return 0;
     /* Values grow with the channel count: the largest count decides (as NCCL multiplies). */
@@ -432,16 +441,116 @@ static int beatable(const tp_search_ctx *s, const tp_graph *g, int c, int hops)
            (int64_t)c * hops < ref->n_hops;
 }
 
-int tp_search__hopeless(tp_search_ctx *s, const tp_graph *g)
+int tp_accel__hopeless(void *state, const tp_graph *g)
 {
+    tp_accel *a = state;
     tp_amount amounts[3];
-    if (!s->milli_capable || !s->link_m_ok || tp_search__head_pattern(g->pattern) ||
-        !tp_search__milli_amounts(s, g, amounts))
+    if (!(a->use & TP_ACCEL_BOUND))
         return 0;
-    return !beatable(s, g, channel_bound(s, g, amounts), channel_hops(s, g));
+    if (!a->milli.capable || !a->milli.link_m_ok || tp_search__head_pattern(g->pattern) ||
+        !tp_accel__milli_amounts(a, g, amounts))
+        return 0;
+    return !beatable(a, g, channel_bound(a, g, amounts), channel_hops(a, g));
 }
 
-int tp_search__can_beat(const tp_search_ctx *s, const tp_graph *g)
+int tp_accel__can_beat(const tp_accel *a, const tp_graph *g)
 {
-    return beatable(s, g, s->channel_bound, s->channel_hops);
+    return beatable(a, g, a->bound.channel_bound, a->bound.channel_hops);
+}
+
+void tp_accel__bound_pass_end(tp_accel *a, const tp_graph *g)
+{
+    int left;
+    a->bound.pending.left = -1;
+    if (tp_search__stopped(a->s, &left) && left >= 0) {
+        a->bound.pending.settings = tp_graph__settings(g);
+        a->bound.pending.left = left;
+    }
+}
+
+void tp_accel__bound_forget(tp_accel *a)
+{
+    a->bound.n_cuts = 0;
+    a->bound.slack = 0;
+    a->bound.pending.left = -1;
+}
+
+/*
+ * Run cut pass i again (with g's graph), exploring at most settle_cap
+ * steps (-1: all). Done: its exact steps go to the global budget and it
+ * leaves the list; cut again: what it can still have left only shrinks.
+ */
+static tp_status settle_one(tp_accel *a, tp_graph *g, size_t i, int64_t *global_timeout)
+{
+    tp_bound *b = &a->bound;
+    tp_graph__set_settings(g, &b->cuts[i].settings);
+    int time = tp_search__step_budget(g);
+    tp_search__pass_reset(a->s, g);
+    if (!tp_accel__begin(a, g))
+        return tp_fail(a->s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: cut pass not exact");
+    const tp_search_pass first = {.number = 1};
+    tp_status st = tp_accel__run_pass(a, g, &first, &time, 1);
+    int left;
+    if (st == TP_OK && tp_search__stopped(a->s, &left)) {
+        left = left < b->cuts[i].left ? left : b->cuts[i].left;
+        b->slack -= b->cuts[i].left - left;
+        b->cuts[i].left = left;
+        return TP_OK;
+    }
+    if (st == TP_OK && time < 0)
+        return tp_fail(a->s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: cut pass saved");
+    *global_timeout += time;
+    b->slack -= b->cuts[i].left;
+    b->cuts[i] = b->cuts[--b->n_cuts];
+    return st;
+}
+
+static int budget_sign_open(const tp_bound *b, int64_t global_timeout)
+{
+    return global_timeout < 0 && global_timeout + b->slack >= 0;
+}
+
+/*
+ * Settle cut passes: all of them, or until the sign of the global budget
+ * is known. Small searches settle first: every round re-runs the passes
+ * left with a larger step cap, so a pass is only run whole when it must
+ * be. They start from the same link values (milli passes give everything
+ * back) and save nothing, as when cut.
+ */
+static tp_status settle_cuts(tp_accel *a, tp_graph *g, int64_t *global_timeout, int all)
+{
+    tp_bound *b = &a->bound;
+    if (!all && !budget_sign_open(b, *global_timeout))
+        return TP_OK;
+    tp_graph_settings current = tp_graph__settings(g);
+    tp_status st = TP_OK;
+    for (int cap = all ? -1 : TP_SETTLE_FIRST_CAP; st == TP_OK && b->n_cuts;
+         cap = cap > (1 << 20) ? -1 : cap * 4) {
+        b->settle_cap = cap;
+        for (size_t i = b->n_cuts;
+             i-- > 0 && st == TP_OK && (all || budget_sign_open(b, *global_timeout));)
+            st = settle_one(a, g, i, global_timeout);
+        if (!all && !budget_sign_open(b, *global_timeout))
+            break;
+    }
+    b->settle_cap = -1;
+    tp_graph__set_settings(g, &current);
+    tp_search__event(a->s->save, TP_EV_SETTLE, "cut passes re-run for the global step budget", g);
+    return st;
+}
+
+tp_status tp_accel__bound_budget(tp_accel *a, tp_graph *g, int64_t *global_timeout, int all)
+{
+    tp_bound *b = &a->bound;
+    if (all)
+        return b->n_cuts ? settle_cuts(a, g, global_timeout, 1) : TP_OK;
+    if (b->pending.left >= 0) {
+        if (tp_grow((void **)&b->cuts, &b->cuts_cap, b->n_cuts + 1, sizeof(*b->cuts), a->s->err) !=
+            TP_OK)
+            return TP_ERR_NOMEM;
+        b->cuts[b->n_cuts++] = b->pending;
+        b->slack += b->pending.left;
+        b->pending.left = -1;
+    }
+    return settle_cuts(a, g, global_timeout, 0);
 }

@@ -16,9 +16,9 @@
  * a_min and every route into g fails: the next channel's search takes no
  * step, saves nothing and gives back all it reserved. Its one trace is the
  * NET latency it leaves in the graph (written when trying each NET), which
- * next_channel (search_rec.c) sets as NCCL would.
+ * tp_accel__dead_next_channel sets as NCCL would.
  */
-#include "search/search_int.h"
+#include "search/accel/accel.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,12 +29,12 @@ static const struct {
 } entry_kinds[] = {{TP_NODE_GPU, 0}, {TP_NODE_NVS, 0}, {TP_NODE_NET, 1}};
 
 /* Record route cp's last hop as an entry into GPU g; -2 marks GPUs entered by several links. */
-static void note_entry(tp_search_ctx *s, const tp_cpath *cp, int g, int inter)
+static void note_entry(tp_accel *a, const tp_cpath *cp, int g, int inter)
 {
     if (cp->count == 0)
         return;
-    const tp_hop *last = &cp->hops[cp->count - 1];
-    tp_entry *e = &s->entry[g];
+    const tp_mhop *last = tp_accel__mhop(a, &cp->hops[cp->count - 1]);
+    tp_entry *e = &a->dead.entry[g];
     if (e->link == -1)
         e->link = last->li;
     else if (e->link != last->li)
@@ -43,65 +43,68 @@ static void note_entry(tp_search_ctx *s, const tp_cpath *cp, int g, int inter)
 }
 
 /* Some hop other than a last hop into g takes from GPU g's entry link: g does not qualify. */
-static void check_other_uses(tp_search_ctx *s, const int *link_gpu)
+static void check_other_uses(tp_accel *a, const int *link_gpu)
 {
+    const tp_search_ctx *s = a->s;
     for (int t1 = 0; t1 < TP_NODE_TYPE_COUNT; t1++) {
         for (int t2 = 0; t2 < TP_NODE_TYPE_COUNT; t2++) {
             const tp_cpath *cp = s->routes[t1][t2];
             int n = s->sys->nodes[t1].count * s->sys->nodes[t2].count;
             for (int r = 0; cp && r < n; r++) {
                 for (int k = 0; k < cp[r].count; k++) {
-                    const tp_hop *h = &cp[r].hops[k];
+                    const tp_mhop *h = tp_accel__mhop(a, &cp[r].hops[k]);
                     int g = link_gpu[h->li];
                     int entry = t2 == TP_NODE_GPU && k == cp[r].count - 1 &&
                                 r % s->sys->nodes[t2].count == g;
                     if (g >= 0 && !entry)
-                        s->entry[g].link = -2;
+                        a->dead.entry[g].link = -2;
                     if ((h->rev_div8 || h->rev_full) && link_gpu[h->lri] >= 0)
-                        s->entry[link_gpu[h->lri]].link = -2;
+                        a->dead.entry[link_gpu[h->lri]].link = -2;
                 }
             }
         }
     }
 }
 
-tp_status tp_search__dead_init(tp_search_ctx *s, tp_error *err)
+tp_status tp_accel__dead_init(tp_accel *a, tp_error *err)
 {
-    s->dead_capable = 0;
-    if (s->n_nets == 0 || !s->milli_capable)
+    const tp_search_ctx *s = a->s;
+    tp_dead *d = &a->dead;
+    d->capable = 0;
+    if (s->n_nets == 0 || !a->milli.capable)
         return TP_OK;
-    s->entry = calloc((size_t)s->n_gpus, sizeof(*s->entry));
-    int *link_gpu = malloc((size_t)(s->n_links > 0 ? s->n_links : 1) * sizeof(int));
-    if (!s->entry || !link_gpu) {
+    d->entry = calloc((size_t)s->n_gpus, sizeof(*d->entry));
+    int *link_gpu = malloc((size_t)(a->milli.n_links > 0 ? a->milli.n_links : 1) * sizeof(int));
+    if (!d->entry || !link_gpu) {
         free(link_gpu);
         return tp_fail_nomem(err);
     }
     for (int g = 0; g < s->n_gpus; g++)
-        s->entry[g].link = -1;
+        d->entry[g].link = -1;
     for (size_t k = 0; k < ARRAY_LEN(entry_kinds); k++) {
         int from = entry_kinds[k].from, n_from = s->sys->nodes[from].count;
         for (int i = 0; s->routes[from][TP_NODE_GPU] && i < n_from; i++)
             for (int g = 0; g < s->n_gpus; g++)
-                note_entry(s, &s->routes[from][TP_NODE_GPU][i * s->n_gpus + g], g,
+                note_entry(a, &s->routes[from][TP_NODE_GPU][i * s->n_gpus + g], g,
                            entry_kinds[k].inter);
     }
-    for (int i = 0; i < s->n_links; i++)
+    for (int i = 0; i < a->milli.n_links; i++)
         link_gpu[i] = -1;
     for (int g = 0; g < s->n_gpus; g++)
-        if (s->entry[g].link >= 0)
-            link_gpu[s->entry[g].link] = g;
-    check_other_uses(s, link_gpu);
+        if (d->entry[g].link >= 0)
+            link_gpu[d->entry[g].link] = g;
+    check_other_uses(a, link_gpu);
     free(link_gpu);
-    s->dead_capable = 1;
+    d->capable = 1;
     for (int g = 0; g < s->n_gpus; g++)
-        s->dead_capable &= s->entry[g].link >= 0;
+        d->capable &= d->entry[g].link >= 0;
     return TP_OK;
 }
 
-void tp_search__dead_free(tp_search_ctx *s)
+void tp_accel__dead_free(tp_accel *a)
 {
-    free(s->entry);
-    s->entry = NULL;
+    free(a->dead.entry);
+    a->dead.entry = NULL;
 }
 
 /* The smallest amount a route into a GPU takes from its entry link, -1 if none. */
@@ -117,17 +120,33 @@ static int32_t min_entry(const tp_entry *e, const tp_amount *intra, const tp_amo
     return best;
 }
 
-int tp_search__dead_pass(const tp_search_ctx *s, const int32_t *link_m, const tp_amount *amounts,
-                         const tp_graph *g)
+int tp_accel__dead_pass(const tp_accel *a, const int32_t *link_m, const tp_amount *amounts,
+                        const tp_graph *g)
 {
-    if (!s->dead_capable || tp_search__head_pattern(g->pattern))
+    const tp_search_ctx *s = a->s;
+    if (!a->dead.capable || tp_search__head_pattern(g->pattern))
         return 0;
     const tp_amount *intra = &amounts[0];
     const tp_amount *inter = amounts[1].bw == amounts[0].bw ? &amounts[0] : &amounts[1];
     for (int i = 0; i < s->n_gpus; i++) {
-        int32_t a_min = min_entry(&s->entry[i], intra, inter);
-        if (a_min <= 0 || !(link_m[s->entry[i].link] < 2 * a_min))
+        int32_t a_min = min_entry(&a->dead.entry[i], intra, inter);
+        if (a_min <= 0 || !(link_m[a->dead.entry[i].link] < 2 * a_min))
             return 0;
     }
     return 1;
+}
+
+tp_status tp_accel__dead_next_channel(tp_accel *a, tp_graph *g)
+{
+    tp_search_ctx *s = a->s;
+    const int bw = (int)g->bw_inter; /* NCCL keeps it in an int */
+    int count;
+    const int *list;
+    tp_status st = tp_search__select_nets(s, g->type_inter, -1, &list, &count);
+    for (int i = 0; i < count && st == TP_OK; i++) {
+        int n = list[(g->n_channels + i) % count];
+        if (tp_search__net_may_open(s, g, n, bw))
+            g->latency_inter = s->sys->nodes[TP_NODE_NET].nodes[n].net.latency;
+    }
+    return st;
 }

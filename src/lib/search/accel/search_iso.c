@@ -7,30 +7,29 @@
  * NET ids renamed.
  *
  * Why it is exact: the search reads the system only through what
- * tp_search__ctx_init derives and a few node fields. With GPUs matched by
- * index and NETs by a permutation, this module checks, in the second
- * system's terms: node counts, GPU compute capabilities, the NET fields the
- * search reads (bw, latency, CollNet support, which NETs share a port or an
- * id), every route's type, bandwidth and length (ncclTopoGetLocal, scores,
- * local GPUs), every compiled route hop by hop with a consistent matching of
- * links and equal link bandwidths (reservations), the GPUs' PCI links, the
- * local NET of every GPU and channel, the local GPU of every NET and
- * ncclTopoSelectNets for every typeInter. Everything else the search
- * computes is a function of these, so both searches take the same branches
- * in the same order, on matched nodes. The first domain's searches must
- * have left its bandwidths untouched (only milli passes: search_milli.c),
- * so that it is compared as the search saw it.
+ * tp_search__ctx_init derives (and the link table of search_milli.c) and a few node fields. With
+ * GPUs matched by index and NETs by a permutation, this module checks, in the second system's
+ * terms: node counts, GPU compute capabilities, the NET fields the search reads (bw, latency,
+ * CollNet support, which NETs share a port or an id), every route's type, bandwidth and length
+ * (ncclTopoGetLocal, scores, local GPUs), every compiled route hop by hop with a consistent
+ * matching of links and equal link bandwidths (reservations), the GPUs' PCI links, the local NET of
+ * every GPU and channel, the local GPU of every NET and ncclTopoSelectNets for every typeInter.
+ * Everything else the search computes is a function of these, so both searches take the same
+ * branches in the same order, on matched nodes. The first domain's searches must have left its
+ * bandwidths untouched (only milli passes: search_milli.c), so that it is compared as the search
+ * saw it.
  */
-#include "search/search_int.h"
+#include "search/accel/accel.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct iso {
     tp_search_ctx a, b;
-    int *net_map;  /* b NET index -> a NET index */
-    int *link_map; /* b link index -> a link index, -1 unseen */
-    int *link_inv; /* a link index -> b link index, -1 unseen */
+    tp_accel *xa, *xb; /* their link tables */
+    int *net_map;      /* b NET index -> a NET index */
+    int *link_map;     /* b link index -> a link index, -1 unseen */
+    int *link_inv;     /* a link index -> b link index, -1 unseen */
 } iso;
 
 static int same_route(const tp_route *x, const tp_route *y)
@@ -105,15 +104,16 @@ static int same_link(iso *m, int la, int lb)
         m->link_map[lb] = la;
         m->link_inv[la] = lb;
     }
-    return m->link_map[lb] == la && *m->a.link_bw[la] == *m->b.link_bw[lb];
+    return m->link_map[lb] == la && *m->xa->milli.link_bw[la] == *m->xb->milli.link_bw[lb];
 }
 
 static int same_hop(iso *m, const tp_hop *x, const tp_hop *y)
 {
-    if (x->pci != y->pci || x->sel != y->sel || x->rev_div8 != y->rev_div8 ||
+    const tp_mhop *mx = tp_accel__mhop(m->xa, x), *my = tp_accel__mhop(m->xb, y);
+    if (x->pci != y->pci || mx->sel != my->sel || x->rev_div8 != y->rev_div8 ||
         x->rev_full != y->rev_full || !x->rev != !y->rev)
         return 0;
-    return same_link(m, x->li, y->li) && (!x->rev || same_link(m, x->lri, y->lri));
+    return same_link(m, mx->li, my->li) && (!x->rev || same_link(m, mx->lri, my->lri));
 }
 
 /* Routes of kind (t1, t2): compiled hop by hop, and as the paths stage left them. */
@@ -150,10 +150,11 @@ static int same_gpus(iso *m)
         if (ga[g].gpu.cuda_comp_cap != gb[g].gpu.cuda_comp_cap ||
             !m->a.pci_up[g] != !m->b.pci_up[g])
             return 0;
-        if (m->b.pci_up[g] && (!same_link(m, (int)(m->a.pci_up_m[g] - m->a.link_m),
-                                          (int)(m->b.pci_up_m[g] - m->b.link_m)) ||
-                               !same_link(m, (int)(m->a.pci_down_m[g] - m->a.link_m),
-                                          (int)(m->b.pci_down_m[g] - m->b.link_m))))
+        const tp_milli *ma = &m->xa->milli, *mb = &m->xb->milli;
+        if (m->b.pci_up[g] && (!same_link(m, (int)(ma->pci_up_m[g] - ma->link_m),
+                                          (int)(mb->pci_up_m[g] - mb->link_m)) ||
+                               !same_link(m, (int)(ma->pci_down_m[g] - ma->link_m),
+                                          (int)(mb->pci_down_m[g] - mb->link_m))))
             return 0;
         for (int c = 0; c < TP_MAXCHANNELS && m->b.n_nets; c++)
             if (m->net_map[m->b.local_net[g * TP_MAXCHANNELS + c]] !=
@@ -274,6 +275,8 @@ static int mirrorable(const tp_system *a, tp_graph *const *ga, const tp_system *
 
 static void iso_free(iso *m)
 {
+    tp_accel__free(m->xa);
+    tp_accel__free(m->xb);
     tp_search__ctx_free(&m->a);
     tp_search__ctx_free(&m->b);
     free(m->net_map);
@@ -284,17 +287,20 @@ static void iso_free(iso *m)
 /* Derive both systems' search tables and compare them: 1 when b mirrors a. */
 static int compare(iso *m, tp_system *a, tp_system *b, tp_error *err)
 {
+    const tp_accel_opts links_only = {.use = 0, .cut_cap = -1};
     if (tp_search__ctx_init(&m->a, a, NULL, err) != TP_OK ||
-        tp_search__ctx_init(&m->b, b, NULL, err) != TP_OK)
+        tp_search__ctx_init(&m->b, b, NULL, err) != TP_OK ||
+        tp_accel__new(&m->a, &links_only, &m->xa, err) != TP_OK ||
+        tp_accel__new(&m->b, &links_only, &m->xb, err) != TP_OK)
         return -1;
     size_t nn = (size_t)(m->b.n_nets > 0 ? m->b.n_nets : 1);
     m->net_map = malloc(nn * sizeof(int));
-    m->link_map = malloc((size_t)(m->b.n_links + 1) * sizeof(int));
-    m->link_inv = malloc((size_t)(m->a.n_links + 1) * sizeof(int));
+    m->link_map = malloc((size_t)(m->xb->milli.n_links + 1) * sizeof(int));
+    m->link_inv = malloc((size_t)(m->xa->milli.n_links + 1) * sizeof(int));
     if (!m->net_map || !m->link_map || !m->link_inv)
         return -1;
-    memset(m->link_map, 0xff, (size_t)(m->b.n_links + 1) * sizeof(int));
-    memset(m->link_inv, 0xff, (size_t)(m->a.n_links + 1) * sizeof(int));
+    memset(m->link_map, 0xff, (size_t)(m->xb->milli.n_links + 1) * sizeof(int));
+    memset(m->link_inv, 0xff, (size_t)(m->xa->milli.n_links + 1) * sizeof(int));
     return same_system(m);
 }
 

@@ -17,9 +17,12 @@
  * integers m, k with +, - and <, with NCCL's exact results; every reservation
  * is given back by the end of the pass, so the floats never need updating.
  * Passes that do not qualify (NVLS, CollNet, odd amounts or link values such
- * as 18 x 20.6 computed in float) run on the floats.
+ * as 18 x 20.6 computed in float) run on the floats (the core's arithmetic,
+ * with the hashes of the sub-search memory kept in step).
+ * This is the accelerators' link arithmetic: the walk, gpu_pci_bw and
+ * net_bw hooks of search_accel.h.
  */
-#include "search/search_int.h"
+#include "search/accel/accel.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -51,62 +54,78 @@ static size_t ptr_hash(const float *p)
 }
 
 /* The table index of bw, added to the table on first sight. */
-static int link_index(tp_search_ctx *s, link_map *map, float *bw)
+static int link_index(tp_milli *mi, link_map *map, float *bw)
 {
     size_t i = ptr_hash(bw) & map->mask;
     while (map->key[i] && map->key[i] != bw)
         i = (i + 1) & map->mask;
     if (!map->key[i]) {
         map->key[i] = bw;
-        map->index[i] = s->n_links;
-        s->link_bw[s->n_links++] = bw;
+        map->index[i] = mi->n_links;
+        mi->link_bw[mi->n_links++] = bw;
     }
     return map->index[i];
 }
 
+/* Every compiled route, with its (from, to) node types. */
+#define FOR_EACH_ROUTE(s, t1, t2, cp, r)                                                           \
+    for (int t1 = 0; t1 < TP_NODE_TYPE_COUNT; t1++)                                                \
+        for (int t2 = 0; t2 < TP_NODE_TYPE_COUNT; t2++)                                            \
+            for (int r = 0;                                                                        \
+                 (s)->routes[t1][t2] && r < (s)->sys->nodes[t1].count * (s)->sys->nodes[t2].count; \
+                 r++)                                                                              \
+                for (const tp_cpath *cp = &(s)->routes[t1][t2][r]; cp; cp = NULL)
+
 /* Number every bandwidth the search reads: hop links, their reverses, the GPUs' PCI links. */
-static void number_links(tp_search_ctx *s, link_map *map)
+static void number_links(tp_accel *a, link_map *map)
 {
-    for (size_t i = 0; i < s->n_hops; i++) {
-        tp_hop *h = &s->hop_pool[i];
-        h->li = link_index(s, map, h->bw);
-        h->lri = h->rev ? link_index(s, map, h->rev) : 0;
-        /* A paying reverse without its link is an error only when walked: floats then. */
-        if ((h->rev_div8 || h->rev_full) && !h->rev)
-            s->milli_capable = 0;
-        s->need_pci |= h->sel;
-        s->need_rev8 |= h->rev_div8;
+    const tp_search_ctx *s = a->s;
+    tp_milli *mi = &a->milli;
+    FOR_EACH_ROUTE(s, t1, t2, cp, r)
+    {
+        for (int k = 0; k < cp->count; k++) {
+            const tp_hop *h = &cp->hops[k];
+            tp_mhop *mh = &mi->hops[h - s->hop_pool];
+            mh->li = link_index(mi, map, h->bw);
+            mh->lri = h->rev ? link_index(mi, map, h->rev) : 0;
+            mh->sel = (unsigned char)(h->pci && cp->intel);
+            mh->rev_div8 = h->rev_div8;
+            mh->rev_full = h->rev_full;
+            mh->rev_i = (unsigned char)(h->rev_div8 ? 2 + mh->sel : h->rev_full ? mh->sel : 4);
+            /* A paying reverse without its link is an error only when walked: floats then. */
+            if ((h->rev_div8 || h->rev_full) && !h->rev)
+                mi->capable = 0;
+            mi->need_pci |= mh->sel;
+            mi->need_rev8 |= h->rev_div8;
+        }
     }
     for (int g = 0; g < s->n_gpus; g++) {
         if (!s->pci_up[g])
             continue;
-        s->pci_up_m[g] = s->link_m + link_index(s, map, (float *)s->pci_up[g]);
-        s->pci_down_m[g] = s->link_m + link_index(s, map, (float *)s->pci_down[g]);
+        mi->pci_up_m[g] = mi->link_m + link_index(mi, map, (float *)s->pci_up[g]);
+        mi->pci_down_m[g] = mi->link_m + link_index(mi, map, (float *)s->pci_down[g]);
     }
 }
 
 /*
- * Milli mode checks a whole route before taking it (search_rec.c), which
- * equals NCCL's hop-by-hop walk when no link is touched twice by one route
- * (routes are simple paths: a link and its reverse join the same two nodes).
+ * Milli mode checks a whole route before taking it, which equals NCCL's
+ * hop-by-hop walk when no link is touched twice by one route (routes are
+ * simple paths: a link and its reverse join the same two nodes).
  */
-static int routes_simple(const tp_search_ctx *s)
+static int routes_simple(const tp_accel *a)
 {
-    for (int t1 = 0; t1 < TP_NODE_TYPE_COUNT; t1++) {
-        for (int t2 = 0; t2 < TP_NODE_TYPE_COUNT; t2++) {
-            const tp_cpath *cp = s->routes[t1][t2];
-            int n = s->sys->nodes[t1].count * s->sys->nodes[t2].count;
-            for (int r = 0; cp && r < n; r++)
-                for (int i = 0; i < cp[r].count; i++)
-                    for (int j = 0; j <= i; j++) {
-                        const tp_hop *a = &cp[r].hops[i], *b = &cp[r].hops[j];
-                        int a_rev = a->rev_div8 || a->rev_full, b_rev = b->rev_div8 || b->rev_full;
-                        if ((j < i && a->li == b->li) || (a_rev && a->lri == b->li) ||
-                            (b_rev && b->lri == a->li) ||
-                            (j < i && a_rev && b_rev && a->lri == b->lri))
-                            return 0;
-                    }
-        }
+    const tp_search_ctx *s = a->s;
+    FOR_EACH_ROUTE(s, t1, t2, cp, r)
+    {
+        for (int i = 0; i < cp->count; i++)
+            for (int j = 0; j <= i; j++) {
+                const tp_mhop *x = tp_accel__mhop(a, &cp->hops[i]);
+                const tp_mhop *y = tp_accel__mhop(a, &cp->hops[j]);
+                int x_rev = x->rev_div8 || x->rev_full, y_rev = y->rev_div8 || y->rev_full;
+                if ((j < i && x->li == y->li) || (x_rev && x->lri == y->li) ||
+                    (y_rev && y->lri == x->li) || (j < i && x_rev && y_rev && x->lri == y->lri))
+                    return 0;
+            }
     }
     return 1;
 }
@@ -118,8 +137,8 @@ static int routes_simple(const tp_search_ctx *s)
  */
 static void reservation_code(int index, int kind, uint64_t *c1, uint64_t *c2)
 {
-    *c1 = tp_search__mix(0x51ed270b27c3a5e1ULL, (uint64_t)(4 * index + kind));
-    *c2 = tp_search__mix(0x2f8a9c4b61d0e357ULL, (uint64_t)(4 * index + kind));
+    *c1 = tp_accel__mix(0x51ed270b27c3a5e1ULL, (uint64_t)(4 * index + kind));
+    *c2 = tp_accel__mix(0x2f8a9c4b61d0e357ULL, (uint64_t)(4 * index + kind));
 }
 
 /* The hash codes of every (pass amount, kind), computed once. */
@@ -128,103 +147,124 @@ typedef struct reservation_codes {
 } reservation_codes;
 
 /* A route's hash change for one reservation of each pass amount: the sum over its links. */
-static void hash_route(tp_cpath *cp, const reservation_codes *rc)
+static void hash_route(const tp_accel *a, const tp_cpath *cp, const reservation_codes *rc)
 {
+    tp_mroute *mr = &a->milli.routes[cp->index];
     for (int index = 0; index < 3; index++) {
         uint64_t h1 = 0, h2 = 0;
         for (int step = 0; step < cp->count; step++) {
-            const tp_hop *h = &cp->hops[step];
+            const tp_hop *hop = &cp->hops[step];
+            const tp_mhop *h = tp_accel__mhop(a, hop);
             h1 += h->k1 * rc->c1[index][h->sel];
             h2 += h->k2 * rc->c2[index][h->sel];
-            if (h->rev && (h->rev_div8 || h->rev_full)) {
+            if (hop->rev && (h->rev_div8 || h->rev_full)) {
                 int kind = h->rev_div8 ? 2 + h->sel : h->sel;
                 h1 += h->rk1 * rc->c1[index][kind];
                 h2 += h->rk2 * rc->c2[index][kind];
             }
         }
-        cp->hash1[index] = h1;
-        cp->hash2[index] = h2;
+        mr->hash1[index] = h1;
+        mr->hash2[index] = h2;
     }
 }
 
-static void hash_routes(tp_search_ctx *s)
+static void hash_routes(tp_accel *a)
 {
     reservation_codes rc;
     for (int index = 0; index < 3; index++)
         for (int kind = 0; kind < 4; kind++)
             reservation_code(index, kind, &rc.c1[index][kind], &rc.c2[index][kind]);
-    for (int t1 = 0; t1 < TP_NODE_TYPE_COUNT; t1++) {
-        for (int t2 = 0; t2 < TP_NODE_TYPE_COUNT; t2++) {
-            int n = s->sys->nodes[t1].count * s->sys->nodes[t2].count;
-            for (int r = 0; s->routes[t1][t2] && r < n; r++)
-                hash_route(&s->routes[t1][t2][r], &rc);
-        }
+    const tp_search_ctx *s = a->s;
+    FOR_EACH_ROUTE(s, t1, t2, cp, r)
+    {
+        hash_route(a, cp, &rc);
     }
 }
 
-tp_status tp_search__milli_init(tp_search_ctx *s, tp_error *err)
+/* The hash multipliers of every link and NET. */
+static tp_status key_links(tp_accel *a, tp_error *err)
 {
+    tp_milli *mi = &a->milli;
+    const tp_search_ctx *s = a->s;
+    uint64_t *keys = malloc((size_t)(mi->n_links ? mi->n_links : 1) * 2 * sizeof(*keys));
+    if (!keys)
+        return tp_fail_nomem(err);
+    for (int l = 0; l < mi->n_links; l++)
+        tp_accel__bw_keys(mi->link_bw[l], &keys[2 * l], &keys[2 * l + 1]);
+    for (size_t i = 0; i < s->n_hops; i++) {
+        const tp_hop *hop = &s->hop_pool[i];
+        tp_mhop *h = &mi->hops[i];
+        h->m = mi->link_m + h->li;
+        h->mrev = hop->rev ? mi->link_m + h->lri : NULL;
+        h->k1 = keys[2 * h->li];
+        h->k2 = keys[2 * h->li + 1];
+        h->rk1 = hop->rev ? keys[2 * h->lri] : 0;
+        h->rk2 = hop->rev ? keys[2 * h->lri + 1] : 0;
+    }
+    free(keys);
+    for (int n = 0; n < s->n_nets && n < TP_MAX_NODES; n++)
+        tp_accel__bw_keys(&s->sys->nodes[TP_NODE_NET].nodes[n].net.bw, &mi->net_k1[n],
+                          &mi->net_k2[n]);
+    return TP_OK;
+}
+
+tp_status tp_accel__milli_init(tp_accel *a, tp_error *err)
+{
+    tp_milli *mi = &a->milli;
+    const tp_search_ctx *s = a->s;
     size_t cap = 2 * s->n_hops + 2 * (size_t)s->n_gpus + 1, size = 1;
     while (size < 2 * cap)
         size *= 2;
     link_map map = {calloc(size, sizeof(*map.key)), malloc(size * sizeof(*map.index)), size - 1};
-    s->link_bw = malloc(cap * sizeof(*s->link_bw));
-    s->link_m = malloc(cap * sizeof(*s->link_m));
+    mi->link_bw = malloc(cap * sizeof(*mi->link_bw));
+    mi->link_m = malloc(cap * sizeof(*mi->link_m));
+    mi->hops = calloc(s->n_hops ? s->n_hops : 1, sizeof(*mi->hops));
+    mi->routes = calloc((size_t)(s->n_routes ? s->n_routes : 1), sizeof(*mi->routes));
     tp_status st = TP_OK;
-    if (!map.key || !map.index || !s->link_bw || !s->link_m) {
+    if (!map.key || !map.index || !mi->link_bw || !mi->link_m || !mi->hops || !mi->routes) {
         st = tp_fail_nomem(err);
     } else {
-        s->milli_capable = 1;
-        number_links(s, &map);
-        uint64_t *keys = malloc((size_t)(s->n_links ? s->n_links : 1) * 2 * sizeof(*keys));
-        if (!keys) {
-            free(map.key);
-            free(map.index);
-            return tp_fail_nomem(err);
-        }
-        for (int l = 0; l < s->n_links; l++)
-            tp_search__bw_keys(s->link_bw[l], &keys[2 * l], &keys[2 * l + 1]);
-        for (size_t i = 0; i < s->n_hops; i++) {
-            tp_hop *h = &s->hop_pool[i];
-            h->m = s->link_m + h->li;
-            h->mrev = h->rev ? s->link_m + h->lri : NULL;
-            h->k1 = keys[2 * h->li];
-            h->k2 = keys[2 * h->li + 1];
-            h->rk1 = h->rev ? keys[2 * h->lri] : 0;
-            h->rk2 = h->rev ? keys[2 * h->lri + 1] : 0;
-        }
-        free(keys);
-        if (!routes_simple(s))
-            s->milli_capable = 0;
-        hash_routes(s);
+        mi->capable = 1;
+        number_links(a, &map);
+        st = key_links(a, err);
+        if (st == TP_OK && !routes_simple(a))
+            mi->capable = 0;
+        if (st == TP_OK)
+            hash_routes(a);
     }
     free(map.key);
     free(map.index);
     return st;
 }
 
-void tp_search__milli_free(tp_search_ctx *s)
+void tp_accel__milli_free(tp_accel *a)
 {
-    free(s->link_bw);
-    free(s->link_m);
-    s->link_bw = NULL;
-    s->link_m = NULL;
-    s->n_links = 0;
+    tp_milli *mi = &a->milli;
+    free(mi->link_bw);
+    free(mi->link_m);
+    free(mi->hops);
+    free(mi->routes);
+    mi->link_bw = NULL;
+    mi->link_m = NULL;
+    mi->hops = NULL;
+    mi->routes = NULL;
+    mi->n_links = 0;
 }
 
 /*
  * The amounts followPath takes for bw, as NCCL 2.22.3 computes them in
  * float; only those some hop uses need to be normalized.
  */
-static int make_amount(const tp_search_ctx *s, tp_amount *a, float bw)
+static int make_amount(const tp_milli *mi, tp_amount *am, float bw)
 {
-    float pci = bw * 6 / 5; /* INTEL_P2P_OVERHEAD */
+    float pci = tp_search__intel_p2p_overhead(bw);
     float v[4] = {bw, pci, bw / 8, pci / 8};
-    int need[4] = {1, s->need_pci, s->need_rev8, s->need_pci && s->need_rev8};
-    a->bw = bw;
+    int need[4] = {1, mi->need_pci, mi->need_rev8, mi->need_pci && mi->need_rev8};
+    am->bw = bw;
+    am->v[4] = 0;
     for (int i = 0; i < 4; i++) {
-        a->v[i] = milli_of(v[i]);
-        if (need[i] && a->v[i] < 0)
+        am->v[i] = milli_of(v[i]);
+        if (need[i] && am->v[i] < 0)
             return 0;
     }
     return 1;
@@ -234,55 +274,227 @@ static int make_amount(const tp_search_ctx *s, tp_amount *a, float bw)
  * make_amount through a small direct-mapped cache: a search meets few
  * speeds, each many times (cached_ok: 0 empty, 1 not exact, 2 exact).
  */
-static int cached_amount(tp_search_ctx *s, tp_amount *a, float bw)
+static int cached_amount(tp_milli *mi, tp_amount *am, float bw)
 {
     uint32_t bits;
     memcpy(&bits, &bw, sizeof(bits));
     size_t slot = (size_t)((bits * 0x9e3779b1u) >> 26) % TP_AMOUNT_CACHE;
-    if (s->cached_ok[slot] && s->cached_amounts[slot].bw == bw) {
-        *a = s->cached_amounts[slot];
-        return s->cached_ok[slot] == 2;
+    if (mi->cached_ok[slot] && mi->cached[slot].bw == bw) {
+        *am = mi->cached[slot];
+        return mi->cached_ok[slot] == 2;
     }
-    int ok = make_amount(s, a, bw);
-    s->cached_amounts[slot] = *a;
-    s->cached_ok[slot] = (unsigned char)(ok ? 2 : 1);
+    int ok = make_amount(mi, am, bw);
+    mi->cached[slot] = *am;
+    mi->cached_ok[slot] = (unsigned char)(ok ? 2 : 1);
     return ok;
 }
 
-int tp_search__milli_amounts(tp_search_ctx *s, const tp_graph *g, tp_amount *out)
+int tp_accel__milli_amounts(tp_accel *a, const tp_graph *g, tp_amount *out)
 {
+    tp_milli *mi = &a->milli;
     if (tp_search__head_pattern(g->pattern))
         return 0; /* they reserve other multiples */
-    if (!cached_amount(s, &out[0], g->bw_intra) || !cached_amount(s, &out[1], g->bw_inter))
+    if (!cached_amount(mi, &out[0], g->bw_intra) || !cached_amount(mi, &out[1], g->bw_inter))
         return 0;
     /* Balanced trees: the first two GPUs each send half of the NET traffic. */
     if (g->pattern != TP_PATTERN_BALANCED_TREE)
         return 2;
-    return cached_amount(s, &out[2], g->bw_inter / 2) ? 3 : 0;
+    return cached_amount(mi, &out[2], g->bw_inter / 2) ? 3 : 0;
 }
 
 /* Load the link values; after a milli pass they are still right (all given back exactly). */
-static int load_links(tp_search_ctx *s)
+static int load_links(tp_milli *mi)
 {
-    if (s->link_m_ok)
+    if (mi->link_m_ok)
         return 1;
-    for (int i = 0; i < s->n_links; i++)
-        if ((s->link_m[i] = milli_of(*s->link_bw[i])) < 0)
+    for (int i = 0; i < mi->n_links; i++)
+        if ((mi->link_m[i] = milli_of(*mi->link_bw[i])) < 0)
             return 0;
-    s->link_m_ok = 1;
+    mi->link_m_ok = 1;
     return 1;
 }
 
-int tp_search__milli_begin(tp_search_ctx *s, const tp_graph *g)
+int tp_accel__milli_begin(tp_accel *a, const tp_graph *g)
 {
-    s->milli = 0;
-    s->next_dead = 0;
-    if (s->milli_capable && (s->n_amounts = tp_search__milli_amounts(s, g, s->amounts)) &&
-        load_links(s)) {
-        s->milli = 1;
-        s->next_dead = tp_search__dead_pass(s, s->link_m, s->amounts, g);
+    tp_milli *mi = &a->milli;
+    mi->on = 0;
+    a->dead.next_dead = 0;
+    if (mi->capable && (mi->n_amounts = tp_accel__milli_amounts(a, g, mi->amounts)) &&
+        load_links(mi)) {
+        mi->on = 1;
+        if (a->use & TP_ACCEL_DEAD)
+            a->dead.next_dead = tp_accel__dead_pass(a, mi->link_m, mi->amounts, g);
         return 1;
     }
-    s->link_m_ok = 0; /* a float pass may round the link values */
+    mi->link_m_ok = 0; /* a float pass may round the link values */
     return 0;
+}
+
+static inline int32_t rev_amount(const tp_mhop *h, const tp_amount *am)
+{
+    return am->v[h->rev_i];
+}
+
+/*
+ * Milli mode hashes the reservations rather than the values: a route adds
+ * its precomputed hash change for the amount taken (subtracts it when given
+ * back). Equal hashes then mean equal counts of each amount on every link,
+ * hence equal values, also in the shadow passes.
+ */
+static void release_milli(tp_accel *a, const tp_cpath *path, const tp_amount *am)
+{
+    const tp_mhop *hops = tp_accel__mhops(a, path);
+    for (int step = 0; step < path->count; step++) {
+        const tp_mhop *h = &hops[step];
+        int32_t fw = am->v[h->sel], rev = rev_amount(h, am);
+        *h->m += fw;
+        if (rev)
+            *h->mrev += rev;
+    }
+    int ai = (int)(am - a->milli.amounts);
+    a->memo.bw_hash1 -= a->milli.routes[path->index].hash1[ai];
+    a->memo.bw_hash2 -= a->milli.routes[path->index].hash2[ai];
+}
+
+/* The first hop of path without room for am (milli mode, nothing taken), -1 if none. */
+static int short_hop_milli(const tp_mhop *hops, int count, const tp_amount *am)
+{
+    for (int step = 0; step < count; step++) {
+        const tp_mhop *h = &hops[step];
+        int32_t fw = am->v[h->sel], rev = rev_amount(h, am);
+        if (*h->m < fw || (rev && *h->mrev < rev))
+            return step;
+    }
+    return -1;
+}
+
+/*
+ * followPath in milli mode: the same walk on integers. Returns -1 when
+ * every hop had room, with all taken; else the first hop without, with
+ * nothing taken, which is what NCCL's take-then-release leaves (exact
+ * integers). No route touches a link twice (routes_simple).
+ */
+static int follow_milli(tp_accel *a, const tp_cpath *path, const tp_amount *am)
+{
+    const tp_mhop *hops = tp_accel__mhops(a, path);
+    int short_hop = short_hop_milli(hops, path->count, am);
+    if (short_hop >= 0)
+        return short_hop;
+    for (int step = 0; step < path->count; step++) {
+        const tp_mhop *h = &hops[step];
+        int32_t fw = am->v[h->sel], rev = rev_amount(h, am);
+        *h->m -= fw;
+        if (rev)
+            *h->mrev -= rev;
+    }
+    int ai = (int)(am - a->milli.amounts);
+    a->memo.bw_hash1 += a->milli.routes[path->index].hash1[ai];
+    a->memo.bw_hash2 += a->milli.routes[path->index].hash2[ai];
+    return -1;
+}
+
+static uint64_t float_bits(float f)
+{
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof(bits));
+    return bits;
+}
+
+/*
+ * The linear hash of the values of path's links (each link once), weighted
+ * by their keys: the difference after and before a float walk is the hash
+ * change of the sub-search memory.
+ */
+static void path_hash(const tp_accel *a, const tp_cpath *path, uint64_t *h1, uint64_t *h2)
+{
+    *h1 = *h2 = 0;
+    for (int i = 0; i < path->count; i++) {
+        const tp_hop *hop = &path->hops[i];
+        const tp_mhop *h = tp_accel__mhop(a, hop);
+        int seen_bw = 0, seen_rev = !hop->rev || !(hop->rev_div8 || hop->rev_full);
+        for (int j = 0; j < i; j++) {
+            const tp_hop *o = &path->hops[j];
+            int o_rev = o->rev && (o->rev_div8 || o->rev_full);
+            seen_bw |= o->bw == hop->bw || (o_rev && o->rev == hop->bw);
+            seen_rev |= o->bw == hop->rev || (o_rev && o->rev == hop->rev);
+        }
+        seen_rev |= hop->rev == hop->bw;
+        if (!seen_bw) {
+            *h1 += h->k1 * float_bits(*hop->bw);
+            *h2 += h->k2 * float_bits(*hop->bw);
+        }
+        if (!seen_rev) {
+            *h1 += h->rk1 * float_bits(*hop->rev);
+            *h2 += h->rk2 * float_bits(*hop->rev);
+        }
+    }
+}
+
+/* A float walk (the core's), keeping the sub-search memory's hashes in step when it is on. */
+__attribute__((noinline)) static int walk_floats(tp_accel *a, const tp_cpath *path, float bw,
+                                                 float mult)
+{
+    int done = 0;
+    if (!a->memo.on)
+        return tp_search__walk_floats(a->s, path, bw, mult, &done) == TP_OK ? done : -1;
+    uint64_t b1, b2, e1, e2;
+    path_hash(a, path, &b1, &b2);
+    tp_status st = tp_search__walk_floats(a->s, path, bw, mult, &done);
+    path_hash(a, path, &e1, &e2);
+    a->memo.bw_hash1 += e1 - b1;
+    a->memo.bw_hash2 += e2 - b2;
+    return st == TP_OK ? done : -1;
+}
+
+int tp_accel__walk(void *state, const tp_cpath *path, float bw, float mult)
+{
+    tp_accel *a = state;
+    if (mult == 1 && path->intra)
+        tp_accel__pass_accept(a, path); /* its type was accepted */
+    if (!a->milli.on)
+        return walk_floats(a, path, bw, mult);
+    const tp_amount *am = tp_accel__milli_amount(a, bw);
+    if (!am) {
+        tp_fail(a->s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: bw %g not of the pass",
+                (double)bw);
+        return -1;
+    }
+    int short_hop = -1;
+    if (mult > 0)
+        short_hop = follow_milli(a, path, am);
+    else
+        release_milli(a, path, am);
+    if (a->shadow.alive) {
+        if (mult > 0)
+            tp_accel__shadow_walk(a, path, am, short_hop);
+        else
+            tp_accel__shadow_release(a, path, am);
+    }
+    return short_hop < 0;
+}
+
+int tp_accel__gpu_pci_bw(void *state, int g)
+{
+    const tp_milli *mi = &((const tp_accel *)state)->milli;
+    /* Below 2^11 the float of m/1000 truncates to m/1000. */
+    int32_t up = *mi->pci_up_m[g], down = *mi->pci_down_m[g];
+    return (up < down ? up : down) / 1000;
+}
+
+void tp_accel__net_bw(void *state, int net, int sign, float was)
+{
+    tp_accel *a = state;
+    const tp_milli *mi = &a->milli;
+    if (mi->on) {
+        /* Counted, as links are (see release_milli): integer steps are exact below 2^24. */
+        a->memo.bw_hash1 += sign * mi->net_k1[net];
+        a->memo.bw_hash2 += sign * mi->net_k2[net];
+    } else if (a->memo.on) {
+        uint64_t delta =
+            float_bits(a->s->sys->nodes[TP_NODE_NET].nodes[net].net.bw) - float_bits(was);
+        a->memo.bw_hash1 += mi->net_k1[net] * delta;
+        a->memo.bw_hash2 += mi->net_k2[net] * delta;
+    }
+    if (a->shadow.alive)
+        tp_accel__shadow_net_bw(a, net, sign);
 }

@@ -22,7 +22,7 @@
  * Only first passes are recorded: the second pass changes the best graph
  * by duplicating channels before it starts.
  */
-#include "search/search_int.h"
+#include "search/accel/accel.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,10 +38,10 @@ static void add_type(int *types, int *count, int t)
 }
 
 /* Types and reverse types of the routes between nodes of types a and b. */
-static void route_types(const tp_search_ctx *s, int a, int b, int *types, int *count)
+static void route_types(const tp_search_ctx *s, int from, int to, int *types, int *count)
 {
-    const tp_cpath *cp = s->routes[a][b];
-    int n = s->sys->nodes[a].count * s->sys->nodes[b].count;
+    const tp_cpath *cp = s->routes[from][to];
+    int n = s->sys->nodes[from].count * s->sys->nodes[to].count;
     for (int i = 0; cp && i < n; i++) {
         add_type(types, count, cp[i].type);
         add_type(types, count, cp[i].rev_type);
@@ -58,14 +58,40 @@ static int effective(const int *types, int count, int t)
     return best;
 }
 
-void tp_search__pass_init(tp_search_ctx *s)
+void tp_accel__pass_init(tp_accel *a)
 {
-    s->n_intra_types = s->n_inter_types = 0;
-    route_types(s, TP_NODE_GPU, TP_NODE_GPU, s->intra_types, &s->n_intra_types);
-    route_types(s, TP_NODE_GPU, TP_NODE_NVS, s->intra_types, &s->n_intra_types);
-    route_types(s, TP_NODE_NVS, TP_NODE_GPU, s->intra_types, &s->n_intra_types);
-    route_types(s, TP_NODE_GPU, TP_NODE_NET, s->inter_types, &s->n_inter_types);
-    route_types(s, TP_NODE_NET, TP_NODE_GPU, s->inter_types, &s->n_inter_types);
+    const tp_search_ctx *s = a->s;
+    tp_pass_memory *pm = &a->pass;
+    pm->n_intra_types = pm->n_inter_types = 0;
+    route_types(s, TP_NODE_GPU, TP_NODE_GPU, pm->intra_types, &pm->n_intra_types);
+    route_types(s, TP_NODE_GPU, TP_NODE_NVS, pm->intra_types, &pm->n_intra_types);
+    route_types(s, TP_NODE_NVS, TP_NODE_GPU, pm->intra_types, &pm->n_intra_types);
+    route_types(s, TP_NODE_GPU, TP_NODE_NET, pm->inter_types, &pm->n_inter_types);
+    route_types(s, TP_NODE_NET, TP_NODE_GPU, pm->inter_types, &pm->n_inter_types);
+    tp_accel__table_reset(&pm->table);
+}
+
+void tp_accel__pass_begin(tp_accel *a, const tp_graph *g)
+{
+    a->pass.pattern = g->pattern;
+    a->pass.ti_lo = 0;
+    a->pass.ti_hi = INT32_MAX;
+    a->pass.reads = 0;
+}
+
+/*
+ * The memory records a pass for every typeIntra that would have taken the
+ * same decisions: those at or above every route type accepted
+ * (tp_accel__pass_accept), below every route type refused.
+ */
+void tp_accel__pass_read(tp_accel *a, tp_search_read what, int value, int result)
+{
+    tp_pass_memory *pm = &a->pass;
+    (void)result;
+    if (what == TP_READ_CROSS_NIC)
+        pm->reads |= TP_READ_CROSS;
+    else if (value - 1 < pm->ti_hi)
+        pm->ti_hi = value - 1;
 }
 
 static uint64_t float_key(float f)
@@ -76,35 +102,44 @@ static uint64_t float_key(float f)
 }
 
 /* The bandwidths a pass starts from: every link the search reads and every NET. */
-static uint64_t state_hash(const tp_search_ctx *s)
+static uint64_t state_hash(const tp_accel *a)
 {
+    const tp_search_ctx *s = a->s;
     uint64_t h = 0x6a09e667f3bcc908ULL;
-    for (int i = 0; i < s->n_links; i++)
-        h = tp_search__mix(h, float_key(*s->link_bw[i]));
+    for (int i = 0; i < a->milli.n_links; i++)
+        h = tp_accel__mix(h, float_key(*a->milli.link_bw[i]));
     for (int n = 0; n < s->n_nets; n++)
-        h = tp_search__mix(h, float_key(s->sys->nodes[TP_NODE_NET].nodes[n].net.bw));
+        h = tp_accel__mix(h, float_key(s->sys->nodes[TP_NODE_NET].nodes[n].net.bw));
     return h;
 }
 
-/*
- * The key of the pass g runs from the state hashed as `state`, at speeds
- * bw_intra/bw_inter, with the effective typeIntra ti.
- */
-static void pass_key(const tp_search_ctx *s, const tp_graph *g, uint64_t state, float bw_intra,
-                     float bw_inter, int ti, uint64_t *key, uint64_t *check)
+/* A pass as the memory knows it: settings of g, at speeds bw_intra/bw_inter, typeIntra ti. */
+typedef struct pass_id {
+    const tp_graph *g;
+    float bw_intra, bw_inter;
+    int ti; /* the effective typeIntra */
+} pass_id;
+
+/* A key and its check word. */
+typedef struct memo_key {
+    uint64_t key, check;
+} memo_key;
+
+/* The key of pass p run from the start state of the pass memory. */
+static memo_key pass_key(const tp_pass_memory *pm, pass_id p)
 {
-    int te = effective(s->inter_types, s->n_inter_types, g->type_inter);
+    const tp_graph *g = p.g;
+    int ti = p.ti, te = effective(pm->inter_types, pm->n_inter_types, g->type_inter);
     /* The small settings packed into one word, each in a field wide enough for its values. */
     uint64_t settings = (uint64_t)(g->pattern & 0xff) | (uint64_t)((ti + 1) & 0xff) << 8 |
                         (uint64_t)((te + 1) & 0xff) << 16 | (uint64_t)(g->same_channels & 1) << 24 |
                         (uint64_t)(g->cross_nic & 3) << 25 | (uint64_t)(g->coll_net & 1) << 27 |
                         (uint64_t)(g->min_channels & 0xfff) << 28 |
                         (uint64_t)(g->max_channels & 0xfff) << 40;
-    uint64_t k = tp_search__mix(state, settings);
-    k = tp_search__mix(k, (float_key(bw_intra) << 32) | float_key(bw_inter));
-    k = tp_search__mix(k, (uint64_t)(uint32_t)g->n_hops);
-    *key = k;
-    *check = tp_search__mix(k ^ 0x3c6ef372fe94f82bULL, settings);
+    uint64_t k = tp_accel__mix(pm->state, settings);
+    k = tp_accel__mix(k, (float_key(p.bw_intra) << 32) | float_key(p.bw_inter));
+    k = tp_accel__mix(k, (uint64_t)(uint32_t)g->n_hops);
+    return (memo_key){k, tp_accel__mix(k ^ 0x3c6ef372fe94f82bULL, settings)};
 }
 
 /* NVLS and CollNet compare graphs by channel count first: not transitive, so not recorded. */
@@ -113,21 +148,24 @@ static int recordable(const tp_graph *g)
     return !tp_search__head_pattern(g->pattern);
 }
 
-int tp_search__pass_find(tp_search_ctx *s, const tp_graph *g, int *time)
+int tp_accel__pass_find(tp_accel *a, const tp_graph *g, int *time)
 {
-    s->pass_key = s->pass_check = 0;
+    tp_pass_memory *pm = &a->pass;
+    pm->key = pm->check = 0;
     if (!recordable(g))
         return 0;
-    if (s->n_intra_types > TP_PASS_MAX_TYPES || s->n_inter_types > TP_PASS_MAX_TYPES)
+    if (pm->n_intra_types > TP_PASS_MAX_TYPES || pm->n_inter_types > TP_PASS_MAX_TYPES)
         return 0;
     /* Milli passes give every reservation back: the start state only changes after floats. */
-    if (!s->pass_state_ok) {
-        s->pass_state = state_hash(s);
-        s->pass_state_ok = 1;
+    if (!pm->state_ok) {
+        pm->state = state_hash(a);
+        pm->state_ok = 1;
     }
-    int ti = effective(s->intra_types, s->n_intra_types, g->type_intra);
-    pass_key(s, g, s->pass_state, g->bw_intra, g->bw_inter, ti, &s->pass_key, &s->pass_check);
-    const tp_memo_entry *e = tp_search__memo_find(&s->passes, s->pass_key, s->pass_check);
+    int ti = effective(pm->intra_types, pm->n_intra_types, g->type_intra);
+    memo_key k = pass_key(pm, (pass_id){g, g->bw_intra, g->bw_inter, ti});
+    pm->key = k.key;
+    pm->check = k.check;
+    const tp_memo_entry *e = tp_accel__table_find(&pm->table, pm->key, pm->check);
     if (!e)
         return 0;
     *time = e->steps;
@@ -136,73 +174,74 @@ int tp_search__pass_find(tp_search_ctx *s, const tp_graph *g, int *time)
 
 /*
  * Record the pass g ran (at speeds bw_intra/bw_inter) for every effective
- * typeIntra in s->ti_lo..ti_hi: with any of them, every route type check
- * of the pass, hence every decision, comes out the same.
+ * typeIntra in ti_lo..ti_hi: with any of them, every route type check of
+ * the pass, hence every decision, comes out the same.
  */
-static void store_types(tp_search_ctx *s, const tp_graph *g, float bw_intra, float bw_inter,
-                        int time)
+static void store_types(tp_pass_memory *pm, pass_id p, int time)
 {
     int last = INT32_MIN;
-    for (int t = s->ti_lo; t <= s->ti_hi && t <= TP_PATH_DIS; t++) {
-        int ti = effective(s->intra_types, s->n_intra_types, t);
-        if (ti == last)
+    for (int t = pm->ti_lo; t <= pm->ti_hi && t <= TP_PATH_DIS; t++) {
+        p.ti = effective(pm->intra_types, pm->n_intra_types, t);
+        if (p.ti == last)
             continue;
-        last = ti;
-        uint64_t key, check;
-        pass_key(s, g, s->pass_state, bw_intra, bw_inter, ti, &key, &check);
-        tp_search__memo_store(&s->passes, key, check, time, 1);
+        last = p.ti;
+        memo_key k = pass_key(pm, p);
+        tp_accel__table_store(&pm->table, k.key, k.check, time, 1);
     }
 }
 
 /*
  * Record the pass for the sameChannels and crossNic values it never read
- * too (s->pass_reads): with them it walks the same steps, under its own
- * budget (which may differ). A pass that ended with budget left walked all
- * its steps: another budget stops it after as many, or all of them. A pass
+ * too (reads): with them it walks the same steps, under its own budget
+ * (which may differ). A pass that ended with budget left walked all its
+ * steps: another budget stops it after as many, or all of them. A pass
  * that spent its budget tells only about budgets no larger.
  */
-static void store_settings(tp_search_ctx *s, const tp_graph *g, float bw_intra, float bw_inter,
+static void store_settings(tp_pass_memory *pm, const tp_graph *g, float bw_intra, float bw_inter,
                            int time)
 {
-    int own = tp_search__pass_budget(g), used = own - time;
+    int own = tp_search__step_budget(g), used = own - time;
     for (int same = 0; same < 2; same++) {
         for (int cross = 0; cross < 2; cross++) {
-            if ((same != g->same_channels && (s->pass_reads & TP_READ_SAME)) ||
-                (cross != g->cross_nic && (s->pass_reads & TP_READ_CROSS)))
+            if ((same != g->same_channels && (pm->reads & TP_READ_SAME)) ||
+                (cross != g->cross_nic && (pm->reads & TP_READ_CROSS)))
                 continue;
             tp_graph alt;
             tp_graph__copy_settings(&alt, g);
             alt.same_channels = same;
             alt.cross_nic = cross;
-            int budget = tp_search__pass_budget(&alt);
+            int budget = tp_search__step_budget(&alt);
             if (time > 0 || budget <= own)
-                store_types(s, &alt, bw_intra, bw_inter, budget > used ? budget - used : 0);
+                store_types(pm, (pass_id){&alt, bw_intra, bw_inter, 0},
+                            budget > used ? budget - used : 0);
         }
     }
 }
 
-void tp_search__pass_store(tp_search_ctx *s, const tp_graph *g, int time)
+void tp_accel__pass_store(tp_accel *a, const tp_graph *g, int time)
 {
-    if (s->pass_key == 0 && s->pass_check == 0)
+    tp_pass_memory *pm = &a->pass;
+    if (pm->key == 0 && pm->check == 0)
         return; /* not a recordable pass */
-    if (s->n_intra_types > TP_PASS_MAX_TYPES || s->n_inter_types > TP_PASS_MAX_TYPES)
+    if (pm->n_intra_types > TP_PASS_MAX_TYPES || pm->n_inter_types > TP_PASS_MAX_TYPES)
         return;
-    store_settings(s, g, g->bw_intra, g->bw_inter, time);
+    store_settings(pm, g, g->bw_intra, g->bw_inter, time);
 }
 
-int tp_search__pass_known(tp_search_ctx *s, const tp_graph *g, float bw)
+int tp_accel__pass_known(tp_accel *a, const tp_graph *g, float bw)
 {
-    uint64_t key, check;
-    if (s->pass_key == 0 && s->pass_check == 0)
+    tp_pass_memory *pm = &a->pass;
+    if (pm->key == 0 && pm->check == 0)
         return 0;
-    int ti = effective(s->intra_types, s->n_intra_types, g->type_intra);
-    pass_key(s, g, s->pass_state, bw, bw, ti, &key, &check);
-    return tp_search__memo_find(&s->passes, key, check) != NULL;
+    int ti = effective(pm->intra_types, pm->n_intra_types, g->type_intra);
+    memo_key k = pass_key(pm, (pass_id){g, bw, bw, ti});
+    return tp_accel__table_find(&pm->table, k.key, k.check) != NULL;
 }
 
-void tp_search__pass_store_at(tp_search_ctx *s, const tp_graph *g, float bw, int time)
+void tp_accel__pass_store_at(tp_accel *a, const tp_graph *g, float bw, int time)
 {
-    if (s->pass_key == 0 && s->pass_check == 0)
+    tp_pass_memory *pm = &a->pass;
+    if (pm->key == 0 && pm->check == 0)
         return;
-    store_settings(s, g, bw, bw, time);
+    store_settings(pm, g, bw, bw, time);
 }

@@ -18,69 +18,79 @@
  * mode its hashes count the reservations of each amount on each link, so a
  * memory hit means the shadows were in the same state too.
  */
-#include "search/search_int.h"
+#include "search/accel/accel.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int alive(const tp_search_ctx *s, int j)
+static int alive(const tp_accel *a, int j)
 {
-    return (s->shadow_alive >> j) & 1;
+    return (a->shadow.alive >> j) & 1;
 }
 
-void tp_search__shadow_kill(tp_search_ctx *s, int j)
+static void kill_shadow(tp_accel *a, int j)
 {
-    s->shadow_alive &= ~(1u << j);
+    a->shadow.alive &= ~(1u << j);
+    if (!a->shadow.alive)
+        tp_accel__hooks(a);
 }
 
-static inline int32_t rev_of(const tp_hop *h, const tp_amount *a, int32_t fw)
+void tp_accel__shadow_stop(tp_accel *a)
 {
-    return h->rev_div8 ? a->v[2 + h->sel] : h->rev_full ? fw : 0;
+    int was = a->shadow.alive != 0;
+    a->shadow.alive = 0;
+    a->shadow.count = 0;
+    if (was)
+        tp_accel__hooks(a);
 }
 
-/* Give back the first count hops of path in shadow link values m. */
-static void shadow_give(int32_t *m, const tp_cpath *path, int count, const tp_amount *a)
+static inline int32_t rev_of(const tp_mhop *h, const tp_amount *am)
+{
+    return am->v[h->rev_i];
+}
+
+/* Give back every hop of path in shadow link values m. */
+static void shadow_give(int32_t *m, const tp_mhop *hops, int count, const tp_amount *am)
 {
     for (int step = 0; step < count; step++) {
-        const tp_hop *h = &path->hops[step];
-        int32_t fw = a->v[h->sel], rev = rev_of(h, a, fw);
+        const tp_mhop *h = &hops[step];
+        int32_t fw = am->v[h->sel], rev = rev_of(h, am);
         m[h->li] += fw;
         if (rev)
             m[h->lri] += rev;
     }
 }
 
-static int hop_room(const int32_t *m, const tp_hop *h, const tp_amount *a)
+static int hop_room(const int32_t *m, const tp_mhop *h, const tp_amount *am)
 {
-    int32_t fw = a->v[h->sel], rev = rev_of(h, a, fw);
+    int32_t fw = am->v[h->sel], rev = rev_of(h, am);
     return !(m[h->li] < fw || (rev && m[h->lri] < rev));
 }
 
 /*
- * Whether path has room for a in shadow link values m (see follow_milli),
- * hop `first` (where the pass found none) checked first.
+ * Whether the route's hops have room for am in shadow link values m (as
+ * milli mode's walk checks), hop `first` (where the pass found none) first.
  */
-static int shadow_room(const int32_t *m, const tp_cpath *path, const tp_amount *a, int first)
+static int shadow_room(const int32_t *m, const tp_mhop *hops, int count, const tp_amount *am,
+                       int first)
 {
-    if (!hop_room(m, &path->hops[first], a))
+    if (!hop_room(m, &hops[first], am))
         return 0;
-    for (int step = 0; step < path->count; step++)
-        if (step != first && !hop_room(m, &path->hops[step], a))
+    for (int step = 0; step < count; step++)
+        if (step != first && !hop_room(m, &hops[step], am))
             return 0;
     return 1;
 }
 
-/* Take every hop of path in shadow link values m (room is known). */
-static void shadow_take_all(int32_t *m, const tp_cpath *path, const tp_amount *a)
+/* Take every hop of the route in shadow link values m (room is known). */
+static void shadow_take_all(int32_t *m, const tp_mhop *hops, int count, const tp_amount *am)
 {
-    for (int step = 0; step < path->count; step++) {
-        const tp_hop *h = &path->hops[step];
-        int32_t fw = a->v[h->sel];
-        m[h->li] -= fw;
-        if (h->rev_div8)
-            m[h->lri] -= a->v[2 + h->sel];
-        else if (h->rev_full)
-            m[h->lri] -= fw;
+    for (int step = 0; step < count; step++) {
+        const tp_mhop *h = &hops[step];
+        int32_t rev = rev_of(h, am);
+        m[h->li] -= am->v[h->sel];
+        if (rev)
+            m[h->lri] -= rev;
     }
 }
 
@@ -90,65 +100,90 @@ static void shadow_take_all(int32_t *m, const tp_cpath *path, const tp_amount *a
  * are no smaller: where the pass had room, so has the shadow. Only refusals
  * need a check.
  */
-void tp_search__shadow_walk(tp_search_ctx *s, const tp_cpath *path, const tp_amount *a,
-                            int short_hop)
+void tp_accel__shadow_walk(tp_accel *a, const tp_cpath *path, const tp_amount *am, int short_hop)
 {
-    int ai = (int)(a - s->amounts);
-    for (int j = 0; j < s->n_shadows; j++) {
-        if (!alive(s, j))
+    int ai = (int)(am - a->milli.amounts);
+    const tp_mhop *hops = tp_accel__mhops(a, path);
+    for (int j = 0; j < a->shadow.count; j++) {
+        if (!alive(a, j))
             continue;
+        tp_shadow *sh = &a->shadow.runs[j];
         if (short_hop < 0)
-            shadow_take_all(s->shadows[j].link_m, path, &s->shadows[j].amounts[ai]);
-        else if (shadow_room(s->shadows[j].link_m, path, &s->shadows[j].amounts[ai], short_hop))
-            tp_search__shadow_kill(s, j); /* the shadow would go on: it disagrees */
+            shadow_take_all(sh->link_m, hops, path->count, &sh->amounts[ai]);
+        else if (shadow_room(sh->link_m, hops, path->count, &sh->amounts[ai], short_hop))
+            kill_shadow(a, j); /* the shadow would go on: it disagrees */
     }
 }
 
-void tp_search__shadow_release(tp_search_ctx *s, const tp_cpath *path, const tp_amount *a)
+void tp_accel__shadow_release(tp_accel *a, const tp_cpath *path, const tp_amount *am)
 {
-    int ai = (int)(a - s->amounts);
-    for (int j = 0; j < s->n_shadows; j++) {
-        if (!alive(s, j))
+    int ai = (int)(am - a->milli.amounts);
+    const tp_mhop *hops = tp_accel__mhops(a, path);
+    for (int j = 0; j < a->shadow.count; j++) {
+        if (!alive(a, j))
             continue;
-        shadow_give(s->shadows[j].link_m, path, path->count, &s->shadows[j].amounts[ai]);
+        shadow_give(a->shadow.runs[j].link_m, hops, path->count, &a->shadow.runs[j].amounts[ai]);
     }
 }
 
-void tp_search__shadow_net_test(tp_search_ctx *s, int n, int short_of_bw)
+void tp_accel__shadow_bw_test(void *state, int net, float value, int ok)
 {
-    for (int j = 0; j < s->n_shadows; j++)
-        if (alive(s, j) && (s->shadows[j].net_bw[n] < s->shadows[j].int_bw) != short_of_bw)
-            tp_search__shadow_kill(s, j);
-}
-
-void tp_search__shadow_local_test(tp_search_ctx *s, float max_bw, int main_ok)
-{
-    for (int j = 0; j < s->n_shadows; j++)
-        if (alive(s, j) && (max_bw >= s->shadows[j].int_bw) != main_ok)
-            tp_search__shadow_kill(s, j);
-}
-
-void tp_search__shadow_net_bw(tp_search_ctx *s, int n, int sign)
-{
-    for (int j = 0; j < s->n_shadows; j++) {
-        if (!alive(s, j))
+    tp_accel *a = state;
+    for (int j = 0; j < a->shadow.count && a->shadow.alive; j++) {
+        if (!alive(a, j))
             continue;
-        s->shadows[j].net_bw[n] -= sign * s->shadows[j].int_bw;
+        const tp_shadow *sh = &a->shadow.runs[j];
+        int shadow_ok = net >= 0 ? !(sh->net_bw[net] < sh->int_bw) : value >= sh->int_bw;
+        if (shadow_ok != ok)
+            kill_shadow(a, j);
     }
 }
 
-int tp_search__shadow_pci_bw(const tp_search_ctx *s, int j, int g)
+void tp_accel__shadow_net_bw(tp_accel *a, int n, int sign)
 {
-    if (!s->pci_up[g])
+    for (int j = 0; j < a->shadow.count; j++) {
+        if (!alive(a, j))
+            continue;
+        a->shadow.runs[j].net_bw[n] -= sign * a->shadow.runs[j].int_bw;
+    }
+}
+
+/* gpuPciBw of GPU g in shadow j's link values. */
+static int shadow_pci_bw(const tp_accel *a, int j, int g)
+{
+    if (!a->s->pci_up[g])
         return -1;
-    const int32_t *m = s->shadows[j].link_m;
-    int32_t up = m[s->pci_up_m[g] - s->link_m], down = m[s->pci_down_m[g] - s->link_m];
+    const int32_t *m = a->shadow.runs[j].link_m;
+    const tp_milli *mi = &a->milli;
+    int32_t up = m[mi->pci_up_m[g] - mi->link_m], down = m[mi->pci_down_m[g] - mi->link_m];
     return (up < down ? up : down) / 1000;
 }
 
-/* A shadow at speed bw of the pass g, or 0 when its amounts are not exact or it could save. */
-static int shadow_setup(tp_search_ctx *s, tp_shadow *sh, const tp_graph *g, float bw)
+/* Shadow passes must rank the candidates in the same order. */
+void tp_accel__shadow_order(void *state, const tp_rank_row *row, const int *pos, int count)
 {
+    tp_accel *a = state;
+    for (int j = 0; j < a->shadow.count && a->shadow.alive; j++) {
+        if (!alive(a, j))
+            continue;
+        int prev = 0;
+        for (int i = 0; i < count; i++) {
+            const tp_rank_cand *c = &row->c[pos[i]];
+            int pci = shadow_pci_bw(a, j, c->g);
+            if (i > 0 &&
+                !tp_search__ranks_before(&row->c[pos[i - 1]], prev, pos[i - 1], c, pci, pos[i])) {
+                kill_shadow(a, j);
+                break;
+            }
+            prev = pci;
+        }
+    }
+}
+
+/* A shadow at speed bw of the pass g, or 0 when its amounts are not exact or it could save. */
+static int shadow_setup(tp_accel *a, tp_shadow *sh, const tp_graph *g, float bw)
+{
+    const tp_search_ctx *s = a->s;
     tp_graph tmp;
     tp_graph__copy_settings(&tmp, g);
     tmp.bw_intra = tmp.bw_inter = bw;
@@ -157,61 +192,64 @@ static int shadow_setup(tp_search_ctx *s, tp_shadow *sh, const tp_graph *g, floa
             return 0;
     sh->bw = bw;
     sh->int_bw = (int)bw;
-    int n_amounts = s->n_amounts;
-    if (!tp_search__milli_amounts(s, &tmp, sh->amounts) || s->n_amounts != n_amounts)
+    int n_amounts = a->milli.n_amounts;
+    if (!tp_accel__milli_amounts(a, &tmp, sh->amounts) || a->milli.n_amounts != n_amounts)
         return 0;
     /* The pass skips next channels that cannot start (search_dead.c): so must the shadow. */
-    if (s->next_dead && !tp_search__dead_pass(s, s->link_m, sh->amounts, &tmp))
+    if (a->dead.next_dead && !tp_accel__dead_pass(a, a->milli.link_m, sh->amounts, &tmp))
         return 0;
-    memcpy(sh->link_m, s->link_m, (size_t)s->n_links * sizeof(*sh->link_m));
+    memcpy(sh->link_m, a->milli.link_m, (size_t)a->milli.n_links * sizeof(*sh->link_m));
     for (int n = 0; n < s->n_nets; n++)
         sh->net_bw[n] = s->sys->nodes[TP_NODE_NET].nodes[n].net.bw;
     return 1;
 }
 
-void tp_search__shadow_begin(tp_search_ctx *s, const tp_graph *g, const float *bws, int count)
+void tp_accel__shadow_begin(tp_accel *a, const tp_graph *g, const float *bws, int count)
 {
-    s->shadow_alive = 0;
-    s->n_shadows = 0;
-    if (!s->milli || g->bw_intra != g->bw_inter || !s->shadow_ok)
+    tp_shadows *sw = &a->shadow;
+    tp_accel__shadow_stop(a);
+    if (!a->milli.on || g->bw_intra != g->bw_inter || !sw->ok)
         return;
-    for (int i = 0; i < count && s->n_shadows < TP_SHADOWS; i++) {
-        tp_shadow *sh = &s->shadows[s->n_shadows];
-        if (tp_search__pass_known(s, g, bws[i]) || !shadow_setup(s, sh, g, bws[i]))
+    for (int i = 0; i < count && sw->count < TP_SHADOWS; i++) {
+        tp_shadow *sh = &sw->runs[sw->count];
+        if (tp_accel__pass_known(a, g, bws[i]) || !shadow_setup(a, sh, g, bws[i]))
             continue;
-        s->shadow_alive |= 1u << s->n_shadows;
-        s->n_shadows++;
+        sw->alive |= 1u << sw->count;
+        sw->count++;
     }
+    if (sw->alive)
+        tp_accel__hooks(a);
 }
 
-void tp_search__shadow_end(tp_search_ctx *s, const tp_graph *g, int time)
+void tp_accel__shadow_end(tp_accel *a, const tp_graph *g, int time)
 {
-    for (int j = 0; j < s->n_shadows; j++)
-        if (alive(s, j))
-            tp_search__pass_store_at(s, g, s->shadows[j].bw, time);
-    s->shadow_alive = 0;
-    s->n_shadows = 0;
+    for (int j = 0; j < a->shadow.count; j++)
+        if (alive(a, j))
+            tp_accel__pass_store_at(a, g, a->shadow.runs[j].bw, time);
+    tp_accel__shadow_stop(a);
 }
 
-tp_status tp_search__shadow_init(tp_search_ctx *s, tp_error *err)
+tp_status tp_accel__shadow_init(tp_accel *a, tp_error *err)
 {
+    const tp_search_ctx *s = a->s;
     size_t n_nets = (size_t)(s->n_nets > 0 ? s->n_nets : 1);
+    size_t n_links = (size_t)(a->milli.n_links > 0 ? a->milli.n_links : 1);
     for (int j = 0; j < TP_SHADOWS; j++) {
-        s->shadows[j].link_m = malloc((size_t)(s->n_links > 0 ? s->n_links : 1) * sizeof(int32_t));
-        s->shadows[j].net_bw = malloc(n_nets * sizeof(float));
-        if (!s->shadows[j].link_m || !s->shadows[j].net_bw)
+        a->shadow.runs[j].link_m = malloc(n_links * sizeof(int32_t));
+        a->shadow.runs[j].net_bw = malloc(n_nets * sizeof(float));
+        if (!a->shadow.runs[j].link_m || !a->shadow.runs[j].net_bw)
             return tp_fail_nomem(err);
     }
-    s->shadow_ok = 1;
+    a->shadow.ok = 1;
     return TP_OK;
 }
 
-void tp_search__shadow_free(tp_search_ctx *s)
+void tp_accel__shadow_free(tp_accel *a)
 {
     for (int j = 0; j < TP_SHADOWS; j++) {
-        free(s->shadows[j].link_m);
-        free(s->shadows[j].net_bw);
-        s->shadows[j].link_m = NULL;
-        s->shadows[j].net_bw = NULL;
+        free(a->shadow.runs[j].link_m);
+        free(a->shadow.runs[j].net_bw);
+        a->shadow.runs[j].link_m = NULL;
+        a->shadow.runs[j].net_bw = NULL;
     }
 }

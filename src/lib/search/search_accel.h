@@ -1,0 +1,121 @@
+/*
+ * The one door between NCCL's search (the core: search.c, search_rec.c,
+ * search_order.c, search_path.c) and the accelerators under search/accel/.
+ *
+ * The core runs NCCL 2.22.3's search step by step on the system's floats.
+ * An accelerator, when one is attached to a search context, is told what
+ * the search does at the few points listed here and may take over three
+ * things: the link arithmetic (how a route's bandwidth is reserved and
+ * read), the sub-searches (the next channel, a channel from scratch) and
+ * the passes of the ladder. It must leave every decision NCCL takes as
+ * it is: tests compare every accelerator with the bare core (search_diff,
+ * test_search). The core keeps no state of its own for an accelerator;
+ * the accelerator owns its state (the `void *` below), made when it is
+ * attached and freed by its `free` hook.
+ */
+#ifndef TP_SEARCH_ACCEL_H
+#define TP_SEARCH_ACCEL_H
+
+#include "search/search.h"
+
+typedef struct tp_cpath tp_cpath;
+typedef struct tp_rank_row tp_rank_row;
+
+/* The sub-searches the core runs through an accelerator's `sub` hook (tp_search__sub runs them). */
+typedef enum tp_search_sub {
+    TP_SUB_NEXT_CHANNEL, /* the next channel, after a completed one (ncclTopoSearchRec) */
+    TP_SUB_FREE_INTRA,   /* a channel from scratch, from every GPU in turn */
+    TP_SUB_FREE_NET,     /* a channel from scratch at one NET (ncclTopoSearchTryNet's GPUs) */
+} tp_search_sub;
+
+/* What a pass read that an accelerator may want to know (the `read` hook). */
+typedef enum tp_search_read {
+    TP_READ_TYPE_INTRA,   /* a GPU/NVS route of type `value` was refused by typeIntra (accepted
+                             ones are reserved next: the walk hook at mult 1) */
+    TP_READ_CROSS_NIC,    /* crossNic decided where a channel may leave */
+    TP_READ_PREV_CHANNEL, /* a replay read the first `value` GPUs of channel `result` */
+} tp_search_read;
+
+/* A pass of the ladder as the core runs it. */
+typedef struct tp_search_pass {
+    int number;         /* 1: first pass (relaxation ladder), 2: second pass (raising bw) */
+    const float *lower; /* the speeds of the ladder below this pass's, fastest first */
+    int n_lower;
+} tp_search_pass;
+
+/*
+ * The hooks. The first six may be NULL: nothing to do there (the core's
+ * floats for the link arithmetic); an accelerator may narrow its hooks
+ * while it has nothing to do (tp_search__hooks).
+ */
+typedef struct tp_search_accel_ops {
+    /* Link arithmetic: reserve (mult > 0) or release a route's bw: 1 done, 0 when a link is
+     * short (nothing taken then), -1 on an internal error (in the context's tp_error). A
+     * reservation at mult 1 of an intra route (path->intra) is one whose type was accepted. */
+    int (*walk)(void *a, const tp_cpath *path, float bw, float mult);
+    /* gpuPciBw: the live GPU<->PCI bandwidth (truncated) of GPU g, which has a PCI link. */
+    int (*gpu_pci_bw)(void *a, int g);
+    /* NET `net`'s bandwidth just changed by -sign x (int)bwInter; `was` its value before. */
+    void (*net_bw)(void *a, int net, int sign, float was);
+    /* A bandwidth test the search just made: NET `net` has room (net >= 0), or the NET's closest
+     * GPUs, reached at `value`, are fast enough (net = -1); `ok` its answer. */
+    void (*bw_test)(void *a, int net, float value, int ok);
+    /* The candidates after a GPU, as ranked with live PCI bandwidths: row positions pos[]. */
+    void (*order)(void *a, const tp_rank_row *row, const int *pos, int count);
+    /* What the pass read (tp_search_read). */
+    void (*read)(void *a, tp_search_read what, int value, int result);
+    /* Run a sub-search (by tp_search__sub, or by knowing what it would do). */
+    tp_status (*sub)(void *a, tp_graph *g, tp_search_sub kind, int net, int *time);
+    /* Channel g->n_channels - 1 is complete; saved: it made the best graph so far. The hook may
+     * stop the pass (tp_search__stop). */
+    void (*channel_done)(void *a, tp_graph *g, int saved, int *time);
+    /* A pass of g begins (settings set, no channel): *kept = 1 when it will leave every link and
+     * NET bandwidth as it found it. global_timeout: NCCL's global budget, for the steps of passes
+     * the accelerator stopped early. */
+    tp_status (*pass_begin)(void *a, tp_graph *g, const tp_search_pass *p, int64_t *global_timeout,
+                            int *kept);
+    /* Run the pass (by tp_search__rec, or by knowing its steps); *time: budget left. */
+    tp_status (*pass)(void *a, tp_graph *g, const tp_search_pass *p, int *time);
+    /* NCCL reads the sign of global_timeout next: make it exact enough for that. */
+    tp_status (*budget)(void *a, tp_graph *g, int64_t *global_timeout);
+    /* 1 when no graph of a pass of g can beat the best graph: such passes change nothing. */
+    int (*futile)(void *a, const tp_graph *g);
+    /* The context is reused for another graph of the same system (its bandwidths as the last
+     * search left them). */
+    void (*reuse)(void *a);
+    void (*free)(void *a);
+} tp_search_accel_ops;
+
+/*
+ * How a search runs: `attach` makes an accelerator's state for a new search
+ * context (opts: its options); NULL for the step-by-step search.
+ */
+typedef struct tp_search_accel {
+    const tp_search_accel_ops *ops;
+    tp_status (*attach)(tp_search_ctx *s, const void *opts, void **state, tp_error *err);
+    const void *opts;
+} tp_search_accel;
+
+/*
+ * The core's search entry point: ncclTopoCompute with accel attached (NULL:
+ * step by step), keeping the context in *keep as tp_search__compute_kept
+ * does when keep is not NULL.
+ */
+tp_status tp_search__compute_with(tp_search_ctx **keep, tp_system *sys, tp_graph *graph,
+                                  const tp_config *cfg, tp_log *log, const tp_search_accel *accel,
+                                  tp_error *err);
+
+/* What an accelerator may call back. */
+/* The attached accelerator's hooks from now on (the same state). */
+void tp_search__hooks(tp_search_ctx *s, const tp_search_accel_ops *ops);
+tp_status tp_search__sub(tp_search_ctx *s, tp_graph *g, tp_search_sub kind, int net, int *time);
+/* Stop the pass running now (its remaining steps unknown); `why` goes in the decision trace. */
+void tp_search__stop(tp_search_ctx *s, int *time, const char *why);
+/* Stop the pass after `steps` more steps (-1: never), for the reason `why`. */
+void tp_search__stop_after(tp_search_ctx *s, int steps, const char *why);
+/* Whether the pass was stopped, and the budget it had left then (-1: unknown). */
+int tp_search__stopped(const tp_search_ctx *s, int *left);
+/* Reset the per-pass state of the core for a pass of g (as the ladder does before each pass). */
+void tp_search__pass_reset(tp_search_ctx *s, tp_graph *g);
+
+#endif
