@@ -384,7 +384,7 @@ static int rest_futile(ladder *l)
     return 1;
 }
 
-void tp_search__pass_reset(tp_search_ctx *s, tp_graph *g)
+void tp_search__reset_pass(tp_search_ctx *s, tp_graph *g)
 {
     g->n_channels = 0;
     s->work += 32; /* a pass's setup, about */
@@ -392,9 +392,9 @@ void tp_search__pass_reset(tp_search_ctx *s, tp_graph *g)
 }
 
 /* What the accelerator is told of the pass about to run. */
-static tp_search_pass pass_info(const ladder *l)
+static tp_ladder_pass pass_info(const ladder *l)
 {
-    return (tp_search_pass){.number = l->pass,
+    return (tp_ladder_pass){.number = l->pass,
                             .lower = l->speeds + l->speed_index + 1,
                             .n_lower = l->n_speeds - 1 - l->speed_index};
 }
@@ -403,11 +403,11 @@ static tp_search_pass pass_info(const ladder *l)
 static tp_status begin_pass(ladder *l, int *kept)
 {
     tp_search_ctx *s = l->s;
-    tp_search__pass_reset(s, &l->tmp);
+    tp_search__reset_pass(s, &l->tmp);
     *kept = 0;
     if (!s->accel)
         return TP_OK;
-    tp_search_pass p = pass_info(l);
+    tp_ladder_pass p = pass_info(l);
     return s->accel->pass_begin(s->accel_state, &l->tmp, &p, &l->global_timeout, kept);
 }
 
@@ -417,7 +417,7 @@ static tp_status run_pass(ladder *l, int *time)
     tp_search_ctx *s = l->s;
     if (!s->accel)
         return tp_search__rec(s, &l->tmp, time);
-    tp_search_pass p = pass_info(l);
+    tp_ladder_pass p = pass_info(l);
     return s->accel->pass(s->accel_state, &l->tmp, &p, time);
 }
 

@@ -37,11 +37,11 @@ typedef enum tp_search_read {
 } tp_search_read;
 
 /* A pass of the ladder as the core runs it. */
-typedef struct tp_search_pass {
+typedef struct tp_ladder_pass {
     int number;         /* 1: first pass (relaxation ladder), 2: second pass (raising bw) */
     const float *lower; /* the speeds of the ladder below this pass's, fastest first */
     int n_lower;
-} tp_search_pass;
+} tp_ladder_pass;
 
 /*
  * The hooks. The first six may be NULL: nothing to do there (the core's
@@ -72,10 +72,10 @@ typedef struct tp_search_accel_ops {
     /* A pass of g begins (settings set, no channel): *kept = 1 when it will leave every link and
      * NET bandwidth as it found it. global_timeout: NCCL's global budget, for the steps of passes
      * the accelerator stopped early. */
-    tp_status (*pass_begin)(void *a, tp_graph *g, const tp_search_pass *p, int64_t *global_timeout,
+    tp_status (*pass_begin)(void *a, tp_graph *g, const tp_ladder_pass *p, int64_t *global_timeout,
                             int *kept);
     /* Run the pass (by tp_search__rec, or by knowing its steps); *time: budget left. */
-    tp_status (*pass)(void *a, tp_graph *g, const tp_search_pass *p, int *time);
+    tp_status (*pass)(void *a, tp_graph *g, const tp_ladder_pass *p, int *time);
     /* NCCL reads the sign of global_timeout next: make it exact enough for that. */
     tp_status (*budget)(void *a, tp_graph *g, int64_t *global_timeout);
     /* 1 when no graph of a pass of g can beat the best graph: such passes change nothing. */
@@ -116,6 +116,6 @@ void tp_search__stop_after(tp_search_ctx *s, int steps, const char *why);
 /* Whether the pass was stopped, and the budget it had left then (-1: unknown). */
 int tp_search__stopped(const tp_search_ctx *s, int *left);
 /* Reset the per-pass state of the core for a pass of g (as the ladder does before each pass). */
-void tp_search__pass_reset(tp_search_ctx *s, tp_graph *g);
+void tp_search__reset_pass(tp_search_ctx *s, tp_graph *g);
 
 #endif

@@ -151,10 +151,16 @@ tp_status tp_search__select_nets(tp_search_ctx *s, int type_inter, int gpu, cons
 /* ncclTopoSearchNextGpuSort: GPUs to try after `gpu`, best first. */
 tp_status tp_search__next_gpus(tp_search_ctx *s, const tp_graph *g, const tp_node *gpu, int *next,
                                int *count, int sort_net);
-/* a before b in ncclTopoSearchNextGpuSort's order: NET path bw, then live PCI bw, then row order.
- */
-int tp_search__ranks_before(const tp_rank_cand *a, int pci_a, int pos_a, const tp_rank_cand *b,
-                            int pci_b, int pos_b);
+/* a before b in ncclTopoSearchNextGpuSort's order: NET path bw, live PCI bw, row order. */
+static inline int tp_search__ranks_before(const tp_rank_cand *a, int pci_a, int pos_a,
+                                          const tp_rank_cand *b, int pci_b, int pos_b)
+{
+    if (a->inter_bw != b->inter_bw)
+        return a->inter_bw > b->inter_bw;
+    if (pci_a != pci_b)
+        return pci_a > pci_b;
+    return pos_a < pos_b;
+}
 
 /* NCCL 2.22.3 INTEL_P2P_OVERHEAD: Intel root complexes split P2P into 64B TLPs. */
 static inline float tp_search__intel_p2p_overhead(float bw)

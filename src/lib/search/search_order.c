@@ -317,16 +317,6 @@ static tp_status build_net_row(tp_search_ctx *s, int start, int n, tp_rank_row *
     return TP_OK;
 }
 
-int tp_search__ranks_before(const tp_rank_cand *a, int pci_a, int pos_a, const tp_rank_cand *b,
-                            int pci_b, int pos_b)
-{
-    if (a->inter_bw != b->inter_bw)
-        return a->inter_bw > b->inter_bw;
-    if (pci_a != pci_b)
-        return pci_a > pci_b;
-    return pos_a < pos_b;
-}
-
 /* Insertion sort of row positions by ranks_before (a handful of candidates). */
 static void sort_positions(const tp_rank_row *row, int *pos, int *pci, int count)
 {

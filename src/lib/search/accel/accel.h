@@ -258,7 +258,7 @@ void tp_accel__hooks(tp_accel *a);
 /* The accelerators' own begin of a pass of g: 1 when it runs in milli mode. */
 int tp_accel__begin(tp_accel *a, const tp_graph *g);
 /* Run a pass of g (settling: again, to know its steps, after it was cut). */
-tp_status tp_accel__run_pass(tp_accel *a, tp_graph *g, const tp_search_pass *p, int *time,
+tp_status tp_accel__run_pass(tp_accel *a, tp_graph *g, const tp_ladder_pass *p, int *time,
                              int settling);
 
 /* Make the accelerators of opts for s (attached by the caller); tp_accel__free frees them. */
@@ -287,7 +287,10 @@ static inline const tp_amount *tp_accel__milli_amount(const tp_accel *a, float b
     return NULL;
 }
 /* The link arithmetic hooks (walk, gpu_pci_bw, net_bw) for milli or float passes. */
-int tp_accel__walk(void *state, const tp_cpath *path, float bw, float mult);
+/* The walk hook: on floats (hashed for the sub-search memory), in milli mode, with shadows. */
+int tp_accel__walk_floats(void *state, const tp_cpath *path, float bw, float mult);
+int tp_accel__walk_milli(void *state, const tp_cpath *path, float bw, float mult);
+int tp_accel__walk_shadowed(void *state, const tp_cpath *path, float bw, float mult);
 int tp_accel__gpu_pci_bw(void *state, int g);
 void tp_accel__net_bw(void *state, int net, int sign, float was);
 

@@ -75,6 +75,12 @@ static void make_hooks(tp_accel *a)
         *h = tp_accel__ops;
         if (!(i & 1))
             h->walk = NULL; /* the core's floats, unhashed: nothing to record */
+        else if (!(i & 2))
+            h->walk = tp_accel__walk_floats;
+        else if (i & 4)
+            h->walk = tp_accel__walk_shadowed;
+        else
+            h->walk = tp_accel__walk_milli;
         if (!(i & 2))
             h->gpu_pci_bw = NULL; /* the links' floats are live */
         if (!(i & 4)) {
@@ -106,7 +112,7 @@ int tp_accel__begin(tp_accel *a, const tp_graph *g)
 }
 
 /* Verify mode: run a pass the pass memory knew, and check its steps. */
-static tp_status verify_pass(tp_accel *a, tp_graph *g, const tp_search_pass *p, int budget,
+static tp_status verify_pass(tp_accel *a, tp_graph *g, const tp_ladder_pass *p, int budget,
                              int recorded, int settling)
 {
     int time = budget;
@@ -124,7 +130,7 @@ static tp_status verify_pass(tp_accel *a, tp_graph *g, const tp_search_pass *p, 
  * (search_pass.c), or a pass cut short when it cannot beat the best graph
  * (search_bound.c). Settling a cut pass runs it whole, without shadows.
  */
-tp_status tp_accel__run_pass(tp_accel *a, tp_graph *g, const tp_search_pass *p, int *time,
+tp_status tp_accel__run_pass(tp_accel *a, tp_graph *g, const tp_ladder_pass *p, int *time,
                              int settling)
 {
     tp_search_ctx *s = a->s;
@@ -151,7 +157,7 @@ tp_status tp_accel__run_pass(tp_accel *a, tp_graph *g, const tp_search_pass *p, 
     return st;
 }
 
-static tp_status hook_pass_begin(void *state, tp_graph *g, const tp_search_pass *p,
+static tp_status hook_pass_begin(void *state, tp_graph *g, const tp_ladder_pass *p,
                                  int64_t *global_timeout, int *kept)
 {
     tp_accel *a = state;
@@ -163,13 +169,13 @@ static tp_status hook_pass_begin(void *state, tp_graph *g, const tp_search_pass 
     /* A float pass may round link values: cut passes must be settled before. */
     tp_status st = tp_accel__bound_budget(a, g, global_timeout, 1);
     if (st == TP_OK) {
-        tp_search__pass_reset(a->s, g);
+        tp_search__reset_pass(a->s, g);
         *kept = tp_accel__begin(a, g);
     }
     return st;
 }
 
-static tp_status hook_pass(void *state, tp_graph *g, const tp_search_pass *p, int *time)
+static tp_status hook_pass(void *state, tp_graph *g, const tp_ladder_pass *p, int *time)
 {
     tp_accel *a = state;
     tp_status st = tp_accel__run_pass(a, g, p, time, 0);
@@ -225,7 +231,7 @@ static void hook_free(void *state)
 }
 
 const tp_search_accel_ops tp_accel__ops = {
-    .walk = tp_accel__walk,
+    .walk = tp_accel__walk_shadowed,
     .gpu_pci_bw = tp_accel__gpu_pci_bw,
     .net_bw = tp_accel__net_bw,
     .bw_test = tp_accel__shadow_bw_test,

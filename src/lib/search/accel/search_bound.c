@@ -485,10 +485,10 @@ static tp_status settle_one(tp_accel *a, tp_graph *g, size_t i, int64_t *global_
     tp_bound *b = &a->bound;
     tp_graph__set_settings(g, &b->cuts[i].settings);
     int time = tp_search__step_budget(g);
-    tp_search__pass_reset(a->s, g);
+    tp_search__reset_pass(a->s, g);
     if (!tp_accel__begin(a, g))
         return tp_fail(a->s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: cut pass not exact");
-    const tp_search_pass first = {.number = 1};
+    const tp_ladder_pass first = {.number = 1};
     tp_status st = tp_accel__run_pass(a, g, &first, &time, 1);
     int left;
     if (st == TP_OK && tp_search__stopped(a->s, &left)) {

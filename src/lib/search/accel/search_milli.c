@@ -446,31 +446,53 @@ __attribute__((noinline)) static int walk_floats(tp_accel *a, const tp_cpath *pa
     return st == TP_OK ? done : -1;
 }
 
-int tp_accel__walk(void *state, const tp_cpath *path, float bw, float mult)
+int tp_accel__walk_floats(void *state, const tp_cpath *path, float bw, float mult)
 {
     tp_accel *a = state;
     if (mult == 1 && path->intra)
         tp_accel__pass_accept(a, path); /* its type was accepted */
-    if (!a->milli.on)
-        return walk_floats(a, path, bw, mult);
-    const tp_amount *am = tp_accel__milli_amount(a, bw);
-    if (!am) {
+    return walk_floats(a, path, bw, mult);
+}
+
+/* The walk of a milli pass: 1 taken or released, 0 short (*short_hop: the hop), -1 error. */
+static inline int walk_milli(tp_accel *a, const tp_cpath *path, float bw, float mult,
+                             const tp_amount **am, int *short_hop)
+{
+    if (mult == 1 && path->intra)
+        tp_accel__pass_accept(a, path); /* its type was accepted */
+    *am = tp_accel__milli_amount(a, bw);
+    if (!*am) {
         tp_fail(a->s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: bw %g not of the pass",
                 (double)bw);
         return -1;
     }
-    int short_hop = -1;
+    *short_hop = -1;
     if (mult > 0)
-        short_hop = follow_milli(a, path, am);
+        *short_hop = follow_milli(a, path, *am);
     else
-        release_milli(a, path, am);
-    if (a->shadow.alive) {
+        release_milli(a, path, *am);
+    return *short_hop < 0;
+}
+
+int tp_accel__walk_milli(void *state, const tp_cpath *path, float bw, float mult)
+{
+    const tp_amount *am;
+    int short_hop;
+    return walk_milli(state, path, bw, mult, &am, &short_hop);
+}
+
+int tp_accel__walk_shadowed(void *state, const tp_cpath *path, float bw, float mult)
+{
+    tp_accel *a = state;
+    const tp_amount *am;
+    int short_hop, done = walk_milli(a, path, bw, mult, &am, &short_hop);
+    if (done >= 0 && a->shadow.alive) {
         if (mult > 0)
             tp_accel__shadow_walk(a, path, am, short_hop);
         else
             tp_accel__shadow_release(a, path, am);
     }
-    return short_hop < 0;
+    return done;
 }
 
 int tp_accel__gpu_pci_bw(void *state, int g)
