@@ -46,4 +46,6 @@ fi
 if grep -rn 'getenv' src/lib --include='*.c' | grep -v '^src/lib/config/config.c'; then
     echo "lint: getenv outside the config module"; fail=1
 fi
+# The search core names no accelerator (they attach through search/search_accel.h).
+sh "$(dirname "$0")/lint-search-core.sh" || fail=1
 exit $fail
