@@ -611,8 +611,9 @@ static void test_search_mirror_domains(void **state)
     for (int i = 0; i < TP_GRAPH_COUNT; i++)
         g[i] = new_graph(0, 0, 0, 0);
     tp_error err = {0};
-    assert_int_equal(tp_search__mirror(plan->domains[0].sys, plan->domains[0].graphs, d->sys, g,
-                                       TP_GRAPH_COUNT, plan->cfg, &done, &err),
+    const tp_search_domain first = {plan->domains[0].sys, plan->domains[0].graphs};
+    assert_int_equal(tp_search__mirror(first, (tp_search_domain){d->sys, g}, TP_GRAPH_COUNT,
+                                       plan->cfg, &done, &err),
                      TP_OK);
     assert_int_equal(done, 1);
     tp_graph *ring = new_graph(0, TP_PATTERN_RING, 1, TP_MAXCHANNELS / 2);
@@ -624,8 +625,8 @@ static void test_search_mirror_domains(void **state)
     const tp_node *gpu = &d->sys->nodes[TP_NODE_GPU].nodes[0];
     float *bw = &gpu->paths[TP_NODE_NET][0].list[0]->bw, saved = *bw;
     *bw = saved / 2;
-    assert_int_equal(tp_search__mirror(plan->domains[0].sys, plan->domains[0].graphs, d->sys, g,
-                                       TP_GRAPH_COUNT, plan->cfg, &done, &err),
+    assert_int_equal(tp_search__mirror(first, (tp_search_domain){d->sys, g}, TP_GRAPH_COUNT,
+                                       plan->cfg, &done, &err),
                      TP_OK);
     assert_int_equal(done, 0);
     *bw = saved;

@@ -170,8 +170,8 @@ static tp_status mirror_graphs(tp_plan *plan, tp_host_kind *k, tp_domain *d, tp_
         int done = 0;
         if (!worth_mirroring(e, d))
             continue;
-        tp_status st = tp_search__mirror(e->sys, e->graphs, d->sys, d->graphs, TP_GRAPH_COUNT,
-                                         plan->cfg, &done, err);
+        const tp_search_domain from = {e->sys, e->graphs}, to = {d->sys, d->graphs};
+        tp_status st = tp_search__mirror(from, to, TP_GRAPH_COUNT, plan->cfg, &done, err);
         if (st != TP_OK || done) {
             d->searched = done;
             return st;

@@ -556,10 +556,11 @@ static void simple_order_fallback(const tp_system *sys, tp_graph *graph, tp_log 
 }
 
 /* The context of a search of graph on sys: *keep's when there is one (then kept), else new. */
-static tp_status open_ctx(tp_search_ctx **out, tp_search_ctx *local, tp_search_ctx **keep,
-                          const tp_search_accel *accel, tp_system *sys, tp_graph *graph,
-                          tp_error *err)
+static tp_status open_ctx(tp_search_ctx **out, tp_search_ctx *local, const tp_search_run *run,
+                          tp_system *sys, tp_graph *graph, tp_error *err)
 {
+    tp_search_ctx **keep = run->keep;
+    const tp_search_accel *accel = run->accel;
     if (keep && *keep) {
         *out = *keep;
         tp_search__ctx_reuse(*keep, graph, err);
@@ -600,18 +601,11 @@ void tp_search__keep_free(tp_search_ctx *keep)
     free(keep);
 }
 
-/* How one ncclTopoCompute searches: its context, kept or not, and the accelerator to attach. */
-typedef struct search_run {
-    tp_search_ctx **keep;
-    const tp_search_accel *accel;
-    tp_log *log;
-} search_run;
-
-static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, const search_run *run,
+static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, const tp_search_run *run,
                               tp_error *err)
 {
     tp_search_ctx local, *s = NULL;
-    tp_status st = open_ctx(&s, &local, run->keep, run->accel, sys, graph, err);
+    tp_status st = open_ctx(&s, &local, run, sys, graph, err);
     if (st != TP_OK)
         return st;
     l->s = s;
@@ -644,10 +638,10 @@ static int nvls_impossible(const tp_system *sys, const tp_graph *graph)
            (sys->nodes[TP_NODE_NVS].count == 0 || min_comp_cap(sys) < TP_NCCL_SM90_CC);
 }
 
-tp_status tp_search__compute_with(tp_search_ctx **keep, tp_system *sys, tp_graph *graph,
-                                  const tp_config *cfg, tp_log *log, const tp_search_accel *accel,
-                                  tp_error *err)
+tp_status tp_search__compute_with(tp_system *sys, tp_graph *graph, const tp_config *cfg,
+                                  const tp_search_run *run, tp_error *err)
 {
+    tp_log *log = run->log;
     int n_gpus = sys->nodes[TP_NODE_GPU].count, n_nets = sys->nodes[TP_NODE_NET].count;
     if (n_gpus == 0)
         return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "search: the system has no GPU");
@@ -692,8 +686,7 @@ tp_status tp_search__compute_with(tp_search_ctx **keep, tp_system *sys, tp_graph
     const tp_node_set *cpus = &sys->nodes[TP_NODE_CPU];
     l->cpu_arch = cpus->count ? cpus->nodes[0].cpu.arch : 0;
     l->cpu_vendor = cpus->count ? cpus->nodes[0].cpu.vendor : 0;
-    const search_run run = {.keep = keep, .accel = accel, .log = log};
-    tp_status st = search_graph(sys, graph, l, &run, err);
+    tp_status st = search_graph(sys, graph, l, run, err);
     free(l);
     return st;
 }
@@ -701,7 +694,8 @@ tp_status tp_search__compute_with(tp_search_ctx **keep, tp_system *sys, tp_graph
 tp_status tp_search__compute_plain(tp_system *sys, tp_graph *graph, const tp_config *cfg,
                                    tp_log *log, tp_error *err)
 {
-    return tp_search__compute_with(NULL, sys, graph, cfg, log, NULL, err);
+    const tp_search_run step_by_step = {.accel = NULL, .keep = NULL, .log = log};
+    return tp_search__compute_with(sys, graph, cfg, &step_by_step, err);
 }
 
 void tp_search__print_graph(tp_log *log, const tp_system *sys, const tp_graph *graph)

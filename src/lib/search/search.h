@@ -176,8 +176,13 @@ tp_status tp_search__dump_graphs(FILE *out, const tp_system *sys, tp_graph *cons
  * order; proved in search/accel/) and a's searches left a's bandwidths unchanged.
  * *done is 1 when gb[] (n graphs, allocated) were filled so; 0: search b.
  */
-tp_status tp_search__mirror(tp_system *a, tp_graph *const *ga, tp_system *b, tp_graph *const *gb,
-                            int n, const tp_config *cfg, int *done, tp_error *err);
+/* A domain's system and its graphs, for tp_search__mirror. */
+typedef struct tp_search_domain {
+    tp_system *sys;
+    tp_graph *const *graphs;
+} tp_search_domain;
+tp_status tp_search__mirror(tp_search_domain a, tp_search_domain b, int n, const tp_config *cfg,
+                            int *done, tp_error *err);
 
 /* Release a graph's event list. */
 void tp_search__graph_release(tp_graph *graph);

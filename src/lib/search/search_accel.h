@@ -96,14 +96,16 @@ typedef struct tp_search_accel {
     const void *opts;
 } tp_search_accel;
 
-/*
- * The core's search entry point: ncclTopoCompute with accel attached (NULL:
- * step by step), keeping the context in *keep as tp_search__compute_kept
- * does when keep is not NULL.
- */
-tp_status tp_search__compute_with(tp_search_ctx **keep, tp_system *sys, tp_graph *graph,
-                                  const tp_config *cfg, tp_log *log, const tp_search_accel *accel,
-                                  tp_error *err);
+/* How one ncclTopoCompute runs. */
+typedef struct tp_search_run {
+    const tp_search_accel *accel; /* attached to a new context (NULL: step by step) */
+    tp_search_ctx **keep;         /* NULL, or the context kept for the system (made at first) */
+    tp_log *log;
+} tp_search_run;
+
+/* The core's search entry point: ncclTopoCompute as run says (tp_search__compute_kept's keep). */
+tp_status tp_search__compute_with(tp_system *sys, tp_graph *graph, const tp_config *cfg,
+                                  const tp_search_run *run, tp_error *err);
 
 /* What an accelerator may call back. */
 /* The attached accelerator's hooks from now on (the same state). */

@@ -9,6 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* NCCL 2.22.3 followPath: GPUs below this compute capability, entered from a non-GPU, also
+ * pay 1/8 of the bandwidth on the way back. */
+#define TP_NCCL_REV_DIV8_BELOW_CC 80
+
 /* The (from, to) node types the search follows routes between. */
 static const int route_kinds[][2] = {
     {TP_NODE_GPU, TP_NODE_GPU}, {TP_NODE_GPU, TP_NODE_NET}, {TP_NODE_NET, TP_NODE_GPU},
@@ -50,8 +54,8 @@ static void compile_hop(tp_hop *h, tp_node *node, tp_link *link, const tp_node *
     h->bw = &link->bw;
     h->pci = link->type == TP_LINK_PCI;
     /* Pre-Ampere GPUs entered from a non-GPU: 1/8 back; POWER CPUs over NVLink: all back. */
-    h->rev_div8 =
-        rem->type == TP_NODE_GPU && rem->gpu.cuda_comp_cap < 80 && start->type != TP_NODE_GPU;
+    h->rev_div8 = rem->type == TP_NODE_GPU && rem->gpu.cuda_comp_cap < TP_NCCL_REV_DIV8_BELOW_CC &&
+                  start->type != TP_NODE_GPU;
     h->rev_full =
         rem->type == TP_NODE_CPU && rem->cpu.arch == TP_CPU_ARCH_POWER && link->type == TP_LINK_NVL;
     if (h->rev_div8 || h->rev_full) {

@@ -47,10 +47,6 @@ extern const tp_accel_opts tp_accel__defaults;
 /* ncclTopoCompute with the accelerators of opts (tests). */
 tp_status tp_search__compute_opts(tp_system *sys, tp_graph *graph, const tp_config *cfg,
                                   tp_log *log, const tp_accel_opts *opts, tp_error *err);
-/* The same, keeping the context (and its accelerators) in *keep. */
-tp_status tp_search__compute_kept_opts(tp_search_ctx **keep, tp_system *sys, tp_graph *graph,
-                                       const tp_config *cfg, tp_log *log, const tp_accel_opts *opts,
-                                       tp_error *err);
 
 /* ---- milli: link arithmetic in thousandths (search_milli.c) ---- */
 

@@ -255,28 +255,30 @@ static tp_status attach(tp_search_ctx *s, const void *opts, void **state, tp_err
     return st;
 }
 
-tp_status tp_search__compute_kept_opts(tp_search_ctx **keep, tp_system *sys, tp_graph *graph,
-                                       const tp_config *cfg, tp_log *log, const tp_accel_opts *opts,
-                                       tp_error *err)
+/* ncclTopoCompute as run says, with the accelerators of opts attached to a new context. */
+static tp_status compute(tp_system *sys, tp_graph *graph, const tp_config *cfg, tp_search_run run,
+                         const tp_accel_opts *opts, tp_error *err)
 {
     const tp_search_accel accel = {.ops = &tp_accel__ops, .attach = attach, .opts = opts};
-    return tp_search__compute_with(keep, sys, graph, cfg, log, opts->use ? &accel : NULL, err);
+    run.accel = opts->use ? &accel : NULL;
+    return tp_search__compute_with(sys, graph, cfg, &run, err);
 }
 
 tp_status tp_search__compute_opts(tp_system *sys, tp_graph *graph, const tp_config *cfg,
                                   tp_log *log, const tp_accel_opts *opts, tp_error *err)
 {
-    return tp_search__compute_kept_opts(NULL, sys, graph, cfg, log, opts, err);
+    return compute(sys, graph, cfg, (tp_search_run){.log = log}, opts, err);
 }
 
 tp_status tp_search__compute(tp_system *sys, tp_graph *graph, const tp_config *cfg, tp_log *log,
                              tp_error *err)
 {
-    return tp_search__compute_kept_opts(NULL, sys, graph, cfg, log, &tp_accel__defaults, err);
+    return compute(sys, graph, cfg, (tp_search_run){.log = log}, &tp_accel__defaults, err);
 }
 
 tp_status tp_search__compute_kept(tp_search_ctx **keep, tp_system *sys, tp_graph *graph,
                                   const tp_config *cfg, tp_log *log, tp_error *err)
 {
-    return tp_search__compute_kept_opts(keep, sys, graph, cfg, log, &tp_accel__defaults, err);
+    const tp_search_run run = {.keep = keep, .log = log};
+    return compute(sys, graph, cfg, run, &tp_accel__defaults, err);
 }

@@ -304,9 +304,11 @@ static int compare(iso *m, tp_system *a, tp_system *b, tp_error *err)
     return same_system(m);
 }
 
-tp_status tp_search__mirror(tp_system *a, tp_graph *const *ga, tp_system *b, tp_graph *const *gb,
-                            int n, const tp_config *cfg, int *done, tp_error *err)
+tp_status tp_search__mirror(tp_search_domain da, tp_search_domain db, int n, const tp_config *cfg,
+                            int *done, tp_error *err)
 {
+    tp_system *a = da.sys, *b = db.sys;
+    tp_graph *const *ga = da.graphs, *const *gb = db.graphs;
     *done = 0;
     if (!mirrorable(a, ga, b, n, cfg))
         return TP_OK;
