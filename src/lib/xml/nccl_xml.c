@@ -121,13 +121,13 @@ static void locate(scan *s, size_t offset)
     s->out->column = col;
 }
 
-/* Keep the WARN for the one-line error, control bytes written as escapes. */
+/* Keep the WARN for the one-line error, bytes outside printable ASCII written as escapes. */
 static void keep_message(scan *s, const char *text)
 {
     size_t o = 0, cap = sizeof(s->out->message);
     for (const char *p = text; *p && o + 5 < cap; p++) {
         unsigned char c = (unsigned char)*p;
-        if (c >= 0x20 && c != 0x7f)
+        if (c >= 0x20 && c < 0x7f)
             s->out->message[o++] = (char)c;
         else
             o += (size_t)snprintf(s->out->message + o, cap - o, "\\x%02x", c);
