@@ -124,6 +124,17 @@ static void test_version_any_base(void **state)
     done(p);
 }
 
+/* A key without '=' has an empty value (not one left from an earlier node): version 0. */
+static void test_key_without_value_is_empty(void **state)
+{
+    (void)state;
+    replay *p = run("<foo version=\"1\"/><graphs version></graphs>", TP_NCCL_XML_GRAPHS);
+    assert_int_equal(p->r.outcome, TP_NCCL_XML_REJECTED);
+    assert_int_equal(p->r.code, TP_NCCL_INVALID_USAGE);
+    assert_int_equal(count_lines(p, "XML Graph has wrong version 0, 1 needed"), 1);
+    done(p);
+}
+
 /* After '/', xmlGetNode reads a whole token: <graph/junk> is an empty element. */
 static void test_junk_after_slash(void **state)
 {
@@ -169,6 +180,7 @@ int main(void)
         cmocka_unit_test(test_value_length_limit),
         cmocka_unit_test(test_attribute_count),
         cmocka_unit_test(test_version_any_base),
+        cmocka_unit_test(test_key_without_value_is_empty),
         cmocka_unit_test(test_junk_after_slash),
         cmocka_unit_test(test_stray_closing_tag_is_an_element),
         cmocka_unit_test(test_deep_nesting_is_unknown),

@@ -242,6 +242,8 @@ static int get_token(scan *s, char *name, char *value, char *last)
         o++;
     } while (!ends_name(c));
     name[o - 1] = '\0';
+    if (value) /* a key without '=': NCCL's cleared record gives it an empty value */
+        value[0] = '\0';
     *last = c;
     return 0;
 }
