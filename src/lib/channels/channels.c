@@ -422,13 +422,13 @@ static void size_channels(tp_chan_ctx *x)
     const tp_channels_job *job = x->job;
     tp_channels *ch = x->ch;
     tp_channel_count *count = &ch->count;
-    int n = count->duplicated = min_int(TP_MAXCHANNELS, 2 * x->nc);
+    int n = count->duplicated = min_int(TP_MAXCHANNELS, TP_POSTSET_COPIES * x->nc);
     for (int c = 0; c < n; c++)
         x->src[c] = c;
     /* NCCL 2.22.3: 4 compute channels per search channel on sm90 across nodes. */
     if (job->min_comp_cap == TP_SM90_DOUBLE_CC && ch->n_nodes > 1 &&
         ch->combined[TP_GRAPH_RING].bw_intra > TP_SM90_DOUBLE_BW && n < TP_SM90_DOUBLE_MAX)
-        n = copy_channels(x, n, 2 * n);
+        n = copy_channels(x, n, TP_POSTSET_COPIES * n);
     count->sm90_doubled = n;
     count->max_limit = min_int(max_nchannels(x->cfg, x->log), job->max_ctas);
     n = count->after_max = min_int(count->max_limit, n);

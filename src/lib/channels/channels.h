@@ -27,7 +27,10 @@ const char *tp_channels__graph_name(int slot);
 #define TP_P2P_CHUNK_NVL (1 << 19)   /* NCCL_P2P_NVL_CHUNKSIZE default */
 #define TP_BUFFSIZE_SIMPLE (1 << 22) /* DEFAULT_BUFFSIZE */
 #define TP_NCCL_STEPS 8
-#define TP_SM90_DOUBLE_BW 45.0f /* postset: 4 compute channels per search channel above this */
+/* postset: copyChannels doubles the search's channels, and doubles them again (4 per
+ * search channel) above this ring bwIntra, */
+#define TP_POSTSET_COPIES 2
+#define TP_SM90_DOUBLE_BW 45.0f
 #define TP_SM90_DOUBLE_MAX 16   /* ... while below this many channels, */
 #define TP_SM90_DOUBLE_CC 90    /* ... on GPUs of exactly this compute capability, across nodes */
 #define TP_TREES_LINE_SIZE 1024 /* init.cc "Trees" char line[1024] */
