@@ -27,26 +27,6 @@ void tp_channels__free(tp_channels *ch)
     ch->ranks = NULL;
 }
 
-int tp_chan__shift(const tp_chan_ctx *x, int v, int host)
-{
-    if (v == TP_UNSET)
-        return 0;
-    if (v < 0)
-        return v;
-    int rep = x->job->kinds[x->job->host_kind[host]].rep_host;
-    return v + x->host_first[host] - x->host_first[rep];
-}
-
-int tp_chan__topo(const tp_chan_ctx *x, int r, tp_topo_field field, int c)
-{
-    /* NCCL 2.22.3 postset: with crossNic rings and an even channel count,
-     * odd nodes exchange ring channels c and c^1 to alternate rails. */
-    if (x->cross_swap && field <= TP_TR_RING_NEXT && tp_chan__node(x, r) % 2 == 1)
-        c ^= 1;
-    const tp_topo_ranks *tr = &x->kinds[tp_chan__kind(x, r)].tr[tp_chan__local(x, r)];
-    return tp_chan__shift(x, tr->v[field][c], tp_chan__host(x, r));
-}
-
 /* Preset's ring fields of `rank`, at position i of a ring channel. */
 static void preset_ring(tp_topo_ranks *tr, const int *intra, int n, int i, int c)
 {

@@ -96,10 +96,28 @@ static inline int tp_chan__first_rank(const tp_chan_ctx *x, int n)
     return x->node_first[n];
 }
 
-/* A template rank value moved to `host`: -1 stays, unset reads as 0. */
-int tp_chan__shift(const tp_chan_ctx *x, int v, int host);
+/* A template rank value moved to `host`: -1 stays, unset reads as 0. (Inline: read per
+ * rank and channel, millions of times for a large job.) */
+static inline int tp_chan__shift(const tp_chan_ctx *x, int v, int host)
+{
+    if (v == TP_UNSET)
+        return 0;
+    if (v < 0)
+        return v;
+    int rep = x->job->kinds[x->job->host_kind[host]].rep_host;
+    return v + x->host_first[host] - x->host_first[rep];
+}
+
 /* topoRanks field of rank r for channel c, after postset's crossNic exchange. */
-int tp_chan__topo(const tp_chan_ctx *x, int r, tp_topo_field field, int c);
+static inline int tp_chan__topo(const tp_chan_ctx *x, int r, tp_topo_field field, int c)
+{
+    /* NCCL 2.22.3 postset: with crossNic rings and an even channel count,
+     * odd nodes exchange ring channels c and c^1 to alternate rails. */
+    if (x->cross_swap && field <= TP_TR_RING_NEXT && tp_chan__node(x, r) % 2 == 1)
+        c ^= 1;
+    const tp_topo_ranks *tr = &x->kinds[tp_chan__kind(x, r)].tr[tp_chan__local(x, r)];
+    return tp_chan__shift(x, tr->v[field][c], tp_chan__host(x, r));
+}
 
 /* connectTrees for every rank, with the reported rank's "Tree" lines. */
 tp_status tp_chan__connect_trees(tp_chan_ctx *x, tp_error *err);
