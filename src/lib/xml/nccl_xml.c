@@ -19,6 +19,7 @@
 #include "xml/nccl_xml.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -500,10 +501,16 @@ tp_status tp_xml__nccl_load(const char *text, size_t len, tp_nccl_xml_kind kind,
                             tp_nccl_xml_result *out, tp_error *err)
 {
     memset(out, 0, sizeof(*out));
-    scan *s = calloc(1, sizeof(*s));
+    /* Not cleared: get_node sets what it reads of the ~9 KB node record. */
+    scan *s = malloc(sizeof(*s));
     if (!s)
         return tp_fail_nomem(err);
-    *s = (scan){.text = text, .len = len, .prof = &profiles[kind], .log = log, .out = out};
+    memset(s, 0, offsetof(scan, node));
+    s->text = text;
+    s->len = len;
+    s->prof = &profiles[kind];
+    s->log = log;
+    s->out = out;
     stack st = {0};
     tp_status mem = push(&st, (frame){.is_top = true}, err);
     int r = 0;
