@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <expat.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,6 +16,12 @@ typedef struct parse_ctx {
     tp_xml_elem *current;
     tp_error *err;
     tp_status st;
+    /* Positions counted here for plain ASCII text (expat recounts from its last query). */
+    const char *text;
+    bool ascii;
+    size_t counted;    /* bytes before this index are counted */
+    unsigned line;     /* line of index `counted` */
+    size_t line_start; /* index of that line's first byte */
 } parse_ctx;
 
 void tp_xml__free_elem(tp_xml_elem *e)
@@ -258,6 +265,50 @@ static tp_status take_attrs(tp_xml_elem *e, const XML_Char **attrs, tp_error *er
     return st;
 }
 
+/*
+ * Text of bytes 0x01-0x7f without CR: a line is what ends at LF and a column
+ * is one byte, as expat counts them; other text keeps expat's own count.
+ */
+static bool plain_ascii(const char *text, size_t len)
+{
+    /* Eight bytes at a time: a high bit, a zero byte, or a zero byte after xor with CRs. */
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    const uint64_t crs = ones * '\r';
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, text + i, sizeof(w));
+        uint64_t cr = w ^ crs;
+        if ((w & highs) || ((w - ones) & ~w & highs) || ((cr - ones) & ~cr & highs))
+            return false;
+    }
+    for (; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == 0 || c >= 0x80 || c == '\r')
+            return false;
+    }
+    return true;
+}
+
+/* The start tag's line and column (1-based), counting only the bytes since the last one. */
+static void locate(parse_ctx *ctx, tp_xml_elem *e)
+{
+    if (!ctx->ascii) {
+        e->line = (unsigned)XML_GetCurrentLineNumber(ctx->parser);
+        e->column = (unsigned)XML_GetCurrentColumnNumber(ctx->parser) + 1;
+        return;
+    }
+    size_t at = e->src_start;
+    const char *p = ctx->text + ctx->counted, *end = ctx->text + at;
+    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        ctx->line++;
+        ctx->line_start = (size_t)(++p - ctx->text);
+    }
+    ctx->counted = at;
+    e->line = ctx->line;
+    e->column = (unsigned)(at - ctx->line_start + 1);
+}
+
 static void XMLCALL on_start(void *data, const XML_Char *tag, const XML_Char **attrs)
 {
     parse_ctx *ctx = data;
@@ -274,9 +325,8 @@ static void XMLCALL on_start(void *data, const XML_Char *tag, const XML_Char **a
         stop_parse(ctx, st);
         return;
     }
-    e->line = (unsigned)XML_GetCurrentLineNumber(ctx->parser);
-    e->column = (unsigned)XML_GetCurrentColumnNumber(ctx->parser) + 1;
     e->src_start = (size_t)XML_GetCurrentByteIndex(ctx->parser);
+    locate(ctx, e);
     e->src_tag_len = (size_t)XML_GetCurrentByteCount(ctx->parser);
     if (!ctx->doc->root)
         ctx->doc->root = e;
@@ -343,7 +393,13 @@ tp_status tp_xml__parse(tp_xml **out, const char *text, size_t len, const char *
     if (!doc)
         return tp_fail_nomem(err);
     snprintf(doc->source, sizeof(doc->source), "%s", source ? source : "<buffer>");
-    parse_ctx ctx = {.parser = XML_ParserCreate(NULL), .doc = doc, .err = err, .st = TP_OK};
+    parse_ctx ctx = {.parser = XML_ParserCreate(NULL),
+                     .doc = doc,
+                     .err = err,
+                     .st = TP_OK,
+                     .text = text,
+                     .ascii = plain_ascii(text, len),
+                     .line = 1};
     if (!ctx.parser) {
         free(doc);
         return tp_fail_nomem(err);
