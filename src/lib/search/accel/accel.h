@@ -90,7 +90,8 @@ typedef struct tp_milli {
     float **link_bw; /* every link bandwidth the search reads (the system's floats) */
     int32_t *link_m; /* their values in thousandths during a milli pass */
     const int32_t *pci_up_m[TP_MAX_NODES], *pci_down_m[TP_MAX_NODES];
-    int capable;             /* the routes allow it (reverse links present) */
+    int capable;             /* the routes allow it (reverse links present, simple) */
+    int simple;              /* no route takes a link twice */
     int need_pci, need_rev8; /* some hop takes the Intel PCI share / a 1/8 reverse */
     int on;                  /* the current pass runs in milli mode */
     int link_m_ok;           /* link_m holds the floats' values */

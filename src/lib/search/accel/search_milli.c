@@ -227,7 +227,8 @@ tp_status tp_accel__milli_init(tp_accel *a, tp_error *err)
         mi->capable = 1;
         number_links(a, &map);
         st = key_links(a, err);
-        if (st == TP_OK && !routes_simple(a))
+        mi->simple = st == TP_OK && routes_simple(a);
+        if (!mi->simple)
             mi->capable = 0;
         if (st == TP_OK)
             hash_routes(a);
@@ -408,11 +409,13 @@ static uint64_t float_bits(float f)
 static void path_hash(const tp_accel *a, const tp_cpath *path, uint64_t *h1, uint64_t *h2)
 {
     *h1 = *h2 = 0;
+    const tp_mhop *mh = tp_accel__mhops(a, path);
     for (int i = 0; i < path->count; i++) {
         const tp_hop *hop = &path->hops[i];
-        const tp_mhop *h = tp_accel__mhop(a, hop);
+        const tp_mhop *h = &mh[i];
         int seen_bw = 0, seen_rev = !hop->rev || !(hop->rev_div8 || hop->rev_full);
-        for (int j = 0; j < i; j++) {
+        /* A route that takes a link twice counts it once (routes are simple paths, mostly). */
+        for (int j = 0; j < i && !a->milli.simple; j++) {
             const tp_hop *o = &path->hops[j];
             int o_rev = o->rev && (o->rev_div8 || o->rev_full);
             seen_bw |= o->bw == hop->bw || (o_rev && o->rev == hop->bw);
