@@ -95,6 +95,10 @@ typedef struct bfs_state {
     bool nvb_disable;
     tp_node **cur, **next;
     int n_cur, n_next;
+    /* Per node (first_of[type] + index): the last level that queued it. */
+    unsigned *queued_at;
+    size_t first_of[TP_NODE_TYPE_COUNT];
+    unsigned level;
     tp_log *log;
 } bfs_state;
 
@@ -149,9 +153,10 @@ static bool blocked_by_gpu(const bfs_state *s, const tp_node *node, const tp_lin
 
 static void queue_next(bfs_state *s, tp_node *node)
 {
-    for (int i = 0; i < s->n_next; i++)
-        if (s->next[i] == node)
-            return;
+    size_t slot = s->first_of[node->type] + (size_t)(node - s->sys->nodes[node->type].nodes);
+    if (s->queued_at[slot] == s->level)
+        return; /* already queued for the next level */
+    s->queued_at[slot] = s->level;
     s->next[s->n_next++] = node;
 }
 
@@ -201,6 +206,7 @@ static tp_status set_paths(bfs_state *s, tp_node *base, tp_error *err)
     s->n_cur = 1;
     while (s->n_cur) {
         s->n_next = 0;
+        s->level++;
         for (int n = 0; n < s->n_cur; n++) {
             tp_node *node = s->cur[n];
             for (int l = 0; l < node->n_links; l++)
@@ -222,14 +228,17 @@ static tp_status set_all_paths(tp_system *sys, const tp_config *cfg, tp_log *log
     static const int roots[] = {TP_NODE_CPU, TP_NODE_GPU, TP_NODE_NET, TP_NODE_NVS};
     static const int check_lines[] = {TP_NCCL_LINE_PATHS_CPU, TP_NCCL_LINE_PATHS_GPU,
                                       TP_NCCL_LINE_PATHS_NET, TP_NCCL_LINE_PATHS_NVS};
-    size_t total = 0;
-    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
-        total += (size_t)sys->nodes[t].count;
     bfs_state s = {
         .sys = sys, .log = log, .nvb_disable = tp_config_int(cfg, TP_P_NVB_DISABLE) != 0};
+    size_t total = 0;
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
+        s.first_of[t] = total;
+        total += (size_t)sys->nodes[t].count;
+    }
     s.cur = calloc(total + 1, sizeof(*s.cur));
     s.next = calloc(total + 1, sizeof(*s.next));
-    tp_status st = (s.cur && s.next) ? TP_OK : tp_fail_nomem(err);
+    s.queued_at = calloc(total + 1, sizeof(*s.queued_at));
+    tp_status st = (s.cur && s.next && s.queued_at) ? TP_OK : tp_fail_nomem(err);
     for (size_t r = 0; st == TP_OK && r < ARRAY_LEN(roots); r++) {
         for (int i = 0; st == TP_OK && i < sys->nodes[roots[r]].count; i++)
             st = set_paths(&s, &sys->nodes[roots[r]].nodes[i], err);
@@ -239,6 +248,7 @@ static tp_status set_all_paths(tp_system *sys, const tp_config *cfg, tp_log *log
     }
     free(s.cur);
     free(s.next);
+    free(s.queued_at);
     return st;
 }
 
