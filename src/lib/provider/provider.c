@@ -83,15 +83,6 @@ tp_status tp_pv__scan(tp_pv_file *f, const tp_xml *doc, const tp_sku *sku, tp_er
     return st;
 }
 
-static bool in_layout(const tp_sku *sku, const char *busid)
-{
-    static const char *const keys[] = {"gpu.busids", "nic.busids", "switch.busids", "gpu.parents"};
-    for (size_t k = 0; k < ARRAY_LEN(keys); k++)
-        if (tp_sku__list_has(sku, keys[k], busid))
-            return true;
-    return false;
-}
-
 /* A SKU is ruled out when the file names another GPU device or CPU family. */
 static bool contradicts(const tp_sku *sku, const tp_pv_file *f)
 {
@@ -110,11 +101,28 @@ static bool contradicts(const tp_sku *sku, const tp_pv_file *f)
     return false;
 }
 
+/* The SKU's layout lists, split once for every bus id of the file. */
+typedef struct layout_lists {
+    tp_sku_words list[4];
+} layout_lists;
+
+static bool in_layout(const layout_lists *l, const char *busid)
+{
+    for (size_t k = 0; k < ARRAY_LEN(l->list); k++)
+        if (tp_sku__words_has(&l->list[k], busid))
+            return true;
+    return false;
+}
+
 static size_t layout_hits(const tp_sku *sku, const tp_pv_file *f)
 {
+    static const char *const keys[] = {"gpu.busids", "nic.busids", "switch.busids", "gpu.parents"};
+    layout_lists l;
+    for (size_t k = 0; k < ARRAY_LEN(keys); k++)
+        tp_sku__words(sku, keys[k], &l.list[k]);
     size_t hits = 0;
     for (size_t i = 0; i < f->n_pci; i++)
-        hits += *f->pci[i].busid && in_layout(sku, f->pci[i].busid);
+        hits += *f->pci[i].busid && in_layout(&l, f->pci[i].busid);
     return hits;
 }
 

@@ -173,6 +173,41 @@ int tp_sku__list_index(const tp_sku *sku, const char *key, const char *word)
     return -1;
 }
 
+void tp_sku__words(const tp_sku *sku, const char *key, tp_sku_words *out)
+{
+    out->key = key;
+    out->sku = sku;
+    out->n = 0;
+    out->all = true;
+    const char *p = tp_sku__get(sku, NULL, key);
+    while (p) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (!*p)
+            break;
+        if (out->n == TP_SKU_MAX_WORDS) {
+            out->all = false;
+            break;
+        }
+        const char *w = p;
+        while (*p && *p != ' ' && *p != '\t')
+            p++;
+        out->word[out->n] = w;
+        out->len[out->n++] = (size_t)(p - w);
+    }
+}
+
+bool tp_sku__words_has(const tp_sku_words *w, const char *word)
+{
+    if (!w->all)
+        return tp_sku__list_has(w->sku, w->key, word);
+    size_t wlen = strlen(word);
+    for (size_t i = 0; i < w->n; i++)
+        if (w->len[i] == wlen && same_word(w->word[i], word, wlen))
+            return true;
+    return false;
+}
+
 bool tp_sku__list_has(const tp_sku *sku, const char *key, const char *word)
 {
     return tp_sku__list_index(sku, key, word) >= 0;
