@@ -95,18 +95,32 @@ typedef struct route_ref {
     int t1, i1, t2, i2;
 } route_ref;
 
+/* A route found: its compiled path (NULL: the channel starts at the node) and destination. */
+typedef struct route_at {
+    const tp_cpath *path;
+    tp_node *to;
+} route_at;
+
+static route_at resolve(const tp_search_ctx *s, route_ref r)
+{
+    route_at at = {NULL, &s->sys->nodes[r.t2].nodes[r.i2]};
+    if (r.t1 != -1)
+        at.path = &s->routes[r.t1][r.t2][r.i1 * s->sys->nodes[r.t2].count + r.i2];
+    return at;
+}
+
 /*
  * NCCL 2.22.3 ncclTopoFollowPath: reserve (mult > 0) or release (mult < 0)
  * the graph's bandwidth on route r. *out is the destination, or NULL when
  * the path type is too weak or bandwidth is short.
  */
-static tp_status follow_path(tp_search_ctx *s, tp_graph *g, route_ref r, float mult, tp_node **out)
+static tp_status follow_path(tp_search_ctx *s, tp_graph *g, route_at r, float mult, tp_node **out)
 {
-    tp_node *node2 = &s->sys->nodes[r.t2].nodes[r.i2];
+    tp_node *node2 = r.to;
     *out = node2;
-    if (r.t1 == -1)
+    if (!r.path)
         return TP_OK;
-    const tp_cpath *path = &s->routes[r.t1][r.t2][r.i1 * s->sys->nodes[r.t2].count + r.i2];
+    const tp_cpath *path = r.path;
     *out = NULL;
     float bw = path->intra ? g->bw_intra : g->bw_inter;
     if (mult == 1) {
@@ -149,7 +163,7 @@ typedef struct gpu_try {
 static tp_status try_gpu(tp_search_ctx *s, tp_graph *g, const gpu_try *t, int *time)
 {
     const uint64_t flag = 1ULL << g->n_channels;
-    const route_ref r = {t->from_type, t->from_index, TP_NODE_GPU, t->gpu};
+    const route_at r = resolve(s, (route_ref){t->from_type, t->from_index, TP_NODE_GPU, t->gpu});
     tp_node *gpu;
     tp_status st = follow_path(s, g, r, 1, &gpu);
     if (st != TP_OK || !gpu)
@@ -306,7 +320,7 @@ static tp_status back_to_net_step(tp_search_ctx *s, tp_graph *g, tp_node *gpu, i
                 continue;
             g->bw_inter /= 2;
         }
-        const route_ref out = {TP_NODE_GPU, gi, TP_NODE_NET, n};
+        const route_at out = resolve(s, (route_ref){TP_NODE_GPU, gi, TP_NODE_NET, n});
         tp_node *net;
         tp_status st = follow_path(s, g, out, 1, &net);
         g->bw_inter = bw_save;
@@ -328,9 +342,10 @@ static tp_status back_to_net_step(tp_search_ctx *s, tp_graph *g, tp_node *gpu, i
     return TP_OK;
 }
 
-static route_ref route(int t1, int i1, int t2, int i2)
+/* The route from node (t1, i1) to node (t2, i2). */
+static route_at route(const tp_search_ctx *s, int t1, int i1, int t2, int i2)
 {
-    return (route_ref){t1, i1, t2, i2};
+    return resolve(s, (route_ref){t1, i1, t2, i2});
 }
 
 /* The channel's last step: every GPU is in; NVLS and CollNet direct channels end here. */
@@ -350,7 +365,7 @@ static tp_status try_nvls(tp_search_ctx *s, tp_graph *g, int gi, int *time)
     tp_status st = TP_OK;
     int d0 = 0, d1 = 0;
     do {
-        st = follow_path(s, g, route(TP_NODE_NVS, 0, TP_NODE_GPU, d0), d0 == gi ? 2 : 1, &node);
+        st = follow_path(s, g, route(s, TP_NODE_NVS, 0, TP_NODE_GPU, d0), d0 == gi ? 2 : 1, &node);
         d0++;
     } while (st == TP_OK && node && d0 < s->n_gpus);
     if (st != TP_OK)
@@ -359,7 +374,8 @@ static tp_status try_nvls(tp_search_ctx *s, tp_graph *g, int gi, int *time)
         d0--;
     } else {
         do {
-            st = follow_path(s, g, route(TP_NODE_GPU, d1, TP_NODE_NVS, 0), d1 == gi ? 2 : 1, &node);
+            st = follow_path(s, g, route(s, TP_NODE_GPU, d1, TP_NODE_NVS, 0), d1 == gi ? 2 : 1,
+                             &node);
             d1++;
         } while (st == TP_OK && node && d1 < s->n_gpus);
         if (st != TP_OK)
@@ -370,13 +386,14 @@ static tp_status try_nvls(tp_search_ctx *s, tp_graph *g, int gi, int *time)
             return st;
         while (d1 && st == TP_OK) {
             d1--;
-            st = follow_path(s, g, route(TP_NODE_GPU, d1, TP_NODE_NVS, 0), d1 == gi ? -2 : -1,
+            st = follow_path(s, g, route(s, TP_NODE_GPU, d1, TP_NODE_NVS, 0), d1 == gi ? -2 : -1,
                              &node);
         }
     }
     while (d0 && st == TP_OK) {
         d0--;
-        st = follow_path(s, g, route(TP_NODE_NVS, 0, TP_NODE_GPU, d0), d0 == gi ? -2 : -1, &node);
+        st =
+            follow_path(s, g, route(s, TP_NODE_NVS, 0, TP_NODE_GPU, d0), d0 == gi ? -2 : -1, &node);
     }
     return st;
 }
@@ -389,8 +406,8 @@ static tp_status collnet_release(tp_search_ctx *s, tp_graph *g, int gi, int coun
     tp_status st = TP_OK;
     while (count && st == TP_OK) {
         count--;
-        route_ref r = to_head ? route(TP_NODE_GPU, count, TP_NODE_GPU, gi)
-                              : route(TP_NODE_GPU, gi, TP_NODE_GPU, count);
+        route_at r = to_head ? route(s, TP_NODE_GPU, count, TP_NODE_GPU, gi)
+                             : route(s, TP_NODE_GPU, gi, TP_NODE_GPU, count);
         st = follow_path(s, g, r, -mul, &node);
     }
     return st;
@@ -404,11 +421,11 @@ static tp_status try_collnet_direct(tp_search_ctx *s, tp_graph *g, int gi, int *
     tp_status st = TP_OK;
     float mul = 1.0 / (float)(s->n_gpus - 1);
     do {
-        st = follow_path(s, g, route(TP_NODE_GPU, gi, TP_NODE_GPU, fwd), mul, &node);
+        st = follow_path(s, g, route(s, TP_NODE_GPU, gi, TP_NODE_GPU, fwd), mul, &node);
     } while (st == TP_OK && node && ++fwd < s->n_gpus);
     if (st == TP_OK && node) {
         do {
-            st = follow_path(s, g, route(TP_NODE_GPU, bwd, TP_NODE_GPU, gi), mul, &node);
+            st = follow_path(s, g, route(s, TP_NODE_GPU, bwd, TP_NODE_GPU, gi), mul, &node);
         } while (st == TP_OK && node && ++bwd < s->n_gpus);
         if (st == TP_OK && node) {
             int step = 1;
@@ -463,7 +480,7 @@ static tp_status close_ring(tp_search_ctx *s, tp_graph *g, int gi, int step, cha
             p = i;
     if (p < 0)
         return tp_fail(s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: gpu rank %d not found", rank);
-    const route_ref back = {TP_NODE_GPU, gi, TP_NODE_GPU, p};
+    const route_at back = resolve(s, (route_ref){TP_NODE_GPU, gi, TP_NODE_GPU, p});
     tp_node *first;
     tp_status st = follow_path(s, g, back, 1, &first);
     if (st != TP_OK || !first)
