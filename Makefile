@@ -80,8 +80,11 @@ $(BUILD)/libtopoplan.a: $(LIB_OBJ)
 
 # Graphviz (SVG rendering) is the CLI's alone: the library writes DOT text.
 GVC_CFLAGS = $(shell pkg-config --cflags libgvc)
-GVC_LIBS = $(shell pkg-config --libs libgvc)
-$(BUILD)/src/cli/render.o: ALL_CFLAGS += $(GVC_CFLAGS)
+# Graphviz is loaded by render.c when a picture is drawn (dlopen), not linked: every run
+# would pay for mapping it. Its SONAME, read here, is the file render.c opens.
+GVC_SONAME = $(shell objdump -p $$(pkg-config --variable=libdir libgvc)/libgvc.so 2>/dev/null | sed -n 's/ *SONAME *//p')
+GVC_LIBS = -ldl
+$(BUILD)/src/cli/render.o: ALL_CFLAGS += $(GVC_CFLAGS) $(if $(GVC_SONAME),-DTP_GVC_SONAME='"$(GVC_SONAME)"')
 
 $(BUILD)/topoplan: $(CLI_OBJ) $(BUILD)/libtopoplan.a
 	$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libtopoplan.a $(LDLIBS) $(GVC_LIBS) -pthread
