@@ -410,12 +410,30 @@ static void path_hash(const tp_accel *a, const tp_cpath *path, uint64_t *h1, uin
 {
     *h1 = *h2 = 0;
     const tp_mhop *mh = tp_accel__mhops(a, path);
+    if (a->milli.simple) {
+        /* Every link of the route once: its hop's, and the reverse when it pays. */
+        uint64_t x1 = 0, x2 = 0;
+        for (int i = 0; i < path->count; i++) {
+            const tp_hop *hop = &path->hops[i];
+            uint64_t v = float_bits(*hop->bw);
+            x1 += mh[i].k1 * v;
+            x2 += mh[i].k2 * v;
+            if (hop->rev && (hop->rev_div8 || hop->rev_full)) {
+                v = float_bits(*hop->rev);
+                x1 += mh[i].rk1 * v;
+                x2 += mh[i].rk2 * v;
+            }
+        }
+        *h1 = x1;
+        *h2 = x2;
+        return;
+    }
     for (int i = 0; i < path->count; i++) {
         const tp_hop *hop = &path->hops[i];
         const tp_mhop *h = &mh[i];
         int seen_bw = 0, seen_rev = !hop->rev || !(hop->rev_div8 || hop->rev_full);
-        /* A route that takes a link twice counts it once (routes are simple paths, mostly). */
-        for (int j = 0; j < i && !a->milli.simple; j++) {
+        /* A route that takes a link twice counts it once. */
+        for (int j = 0; j < i; j++) {
             const tp_hop *o = &path->hops[j];
             int o_rev = o->rev && (o->rev_div8 || o->rev_full);
             seen_bw |= o->bw == hop->bw || (o_rev && o->rev == hop->bw);
