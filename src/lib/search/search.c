@@ -13,6 +13,10 @@
 #include <string.h>
 #include <stdio.h>
 
+/* NCCL_CROSS_NIC (NCCL 2.22.3 ncclTopoCompute): channels may leave by another NIC never, always,
+ * or only once the ladder needs it. */
+enum { TP_CROSS_NIC_NEVER = 0, TP_CROSS_NIC_ALWAYS = 1, TP_CROSS_NIC_IF_NEEDED = 2 };
+
 /* NCCL 2.22.3 speed ladders (GB/s, src/graph/search.cc), tried from fast to slow. */
 static const float speed_intra[] = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0,
                                     9.0,  7.0,  6.0,  5.0,  4.0,  3.0};
@@ -213,11 +217,11 @@ static int rung_type_inter(ladder *l)
 /* Rung: let a channel leave by another NIC (NCCL_CROSS_NIC=2). */
 static int rung_cross_nic(ladder *l)
 {
-    if (l->cross_nic == 2 && l->tmp.cross_nic == 0) {
+    if (l->cross_nic == TP_CROSS_NIC_IF_NEEDED && l->tmp.cross_nic == 0) {
         l->tmp.cross_nic = 1;
         return 1;
     }
-    l->tmp.cross_nic = l->cross_nic == 1 ? 1 : 0;
+    l->tmp.cross_nic = l->cross_nic == TP_CROSS_NIC_ALWAYS ? 1 : 0;
     return 0;
 }
 
@@ -654,7 +658,7 @@ tp_status tp_search__compute_with(tp_system *sys, tp_graph *graph, const tp_conf
     memset(graph->intra, 0, (size_t)TP_MAXCHANNELS * (size_t)n_gpus * sizeof(graph->intra[0]));
     memset(graph->inter, 0, sizeof(graph->inter));
     graph->n_hops = 0;
-    graph->cross_nic = cross_nic == 1 ? 1 : 0;
+    graph->cross_nic = cross_nic == TP_CROSS_NIC_ALWAYS ? 1 : 0;
     graph->bw_intra = graph->bw_inter = 0;
     graph->latency_inter = 0;
     graph->type_intra = n_gpus == 1 ? TP_PATH_LOC : TP_PATH_NVL;
