@@ -676,38 +676,79 @@ tp_status tp_paths__trim(tp_system *sys, const tp_config *cfg, const tp_job_view
 /* Printing (ncclTopoPrintPaths)                                        */
 /* ------------------------------------------------------------------ */
 
-/* One "TYPE/sys-local (hops/bw/PATH) " entry, as NCCL's "%s/%lx-%lx (%d/%.1f/%s) ". */
-static void put_route(tp_buf *line, int type, int64_t id, const tp_route *r)
+/* One printed line, cut as NCCL's char[1024] cuts it; pieces appended without printf. */
+typedef struct path_line {
+    char text[TP_PATHS_LINE_SIZE];
+    size_t len;
+} path_line;
+
+static void line_put(path_line *l, const char *s)
 {
-    tp_buf_put(line, tp_node_type_name(type));
-    tp_buf_put(line, "/");
-    tp_buf_put_hex(line, (unsigned long long)TP_ID_SYSTEM_ID(id), false);
-    tp_buf_put(line, "-");
-    tp_buf_put_hex(line, (unsigned long long)TP_ID_LOCAL_ID(id), false);
-    tp_buf_put(line, " (");
-    tp_buf_put_int(line, r->count);
-    tp_buf_put(line, "/");
-    tp_buf_put_f1(line, r->bw, 0);
-    tp_buf_put(line, "/");
-    tp_buf_put(line, tp_path_type_name(r->type));
-    tp_buf_put(line, ") ");
+    while (*s && l->len < TP_PATHS_LINE_SIZE - 1)
+        l->text[l->len++] = *s++;
+    l->text[l->len] = '\0';
+}
+
+static void line_hex(path_line *l, unsigned long long v, bool upper)
+{
+    const char *digit = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+    char text[24], *p = text + sizeof(text);
+    *--p = '\0';
+    do {
+        *--p = digit[v & 0xf];
+        v >>= 4;
+    } while (v);
+    line_put(l, p);
+}
+
+static void line_int(path_line *l, int v)
+{
+    char text[16], *p = text + sizeof(text);
+    unsigned u = v < 0 ? 0U - (unsigned)v : (unsigned)v;
+    *--p = '\0';
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    line_put(l, p);
+}
+
+/* One "TYPE/sys-local (hops/bw/PATH) " entry, as NCCL's "%s/%lx-%lx (%d/%.1f/%s) ". */
+static void put_route(path_line *line, int type, int64_t id, const tp_route *r)
+{
+    char bw[TP_F1_SIZE];
+    tp_format_f1(bw, r->bw);
+    line_put(line, tp_node_type_name(type));
+    line_put(line, "/");
+    line_hex(line, (unsigned long long)TP_ID_SYSTEM_ID(id), false);
+    line_put(line, "-");
+    line_hex(line, (unsigned long long)TP_ID_LOCAL_ID(id), false);
+    line_put(line, " (");
+    line_int(line, r->count);
+    line_put(line, "/");
+    line_put(line, bw);
+    line_put(line, "/");
+    line_put(line, tp_path_type_name(r->type));
+    line_put(line, ") ");
 }
 
 static void print_node_paths(tp_log *log, const tp_system *sys, const tp_node *node)
 {
-    tp_buf line = {.limit = TP_PATHS_LINE_SIZE};
-    tp_buf_put(&line, tp_node_type_name(node->type));
-    tp_buf_put(&line, "/");
-    tp_buf_put_hex(&line, (unsigned long long)node->id, true);
-    tp_buf_put(&line, " :");
+    path_line line;
+    line.len = 0;
+    line_put(&line, tp_node_type_name(node->type));
+    line_put(&line, "/");
+    line_hex(&line, (unsigned long long)node->id, true);
+    line_put(&line, " :");
     for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
         if (!node->paths[t])
             continue;
         for (int n = 0; n < sys->nodes[t].count; n++)
             put_route(&line, t, sys->nodes[t].nodes[n].id, &node->paths[t][n]);
     }
-    tp_log_put_sub(log, TP_SUB_GRAPH, tp_buf_str(&line));
-    tp_buf_free(&line);
+    tp_log_put_sub(log, TP_SUB_GRAPH, line.text);
 }
 
 void tp_paths__print(tp_log *log, const tp_system *sys)
