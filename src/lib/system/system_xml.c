@@ -199,26 +199,37 @@ static tp_status check_root(prep_ctx *c)
  */
 static tp_status check_busids(prep_ctx *c, const elem_list *pcis)
 {
-    for (size_t i = 0; i < pcis->count; i++) {
-        const char *bi = tp_xml__attr(pcis->items[i], "busid");
-        if (!bi)
-            return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, pcis->items[i],
-                                "missing attribute busid");
+    /* The GPUs' <pci> seen so far and their ids, each converted once. */
+    tp_xml_elem **gpu_pci = calloc(pcis->count + 1, sizeof(*gpu_pci));
+    int64_t *gpu_id = calloc(pcis->count + 1, sizeof(*gpu_id));
+    size_t n_gpus = 0;
+    tp_status st = gpu_pci && gpu_id ? TP_OK : tp_fail_nomem(c->err);
+    for (size_t i = 0; i < pcis->count && st == TP_OK; i++) {
+        tp_xml_elem *pci = pcis->items[i];
+        const char *bi = tp_xml__attr(pci, "busid");
+        if (!bi) {
+            st = tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, pci, "missing attribute busid");
+            break;
+        }
         int digits = 0;
         int64_t a = tp_system__busid_to_int64(bi, &digits);
-        if (digits == 0)
-            return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, pcis->items[i],
-                                "busid=\"%s\" is not a PCI bus id (expected e.g. 0000:1a:00.0)",
-                                bi);
-        for (size_t j = 0; j < i && tp_xml__child(pcis->items[i], "gpu"); j++) {
-            const char *bj = tp_xml__attr(pcis->items[j], "busid");
-            if (tp_xml__child(pcis->items[j], "gpu") && tp_system__busid_to_int64(bj, NULL) == a)
-                return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, pcis->items[i],
-                                    "duplicate bus id %s (first at line %u)", bi,
-                                    pcis->items[j]->line);
+        if (digits == 0) {
+            st = tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, pci,
+                              "busid=\"%s\" is not a PCI bus id (expected e.g. 0000:1a:00.0)", bi);
+            break;
         }
+        if (!tp_xml__child(pci, "gpu"))
+            continue;
+        for (size_t j = 0; j < n_gpus && st == TP_OK; j++)
+            if (gpu_id[j] == a)
+                st = tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, pci,
+                                  "duplicate bus id %s (first at line %u)", bi, gpu_pci[j]->line);
+        gpu_pci[n_gpus] = pci;
+        gpu_id[n_gpus++] = a;
     }
-    return TP_OK;
+    free(gpu_pci);
+    free(gpu_id);
+    return st;
 }
 
 /* The integer attribute `name` of every element, if all have a valid one. */
