@@ -66,7 +66,8 @@ tp_status tp_xml__add_child(tp_xml_elem **out, tp_xml_elem *parent, const char *
 tp_status tp_xml__new_root(tp_xml_elem **out, tp_arena *arena, const char *tag, tp_error *err);
 /* Detach child from its parent and free it with its subtree. */
 void tp_xml__remove(tp_xml_elem *child);
-/* Detach child (without freeing) and append it to new_parent. */
+/* Detach child (without freeing) and append it to new_parent. The child keeps its storage:
+ * an arena element must stay within its document's lifetime. */
 tp_status tp_xml__move(tp_xml_elem *child, tp_xml_elem *new_parent, tp_error *err);
 /* First child with this tag, or NULL. */
 tp_xml_elem *tp_xml__child(const tp_xml_elem *e, const char *tag);
