@@ -15,34 +15,22 @@ struct tp_arena_chunk {
     alignas(max_align_t) char data[];
 };
 
-static size_t round_up(size_t n)
+void *tp_arena__grow(tp_arena *a, size_t size)
 {
-    size_t a = alignof(max_align_t);
-    return (n + a - 1) / a * a;
-}
-
-void *tp_arena_alloc(tp_arena *a, size_t size)
-{
-    size = round_up(size ? size : 1);
-    if (size > a->left) {
-        size_t chunk = a->chunks ? a->chunks->size * 2 : TP_ARENA_FIRST_CHUNK;
-        if (chunk > TP_ARENA_MAX_CHUNK)
-            chunk = TP_ARENA_MAX_CHUNK;
-        if (chunk < size)
-            chunk = size;
-        tp_arena_chunk *c = malloc(sizeof(*c) + chunk);
-        if (!c)
-            return NULL;
-        c->next = a->chunks;
-        c->size = chunk;
-        a->chunks = c;
-        a->next = c->data;
-        a->left = chunk;
-    }
-    void *p = a->next;
-    a->next += size;
-    a->left -= size;
-    return p;
+    size_t chunk = a->chunks ? a->chunks->size * 2 : TP_ARENA_FIRST_CHUNK;
+    if (chunk > TP_ARENA_MAX_CHUNK)
+        chunk = TP_ARENA_MAX_CHUNK;
+    if (chunk < size)
+        chunk = size;
+    tp_arena_chunk *c = malloc(sizeof(*c) + chunk);
+    if (!c)
+        return NULL;
+    c->next = a->chunks;
+    c->size = chunk;
+    a->chunks = c;
+    a->next = c->data + size;
+    a->left = chunk - size;
+    return c->data;
 }
 
 void *tp_arena_zalloc(tp_arena *a, size_t size)

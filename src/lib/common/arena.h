@@ -16,8 +16,22 @@ typedef struct tp_arena {
     size_t left;
 } tp_arena;
 
-/* size bytes aligned for any object, not cleared; NULL when out of memory. */
-void *tp_arena_alloc(tp_arena *a, size_t size);
+/* A new chunk holding size bytes (already rounded): tp_arena_alloc's slow path. */
+void *tp_arena__grow(tp_arena *a, size_t size);
+
+/* size bytes aligned for any object, not cleared; NULL when out of memory. (Inline: the
+ * common case is a bump of the newest chunk, taken per route and per XML attribute.) */
+static inline void *tp_arena_alloc(tp_arena *a, size_t size)
+{
+    size_t align = _Alignof(max_align_t);
+    size = size ? (size + align - 1) / align * align : align;
+    if (size > a->left)
+        return tp_arena__grow(a, size);
+    void *p = a->next;
+    a->next += size;
+    a->left -= size;
+    return p;
+}
 /* As tp_arena_alloc, cleared. */
 void *tp_arena_zalloc(tp_arena *a, size_t size);
 /* Free every block (the arena is empty and usable again). */
