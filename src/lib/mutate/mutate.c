@@ -129,8 +129,8 @@ static bool split_assignment(const char *spec, size_t *target_len, const char **
 
 /*
  * An attribute the edit may write: a name NCCL's XML reader takes (a letter
- * or '_', then letters, digits, '_', '-', '.') and a value without control
- * characters, so the written file stays well-formed XML.
+ * or '_', then letters, digits, '_', '-', '.') and a value of printable
+ * ASCII (NCCL's values are), so the written file stays well-formed XML.
  */
 static tp_status check_attr(tp_error *err, const tp_mutation *m, const char *name,
                             const char *value)
@@ -143,6 +143,8 @@ static tp_status check_attr(tp_error *err, const tp_mutation *m, const char *nam
     for (const char *c = value; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f)
             return spec_error(err, m, "control character in the value");
+        else if ((unsigned char)*c >= 0x80)
+            return spec_error(err, m, "non-ASCII byte in the value (topology values are ASCII)");
     return TP_OK;
 }
 

@@ -331,7 +331,12 @@ static tp_status run_domain(tp_plan *plan, tp_host_kind *k, int local, bool logg
         return st;
     mark_domain(plan, k, d, idx);
     if (k->domain_of[local] != idx)
-        return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "rank %d: its GPU was trimmed", rank);
+        /* Reached by files whose <gpu> rank attributes disagree with the GPU order
+         * (a GPU without rank among GPUs with ranks): not a model topoplan has. */
+        return tp_fail(err, TP_ERR_TOPOLOGY, d->sys->source, 0, 0,
+                       "rank %d: its GPU falls outside the GPU domain planned for its node "
+                       "(are some <gpu> rank attributes missing or out of order?)",
+                       rank);
     if (logged) {
         tp_system__print(log, d->sys);
         tp_paths__print(log, d->sys);
