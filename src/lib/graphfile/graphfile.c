@@ -21,8 +21,9 @@ typedef struct gf_ctx {
     tp_graph *graph;
     tp_log *log;
     tp_error *err;
-    int nccl_code; /* the ncclResult_t NCCL's back-trace would print */
-    int n_loaded;  /* channels of the matching graph (NCCL's nChannels) */
+    int nccl_code;    /* the ncclResult_t NCCL's back-trace would print */
+    int n_loaded;     /* channels of the matching graph (NCCL's nChannels) */
+    int role_pattern; /* the graph's pattern as the planner uses it (the file may name another) */
 } gf_ctx;
 
 /* NCCL 2.22.3 kvDictLinkType: the path names a graph file may use. */
@@ -161,8 +162,9 @@ static tp_status load_channel(gf_ctx *c, const tp_xml_elem *ch, int index, int *
 
 /*
  * The channels NCCL uses (the first nchannels) must each list every GPU of
- * the system once (NVLS: at least its head). NCCL 2.22.3 does not check this:
- * it builds rings and trees from the unset slots, which is undefined.
+ * the system once (the NVLS graph: at least its head, whatever pattern the
+ * file names). NCCL 2.22.3 does not check this: it builds rings and trees
+ * from the unset slots, which is undefined.
  */
 static tp_status check_used_channels(gf_ctx *c, const tp_xml_elem *g, const tp_xml_elem **chans,
                                      const int *n_listed, int n_chans)
@@ -177,7 +179,7 @@ static tp_status check_used_channels(gf_ctx *c, const tp_xml_elem *g, const tp_x
                             "nchannels is %d but the graph has %d <channel> elements",
                             c->graph->n_channels, n_chans);
     for (int ch = 0; ch < c->graph->n_channels; ch++) {
-        if (c->graph->pattern == TP_PATTERN_NVLS) {
+        if (c->role_pattern == TP_PATTERN_NVLS) {
             if (n_listed[ch] < 1)
                 return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, chans[ch],
                                     "channel %d lists no GPU (an NVLS channel needs its head)", ch);
@@ -330,7 +332,12 @@ static tp_status replay_nccl_loader(gf_ctx *c, const char *path, const char *tex
 tp_status tp_graphfile__load(tp_graph *graph, const tp_system *sys, const tp_config *cfg,
                              const char *path, tp_log *log, tp_error *err)
 {
-    gf_ctx c = {.sys = sys, .cfg = cfg, .graph = graph, .log = log, .err = err};
+    gf_ctx c = {.sys = sys,
+                .cfg = cfg,
+                .graph = graph,
+                .role_pattern = graph->pattern,
+                .log = log,
+                .err = err};
     FILE *f = fopen(path, "r");
     if (!f) {
         int e = errno;
