@@ -796,7 +796,7 @@ static void comment_put(tp_buf *b, const char *s)
         tp_buf_printf(b, "%c", (*s == '-' && s[1] == '-') ? '~' : *s);
 }
 
-static void header_comment(cctx *c, tp_buf *b)
+static void header_comment(cctx *c, tp_buf *b, bool dropped_decl)
 {
     const tp_completion *o = c->out;
     tp_buf_printf(b,
@@ -805,7 +805,11 @@ static void header_comment(cctx *c, tp_buf *b)
                   o->sku, *o->mode ? ", plugin mode " : "", o->mode);
     comment_put(b, why(c, "title"));
     tp_buf_put(b, "\n  What NCCL 2.22.3 would add at run time (NVML, sysfs, the network plugin),"
-                  "\n  in the form of its NCCL_TOPO_DUMP_FILE; nothing published was changed:\n");
+                  "\n  in the form of its NCCL_TOPO_DUMP_FILE; nothing published was changed");
+    tp_buf_put(b, dropped_decl
+                      ? "\n  but the <?xml ...?> declaration, which NCCL 2.22.3's own reader"
+                        "\n  refuses (xml.cc):\n"
+                      : ":\n");
     /* Grouped by reason, in the order reasons first appear. */
     for (size_t i = 0; i < o->n_adds; i++) {
         if (tp_completion__first_with_reason(o, i) != i)
@@ -834,24 +838,26 @@ static int cmp_edit(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* The length of a leading <?xml ...?> declaration and its line end (0 if none). */
+static size_t declaration_length(const char *text)
+{
+    const char *end = strncmp(text, "<?xml", 5) == 0 ? strstr(text, "?>") : NULL;
+    if (!end)
+        return 0;
+    end += 2;
+    end += strspn(end, "\r\n");
+    return (size_t)(end - text);
+}
+
 static void splice(cctx *c)
 {
     edit_list el = {0};
     tp_buf head = {0};
-    if (c->out->n_adds) {
-        header_comment(c, &head);
-        size_t at = 0;
-        const char *decl_end = strncmp(c->text, "<?xml", 5) == 0 ? strstr(c->text, "?>") : NULL;
-        if (decl_end) {
-            at = (size_t)(decl_end - c->text) + 2;
-            tp_buf b = {0};
-            tp_buf_printf(&b, "\n%s", tp_buf_str(&head));
-            add_edit(c, &el, at, 0, b.failed ? "" : tp_buf_str(&b));
-            tp_buf_free(&b);
-        } else {
-            tp_buf_put(&head, "\n");
-            add_edit(c, &el, 0, 0, head.failed ? "" : tp_buf_str(&head));
-        }
+    size_t decl = declaration_length(c->text);
+    if (c->out->n_adds || decl) {
+        header_comment(c, &head, decl > 0);
+        tp_buf_put(&head, "\n");
+        add_edit(c, &el, 0, decl, head.failed ? "" : tp_buf_str(&head));
     }
     pending_edits(c, &el);
     tp_buf out = {0};
