@@ -28,22 +28,13 @@ static int walk(const tp_chan_ctx *x, int k, int start, int *out)
 /* printf's " %3d" of v into out (16 bytes), its length returned: one per rank of a line. */
 static int format_rank(char *out, int v)
 {
-    char digits[12], *p = digits + sizeof(digits);
-    unsigned u = v < 0 ? 0U - (unsigned)v : (unsigned)v;
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        *--p = '-';
-    int len = (int)(digits + sizeof(digits) - p), n = 0;
+    char digits[TP_INT_SIZE];
+    int len = tp_format_int(digits, v), n = 0;
     out[n++] = ' ';
     for (int pad = len; pad < 3; pad++)
         out[n++] = ' ';
-    memcpy(out + n, p, (size_t)len);
-    n += len;
-    out[n] = '\0';
-    return n;
+    memcpy(out + n, digits, (size_t)len + 1);
+    return n + len;
 }
 
 /*

@@ -240,6 +240,22 @@ void tp_buf_put_int(tp_buf *b, long long v)
     tp_buf_put(b, p);
 }
 
+int tp_format_int(char *out, int v)
+{
+    char digits[TP_INT_SIZE], *p = digits + sizeof(digits);
+    unsigned u = v < 0 ? 0U - (unsigned)v : (unsigned)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    int len = (int)(digits + sizeof(digits) - p);
+    memcpy(out, p, (size_t)len);
+    out[len] = '\0';
+    return len;
+}
+
 int tp_format_f1(char *out, float v)
 {
     double tenths = (double)v * 10.0; /* exact: 24-bit mantissa times 10 */

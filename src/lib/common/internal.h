@@ -109,6 +109,9 @@ void tp_buf_put_int(tp_buf *b, long long v);
  * and NaNs go through snprintf.
  */
 #define TP_F1_SIZE 64
+/* printf's "%d" of v into out (at least TP_INT_SIZE bytes), its length returned. */
+#define TP_INT_SIZE 12
+int tp_format_int(char *out, int v);
 int tp_format_f1(char *out, float v);
 /* The same right-aligned in `width` columns ("%*.1f"). */
 void tp_buf_put_f1(tp_buf *b, float v, int width);

@@ -703,16 +703,9 @@ static void line_hex(path_line *l, unsigned long long v, bool upper)
 
 static void line_int(path_line *l, int v)
 {
-    char text[16], *p = text + sizeof(text);
-    unsigned u = v < 0 ? 0U - (unsigned)v : (unsigned)v;
-    *--p = '\0';
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        *--p = '-';
-    line_put(l, p);
+    char text[TP_INT_SIZE];
+    tp_format_int(text, v);
+    line_put(l, text);
 }
 
 /* One "TYPE/sys-local (hops/bw/PATH) " entry, as NCCL's "%s/%lx-%lx (%d/%.1f/%s) ". */

@@ -365,16 +365,9 @@ static int put_hex(print_line *pl, int at, uint64_t v, bool upper)
 
 static int put_int(print_line *pl, int at, int v)
 {
-    char text[16], *p = text + sizeof(text);
-    unsigned u = v < 0 ? 0U - (unsigned)v : (unsigned)v;
-    *--p = '\0';
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        *--p = '-';
-    return put_str(pl, at, p);
+    char text[TP_INT_SIZE];
+    tp_format_int(text, v);
+    return put_str(pl, at, text);
 }
 
 /* "%2.1f": never narrower than 3 characters, so the width never pads. */

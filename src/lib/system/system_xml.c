@@ -358,26 +358,11 @@ static tp_status init_attr(tp_xml_elem *e, const char *name, const char *value, 
     return tp_xml__attr(e, name) ? TP_OK : tp_xml__set_attr(e, name, value, err);
 }
 
-/* printf's "%d" into out (12 bytes or more): written per attribute and rank, printf costs. */
-static void int_text(char *out, int v)
-{
-    char digits[12], *p = digits + sizeof(digits);
-    unsigned u = v < 0 ? 0U - (unsigned)v : (unsigned)v;
-    *--p = '\0';
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        *--p = '-';
-    memcpy(out, p, (size_t)(digits + sizeof(digits) - p));
-}
-
 static tp_status set_int_attr(tp_xml_elem *e, const char *name, long v, bool only_init,
                               tp_error *err)
 {
     char text[32];
-    int_text(text, (int)v);
+    tp_format_int(text, (int)v);
     return only_init ? init_attr(e, name, text, err) : tp_xml__set_attr(e, name, text, err);
 }
 
@@ -625,8 +610,8 @@ static tp_status init_view(prep_ctx *c, rank_view *v, size_t local, int rank, bo
     v->gpu = c->gpus[local];
     v->gpu_pci = v->gpu->parent;
     v->usable = strtol(tp_xml__attr(v->gpu, "dev"), NULL, 0) != -1;
-    int_text(v->rank_text, rank);
-    int_text(v->gdr_text, c->gdr_default);
+    tp_format_int(v->rank_text, rank);
+    tp_format_int(v->gdr_text, c->gdr_default);
     for (const tp_xml_elem *p = v->gpu_pci; p && v->n_chain < TP_VIEW_MAX_CHAIN; p = p->parent) {
         bool cpu = strcmp(p->tag, "cpu") == 0;
         if (!cpu && strcmp(p->tag, "pci") != 0)
