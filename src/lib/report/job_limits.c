@@ -142,8 +142,8 @@ static tp_status limit_lines(tp_kind_graph *kg, const tp_plan *plan, const tp_ho
         st = tp_explain__graph(why, sys, k->domains[d].graphs[slot], false, err);
     for (int i = 0; st == TP_OK && i < why->n_lines && kg->n_causes < TP_WHY_MAX_LIMITS; i++)
         if (strcmp(why->lines[i].step, "limit") == 0)
-            snprintf(kg->causes[kg->n_causes++], sizeof(kg->causes[0]), "full link: %s",
-                     why->lines[i].text);
+            snprintf(kg->causes[kg->n_causes++], sizeof(kg->causes[0]), "full link: %.*s",
+                     (int)sizeof(kg->causes[0]) - 12, why->lines[i].text); /* cut as before */
     tp_system__free(sys);
     free(why);
     return st;
