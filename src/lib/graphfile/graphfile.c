@@ -91,14 +91,14 @@ static tp_status get_float(gf_ctx *c, const tp_xml_elem *e, const char *name, in
 }
 
 /* NCCL 2.22.3 kvConvertToInt: prefix match; unknown names fall back to 0 (LOC). */
-static tp_status get_path_type(gf_ctx *c, const tp_xml_elem *e, const char *name, int *out)
+static tp_status get_path_type(gf_ctx *c, const tp_xml_elem *e, const char *name, tp_path_type *out)
 {
     const char *v = nccl_attr(e, name);
     if (!v) /* NCCL 2.22.3 would dereference NULL here */
         return missing(c, e, name);
     for (size_t i = 0; i < ARRAY_LEN(link_type_dict); i++) {
         if (strncmp(v, link_type_dict[i].name, strlen(link_type_dict[i].name)) == 0) {
-            *out = link_type_dict[i].type;
+            *out = (tp_path_type)link_type_dict[i].type;
             return TP_OK;
         }
     }
@@ -106,7 +106,7 @@ static tp_status get_path_type(gf_ctx *c, const tp_xml_elem *e, const char *name
                     "KV Convert to int : could not find value of '%s' in dictionary, "
                     "falling back to %d",
                     v, 0);
-    *out = 0;
+    *out = TP_PATH_LOC; /* NCCL's fallback value 0 */
     return TP_OK;
 }
 
@@ -213,9 +213,12 @@ static int count_channels(const tp_xml_elem *e)
 static tp_status load_graph_attrs(gf_ctx *c, const tp_xml_elem *e)
 {
     tp_graph *g = c->graph;
+    int pattern = 0; /* any int a file gives: NCCL stores it as is */
     tp_status st;
-    if ((st = get_int(c, e, "pattern", TP_NCCL_LINE_GRAPH_PATTERN, &g->pattern)) ||
-        (st = get_int(c, e, "nchannels", TP_NCCL_LINE_GRAPH_NCHANNELS, &g->n_channels)) ||
+    if ((st = get_int(c, e, "pattern", TP_NCCL_LINE_GRAPH_PATTERN, &pattern)))
+        return st;
+    g->pattern = (tp_pattern)pattern;
+    if ((st = get_int(c, e, "nchannels", TP_NCCL_LINE_GRAPH_NCHANNELS, &g->n_channels)) ||
         (st = get_float(c, e, "speedintra", TP_NCCL_LINE_GRAPH_SPEEDINTRA, &g->bw_intra)) ||
         (st = get_float(c, e, "speedinter", TP_NCCL_LINE_GRAPH_SPEEDINTER, &g->bw_inter)))
         return st;

@@ -191,7 +191,7 @@ static int rung_simpler_tree(ladder *l)
 /* Rung: accept a weaker GPU-to-GPU path type. */
 static int rung_type_intra(ladder *l)
 {
-    int max_type = l->s->n_nets > 0 ? l->tmp.type_inter : TP_PATH_SYS;
+    tp_path_type max_type = l->s->n_nets > 0 ? l->tmp.type_inter : TP_PATH_SYS;
     if (l->tmp.type_intra < max_type &&
         (l->graph->n_channels == 0 || l->tmp.type_intra < l->graph->type_intra)) {
         l->tmp.type_intra += 1;

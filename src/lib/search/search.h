@@ -75,7 +75,7 @@ typedef enum tp_search_state {
 /* ncclTopoGraph of NCCL 2.22.3, plus the recorded decisions. */
 typedef struct tp_graph {
     int id; /* ring 0, tree 1, collnet 2, nvls 3 */
-    int pattern;
+    tp_pattern pattern;
     int cross_nic;
     int coll_net;
     int min_channels;
@@ -84,11 +84,11 @@ typedef struct tp_graph {
     float bw_intra;
     float bw_inter;
     float latency_inter;
-    int type_intra;
-    int type_inter;
+    tp_path_type type_intra;
+    tp_path_type type_inter;
     int same_channels;
     int n_hops;
-    int search_state; /* tp_search_state: how the last tp_search__compute went */
+    tp_search_state search_state; /* how the last tp_search__compute went */
     int intra[TP_MAXCHANNELS * TP_MAX_NODES];
     int64_t inter[TP_MAXCHANNELS * 2];
     tp_search_event *events; /* owned */
@@ -97,9 +97,13 @@ typedef struct tp_graph {
 
 /* A graph's settings: its fields before the channel arrays, as a record of their own. */
 typedef struct tp_graph_settings {
-    int id, pattern, cross_nic, coll_net, min_channels, max_channels, n_channels;
+    int id;
+    tp_pattern pattern;
+    int cross_nic, coll_net, min_channels, max_channels, n_channels;
     float bw_intra, bw_inter, latency_inter;
-    int type_intra, type_inter, same_channels, n_hops, search_state;
+    tp_path_type type_intra, type_inter;
+    int same_channels, n_hops;
+    tp_search_state search_state;
 } tp_graph_settings;
 /* A field added to tp_graph before its arrays belongs in tp_graph_settings and its copies too. */
 _Static_assert(offsetof(tp_graph, intra) == sizeof(tp_graph_settings),
