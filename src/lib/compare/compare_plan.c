@@ -234,43 +234,48 @@ static void graph_order(tp_comparison *c, const char *name, const tp_graph *g0, 
                     change);
 }
 
-static void graph_diff(tp_comparison *c, const char *name, const tp_graph *g0, const tp_graph *g1)
+/* One graph setting compared as a count: its label, and how a change is told. */
+static void graph_count(tp_comparison *c, const char *name, count_change cc, const char *label)
 {
     char what[64];
-    snprintf(what, sizeof(what), "%s: pattern", name);
-    add_count(c, (count_change){.kind = TP_DIFF_GRAPH,
-                                .lower_severity = TP_SEVERITY_WARN,
-                                .lower_title = "graph pattern changed",
-                                .higher_title = "graph pattern changed",
-                                .what = what,
-                                .before = g0->pattern,
-                                .after = g1->pattern});
-    snprintf(what, sizeof(what), "%s: channels", name);
-    add_count(c, (count_change){.kind = TP_DIFF_GRAPH,
-                                .lower_severity = TP_SEVERITY_ERROR,
-                                .lower_title = "fewer graph channels",
-                                .higher_title = "more graph channels",
-                                .what = what,
-                                .before = g0->n_channels,
-                                .after = g1->n_channels});
+    snprintf(what, sizeof(what), "%s: %s", name, label);
+    cc.kind = TP_DIFF_GRAPH;
+    cc.what = what;
+    add_count(c, cc);
+}
+
+static void graph_diff(tp_comparison *c, const char *name, const tp_graph *g0, const tp_graph *g1)
+{
+    graph_count(c, name,
+                (count_change){.lower_severity = TP_SEVERITY_WARN,
+                               .lower_title = "graph pattern changed",
+                               .higher_title = "graph pattern changed",
+                               .before = g0->pattern,
+                               .after = g1->pattern},
+                "pattern");
+    graph_count(c, name,
+                (count_change){.lower_severity = TP_SEVERITY_ERROR,
+                               .lower_title = "fewer graph channels",
+                               .higher_title = "more graph channels",
+                               .before = g0->n_channels,
+                               .after = g1->n_channels},
+                "channels");
     graph_bw(c, name, g0, g1);
     graph_types(c, name, g0, g1);
-    snprintf(what, sizeof(what), "%s: crossNic", name);
-    add_count(c, (count_change){.kind = TP_DIFF_GRAPH,
-                                .lower_severity = TP_SEVERITY_INFO,
-                                .lower_title = "crossNic changed",
-                                .higher_title = "crossNic changed",
-                                .what = what,
-                                .before = g0->cross_nic,
-                                .after = g1->cross_nic});
-    snprintf(what, sizeof(what), "%s: sameChannels", name);
-    add_count(c, (count_change){.kind = TP_DIFF_GRAPH,
-                                .lower_severity = TP_SEVERITY_INFO,
-                                .lower_title = "sameChannels changed",
-                                .higher_title = "sameChannels changed",
-                                .what = what,
-                                .before = g0->same_channels,
-                                .after = g1->same_channels});
+    graph_count(c, name,
+                (count_change){.lower_severity = TP_SEVERITY_INFO,
+                               .lower_title = "crossNic changed",
+                               .higher_title = "crossNic changed",
+                               .before = g0->cross_nic,
+                               .after = g1->cross_nic},
+                "crossNic");
+    graph_count(c, name,
+                (count_change){.lower_severity = TP_SEVERITY_INFO,
+                               .lower_title = "sameChannels changed",
+                               .higher_title = "sameChannels changed",
+                               .before = g0->same_channels,
+                               .after = g1->same_channels},
+                "sameChannels");
     graph_order(c, name, g0, g1);
 }
 
