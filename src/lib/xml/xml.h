@@ -46,6 +46,32 @@ typedef struct tp_xml {
 /* Parse a document. Rejects DOCTYPE/entity declarations. Caller owns *out. */
 tp_status tp_xml__parse(tp_xml **out, const char *text, size_t len, const char *source,
                         tp_error *err);
+/* As tp_xml__parse, always through expat (the plain reader's reference, for tests). */
+tp_status tp_xml__parse_expat(tp_xml **out, const char *text, size_t len, const char *source,
+                              tp_error *err);
+/*
+ * The plain reader (xml_plain.c): the tree of a document written in the
+ * subset of XML that NCCL's files use (ASCII, no entities, references, CR,
+ * DOCTYPE or processing instructions; whitespace-free attribute values),
+ * the same tree expat builds. Outside the subset *out stays NULL and the
+ * status is TP_OK: the caller reads the text with expat. Fails only on memory.
+ */
+tp_status tp_xml__parse_plain(tp_xml **out, const char *text, size_t len, const char *source,
+                              tp_error *err);
+
+/* Text of bytes 0x01-0x7f without CR: lines end at LF, a column is a byte. */
+bool tp_xml__plain_ascii(const char *text, size_t len);
+
+/* For readers: an attribute as byte ranges of the text. */
+typedef struct tp_xml_range {
+    const char *name, *value;
+    size_t name_len, value_len;
+} tp_xml_range;
+/* A new element named by tag_len bytes: a child of parent, or (parent NULL) a root in arena. */
+tp_status tp_xml__open_elem(tp_xml_elem **out, tp_xml_elem *parent, tp_arena *arena,
+                            const char *tag, size_t tag_len, tp_error *err);
+/* Append n attributes in order (their names already known to be distinct). */
+tp_status tp_xml__append_ranges(tp_xml_elem *e, const tp_xml_range *attrs, size_t n, tp_error *err);
 /* Read a whole file into a NUL-terminated buffer the caller frees. */
 tp_status tp_xml__read_file(char **out, size_t *len_out, const char *path, tp_error *err);
 /* Read and parse a file. */

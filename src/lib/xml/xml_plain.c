@@ -1,0 +1,256 @@
+/*
+ * The plain reader: one pass over a document in the subset of XML that
+ * NCCL's topology and graph files are written in, building the tree expat
+ * would build (same elements, attributes, positions). Anything outside the
+ * subset, well-formed or not, goes back to expat, which reads it or says
+ * what is wrong. The subset:
+ *  - ASCII without NUL or CR (tp_xml__plain_ascii); blanks are ' ', '\t', '\n';
+ *  - names of letters, digits, '_', '-', '.' (no ':'), not starting with a
+ *    digit, '-' or '.';
+ *  - attribute values without '<', '&' or control bytes (expat would
+ *    decode or normalise them), each name once per element;
+ *  - between tags only blanks and comments without "--" in them; no
+ *    declaration, DOCTYPE, processing instruction, CDATA or text.
+ * tests/unit/test_xml.c compares its trees with expat's on every public file.
+ */
+#include "xml/xml.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* NCCL's files have at most 16 attributes an element; more go back to expat. */
+#define PLAIN_MAX_ATTRS 32
+
+typedef struct reader {
+    const char *text;
+    size_t len, pos;
+    tp_xml *doc;
+    tp_xml_elem *current; /* the innermost open element */
+    size_t counted;       /* bytes before this index are counted in line */
+    unsigned line;
+    size_t line_start;
+    tp_xml_range attrs[PLAIN_MAX_ATTRS];
+    size_t n_attrs;
+} reader;
+
+/* What a step found: go on, the text leaves the subset, or out of memory. */
+typedef enum step { STEP_OK, STEP_NOT_PLAIN, STEP_NOMEM } step;
+
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n';
+}
+
+static bool is_name_start(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool is_name_char(char c)
+{
+    return is_name_start(c) || (c >= '0' && c <= '9') || c == '-' || c == '.';
+}
+
+static bool at(const reader *r, const char *lit, size_t n)
+{
+    return r->len - r->pos >= n && memcmp(r->text + r->pos, lit, n) == 0;
+}
+
+static void skip_blanks(reader *r)
+{
+    while (r->pos < r->len && is_blank(r->text[r->pos]))
+        r->pos++;
+}
+
+/* A name at the cursor: its length (0: none). */
+static size_t take_name(reader *r)
+{
+    size_t start = r->pos;
+    if (r->pos >= r->len || !is_name_start(r->text[r->pos]))
+        return 0;
+    while (++r->pos < r->len && is_name_char(r->text[r->pos]))
+        ;
+    return r->pos - start;
+}
+
+/* A comment at "<!--": its body has no "--" and no control byte but blanks. */
+static step skip_comment(reader *r)
+{
+    r->pos += 4;
+    for (; r->pos < r->len; r->pos++) {
+        char c = r->text[r->pos];
+        if (c == '-' && r->pos + 1 < r->len && r->text[r->pos + 1] == '-') {
+            if (r->pos + 2 >= r->len || r->text[r->pos + 2] != '>')
+                return STEP_NOT_PLAIN;
+            r->pos += 3;
+            return STEP_OK;
+        }
+        if ((unsigned char)c < 0x20 && !is_blank(c))
+            return STEP_NOT_PLAIN;
+    }
+    return STEP_NOT_PLAIN;
+}
+
+/* Blanks and comments, as before and after the root element and between tags. */
+static step skip_misc(reader *r)
+{
+    for (;;) {
+        skip_blanks(r);
+        if (!at(r, "<!--", 4))
+            return STEP_OK;
+        if (skip_comment(r) != STEP_OK)
+            return STEP_NOT_PLAIN;
+    }
+}
+
+/* name S? '=' S? quoted value; the name's first byte is at the cursor. */
+static step take_attr(reader *r)
+{
+    if (r->n_attrs == PLAIN_MAX_ATTRS)
+        return STEP_NOT_PLAIN;
+    tp_xml_range *a = &r->attrs[r->n_attrs];
+    a->name = r->text + r->pos;
+    if ((a->name_len = take_name(r)) == 0)
+        return STEP_NOT_PLAIN;
+    skip_blanks(r);
+    if (r->pos >= r->len || r->text[r->pos] != '=')
+        return STEP_NOT_PLAIN;
+    r->pos++;
+    skip_blanks(r);
+    if (r->pos >= r->len || (r->text[r->pos] != '"' && r->text[r->pos] != '\''))
+        return STEP_NOT_PLAIN;
+    char quote = r->text[r->pos++];
+    a->value = r->text + r->pos;
+    for (; r->pos < r->len && r->text[r->pos] != quote; r->pos++) {
+        unsigned char c = (unsigned char)r->text[r->pos];
+        if (c < 0x20 || c == '<' || c == '&')
+            return STEP_NOT_PLAIN;
+    }
+    if (r->pos >= r->len)
+        return STEP_NOT_PLAIN;
+    a->value_len = (size_t)(r->text + r->pos - a->value);
+    r->pos++;
+    for (size_t i = 0; i < r->n_attrs; i++) /* expat refuses a repeated name */
+        if (r->attrs[i].name_len == a->name_len &&
+            memcmp(r->attrs[i].name, a->name, a->name_len) == 0)
+            return STEP_NOT_PLAIN;
+    r->n_attrs++;
+    return STEP_OK;
+}
+
+/* The attributes up to '>' or "/>" (left at the cursor). */
+static step take_attrs(reader *r)
+{
+    r->n_attrs = 0;
+    for (;;) {
+        size_t before = r->pos;
+        skip_blanks(r);
+        if (r->pos >= r->len)
+            return STEP_NOT_PLAIN;
+        char c = r->text[r->pos];
+        if (c == '>' || (c == '/' && at(r, "/>", 2)))
+            return STEP_OK;
+        if (r->pos == before) /* an attribute must follow a blank */
+            return STEP_NOT_PLAIN;
+        if (take_attr(r) != STEP_OK)
+            return STEP_NOT_PLAIN;
+    }
+}
+
+/* The start tag's line and column, counting the bytes since the last start tag. */
+static void locate(reader *r, tp_xml_elem *e)
+{
+    const char *p = r->text + r->counted, *end = r->text + e->src_start;
+    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        r->line++;
+        r->line_start = (size_t)(++p - r->text);
+    }
+    r->counted = e->src_start;
+    e->line = r->line;
+    e->column = (unsigned)(e->src_start - r->line_start + 1);
+}
+
+/* A start tag at '<': the element added under the current one (or as the root). */
+static step start_tag(reader *r, tp_error *err)
+{
+    size_t start = r->pos++;
+    const char *tag = r->text + r->pos;
+    size_t tag_len = take_name(r);
+    if (tag_len == 0 || take_attrs(r) != STEP_OK)
+        return STEP_NOT_PLAIN;
+    tp_xml_elem *e = NULL;
+    if (tp_xml__open_elem(&e, r->current, &r->doc->arena, tag, tag_len, err) != TP_OK ||
+        tp_xml__append_ranges(e, r->attrs, r->n_attrs, err) != TP_OK)
+        return STEP_NOMEM;
+    if (!r->doc->root)
+        r->doc->root = e;
+    e->self_closing = r->text[r->pos] == '/';
+    r->pos += e->self_closing ? 2 : 1;
+    e->src_start = start;
+    e->src_tag_len = r->pos - start;
+    locate(r, e);
+    if (!e->self_closing)
+        r->current = e;
+    return STEP_OK;
+}
+
+/* An end tag at "</": it must close the current element. */
+static step end_tag(reader *r)
+{
+    size_t start = r->pos;
+    r->pos += 2;
+    const char *name = r->text + r->pos;
+    size_t n = take_name(r);
+    tp_xml_elem *e = r->current;
+    if (n == 0 || strlen(e->tag) != n || memcmp(e->tag, name, n) != 0)
+        return STEP_NOT_PLAIN;
+    skip_blanks(r);
+    if (r->pos >= r->len || r->text[r->pos] != '>')
+        return STEP_NOT_PLAIN;
+    r->pos++;
+    e->src_close = start;
+    r->current = e->parent;
+    return STEP_OK;
+}
+
+/* The root element and everything in it. */
+static step read_tree(reader *r, tp_error *err)
+{
+    step s = STEP_OK;
+    do {
+        if (r->doc->root && (s = skip_misc(r)) != STEP_OK)
+            return s;
+        if (r->pos >= r->len || r->text[r->pos] != '<')
+            return STEP_NOT_PLAIN;
+        if (r->pos + 1 < r->len && r->text[r->pos + 1] == '/')
+            s = r->current ? end_tag(r) : STEP_NOT_PLAIN;
+        else
+            s = start_tag(r, err);
+    } while (s == STEP_OK && r->current);
+    return s;
+}
+
+tp_status tp_xml__parse_plain(tp_xml **out, const char *text, size_t len, const char *source,
+                              tp_error *err)
+{
+    *out = NULL;
+    if (len > TP_MAX_INPUT_BYTES || !tp_xml__plain_ascii(text, len))
+        return TP_OK;
+    tp_xml *doc = calloc(1, sizeof(*doc));
+    if (!doc)
+        return tp_fail_nomem(err);
+    snprintf(doc->source, sizeof(doc->source), "%s", source ? source : "<buffer>");
+    reader r = {.text = text, .len = len, .doc = doc, .line = 1};
+    step s = skip_misc(&r);
+    if (s == STEP_OK)
+        s = read_tree(&r, err);
+    if (s == STEP_OK)
+        s = skip_misc(&r);
+    if (s == STEP_OK && r.pos == len) {
+        *out = doc;
+        return TP_OK;
+    }
+    tp_xml__free(doc);
+    return s == STEP_NOMEM ? TP_ERR_NOMEM : TP_OK; /* the error is already in err */
+}
