@@ -90,19 +90,19 @@ tp_status tp_strdup(char **out, const char *s, tp_error *err)
     return *out ? TP_OK : tp_fail_nomem(err);
 }
 
-/* A formatted copy: most lines fit the stack buffer, then one exact allocation. */
-static char *format_line(const char *fmt, va_list ap)
+/* A new line of the log with room for `size` bytes of text (NULL: out of memory, noted). */
+static char *new_line(tp_log *log, tp_log_level level, uint64_t sub, size_t size)
 {
-    char small[512];
-    va_list again;
-    va_copy(again, ap);
-    int n = vsnprintf(small, sizeof(small), fmt, ap);
-    char *text = n < 0 ? NULL : malloc((size_t)n + 1);
-    if (text && (size_t)n < sizeof(small))
-        memcpy(text, small, (size_t)n + 1);
-    else if (text)
-        vsnprintf(text, (size_t)n + 1, fmt, again);
-    va_end(again);
+    char *text = NULL;
+    if (tp_grow((void **)&log->lines, &log->cap, log->n_lines + 1, sizeof(*log->lines), NULL) ||
+        !(text = tp_arena_alloc(&log->text, size))) {
+        log->failed = true;
+        return NULL;
+    }
+    log->lines[log->n_lines].level = level;
+    log->lines[log->n_lines].sub = sub;
+    log->lines[log->n_lines].text = text;
+    log->n_lines++;
     return text;
 }
 
@@ -110,40 +110,29 @@ void tp_log_vadd(tp_log *log, tp_log_level level, uint64_t sub, const char *fmt,
 {
     if (!log || !log->enabled)
         return;
-    if (tp_grow((void **)&log->lines, &log->cap, log->n_lines + 1, sizeof(*log->lines), NULL)) {
+    /* Most lines fit the stack buffer: one formatting pass, then a copy into the arena. */
+    char small[512];
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(small, sizeof(small), fmt, ap);
+    char *text = n < 0 ? NULL : new_line(log, level, sub, (size_t)n + 1);
+    if (text && (size_t)n < sizeof(small))
+        memcpy(text, small, (size_t)n + 1);
+    else if (text)
+        vsnprintf(text, (size_t)n + 1, fmt, again);
+    else
         log->failed = true;
-        return;
-    }
-    char *text = format_line(fmt, ap);
-    if (!text) {
-        log->failed = true;
-        return;
-    }
-    log->lines[log->n_lines].level = level;
-    log->lines[log->n_lines].sub = sub;
-    log->lines[log->n_lines].text = text;
-    log->n_lines++;
+    va_end(again);
 }
 
 void tp_log_put_sub(tp_log *log, uint64_t sub, const char *text)
 {
     if (!log || !log->enabled)
         return;
-    if (tp_grow((void **)&log->lines, &log->cap, log->n_lines + 1, sizeof(*log->lines), NULL)) {
-        log->failed = true;
-        return;
-    }
     size_t n = strlen(text) + 1;
-    char *copy = malloc(n);
-    if (!copy) {
-        log->failed = true;
-        return;
-    }
-    memcpy(copy, text, n);
-    log->lines[log->n_lines].level = TP_LOG_INFO;
-    log->lines[log->n_lines].sub = sub;
-    log->lines[log->n_lines].text = copy;
-    log->n_lines++;
+    char *copy = new_line(log, TP_LOG_INFO, sub, n);
+    if (copy)
+        memcpy(copy, text, n);
 }
 
 void tp_log_info_sub(tp_log *log, uint64_t sub, const char *fmt, ...)
@@ -174,8 +163,7 @@ void tp_log_clear(tp_log *log)
 {
     if (!log)
         return;
-    for (size_t i = 0; i < log->n_lines; i++)
-        free(log->lines[i].text);
+    tp_arena_free(&log->text);
     free(log->lines);
     log->lines = NULL;
     log->n_lines = log->cap = 0;

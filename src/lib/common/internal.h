@@ -2,6 +2,7 @@
 #ifndef TP_INTERNAL_H
 #define TP_INTERNAL_H
 
+#include "common/arena.h"
 #include "topoplan.h"
 
 #include <stdarg.h>
@@ -64,12 +65,13 @@ typedef enum tp_log_level { TP_LOG_INFO, TP_LOG_WARN } tp_log_level;
 typedef struct tp_log_line {
     tp_log_level level;
     uint64_t sub; /* TP_SUB_* flags of NCCL's INFO/WARN call */
-    char *text;   /* owned, without the "NCCL INFO " prefix */
+    char *text;   /* in the log's text arena, without the "NCCL INFO " prefix */
 } tp_log_line;
 
 typedef struct tp_log {
     tp_log_line *lines;
     size_t n_lines, cap;
+    tp_arena text; /* every line's text: one allocation per chunk, not per line */
     bool enabled;
     bool failed; /* an allocation failed: lines are incomplete */
 } tp_log;
