@@ -1,6 +1,7 @@
 /*
  * The log's number formatting shortcuts against printf itself: "%.1f" of a
- * float (tp_format_f1, tp_buf_put_f1) and hexadecimal ids (tp_buf_put_hex).
+ * float (tp_format_f1, tp_buf_put_f1), "%f" (tp_format_fixed) and hexadecimal ids
+ * (tp_buf_put_hex, tp_format_hex).
  */
 #include "helpers.h"
 
@@ -22,9 +23,9 @@ static void check_f1(float v)
 static void test_f1_edges(void **state)
 {
     (void)state;
-    static const float edges[] = {0.0f,  -0.0f,  0.05f, 0.25f,   0.35f,  0.45f,  -0.25f,
-                                  -0.04f, 1.25f, 2.5f,  12.0f,   20.6f,  370.8f, 5000.0f,
-                                  1e13f, -1e13f, 1e20f, 3e38f,   1e-40f, -1e-40f};
+    static const float edges[] = {0.0f,   -0.0f,  0.05f, 0.25f, 0.35f,  0.45f,  -0.25f,
+                                  -0.04f, 1.25f,  2.5f,  12.0f, 20.6f,  370.8f, 5000.0f,
+                                  1e13f,  -1e13f, 1e20f, 3e38f, 1e-40f, -1e-40f};
     for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++)
         check_f1(edges[i]);
     check_f1(INFINITY);
@@ -69,12 +70,47 @@ static void test_padded_and_hex(void **state)
     tp_buf_free(&b);
 }
 
+/* "%f" (six decimals) of a float through tp_format_fixed, ties and random bits. */
+static void test_fixed6(void **state)
+{
+    (void)state;
+    uint32_t x = 777;
+    char want[128], got[TP_F1_SIZE];
+    for (int i = 0; i < 100000; i++) {
+        x = x * 1664525u + 1013904223u;
+        float v;
+        uint32_t bits = x & 0xcfffffffu;
+        memcpy(&v, &bits, sizeof(v));
+        if (i % 2)
+            v = (float)(x % 100000) / 1024.0f; /* exact binary fractions: decimal ties */
+        snprintf(want, sizeof(want), "%f", (double)v);
+        tp_format_fixed(got, v, 6);
+        if (strcmp(want, got) != 0)
+            print_error("%a: printf \"%s\", ours \"%s\"\n", (double)v, want, got);
+        assert_string_equal(want, got);
+    }
+}
+
+/* tp_format_hex against "%0*llx". */
+static void test_hex_width(void **state)
+{
+    (void)state;
+    static const unsigned long long values[] = {0, 1, 0xf, 0x10, 0x1a2b, 0xffffffffffffffffULL};
+    char want[64], got[24];
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
+        for (int w = 1; w <= 6; w++) {
+            snprintf(want, sizeof(want), "%0*llx", w, values[i]);
+            assert_int_equal(tp_format_hex(got, values[i], w), (int)strlen(want));
+            assert_string_equal(want, got);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_f1_edges),
-        cmocka_unit_test(test_f1_random_bits),
-        cmocka_unit_test(test_padded_and_hex),
+        cmocka_unit_test(test_f1_edges),       cmocka_unit_test(test_f1_random_bits),
+        cmocka_unit_test(test_padded_and_hex), cmocka_unit_test(test_fixed6),
+        cmocka_unit_test(test_hex_width),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -244,23 +244,45 @@ int tp_format_int(char *out, int v)
     return len;
 }
 
-int tp_format_f1(char *out, float v)
+int tp_format_fixed(char *out, float v, int decimals)
 {
-    double tenths = (double)v * 10.0; /* exact: 24-bit mantissa times 10 */
-    if (!(fabs(tenths) < 1e15))
-        return snprintf(out, TP_F1_SIZE, "%.1f", (double)v);
-    long long n = llrint(nearbyint(fabs(tenths)));
-    char digits[24], *p = digits + sizeof(digits);
+    static const double scale[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
+    /* Exact: a 24-bit mantissa times 5^6 (14 bits) fits a double's 53. */
+    double scaled = (double)v * scale[decimals];
+    if (!(fabs(scaled) < 1e15))
+        return snprintf(out, TP_F1_SIZE, "%.*f", decimals, (double)v);
+    long long n = llrint(nearbyint(fabs(scaled)));
+    char digits[40], *p = digits + sizeof(digits);
     *--p = '\0';
-    *--p = (char)('0' + n % 10);
-    *--p = '.';
-    n /= 10;
+    for (int i = 0; i < decimals; i++, n /= 10)
+        *--p = (char)('0' + n % 10);
+    if (decimals > 0)
+        *--p = '.';
     do {
         *--p = (char)('0' + n % 10);
         n /= 10;
     } while (n);
     if (signbit(v))
         *--p = '-';
+    size_t len = (size_t)(digits + sizeof(digits) - 1 - p);
+    memcpy(out, p, len + 1);
+    return (int)len;
+}
+
+int tp_format_f1(char *out, float v)
+{
+    return tp_format_fixed(out, v, 1);
+}
+
+int tp_format_hex(char *out, unsigned long long v, int min_digits)
+{
+    char digits[24], *p = digits + sizeof(digits);
+    *--p = '\0';
+    do {
+        *--p = "0123456789abcdef"[v & 0xf];
+        v >>= 4;
+        min_digits--;
+    } while (v || min_digits > 0);
     size_t len = (size_t)(digits + sizeof(digits) - 1 - p);
     memcpy(out, p, len + 1);
     return (int)len;

@@ -115,6 +115,10 @@ void tp_buf_put_int(tp_buf *b, long long v);
 #define TP_INT_SIZE 12
 int tp_format_int(char *out, int v);
 int tp_format_f1(char *out, float v);
+/* printf's "%.Nf" of a float, N = decimals (0..6), the same way (out: TP_F1_SIZE bytes). */
+int tp_format_fixed(char *out, float v, int decimals);
+/* printf's "%0Nllx" (N = min_digits) of v into out (at least 24 bytes), its length returned. */
+int tp_format_hex(char *out, unsigned long long v, int min_digits);
 /* The same right-aligned in `width` columns ("%*.1f"). */
 void tp_buf_put_f1(tp_buf *b, float v, int width);
 /* v in hexadecimal as %llx (upper: %llX) prints it. */

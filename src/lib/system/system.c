@@ -5,6 +5,7 @@
  */
 #include "system/system.h"
 
+#include <limits.h>
 #include <math.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -558,8 +559,14 @@ int64_t tp_system__busid_to_int64(const char *busid, int *n_digits)
             break;
         hex[n++] = *p;
     }
-    hex[n] = '\0';
     if (n_digits)
         *n_digits = n;
-    return (int64_t)strtol(hex, NULL, 16);
+    /* strtol's value of those digits: saturated at LONG_MAX (16 digits fit 64 bits). */
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++) {
+        char ch = hex[i];
+        int d = ch <= '9' ? ch - '0' : (ch | 0x20) - 'a' + 10;
+        v = v << 4 | (uint64_t)d;
+    }
+    return v > (uint64_t)LONG_MAX ? (int64_t)LONG_MAX : (int64_t)v;
 }

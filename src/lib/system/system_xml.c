@@ -46,14 +46,24 @@ static tp_status list_add(elem_list *l, tp_xml_elem *e, tp_error *err)
     return st;
 }
 
-/* Pre-order walk collecting every element with this tag. */
-static tp_status collect(const tp_xml_elem *e, const char *tag, elem_list *out, tp_error *err)
+/* The <pci>, <gpu> and <net> elements of a tree, each list in document order. */
+typedef struct tagged_lists {
+    elem_list pcis, gpus, nets;
+} tagged_lists;
+
+/* Pre-order walk collecting them all in one pass. */
+static tp_status collect(const tp_xml_elem *e, tagged_lists *out, tp_error *err)
 {
     tp_status st = TP_OK;
-    if (strcmp(e->tag, tag) == 0)
-        st = list_add(out, (tp_xml_elem *)e, err);
+    const char *t = e->tag;
+    if (strcmp(t, "pci") == 0)
+        st = list_add(&out->pcis, (tp_xml_elem *)e, err);
+    else if (strcmp(t, "gpu") == 0)
+        st = list_add(&out->gpus, (tp_xml_elem *)e, err);
+    else if (strcmp(t, "net") == 0)
+        st = list_add(&out->nets, (tp_xml_elem *)e, err);
     for (size_t i = 0; i < e->n_children && st == TP_OK; i++)
-        st = collect(e->children[i], tag, out, err);
+        st = collect(e->children[i], out, err);
     return st;
 }
 
@@ -377,11 +387,13 @@ static tp_status init_net_props(prep_ctx *c, tp_xml_elem *net, const tp_xml_elem
         if ((s = tp_xml__attr(props, ints[i])))
             st = set_int_attr(net, ints[i], strtol(s, NULL, 0), true, c->err);
     if (st == TP_OK && (s = tp_xml__attr(props, "latency"))) {
-        snprintf(text, sizeof(text), "%f", (double)strtof(s, NULL));
+        tp_format_fixed(text, strtof(s, NULL), 6); /* "%f" */
         st = init_attr(net, "latency", text, c->err);
     }
     if (st == TP_OK && (s = tp_xml__attr(props, "guid"))) {
-        snprintf(text, sizeof(text), "0x%llx", strtoull(s, NULL, 16));
+        text[0] = '0';
+        text[1] = 'x';
+        tp_format_hex(text + 2, strtoull(s, NULL, 16), 1);
         st = init_attr(net, "guid", text, c->err);
     }
     if (st == TP_OK && (s = tp_xml__attr(props, "maxconn")))
@@ -418,15 +430,14 @@ static tp_xml_elem *first_named(const elem_list *in_doc, const char *name)
     return NULL;
 }
 
-static tp_status fill_nets(prep_ctx *c, tp_xml_elem *top)
+/* in_doc: every <net> in document order. */
+static tp_status fill_nets(prep_ctx *c, const elem_list *in_doc)
 {
-    elem_list in_doc = {0};
-    tp_status st = collect(top, "net", &in_doc, c->err);
+    tp_status st = TP_OK;
     for (size_t n = 0; n < c->n_nets && st == TP_OK; n++) {
         const char *name = tp_xml__attr(c->nets[n], "name");
-        st = fill_net(c, first_named(&in_doc, name), n, name);
+        st = fill_net(c, first_named(in_doc, name), n, name);
     }
-    free(in_doc.items);
     return st;
 }
 
@@ -762,10 +773,15 @@ static tp_status check_canonical(prep_ctx *c, const tp_xml_elem *pci)
 {
     const char *orig = tp_xml__attr(pci, "busid");
     uint64_t id = (uint64_t)tp_system__busid_to_int64(orig, NULL);
-    char busid[64];
-    snprintf(busid, sizeof(busid), "%04llx:%02llx:%02llx.%01llx", (unsigned long long)(id >> 20),
-             (unsigned long long)((id & 0xff000) >> 12), (unsigned long long)((id & 0xff0) >> 4),
-             (unsigned long long)(id & 0xf));
+    /* "%04llx:%02llx:%02llx.%01llx" */
+    char busid[64], *p = busid;
+    p += tp_format_hex(p, id >> 20, 4);
+    *p++ = ':';
+    p += tp_format_hex(p, (id & 0xff000) >> 12, 2);
+    *p++ = ':';
+    p += tp_format_hex(p, (id & 0xff0) >> 4, 2);
+    *p++ = '.';
+    tp_format_hex(p, id & 0xf, 1);
     if (strcmp(busid, orig) != 0)
         return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, pci,
                             "busid \"%s\" is not in NCCL's form (expected \"%s\")", orig, busid);
@@ -810,26 +826,32 @@ static tp_status fuse_ranks(prep_ctx *c, int first_rank, int report_rank)
 
 static tp_status prepare(prep_ctx *c, int first_rank, int report_rank)
 {
-    elem_list pcis = {0}, gpus = {0}, nets = {0};
+    tagged_lists all = {0};
+    elem_list *pcis = &all.pcis, *gpus = &all.gpus, *nets = &all.nets, in_doc = {0};
     tp_status st = check_root(c);
-    if (st == TP_OK && (st = collect(c->doc->root, "pci", &pcis, c->err)) == TP_OK &&
-        (st = collect(c->doc->root, "gpu", &gpus, c->err)) == TP_OK)
-        st = collect(c->doc->root, "net", &nets, c->err);
-    if (st == TP_OK && (st = check_busids(c, &pcis)) == TP_OK &&
-        (st = order_gpus(c, &gpus)) == TP_OK)
-        st = order_nets(c, &nets);
-    c->gpus = gpus.items;
-    c->n_gpus = gpus.count;
-    c->nets = nets.items;
-    c->n_nets = nets.count;
-    c->gdr_default = gdr_default(&nets);
+    if (st == TP_OK && (st = collect(c->doc->root, &all, c->err)) == TP_OK && nets->count) {
+        /* The NET order sorts nets: fill_nets also reads them in document order. */
+        in_doc = (elem_list){malloc(nets->count * sizeof(*in_doc.items)), nets->count, nets->count};
+        if (in_doc.items)
+            memcpy(in_doc.items, nets->items, nets->count * sizeof(*in_doc.items));
+        else
+            st = tp_fail_nomem(c->err);
+    }
+    if (st == TP_OK && (st = check_busids(c, pcis)) == TP_OK && (st = order_gpus(c, gpus)) == TP_OK)
+        st = order_nets(c, nets);
+    c->gpus = gpus->items;
+    c->n_gpus = gpus->count;
+    c->nets = nets->items;
+    c->n_nets = nets->count;
+    c->gdr_default = gdr_default(nets);
     if (st == TP_OK && c->n_gpus == 0)
         st = tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, c->doc->root, "no <gpu> element");
-    if (st == TP_OK && (st = check_gpus(c)) == TP_OK && (st = fill_nets(c, c->doc->root)) == TP_OK)
+    if (st == TP_OK && (st = check_gpus(c)) == TP_OK && (st = fill_nets(c, &in_doc)) == TP_OK)
         st = fuse_ranks(c, first_rank, report_rank);
-    free(pcis.items);
-    free(gpus.items);
-    free(nets.items);
+    free(pcis->items);
+    free(gpus->items);
+    free(nets->items);
+    free(in_doc.items);
     return st;
 }
 
