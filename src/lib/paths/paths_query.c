@@ -42,9 +42,6 @@ int tp_paths__mirror_bits(int val, int pow2)
     return mirror;
 }
 
-/* Close GPUs of a NET whose NET choices fit on the stack (a node's GPUs, usually). */
-#define TP_PATHS_FEW_LOCAL_GPUS 8
-
 /* What ncclTopoGetLocalNet reads of a GPU's routes, the same for every channel. */
 typedef struct local_nets {
     int nets[TP_MAX_NODES];
@@ -99,6 +96,16 @@ tp_status tp_paths__get_local_net(const tp_system *sys, int rank, int channel_id
     return TP_OK;
 }
 
+/* The first channel (below TP_PATHS_MAX_CHANNELS) on which ln picks NET net_id, or -1. Channel c
+ * picks at offset c % spread: channels 0..spread-1 already show every choice. */
+static int first_channel_on(const tp_system *sys, const local_nets *ln, int64_t net_id)
+{
+    for (int c = 0; c < ln->spread && c < TP_PATHS_MAX_CHANNELS; c++)
+        if (local_net_on(sys, ln, c)->id == net_id)
+            return c;
+    return -1;
+}
+
 tp_status tp_paths__get_local_gpu(const tp_system *sys, int64_t net_id, int *gpu_index,
                                   tp_error *err)
 {
@@ -107,28 +114,27 @@ tp_status tp_paths__get_local_gpu(const tp_system *sys, int64_t net_id, int *gpu
         return tp_paths__internal(err, "local GPU of an unknown NET");
     int gpus[TP_MAX_NODES], n_gpus;
     tp_paths__get_local(sys, TP_NODE_NET, n, TP_NODE_GPU, gpus, &n_gpus, NULL);
-    /* Each close GPU's NET choices, read once for all channels (on the stack for a few). */
-    local_nets few[TP_PATHS_FEW_LOCAL_GPUS];
-    local_nets *lns =
-        n_gpus <= TP_PATHS_FEW_LOCAL_GPUS ? few : malloc((size_t)n_gpus * sizeof(*lns));
-    if (!lns)
-        return tp_fail_nomem(err);
-    tp_status st = TP_OK;
+    /*
+     * NCCL 2.22.3 tries channel by channel, close GPU by close GPU, for the first one that
+     * picks this NET (its GPU found by rank, as ncclTopoGetLocalNet does): the GPU with the
+     * earliest such channel, the first of them on a tie. Channel 0 reads every GPU's
+     * choices up to a pick, so those reads (and their failures) come in that order.
+     */
+    int best_channel = -1;
     *gpu_index = -1;
-    /* NCCL 2.22.3: the first close GPU that picks this NET on some channel (its GPU found
-     * by rank, as ncclTopoGetLocalNet does); channel 0 reads each GPU's choices. */
-    for (int c = 0; c < TP_PATHS_MAX_CHANNELS && st == TP_OK && *gpu_index < 0; c++) {
-        for (int lg = 0; lg < n_gpus && st == TP_OK && *gpu_index < 0; lg++) {
-            if (c == 0)
-                st = local_nets_by_rank(sys, sys->nodes[TP_NODE_GPU].nodes[gpus[lg]].gpu.rank,
-                                        &lns[lg], err);
-            if (st == TP_OK && local_net_on(sys, &lns[lg], c)->id == net_id)
-                *gpu_index = gpus[lg];
+    for (int lg = 0; lg < n_gpus && best_channel != 0; lg++) {
+        local_nets ln;
+        tp_status st =
+            local_nets_by_rank(sys, sys->nodes[TP_NODE_GPU].nodes[gpus[lg]].gpu.rank, &ln, err);
+        if (st != TP_OK)
+            return st;
+        int c = first_channel_on(sys, &ln, net_id);
+        if (c >= 0 && (best_channel < 0 || c < best_channel)) {
+            best_channel = c;
+            *gpu_index = gpus[lg];
         }
     }
-    if (lns != few)
-        free(lns);
-    return st;
+    return TP_OK;
 }
 
 void tp_paths__local_net_count_by_bw(const tp_system *sys, int gpu, int *count)
