@@ -526,24 +526,42 @@ static tp_status check_doc(gc_ctx *c)
 }
 
 /*
- * The reported rank's system with its paths, as it was before any search:
- * the plan's own copy has been searched, and NCCL 2.22.3's NVLS search
- * leaves NET bandwidth taken (it skips a duplicate head without giving it
- * back). Same steps as init.cc: paths, trim, paths again.
+ * A rank's system with its paths, as it was before any search: the plan's
+ * own copy has been searched, and NCCL 2.22.3's NVLS search leaves NET
+ * bandwidth taken (it skips a duplicate head without giving it back). Built
+ * as the plan built it (plan.c rank_paths): a copy of the host's system
+ * trimmed to the rank's domain with the domains the plan found on the
+ * host's first routes (they do not depend on the rank), then paths. Without
+ * those domains, init.cc's own steps: paths, trim, paths again.
  */
+tp_status tp_graphcheck__rank_system(tp_system **out, const tp_plan *plan, const tp_host_kind *k,
+                                     int rank, tp_error *err)
+{
+    *out = NULL;
+    tp_job_view view = {
+        .n_ranks = plan->facts.n_ranks,
+        .n_nodes = plan->job.n_nodes,
+        .rank = rank,
+        .local_n_ranks = k->n_gpus,
+        .rank_devs = plan->rank_devs,
+    };
+    if (!k->host_domains)
+        return tp_paths__fresh_copy(out, k->host_sys, plan->cfg, &view, err);
+    tp_status st = tp_system__clone(out, k->host_sys, err);
+    if (st == TP_OK)
+        st = tp_paths__trim_domains(*out, k->host_domains, &view, err);
+    if (st == TP_OK)
+        st = tp_paths__compute(*out, plan->cfg, &view, NULL, err);
+    return st;
+}
+
 tp_status tp_graphcheck__fresh_system(tp_system **out, const tp_plan *plan, tp_error *err)
 {
     *out = NULL;
     if (!plan->host_sys || !plan->sys)
         return tp_fail(err, TP_ERR_TOPOLOGY, plan->source, 0, 0, "the topology was not planned");
-    tp_job_view view = {
-        .n_ranks = plan->facts.n_ranks,
-        .n_nodes = plan->job.n_nodes,
-        .rank = plan->job.rank,
-        .local_n_ranks = plan->n_gpus_per_node,
-        .rank_devs = plan->rank_devs,
-    };
-    return tp_paths__fresh_copy(out, plan->host_sys, plan->cfg, &view, err);
+    return tp_graphcheck__rank_system(out, plan, &plan->kinds[plan->home_kind], plan->job.rank,
+                                      err);
 }
 
 static tp_status check_parsed(tp_graph_check **out, const tp_plan *plan, const tp_xml *doc,

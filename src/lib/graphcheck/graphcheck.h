@@ -110,10 +110,13 @@ tp_status tp_graphcheck__replay(tp_graph_check *chk, tp_gc_graph *g, const tp_sy
                                 const tp_gc_channel *channels, int n, tp_error *err);
 
 /*
- * The reported rank's system with its paths as it was before any search
- * (NCCL 2.22.3's NVLS search leaves NET bandwidth taken); free with
- * tp_system__free.
+ * The system of `rank` (a rank of kind k's representative host) with its
+ * paths, as it was before any search (NCCL 2.22.3's NVLS search leaves NET
+ * bandwidth taken); built as the plan built it. Free with tp_system__free.
  */
+tp_status tp_graphcheck__rank_system(tp_system **out, const tp_plan *plan, const tp_host_kind *k,
+                                     int rank, tp_error *err);
+/* tp_graphcheck__rank_system of the reported rank. */
 tp_status tp_graphcheck__fresh_system(tp_system **out, const tp_plan *plan, tp_error *err);
 
 /* Label of a node in findings: "GPU/<rank>", "NET/<dev>", else NCCL's "PCI/0-1a000". */

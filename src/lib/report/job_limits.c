@@ -77,18 +77,12 @@ static unsigned limit_bits(const tp_graph_info *own, const tp_graph_info *comb,
     return bits;
 }
 
-/* Domain d of kind k as it was before its searches (paths, trim, paths: init.cc). */
+/* Domain d of kind k as it was before its searches, with maxBw and totalBw. */
 static tp_status fresh_system(tp_system **out, const tp_plan *plan, const tp_host_kind *k,
                               const tp_domain *d, tp_error *err)
 {
-    tp_job_view view = {
-        .n_ranks = plan->facts.n_ranks,
-        .n_nodes = plan->job.n_nodes,
-        .rank = d->sys->nodes[TP_NODE_GPU].nodes[0].gpu.rank,
-        .local_n_ranks = k->n_gpus,
-        .rank_devs = plan->rank_devs,
-    };
-    tp_status st = tp_paths__fresh_copy(out, k->host_sys, plan->cfg, &view, err);
+    int rank = d->sys->nodes[TP_NODE_GPU].nodes[0].gpu.rank;
+    tp_status st = tp_graphcheck__rank_system(out, plan, k, rank, err);
     if (st == TP_OK)
         st = tp_search__init(*out, err);
     return st;
