@@ -1,6 +1,7 @@
 /* Roles of <pci> elements in provider files, and recognising their SKU. */
 #include "provider/provider.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,28 +102,84 @@ static bool contradicts(const tp_sku *sku, const tp_pv_file *f)
     return false;
 }
 
-/* The SKU's layout lists, split once for every bus id of the file. */
-typedef struct layout_lists {
-    tp_sku_words list[4];
-} layout_lists;
+/*
+ * The file's bus ids, lower-cased and sorted once (each with how many <pci>
+ * carry it), so that every SKU's layout is matched word by word against them
+ * instead of every bus id against every list.
+ */
+typedef struct busid_count {
+    char id[64];
+    size_t n;      /* <pci> elements with this bus id */
+    size_t marked; /* the SKU being matched that already counted it (index + 1) */
+} busid_count;
 
-static bool in_layout(const layout_lists *l, const char *busid)
+typedef struct busid_set {
+    busid_count *ids;
+    size_t n;
+} busid_set;
+
+static int cmp_busid(const void *a, const void *b)
 {
-    for (size_t k = 0; k < ARRAY_LEN(l->list); k++)
-        if (tp_sku__words_has(&l->list[k], busid))
-            return true;
-    return false;
+    return strcmp(((const busid_count *)a)->id, ((const busid_count *)b)->id);
 }
 
-static size_t layout_hits(const tp_sku *sku, const tp_pv_file *f)
+/* Copy of word (len bytes) lower-cased into buf; false when it does not fit. */
+static bool lower_word(char *buf, size_t size, const char *word, size_t len)
+{
+    if (len >= size)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        buf[i] = (char)tolower((unsigned char)word[i]);
+    buf[len] = '\0';
+    return true;
+}
+
+static tp_status busid_set_of(busid_set *set, const tp_pv_file *f, tp_error *err)
+{
+    set->n = 0;
+    set->ids = calloc(f->n_pci + 1, sizeof(*set->ids));
+    if (!set->ids)
+        return tp_fail_nomem(err);
+    for (size_t i = 0; i < f->n_pci; i++) {
+        const char *b = f->pci[i].busid;
+        /* A bus id too long for any layout cannot match one: left out. */
+        if (*b && lower_word(set->ids[set->n].id, sizeof(set->ids[0].id), b, strlen(b)))
+            set->ids[set->n++].n = 1;
+    }
+    qsort(set->ids, set->n, sizeof(*set->ids), cmp_busid);
+    size_t kept = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        if (kept && strcmp(set->ids[kept - 1].id, set->ids[i].id) == 0)
+            set->ids[kept - 1].n++;
+        else
+            set->ids[kept++] = set->ids[i];
+    }
+    set->n = kept;
+    return TP_OK;
+}
+
+/* <pci> elements whose bus id is in one of the SKU's layout lists (`mark`: the SKU's index + 1). */
+static size_t layout_hits(const tp_sku *sku, busid_set *set, size_t mark)
 {
     static const char *const keys[] = {"gpu.busids", "nic.busids", "switch.busids", "gpu.parents"};
-    layout_lists l;
-    for (size_t k = 0; k < ARRAY_LEN(keys); k++)
-        tp_sku__words(sku, keys[k], &l.list[k]);
     size_t hits = 0;
-    for (size_t i = 0; i < f->n_pci; i++)
-        hits += *f->pci[i].busid && in_layout(&l, f->pci[i].busid);
+    for (size_t k = 0; k < ARRAY_LEN(keys); k++) {
+        const char *p = tp_sku__get(sku, NULL, keys[k]);
+        while (p && *p) {
+            while (*p == ' ' || *p == '\t')
+                p++;
+            size_t len = strcspn(p, " \t");
+            busid_count key;
+            busid_count *found = len && lower_word(key.id, sizeof(key.id), p, len)
+                                     ? bsearch(&key, set->ids, set->n, sizeof(*set->ids), cmp_busid)
+                                     : NULL;
+            if (found && found->marked != mark) {
+                found->marked = mark;
+                hits += found->n;
+            }
+            p += len;
+        }
+    }
     return hits;
 }
 
@@ -134,21 +191,26 @@ static size_t count_role(const tp_pv_file *f, tp_pv_role role)
     return n;
 }
 
+/* The file's numbers of GPU and NIC endpoints. */
+typedef struct file_shape {
+    size_t gpus, nics;
+} file_shape;
+
 /* Same numbers of GPU (or none: a file that leaves them out) and NIC endpoints. */
-static bool same_shape(const tp_sku *sku, const tp_pv_file *f)
+static bool same_shape(const tp_sku *sku, file_shape f)
 {
-    size_t gpus = count_role(f, TP_PV_GPU), nics = count_role(f, TP_PV_NIC);
     size_t want_gpus = (size_t)tp_sku__get_int(sku, NULL, "gpu.count", 0);
-    return nics > 0 && nics == tp_sku__list_len(sku, "nic.busids") &&
-           (gpus == 0 || gpus == want_gpus);
+    return f.nics > 0 && f.nics == tp_sku__list_len(sku, "nic.busids") &&
+           (f.gpus == 0 || f.gpus == want_gpus);
 }
 
-/* How many SKUs of the catalogue have the file's numbers of GPUs and NICs. */
-static size_t count_shapes(const tp_pv_file *f, tp_sku *const *skus)
+/* Which SKUs of the catalogue have the file's numbers of GPUs and NICs (same[i]), and how many. */
+static size_t count_shapes(const tp_pv_file *f, tp_sku *const *skus, bool *same)
 {
+    file_shape shape = {count_role(f, TP_PV_GPU), count_role(f, TP_PV_NIC)};
     size_t n = 0;
     for (size_t i = 0; i < tp_sku_texts_count; i++)
-        n += same_shape(skus[i], f);
+        n += same[i] = same_shape(skus[i], shape);
     return n;
 }
 
@@ -175,19 +237,22 @@ tp_status tp_pv__recognise(const tp_xml *doc, char *name, size_t size, char *can
                            size_t csize, tp_error *err)
 {
     name[0] = candidates[0] = '\0';
-    tp_pv_file f;
+    tp_pv_file f = {0};
     tp_sku **skus = NULL;
+    busid_set ids = {0};
     size_t shapes = 0;
-    tp_status st = tp_pv__scan(&f, doc, NULL, err);
-    if (st == TP_OK && (st = parse_catalogue(&skus, err)) == TP_OK)
-        shapes = count_shapes(&f, skus);
+    bool *same = calloc(tp_sku_texts_count + 1, sizeof(*same));
+    tp_status st = same ? tp_pv__scan(&f, doc, NULL, err) : tp_fail_nomem(err);
+    if (st == TP_OK && (st = parse_catalogue(&skus, err)) == TP_OK &&
+        (st = busid_set_of(&ids, &f, err)) == TP_OK)
+        shapes = count_shapes(&f, skus, same);
     size_t best = 0, second = 0, used = 0;
     for (size_t i = 0; st == TP_OK && i < tp_sku_texts_count; i++) {
         const tp_sku *sku = skus[i];
         bool against = contradicts(sku, &f);
         /* Device numbers are evidence only when no other SKU shares them. */
-        bool shape = !against && shapes == 1 && same_shape(sku, &f);
-        size_t hits = against ? 0 : layout_hits(sku, &f);
+        bool shape = !against && shapes == 1 && same[i];
+        size_t hits = against ? 0 : layout_hits(sku, &ids, i + 1);
         /* A candidate holds at least half of the file's bus ids, or a quarter and
          * its own numbers of devices (files with partly made-up bus ids). */
         if ((hits > 0 && 2 * hits >= f.n_pci) || (shape && 4 * hits >= f.n_pci && hits > 0)) {
@@ -208,6 +273,8 @@ tp_status tp_pv__recognise(const tp_xml *doc, char *name, size_t size, char *can
     if (best == second)
         name[0] = '\0';
     free_catalogue(skus);
+    free(ids.ids);
+    free(same);
     tp_pv__free(&f);
     return st;
 }

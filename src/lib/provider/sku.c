@@ -11,43 +11,32 @@ void tp_sku__free(tp_sku *sku)
 {
     if (!sku)
         return;
-    for (size_t i = 0; i < sku->n_entries; i++) {
-        free(sku->entries[i].key);
-        free(sku->entries[i].value);
-    }
     free(sku->entries);
+    free(sku->text);
     free(sku);
 }
 
-static char *dup_trimmed(const char *s, size_t n)
+/* s[0..n) without its leading and trailing blanks, ended in place (s[n] is writable). */
+static char *trim_in_place(char *s, size_t n)
 {
     while (n > 0 && isspace((unsigned char)*s))
         s++, n--;
     while (n > 0 && isspace((unsigned char)s[n - 1]))
         n--;
-    char *out = malloc(n + 1);
-    if (out) {
-        memcpy(out, s, n);
-        out[n] = '\0';
-    }
-    return out;
+    s[n] = '\0';
+    return s;
 }
 
-static tp_status add_entry(tp_sku *sku, const char *line, size_t len, const char *eq, tp_error *err)
+/* One "key = value" line (its own copy, line[len] writable): its entry points into it. */
+static tp_status add_entry(tp_sku *sku, char *line, size_t len, char *eq, tp_error *err)
 {
     tp_status st =
         tp_grow((void **)&sku->entries, &sku->cap, sku->n_entries + 1, sizeof(*sku->entries), err);
     if (st != TP_OK)
         return st;
-    tp_sku_entry *e = &sku->entries[sku->n_entries];
-    e->key = dup_trimmed(line, (size_t)(eq - line));
-    e->value = dup_trimmed(eq + 1, len - (size_t)(eq - line) - 1);
-    if (!e->key || !e->value) {
-        free(e->key);
-        free(e->value);
-        return tp_fail_nomem(err);
-    }
-    sku->n_entries++;
+    tp_sku_entry *e = &sku->entries[sku->n_entries++];
+    e->value = trim_in_place(eq + 1, len - (size_t)(eq - line) - 1);
+    e->key = trim_in_place(line, (size_t)(eq - line));
     return TP_OK;
 }
 
@@ -55,18 +44,20 @@ tp_status tp_sku__parse(tp_sku **out, const char *text, const char *source, tp_e
 {
     *out = NULL;
     tp_sku *sku = calloc(1, sizeof(*sku));
-    if (!sku)
+    if (!sku || !(sku->text = strdup(text))) {
+        free(sku);
         return tp_fail_nomem(err);
+    }
     unsigned line_no = 0;
-    for (const char *p = text; *p;) {
-        const char *nl = strchr(p, '\n');
+    for (char *p = sku->text; *p;) {
+        char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
         line_no++;
         const char *q = p;
         while (q < p + len && isspace((unsigned char)*q))
             q++;
         if (q < p + len && *q != '#') {
-            const char *eq = memchr(p, '=', len);
+            char *eq = memchr(p, '=', len);
             tp_status st =
                 eq ? add_entry(sku, p, len, eq, err)
                    : tp_fail(err, TP_ERR_CONFIG, source, line_no, 1, "expected \"key = value\"");
@@ -171,41 +162,6 @@ int tp_sku__list_index(const tp_sku *sku, const char *key, const char *word)
             return i;
     }
     return -1;
-}
-
-void tp_sku__words(const tp_sku *sku, const char *key, tp_sku_words *out)
-{
-    out->key = key;
-    out->sku = sku;
-    out->n = 0;
-    out->all = true;
-    const char *p = tp_sku__get(sku, NULL, key);
-    while (p) {
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (!*p)
-            break;
-        if (out->n == TP_SKU_MAX_WORDS) {
-            out->all = false;
-            break;
-        }
-        const char *w = p;
-        while (*p && *p != ' ' && *p != '\t')
-            p++;
-        out->word[out->n] = w;
-        out->len[out->n++] = (size_t)(p - w);
-    }
-}
-
-bool tp_sku__words_has(const tp_sku_words *w, const char *word)
-{
-    if (!w->all)
-        return tp_sku__list_has(w->sku, w->key, word);
-    size_t wlen = strlen(word);
-    for (size_t i = 0; i < w->n; i++)
-        if (w->len[i] == wlen && same_word(w->word[i], word, wlen))
-            return true;
-    return false;
 }
 
 bool tp_sku__list_has(const tp_sku *sku, const char *key, const char *word)

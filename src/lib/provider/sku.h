@@ -11,12 +11,13 @@
 #include "common/internal.h"
 
 typedef struct tp_sku_entry {
-    char *key;   /* owned */
-    char *value; /* owned; "" when empty */
+    const char *key;   /* in the SKU's text */
+    const char *value; /* in the SKU's text; "" when empty */
 } tp_sku_entry;
 
 typedef struct tp_sku {
     char name[64];
+    char *text;            /* owned: the file's copy, each line cut to its key and value */
     tp_sku_entry *entries; /* owned, in file order */
     size_t n_entries, cap;
 } tp_sku;
@@ -47,19 +48,5 @@ int tp_sku__list_index(const tp_sku *sku, const char *key, const char *word);
 const char *tp_sku__list_word(const tp_sku *sku, const char *key, size_t i, char *buf, size_t size);
 /* Number of words of key's list. */
 size_t tp_sku__list_len(const tp_sku *sku, const char *key);
-
-/* Key's list split once, for many lookups (a provider file's bus ids against a SKU). */
-#define TP_SKU_MAX_WORDS 256
-typedef struct tp_sku_words {
-    const char *key;
-    const tp_sku *sku;
-    const char *word[TP_SKU_MAX_WORDS]; /* borrowed from the SKU's value */
-    size_t len[TP_SKU_MAX_WORDS];
-    size_t n;
-    bool all; /* every word of the list is here (else lookups read the list) */
-} tp_sku_words;
-void tp_sku__words(const tp_sku *sku, const char *key, tp_sku_words *out);
-/* As tp_sku__list_has on the split list. */
-bool tp_sku__words_has(const tp_sku_words *w, const char *word);
 
 #endif
