@@ -21,7 +21,8 @@ static replay *run(const char *text, tp_nccl_xml_kind kind)
     assert_non_null(p);
     p->log.enabled = true;
     tp_error err = {0};
-    assert_int_equal(tp_xml__nccl_load(text, strlen(text), kind, &p->log, &p->r, &err), TP_OK);
+    tp_nccl_xml_input in = {.text = text, .len = strlen(text), .kind = kind};
+    assert_int_equal(tp_xml__nccl_load(&in, &p->log, &p->r, &err), TP_OK);
     return p;
 }
 

@@ -1,10 +1,12 @@
 /*
- * The plain reader (xml_plain.c) against expat: on every file it takes, the
- * same tree (tags, attributes in order, positions, empty-element tags); on
- * every text outside its subset, it steps aside and expat decides.
+ * The plain reader (xml_plain.c) and the tree NCCL's replayed loader builds
+ * (nccl_xml.c) against expat: on every file they take, the same tree (tags,
+ * attributes in order, positions, empty-element tags); on every text outside
+ * the subset, they step aside and expat decides.
  */
 #include "helpers.h"
 
+#include "xml/nccl_xml.h"
 #include "xml/xml.h"
 
 #include <glob.h>
@@ -36,26 +38,65 @@ static void assert_same_elem(const tp_xml_elem *a, const tp_xml_elem *b, const c
     }
 }
 
+/* A tree (consumed) is expat's tree of the same text. */
+static void assert_expat_tree(tp_xml *tree, const char *text, size_t len, const char *what)
+{
+    tp_xml *expat = NULL;
+    tp_error err = {0};
+    if (tp_xml__parse_expat(&expat, text, len, what, &err) != TP_OK) {
+        print_error("%s: a tree of a text expat refuses: %s\n", what, err.message);
+        fail();
+    }
+    assert_same_elem(tree->root, expat->root, what);
+    tp_xml__free(tree);
+    tp_xml__free(expat);
+}
+
 /* Whether the plain reader took the text; when it did, its tree is expat's. */
 static bool plain_matches_expat(const char *text, size_t len, const char *what)
 {
-    tp_xml *plain = NULL, *expat = NULL;
+    tp_xml *plain = NULL;
     tp_error err = {0};
     assert_int_equal(tp_xml__parse_plain(&plain, text, len, what, &err), TP_OK);
     if (!plain)
         return false;
-    if (tp_xml__parse_expat(&expat, text, len, what, &err) != TP_OK) {
-        print_error("%s: the plain reader took a text expat refuses: %s\n", what, err.message);
-        fail();
-    }
-    assert_same_elem(plain->root, expat->root, what);
-    tp_xml__free(plain);
-    tp_xml__free(expat);
+    assert_expat_tree(plain, text, len, what);
     return true;
 }
 
+/* Whether NCCL's replayed loader gave a tree; when it did, it is expat's. */
+static bool replay_matches_expat(const char *text, size_t len, tp_nccl_xml_kind kind,
+                                 const char *what)
+{
+    tp_log log = {.enabled = true};
+    tp_nccl_xml_result r;
+    tp_error err = {0};
+    tp_nccl_xml_input in = {
+        .text = text, .len = len, .kind = kind, .source = what, .want_tree = true};
+    assert_int_equal(tp_xml__nccl_load(&in, &log, &r, &err), TP_OK);
+    tp_log_clear(&log);
+    if (!r.tree)
+        return false;
+    assert_int_equal(r.outcome, TP_NCCL_XML_ACCEPTED);
+    assert_expat_tree(r.tree, text, len, what);
+    return true;
+}
+
+/* Both readers on one text: the plain reader's verdict. */
+static bool readers_match_expat(const char *text, size_t len, const char *what, int *replayed)
+{
+    *replayed += replay_matches_expat(text, len, TP_NCCL_XML_TOPOLOGY, what);
+    *replayed += replay_matches_expat(text, len, TP_NCCL_XML_GRAPHS, what);
+    return plain_matches_expat(text, len, what);
+}
+
+/* Files read by each reader. */
+typedef struct tally {
+    int seen, plain, replayed;
+} tally;
+
 /* Every file matching pattern; returns how many the plain reader took. */
-static int compare_files(const char *pattern, int *seen)
+static int compare_files(const char *pattern, tally *t)
 {
     glob_t g;
     int taken = 0;
@@ -67,8 +108,8 @@ static int compare_files(const char *pattern, int *seen)
         tp_error err = {0};
         if (tp_xml__read_file(&text, &len, g.gl_pathv[i], &err) != TP_OK)
             continue;
-        (*seen)++;
-        taken += plain_matches_expat(text, len, g.gl_pathv[i]);
+        t->seen++;
+        taken += readers_match_expat(text, len, g.gl_pathv[i], &t->replayed);
         free(text);
     }
     globfree(&g);
@@ -78,25 +119,25 @@ static int compare_files(const char *pattern, int *seen)
 static void test_public_files_read_as_expat_reads_them(void **state)
 {
     (void)state;
-    int seen = 0, taken = 0;
-    int builtins_seen = 0;
-    int builtins = compare_files("builtins/*.xml", &builtins_seen);
-    /* The files NCCL itself writes are all in the subset: the fast path is the common one. */
-    assert_true(builtins_seen > 0);
-    assert_int_equal(builtins, builtins_seen);
+    tally builtins = {0}, all = {0}, topologies = {0};
+    int taken = compare_files("builtins/*.xml", &builtins);
+    /* The files NCCL itself writes are all in the subset: the fast paths are the common ones. */
+    assert_true(builtins.seen > 0);
+    assert_int_equal(taken, builtins.seen);
+    assert_int_equal(builtins.replayed, 2 * builtins.seen);
+    taken = compare_files("../shared/conformance/cases/*/topo.xml", &topologies);
+    assert_int_equal(taken, topologies.seen);
+    assert_int_equal(topologies.replayed, 2 * topologies.seen);
     const char *patterns[] = {
-        "tests/fixtures/*.xml",
-        "tests/fuzz/corpus/*/*",
-        "tests/fuzz/regress/*",
-        "../shared/conformance/cases/*/topo.xml",
-        "../shared/conformance/cases/*/*.graph.xml",
+        "tests/fixtures/*.xml",       "tests/fuzz/corpus/*/*",
+        "tests/fuzz/regress/*",       "../shared/conformance/cases/*/*.graph.xml",
         "../shared/provider/*/*.xml",
     };
     for (size_t i = 0; i < sizeof(patterns) / sizeof(patterns[0]); i++)
-        taken += compare_files(patterns[i], &seen);
-    print_message("plain reader: %d of %d files (builtins %d of %d)\n", taken, seen, builtins,
-                  builtins_seen);
-    assert_true(taken > 0);
+        taken += compare_files(patterns[i], &all);
+    print_message("plain reader: %d of %d files; NCCL's loader gave %d trees (topology and graph "
+                  "rules)\n",
+                  taken, all.seen + topologies.seen, all.replayed + topologies.replayed);
 }
 
 static void test_subset_corners_match_expat(void **state)
@@ -111,6 +152,16 @@ static void test_subset_corners_match_expat(void **state)
     };
     for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
         assert_true(plain_matches_expat(plain[i], strlen(plain[i]), plain[i]));
+    /* NCCL's loader reads only single blanks between attributes, and no blank before '>'. */
+    const char *nccl[] = {
+        "<system version=\"1\"><cpu a=\"x\"/><!-- c --><foo b=\"\" c=\"'\"></foo></system>",
+        "\n<!---->\n<graphs version=\"1\">\n  <graph id=\"0\"/>\n</graphs>\n",
+    };
+    for (size_t i = 0; i < sizeof(nccl) / sizeof(nccl[0]); i++) {
+        int replayed = 0;
+        assert_true(readers_match_expat(nccl[i], strlen(nccl[i]), nccl[i], &replayed));
+        assert_int_equal(replayed, 2);
+    }
 }
 
 static void test_outside_the_subset_goes_to_expat(void **state)
@@ -134,8 +185,20 @@ static void test_outside_the_subset_goes_to_expat(void **state)
         "<a><![CDATA[x]]></a>",        /* CDATA */
         "<a",                          /* truncated */
     };
-    for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
-        assert_false(plain_matches_expat(others[i], strlen(others[i]), others[i]));
+    for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+        int replayed = 0;
+        assert_false(readers_match_expat(others[i], strlen(others[i]), others[i], &replayed));
+        assert_int_equal(replayed, 0);
+    }
+    /* Read by NCCL, but not as expat would: no tree from the replay. */
+    const char *nccl_only[] = {
+        "<system version=\"1\" a='x\"/>",       /* closed by the other quote */
+        "<system version=\"1\" a/>",            /* a key without a value */
+        "<system version=\"1\"><x/y></system>", /* bytes after '/' */
+    };
+    for (size_t i = 0; i < sizeof(nccl_only) / sizeof(nccl_only[0]); i++)
+        assert_false(replay_matches_expat(nccl_only[i], strlen(nccl_only[i]), TP_NCCL_XML_TOPOLOGY,
+                                          nccl_only[i]));
     /* NUL inside the length: not plain text. */
     assert_false(plain_matches_expat("<a/>\0", 5, "nul"));
 }

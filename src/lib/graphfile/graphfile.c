@@ -15,7 +15,7 @@
 #define NCCL_XML_H "graph/xml.h"
 
 typedef struct gf_ctx {
-    const tp_xml *doc;
+    tp_xml *doc; /* owned */
     const tp_system *sys;
     const tp_config *cfg;
     tp_graph *graph;
@@ -318,11 +318,14 @@ static tp_status replay_nccl_loader(gf_ctx *c, const char *path, const char *tex
 {
     tp_log lines = {.enabled = true};
     tp_nccl_xml_result r;
-    tp_status st = tp_xml__nccl_load(text, len, TP_NCCL_XML_GRAPHS, &lines, &r, c->err);
+    tp_nccl_xml_input in = {
+        .text = text, .len = len, .kind = TP_NCCL_XML_GRAPHS, .source = path, .want_tree = true};
+    tp_status st = tp_xml__nccl_load(&in, &lines, &r, c->err);
     tp_xml__log_append(c->log, &lines);
     tp_log_clear(&lines);
     if (st != TP_OK)
         return st;
+    c->doc = r.tree; /* read as NCCL reads it, when plain */
     *has_graphs = r.outcome != TP_NCCL_XML_ACCEPTED || r.n_roots > 0;
     if (r.outcome != TP_NCCL_XML_REJECTED)
         return TP_OK;
@@ -356,15 +359,12 @@ tp_status tp_graphfile__load(tp_graph *graph, const tp_system *sys, const tp_con
     tp_status st = tp_xml__read_file(&text, &len, path, err);
     if (st == TP_OK)
         st = replay_nccl_loader(&c, path, text, len, &has_graphs);
-    tp_xml *doc = NULL;
-    if (st == TP_OK && has_graphs)
-        st = tp_xml__parse(&doc, text, len, path, err);
+    if (st == TP_OK && has_graphs && !c.doc)
+        st = tp_xml__parse(&c.doc, text, len, path, err);
     free(text);
-    if (st != TP_OK || !has_graphs)
-        return st;
-    c.doc = doc;
-    st = load_doc(&c);
-    tp_xml__free(doc);
+    if (st == TP_OK && has_graphs)
+        st = load_doc(&c);
+    tp_xml__free(c.doc);
     return st;
 }
 

@@ -43,11 +43,17 @@ static int count_gpus(const tp_xml_elem *e)
  * parser, not expat): a file it refuses fails here, its WARN and back-trace
  * (down to ncclTopoGetSystem's call) kept in `nccl_lines` when not NULL.
  */
-static tp_status replay_nccl_loader(const tp_host_kind *k, tp_log *nccl_lines, tp_error *err)
+static tp_status replay_nccl_loader(tp_host_kind *k, tp_log *nccl_lines, tp_error *err)
 {
     tp_log lines = {.enabled = true};
     tp_nccl_xml_result r;
-    tp_status st = tp_xml__nccl_load(k->text, k->text_len, TP_NCCL_XML_TOPOLOGY, &lines, &r, err);
+    tp_nccl_xml_input in = {.text = k->text,
+                            .len = k->text_len,
+                            .kind = TP_NCCL_XML_TOPOLOGY,
+                            .source = k->source,
+                            .want_tree = true};
+    tp_status st = tp_xml__nccl_load(&in, &lines, &r, err);
+    k->topo_xml = r.tree; /* read as NCCL reads it, when plain: parse_kind has no more to do */
     if (st == TP_OK && r.outcome == TP_NCCL_XML_REJECTED) {
         tp_log_info_sub(&lines, TP_SUB_ALL, "graph/topo.cc:%d -> %d", TP_NCCL_LINE_TOPO_GET_XML,
                         r.code);
@@ -63,7 +69,8 @@ static tp_status replay_nccl_loader(const tp_host_kind *k, tp_log *nccl_lines, t
 /* Parse a kind's text and count its GPUs (a topology without GPU plans nothing). */
 static tp_status parse_kind(tp_host_kind *k, tp_error *err)
 {
-    tp_status st = tp_xml__parse(&k->topo_xml, k->text, k->text_len, k->source, err);
+    tp_status st =
+        k->topo_xml ? TP_OK : tp_xml__parse(&k->topo_xml, k->text, k->text_len, k->source, err);
     if (st != TP_OK)
         return st;
     k->n_gpus = count_gpus(k->topo_xml->root);

@@ -83,6 +83,8 @@ typedef struct xnode {
     char keys[TP_NCCL_XML_MAX_ATTRS + 1][TP_NCCL_XML_MAX_STR_LEN + 1];
     char values[TP_NCCL_XML_MAX_ATTRS + 1][TP_NCCL_XML_MAX_STR_LEN + 1];
     int n_attrs;
+    size_t name_len, key_len[TP_NCCL_XML_MAX_ATTRS + 1], value_len[TP_NCCL_XML_MAX_ATTRS + 1];
+    bool odd; /* its text is outside the plain subset (xml.h) though NCCL reads it */
 } xnode;
 
 /* An open element: its rule (NULL: skipped, or the top level when is_top). */
@@ -93,6 +95,15 @@ typedef struct frame {
     size_t start;
 } frame;
 
+/* The document tree as expat would build it, while the text stays plain (xml.h). */
+typedef struct tree_builder {
+    tp_xml *doc;          /* NULL: not wanted, or the text left the subset */
+    tp_xml_elem *current; /* the innermost open element */
+    tp_xml_lines lines;
+    tp_status st; /* TP_ERR_NOMEM when building failed */
+    tp_error *err;
+} tree_builder;
+
 typedef struct scan {
     const char *text;
     size_t len, pos;
@@ -102,6 +113,8 @@ typedef struct scan {
     int code;    /* the ncclResult_t being returned */
     int n_nodes; /* NCCL's xml->maxIndex */
     bool unknown;
+    size_t name_len, value_len; /* of the last token */
+    tree_builder tree;
     xnode node;
 } scan;
 
@@ -175,6 +188,87 @@ static int undefined(scan *s, size_t offset, const char *why)
     return -1;
 }
 
+/* ---- the document tree, built from the nodes NCCL reads ---- */
+
+/* The text left the plain subset: no tree (the caller reads the text itself). */
+static void tree_drop(tree_builder *t)
+{
+    tp_xml__free(t->doc);
+    t->doc = NULL;
+}
+
+/* A comment from its "<!--" to the cursor (after "-->"). */
+static void tree_comment(scan *s, size_t start)
+{
+    if (s->tree.doc &&
+        (s->pos - start < 7 || !tp_xml__plain_comment(s->text + start + 4, s->pos - start - 7)))
+        tree_drop(&s->tree);
+}
+
+/* Names and values plain, each key once. */
+static bool plain_node(const xnode *n)
+{
+    if (n->odd || !tp_xml__plain_name(n->name, n->name_len))
+        return false;
+    for (int a = 0; a < n->n_attrs; a++) {
+        if (!tp_xml__plain_name(n->keys[a], n->key_len[a]) ||
+            !tp_xml__plain_value(n->values[a], n->value_len[a]))
+            return false;
+        for (int b = 0; b < a; b++)
+            if (n->key_len[b] == n->key_len[a] &&
+                memcmp(n->keys[a], n->keys[b], n->key_len[a]) == 0)
+                return false;
+    }
+    return true;
+}
+
+static void tree_open(scan *s, const xnode *n)
+{
+    tree_builder *t = &s->tree;
+    tp_xml_range attrs[TP_NCCL_XML_MAX_ATTRS];
+    for (int a = 0; a < n->n_attrs; a++)
+        attrs[a] = (tp_xml_range){.name = n->keys[a],
+                                  .value = n->values[a],
+                                  .name_len = n->key_len[a],
+                                  .value_len = n->value_len[a]};
+    tp_xml_elem *e = NULL;
+    if ((t->st = tp_xml__open_elem(&e, t->current, &t->doc->arena, n->name, n->name_len, t->err)) !=
+            TP_OK ||
+        (t->st = tp_xml__append_ranges(e, attrs, (size_t)n->n_attrs, t->err)) != TP_OK) {
+        tree_drop(t);
+        return;
+    }
+    e->src_start = n->start;
+    e->src_tag_len = s->pos - n->start;
+    e->self_closing = n->type == NODE_SINGLE;
+    tp_xml__locate(&t->lines, s->text, n->start, &e->line, &e->column);
+    if (!t->doc->root)
+        t->doc->root = e;
+    if (!e->self_closing)
+        t->current = e;
+}
+
+/* The node just read, into the tree: one root, end tags naming what they close. */
+static void tree_node(scan *s)
+{
+    tree_builder *t = &s->tree;
+    const xnode *n = &s->node;
+    if (!t->doc)
+        return;
+    if (n->type == NODE_CLOSE) {
+        if (!t->current || strcmp(t->current->tag, n->name) != 0) {
+            tree_drop(t);
+            return;
+        }
+        t->current->src_close = n->start;
+        t->current = t->current->parent;
+    } else if ((!t->current && t->doc->root) || !plain_node(n)) {
+        tree_drop(t);
+    } else {
+        tree_open(s, n);
+    }
+}
+
 /* ---- tokenizer (xml.cc xmlGetChar, xmlGetValue, xmlGetToken, xmlGetNode) ---- */
 
 static bool next_byte(scan *s, char *c)
@@ -200,17 +294,24 @@ static int get_value(scan *s, char *value, char *last)
     if (c != '"' && c != '\'')
         return warn(syntax(s), TP_NCCL_INTERNAL_ERROR, s->pos - 1,
                     "XML Parse : Expected (double) quote.");
-    size_t o = 0;
-    do {
-        if (!next_byte(s, &c))
-            return eof(s, TP_NCCL_LINE_XML_VALUE_CHAR);
-        if (o > TP_NCCL_XML_MAX_STR_LEN)
-            return undefined(s, s->pos - 1,
-                             "an attribute value longer than 255 bytes overflows NCCL 2.22.3's "
-                             "buffer (xml.cc xmlGetValue)");
-        value[o++] = c;
-    } while (c != '"');
-    value[o - 1] = '\0';
+    s->node.odd |= c == '\''; /* expat would want a closing '\'' */
+    /* NCCL stores bytes up to and with the '"' and has room for 256 of them. */
+    const char *from = s->text + s->pos;
+    size_t left = s->len - s->pos;
+    const char *quote = memchr(from, '"', left);
+    size_t taken = quote ? (size_t)(quote - from) + 1 : left;
+    if (taken > TP_NCCL_XML_MAX_STR_LEN + 1) {
+        s->pos += TP_NCCL_XML_MAX_STR_LEN + 2;
+        return undefined(s, s->pos - 1,
+                         "an attribute value longer than 255 bytes overflows NCCL 2.22.3's "
+                         "buffer (xml.cc xmlGetValue)");
+    }
+    s->pos += taken;
+    if (!quote)
+        return eof(s, TP_NCCL_LINE_XML_VALUE_CHAR);
+    memcpy(value, from, taken - 1);
+    value[taken - 1] = '\0';
+    s->value_len = taken - 1;
     return next_byte(s, last) ? 0 : eof(s, TP_NCCL_LINE_XML_VALUE_AFTER);
 }
 
@@ -219,32 +320,50 @@ static bool ends_name(char c)
     return c == ' ' || c == '>' || c == '/' || c == '\n' || c == '\r';
 }
 
-/* A name (value NULL) or a key="value" pair; *last is the byte that ended it. */
+/* The name bytes from `from` to the cursor (n of them), NUL-terminated. */
+static void keep_name(char *name, const char *from, size_t n)
+{
+    memcpy(name, from, n);
+    name[n] = '\0';
+}
+
+/* A byte that ends a name or a key (all of them sort at or before '>'). */
+static bool ends_token(char c)
+{
+    return (unsigned char)c <= '>' && (c == '=' || ends_name(c));
+}
+
+/* A name (value NULL) or a key="value" pair; *last is the byte that ended it. The name's
+ * length goes to s->name_len, the value's to s->value_len. */
 static int get_token(scan *s, char *name, char *value, char *last)
 {
-    size_t o = 0;
-    char c;
-    do {
-        if (!next_byte(s, &c))
-            return eof(s, TP_NCCL_LINE_XML_TOKEN_CHAR);
-        if (c == '=') {
-            name[o] = '\0';
-            if (!value)
-                return warn(syntax(s), TP_NCCL_INTERNAL_ERROR, s->pos - 1,
-                            "XML Parse : Unexpected value with name %s", name);
-            return get_value(s, value, last);
-        }
-        name[o] = c;
-        if (o == TP_NCCL_XML_MAX_STR_LEN - 1) {
-            name[o] = '\0';
+    const char *from = s->text + s->pos;
+    size_t avail = s->len - s->pos, max = TP_NCCL_XML_MAX_STR_LEN - 1;
+    size_t n = 0, limit = avail < max ? avail : max;
+    while (n < limit && !ends_token(from[n]))
+        n++;
+    if (n == limit && avail <= max) {
+        s->pos = s->len;
+        return eof(s, TP_NCCL_LINE_XML_TOKEN_CHAR);
+    }
+    char c = from[n];
+    s->pos += n + 1;
+    keep_name(name, from, n);
+    s->name_len = n;
+    if (c == '=') {
+        if (!value)
             return warn(syntax(s), TP_NCCL_INTERNAL_ERROR, s->pos - 1,
-                        "Error : name %s too long (max %d)", name, TP_NCCL_XML_MAX_STR_LEN);
-        }
-        o++;
-    } while (!ends_name(c));
-    name[o - 1] = '\0';
-    if (value) /* a key without '=': NCCL's cleared record gives it an empty value */
+                        "XML Parse : Unexpected value with name %s", name);
+        return get_value(s, value, last);
+    }
+    if (n == max) /* NCCL keeps 254 bytes of a name and fails on the next one */
+        return warn(syntax(s), TP_NCCL_INTERNAL_ERROR, s->pos - 1,
+                    "Error : name %s too long (max %d)", name, TP_NCCL_XML_MAX_STR_LEN);
+    if (value) { /* a key without '=': NCCL's cleared record gives it an empty value */
         value[0] = '\0';
+        s->value_len = 0;
+        s->node.odd = true;
+    }
     *last = c;
     return 0;
 }
@@ -277,11 +396,15 @@ static int get_attrs(scan *s, xnode *n, char c)
     while (c == ' ') {
         if ((r = get_token(s, n->keys[a], n->values[a], &c)) != 0)
             return r < 0 ? r : trace(s, NCCL_XML_CC, TP_NCCL_LINE_XML_NODE_ATTR);
-        if (a == TP_NCCL_XML_MAX_ATTRS)
+        n->key_len[a] = s->name_len;
+        n->value_len[a] = s->value_len;
+        if (a == TP_NCCL_XML_MAX_ATTRS) {
             tp_log_info_sub(s->log, TP_SUB_GRAPH, "XML Parse : Ignoring extra attributes (max %d)",
                             TP_NCCL_XML_MAX_ATTRS);
-        else
+            n->odd = true;
+        } else {
             a++;
+        }
     }
     n->n_attrs = a;
     if (c == '/') {
@@ -289,6 +412,7 @@ static int get_attrs(scan *s, xnode *n, char c)
         char rest[TP_NCCL_XML_MAX_STR_LEN];
         if ((r = get_token(s, rest, NULL, &c)) != 0)
             return r < 0 ? r : trace(s, NCCL_XML_CC, TP_NCCL_LINE_XML_NODE_SINGLE);
+        n->odd |= rest[0] != '\0';
     }
     if (c != '>')
         return warn(syntax(s), TP_NCCL_INTERNAL_ERROR, s->pos - 1,
@@ -306,6 +430,7 @@ static int get_node(scan *s, xnode *n)
         n->start = 0;
         n->name[0] = '\0';
         n->n_attrs = 0;
+        n->odd = false;
         char c = ' ';
         while (c == ' ' || c == '\n' || c == '\r')
             if (!next_byte(s, &c))
@@ -317,15 +442,18 @@ static int get_node(scan *s, xnode *n)
         int r = get_token(s, n->name, NULL, &c);
         if (r != 0)
             return r < 0 ? r : trace(s, NCCL_XML_CC, TP_NCCL_LINE_XML_NODE_NAME);
+        n->name_len = s->name_len;
         if (strncmp(n->name, "!--", 3) == 0) {
             if ((r = skip_comment(s, n->name + 3, c)) != 0)
                 return trace(s, NCCL_XML_CC, TP_NCCL_LINE_XML_NODE_COMMENT);
+            tree_comment(s, n->start);
             continue;
         }
         if (n->name[0] == '\0' && c == '/') {
             n->type = NODE_CLOSE;
             if ((r = get_token(s, n->name, NULL, &c)) != 0)
                 return r < 0 ? r : trace(s, NCCL_XML_CC, TP_NCCL_LINE_XML_NODE_CLOSE);
+            n->name_len = s->name_len;
             if (c != '>')
                 return warn(syntax(s), TP_NCCL_INTERNAL_ERROR, s->pos - 1,
                             "XML Parse error : unexpected trailing %c in closing tag %s", c,
@@ -478,6 +606,8 @@ static int step(scan *s, stack *st, tp_status *mem, tp_error *err)
     int r = get_node(s, n);
     if (r != 0)
         return r < 0 ? r : trace(s, NCCL_XML_CC, TP_NCCL_LINE_XML_SUB_NODE);
+    if (n->type != NODE_NONE)
+        tree_node(s);
     if (n->type == NODE_NONE) {
         if (f->is_top)
             return 1;
@@ -497,8 +627,35 @@ static int step(scan *s, stack *st, tp_status *mem, tp_error *err)
     return take_child(s, st, mem, err);
 }
 
-tp_status tp_xml__nccl_load(const char *text, size_t len, tp_nccl_xml_kind kind, tp_log *log,
-                            tp_nccl_xml_result *out, tp_error *err)
+/* The tree for the caller: the text was accepted and stayed plain to its end. */
+static tp_status keep_tree(scan *s, tp_nccl_xml_result *out)
+{
+    tree_builder *t = &s->tree;
+    if (t->st != TP_OK)
+        return t->st;
+    if (t->doc && out->outcome == TP_NCCL_XML_ACCEPTED && t->doc->root && !t->current) {
+        out->tree = t->doc;
+        t->doc = NULL;
+    }
+    tree_drop(t);
+    return TP_OK;
+}
+
+static tp_status start_tree(scan *s, const tp_nccl_xml_input *in, tp_error *err)
+{
+    tree_builder *t = &s->tree;
+    t->err = err;
+    t->lines.line = 1;
+    if (!in->want_tree || in->len > TP_MAX_INPUT_BYTES || !tp_xml__plain_ascii(in->text, in->len))
+        return TP_OK;
+    if (!(t->doc = calloc(1, sizeof(*t->doc))))
+        return tp_fail_nomem(err);
+    snprintf(t->doc->source, sizeof(t->doc->source), "%s", in->source ? in->source : "<buffer>");
+    return TP_OK;
+}
+
+tp_status tp_xml__nccl_load(const tp_nccl_xml_input *in, tp_log *log, tp_nccl_xml_result *out,
+                            tp_error *err)
 {
     memset(out, 0, sizeof(*out));
     /* Not cleared: get_node sets what it reads of the ~9 KB node record. */
@@ -506,13 +663,15 @@ tp_status tp_xml__nccl_load(const char *text, size_t len, tp_nccl_xml_kind kind,
     if (!s)
         return tp_fail_nomem(err);
     memset(s, 0, offsetof(scan, node));
-    s->text = text;
-    s->len = len;
-    s->prof = &profiles[kind];
+    s->text = in->text;
+    s->len = in->len;
+    s->prof = &profiles[in->kind];
     s->log = log;
     s->out = out;
     stack st = {0};
-    tp_status mem = push(&st, (frame){.is_top = true}, err);
+    tp_status mem = start_tree(s, in, err);
+    if (mem == TP_OK)
+        mem = push(&st, (frame){.is_top = true}, err);
     int r = 0;
     while (mem == TP_OK && r == 0)
         r = step(s, &st, &mem, err);
@@ -523,6 +682,9 @@ tp_status tp_xml__nccl_load(const char *text, size_t len, tp_nccl_xml_kind kind,
     } else if (mem == TP_OK && r < 0) {
         out->outcome = TP_NCCL_XML_UNKNOWN;
     }
+    if (mem == TP_OK)
+        mem = keep_tree(s, out);
+    tree_drop(&s->tree);
     free(st.frames);
     free(s);
     return mem;

@@ -2,13 +2,15 @@
  * NCCL 2.22.3's own XML loader (src/graph/xml.cc: a byte tokenizer, not a
  * conforming XML parser), replayed on a topology (NCCL_TOPO_FILE) or graph
  * (NCCL_GRAPH_FILE) file to learn whether NCCL rejects it, and with which
- * WARN and back-trace lines. topoplan reads the files with expat; this replay
- * decides what NCCL prints for the files NCCL refuses.
+ * WARN and back-trace lines. For the files it accepts, the replay also
+ * builds the document tree when the text is plain (xml.h), so that NCCL's
+ * files are read once; others are read with tp_xml__parse.
  */
 #ifndef TP_NCCL_XML_H
 #define TP_NCCL_XML_H
 
 #include "common/internal.h"
+#include "xml/xml.h"
 
 /*
  * Source lines of NCCL 2.22.3 (commit 178b6b759074597777ce13438efb0e0ba625e429)
@@ -78,6 +80,14 @@ typedef enum tp_nccl_xml_outcome {
     TP_NCCL_XML_UNKNOWN,  /* NCCL's behaviour is undefined here (see unknown_why) */
 } tp_nccl_xml_outcome;
 
+typedef struct tp_nccl_xml_input {
+    const char *text;
+    size_t len;
+    tp_nccl_xml_kind kind;
+    const char *source; /* the tree's source name */
+    bool want_tree;     /* build the document tree while replaying */
+} tp_nccl_xml_input;
+
 typedef struct tp_nccl_xml_result {
     tp_nccl_xml_outcome outcome;
     int code;                /* REJECTED: the ncclResult_t NCCL returns */
@@ -86,6 +96,9 @@ typedef struct tp_nccl_xml_result {
     char message[320];       /* REJECTED: NCCL's WARN, control bytes escaped */
     const char *unknown_why; /* UNKNOWN: static text */
     int n_roots;             /* elements NCCL loaded at the top (<system> / <graphs>) */
+    /* want_tree and ACCEPTED: the tree expat would build, when the text is in
+     * the plain reader's subset (xml.h); else NULL. Owned by the caller. */
+    tp_xml *tree;
 } tp_nccl_xml_result;
 
 /*
@@ -95,8 +108,8 @@ typedef struct tp_nccl_xml_result {
  * `log`; the caller adds its own frame (topo.cc / search.cc). Fails only on
  * memory.
  */
-tp_status tp_xml__nccl_load(const char *text, size_t len, tp_nccl_xml_kind kind, tp_log *log,
-                            tp_nccl_xml_result *out, tp_error *err);
+tp_status tp_xml__nccl_load(const tp_nccl_xml_input *in, tp_log *log, tp_nccl_xml_result *out,
+                            tp_error *err);
 
 /* Copy a log's lines to the end of another (a replay's lines, once they are known to print). */
 void tp_xml__log_append(tp_log *to, const tp_log *from);

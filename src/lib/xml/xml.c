@@ -19,9 +19,7 @@ typedef struct parse_ctx {
     /* Positions counted here for plain ASCII text (expat recounts from its last query). */
     const char *text;
     bool ascii;
-    size_t counted;    /* bytes before this index are counted */
-    unsigned line;     /* line of index `counted` */
-    size_t line_start; /* index of that line's first byte */
+    tp_xml_lines lines;
 } parse_ctx;
 
 void tp_xml__free_elem(tp_xml_elem *e)
@@ -207,12 +205,37 @@ tp_status tp_xml__add_child(tp_xml_elem **out, tp_xml_elem *parent, const char *
     return tp_xml__open_elem(out, parent, NULL, tag, strlen(tag), err);
 }
 
+/* The strings of n attributes in one arena block (a reader's element: freed together). */
+static tp_status append_packed(tp_xml_elem *e, const tp_xml_range *attrs, size_t n, tp_error *err)
+{
+    size_t size = 0;
+    for (size_t i = 0; i < n; i++)
+        size += attrs[i].name_len + attrs[i].value_len + 2;
+    char *p = tp_arena_alloc(e->arena, size);
+    if (!p)
+        return tp_fail_nomem(err);
+    for (size_t i = 0; i < n; i++) {
+        tp_xml_attr *a = &e->attrs[e->n_attrs++];
+        a->name = p;
+        memcpy(p, attrs[i].name, attrs[i].name_len);
+        p += attrs[i].name_len;
+        *p++ = '\0';
+        a->value = p;
+        memcpy(p, attrs[i].value, attrs[i].value_len);
+        p += attrs[i].value_len;
+        *p++ = '\0';
+    }
+    return TP_OK;
+}
+
 tp_status tp_xml__append_ranges(tp_xml_elem *e, const tp_xml_range *attrs, size_t n, tp_error *err)
 {
     if (n == 0)
         return TP_OK;
     tp_status st =
         elem_grow(e, (void **)&e->attrs, &e->attrs_cap, e->n_attrs + n, sizeof(*e->attrs), err);
+    if (st == TP_OK && e->arena)
+        return append_packed(e, attrs, n, err);
     for (size_t i = 0; st == TP_OK && i < n; i++)
         if ((st = make_attr_n(e, &e->attrs[e->n_attrs], &attrs[i], err)) == TP_OK)
             e->n_attrs++;
@@ -317,6 +340,18 @@ bool tp_xml__plain_ascii(const char *text, size_t len)
     return true;
 }
 
+void tp_xml__locate(tp_xml_lines *l, const char *text, size_t at, unsigned *line, unsigned *column)
+{
+    const char *p = text + l->counted, *end = text + at;
+    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        l->line++;
+        l->line_start = (size_t)(++p - text);
+    }
+    l->counted = at;
+    *line = l->line;
+    *column = (unsigned)(at - l->line_start + 1);
+}
+
 /* The start tag's line and column (1-based), counting only the bytes since the last one. */
 static void locate(parse_ctx *ctx, tp_xml_elem *e)
 {
@@ -325,15 +360,7 @@ static void locate(parse_ctx *ctx, tp_xml_elem *e)
         e->column = (unsigned)XML_GetCurrentColumnNumber(ctx->parser) + 1;
         return;
     }
-    size_t at = e->src_start;
-    const char *p = ctx->text + ctx->counted, *end = ctx->text + at;
-    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-        ctx->line++;
-        ctx->line_start = (size_t)(++p - ctx->text);
-    }
-    ctx->counted = at;
-    e->line = ctx->line;
-    e->column = (unsigned)(at - ctx->line_start + 1);
+    tp_xml__locate(&ctx->lines, ctx->text, e->src_start, &e->line, &e->column);
 }
 
 static void XMLCALL on_start(void *data, const XML_Char *tag, const XML_Char **attrs)
@@ -437,7 +464,7 @@ tp_status tp_xml__parse_expat(tp_xml **out, const char *text, size_t len, const 
                      .st = TP_OK,
                      .text = text,
                      .ascii = tp_xml__plain_ascii(text, len),
-                     .line = 1};
+                     .lines = {.line = 1}};
     if (!ctx.parser) {
         free(doc);
         return tp_fail_nomem(err);

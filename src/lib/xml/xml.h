@@ -62,6 +62,21 @@ tp_status tp_xml__parse_plain(tp_xml **out, const char *text, size_t len, const 
 /* Text of bytes 0x01-0x7f without CR: lines end at LF, a column is a byte. */
 bool tp_xml__plain_ascii(const char *text, size_t len);
 
+/* The plain subset's pieces: an XML name, an attribute value as expat keeps
+ * it byte for byte, a comment body (between "<!--" and "-->"). */
+bool tp_xml__plain_name(const char *s, size_t n);
+bool tp_xml__plain_value(const char *s, size_t n);
+bool tp_xml__plain_comment(const char *body, size_t n);
+
+/* Line counting over plain text, forward only. */
+typedef struct tp_xml_lines {
+    size_t counted;    /* bytes before this index are counted */
+    unsigned line;     /* line of index `counted` (start at 1) */
+    size_t line_start; /* index of that line's first byte */
+} tp_xml_lines;
+/* Line and column (1-based, as expat counts them) of byte `at` (at least the last one asked). */
+void tp_xml__locate(tp_xml_lines *l, const char *text, size_t at, unsigned *line, unsigned *column);
+
 /* For readers: an attribute as byte ranges of the text. */
 typedef struct tp_xml_range {
     const char *name, *value;

@@ -27,9 +27,7 @@ typedef struct reader {
     size_t len, pos;
     tp_xml *doc;
     tp_xml_elem *current; /* the innermost open element */
-    size_t counted;       /* bytes before this index are counted in line */
-    unsigned line;
-    size_t line_start;
+    tp_xml_lines lines;
     tp_xml_range attrs[PLAIN_MAX_ATTRS];
     size_t n_attrs;
 } reader;
@@ -74,20 +72,48 @@ static size_t take_name(reader *r)
     return r->pos - start;
 }
 
-/* A comment at "<!--": its body has no "--" and no control byte but blanks. */
+bool tp_xml__plain_name(const char *s, size_t n)
+{
+    if (n == 0 || !is_name_start(s[0]))
+        return false;
+    for (size_t i = 1; i < n; i++)
+        if (!is_name_char(s[i]))
+            return false;
+    return true;
+}
+
+bool tp_xml__plain_value(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == '<' || c == '&')
+            return false;
+    }
+    return true;
+}
+
+bool tp_xml__plain_comment(const char *body, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char c = body[i];
+        if ((c == '-' && i + 1 < n && body[i + 1] == '-') || c == '\0' ||
+            ((unsigned char)c < 0x20 && !is_blank(c)))
+            return false;
+    }
+    return n == 0 || body[n - 1] != '-'; /* "--->" ends with "--" in the body */
+}
+
+/* A comment at "<!--": up to the first "--", which must end it. */
 static step skip_comment(reader *r)
 {
-    r->pos += 4;
-    for (; r->pos < r->len; r->pos++) {
-        char c = r->text[r->pos];
-        if (c == '-' && r->pos + 1 < r->len && r->text[r->pos + 1] == '-') {
-            if (r->pos + 2 >= r->len || r->text[r->pos + 2] != '>')
+    const char *body = r->text + r->pos + 4, *end = r->text + r->len;
+    for (const char *p = body; p + 1 < end; p++) {
+        if (p[0] == '-' && p[1] == '-') {
+            if (p + 2 >= end || p[2] != '>' || !tp_xml__plain_comment(body, (size_t)(p - body)))
                 return STEP_NOT_PLAIN;
-            r->pos += 3;
+            r->pos = (size_t)(p + 3 - r->text);
             return STEP_OK;
         }
-        if ((unsigned char)c < 0x20 && !is_blank(c))
-            return STEP_NOT_PLAIN;
     }
     return STEP_NOT_PLAIN;
 }
@@ -122,15 +148,13 @@ static step take_attr(reader *r)
         return STEP_NOT_PLAIN;
     char quote = r->text[r->pos++];
     a->value = r->text + r->pos;
-    for (; r->pos < r->len && r->text[r->pos] != quote; r->pos++) {
-        unsigned char c = (unsigned char)r->text[r->pos];
-        if (c < 0x20 || c == '<' || c == '&')
-            return STEP_NOT_PLAIN;
-    }
-    if (r->pos >= r->len)
+    const char *close = memchr(a->value, quote, r->len - r->pos);
+    if (!close)
         return STEP_NOT_PLAIN;
-    a->value_len = (size_t)(r->text + r->pos - a->value);
-    r->pos++;
+    a->value_len = (size_t)(close - a->value);
+    if (!tp_xml__plain_value(a->value, a->value_len))
+        return STEP_NOT_PLAIN;
+    r->pos += a->value_len + 1;
     for (size_t i = 0; i < r->n_attrs; i++) /* expat refuses a repeated name */
         if (r->attrs[i].name_len == a->name_len &&
             memcmp(r->attrs[i].name, a->name, a->name_len) == 0)
@@ -158,19 +182,6 @@ static step take_attrs(reader *r)
     }
 }
 
-/* The start tag's line and column, counting the bytes since the last start tag. */
-static void locate(reader *r, tp_xml_elem *e)
-{
-    const char *p = r->text + r->counted, *end = r->text + e->src_start;
-    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-        r->line++;
-        r->line_start = (size_t)(++p - r->text);
-    }
-    r->counted = e->src_start;
-    e->line = r->line;
-    e->column = (unsigned)(e->src_start - r->line_start + 1);
-}
-
 /* A start tag at '<': the element added under the current one (or as the root). */
 static step start_tag(reader *r, tp_error *err)
 {
@@ -189,7 +200,7 @@ static step start_tag(reader *r, tp_error *err)
     r->pos += e->self_closing ? 2 : 1;
     e->src_start = start;
     e->src_tag_len = r->pos - start;
-    locate(r, e);
+    tp_xml__locate(&r->lines, r->text, start, &e->line, &e->column);
     if (!e->self_closing)
         r->current = e;
     return STEP_OK;
@@ -241,7 +252,7 @@ tp_status tp_xml__parse_plain(tp_xml **out, const char *text, size_t len, const 
     if (!doc)
         return tp_fail_nomem(err);
     snprintf(doc->source, sizeof(doc->source), "%s", source ? source : "<buffer>");
-    reader r = {.text = text, .len = len, .doc = doc, .line = 1};
+    reader r = {.text = text, .len = len, .doc = doc, .lines = {.line = 1}};
     step s = skip_misc(&r);
     if (s == STEP_OK)
         s = read_tree(&r, err);
