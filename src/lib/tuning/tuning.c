@@ -400,46 +400,89 @@ static void apply_enables(tp_tuning *t)
     }
 }
 
+/* A line of the table, written in place (the table is printed on every plan). */
+typedef struct table_line {
+    char text[512];
+    size_t len;
+} table_line;
+
+/* `s` right-aligned in `width` columns, as "%*s" writes it (longer text is kept whole). */
+static void put_right(table_line *l, const char *s, size_t len, size_t width)
+{
+    size_t pad = width > len ? width - len : 0;
+    if (l->len + pad + len >= sizeof(l->text))
+        return;
+    memset(l->text + l->len, ' ', pad);
+    memcpy(l->text + l->len + pad, s, len);
+    l->len += pad + len;
+    l->text[l->len] = '\0';
+}
+
+static void put_str(table_line *l, const char *s, size_t width)
+{
+    put_right(l, s, strlen(s), width);
+}
+
+static void put_f1(table_line *l, float v, size_t width)
+{
+    char text[TP_F1_SIZE];
+    put_right(l, text, (size_t)tp_format_f1(text, v), width);
+}
+
 /* Rank 0's table: two blocks of three algorithms. */
-/* One collective's row: "%8.1f/%6.1f |" per algorithm and protocol (tp_buf_put_f1). */
+/* One collective's row: "%8.1f/%6.1f |" per algorithm and protocol. */
 static void log_row(const tp_tuning *t, tp_log *log, int c, int a0, int a1)
 {
-    char head[32];
-    snprintf(head, sizeof(head), "%13s |", coll_names[c]);
-    tp_buf row = {0};
-    tp_buf_put(&row, head);
+    table_line row = {0};
+    put_str(&row, coll_names[c], 13);
+    put_str(&row, " |", 0);
     for (int a = a0; a < a1; a++) {
         for (int p = 0; p < TP_PROTO_COUNT; p++) {
-            tp_buf_put_f1(&row, t->latency[c][a][p], 8);
-            tp_buf_put(&row, "/");
-            tp_buf_put_f1(&row, t->bandwidth[c][a][p], 6);
-            tp_buf_put(&row, " |");
+            put_f1(&row, t->latency[c][a][p], 8);
+            put_str(&row, "/", 0);
+            put_f1(&row, t->bandwidth[c][a][p], 6);
+            put_str(&row, " |", 0);
         }
     }
-    tp_log_info_sub(log, TP_SUB_TUNING, "%s", tp_buf_str(&row));
-    tp_buf_free(&row);
+    tp_log_put_sub(log, TP_SUB_TUNING, row.text);
+}
+
+/* The block's heading lines: algorithms, protocols, thread counts. */
+static void log_heading(const tp_tuning *t, tp_log *log, int a0, int a1)
+{
+    table_line line = {0};
+    put_str(&line, "  Algorithm   |", 0);
+    for (int a = a0; a < a1; a++) {
+        put_str(&line, "", 15);
+        put_str(&line, algo_names[a], 17);
+        put_str(&line, "", 17);
+        put_str(&line, " |", 0);
+    }
+    tp_log_put_sub(log, TP_SUB_TUNING, line.text);
+    line = (table_line){0};
+    put_str(&line, "  Protocol    |", 0);
+    for (int a = a0; a < a1; a++)
+        for (int p = 0; p < TP_PROTO_COUNT; p++) {
+            put_str(&line, proto_names[p], 15);
+            put_str(&line, " |", 0);
+        }
+    tp_log_put_sub(log, TP_SUB_TUNING, line.text);
+    line = (table_line){0};
+    put_str(&line, " Max NThreads |", 0);
+    for (int a = a0; a < a1; a++)
+        for (int p = 0; p < TP_PROTO_COUNT; p++) {
+            char n[TP_INT_SIZE];
+            put_right(&line, n, (size_t)tp_format_int(n, t->max_threads[a][p]), 15);
+            put_str(&line, " |", 0);
+        }
+    tp_log_put_sub(log, TP_SUB_TUNING, line.text);
 }
 
 static void log_table(const tp_tuning *t, tp_log *log)
 {
-    char line[1024];
     for (int block = 0; block < 2; block++) {
         int a0 = block * TP_ALGO_COUNT / 2, a1 = a0 + TP_ALGO_COUNT / 2;
-        size_t n = (size_t)snprintf(line, sizeof(line), "  Algorithm   |");
-        for (int a = a0; a < a1; a++)
-            n += (size_t)snprintf(line + n, sizeof(line) - n, " %14s   %14s   %14s |", "",
-                                  algo_names[a], "");
-        tp_log_info_sub(log, TP_SUB_TUNING, "%s", line);
-        n = (size_t)snprintf(line, sizeof(line), "  Protocol    |");
-        for (int a = a0; a < a1; a++)
-            for (int p = 0; p < TP_PROTO_COUNT; p++)
-                n += (size_t)snprintf(line + n, sizeof(line) - n, " %14s |", proto_names[p]);
-        tp_log_info_sub(log, TP_SUB_TUNING, "%s", line);
-        n = (size_t)snprintf(line, sizeof(line), " Max NThreads |");
-        for (int a = a0; a < a1; a++)
-            for (int p = 0; p < TP_PROTO_COUNT; p++)
-                n += (size_t)snprintf(line + n, sizeof(line) - n, " %14d |", t->max_threads[a][p]);
-        tp_log_info_sub(log, TP_SUB_TUNING, "%s", line);
+        log_heading(t, log, a0, a1);
         for (int c = 0; c < TP_COLL_COUNT; c++)
             log_row(t, log, c, a0, a1);
     }
