@@ -278,6 +278,32 @@ tp_xml_elem *tp_xml__child(const tp_xml_elem *e, const char *tag)
     return NULL;
 }
 
+static bool same_elem(const tp_xml_elem *a, const tp_xml_elem *b)
+{
+    if (strcmp(a->tag, b->tag) != 0 || a->n_attrs != b->n_attrs || a->n_children != b->n_children ||
+        a->line != b->line || a->column != b->column || a->src_start != b->src_start ||
+        a->src_tag_len != b->src_tag_len || a->src_close != b->src_close ||
+        a->self_closing != b->self_closing)
+        return false;
+    for (size_t i = 0; i < a->n_attrs; i++)
+        if (strcmp(a->attrs[i].name, b->attrs[i].name) != 0 ||
+            strcmp(a->attrs[i].value, b->attrs[i].value) != 0)
+            return false;
+    return true;
+}
+
+bool tp_xml__same_tree(const tp_xml_elem *a, const tp_xml_elem *b, const tp_xml_elem **where)
+{
+    *where = a;
+    if (!same_elem(a, b))
+        return false;
+    for (size_t i = 0; i < a->n_children; i++)
+        if (a->children[i]->parent != a ||
+            !tp_xml__same_tree(a->children[i], b->children[i], where))
+            return false;
+    return true;
+}
+
 tp_status tp_xml__fail(tp_error *err, tp_status code, const tp_xml *doc, const tp_xml_elem *e,
                        const char *fmt, ...)
 {

@@ -115,6 +115,12 @@ tp_xml_elem *tp_xml__child(const tp_xml_elem *e, const char *tag);
 /* Free an element subtree that has no parent. */
 void tp_xml__free_elem(tp_xml_elem *e);
 
+/*
+ * Whether two trees are the same as read: tags, attributes in order, children,
+ * positions and empty-element tags. *where: the first element that differs.
+ */
+bool tp_xml__same_tree(const tp_xml_elem *a, const tp_xml_elem *b, const tp_xml_elem **where);
+
 /* Fail with the element's position: "source:line:col: <tag>: message". */
 tp_status tp_xml__fail(tp_error *err, tp_status code, const tp_xml *doc, const tp_xml_elem *e,
                        const char *fmt, ...) TP_PRINTF(5, 6);
