@@ -1057,6 +1057,12 @@ TP_API tp_status tp_lint_buffer(tp_lints **out, const char *xml, size_t len, con
                                 const char *sku, tp_error *err);
 /** tp_lint_buffer() on a file. */
 TP_API tp_status tp_lint_file(tp_lints **out, const char *path, const char *sku, tp_error *err);
+/**
+ * tp_lint_buffer() on the main topology a plan loaded, as the plan read it
+ * (the file is not read again, so the findings are of the text planned).
+ * The plan stays the caller's; caller owns *out.
+ */
+TP_API tp_status tp_lint_plan(tp_lints **out, const tp_plan *plan, const char *sku, tp_error *err);
 /** Number of findings; message i (borrowed); 1 when finding i is a partial-file one. */
 TP_API size_t tp_lints_count(const tp_lints *l);
 TP_API const char *tp_lints_message(const tp_lints *l, size_t i);

@@ -152,10 +152,12 @@ int cli_compare_run_env(const cli_input *first, const cli_input *second, const t
 /*
  * Partial-file findings and provider-file lints of the input's file (nothing
  * for builtins), then the `complete` command to run when the file is partial.
- * to_stderr: "topoplan: FILE: ..." lines on stderr; else "partial: ...",
- * "lint: ..." and "hint: ..." lines on out. Returns the number of findings.
+ * plan (may be NULL): the plan of `in`, whose text is linted instead of
+ * reading the file again. to_stderr: "topoplan: FILE: ..." lines on stderr;
+ * else "partial: ...", "lint: ..." and "hint: ..." lines on out. Returns the
+ * number of findings.
  */
-size_t cli_partial_notes(const cli_input *in, FILE *out, bool to_stderr);
+size_t cli_partial_notes(const cli_input *in, const tp_plan *plan, FILE *out, bool to_stderr);
 
 /*
  * Read a --job file into a (nodes, topologies, rank unless --rank was given)

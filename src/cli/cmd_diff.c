@@ -70,8 +70,8 @@ int cli_compare_run_env(const cli_input *first, const cli_input *second, const t
     tp_comparison_free(cmp);
     tp_plan_free(plans[0]);
     tp_plan_free(plans[1]);
-    cli_partial_notes(first, ctx->out, true);
-    cli_partial_notes(second, ctx->out, true);
+    cli_partial_notes(first, NULL, ctx->out, true);
+    cli_partial_notes(second, NULL, ctx->out, true);
     return code;
 }
 

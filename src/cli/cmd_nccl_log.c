@@ -61,8 +61,8 @@ int cmd_nccl_log(int argc, char **argv, cli_ctx *ctx)
         if (st != TP_OK && code == CLI_EXIT_OK)
             code = cli_fail(&err);
     }
-    tp_plan_free(plan);
     /* stdout stays NCCL's log: the partial-file notes go to stderr. */
-    cli_partial_notes(&in, ctx->out, true);
+    cli_partial_notes(&in, plan, ctx->out, true);
+    tp_plan_free(plan);
     return code;
 }

@@ -39,8 +39,8 @@ int cmd_validate(int argc, char **argv, cli_ctx *ctx)
         if (code == CLI_EXIT_INPUT && ctx->format == TP_FORMAT_JSON &&
             tp_report_validate(ctx->out, plan, &failure, NULL, ctx->format, &err) != TP_OK)
             code = cli_fail(&err);
+        cli_partial_notes(&a.in, plan, ctx->out, true);
         tp_plan_free(plan);
-        cli_partial_notes(&a.in, ctx->out, true);
         return code;
     }
     /* A graph NCCL loads without complaint may still not fit the links: say so. */
@@ -51,7 +51,7 @@ int cmd_validate(int argc, char **argv, cli_ctx *ctx)
         code = cli_fail(&err);
     tp_graph_check_free(chk);
     /* partial provider files: what NCCL fills at run time (JSON keeps stdout one document) */
-    cli_partial_notes(&a.in, ctx->out, ctx->format == TP_FORMAT_JSON);
+    cli_partial_notes(&a.in, plan, ctx->out, ctx->format == TP_FORMAT_JSON);
     tp_plan_free(plan);
     return code;
 }

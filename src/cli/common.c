@@ -381,9 +381,9 @@ static int run_report(int argc, char **argv, cli_ctx *ctx, const char *usage, re
     code = cli_plan(&plan, &a.in, ctx);
     if (code == CLI_EXIT_OK)
         code = cli_write_report(ctx, plan, cmd.report);
-    tp_plan_free(plan);
     if (cmd.notes)
-        cli_partial_notes(&a.in, ctx->out, true);
+        cli_partial_notes(&a.in, plan, ctx->out, true);
+    tp_plan_free(plan);
     return code;
 }
 
@@ -399,11 +399,18 @@ int cli_run_net_report(int argc, char **argv, cli_ctx *ctx, const char *usage,
                       (report_command){.report = report, .default_nodes = 2, .notes = false});
 }
 
-size_t cli_partial_notes(const cli_input *in, FILE *out, bool to_stderr)
+/* The lints of the input: of the text its plan read when there is one, else of the file. */
+static tp_status lint_input(tp_lints **l, const cli_input *in, const tp_plan *plan)
+{
+    tp_error err = {0};
+    tp_status st = plan ? tp_lint_plan(l, plan, NULL, &err) : TP_ERR_ARGUMENT;
+    return st == TP_ERR_ARGUMENT ? tp_lint_file(l, in->path, NULL, &err) : st;
+}
+
+size_t cli_partial_notes(const cli_input *in, const tp_plan *plan, FILE *out, bool to_stderr)
 {
     tp_lints *l = NULL;
-    tp_error err = {0};
-    if (in->builtin || !in->path || tp_lint_file(&l, in->path, NULL, &err) != TP_OK)
+    if (in->builtin || !in->path || lint_input(&l, in, plan) != TP_OK)
         return 0; /* the command itself reports unreadable input */
     FILE *f = to_stderr ? stderr : out;
     size_t n = tp_lints_count(l), partial = 0;

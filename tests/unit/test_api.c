@@ -471,6 +471,22 @@ static void test_other_modules_reach(void **state)
     assert_int_equal(tp_lint_file(&lints, partial, NULL, &err), TP_OK);
     assert_string_equal(tp_lints_sku(lints), "aws-p4d.24xlarge");
     assert_non_null(tp_lints_candidates(lints));
+    /* The plan's own text gives the file's findings, one for one. */
+    tp_job one = {.version = TP_JOB_VERSION, .n_nodes = 1};
+    assert_int_equal(tp_plan_file(&plan, partial, &one, NULL, &err), TP_OK);
+    tp_lints *of_plan = NULL;
+    assert_int_equal(tp_lint_plan(&of_plan, plan, NULL, &err), TP_OK);
+    assert_true(tp_lints_count(lints) > 0);
+    assert_int_equal(tp_lints_count(of_plan), tp_lints_count(lints));
+    for (size_t i = 0; i < tp_lints_count(lints); i++)
+        assert_string_equal(tp_lints_message(of_plan, i), tp_lints_message(lints, i));
+    assert_string_equal(tp_lints_sku(of_plan), tp_lints_sku(lints));
+    tp_lints_free(of_plan);
+    of_plan = (tp_lints *)&of_plan;
+    assert_int_equal(tp_lint_plan(&of_plan, NULL, NULL, &err), TP_ERR_ARGUMENT);
+    assert_null(of_plan);
+    assert_int_equal(tp_lint_plan(NULL, plan, NULL, &err), TP_ERR_ARGUMENT);
+    tp_plan_free(plan);
     tp_lints_free(lints);
     tp_completion *c = NULL;
     assert_int_equal(tp_complete_file(&c, partial, NULL, &err), TP_OK);
