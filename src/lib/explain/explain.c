@@ -23,6 +23,13 @@ static void add_line(tp_graph_why *w, const char *step, const char *fmt, ...)
     va_end(ap);
 }
 
+/* An empty explanation; the line buffers are left as they are (only n_lines of them are read). */
+static void why_reset(tp_graph_why *w)
+{
+    w->start = w->result = w->dup = -1;
+    w->n_lines = 0;
+}
+
 static long find_event(const tp_graph *g, tp_search_event_kind kind, bool last)
 {
     long found = -1;
@@ -383,7 +390,7 @@ static void explain_ours(tp_graph_why *w, const tp_graph *g)
 tp_status tp_explain__graph(tp_graph_why *w, const tp_system *sys, const tp_graph *g,
                             bool show_ours, tp_error *err)
 {
-    memset(w, 0, sizeof(*w));
+    why_reset(w);
     w->start = find_event(g, TP_EV_TRY, false);
     w->result = find_event(g, TP_EV_IMPROVED, true);
     w->dup = find_event(g, TP_EV_DUP, false);
@@ -447,8 +454,7 @@ static void nvls_steps(tp_graph_why *w, const tp_plan *p)
 void tp_explain__channels(tp_graph_why *w, const tp_plan *p)
 {
     const tp_channel_count *c = &p->channels.count;
-    memset(w, 0, sizeof(*w));
-    w->start = w->result = w->dup = -1;
+    why_reset(w);
     add_line(w, "search", "ring search %d and tree search %d channels (minimum over ranks): %d",
              p->channels.combined[TP_GRAPH_RING].n_channels,
              p->channels.combined[TP_GRAPH_TREE].n_channels, p->channels.search_channels);
@@ -473,6 +479,8 @@ void tp_explain__channels(tp_graph_why *w, const tp_plan *p)
 tp_status tp_explain__plan(tp_graph_why whys[TP_GRAPH_COUNT], const tp_plan *plan, bool show_ours,
                            tp_error *err)
 {
+    for (int s = 0; s < TP_GRAPH_COUNT; s++)
+        why_reset(&whys[s]);
     tp_system *fresh = NULL;
     tp_status st = tp_graphcheck__fresh_system(&fresh, plan, err);
     if (st == TP_OK)

@@ -38,8 +38,9 @@ tp_status tp_explain__graph(tp_graph_why *why, const tp_system *sys, const tp_gr
                             bool show_ours, tp_error *err);
 
 /*
- * tp_explain__graph for every graph of the plan (whys[slot]; untouched when
- * the slot has no graph), replayed on the system as it was before the searches.
+ * tp_explain__graph for every graph of the plan (whys[slot]; empty, no line,
+ * when the slot has no graph), replayed on the system as it was before the
+ * searches. whys need no initialising.
  */
 tp_status tp_explain__plan(tp_graph_why whys[TP_GRAPH_COUNT], const tp_plan *plan, bool show_ours,
                            tp_error *err);

@@ -10,6 +10,51 @@
 /* Ranks shown per ring line in text; JSON carries every rank. */
 #define TEXT_RING_RANKS 48
 
+/*
+ * The rings and trees are thousands of small numbers on big jobs: written
+ * into a block flushed as it fills, not one printf each.
+ */
+typedef struct num_out {
+    FILE *f;
+    size_t n;
+    char buf[4096];
+} num_out;
+
+static void num_flush(num_out *o)
+{
+    fwrite(o->buf, 1, o->n, o->f);
+    o->n = 0;
+}
+
+static void num_str(num_out *o, const char *s)
+{
+    size_t len = strlen(s);
+    if (o->n + len > sizeof(o->buf))
+        num_flush(o);
+    if (len > sizeof(o->buf)) {
+        fputs(s, o->f);
+        return;
+    }
+    memcpy(o->buf + o->n, s, len);
+    o->n += len;
+}
+
+/* "%d" of v. */
+static void num_int(num_out *o, int v)
+{
+    if (o->n + TP_INT_SIZE > sizeof(o->buf))
+        num_flush(o);
+    o->n += (size_t)tp_format_int(o->buf + o->n, v);
+}
+
+/* "%02d" of a channel number (0 or more). */
+static void num_channel(num_out *o, int c)
+{
+    if (c < 10)
+        num_str(o, "0");
+    num_int(o, c);
+}
+
 static void text_header(FILE *out, const tp_plan *p)
 {
     const tp_channels *ch = &p->channels;
@@ -84,17 +129,26 @@ static void text_channel_count(FILE *out, const tp_plan *p)
 static void text_rings(FILE *out, const tp_plan *p)
 {
     const tp_channels *ch = &p->channels;
-    fputs("Rings (ranks in ring order, from rank 0)\n", out);
+    num_out o = {.f = out};
+    num_str(&o, "Rings (ranks in ring order, from rank 0)\n");
     for (int c = 0; c < ch->n_channels; c++) {
-        fprintf(out, "  %02d:", c);
+        num_str(&o, "  ");
+        num_channel(&o, c);
+        num_str(&o, ":");
         int shown = ch->n_ranks < TEXT_RING_RANKS ? ch->n_ranks : TEXT_RING_RANKS;
-        for (int i = 0; i < shown; i++)
-            fprintf(out, " %d", ch->rings[(size_t)c * ch->n_ranks + i]);
-        if (shown < ch->n_ranks)
-            fprintf(out, " ... (%d more; --format json has all)", ch->n_ranks - shown);
-        fputc('\n', out);
+        for (int i = 0; i < shown; i++) {
+            num_str(&o, " ");
+            num_int(&o, ch->rings[(size_t)c * ch->n_ranks + i]);
+        }
+        if (shown < ch->n_ranks) {
+            num_str(&o, " ... (");
+            num_int(&o, ch->n_ranks - shown);
+            num_str(&o, " more; --format json has all)");
+        }
+        num_str(&o, "\n");
     }
-    fputc('\n', out);
+    num_str(&o, "\n");
+    num_flush(&o);
 }
 
 static void text_rank_view(FILE *out, const tp_plan *p)
@@ -102,13 +156,28 @@ static void text_rank_view(FILE *out, const tp_plan *p)
     const tp_channels *ch = &p->channels;
     fprintf(out, "Rank %d per channel: ring prev -> me -> next; tree parent, children\n",
             p->job.rank);
+    num_out o = {.f = out};
     for (int c = 0; c < ch->n_channels; c++) {
         const tp_channel_rank *r = &ch->ranks[(size_t)p->job.rank * ch->n_channels + c];
-        fprintf(out, "  %02d: ring %d -> %d -> %d   tree up %d, down %d/%d/%d\n", c, r->ring_prev,
-                p->job.rank, r->ring_next, r->tree_up, r->tree_down[0], r->tree_down[1],
-                r->tree_down[2]);
+        num_str(&o, "  ");
+        num_channel(&o, c);
+        num_str(&o, ": ring ");
+        num_int(&o, r->ring_prev);
+        num_str(&o, " -> ");
+        num_int(&o, p->job.rank);
+        num_str(&o, " -> ");
+        num_int(&o, r->ring_next);
+        num_str(&o, "   tree up ");
+        num_int(&o, r->tree_up);
+        num_str(&o, ", down ");
+        for (int k = 0; k < 3; k++) {
+            num_str(&o, k ? "/" : "");
+            num_int(&o, r->tree_down[k]);
+        }
+        num_str(&o, "\n");
     }
-    fputc('\n', out);
+    num_str(&o, "\n");
+    num_flush(&o);
 }
 
 /* For multi-node rings: which GPU takes the channel in from the network and out to it. */
@@ -174,29 +243,40 @@ static void json_graphs(FILE *out, const tp_plan *p, const tp_graph_why *whys)
 
 static void json_rings(FILE *out, const tp_channels *ch)
 {
-    fputs("  \"rings\": [", out);
+    num_out o = {.f = out};
+    num_str(&o, "  \"rings\": [");
     for (int c = 0; c < ch->n_channels; c++) {
-        fprintf(out, "%s\n    [", c ? "," : "");
-        for (int i = 0; i < ch->n_ranks; i++)
-            fprintf(out, "%s%d", i ? ", " : "", ch->rings[(size_t)c * ch->n_ranks + i]);
-        fputc(']', out);
+        num_str(&o, c ? ",\n    [" : "\n    [");
+        for (int i = 0; i < ch->n_ranks; i++) {
+            num_str(&o, i ? ", " : "");
+            num_int(&o, ch->rings[(size_t)c * ch->n_ranks + i]);
+        }
+        num_str(&o, "]");
     }
-    fputs("\n  ],\n", out);
+    num_str(&o, "\n  ],\n");
+    num_flush(&o);
 }
 
 static void json_trees(FILE *out, const tp_channels *ch)
 {
-    fputs("  \"trees\": [", out);
+    num_out o = {.f = out};
+    num_str(&o, "  \"trees\": [");
     for (int r = 0; r < ch->n_ranks; r++) {
-        fprintf(out, "%s\n    [", r ? "," : "");
+        num_str(&o, r ? ",\n    [" : "\n    [");
         for (int c = 0; c < ch->n_channels; c++) {
             const tp_channel_rank *v = &ch->ranks[(size_t)r * ch->n_channels + c];
-            fprintf(out, "%s{\"up\": %d, \"down\": [%d, %d, %d]}", c ? ", " : "", v->tree_up,
-                    v->tree_down[0], v->tree_down[1], v->tree_down[2]);
+            num_str(&o, c ? ", {\"up\": " : "{\"up\": ");
+            num_int(&o, v->tree_up);
+            for (int k = 0; k < 3; k++) {
+                num_str(&o, k ? ", " : ", \"down\": [");
+                num_int(&o, v->tree_down[k]);
+            }
+            num_str(&o, "]}");
         }
-        fputc(']', out);
+        num_str(&o, "]");
     }
-    fputs("\n  ]\n", out);
+    num_str(&o, "\n  ]\n");
+    num_flush(&o);
 }
 
 static void write_json(FILE *out, const tp_plan *p, const tp_graph_why *whys,
@@ -239,7 +319,7 @@ tp_status tp_report_plan(FILE *out, const tp_plan *plan, tp_format fmt, tp_error
         return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "the plan has no channels");
     if (fmt == TP_FORMAT_DOT)
         return tp_report__plan_dot(out, plan, -1, err);
-    tp_graph_why *whys = calloc(TP_GRAPH_COUNT, sizeof(*whys));
+    tp_graph_why *whys = malloc(TP_GRAPH_COUNT * sizeof(*whys)); /* tp_explain__plan sets them */
     if (!whys)
         return tp_fail_nomem(err);
     tp_job_limits lim;

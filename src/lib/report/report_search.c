@@ -146,7 +146,7 @@ static tp_status report_search(FILE *out, const tp_plan *plan, tp_format fmt, bo
         return tp_fail_arg(err, "tp_report_search", "fmt out of range");
     if (fmt == TP_FORMAT_DOT)
         return tp_fail(err, TP_ERR_CONFIG, "fmt", 0, 0, "search: no dot output (use text or json)");
-    tp_graph_why *whys = calloc(TP_GRAPH_COUNT, sizeof(*whys));
+    tp_graph_why *whys = malloc(TP_GRAPH_COUNT * sizeof(*whys)); /* tp_explain__plan sets them */
     if (!whys)
         return tp_fail_nomem(err);
     tp_status st = tp_explain__plan(whys, plan, show_ours, err);
