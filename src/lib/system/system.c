@@ -11,24 +11,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-tp_status tp_system__new(tp_system **out, tp_error *err)
+tp_status tp_system__new_sized(tp_system **out, const int caps[TP_NODE_TYPE_COUNT], tp_error *err)
 {
     *out = NULL;
     tp_system *sys = calloc(1, sizeof(*sys));
     if (!sys)
         return tp_fail_nomem(err);
-    /* Only nodes below count are ever read, and create_node clears each one:
-     * no need to clear 256 nodes of each type up front (it would dominate). */
+    size_t total = 0;
     for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
-        sys->nodes[t].nodes = malloc(TP_MAX_NODES * sizeof(tp_node));
-        if (!sys->nodes[t].nodes) {
-            tp_system__free(sys);
-            return tp_fail_nomem(err);
-        }
+        int cap = caps ? caps[t] : TP_MAX_NODES;
+        sys->nodes[t].cap = cap < 1 ? 1 : cap > TP_MAX_NODES ? TP_MAX_NODES : cap;
+        total += (size_t)sys->nodes[t].cap;
     }
+    /* Only nodes below count are ever read, and create_node clears each one:
+     * no need to clear the block up front. */
+    sys->node_block = malloc(total * sizeof(tp_node));
+    if (!sys->node_block) {
+        free(sys);
+        return tp_fail_nomem(err);
+    }
+    for (int t = 0, at = 0; t < TP_NODE_TYPE_COUNT; at += sys->nodes[t++].cap)
+        sys->nodes[t].nodes = sys->node_block + at;
     sys->notes.enabled = true;
     *out = sys;
     return TP_OK;
+}
+
+tp_status tp_system__new(tp_system **out, tp_error *err)
+{
+    return tp_system__new_sized(out, NULL, err);
 }
 
 void tp_system__free_routes(tp_system *sys)
@@ -48,16 +59,13 @@ void tp_system__free(tp_system *sys)
 {
     if (!sys)
         return;
-    bool complete = true;
-    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
-        complete = complete && sys->nodes[t].nodes;
-    if (complete)
+    if (sys->node_block) {
         tp_system__free_routes(sys);
-    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
-        for (int n = 0; sys->nodes[t].nodes && n < sys->nodes[t].count; n++)
-            free(sys->nodes[t].nodes[n].links);
-        free(sys->nodes[t].nodes);
+        for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
+            for (int n = 0; n < sys->nodes[t].count; n++)
+                free(sys->nodes[t].nodes[n].links);
     }
+    free(sys->node_block);
     tp_arena_free(&sys->routes);
     tp_log_clear(&sys->notes);
     free(sys);
@@ -90,7 +98,10 @@ static tp_status copy_links(const tp_system *from, tp_system *to, const tp_node 
 tp_status tp_system__clone(tp_system **out, const tp_system *sys, tp_error *err)
 {
     tp_system *copy = NULL;
-    tp_status st = tp_system__new(&copy, err);
+    int caps[TP_NODE_TYPE_COUNT]; /* a copy only loses nodes (trimming) */
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
+        caps[t] = sys->nodes[t].count;
+    tp_status st = tp_system__new_sized(&copy, caps, err);
     if (st != TP_OK)
         return st;
     copy->system_id = sys->system_id;
@@ -193,6 +204,10 @@ tp_status tp_system__create_node(tp_system *sys, tp_node **out, int type, int64_
         return tp_fail(err, TP_ERR_TOPOLOGY, NULL, 0, 0,
                        "too many %s nodes (NCCL 2.22.3 allows %d of one type)",
                        tp_node_type_name(type), TP_MAX_NODES);
+    if (set->count == set->cap)
+        return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0,
+                       "%s node storage sized for %d nodes is full (a bug)",
+                       tp_node_type_name(type), set->cap);
     tp_node *n = set->nodes + set->count++;
     init_node(n, type, id);
     *out = n;

@@ -136,7 +136,8 @@ typedef struct tp_node {
 
 typedef struct tp_node_set {
     int count;
-    tp_node *nodes; /* TP_MAX_NODES entries, allocated once: pointers stay valid */
+    int cap;        /* room in nodes: at most TP_MAX_NODES, sized to the topology */
+    tp_node *nodes; /* allocated once (pointers stay valid), in the system's node block */
 } tp_node_set;
 
 typedef struct tp_system {
@@ -151,10 +152,14 @@ typedef struct tp_system {
     char source[256]; /* the XML it was built from, for messages */
     /* Every node's routes and their hop lists (paths.c): one arena, freed together. */
     tp_arena routes;
+    tp_node *node_block; /* owned: every type's nodes */
 } tp_system;
 
-/* An empty system with node storage allocated. */
+/* An empty system with room for TP_MAX_NODES nodes of each type. */
 tp_status tp_system__new(tp_system **out, tp_error *err);
+/* An empty system with room for caps[type] nodes of each type (at most TP_MAX_NODES):
+ * a plan's systems hold a few nodes, and 256 of each type cost the heap ~660 KB a system. */
+tp_status tp_system__new_sized(tp_system **out, const int caps[TP_NODE_TYPE_COUNT], tp_error *err);
 /* Free every node's routes (stored in the nodes, computed by paths.c). */
 void tp_system__free_routes(tp_system *sys);
 /* Frees nodes, links and any paths. NULL-safe. */

@@ -708,6 +708,22 @@ static tp_status build(build_ctx *c, const tp_xml_elem *top, uint64_t host_hash)
     return tp_system__sort(c->sys, c->err);
 }
 
+/* Upper bounds of the nodes the build creates: one at most per element of the type's tag,
+ * one NVSwitch. */
+static void count_elements(const tp_xml_elem *e, int caps[TP_NODE_TYPE_COUNT])
+{
+    static const char *const tags[TP_NODE_TYPE_COUNT] = {[TP_NODE_GPU] = "gpu",
+                                                         [TP_NODE_PCI] = "pci",
+                                                         [TP_NODE_CPU] = "cpu",
+                                                         [TP_NODE_NIC] = "nic",
+                                                         [TP_NODE_NET] = "net"};
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
+        if (tags[t] && strcmp(e->tag, tags[t]) == 0)
+            caps[t]++;
+    for (size_t i = 0; i < e->n_children; i++)
+        count_elements(e->children[i], caps);
+}
+
 tp_status tp_system__from_xml_log(tp_system **out, tp_xml *doc, const tp_config *cfg,
                                   uint64_t host_hash, tp_log *log, tp_error *err)
 {
@@ -717,7 +733,9 @@ tp_status tp_system__from_xml_log(tp_system **out, tp_xml *doc, const tp_config 
         return tp_xml__fail(err, TP_ERR_TOPOLOGY, doc, doc ? doc->root : NULL,
                             "not a topology (expected a <system> root element)");
     tp_system *sys = NULL;
-    tp_status st = tp_system__new(&sys, err);
+    int caps[TP_NODE_TYPE_COUNT] = {[TP_NODE_NVS] = 1};
+    count_elements(doc->root, caps);
+    tp_status st = tp_system__new_sized(&sys, caps, err);
     if (st != TP_OK)
         return st;
     build_ctx c = {.sys = sys, .doc = doc, .log = log, .err = err};
