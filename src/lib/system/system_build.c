@@ -20,6 +20,11 @@ typedef struct build_ctx {
     const tp_xml *doc;
     tp_log *log; /* NCCL's own lines (may be NULL) */
     tp_error *err;
+    /* The last GPU link_gpu found, by its bus id text and host: a GPU's links come in a row
+     * (no GPU is created while links are added, so the pointer stays valid). */
+    const char *gpu_bus;
+    int gpu_sid;
+    tp_node *gpu;
 } build_ctx;
 
 /* NCCL 2.22.3 kvDict: the first entry whose text is a prefix of the value wins. */
@@ -80,9 +85,13 @@ static int kv_convert(build_ctx *c, const tp_xml_elem *e, const char *attr, cons
                       const kv_entry *dict)
 {
     const kv_entry *d = dict;
-    for (; d->str; d++)
-        if (strncmp(str, d->str, strlen(d->str)) == 0)
-            return d->value;
+    for (; d->str; d++) {
+        const char *k = d->str, *v = str;
+        while (*k && *k == *v)
+            k++, v++;
+        if (!*k)
+            return d->value; /* d->str is a prefix of str */
+    }
     tp_log_info_sub(c->log, TP_SUB_GRAPH,
                     "KV Convert to int : could not find value of '%s' in dictionary, "
                     "falling back to %d",
@@ -106,6 +115,16 @@ static tp_status req_str(build_ctx *c, const tp_xml_elem *e, const char *name, c
 static tp_status parse_int(build_ctx *c, const tp_xml_elem *e, const char *name, const char *s,
                            bool allow_empty, int *out)
 {
+    /* Plain decimal (no sign, space or octal/hex prefix) of up to 9 digits: strtol's value. */
+    if (s[0] >= '1' && s[0] <= '9') {
+        int v = 0, n = 0;
+        while (s[n] >= '0' && s[n] <= '9' && n < 9)
+            v = v * 10 + (s[n++] - '0');
+        if (s[n] == '\0') {
+            *out = v;
+            return TP_OK;
+        }
+    }
     char *end = NULL;
     errno = 0;
     long v = strtol(s, &end, 0);
@@ -450,14 +469,22 @@ static tp_status link_gpu(build_ctx *c, const tp_xml_elem *e, const char *parent
                           tp_node **gpu)
 {
     int64_t bus_id = 0;
+    if (parent_bus && parent_bus == c->gpu_bus && sid == c->gpu_sid) {
+        *gpu = c->gpu;
+        return TP_OK;
+    }
     tp_status st = parent_bus ? busid_of(c, e, "busid", parent_bus, &bus_id)
                               : tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, e,
                                              "no enclosing <pci busid=...>");
     if (st != TP_OK)
         return st;
     *gpu = tp_system__find(c->sys, TP_NODE_GPU, TP_ID(sid, bus_id));
-    if (*gpu)
+    if (*gpu) {
+        c->gpu_bus = parent_bus;
+        c->gpu_sid = sid;
+        c->gpu = *gpu;
         return TP_OK;
+    }
     tp_log_warn(c->log, "Add NVLink error : could not find GPU %" PRIx64,
                 (uint64_t)TP_ID(sid, bus_id));
     return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, e,
@@ -555,20 +582,62 @@ static tp_status add_pcilink(build_ctx *c, const tp_xml_elem *e, const char *par
     return remote ? tp_system__connect(pci, remote, TP_LINK_LOC, TP_LOC_BW, c->err) : TP_OK;
 }
 
-typedef tp_status link_pass_fn(build_ctx *c, const tp_xml_elem *e, const char *parent_bus, int sid);
+/* A link element with the bus id of its closest enclosing element that has one, and its host. */
+typedef struct link_elem {
+    const tp_xml_elem *e;
+    const char *parent_bus;
+    int sid;
+} link_elem;
 
-/* NCCL 2.22.3 walks the whole tree once per link kind, tracking host and bus id. */
-static tp_status link_pass(build_ctx *c, const tp_xml_elem *e, const char *tag, link_pass_fn *fn,
-                           const char *parent_bus, int sid)
+/* The <nvlink>, <c2c> and <pcilink> elements in document order, each kind in its own list. */
+typedef struct link_lists {
+    link_elem *items[3];
+    size_t count[3], cap[3];
+} link_lists;
+
+static const char *const link_tags[3] = {"nvlink", "c2c", "pcilink"};
+
+/*
+ * NCCL 2.22.3 walks the whole tree once per link kind, tracking host and bus
+ * id: one walk collecting the three kinds' elements in document order gives
+ * the same visits, in the same order, kind by kind.
+ */
+static tp_status collect_links(build_ctx *c, const tp_xml_elem *e, link_lists *out,
+                               const char *parent_bus, int sid)
 {
-    if (strcmp(e->tag, tag) == 0)
-        return fn(c, e, parent_bus, sid);
+    for (int k = 0; k < 3; k++) {
+        if (strcmp(e->tag, link_tags[k]) != 0)
+            continue;
+        tp_status st = tp_grow((void **)&out->items[k], &out->cap[k], out->count[k] + 1,
+                               sizeof(link_elem), c->err);
+        if (st == TP_OK)
+            out->items[k][out->count[k]++] = (link_elem){e, parent_bus, sid};
+        return st;
+    }
     tp_status st = TP_OK;
     if (strcmp(e->tag, "cpu") == 0 && (st = get_system_id(c, e, &sid)) != TP_OK)
         return st;
     const char *bus = tp_xml__attr(e, "busid");
     for (size_t s = 0; s < e->n_children && st == TP_OK; s++)
-        st = link_pass(c, e->children[s], tag, fn, bus ? bus : parent_bus, sid);
+        st = collect_links(c, e->children[s], out, bus ? bus : parent_bus, sid);
+    return st;
+}
+
+typedef tp_status link_pass_fn(build_ctx *c, const tp_xml_elem *e, const char *parent_bus, int sid);
+
+/* NVLinks, then C2C links, then PCI links, as NCCL's three passes add them. */
+static tp_status link_passes(build_ctx *c, const tp_xml_elem *top)
+{
+    static link_pass_fn *const add[3] = {add_nvlink, add_c2c, add_pcilink};
+    link_lists lists = {0};
+    tp_status st = collect_links(c, top, &lists, NULL, 0);
+    for (int k = 0; k < 3; k++) {
+        for (size_t i = 0; i < lists.count[k] && st == TP_OK; i++) {
+            const link_elem *l = &lists.items[k][i];
+            st = add[k](c, l->e, l->parent_bus, l->sid);
+        }
+        free(lists.items[k]);
+    }
     return st;
 }
 
@@ -699,9 +768,7 @@ static tp_status build(build_ctx *c, const tp_xml_elem *top, uint64_t host_hash)
     for (int id = 0; id < c->sys->n_hosts; id++)
         if (c->sys->host_hashes[id] == host_hash)
             c->sys->system_id = id;
-    if ((st = link_pass(c, top, "nvlink", add_nvlink, NULL, 0)) != TP_OK ||
-        (st = link_pass(c, top, "c2c", add_c2c, NULL, 0)) != TP_OK ||
-        (st = link_pass(c, top, "pcilink", add_pcilink, NULL, 0)) != TP_OK ||
+    if ((st = link_passes(c, top)) != TP_OK ||
         (st = flatten_bcm_switches(c->sys, c->err)) != TP_OK ||
         (st = connect_cpus(c->sys, c->err)) != TP_OK)
         return st;
