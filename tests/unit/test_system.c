@@ -13,8 +13,8 @@
 
 /* ---- helpers ---- */
 
-#define CPU_INTEL                                                                          \
-    "<cpu numaid=\"0\" affinity=\"ff\" arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\" " \
+#define CPU_INTEL                                                                                  \
+    "<cpu numaid=\"0\" affinity=\"ff\" arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\" "    \
     "modelid=\"85\">"
 
 /* One GPU (sm, nvlinks given) on a PCI link of this speed and width. */
@@ -99,13 +99,17 @@ static void test_pci_bw_gen_by_width(void **state)
     } rows[] = {
         {"8.0 GT/s PCIe", "16", 12.0f, false}, /* seed 000: Gen3 x16 */
         {"8.0 GT/s PCIe", "4", 3.0f, false},   /* seed 000: Gen3 x4 */
-        {"2.5 GT/s PCIe", "16", 3.0f, false},  {"5.0 GT/s PCIe", "8", 3.0f, false},
-        {"16.0 GT/s PCIe", "16", 24.0f, false}, {"32.0 GT/s PCIe", "16", 48.0f, false},
-        {"64.0 GT/s PCIe", "16", 96.0f, false}, {"8 GT/s", "16", 12.0f, false},
-        {"16 GT/s", "1", 1.5f, false},         {"32 GT/s PCIe/s", "8", 24.0f, false},
-        {"8.0 GT/s PCIe", "0", 12.0f, false},  /* width 0 counts as x16 */
-        {"16.0 GT/s PCIe", "", 24.0f, false},  /* so does an empty width */
-        {"", "16", 12.0f, true},               /* unknown speed: Gen3 */
+        {"2.5 GT/s PCIe", "16", 3.0f, false},
+        {"5.0 GT/s PCIe", "8", 3.0f, false},
+        {"16.0 GT/s PCIe", "16", 24.0f, false},
+        {"32.0 GT/s PCIe", "16", 48.0f, false},
+        {"64.0 GT/s PCIe", "16", 96.0f, false},
+        {"8 GT/s", "16", 12.0f, false},
+        {"16 GT/s", "1", 1.5f, false},
+        {"32 GT/s PCIe/s", "8", 24.0f, false},
+        {"8.0 GT/s PCIe", "0", 12.0f, false}, /* width 0 counts as x16 */
+        {"16.0 GT/s PCIe", "", 24.0f, false}, /* so does an empty width */
+        {"", "16", 12.0f, true},              /* unknown speed: Gen3 */
         {"7 GT/s", "8", 6.0f, true},
     };
     for (size_t i = 0; i < ARRAY_LEN(rows); i++) {
@@ -314,7 +318,7 @@ static void test_nics_merge_functions_and_nets_renumbered(void **state)
     assert_int_equal(n0->net.asic, 0xabc);
     assert_int_equal(n0->net.max_channels, 131072);
     assert_int_equal(n1->net.dev, 0);
-    assert_true(n1->net.bw == 1.25f); /* speed 0: 10 Gb/s */
+    assert_true(n1->net.bw == 1.25f);  /* speed 0: 10 Gb/s */
     assert_int_equal(n1->net.asic, 0); /* guid without 0x: NCCL's sscanf fails */
     assert_int_equal(n1->net.max_channels, TP_MAXCHANNELS);
     assert_true(n1->net.latency == 0.0f);
@@ -702,8 +706,7 @@ static void test_fusion_keeps_mismatched_copies(void **state)
 {
     (void)state;
     static const char xml[] =
-        "<system version=\"1\">" CPU_INTEL
-        "<pci busid=\"0000:10:00.0\" class=\"0x060400\">"
+        "<system version=\"1\">" CPU_INTEL "<pci busid=\"0000:10:00.0\" class=\"0x060400\">"
         "<pci busid=\"0000:11:00.0\" class=\"0x030200\" link_speed=\"\" link_width=\"16\">"
         "<gpu dev=\"0\" sm=\"80\" rank=\"0\" gdr=\"0\"/></pci>"
         "<pci busid=\"0000:12:00.0\" class=\"0x020000\" link_speed=\"\" link_width=\"16\">"
@@ -717,7 +720,8 @@ static void test_fusion_keeps_mismatched_copies(void **state)
     free(text);
 }
 
-/* The shared trim (one walk, each rank's GPU branch kept) equals a walk per rank. */
+/* The shared trim (one walk, each rank's GPU branch kept) equals a walk per rank; a lone
+ * rank's in-place edit equals the copy of its view. */
 static char *prepared_with(const char *xml, int first_rank, bool plain)
 {
     tp_xml *doc = NULL;
@@ -745,8 +749,8 @@ static void test_shared_trim_matches_rank_walks(void **state)
 {
     (void)state;
     static const char *const fixtures[] = {
-        "v100_nv2.xml",    "dgx_h100.xml",        "pix_nic_2s.xml", "pxb_2level.xml",
-        "pcie_2s_8gpu.xml", "rtx4090_4numa.xml",  "ac922.xml",      "pix_nic_2s_no_nic1.xml",
+        "v100_nv2.xml",     "dgx_h100.xml",      "pix_nic_2s.xml", "pxb_2level.xml",
+        "pcie_2s_8gpu.xml", "rtx4090_4numa.xml", "ac922.xml",      "pix_nic_2s_no_nic1.xml",
     };
     for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
         char *xml = helpers_fixture(fixtures[i]);
@@ -772,6 +776,27 @@ static void test_shared_trim_matches_rank_walks(void **state)
     assert_string_equal(fast, plain);
     free(fast);
     free(plain);
+    /* One GPU: its view is edited into the document in place instead of copied. */
+    const char *lone =
+        "<system version=\"1\">" CPU_INTEL
+        "<pci busid=\"0000:1a:00.0\" class=\"0x030200\" link_speed=\"16.0 GT/s PCIe\" "
+        "link_width=\"16\"><gpu dev=\"0\" sm=\"80\" keep=\"1\"><nvlink target=\"0000:c0:00.0\" "
+        "count=\"12\"/><nvlink target=\"0000:c1:00.0\" count=\"6\" tclass=\"0x068000\"/></gpu>"
+        "</pci><pci busid=\"0000:30:00.0\" class=\"0x060400\"><pci busid=\"0000:31:00.0\" "
+        "class=\"0x020000\"><nic><net name=\"ib0\" dev=\"0\" speed=\"100000\" latency=\"0.5\" "
+        "guid=\"0x1234\"/></nic></pci><pci busid=\"0000:32:00.0\" class=\"0x060400\"/></pci></cpu>"
+        "<cpu numaid=\"1\" affinity=\"ff00\" arch=\"x86_64\" vendor=\"GenuineIntel\" "
+        "familyid=\"6\" modelid=\"85\"><pci busid=\"0000:b0:00.0\" class=\"0x060400\"/></cpu>"
+        "</system>";
+    for (int first_rank = 0; first_rank <= 8; first_rank += 8) {
+        fast = prepared_with(lone, first_rank, false);
+        plain = prepared_with(lone, first_rank, true);
+        assert_string_equal(fast, plain);
+        assert_non_null(strstr(fast, first_rank ? "rank=\"8\"" : "rank=\"0\""));
+        assert_null(strstr(fast, "0000:b0:00.0")); /* trimmed */
+        free(fast);
+        free(plain);
+    }
 }
 
 int main(void)

@@ -510,23 +510,61 @@ static bool in_list(const tp_xml_elem *const *items, size_t n, const tp_xml_elem
     return false;
 }
 
-/* NCCL 2.22.3 ncclTopoGetXmlFromSys / GetXmlFromCpu / GetXmlFromGpu with no sysfs or NVML. */
-static void fill_view(const rank_view *v, const tp_xml_elem *e, attr_view *av)
+/* Where fill_view writes: xmlSetAttr (replace in place or append); only_init: xmlSetAttrIfUnset. */
+typedef struct attr_setter {
+    tp_status (*set)(void *target, const char *name, const char *value, bool only_init,
+                     tp_error *err);
+    void *target;
+} attr_setter;
+
+static tp_status set_in_view(void *target, const char *name, const char *value, bool only_init,
+                             tp_error *err)
 {
+    (void)err;
+    av_set(target, name, value, only_init);
+    return TP_OK;
+}
+
+static tp_status set_in_elem(void *target, const char *name, const char *value, bool only_init,
+                             tp_error *err)
+{
+    tp_xml_elem *e = target;
+    if (only_init && tp_xml__attr(e, name))
+        return TP_OK;
+    return tp_xml__set_attr(e, name, value, err);
+}
+
+/* NCCL 2.22.3 ncclTopoGetXmlFromSys / GetXmlFromCpu / GetXmlFromGpu with no sysfs or NVML. */
+static tp_status fill_view(const rank_view *v, const tp_xml_elem *e, attr_setter to, tp_error *err)
+{
+    tp_status st = TP_OK;
     if (e == v->gpu_pci)
-        av_set(av, "class", "0x03", true);
+        st = to.set(to.target, "class", "0x03", true, err);
+    if (st != TP_OK)
+        return st;
     if (strcmp(e->tag, "pci") == 0) {
-        av_set(av, "link_speed", "", true);
-        av_set(av, "link_width", "", true);
+        if ((st = to.set(to.target, "link_speed", "", true, err)) == TP_OK)
+            st = to.set(to.target, "link_width", "", true, err);
     } else if (strcmp(e->tag, "cpu") == 0) {
-        av_set(av, "arch", "x86_64", true); /* the build's arch; vendor/family need CPUID */
+        /* the build's arch; vendor/family need CPUID */
+        st = to.set(to.target, "arch", "x86_64", true, err);
     } else if (e == v->gpu) {
-        av_set(av, "keep", "1", false);
-        av_set(av, "rank", v->rank_text, false);
-        av_set(av, "gdr", v->gdr_text, true);
+        if ((st = to.set(to.target, "keep", "1", false, err)) == TP_OK &&
+            (st = to.set(to.target, "rank", v->rank_text, false, err)) == TP_OK)
+            st = to.set(to.target, "gdr", v->gdr_text, true, err);
     } else if (strcmp(e->tag, "nvlink") == 0) {
-        av_set(av, "tclass", "0x068000", true); /* unknown peer: taken for an NVSwitch */
+        /* unknown peer: taken for an NVSwitch */
+        st = to.set(to.target, "tclass", "0x068000", true, err);
     }
+    return st;
+}
+
+/* Whether fill_view writes on e for this rank: its GPU, the GPU's NVLinks, the PCI chain. */
+static bool filled_by_view(const rank_view *v, const tp_xml_elem *e)
+{
+    bool own_nvlink = v->usable && e->parent == v->gpu && strcmp(e->tag, "nvlink") == 0;
+    bool gpu = v->usable && e == v->gpu;
+    return own_nvlink || gpu || in_list(v->chain, v->n_chain, e);
 }
 
 static void view_attrs(const rank_view *v, const tp_xml_elem *e, attr_view *av)
@@ -537,10 +575,8 @@ static void view_attrs(const rank_view *v, const tp_xml_elem *e, attr_view *av)
         av->value[i] = e->attrs[i].value;
         av->n++;
     }
-    bool own_nvlink = v->usable && e->parent == v->gpu && strcmp(e->tag, "nvlink") == 0;
-    bool gpu = v->usable && e == v->gpu;
-    if (own_nvlink || gpu || in_list(v->chain, v->n_chain, e))
-        fill_view(v, e, av);
+    if (filled_by_view(v, e))
+        fill_view(v, e, (attr_setter){set_in_view, av}, NULL);
     int k = av_find(av, "keep");
     if (k >= 0 && strcmp(av->value[k], "1") == 0)
         av_unset(av, "keep"); /* ncclTopoTrimXml drops the marks it honours */
@@ -675,6 +711,33 @@ static tp_status materialize(const rank_view *v, const tp_xml_elem *e, tp_xml_el
     return st;
 }
 
+static bool view_removed(const rank_view *v, const tp_xml_elem *e);
+
+/*
+ * A lone rank's tree is its view of the document itself: the same edits
+ * view_attrs reads through, made on the elements, and the trimmed branches
+ * removed (materialize would copy the rest unchanged).
+ */
+static tp_status edit_to_view(const rank_view *v, tp_xml_elem *e, tp_error *err)
+{
+    tp_status st = TP_OK;
+    if (filled_by_view(v, e))
+        st = fill_view(v, e, (attr_setter){set_in_elem, e}, err);
+    const char *k = tp_xml__attr(e, "keep");
+    if (st == TP_OK && k && strcmp(k, "1") == 0)
+        tp_xml__unset_attr(e, "keep"); /* ncclTopoTrimXml drops the marks it honours */
+    for (size_t i = 0; i < e->n_children && st == TP_OK;) {
+        tp_xml_elem *child = e->children[i];
+        if (view_removed(v, child)) {
+            tp_xml__remove(child);
+            continue;
+        }
+        st = edit_to_view(v, child, err);
+        i++;
+    }
+    return st;
+}
+
 /*
  * NCCL 2.22.3 xmlFindNode: a child of the same name with the same number of
  * attributes, each of src's present with the same value. (NCCL also compares
@@ -798,6 +861,18 @@ static tp_status fuse_ranks(prep_ctx *c, int first_rank, int report_rank)
     /* The second rank (the first fused one) is every later rank's reference (not in the
      * plain mode, the tests' reference). */
     rank_view ref = {0};
+    if (c->n_gpus == 1 && !c->plain) {
+        /* One rank: no fusion, its view is the document (plain mode copies it: the tests). */
+        rank_view v = {.ref = NULL};
+        st = check_canonical(c, c->gpus[0]->parent);
+        if (st == TP_OK)
+            st = init_view(c, &v, 0, first_rank, first_rank == report_rank);
+        if (st == TP_OK)
+            st = edit_to_view(&v, c->doc->root, c->err);
+        free(v.removed.items);
+        free(shared.items);
+        return st;
+    }
     for (size_t i = 0; i < c->n_gpus && st == TP_OK; i++) {
         int rank = first_rank + (int)i;
         rank_view v = {.ref = i >= 2 && !c->plain ? &ref : NULL};
