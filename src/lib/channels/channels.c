@@ -444,34 +444,8 @@ static tp_status fill_ranks(tp_chan_ctx *x, tp_error *err)
     return TP_OK;
 }
 
-char *tp_chan__put_int(char *p, int v, int zero_width)
-{
-    char digits[12], *d = digits + sizeof(digits);
-    unsigned u = v < 0 ? 0U - (unsigned)v : (unsigned)v;
-    do {
-        *--d = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    int len = (int)(digits + sizeof(digits) - d);
-    if (v < 0)
-        *p++ = '-';
-    for (int pad = len + (v < 0); pad < zero_width; pad++)
-        *p++ = '0';
-    memcpy(p, d, (size_t)len);
-    p += len;
-    *p = '\0';
-    return p;
-}
-
-char *tp_chan__put_str(char *p, const char *s)
-{
-    size_t n = strlen(s);
-    memcpy(p, s, n + 1);
-    return p + n;
-}
-
 /* " [c] d0/d1/d2->rank->up" of the "Trees" line. */
-static void put_tree_entry(tp_buf *line, int c, const tp_channel_rank *cr, int rank)
+static void put_tree_entry(char *entries, size_t *len, int c, const tp_channel_rank *cr, int rank)
 {
     char text[96], *p = tp_chan__put_str(text, " [");
     p = tp_chan__put_int(p, c, 0);
@@ -483,7 +457,10 @@ static void put_tree_entry(tp_buf *line, int c, const tp_channel_rank *cr, int r
     p = tp_chan__put_int(p, rank, 0);
     p = tp_chan__put_str(p, "->");
     tp_chan__put_int(p, cr->tree_up, 0);
-    tp_buf_put(line, text);
+    /* NCCL appends with snprintf into char[1024] at size 1023 - strlen: cut at 1022. */
+    for (const char *t = text; *t && *len < TP_TREES_LINE_SIZE - 2; t++)
+        entries[(*len)++] = *t;
+    entries[*len] = '\0';
 }
 
 /* "Ring %02d : %d -> %d -> %d" */
@@ -505,14 +482,14 @@ static void log_rings_trees(const tp_chan_ctx *x)
 {
     const tp_channels *ch = x->ch;
     int rank = x->job->rank;
-    tp_buf line = {.limit = TP_TREES_LINE_SIZE - 1};
+    char line[sizeof("Trees") + TP_TREES_LINE_SIZE] = "Trees";
+    size_t len = 0;
     for (int c = 0; c < ch->n_channels; c++) {
         const tp_channel_rank *cr = &ch->ranks[(size_t)rank * ch->n_channels + c];
-        put_tree_entry(&line, c, cr, rank);
+        put_tree_entry(line + 5, &len, c, cr, rank);
         log_ring_line(x, c, cr, rank);
     }
-    tp_log_info_sub(x->log, TP_SUB_INIT, "Trees%s", tp_buf_str(&line));
-    tp_buf_free(&line);
+    tp_log_put_sub(x->log, TP_SUB_INIT, line);
 }
 
 /* Everything after the all-gather: nodes, the comm line, postset. */
