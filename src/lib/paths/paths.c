@@ -327,6 +327,34 @@ static int default_p2p_level(const tp_system *sys)
     return TP_P2P_LEVEL_DEFAULT;
 }
 
+/* The P2P level in force: the user's, else the CPU's default. */
+static int p2p_level(const tp_system *sys, const tp_config *cfg)
+{
+    int level = user_p2p_level(cfg);
+    return level == TP_LEVEL_UNSET ? default_p2p_level(sys) : level;
+}
+
+/* tp_paths__check_p2p on GPU indices g1, g2 (as the id lookups give them) at `level`. */
+static tp_status check_p2p_at(const tp_system *sys, int level, int g1, int g2, int *p2p, int *read,
+                              int *intermediate_rank, tp_error *err)
+{
+    const tp_node *gpu1 = &sys->nodes[TP_NODE_GPU].nodes[g1];
+    const tp_route *path = route_to(gpu1, TP_NODE_GPU, g2);
+    if (!path)
+        return tp_paths__internal(err, "P2P check before the paths");
+    if (path->count == 2 && path->list[0]->rem->type == TP_NODE_GPU && intermediate_rank)
+        *intermediate_rank = path->list[0]->rem->gpu.rank;
+    /* Every GPU pair is P2P-capable here (no NVML to say otherwise). */
+    if (path->type <= level)
+        *p2p = 1;
+    const tp_node *gpu2 = &sys->nodes[TP_NODE_GPU].nodes[g2];
+    /* NCCL 2.22.3: P2P read only between sm80 GPUs over NVLink. */
+    if (path->type == TP_PATH_NVL && read && gpu1->gpu.cuda_comp_cap == gpu2->gpu.cuda_comp_cap &&
+        gpu1->gpu.cuda_comp_cap == TP_NCCL_P2P_READ_CC)
+        *read = 1;
+    return TP_OK;
+}
+
 tp_status tp_paths__check_p2p(const tp_system *sys, const tp_config *cfg, int64_t id1, int64_t id2,
                               int *p2p, int *read, int *intermediate_rank, tp_error *err)
 {
@@ -341,24 +369,7 @@ tp_status tp_paths__check_p2p(const tp_system *sys, const tp_config *cfg, int64_
     int g2 = tp_paths__id_to_index(sys, TP_NODE_GPU, id2);
     if (g2 < 0)
         return TP_OK; /* NCCL 2.22.3: a GPU not in the system cannot use P2P */
-    const tp_node *gpu1 = &sys->nodes[TP_NODE_GPU].nodes[g1];
-    const tp_route *path = route_to(gpu1, TP_NODE_GPU, g2);
-    if (!path)
-        return tp_paths__internal(err, "P2P check before the paths");
-    if (path->count == 2 && path->list[0]->rem->type == TP_NODE_GPU && intermediate_rank)
-        *intermediate_rank = path->list[0]->rem->gpu.rank;
-    int level = user_p2p_level(cfg);
-    if (level == TP_LEVEL_UNSET)
-        level = default_p2p_level(sys);
-    /* Every GPU pair is P2P-capable here (no NVML to say otherwise). */
-    if (path->type <= level)
-        *p2p = 1;
-    const tp_node *gpu2 = &sys->nodes[TP_NODE_GPU].nodes[g2];
-    /* NCCL 2.22.3: P2P read only between sm80 GPUs over NVLink. */
-    if (path->type == TP_PATH_NVL && read && gpu1->gpu.cuda_comp_cap == gpu2->gpu.cuda_comp_cap &&
-        gpu1->gpu.cuda_comp_cap == TP_NCCL_P2P_READ_CC)
-        *read = 1;
-    return TP_OK;
+    return check_p2p_at(sys, p2p_level(sys, cfg), g1, g2, p2p, read, intermediate_rank, err);
 }
 
 /* The best bandwidth from a GPU to a NET at PXB or better. */
@@ -373,6 +384,15 @@ static float best_close_net_bw(const tp_system *sys, const tp_node *gpu)
     return best;
 }
 
+/* NCCL 2.22.3: the network wins when both GPUs reach a close NIC faster than each other. */
+static bool net_faster_at(const tp_system *sys, int g1, int g2)
+{
+    const tp_node *gpu1 = &sys->nodes[TP_NODE_GPU].nodes[g1];
+    const tp_node *gpu2 = &sys->nodes[TP_NODE_GPU].nodes[g2];
+    float speed = gpu1->paths[TP_NODE_GPU][g2].bw;
+    return best_close_net_bw(sys, gpu1) > speed && best_close_net_bw(sys, gpu2) > speed;
+}
+
 tp_status tp_paths__check_net(const tp_system *sys, const tp_config *cfg, int64_t id1, int64_t id2,
                               int *net)
 {
@@ -380,58 +400,65 @@ tp_status tp_paths__check_net(const tp_system *sys, const tp_config *cfg, int64_
         *net = 0;
         return TP_OK;
     }
-    *net = 1;
     int g1 = tp_paths__id_to_index(sys, TP_NODE_GPU, id1);
     int g2 = tp_paths__id_to_index(sys, TP_NODE_GPU, id2);
-    if (g1 < 0 || g2 < 0)
-        return TP_OK;
-    const tp_node *gpu1 = &sys->nodes[TP_NODE_GPU].nodes[g1];
-    const tp_node *gpu2 = &sys->nodes[TP_NODE_GPU].nodes[g2];
-    float speed = gpu1->paths[TP_NODE_GPU][g2].bw;
-    /* NCCL 2.22.3: the network wins when both GPUs reach a close NIC faster than each other. */
-    if (best_close_net_bw(sys, gpu1) > speed && best_close_net_bw(sys, gpu2) > speed)
-        return TP_OK;
-    *net = 0;
+    *net = g1 < 0 || g2 < 0 || net_faster_at(sys, g1, g2);
     return TP_OK;
 }
 
 /*
- * The P2P transport's canConnect between two GPUs of this host (NCCL 2.22.3
+ * What the P2P and SHM checks of one path computation share: the P2P level,
+ * and each GPU's index as the id lookups give it (the first GPU with its id),
+ * found once instead of per pair.
+ */
+typedef struct pair_checks {
+    const tp_system *sys;
+    const tp_config *cfg;
+    int level;
+    int *at; /* per GPU index */
+} pair_checks;
+
+/* NCCL 2.22.3 checkNet between GPUs p and g (indices in the system). */
+static bool use_net(const pair_checks *pc, int p, int g)
+{
+    if (tp_config_int(pc->cfg, TP_P_NET_DISABLE_INTRA) == 1)
+        return false;
+    return net_faster_at(pc->sys, pc->at[p], pc->at[g]);
+}
+
+/*
+ * The P2P transport's canConnect between GPUs p and g of this host (NCCL 2.22.3
  * p2p.cc): the P2P level, then "would NET be faster", unless the route
  * crosses an intermediate GPU. CUDA P2P and IPC always work here.
  */
-static tp_status p2p_can_connect(const tp_system *sys, const tp_config *cfg, int64_t src,
-                                 int64_t dst, int *ret, tp_error *err)
+static tp_status p2p_can_connect(const pair_checks *pc, int p, int g, int *ret, tp_error *err)
 {
     int inter = -1;
-    tp_status st = tp_paths__check_p2p(sys, cfg, src, dst, ret, NULL, &inter, err);
+    *ret = 0;
+    tp_status st = check_p2p_at(pc->sys, pc->level, pc->at[p], pc->at[g], ret, NULL, &inter, err);
     if (st != TP_OK || *ret == 0 || inter != -1)
         return st;
-    int use_net = 0;
-    tp_paths__check_net(sys, cfg, src, dst, &use_net);
-    if (use_net)
+    if (use_net(pc, p, g))
         *ret = 0;
     return TP_OK;
 }
 
 /* The SHM transport's canConnect (NCCL 2.22.3 shm.cc): same host, same /dev/shm here. */
-static int shm_can_connect(const tp_system *sys, const tp_config *cfg, int64_t src, int64_t dst)
+static int shm_can_connect(const pair_checks *pc, int p, int g)
 {
-    if (tp_config_int(cfg, TP_P_SHM_DISABLE) == 1)
+    if (tp_config_int(pc->cfg, TP_P_SHM_DISABLE) == 1)
         return 0;
-    int use_net = 0;
-    tp_paths__check_net(sys, cfg, src, dst, &use_net);
-    return !use_net;
+    return !use_net(pc, p, g);
 }
 
 /* NCCL 2.22.3: GPU pairs without P2P go through the CPU local to the destination GPU. */
-static tp_status divert_p2p(tp_system *sys, const tp_config *cfg, int g, tp_log *log, tp_error *err)
+static tp_status divert_p2p(tp_system *sys, const pair_checks *pc, int g, tp_log *log,
+                            tp_error *err)
 {
     tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
     for (int p = 0; p < gpus->count; p++) {
-        int p2p, cpu;
-        tp_status st = tp_paths__check_p2p(sys, cfg, gpus->nodes[p].id, gpus->nodes[g].id, &p2p,
-                                           NULL, NULL, err);
+        int p2p = 0, cpu;
+        tp_status st = check_p2p_at(sys, pc->level, pc->at[p], pc->at[g], &p2p, NULL, NULL, err);
         if (st != TP_OK)
             return st;
         if (p2p)
@@ -445,20 +472,40 @@ static tp_status divert_p2p(tp_system *sys, const tp_config *cfg, int g, tp_log 
 }
 
 /* NCCL 2.22.3: peers neither P2P nor SHM can reach are marked NET (trimmed later). */
-static tp_status mark_unreachable(tp_system *sys, const tp_config *cfg, int g, tp_error *err)
+static tp_status mark_unreachable(tp_system *sys, const pair_checks *pc, int g, tp_error *err)
 {
     tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
     for (int p = 0; p < gpus->count; p++) {
         if (p == g)
             continue;
         int p2p;
-        tp_status st = p2p_can_connect(sys, cfg, gpus->nodes[p].id, gpus->nodes[g].id, &p2p, err);
+        tp_status st = p2p_can_connect(pc, p, g, &p2p, err);
         if (st != TP_OK)
             return st;
-        if (p2p == 0 && !shm_can_connect(sys, cfg, gpus->nodes[p].id, gpus->nodes[g].id))
+        if (p2p == 0 && !shm_can_connect(pc, p, g))
             gpus->nodes[p].paths[TP_NODE_GPU][g].type = TP_PATH_NET;
     }
     return TP_OK;
+}
+
+/* The GPUs' P2P and SHM rewrites, GPU by GPU (NCCL 2.22.3 ncclTopoComputePaths). */
+static tp_status gpu_policies(tp_system *sys, const tp_config *cfg, const tp_job_view *job,
+                              tp_log *log, tp_error *err)
+{
+    int n = sys->nodes[TP_NODE_GPU].count;
+    pair_checks pc = {.sys = sys, .cfg = cfg, .level = p2p_level(sys, cfg)};
+    if (!(pc.at = malloc(((size_t)n + 1) * sizeof(int))))
+        return tp_fail_nomem(err);
+    for (int g = 0; g < n; g++)
+        pc.at[g] = tp_paths__id_to_index(sys, TP_NODE_GPU, sys->nodes[TP_NODE_GPU].nodes[g].id);
+    tp_status st = TP_OK;
+    for (int g = 0; st == TP_OK && g < n; g++) {
+        st = divert_p2p(sys, &pc, g, log, err);
+        if (st == TP_OK && job)
+            st = mark_unreachable(sys, &pc, g, err);
+    }
+    free(pc.at);
+    return st;
 }
 
 /* ------------------------------------------------------------------ */
@@ -587,11 +634,8 @@ tp_status tp_paths__compute(tp_system *sys, const tp_config *cfg, const tp_job_v
 {
     tp_system__free_routes(sys);
     tp_status st = set_all_paths(sys, cfg, log, err);
-    for (int g = 0; st == TP_OK && g < sys->nodes[TP_NODE_GPU].count; g++) {
-        st = divert_p2p(sys, cfg, g, log, err);
-        if (st == TP_OK && job)
-            st = mark_unreachable(sys, cfg, g, err);
-    }
+    if (st == TP_OK)
+        st = gpu_policies(sys, cfg, job, log, err);
     if (st == TP_OK)
         st = net_policies(sys, cfg, log, err);
 #ifdef TP_CHECK_INVARIANTS
