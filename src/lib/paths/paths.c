@@ -571,13 +571,44 @@ tp_status tp_paths__check_gdr(const tp_system *sys, const tp_config *cfg, int64_
     return TP_OK;
 }
 
-/* NCCL 2.22.3: send to NET n from GPU g through the NIC's own GPU over NVLink (PXN). */
-static tp_status try_pxn(tp_system *sys, int n, int g, tp_error *err)
+/*
+ * NCCL 2.22.3 asks ncclTopoGetLocalGpu for every (NET, GPU) pair; the answer for NET n
+ * is kept while nothing it read changes (routes from the GPUs it read, from a NET).
+ */
+typedef struct local_gpu_cache {
+    int net;     /* the NET index the answer is for; -1: none */
+    int gpu;     /* the answer */
+    bool *reads; /* per GPU index: its routes were read */
+} local_gpu_cache;
+
+/* GPU g's route to a NET changed (any_gpu: a route from a NET too, which every answer reads). */
+static void local_gpu_changed(local_gpu_cache *lc, int g, bool any_gpu)
 {
-    tp_node *net = &sys->nodes[TP_NODE_NET].nodes[n];
+    if (lc->net >= 0 && (any_gpu || lc->reads[g]))
+        lc->net = -1;
+}
+
+static tp_status local_gpu_of(const tp_system *sys, local_gpu_cache *lc, int n, int *lg,
+                              tp_error *err)
+{
+    if (lc->net == n) {
+        *lg = lc->gpu;
+        return TP_OK;
+    }
+    memset(lc->reads, 0, (size_t)sys->nodes[TP_NODE_GPU].count * sizeof(bool));
+    tp_status st =
+        tp_paths__get_local_gpu_reads(sys, sys->nodes[TP_NODE_NET].nodes[n].id, lg, lc->reads, err);
+    lc->net = st == TP_OK ? n : -1;
+    lc->gpu = *lg;
+    return st;
+}
+
+/* NCCL 2.22.3: send to NET n from GPU g through the NIC's own GPU over NVLink (PXN). */
+static tp_status try_pxn(tp_system *sys, local_gpu_cache *lc, int n, int g, tp_error *err)
+{
     tp_node *gpu = &sys->nodes[TP_NODE_GPU].nodes[g];
     int lg;
-    tp_status st = tp_paths__get_local_gpu(sys, net->id, &lg, err);
+    tp_status st = local_gpu_of(sys, lc, n, &lg, err);
     if (st != TP_OK || lg == g || lg == -1)
         return st;
     const tp_node *peer = &sys->nodes[TP_NODE_GPU].nodes[lg];
@@ -585,14 +616,16 @@ static tp_status try_pxn(tp_system *sys, int n, int g, tp_error *err)
     const tp_route *gpu_net = &gpu->paths[TP_NODE_NET][n];
     if (peer_net->type <= TP_PATH_PXB && peer->paths[TP_NODE_GPU][g].type <= TP_PATH_NVL &&
         TP_ID_SYSTEM_ID(peer->id) == TP_ID_SYSTEM_ID(gpu->id) &&
-        (peer_net->bw > gpu_net->bw || gpu_net->type > TP_PATH_PXB))
+        (peer_net->bw > gpu_net->bw || gpu_net->type > TP_PATH_PXB)) {
+        local_gpu_changed(lc, g, false); /* GPU g's route to NET n */
         return add_inter_step(sys, TP_NODE_GPU, lg, TP_NODE_GPU, g, TP_NODE_NET, n, err);
+    }
     return TP_OK;
 }
 
 /* NCCL 2.22.3: without GDR, NIC traffic goes through the CPU local to the GPU, both ways. */
-static tp_status check_gdr_route(tp_system *sys, const tp_config *cfg, int n, int g, tp_log *log,
-                                 tp_error *err)
+static tp_status check_gdr_route(tp_system *sys, const tp_config *cfg, local_gpu_cache *lc, int n,
+                                 int g, tp_log *log, tp_error *err)
 {
     tp_node *gpu = &sys->nodes[TP_NODE_GPU].nodes[g];
     if (gpu->paths[TP_NODE_NET][n].type >= TP_PATH_PHB)
@@ -604,6 +637,7 @@ static tp_status check_gdr_route(tp_system *sys, const tp_config *cfg, int n, in
         return st;
     if ((st = local_cpu(sys, g, &cpu, log, err)) != TP_OK)
         return st;
+    local_gpu_changed(lc, g, true); /* a route from a NET changes */
     if ((st = add_inter_step(sys, TP_NODE_CPU, cpu, TP_NODE_NET, n, TP_NODE_GPU, g, err)))
         return st;
     return add_inter_step(sys, TP_NODE_CPU, cpu, TP_NODE_GPU, g, TP_NODE_NET, n, err);
@@ -612,21 +646,28 @@ static tp_status check_gdr_route(tp_system *sys, const tp_config *cfg, int n, in
 static tp_status net_policies(tp_system *sys, const tp_config *cfg, tp_log *log, tp_error *err)
 {
     bool pxn = tp_paths__pxn_disable(cfg) != 1;
-    for (int n = 0; n < sys->nodes[TP_NODE_NET].count; n++) {
-        for (int g = 0; g < sys->nodes[TP_NODE_GPU].count; g++) {
-            tp_status st;
-            if (!sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_NET])
-                return tp_fail(err, TP_ERR_TOPOLOGY, NULL, 0, 0,
-                               "GPU %d cannot reach any NET: a link on every way has no "
-                               "bandwidth",
-                               sys->nodes[TP_NODE_GPU].nodes[g].gpu.dev);
-            if (pxn && (st = try_pxn(sys, n, g, err)) != TP_OK)
-                return st;
-            if ((st = check_gdr_route(sys, cfg, n, g, log, err)) != TP_OK)
-                return st;
+    local_gpu_cache lc = {.net = -1,
+                          .reads = calloc((size_t)sys->nodes[TP_NODE_GPU].count + 1, sizeof(bool))};
+    if (!lc.reads)
+        return tp_fail_nomem(err);
+    tp_status st = TP_OK;
+    for (int n = 0; n < sys->nodes[TP_NODE_NET].count && st == TP_OK; n++) {
+        for (int g = 0; g < sys->nodes[TP_NODE_GPU].count && st == TP_OK; g++) {
+            if (!sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_NET]) {
+                st = tp_fail(err, TP_ERR_TOPOLOGY, NULL, 0, 0,
+                             "GPU %d cannot reach any NET: a link on every way has no "
+                             "bandwidth",
+                             sys->nodes[TP_NODE_GPU].nodes[g].gpu.dev);
+                break;
+            }
+            if (pxn)
+                st = try_pxn(sys, &lc, n, g, err);
+            if (st == TP_OK)
+                st = check_gdr_route(sys, cfg, &lc, n, g, log, err);
         }
     }
-    return TP_OK;
+    free(lc.reads);
+    return st;
 }
 
 tp_status tp_paths__compute(tp_system *sys, const tp_config *cfg, const tp_job_view *job,

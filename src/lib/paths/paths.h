@@ -117,6 +117,10 @@ tp_status tp_paths__get_local_net(const tp_system *sys, int rank, int channel_id
 /* ncclTopoGetLocalGpu: the GPU index local to NET net_id, -1 when none. */
 tp_status tp_paths__get_local_gpu(const tp_system *sys, int64_t net_id, int *gpu_index,
                                   tp_error *err);
+/* The same; read_gpus (per GPU index, may be NULL) gets true for each GPU whose routes to the NETs
+ * the answer read: the answer holds until one of those or a route from a NET changes. */
+tp_status tp_paths__get_local_gpu_reads(const tp_system *sys, int64_t net_id, int *gpu_index,
+                                        bool *read_gpus, tp_error *err);
 /* getLocalNetCountByBw: how many local NETs it takes to match the GPU's bandwidth to its CPU. */
 void tp_paths__local_net_count_by_bw(const tp_system *sys, int gpu, int *count);
 /* ncclTopoGetIntermediateRank: the rank proxying rank's traffic to net_id (rank itself unless PXN).

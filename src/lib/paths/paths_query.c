@@ -67,11 +67,15 @@ static tp_status local_nets_of(const tp_system *sys, int g, local_nets *ln, tp_e
     return TP_OK;
 }
 
-static tp_status local_nets_by_rank(const tp_system *sys, int rank, local_nets *ln, tp_error *err)
+/* read_gpus (may be NULL): marks the GPU whose routes were read. */
+static tp_status local_nets_by_rank(const tp_system *sys, int rank, local_nets *ln, bool *read_gpus,
+                                    tp_error *err)
 {
     int g = tp_paths__rank_to_index(sys, rank);
     if (g < 0)
         return tp_paths__internal(err, "local NET of a rank not in the system");
+    if (read_gpus)
+        read_gpus[g] = true;
     return local_nets_of(sys, g, ln, err);
 }
 
@@ -85,7 +89,7 @@ tp_status tp_paths__get_local_net(const tp_system *sys, int rank, int channel_id
                                   int *dev, tp_error *err)
 {
     local_nets ln;
-    tp_status st = local_nets_by_rank(sys, rank, &ln, err);
+    tp_status st = local_nets_by_rank(sys, rank, &ln, NULL, err);
     if (st != TP_OK)
         return st;
     const tp_node *node = local_net_on(sys, &ln, channel_id);
@@ -109,6 +113,12 @@ static int first_channel_on(const tp_system *sys, const local_nets *ln, int64_t 
 tp_status tp_paths__get_local_gpu(const tp_system *sys, int64_t net_id, int *gpu_index,
                                   tp_error *err)
 {
+    return tp_paths__get_local_gpu_reads(sys, net_id, gpu_index, NULL, err);
+}
+
+tp_status tp_paths__get_local_gpu_reads(const tp_system *sys, int64_t net_id, int *gpu_index,
+                                        bool *read_gpus, tp_error *err)
+{
     int n = tp_paths__id_to_index(sys, TP_NODE_NET, net_id);
     if (n < 0)
         return tp_paths__internal(err, "local GPU of an unknown NET");
@@ -124,8 +134,8 @@ tp_status tp_paths__get_local_gpu(const tp_system *sys, int64_t net_id, int *gpu
     *gpu_index = -1;
     for (int lg = 0; lg < n_gpus && best_channel != 0; lg++) {
         local_nets ln;
-        tp_status st =
-            local_nets_by_rank(sys, sys->nodes[TP_NODE_GPU].nodes[gpus[lg]].gpu.rank, &ln, err);
+        tp_status st = local_nets_by_rank(sys, sys->nodes[TP_NODE_GPU].nodes[gpus[lg]].gpu.rank,
+                                          &ln, read_gpus, err);
         if (st != TP_OK)
             return st;
         int c = first_channel_on(sys, &ln, net_id);
