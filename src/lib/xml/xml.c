@@ -507,34 +507,32 @@ tp_status tp_xml__parse_expat(tp_xml **out, const char *text, size_t len, const 
 
 /*
  * Open for reading without blocking on a FIFO that has no writer (it then
- * reads as empty); reads block again once open.
+ * reads as empty); reads block again once open. *sb: what the file is.
  */
-static FILE *open_input(const char *path, tp_error *err, tp_status *st)
+static int open_input(const char *path, struct stat *sb, tp_error *err, tp_status *st)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    struct stat sb;
-    if (fd < 0 || fstat(fd, &sb) != 0) {
+    if (fd < 0 || fstat(fd, sb) != 0) {
         *st = tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
         if (fd >= 0)
             close(fd);
-        return NULL;
+        return -1;
     }
-    if (S_ISDIR(sb.st_mode)) {
+    if (S_ISDIR(sb->st_mode)) {
         close(fd);
         *st = tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot read: %s", strerror(EISDIR));
-        return NULL;
+        return -1;
     }
-    int flags = fcntl(fd, F_GETFL);
-    FILE *f =
-        flags == -1 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == -1 ? NULL : fdopen(fd, "rb");
-    if (!f) {
+    int flags = S_ISREG(sb->st_mode) ? 0 : fcntl(fd, F_GETFL); /* files never block */
+    if (flags == -1 || (flags && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == -1)) {
         *st = tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
         close(fd);
+        return -1;
     }
-    return f;
+    return fd;
 }
 
-/* Room for the next read: the file's size when known (one read), else doubling. */
+/* Room for the next read: the file's size and one byte when known, else doubling. */
 static tp_status read_room(char **buf, size_t *cap, size_t len, size_t hint, tp_error *err)
 {
     if (len + 1 < *cap)
@@ -548,33 +546,45 @@ static tp_status read_room(char **buf, size_t *cap, size_t len, size_t hint, tp_
     return TP_OK;
 }
 
+/* Every byte up to the end (or past the input limit) into *buf. */
+static tp_status read_all(int fd, const struct stat *sb, const char *path, char **buf, size_t *len,
+                          tp_error *err)
+{
+    bool regular = S_ISREG(sb->st_mode);
+    size_t hint = regular && sb->st_size <= TP_MAX_INPUT_BYTES ? (size_t)sb->st_size : 0, cap = 0;
+    tp_status st = TP_OK;
+    for (;;) {
+        if ((st = read_room(buf, &cap, *len, hint, err)) != TP_OK)
+            return st;
+        size_t room = cap - *len - 1;
+        ssize_t n = read(fd, *buf + *len, room);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot read: %s", strerror(errno));
+        *len += (size_t)n;
+        if (*len > TP_MAX_INPUT_BYTES)
+            return tp_fail(err, TP_ERR_XML, path, 0, 0,
+                           "file larger than %u MiB (topoplan's limit for an input file)",
+                           TP_MAX_INPUT_BYTES >> 20);
+        /* A regular file reads short only at its end: no read just to see 0. */
+        if (n == 0 || (regular && (size_t)n < room))
+            return TP_OK;
+    }
+}
+
 tp_status tp_xml__read_file(char **out, size_t *len_out, const char *path, tp_error *err)
 {
     *out = NULL;
     tp_status st = TP_OK;
-    FILE *f = open_input(path, err, &st);
-    if (!f)
-        return st;
     struct stat sb;
-    size_t hint =
-        fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size <= TP_MAX_INPUT_BYTES
-            ? (size_t)sb.st_size
-            : 0;
+    int fd = open_input(path, &sb, err, &st);
+    if (fd < 0)
+        return st;
     char *buf = NULL;
-    size_t len = 0, cap = 0, n;
-    do {
-        if ((st = read_room(&buf, &cap, len, hint, err)) != TP_OK)
-            break;
-        n = fread(buf + len, 1, cap - len - 1, f);
-        len += n;
-    } while (n > 0 && len <= TP_MAX_INPUT_BYTES);
-    if (st == TP_OK && ferror(f))
-        st = tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot read: %s", strerror(errno));
-    else if (st == TP_OK && len > TP_MAX_INPUT_BYTES)
-        st = tp_fail(err, TP_ERR_XML, path, 0, 0,
-                     "file larger than %u MiB (topoplan's limit for an input file)",
-                     TP_MAX_INPUT_BYTES >> 20);
-    fclose(f);
+    size_t len = 0;
+    st = read_all(fd, &sb, path, &buf, &len, err);
+    close(fd);
     if (st != TP_OK) {
         free(buf);
         return st;
