@@ -270,14 +270,17 @@ static void lint_layout_role(lctx *c, tp_pv_role role, const char *key, const ch
 {
     if (!c->sku || !tp_sku__list_len(c->sku, key))
         return;
+    /* The two lists looked up once: every endpoint is checked against them. */
+    const char *layout = tp_sku__get(c->sku, NULL, key);
+    const char *other_layout = tp_sku__get(c->sku, NULL, other_key);
     const char **off = calloc(c->f.n_pci + 1, sizeof(*off));
     size_t n_off = 0, n_swapped = 0;
     for (size_t i = 0; off && i < c->f.n_pci; i++) {
         const tp_pv_pci *p = &c->f.pci[i];
         if (p->role != role || !*p->busid || tp_xml__child(p->e, "pci") ||
-            tp_sku__list_has(c->sku, key, p->busid))
+            tp_sku__word_index(layout, p->busid) >= 0)
             continue;
-        n_swapped += tp_sku__list_has(c->sku, other_key, p->busid);
+        n_swapped += tp_sku__word_index(other_layout, p->busid) >= 0;
         off[n_off++] = p->busid;
     }
     if (n_off) {

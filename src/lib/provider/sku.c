@@ -145,9 +145,9 @@ static bool same_word(const char *a, const char *b, size_t n)
     return true;
 }
 
-int tp_sku__list_index(const tp_sku *sku, const char *key, const char *word)
+int tp_sku__word_index(const char *list, const char *word)
 {
-    const char *p = tp_sku__get(sku, NULL, key);
+    const char *p = list;
     size_t wlen = strlen(word);
     /* One pass over the list: a word ends at a space, a tab or the end. */
     for (int i = 0; p; i++) {
@@ -162,6 +162,11 @@ int tp_sku__list_index(const tp_sku *sku, const char *key, const char *word)
             return i;
     }
     return -1;
+}
+
+int tp_sku__list_index(const tp_sku *sku, const char *key, const char *word)
+{
+    return tp_sku__word_index(tp_sku__get(sku, NULL, key), word);
 }
 
 bool tp_sku__list_has(const tp_sku *sku, const char *key, const char *word)

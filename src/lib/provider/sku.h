@@ -42,6 +42,8 @@ const char *tp_sku__get(const tp_sku *sku, const char *mode, const char *key);
 long long tp_sku__get_int(const tp_sku *sku, const char *mode, const char *key, long long dflt);
 /* Is word one of the space-separated words of key's value? */
 bool tp_sku__list_has(const tp_sku *sku, const char *key, const char *word);
+/* Index of word in a space-separated list (NULL: empty), or -1; case does not matter. */
+int tp_sku__word_index(const char *list, const char *word);
 /* Index of word in key's list, or -1. */
 int tp_sku__list_index(const tp_sku *sku, const char *key, const char *word);
 /* Word i of key's list copied into buf ("" past the end); returns buf. */
