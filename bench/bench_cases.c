@@ -4,6 +4,7 @@
  * nccl-timings.tsv. Timings only: never pass/fail.
  *
  * usage: bench_cases CASES_DIR TIMINGS_TSV [RUNS] [--topoplan BIN] [--instructions FILE]
+ *                    [--process-instructions FILE]
  *        bench_cases CASES_DIR TIMINGS_TSV --count-instructions   (under callgrind)
  *
  * Per case: stage times and the in-process total (minimum of RUNS plans) next to
@@ -11,7 +12,9 @@
  * the case folder with the case's env): best wall time of RUNS and its peak
  * RSS; with --instructions, the instructions of one plan from FILE ("case
  * count" lines, written by bench/run.sh from a --count-instructions run:
- * stable on a noisy machine, the figure to compare across runs).
+ * stable on a noisy machine, the figure to compare across runs); with
+ * --process-instructions, those of `topoplan plan` as a whole process (same
+ * format, start-up and report included) and their ratio to one plan's.
  */
 #include "topoplan.h"
 
@@ -38,7 +41,7 @@
 #define MAX_ARGS 32
 
 typedef struct options {
-    const char *cases, *tsv, *topoplan, *instructions;
+    const char *cases, *tsv, *topoplan, *instructions, *process_instructions;
     int runs;
     int count_instructions;
 } options;
@@ -49,6 +52,9 @@ typedef struct totals {
     int cases, at_10x;
     double worst_ratio;
     char worst[256];
+    int process_cases, process_within_2x; /* process instructions against one plan's */
+    double worst_process;
+    char worst_process_case[256];
 } totals;
 
 /* One case as the runner sees it. */
@@ -77,8 +83,9 @@ static int nccl_row(const char *tsv, bench_case *c)
         char name[256];
         int n;
         double r[6];
-        if (sscanf(line, "%255s %d %lf %lf %lf %lf %lf %lf", name, &n, &r[0], &r[1], &r[2],
-                   &r[3], &r[4], &r[5]) == 8 && strcmp(name, c->name) == 0 && n == c->nodes) {
+        if (sscanf(line, "%255s %d %lf %lf %lf %lf %lf %lf", name, &n, &r[0], &r[1], &r[2], &r[3],
+                   &r[4], &r[5]) == 8 &&
+            strcmp(name, c->name) == 0 && n == c->nodes) {
             memcpy(c->ref, r, sizeof(r));
             found = 1;
         }
@@ -138,8 +145,8 @@ static tp_config *case_config(const bench_case *c)
 }
 
 /* In-process: best total of `runs` plans and that run's stage times. */
-static tp_status time_in_process(const bench_case *c, const tp_config *cfg, int runs,
-                                 double *best, double stages[TP_STAGE_COUNT])
+static tp_status time_in_process(const bench_case *c, const tp_config *cfg, int runs, double *best,
+                                 double stages[TP_STAGE_COUNT])
 {
     char topo[1100];
     snprintf(topo, sizeof(topo), "%s/topo.xml", c->dir);
@@ -214,16 +221,14 @@ static pid_t spawn_plan(const bench_case *c, const char *bin, bool via_env)
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     pid_t pid = -1;
     /* posix_spawn does not copy our memory: the child's peak RSS is its own. */
-    if (posix_spawn(&pid, argv[0], &fa, NULL, argv,
-                    case_environ(c, env_store, sizeof(env_store))))
+    if (posix_spawn(&pid, argv[0], &fa, NULL, argv, case_environ(c, env_store, sizeof(env_store))))
         pid = -1;
     posix_spawn_file_actions_destroy(&fa);
     return pid;
 }
 
 /* As a user runs it: best wall time (us) of `runs` processes and the peak RSS (KB). */
-static void time_process(const bench_case *c, const char *bin, int runs, double *best,
-                         long *rss_kb)
+static void time_process(const bench_case *c, const char *bin, int runs, double *best, long *rss_kb)
 {
     *best = -1;
     *rss_kb = 0;
@@ -274,6 +279,21 @@ static void add_totals(totals *sum, const bench_case *c, const double stages[], 
     }
 }
 
+/* `topoplan plan` as a process over one in-process plan, in instructions (-1: unknown). */
+static double process_ratio(totals *sum, const bench_case *c, double instr, double proc_instr)
+{
+    if (instr <= 0 || proc_instr <= 0)
+        return -1;
+    double ratio = proc_instr / instr;
+    sum->process_cases++;
+    sum->process_within_2x += ratio <= 2;
+    if (!sum->worst_process_case[0] || ratio > sum->worst_process) {
+        sum->worst_process = ratio;
+        snprintf(sum->worst_process_case, sizeof(sum->worst_process_case), "%s", c->name);
+    }
+    return ratio;
+}
+
 static void bench_case_run(const bench_case *c, const options *o, totals *sum)
 {
     tp_config *cfg = case_config(c);
@@ -286,13 +306,16 @@ static void bench_case_run(const bench_case *c, const options *o, totals *sum)
     if (o->topoplan)
         time_process(c, o->topoplan, o->runs, &proc, &rss);
     double instr = instructions_of(o->instructions, c->name);
+    double proc_instr = instructions_of(o->process_instructions, c->name);
+    double proc_ratio = process_ratio(sum, c, instr, proc_instr);
     if (st == TP_OK)
         add_totals(sum, c, stages, best);
     printf("%-36s %2d %6.0f/%-6.0f %6.0f/%-6.0f %6.0f/%-6.0f %7.0f/%-7.0f %7.0f/%-7.0f %6.1fx%s",
            c->name, c->nodes, stages[TP_STAGE_XML], c->ref[0], stages[TP_STAGE_SYSTEM], c->ref[1],
            stages[TP_STAGE_PATHS], c->ref[2], stages[TP_STAGE_SEARCH], c->ref[3], best, c->ref[5],
            c->ref[5] / best, c->ref[5] / best < 10 ? "<" : " ");
-    printf(" %7.2f %7.2f %6.1f", instr >= 0 ? instr / 1e6 : -1.0, proc >= 0 ? proc / 1e3 : -1.0,
+    printf(" %7.2f %7.2f %6.2f %7.2f %6.1f", instr >= 0 ? instr / 1e6 : -1.0,
+           proc_instr >= 0 ? proc_instr / 1e6 : -1.0, proc_ratio, proc >= 0 ? proc / 1e3 : -1.0,
            rss / 1024.0);
     printf("%s\n", st == TP_OK ? "" : "  (plan failed)");
 }
@@ -342,6 +365,8 @@ static int parse_options(options *o, int argc, char **argv)
             o->topoplan = argv[++i];
         else if (strcmp(argv[i], "--instructions") == 0 && i + 1 < argc)
             o->instructions = argv[++i];
+        else if (strcmp(argv[i], "--process-instructions") == 0 && i + 1 < argc)
+            o->process_instructions = argv[++i];
         else if (strcmp(argv[i], "--count-instructions") == 0)
             o->count_instructions = 1;
         else if (pos == 0 && ++pos)
@@ -373,31 +398,40 @@ static int list_cases(const char *dir, char **names)
 
 static void print_header(void)
 {
-    printf("times in us, topoplan/NCCL 2.22.3 (NCCL: ../shared/conformance/nccl-timings.tsv);\n"
-           "speedup: NCCL's total / ours in process ('<': under 10x); Minstr: instructions of\n"
-           "one plan (callgrind); proc ms, RSS MB: `topoplan plan` as a process (best wall)\n");
-    printf("%-36s %2s %13s %13s %13s %15s %15s %7s %7s %7s %6s\n", "case", "n", "xml", "system",
-           "paths", "search", "total", "speedup", "Minstr", "proc ms", "RSS MB");
+    printf(
+        "times in us, topoplan/NCCL 2.22.3 (NCCL: ../shared/conformance/nccl-timings.tsv);\n"
+        "speedup: NCCL's total / ours in process ('<': under 10x); Minstr: instructions of\n"
+        "one plan (callgrind); proc Mi: of `topoplan plan` as a process (start-up, lint and\n"
+        "report included), xplan: proc Mi / Minstr; proc ms, RSS MB: that process (best wall)\n");
+    printf("%-36s %2s %13s %13s %13s %15s %15s %7s %7s %7s %6s %7s %6s\n", "case", "n", "xml",
+           "system", "paths", "search", "total", "speedup", "Minstr", "proc Mi", "xplan", "proc ms",
+           "RSS MB");
 }
 
 static void print_totals(const totals *t)
 {
     if (!t->cases || t->search <= 0 || t->total <= 0)
         return;
-    printf("all %d cases: search %.0f/%.0f us (%.1fx), whole plan %.0f/%.0f us (%.1fx)\n",
-           t->cases, t->search, t->nccl_search, t->nccl_search / t->search, t->total,
-           t->nccl_total, t->nccl_total / t->total);
+    printf("all %d cases: search %.0f/%.0f us (%.1fx), whole plan %.0f/%.0f us (%.1fx)\n", t->cases,
+           t->search, t->nccl_search, t->nccl_search / t->search, t->total, t->nccl_total,
+           t->nccl_total / t->total);
     printf("whole plan at least 10x faster on %d of %d cases, under 10x on %d (slowest: %s "
            "%.1fx)\n",
            t->at_10x, t->cases, t->cases - t->at_10x, t->worst, t->worst_ratio);
+    if (t->process_cases)
+        printf("topoplan plan as a process within 2x of one plan's instructions on %d of %d "
+               "cases (most: %s %.2fx)\n",
+               t->process_within_2x, t->process_cases, t->worst_process_case, t->worst_process);
 }
 
 int main(int argc, char **argv)
 {
     options o;
     if (parse_options(&o, argc, argv) != 0) {
-        fprintf(stderr, "usage: %s CASES_DIR TIMINGS_TSV [RUNS] [--topoplan BIN] "
-                        "[--instructions FILE] [--count-instructions]\n", argv[0]);
+        fprintf(stderr,
+                "usage: %s CASES_DIR TIMINGS_TSV [RUNS] [--topoplan BIN] "
+                "[--instructions FILE] [--process-instructions FILE] [--count-instructions]\n",
+                argv[0]);
         return 2;
     }
     char *names[MAX_CASES];

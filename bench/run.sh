@@ -2,7 +2,8 @@
 # Benchmarks: whole-plan time per public conformance case against NCCL's own
 # reference figures (../shared/conformance/nccl-timings.tsv), the instructions of
 # one plan (callgrind: repeatable on a noisy machine; INSTRUCTIONS=0 skips it),
-# `topoplan plan` as a process (wall time, peak RSS), then a large job.
+# `topoplan plan` as a process (its instructions against one plan's, wall time,
+# peak RSS), then a large job.
 # Timings only: never pass/fail.
 set -e
 CASES=../shared/conformance/cases
@@ -21,6 +22,21 @@ if [ "${INSTRUCTIONS:-1}" != 0 ] && command -v valgrind >/dev/null 2>&1; then
              END{if (name != "") print name, n}' "$f"
     done >"$tmp/instructions.txt"
     instr="--instructions $tmp/instructions.txt"
+    # `topoplan plan` as a user runs it, start-up and report included: one process per
+    # case, in its folder with its env (the cases NCCL timed: those of $TSV).
+    vg=$(command -v valgrind)
+    top=$PWD
+    tail -n +2 "$TSV" | cut -f1 | while read -r name; do
+        dir="$CASES/$name"
+        [ -d "$dir" ] || continue
+        # shellcheck disable=SC2046
+        (cd "$dir" && env $(cat env 2>/dev/null) "$vg" -q --tool=callgrind \
+            --callgrind-out-file="$tmp/proc.out" "$top/build/topoplan" plan topo.xml \
+            $(cat args 2>/dev/null) >/dev/null 2>&1) || true
+        awk -v name="$name" '/^totals: /{print name, $2}' "$tmp/proc.out" 2>/dev/null
+        rm -f "$tmp/proc.out"
+    done >"$tmp/process.txt"
+    instr="$instr --process-instructions $tmp/process.txt"
 fi
 # shellcheck disable=SC2086
 build/bench/bench_cases "$CASES" "$TSV" "${RUNS:-5}" --topoplan "$PWD/build/topoplan" $instr
