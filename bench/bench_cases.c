@@ -42,6 +42,7 @@
 
 typedef struct options {
     const char *cases, *tsv, *topoplan, *instructions, *process_instructions;
+    const struct rss_spawner *spawner; /* runs the peak-RSS measures (NULL: none) */
     int runs;
     int count_instructions;
 } options;
@@ -227,27 +228,97 @@ static pid_t spawn_plan(const bench_case *c, const char *bin, bool via_env)
     return pid;
 }
 
-/* As a user runs it: best wall time (us) of `runs` processes and the peak RSS (KB). */
-static void time_process(const bench_case *c, const char *bin, int runs, double *best, long *rss_kb)
+/* As a user runs it: best wall time (us) of `runs` processes. */
+static void time_process(const bench_case *c, const char *bin, int runs, double *best)
 {
     *best = -1;
-    *rss_kb = 0;
-    for (int r = 0; r <= runs; r++) {
-        bool rss_run = r == runs; /* the last run, through env, measures the RSS only */
+    for (int r = 0; r < runs; r++) {
         double t0 = now_us();
-        pid_t pid = spawn_plan(c, bin, rss_run);
+        pid_t pid = spawn_plan(c, bin, false);
         int status = 0;
-        struct rusage ru;
-        if (pid < 0 || wait4(pid, &status, 0, &ru) != pid)
+        if (pid < 0 || waitpid(pid, &status, 0) != pid)
             return;
         double t = now_us() - t0;
         if (!WIFEXITED(status) || WEXITSTATUS(status) == 127)
             return;
-        if (rss_run)
-            *rss_kb = ru.ru_maxrss;
-        else if (*best < 0 || t < *best)
+        if (*best < 0 || t < *best)
             *best = t;
     }
+}
+
+/*
+ * The peak RSS of a `plan` process is measured by a small process forked
+ * before any plan: the kernel starts a spawned child's peak from its
+ * parent's memory, and ours grows with every case planned in process.
+ */
+typedef struct rss_spawner {
+    pid_t pid; /* -1: none */
+    int req, resp;
+} rss_spawner;
+
+/* The spawner's side: a case in, the peak RSS (KB, -1 when the run failed) out. */
+static void spawner_loop(int req, int resp, const char *bin)
+{
+    bench_case c;
+    while (read(req, &c, sizeof(c)) == (ssize_t)sizeof(c)) {
+        long rss = -1;
+        pid_t pid = spawn_plan(&c, bin, true);
+        int status = 0;
+        struct rusage ru;
+        if (pid >= 0 && wait4(pid, &status, 0, &ru) == pid && WIFEXITED(status) &&
+            WEXITSTATUS(status) != 127)
+            rss = ru.ru_maxrss;
+        if (write(resp, &rss, sizeof(rss)) != (ssize_t)sizeof(rss))
+            break;
+    }
+    _exit(0);
+}
+
+static void spawner_start(rss_spawner *s, const char *bin)
+{
+    int req[2], resp[2];
+    s->pid = -1;
+    if (!bin || pipe(req) != 0)
+        return;
+    if (pipe(resp) != 0) {
+        close(req[0]);
+        close(req[1]);
+        return;
+    }
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(req[1]);
+        close(resp[0]);
+        spawner_loop(req[0], resp[1], bin);
+    }
+    close(req[0]);
+    close(resp[1]);
+    if (pid < 0) {
+        close(req[1]);
+        close(resp[0]);
+        return;
+    }
+    *s = (rss_spawner){.pid = pid, .req = req[1], .resp = resp[0]};
+}
+
+static long spawner_rss(const rss_spawner *s, const bench_case *c)
+{
+    long rss = -1;
+    if (!s || s->pid < 0 || write(s->req, c, sizeof(*c)) != (ssize_t)sizeof(*c) ||
+        read(s->resp, &rss, sizeof(rss)) != (ssize_t)sizeof(rss))
+        return -1;
+    return rss;
+}
+
+static void spawner_stop(rss_spawner *s)
+{
+    if (s->pid < 0)
+        return;
+    close(s->req);
+    close(s->resp);
+    waitpid(s->pid, NULL, 0);
+    s->pid = -1;
 }
 
 /* The instructions of one plan of the case, from the --instructions file (-1: none). */
@@ -303,8 +374,10 @@ static void bench_case_run(const bench_case *c, const options *o, totals *sum)
     long rss = 0;
     tp_status st = time_in_process(c, cfg, o->runs, &best, stages);
     tp_config_free(cfg);
-    if (o->topoplan)
-        time_process(c, o->topoplan, o->runs, &proc, &rss);
+    if (o->topoplan) {
+        time_process(c, o->topoplan, o->runs, &proc);
+        rss = spawner_rss(o->spawner, c);
+    }
     double instr = instructions_of(o->instructions, c->name);
     double proc_instr = instructions_of(o->process_instructions, c->name);
     double proc_ratio = process_ratio(sum, c, instr, proc_instr);
@@ -316,7 +389,7 @@ static void bench_case_run(const bench_case *c, const options *o, totals *sum)
            c->ref[5] / best, c->ref[5] / best < 10 ? "<" : " ");
     printf(" %7.2f %7.2f %6.2f %7.2f %6.1f", instr >= 0 ? instr / 1e6 : -1.0,
            proc_instr >= 0 ? proc_instr / 1e6 : -1.0, proc_ratio, proc >= 0 ? proc / 1e3 : -1.0,
-           rss / 1024.0);
+           rss >= 0 ? rss / 1024.0 : -1.0);
     printf("%s\n", st == TP_OK ? "" : "  (plan failed)");
 }
 
@@ -439,8 +512,12 @@ int main(int argc, char **argv)
     if (n < 0)
         return 1;
     totals t = {0};
-    if (!o.count_instructions)
+    rss_spawner spawner = {.pid = -1};
+    if (!o.count_instructions) {
+        spawner_start(&spawner, o.topoplan);
+        o.spawner = &spawner;
         print_header();
+    }
     for (int i = 0; i < n; i++) {
         bench_case c;
         if (load_case(&c, o.cases, names[i], o.tsv)) {
@@ -451,6 +528,7 @@ int main(int argc, char **argv)
         }
         free(names[i]);
     }
+    spawner_stop(&spawner);
     if (!o.count_instructions)
         print_totals(&t);
     return 0;
