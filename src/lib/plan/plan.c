@@ -111,13 +111,9 @@ static tp_status prepared_xml(tp_xml **out, const tp_plan *plan, int host, tp_lo
  * An empty graph as init.cc sets it up before ncclTopoCompute. Only the
  * channel slots of n_gpus GPUs are ever read: the rest stays unset.
  */
-static tp_status new_graph(tp_graph **out, int n_gpus, int id, int pattern, int coll_net,
-                           int min_ch, int max_ch, tp_error *err)
+static void new_graph(tp_graph *g, int n_gpus, int id, int pattern, int coll_net, int min_ch,
+                      int max_ch)
 {
-    tp_graph *g = malloc(sizeof(*g));
-    *out = g;
-    if (!g)
-        return tp_fail_nomem(err);
     tp_graph__set_settings(g, &(tp_graph_settings){0});
     memset(g->intra, 0, (size_t)TP_MAXCHANNELS * (size_t)n_gpus * sizeof(g->intra[0]));
     memset(g->inter, 0, sizeof(g->inter));
@@ -128,6 +124,16 @@ static tp_status new_graph(tp_graph **out, int n_gpus, int id, int pattern, int 
     g->coll_net = coll_net;
     g->min_channels = min_ch;
     g->max_channels = max_ch;
+}
+
+/* The domain's graphs, in one block: they live and die together (and a plan's
+ * heap then holds a few large blocks, not many). */
+static tp_status graph_room(tp_domain *d, tp_error *err)
+{
+    if (!d->graph_block && !(d->graph_block = malloc(TP_GRAPH_COUNT * sizeof(tp_graph))))
+        return tp_fail_nomem(err);
+    for (int i = 0; i < TP_GRAPH_COUNT; i++)
+        d->graphs[i] = &d->graph_block[i];
     return TP_OK;
 }
 
@@ -163,24 +169,23 @@ static tp_status mirror_graphs(tp_plan *plan, tp_host_kind *k, tp_domain *d, tp_
         candidate |= worth_mirroring(e, d);
     if (!candidate)
         return TP_OK;
-    for (int i = 0; i < TP_GRAPH_COUNT; i++)
-        if (!(d->graphs[i] = calloc(1, sizeof(*d->graphs[i]))))
-            return tp_fail_nomem(err);
+    tp_status st = graph_room(d, err);
+    if (st != TP_OK)
+        return st;
+    memset(d->graph_block, 0, TP_GRAPH_COUNT * sizeof(tp_graph));
     for (tp_domain *e = k->domains; e < d; e++) {
         int done = 0;
         if (!worth_mirroring(e, d))
             continue;
         const tp_search_domain from = {e->sys, e->graphs}, to = {d->sys, d->graphs};
-        tp_status st = tp_search__mirror(from, to, TP_GRAPH_COUNT, plan->cfg, &done, err);
+        st = tp_search__mirror(from, to, TP_GRAPH_COUNT, plan->cfg, &done, err);
         if (st != TP_OK || done) {
             d->searched = done;
             return st;
         }
     }
-    for (int i = 0; i < TP_GRAPH_COUNT; i++) {
-        free(d->graphs[i]);
+    for (int i = 0; i < TP_GRAPH_COUNT; i++) /* to be searched: the block is reused */
         d->graphs[i] = NULL;
-    }
     return TP_OK;
 }
 
@@ -188,26 +193,28 @@ static tp_status mirror_graphs(tp_plan *plan, tp_host_kind *k, tp_domain *d, tp_
 static tp_status search_graphs(tp_plan *plan, tp_domain *d, tp_search_ctx **keep, tp_log *log,
                                tp_error *err)
 {
-    tp_graph **g = d->graphs;
-    int n_gpus = d->sys->nodes[TP_NODE_GPU].count;
-    tp_status st =
-        new_graph(&g[TP_GRAPH_RING], n_gpus, 0, TP_PATTERN_RING, 0, 1, TP_RING_MAX_CHANNELS, err);
-    if (st == TP_OK)
-        st = compute_graph(plan, d, TP_GRAPH_RING, keep, log, err);
+    tp_status st = graph_room(d, err);
     if (st != TP_OK)
         return st;
+    /* Graphs not set up yet are not released with the domain. */
+    tp_graph *const *g = d->graphs;
+    for (int i = TP_GRAPH_RING + 1; i < TP_GRAPH_COUNT; i++)
+        d->graphs[i] = NULL;
+    int n_gpus = d->sys->nodes[TP_NODE_GPU].count;
+    new_graph(g[TP_GRAPH_RING], n_gpus, 0, TP_PATTERN_RING, 0, 1, TP_RING_MAX_CHANNELS);
+    if ((st = compute_graph(plan, d, TP_GRAPH_RING, keep, log, err)) != TP_OK)
+        return st;
     int ring_n = g[TP_GRAPH_RING]->n_channels;
-    if ((st = new_graph(&g[TP_GRAPH_TREE], n_gpus, 1, TP_PATTERN_BALANCED_TREE, 0, ring_n, ring_n,
-                        err)) != TP_OK ||
-        (st = compute_graph(plan, d, TP_GRAPH_TREE, keep, log, err)) != TP_OK)
+    d->graphs[TP_GRAPH_TREE] = &d->graph_block[TP_GRAPH_TREE];
+    new_graph(g[TP_GRAPH_TREE], n_gpus, 1, TP_PATTERN_BALANCED_TREE, 0, ring_n, ring_n);
+    if ((st = compute_graph(plan, d, TP_GRAPH_TREE, keep, log, err)) != TP_OK)
         return st;
-    if ((st = new_graph(&g[TP_GRAPH_COLLNET_CHAIN], n_gpus, 2, TP_PATTERN_TREE, 1, ring_n, ring_n,
-                        err)) != TP_OK ||
-        (st = new_graph(&g[TP_GRAPH_COLLNET_DIRECT], n_gpus, 2, TP_PATTERN_COLLNET_DIRECT, 1, 1,
-                        TP_MAXCHANNELS, err)) != TP_OK ||
-        (st = new_graph(&g[TP_GRAPH_NVLS], n_gpus, 3, TP_PATTERN_NVLS, 0, 1, TP_MAXCHANNELS,
-                        err)) != TP_OK)
-        return st;
+    for (int i = TP_GRAPH_TREE + 1; i < TP_GRAPH_COUNT; i++)
+        d->graphs[i] = &d->graph_block[i];
+    new_graph(g[TP_GRAPH_COLLNET_CHAIN], n_gpus, 2, TP_PATTERN_TREE, 1, ring_n, ring_n);
+    new_graph(g[TP_GRAPH_COLLNET_DIRECT], n_gpus, 2, TP_PATTERN_COLLNET_DIRECT, 1, 1,
+              TP_MAXCHANNELS);
+    new_graph(g[TP_GRAPH_NVLS], n_gpus, 3, TP_PATTERN_NVLS, 0, 1, TP_MAXCHANNELS);
     if (d->nvls_support)
         st = compute_graph(plan, d, TP_GRAPH_NVLS, keep, log, err);
     return st;
@@ -794,11 +801,10 @@ tp_status tp_plan_file(tp_plan **out, const char *path, const tp_job *job, const
 
 static void free_domain(tp_domain *d)
 {
-    for (int i = 0; i < TP_GRAPH_COUNT; i++) {
+    for (int i = 0; i < TP_GRAPH_COUNT; i++)
         if (d->graphs[i])
             tp_search__graph_release(d->graphs[i]);
-        free(d->graphs[i]);
-    }
+    free(d->graph_block);
     tp_system__free(d->sys);
 }
 

@@ -19,7 +19,8 @@
 /* One pipeline result, shared by the ranks of a domain. */
 typedef struct tp_domain {
     tp_system *sys;                   /* trimmed, with paths (owned) */
-    tp_graph *graphs[TP_GRAPH_COUNT]; /* owned; home host's rank numbers */
+    tp_graph *graphs[TP_GRAPH_COUNT]; /* in graph_block; home host's rank numbers */
+    tp_graph *graph_block;            /* owned: room for every graph of the domain */
     int nvls_support;                 /* ncclNvlsInit */
     int nvls_channels;
     bool searched;    /* every graph computed */
