@@ -251,7 +251,7 @@ int tp_format_fixed(char *out, float v, int decimals)
     double scaled = (double)v * scale[decimals];
     if (!(fabs(scaled) < 1e15))
         return snprintf(out, TP_F1_SIZE, "%.*f", decimals, (double)v);
-    long long n = llrint(nearbyint(fabs(scaled)));
+    long long n = llrint(fabs(scaled)); /* to nearest, ties to even: printf's rounding */
     char digits[40], *p = digits + sizeof(digits);
     *--p = '\0';
     for (int i = 0; i < decimals; i++, n /= 10)
@@ -271,7 +271,26 @@ int tp_format_fixed(char *out, float v, int decimals)
 
 int tp_format_f1(char *out, float v)
 {
-    return tp_format_fixed(out, v, 1);
+    /* tp_format_fixed's digits for one decimal, unrolled: the paths and tuning lines print
+     * hundreds. */
+    double tenths = (double)v * 10.0; /* exact: 24-bit mantissa times 10 */
+    if (!(fabs(tenths) < 1e15))
+        return snprintf(out, TP_F1_SIZE, "%.1f", (double)v);
+    long long n = llrint(fabs(tenths));
+    char digits[24], *p = digits + sizeof(digits);
+    *--p = '\0';
+    *--p = (char)('0' + n % 10);
+    *--p = '.';
+    n /= 10;
+    do {
+        *--p = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    if (signbit(v))
+        *--p = '-';
+    size_t len = (size_t)(digits + sizeof(digits) - 1 - p);
+    memcpy(out, p, len + 1);
+    return (int)len;
 }
 
 int tp_format_hex(char *out, unsigned long long v, int min_digits)

@@ -381,12 +381,17 @@ void tp_config_free(tp_config *cfg)
 tp_status tp_config__copy(tp_config **out, const tp_config *cfg, tp_error *err)
 {
     *out = NULL;
-    tp_config *copy = calloc(1, sizeof(*copy));
+    tp_config *copy = malloc(sizeof(*copy));
     if (!copy)
         return tp_fail_nomem(err);
-    for (size_t i = 0; i < TP_PARAM_COUNT; i++) {
-        copy->values[i] = cfg->values[i];
+    /* Everything at once, then the owned texts of their own (most values have none). */
+    *copy = *cfg;
+    for (size_t i = 0; i < TP_CONFIG_MAX_WARNINGS; i++)
+        copy->warnings[i] = NULL;
+    copy->n_warnings = 0;
+    for (size_t i = 0; i < TP_PARAM_COUNT; i++)
         copy->values[i].text = NULL;
+    for (size_t i = 0; i < TP_PARAM_COUNT; i++) {
         if (cfg->values[i].text && tp_strdup(&copy->values[i].text, cfg->values[i].text, err)) {
             tp_config_free(copy);
             return TP_ERR_NOMEM;
