@@ -32,6 +32,13 @@ typedef struct prep_ctx {
     struct elem_list *shared_trim; /* what every rank's trim drops, its own GPU aside */
 } prep_ctx;
 
+/* Whether two texts are equal: often the same pointer (views borrow the element's strings), or
+ * different from the first character on (tags and names). */
+static inline bool same_text(const char *a, const char *b)
+{
+    return a == b || (a[0] == b[0] && strcmp(a, b) == 0);
+}
+
 /* An element list that grows. */
 typedef struct elem_list {
     tp_xml_elem **items;
@@ -56,11 +63,11 @@ static tp_status collect(const tp_xml_elem *e, tagged_lists *out, tp_error *err)
 {
     tp_status st = TP_OK;
     const char *t = e->tag;
-    if (strcmp(t, "pci") == 0)
+    if (same_text(t, "pci"))
         st = list_add(&out->pcis, (tp_xml_elem *)e, err);
-    else if (strcmp(t, "gpu") == 0)
+    else if (same_text(t, "gpu"))
         st = list_add(&out->gpus, (tp_xml_elem *)e, err);
-    else if (strcmp(t, "net") == 0)
+    else if (same_text(t, "net"))
         st = list_add(&out->nets, (tp_xml_elem *)e, err);
     for (size_t i = 0; i < e->n_children && st == TP_OK; i++)
         st = collect(e->children[i], out, err);
@@ -82,11 +89,11 @@ static const struct {
 static int child_known(const char *parent, const char *child)
 {
     for (size_t i = 0; i < ARRAY_LEN(known_children); i++) {
-        if (strcmp(known_children[i].parent, parent) != 0)
+        if (!same_text(known_children[i].parent, parent))
             continue;
         for (size_t k = 0; k < ARRAY_LEN(known_children[i].children); k++) {
             const char *c = known_children[i].children[k];
-            if (c && strcmp(c, child) == 0)
+            if (c && same_text(c, child))
                 return 1;
         }
         return 0;
@@ -114,7 +121,7 @@ static void cut_attrs_rec(prep_ctx *c, tp_xml_elem *e)
 
 static const tp_xml_elem *first_with_tag(const tp_xml_elem *e, const char *tag)
 {
-    if (strcmp(e->tag, tag) == 0)
+    if (same_text(e->tag, tag))
         return e;
     for (size_t i = 0; i < e->n_children; i++) {
         const tp_xml_elem *found = first_with_tag(e->children[i], tag);
@@ -173,7 +180,7 @@ static tp_status check_limits(prep_ctx *c, const tp_xml_elem *e, size_t *count)
 static tp_status check_root(prep_ctx *c)
 {
     tp_xml_elem *top = c->doc->root;
-    if (strcmp(top->tag, "system") != 0)
+    if (!same_text(top->tag, "system"))
         return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, top,
                             "not a topology (expected a <system> root element)");
     const char *v = tp_xml__attr(top, "version");
@@ -348,7 +355,7 @@ static tp_status check_gpus(prep_ctx *c)
         if (!tp_xml__attr(gpu, "sm"))
             return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, gpu,
                                 "missing attribute sm (NCCL would ask CUDA)");
-        if (strcmp(gpu->parent->tag, "pci") != 0 || !tp_xml__attr(gpu->parent, "busid"))
+        if (!same_text(gpu->parent->tag, "pci") || !tp_xml__attr(gpu->parent, "busid"))
             return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, gpu,
                                 "a <gpu> must be the child of a <pci busid=...>");
         /* NCCL 2.22.3 ncclTopoAddPci takes the first <gpu> of a <pci> only. */
@@ -424,7 +431,7 @@ static tp_xml_elem *first_named(const elem_list *in_doc, const char *name)
 {
     for (size_t i = 0; i < in_doc->count; i++) {
         const char *v = tp_xml__attr(in_doc->items[i], "name");
-        if (v && strcmp(v, name) == 0)
+        if (v && same_text(v, name))
             return in_doc->items[i];
     }
     return NULL;
@@ -473,7 +480,7 @@ static int av_find(const attr_view *av, const char *name)
 {
     /* The first character first: most names differ there (this runs per element and rank). */
     for (size_t i = 0; i < av->n; i++)
-        if (av->name[i][0] == name[0] && strcmp(av->name[i], name) == 0)
+        if (av->name[i][0] == name[0] && same_text(av->name[i], name))
             return (int)i;
     return -1;
 }
@@ -542,17 +549,17 @@ static tp_status fill_view(const rank_view *v, const tp_xml_elem *e, attr_setter
         st = to.set(to.target, "class", "0x03", true, err);
     if (st != TP_OK)
         return st;
-    if (strcmp(e->tag, "pci") == 0) {
+    if (same_text(e->tag, "pci")) {
         if ((st = to.set(to.target, "link_speed", "", true, err)) == TP_OK)
             st = to.set(to.target, "link_width", "", true, err);
-    } else if (strcmp(e->tag, "cpu") == 0) {
+    } else if (same_text(e->tag, "cpu")) {
         /* the build's arch; vendor/family need CPUID */
         st = to.set(to.target, "arch", "x86_64", true, err);
     } else if (e == v->gpu) {
         if ((st = to.set(to.target, "keep", "1", false, err)) == TP_OK &&
             (st = to.set(to.target, "rank", v->rank_text, false, err)) == TP_OK)
             st = to.set(to.target, "gdr", v->gdr_text, true, err);
-    } else if (strcmp(e->tag, "nvlink") == 0) {
+    } else if (same_text(e->tag, "nvlink")) {
         /* unknown peer: taken for an NVSwitch */
         st = to.set(to.target, "tclass", "0x068000", true, err);
     }
@@ -562,7 +569,7 @@ static tp_status fill_view(const rank_view *v, const tp_xml_elem *e, attr_setter
 /* Whether fill_view writes on e for this rank: its GPU, the GPU's NVLinks, the PCI chain. */
 static bool filled_by_view(const rank_view *v, const tp_xml_elem *e)
 {
-    bool own_nvlink = v->usable && e->parent == v->gpu && strcmp(e->tag, "nvlink") == 0;
+    bool own_nvlink = v->usable && e->parent == v->gpu && same_text(e->tag, "nvlink");
     bool gpu = v->usable && e == v->gpu;
     return own_nvlink || gpu || in_list(v->chain, v->n_chain, e);
 }
@@ -578,7 +585,7 @@ static void view_attrs(const rank_view *v, const tp_xml_elem *e, attr_view *av)
     if (filled_by_view(v, e))
         fill_view(v, e, (attr_setter){set_in_view, av}, NULL);
     int k = av_find(av, "keep");
-    if (k >= 0 && strcmp(av->value[k], "1") == 0)
+    if (k >= 0 && same_text(av->value[k], "1"))
         av_unset(av, "keep"); /* ncclTopoTrimXml drops the marks it honours */
 }
 
@@ -587,7 +594,7 @@ static bool view_kept(const rank_view *v, const tp_xml_elem *e)
     if (v->usable && e == v->gpu)
         return true;
     const char *k = tp_xml__attr(e, "keep");
-    return k && strcmp(k, "1") == 0;
+    return k && same_text(k, "1");
 }
 
 /* NCCL 2.22.3 ncclTopoTrimXml: PCI and CPU branches with nothing marked keep="1" go. */
@@ -605,7 +612,7 @@ static tp_status trim_view(rank_view *v, const tp_xml_elem *e, int *keep, tp_err
         *keep += sub;
     }
     if (st == TP_OK && *keep == 0 && e->parent &&
-        (strcmp(e->tag, "pci") == 0 || strcmp(e->tag, "cpu") == 0))
+        (same_text(e->tag, "pci") || same_text(e->tag, "cpu")))
         st = list_add(&v->removed, (tp_xml_elem *)e, err);
     return st;
 }
@@ -660,8 +667,8 @@ static tp_status init_view(prep_ctx *c, rank_view *v, size_t local, int rank, bo
     tp_format_int(v->rank_text, rank);
     tp_format_int(v->gdr_text, c->gdr_default);
     for (const tp_xml_elem *p = v->gpu_pci; p && v->n_chain < TP_VIEW_MAX_CHAIN; p = p->parent) {
-        bool cpu = strcmp(p->tag, "cpu") == 0;
-        if (!cpu && strcmp(p->tag, "pci") != 0)
+        bool cpu = same_text(p->tag, "cpu");
+        if (!cpu && !same_text(p->tag, "pci"))
             break;
         v->chain[v->n_chain++] = p;
         if (!cpu)
@@ -724,7 +731,7 @@ static tp_status edit_to_view(const rank_view *v, tp_xml_elem *e, tp_error *err)
     if (filled_by_view(v, e))
         st = fill_view(v, e, (attr_setter){set_in_elem, e}, err);
     const char *k = tp_xml__attr(e, "keep");
-    if (st == TP_OK && k && strcmp(k, "1") == 0)
+    if (st == TP_OK && k && same_text(k, "1"))
         tp_xml__unset_attr(e, "keep"); /* ncclTopoTrimXml drops the marks it honours */
     for (size_t i = 0; i < e->n_children && st == TP_OK;) {
         tp_xml_elem *child = e->children[i];
@@ -748,15 +755,15 @@ static tp_xml_elem *find_same(const tp_xml_elem *parent, const tp_xml_elem *src,
 {
     for (size_t i = 0; i < parent->n_children; i++) {
         tp_xml_elem *n = parent->children[i];
-        if (n->n_attrs != av->n || n->tag[0] != src->tag[0] || strcmp(n->tag, src->tag) != 0)
+        if (n->n_attrs != av->n || n->tag[0] != src->tag[0] || !same_text(n->tag, src->tag))
             continue;
         size_t a = 0;
         for (; a < av->n; a++) {
             /* Usually at the same place (copies keep the order); names are unique. */
-            const char *val = strcmp(n->attrs[a].name, av->name[a]) == 0
+            const char *val = same_text(n->attrs[a].name, av->name[a])
                                   ? n->attrs[a].value
                                   : tp_xml__attr(n, av->name[a]);
-            if (!val || val[0] != av->value[a][0] || strcmp(val, av->value[a]) != 0)
+            if (!val || val[0] != av->value[a][0] || !same_text(val, av->value[a]))
                 break;
         }
         if (a == av->n)
@@ -779,7 +786,7 @@ static bool same_view(const attr_view *a, const attr_view *b)
     if (a->n != b->n)
         return false;
     for (size_t i = 0; i < a->n; i++)
-        if (strcmp(a->name[i], b->name[i]) != 0 || strcmp(a->value[i], b->value[i]) != 0)
+        if (!same_text(a->name[i], b->name[i]) || !same_text(a->value[i], b->value[i]))
             return false;
     return true;
 }
@@ -845,7 +852,7 @@ static tp_status check_canonical(prep_ctx *c, const tp_xml_elem *pci)
     p += tp_format_hex(p, (id & 0xff0) >> 4, 2);
     *p++ = '.';
     tp_format_hex(p, id & 0xf, 1);
-    if (strcmp(busid, orig) != 0)
+    if (!same_text(busid, orig))
         return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, pci,
                             "busid \"%s\" is not in NCCL's form (expected \"%s\")", orig, busid);
     return TP_OK;
