@@ -17,11 +17,11 @@
 /* Route storage                                                       */
 /* ------------------------------------------------------------------ */
 
-/* Room for `need` hops; a grown list moves to a new block of the system's arena. */
-static tp_status route_reserve(tp_system *sys, tp_route *r, int need, tp_error *err)
+/* route_reserve's slow path: a grown list moves to a new block of the system's arena. Only the
+ * first hop of a new list needs clearing: hops past `count` are never read, the first one is
+ * (a stale first hop stays, as in NCCL: set_reverse_link). */
+static tp_status route_grow(tp_system *sys, tp_route *r, int need, tp_error *err)
 {
-    if (need <= r->cap)
-        return TP_OK;
     int cap = r->cap ? r->cap : 4;
     while (cap < need)
         cap *= 2;
@@ -30,10 +30,17 @@ static tp_status route_reserve(tp_system *sys, tp_route *r, int need, tp_error *
         return tp_fail_nomem(err);
     if (r->cap > 0)
         memcpy(list, r->list, (size_t)r->cap * sizeof(*list));
-    memset(list + r->cap, 0, (size_t)(cap - r->cap) * sizeof(*list));
+    else
+        list[0] = NULL;
     r->list = list;
     r->cap = cap;
     return TP_OK;
+}
+
+/* Room for `need` hops. */
+static inline tp_status route_reserve(tp_system *sys, tp_route *r, int need, tp_error *err)
+{
+    return need <= r->cap ? TP_OK : route_grow(sys, r, need, err);
 }
 
 /*
