@@ -774,59 +774,66 @@ typedef struct path_line {
     size_t len;
 } path_line;
 
-static void line_put(path_line *l, const char *s)
+/* Append n bytes of s, cut as NCCL's char[1024] cuts the line. */
+static void line_put_n(path_line *l, const char *s, size_t n)
 {
-    while (*s && l->len < TP_PATHS_LINE_SIZE - 1)
-        l->text[l->len++] = *s++;
+    size_t room = TP_PATHS_LINE_SIZE - 1 - l->len;
+    if (n > room)
+        n = room;
+    memcpy(l->text + l->len, s, n);
+    l->len += n;
     l->text[l->len] = '\0';
 }
 
-static void line_hex(path_line *l, unsigned long long v, bool upper)
+/* Piece writers at p (room known), returning the end. */
+static char *put_text(char *p, const char *s)
 {
-    const char *digit = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-    char text[24], *p = text + sizeof(text);
-    *--p = '\0';
-    do {
-        *--p = digit[v & 0xf];
-        v >>= 4;
-    } while (v);
-    line_put(l, p);
+    while (*s)
+        *p++ = *s++;
+    return p;
 }
 
-static void line_int(path_line *l, int v)
+static char *put_hex(char *p, unsigned long long v, bool upper)
 {
-    char text[TP_INT_SIZE];
-    tp_format_int(text, v);
-    line_put(l, text);
+    const char *digit = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+    char text[24], *d = text + sizeof(text);
+    do {
+        *--d = digit[v & 0xf];
+        v >>= 4;
+    } while (v);
+    while (d < text + sizeof(text))
+        *p++ = *d++;
+    return p;
 }
 
 /* One "TYPE/sys-local (hops/bw/PATH) " entry, as NCCL's "%s/%lx-%lx (%d/%.1f/%s) ". */
 static void put_route(path_line *line, int type, int64_t id, const tp_route *r)
 {
-    char bw[TP_F1_SIZE];
-    tp_format_f1(bw, r->bw);
-    line_put(line, tp_node_type_name(type));
-    line_put(line, "/");
-    line_hex(line, (unsigned long long)TP_ID_SYSTEM_ID(id), false);
-    line_put(line, "-");
-    line_hex(line, (unsigned long long)TP_ID_LOCAL_ID(id), false);
-    line_put(line, " (");
-    line_int(line, r->count);
-    line_put(line, "/");
-    line_put(line, bw);
-    line_put(line, "/");
-    line_put(line, tp_path_type_name(r->type));
-    line_put(line, ") ");
+    char entry[2 * TP_F1_SIZE + 96], *p = entry;
+    p = put_text(p, tp_node_type_name(type));
+    *p++ = '/';
+    p = put_hex(p, (unsigned long long)TP_ID_SYSTEM_ID(id), false);
+    *p++ = '-';
+    p = put_hex(p, (unsigned long long)TP_ID_LOCAL_ID(id), false);
+    p = put_text(p, " (");
+    p += tp_format_int(p, r->count);
+    *p++ = '/';
+    p += tp_format_f1(p, r->bw);
+    *p++ = '/';
+    p = put_text(p, tp_path_type_name(r->type));
+    p = put_text(p, ") ");
+    line_put_n(line, entry, (size_t)(p - entry));
 }
 
 static void print_node_paths(tp_log *log, const tp_system *sys, const tp_node *node)
 {
     path_line line;
+    char head[64], *p = put_text(head, tp_node_type_name(node->type));
+    *p++ = '/';
+    p = put_hex(p, (unsigned long long)node->id, true);
+    p = put_text(p, " :");
     line.len = 0;
-    line_put(&line, tp_node_type_name(node->type));
-    line_put(&line, "/");
-    line_hex(&line, (unsigned long long)node->id, true);
-    line_put(&line, " :");
+    line_put_n(&line, head, (size_t)(p - head));
     for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
         if (!node->paths[t])
             continue;
