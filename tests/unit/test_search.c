@@ -276,6 +276,40 @@ static void test_search_print_graph(void **state)
     tp_plan_free(plan);
 }
 
+/* The graph header's "%f" bandwidths are written without printf: the same text as printf's. */
+static void test_search_print_graph_bw(void **state)
+{
+    (void)state;
+    /* 1/128 and 3/128: ties at the sixth decimal (printf rounds them to even) */
+    static const float bws[] = {0.0078125f, 0.0234375f, 0.12f,    0.24f,       2.4f,
+                                17.5f,      0.0f,       -0.0f,    1e-7f,       5e-7f,
+                                1.5e-6f,    2.5e-6f,    -3.25f,   123456.789f, 8.388607e6f,
+                                1e9f,       3.4e38f,    INFINITY, -INFINITY,   NAN};
+    tp_plan *plan = plan_fixture("v100_nv2.xml", NULL);
+    tp_graph *g = new_graph(0, TP_PATTERN_RING, 1, 1);
+    for (size_t i = 0; i < ARRAY_LEN(bws); i++) {
+        /* and 40 values growing from each, with odd fractions */
+        for (float v = bws[i], step = 0; step < 40; step++, v = v * 1.77f + 1.0f / 7.0f) {
+            g->bw_intra = v;
+            g->bw_inter = -v / 3;
+            g->type_intra = g->type_inter = 0;
+            char want[512];
+            snprintf(want, sizeof(want),
+                     "Pattern 4, crossNic 0, nChannels 0, bw %f/%f, type LOC/LOC, sameChannels 0",
+                     (double)g->bw_intra, (double)g->bw_inter);
+            tp_log_clear(&plan->log);
+            plan->log.enabled = true;
+            tp_search__print_graph(&plan->log, plan->sys, g);
+            assert_int_equal(plan->log.n_lines, 1);
+            assert_string_equal(plan->log.lines[0].text, want);
+            if (!isfinite(v))
+                break;
+        }
+    }
+    free_graph(g);
+    tp_plan_free(plan);
+}
+
 /* NVLS (sm90 + NVSwitch): one head GPU per channel, the other slots stay GPU/0. */
 static void test_search_nvls_heads(void **state)
 {
@@ -647,6 +681,7 @@ int main(void)
         cmocka_unit_test(test_search_partial_replay),
         cmocka_unit_test(test_search_bad_dev_fails),
         cmocka_unit_test(test_search_print_graph),
+        cmocka_unit_test(test_search_print_graph_bw),
         cmocka_unit_test(test_search_nvls_heads),
         cmocka_unit_test(test_search_milli_rounding),
         cmocka_unit_test(test_search_shortcuts_exact),

@@ -9,9 +9,10 @@
 #include "search/search_int.h"
 #include "common/nccl_profile.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 /* NCCL_CROSS_NIC (NCCL 2.22.3 ncclTopoCompute): channels may leave by another NIC never, always,
  * or only once the ladder needs it. */
@@ -702,27 +703,105 @@ tp_status tp_search__compute_plain(tp_system *sys, tp_graph *graph, const tp_con
     return tp_search__compute_with(sys, graph, cfg, &step_by_step, err);
 }
 
+/*
+ * printf's "%f" of a float: v times 10^6 is exact in a double (24 + 14
+ * significant bits), so rounding it to an integer (ties to even, as glibc)
+ * gives printf's digits. Very large values, infinities and NaNs go through
+ * snprintf.
+ */
+static void put_float6(tp_buf *b, float v)
+{
+    double millionths = fabs((double)v * 1e6);
+    if (!(millionths < 1e15)) {
+        tp_buf_printf(b, "%f", (double)v);
+        return;
+    }
+    long long n = llrint(nearbyint(millionths));
+    char digits[32], *p = digits + sizeof(digits);
+    *--p = '\0';
+    for (int i = 0; i < 6; i++, n /= 10)
+        *--p = (char)('0' + n % 10);
+    *--p = '.';
+    do {
+        *--p = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    if (signbit(v))
+        *--p = '-';
+    tp_buf_put(b, p);
+}
+
+/* Append text at p: the end returned. */
+static char *put_text(char *p, const char *text)
+{
+    size_t n = strlen(text);
+    memcpy(p, text, n);
+    return p + n;
+}
+
+/* " NET/%llx" at p: the end returned. */
+static char *put_net(char *p, int64_t id)
+{
+    char digits[24], *d = digits + sizeof(digits);
+    unsigned long long v = (unsigned long long)id;
+    do {
+        *--d = "0123456789abcdef"[v & 0xf];
+        v >>= 4;
+    } while (v);
+    p = put_text(p, " NET/");
+    memcpy(p, d, (size_t)(digits + sizeof(digits) - d));
+    return p + (digits + sizeof(digits) - d);
+}
+
+/* Channel c's line: "%2d :", its NETs and GPUs (at most TP_MAX_NODES). */
+static void print_channel(tp_log *log, const tp_graph *graph, int c, int n_gpus, int has_net)
+{
+    char line[16 + 2 * 24 + TP_MAX_NODES * (5 + TP_INT_SIZE)], *p = line;
+    if (c < 10)
+        *p++ = ' '; /* "%2d" */
+    p += tp_format_int(p, c);
+    p = put_text(p, " :");
+    if (has_net)
+        p = put_net(p, graph->inter[2 * c]);
+    for (int i = 0; i < n_gpus; i++) {
+        p = put_text(p, " GPU/");
+        p += tp_format_int(p, graph->intra[n_gpus * c + i]);
+    }
+    if (has_net)
+        p = put_net(p, graph->inter[2 * c + 1]);
+    *p = '\0';
+    tp_log_put_sub(log, TP_SUB_GRAPH, line);
+}
+
+/* NCCL 2.22.3 ncclTopoPrintGraph's lines, written without a printf pass (printed per search). */
 void tp_search__print_graph(tp_log *log, const tp_system *sys, const tp_graph *graph)
 {
-    tp_log_info_sub(log, TP_SUB_GRAPH,
-                    "Pattern %d, crossNic %d, nChannels %d, bw %f/%f, type %s/%s, sameChannels %d",
-                    graph->pattern, graph->cross_nic, graph->n_channels, graph->bw_intra,
-                    graph->bw_inter, tp_path_type_name(graph->type_intra),
-                    tp_path_type_name(graph->type_inter), graph->same_channels);
-    int n_gpus = sys->nodes[TP_NODE_GPU].count, has_net = sys->nodes[TP_NODE_NET].count > 0;
+    if (!log || !log->enabled)
+        return;
     tp_buf line = {0};
-    for (int c = 0; c < graph->n_channels; c++) {
-        tp_buf_clear(&line);
-        tp_buf_printf(&line, "%2d :", c);
-        if (has_net)
-            tp_buf_printf(&line, " NET/%llx", (unsigned long long)graph->inter[2 * c]);
-        for (int i = 0; i < n_gpus; i++) {
-            tp_buf_put(&line, " GPU/");
-            tp_buf_put_int(&line, graph->intra[n_gpus * c + i]);
-        }
-        if (has_net)
-            tp_buf_printf(&line, " NET/%llx", (unsigned long long)graph->inter[2 * c + 1]);
-        tp_log_info_sub(log, TP_SUB_GRAPH, "%s", tp_buf_str(&line));
-    }
+    tp_buf_put(&line, "Pattern ");
+    tp_buf_put_int(&line, graph->pattern);
+    tp_buf_put(&line, ", crossNic ");
+    tp_buf_put_int(&line, graph->cross_nic);
+    tp_buf_put(&line, ", nChannels ");
+    tp_buf_put_int(&line, graph->n_channels);
+    tp_buf_put(&line, ", bw ");
+    put_float6(&line, graph->bw_intra);
+    tp_buf_put(&line, "/");
+    put_float6(&line, graph->bw_inter);
+    tp_buf_put(&line, ", type ");
+    tp_buf_put(&line, tp_path_type_name(graph->type_intra));
+    tp_buf_put(&line, "/");
+    tp_buf_put(&line, tp_path_type_name(graph->type_inter));
+    tp_buf_put(&line, ", sameChannels ");
+    tp_buf_put_int(&line, graph->same_channels);
+    tp_log_put_sub(log, TP_SUB_GRAPH, tp_buf_str(&line));
+    if (line.failed)
+        log->failed = true;
     tp_buf_free(&line);
+    int n_gpus = sys->nodes[TP_NODE_GPU].count, has_net = sys->nodes[TP_NODE_NET].count > 0;
+    if (n_gpus > TP_MAX_NODES)
+        n_gpus = TP_MAX_NODES; /* not a system the builder makes */
+    for (int c = 0; c < graph->n_channels; c++)
+        print_channel(log, graph, c, n_gpus, has_net);
 }
