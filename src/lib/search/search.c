@@ -711,12 +711,12 @@ tp_status tp_search__compute_plain(tp_system *sys, tp_graph *graph, const tp_con
  */
 static void put_float6(tp_buf *b, float v)
 {
-    double millionths = fabs((double)v * 1e6);
-    if (!(millionths < 1e15)) {
+    double scaled = fabs((double)v * 1e6);
+    if (!(scaled < 1e15)) {
         tp_buf_printf(b, "%f", (double)v);
         return;
     }
-    long long n = llrint(nearbyint(millionths));
+    long long n = llrint(nearbyint(scaled));
     char digits[32], *p = digits + sizeof(digits);
     *--p = '\0';
     for (int i = 0; i < 6; i++, n /= 10)

@@ -105,9 +105,9 @@ struct tp_search_ctx {
     int *port_first,
         *port_nets; /* per NET n: port_nets[port_first[n]..port_first[n+1]) share its port */
     int *local_net; /* per GPU, TP_MAXCHANNELS entries: ncclTopoGetLocalNet */
-    tp_sel_lists sel[TP_SEL_TYPES]; /* ncclTopoSelectNets per typeInter */
-    int *gpu_order;                 /* n_gpus rows: GPUs ranked from each GPU without NET keys */
-    const float *pci_up[TP_MAX_NODES], *pci_down[TP_MAX_NODES]; /* GPU<->PCI link bws (gpuPciBw) */
+    tp_sel_lists sel[TP_SEL_TYPES];   /* ncclTopoSelectNets per typeInter */
+    int *gpu_order;                   /* n_gpus rows: GPUs ranked from each GPU without NET keys */
+    const float **pci_up, **pci_down; /* per GPU: GPU<->PCI link bws (gpuPciBw), or NULL */
     int *gpu_order_count;
     uint64_t *used;                /* per GPU: bit c when in channel c (NCCL's node used flags) */
     tp_rank_row *net_rows;         /* n_gpus x n_nets rows for ranking with NET keys */

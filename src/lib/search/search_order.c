@@ -430,11 +430,13 @@ tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, 
     s->gpu_order = calloc((size_t)s->n_gpus * (size_t)s->n_gpus, sizeof(int));
     s->gpu_order_count = calloc((size_t)s->n_gpus, sizeof(int));
     s->used = calloc((size_t)s->n_gpus, sizeof(*s->used));
+    s->pci_up = calloc(2 * (size_t)s->n_gpus, sizeof(*s->pci_up));
+    s->pci_down = s->pci_up ? s->pci_up + s->n_gpus : NULL;
     s->port_first = calloc(n_nets + 1, sizeof(int));
     s->port_nets = calloc(n_nets * n_nets, sizeof(int));
     s->net_rows = calloc((size_t)s->n_gpus * n_nets, sizeof(*s->net_rows));
     if (!s->local_gpu || !s->local_net || !s->gpu_order || !s->gpu_order_count || !s->used ||
-        !s->net_rows || !s->port_first || !s->port_nets) {
+        !s->pci_up || !s->net_rows || !s->port_first || !s->port_nets) {
         tp_search__ctx_free(s);
         return tp_fail_nomem(err);
     }
@@ -481,6 +483,8 @@ void tp_search__ctx_free(tp_search_ctx *s)
     free(s->gpu_order);
     free(s->gpu_order_count);
     free(s->used);
+    free(s->pci_up);
+    s->pci_up = s->pci_down = NULL;
     free(s->port_first);
     free(s->port_nets);
     s->port_first = s->port_nets = NULL;

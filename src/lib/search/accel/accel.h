@@ -89,7 +89,7 @@ typedef struct tp_milli {
     int n_links;
     float **link_bw; /* every link bandwidth the search reads (the system's floats) */
     int32_t *link_m; /* their values in thousandths during a milli pass */
-    const int32_t *pci_up_m[TP_MAX_NODES], *pci_down_m[TP_MAX_NODES];
+    const int32_t **pci_up_m, **pci_down_m; /* per GPU with a PCI link: its links' values */
     int capable;             /* the routes allow it (reverse links present, simple) */
     int simple;              /* no route takes a link twice */
     int need_pci, need_rev8; /* some hop takes the Intel PCI share / a 1/8 reverse */
@@ -97,9 +97,9 @@ typedef struct tp_milli {
     int link_m_ok;           /* link_m holds the floats' values */
     tp_amount amounts[3];    /* bw_intra, bw_inter, bw_inter / 2 of the pass */
     int n_amounts;
-    tp_amount cached[TP_AMOUNT_CACHE];                   /* amounts made so far, by bw */
-    unsigned char cached_ok[TP_AMOUNT_CACHE];            /* 0: empty slot, 1: not exact, 2: exact */
-    uint64_t net_k1[TP_MAX_NODES], net_k2[TP_MAX_NODES]; /* hash multipliers of NET bw */
+    tp_amount cached[TP_AMOUNT_CACHE];        /* amounts made so far, by bw */
+    unsigned char cached_ok[TP_AMOUNT_CACHE]; /* 0: empty slot, 1: not exact, 2: exact */
+    uint64_t *net_k1, *net_k2;                /* per NET: hash multipliers of its bw */
 } tp_milli;
 
 /* ---- memo: tables of explored sub-searches and passes (search_memo.c) ---- */

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MEMO_MIN_CAP 256
+/* Small first: most tables of small searches hold a few entries (grown by doubling). */
+#define MEMO_MIN_CAP 16
 
 uint64_t tp_accel__mix(uint64_t h, uint64_t v)
 {

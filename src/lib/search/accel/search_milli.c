@@ -86,12 +86,18 @@ static void number_links(tp_accel *a, link_map *map)
         for (int k = 0; k < cp->count; k++) {
             const tp_hop *h = &cp->hops[k];
             tp_mhop *mh = &mi->hops[h - s->hop_pool];
-            mh->li = link_index(mi, map, h->bw);
-            mh->lri = h->rev ? link_index(mi, map, h->rev) : 0;
-            mh->sel = (unsigned char)(h->pci && cp->intel);
-            mh->rev_div8 = h->rev_div8;
-            mh->rev_full = h->rev_full;
-            mh->rev_i = (unsigned char)(h->rev_div8 ? 2 + mh->sel : h->rev_full ? mh->sel : 4);
+            unsigned char sel = (unsigned char)(h->pci && cp->intel);
+            /* Its pointers and hash multipliers are set by key_links. */
+            *mh = (tp_mhop){
+                .li = link_index(mi, map, h->bw),
+                .lri = h->rev ? link_index(mi, map, h->rev) : 0,
+                .sel = sel,
+                .rev_div8 = h->rev_div8,
+                .rev_full = h->rev_full,
+                .rev_i = (unsigned char)(h->rev_div8   ? 2 + sel
+                                         : h->rev_full ? sel
+                                                       : 4),
+            };
             /* A paying reverse without its link is an error only when walked: floats then. */
             if ((h->rev_div8 || h->rev_full) && !h->rev)
                 mi->capable = 0;
@@ -202,7 +208,7 @@ static tp_status key_links(tp_accel *a, tp_error *err)
         h->rk2 = hop->rev ? keys[2 * h->lri + 1] : 0;
     }
     free(keys);
-    for (int n = 0; n < s->n_nets && n < TP_MAX_NODES; n++)
+    for (int n = 0; n < s->n_nets; n++)
         tp_accel__bw_keys(&s->sys->nodes[TP_NODE_NET].nodes[n].net.bw, &mi->net_k1[n],
                           &mi->net_k2[n]);
     return TP_OK;
@@ -212,20 +218,35 @@ tp_status tp_accel__milli_init(tp_accel *a, tp_error *err)
 {
     tp_milli *mi = &a->milli;
     const tp_search_ctx *s = a->s;
-    size_t cap = 2 * s->n_hops + 2 * (size_t)s->n_gpus + 1, size = 1;
+    /* Distinct links: at most every hop's, the reverses that pay, two PCI links per GPU. */
+    size_t n_rev = 0;
+    for (size_t i = 0; i < s->n_hops; i++)
+        n_rev += s->hop_pool[i].rev != NULL;
+    size_t cap = s->n_hops + n_rev + 2 * (size_t)s->n_gpus + 1, size = 1;
     while (size < 2 * cap)
         size *= 2;
     link_map map = {calloc(size, sizeof(*map.key)), malloc(size * sizeof(*map.index)), size - 1};
     mi->link_bw = malloc(cap * sizeof(*mi->link_bw));
     mi->link_m = malloc(cap * sizeof(*mi->link_m));
-    mi->hops = calloc(s->n_hops ? s->n_hops : 1, sizeof(*mi->hops));
+    mi->hops = malloc((s->n_hops ? s->n_hops : 1) * sizeof(*mi->hops)); /* each set by its route */
     mi->routes = calloc((size_t)(s->n_routes ? s->n_routes : 1), sizeof(*mi->routes));
+    size_t n_gpus = (size_t)s->n_gpus, n_nets = (size_t)s->n_nets;
+    mi->pci_up_m = calloc(2 * n_gpus + 1, sizeof(*mi->pci_up_m));
+    mi->pci_down_m = mi->pci_up_m ? mi->pci_up_m + n_gpus : NULL;
+    mi->net_k1 = malloc((2 * n_nets + 1) * sizeof(*mi->net_k1));
+    mi->net_k2 = mi->net_k1 ? mi->net_k1 + n_nets : NULL;
     tp_status st = TP_OK;
-    if (!map.key || !map.index || !mi->link_bw || !mi->link_m || !mi->hops || !mi->routes) {
+    if (!map.key || !map.index || !mi->link_bw || !mi->link_m || !mi->hops || !mi->routes ||
+        !mi->pci_up_m || !mi->net_k1) {
         st = tp_fail_nomem(err);
     } else {
         mi->capable = 1;
         number_links(a, &map);
+    }
+    /* Without accelerators (mirrored domains compare tables) the link numbers are all it takes. */
+    if (st == TP_OK && !a->use) {
+        mi->capable = 0;
+    } else if (st == TP_OK) {
         st = key_links(a, err);
         mi->simple = st == TP_OK && routes_simple(a);
         if (!mi->simple)
@@ -245,6 +266,10 @@ void tp_accel__milli_free(tp_accel *a)
     free(mi->link_m);
     free(mi->hops);
     free(mi->routes);
+    free(mi->pci_up_m);
+    free(mi->net_k1);
+    mi->pci_up_m = mi->pci_down_m = NULL;
+    mi->net_k1 = mi->net_k2 = NULL;
     mi->link_bw = NULL;
     mi->link_m = NULL;
     mi->hops = NULL;
