@@ -646,7 +646,7 @@ static void test_search_mirror_domains(void **state)
         g[i] = new_graph(0, 0, 0, 0);
     tp_error err = {0};
     const tp_search_domain first = {plan->domains[0].sys, plan->domains[0].graphs};
-    assert_int_equal(tp_search__mirror(first, (tp_search_domain){d->sys, g}, TP_GRAPH_COUNT,
+    assert_int_equal(tp_search__mirror(NULL, first, (tp_search_domain){d->sys, g}, TP_GRAPH_COUNT,
                                        plan->cfg, &done, &err),
                      TP_OK);
     assert_int_equal(done, 1);
@@ -659,7 +659,7 @@ static void test_search_mirror_domains(void **state)
     const tp_node *gpu = &d->sys->nodes[TP_NODE_GPU].nodes[0];
     float *bw = &gpu->paths[TP_NODE_NET][0].list[0]->bw, saved = *bw;
     *bw = saved / 2;
-    assert_int_equal(tp_search__mirror(first, (tp_search_domain){d->sys, g}, TP_GRAPH_COUNT,
+    assert_int_equal(tp_search__mirror(NULL, first, (tp_search_domain){d->sys, g}, TP_GRAPH_COUNT,
                                        plan->cfg, &done, &err),
                      TP_OK);
     assert_int_equal(done, 0);

@@ -172,13 +172,16 @@ static tp_status mirror_graphs(tp_plan *plan, tp_host_kind *k, tp_domain *d, tp_
     tp_status st = graph_room(d, err);
     if (st != TP_OK)
         return st;
-    memset(d->graph_block, 0, TP_GRAPH_COUNT * sizeof(tp_graph));
+    /* Cleared as a search starts them (the channel slots read, not the whole block). */
+    int n_gpus = d->sys->nodes[TP_NODE_GPU].count;
+    for (int i = 0; i < TP_GRAPH_COUNT; i++)
+        new_graph(d->graphs[i], n_gpus, 0, 0, 0, 0, 0);
     for (tp_domain *e = k->domains; e < d; e++) {
         int done = 0;
         if (!worth_mirroring(e, d))
             continue;
         const tp_search_domain from = {e->sys, e->graphs}, to = {d->sys, d->graphs};
-        st = tp_search__mirror(from, to, TP_GRAPH_COUNT, plan->cfg, &done, err);
+        st = tp_search__mirror(&k->mirrors, from, to, TP_GRAPH_COUNT, plan->cfg, &done, err);
         if (st != TP_OK || done) {
             d->searched = done;
             return st;
@@ -539,6 +542,8 @@ static tp_status run_kind(tp_plan *plan, tp_host_kind *k, int first, bool logged
     for (int i = 0; i < k->n_gpus && st == TP_OK; i++)
         if (k->domain_of[i] < 0)
             st = run_domain(plan, k, i, false, err);
+    tp_search__mirrors_free(k->mirrors);
+    k->mirrors = NULL;
     return st;
 }
 

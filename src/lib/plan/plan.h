@@ -43,6 +43,7 @@ typedef struct tp_host_kind {
     int domain_base;                     /* index of domains[0] among the job's domains */
     int cpu_arch, cpu_vendor, cpu_model; /* ncclTopoCpuType of its system */
     int min_comp_cap, max_comp_cap;      /* over its GPUs */
+    tp_search_mirrors *mirrors;          /* while its domains run: what mirroring derived */
 } tp_host_kind;
 
 /*

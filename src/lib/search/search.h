@@ -168,7 +168,7 @@ void tp_search__keep_free(tp_search_ctx *keep);
 /* Steps the searches of a kept context walked (passes count a few each). */
 long tp_search__work(const tp_search_ctx *keep);
 /* Below this much work, re-searching a system beats proving it mirrors another (plan.c). */
-#define TP_MIRROR_MIN_WORK 4096
+#define TP_MIRROR_MIN_WORK 512
 /* ncclTopoPrintGraph: the "Pattern ..." line and channel lines. */
 void tp_search__print_graph(tp_log *log, const tp_system *sys, const tp_graph *graph);
 /* ncclTopoDumpGraphs: the NCCL_GRAPH_DUMP_FILE content. */
@@ -185,8 +185,15 @@ typedef struct tp_search_domain {
     tp_system *sys;
     tp_graph *const *graphs;
 } tp_search_domain;
-tp_status tp_search__mirror(tp_search_domain a, tp_search_domain b, int n, const tp_config *cfg,
-                            int *done, tp_error *err);
+/*
+ * What tp_search__mirror derived of each system, kept for the next
+ * comparisons (*cache made on first use; NULL: nothing kept). Its systems
+ * must stay as they are until tp_search__mirrors_free.
+ */
+typedef struct tp_search_mirrors tp_search_mirrors;
+tp_status tp_search__mirror(tp_search_mirrors **cache, tp_search_domain a, tp_search_domain b,
+                            int n, const tp_config *cfg, int *done, tp_error *err);
+void tp_search__mirrors_free(tp_search_mirrors *cache);
 
 /* Release a graph's event list. */
 void tp_search__graph_release(tp_graph *graph);

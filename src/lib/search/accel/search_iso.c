@@ -25,7 +25,7 @@
 #include <string.h>
 
 typedef struct iso {
-    tp_search_ctx a, b;
+    tp_search_ctx *a, *b;
     tp_accel *xa, *xb; /* their link tables */
     int *net_map;      /* b NET index -> a NET index */
     int *link_map;     /* b link index -> a link index, -1 unseen */
@@ -40,15 +40,15 @@ static int same_route(const tp_route *x, const tp_route *y)
 /* A NET of a that b's NET n may stand for: same routes to every GPU, same fields. */
 static int net_match(const iso *m, int na, int nb)
 {
-    const tp_node *x = &m->a.sys->nodes[TP_NODE_NET].nodes[na];
-    const tp_node *y = &m->b.sys->nodes[TP_NODE_NET].nodes[nb];
+    const tp_node *x = &m->a->sys->nodes[TP_NODE_NET].nodes[na];
+    const tp_node *y = &m->b->sys->nodes[TP_NODE_NET].nodes[nb];
     if (x->net.bw != y->net.bw || x->net.latency != y->net.latency ||
         x->net.coll_support != y->net.coll_support)
         return 0;
-    for (int g = 0; g < m->a.n_gpus; g++)
+    for (int g = 0; g < m->a->n_gpus; g++)
         if (!same_route(&x->paths[TP_NODE_GPU][g], &y->paths[TP_NODE_GPU][g]) ||
-            !same_route(&m->a.sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_NET][na],
-                        &m->b.sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_NET][nb]))
+            !same_route(&m->a->sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_NET][na],
+                        &m->b->sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_NET][nb]))
             return 0;
     return 1;
 }
@@ -56,7 +56,7 @@ static int net_match(const iso *m, int na, int nb)
 /* Match b's NETs to a's, each to the first free candidate. */
 static int match_nets(iso *m)
 {
-    int n = m->a.n_nets;
+    int n = m->a->n_nets;
     unsigned char *taken = calloc((size_t)(n > 0 ? n : 1), 1);
     if (!taken)
         return 0;
@@ -77,10 +77,10 @@ static int match_nets(iso *m)
 /* Which NETs share a port, and which share an id, correspond. */
 static int same_net_relations(const iso *m)
 {
-    const tp_node *xa = m->a.sys->nodes[TP_NODE_NET].nodes;
-    const tp_node *xb = m->b.sys->nodes[TP_NODE_NET].nodes;
-    for (int i = 0; i < m->b.n_nets; i++) {
-        for (int j = 0; j < m->b.n_nets; j++) {
+    const tp_node *xa = m->a->sys->nodes[TP_NODE_NET].nodes;
+    const tp_node *xb = m->b->sys->nodes[TP_NODE_NET].nodes;
+    for (int i = 0; i < m->b->n_nets; i++) {
+        for (int j = 0; j < m->b->n_nets; j++) {
             const tp_node *ai = &xa[m->net_map[i]], *aj = &xa[m->net_map[j]];
             int port_a = ai->net.asic == aj->net.asic && ai->net.port == aj->net.port;
             int port_b = xb[i].net.asic == xb[j].net.asic && xb[i].net.port == xb[j].net.port;
@@ -119,16 +119,16 @@ static int same_hop(iso *m, const tp_hop *x, const tp_hop *y)
 /* Routes of kind (t1, t2): compiled hop by hop, and as the paths stage left them. */
 static int same_routes(iso *m, int t1, int t2)
 {
-    int n1 = m->b.sys->nodes[t1].count, n2 = m->b.sys->nodes[t2].count;
-    const tp_cpath *ra = m->a.routes[t1][t2], *rb = m->b.routes[t1][t2];
+    int n1 = m->b->sys->nodes[t1].count, n2 = m->b->sys->nodes[t2].count;
+    const tp_cpath *ra = m->a->routes[t1][t2], *rb = m->b->routes[t1][t2];
     if (!ra || !rb)
         return !ra && !rb;
     for (int i = 0; i < n1; i++) {
         for (int j = 0; j < n2; j++) {
             int ia = to_a(m, t1, i), ja = to_a(m, t2, j);
             const tp_cpath *x = &ra[ia * n2 + ja], *y = &rb[i * n2 + j];
-            const tp_route *px = m->a.sys->nodes[t1].nodes[ia].paths[t2];
-            const tp_route *py = m->b.sys->nodes[t1].nodes[i].paths[t2];
+            const tp_route *px = m->a->sys->nodes[t1].nodes[ia].paths[t2];
+            const tp_route *py = m->b->sys->nodes[t1].nodes[i].paths[t2];
             if (!px != !py || (px && !same_route(&px[ja], &py[j])))
                 return 0;
             if (x->count != y->count || x->type != y->type || x->rev_type != y->rev_type ||
@@ -144,38 +144,59 @@ static int same_routes(iso *m, int t1, int t2)
 
 static int same_gpus(iso *m)
 {
-    const tp_node *ga = m->a.sys->nodes[TP_NODE_GPU].nodes;
-    const tp_node *gb = m->b.sys->nodes[TP_NODE_GPU].nodes;
-    for (int g = 0; g < m->b.n_gpus; g++) {
+    const tp_node *ga = m->a->sys->nodes[TP_NODE_GPU].nodes;
+    const tp_node *gb = m->b->sys->nodes[TP_NODE_GPU].nodes;
+    for (int g = 0; g < m->b->n_gpus; g++) {
         if (ga[g].gpu.cuda_comp_cap != gb[g].gpu.cuda_comp_cap ||
-            !m->a.pci_up[g] != !m->b.pci_up[g])
+            !m->a->pci_up[g] != !m->b->pci_up[g])
             return 0;
         const tp_milli *ma = &m->xa->milli, *mb = &m->xb->milli;
-        if (m->b.pci_up[g] && (!same_link(m, (int)(ma->pci_up_m[g] - ma->link_m),
-                                          (int)(mb->pci_up_m[g] - mb->link_m)) ||
-                               !same_link(m, (int)(ma->pci_down_m[g] - ma->link_m),
-                                          (int)(mb->pci_down_m[g] - mb->link_m))))
+        if (m->b->pci_up[g] && (!same_link(m, (int)(ma->pci_up_m[g] - ma->link_m),
+                                           (int)(mb->pci_up_m[g] - mb->link_m)) ||
+                                !same_link(m, (int)(ma->pci_down_m[g] - ma->link_m),
+                                           (int)(mb->pci_down_m[g] - mb->link_m))))
             return 0;
-        for (int c = 0; c < TP_MAXCHANNELS && m->b.n_nets; c++)
-            if (m->net_map[m->b.local_net[g * TP_MAXCHANNELS + c]] !=
-                m->a.local_net[g * TP_MAXCHANNELS + c])
+        for (int c = 0; c < TP_MAXCHANNELS && m->b->n_nets; c++)
+            if (m->net_map[m->b->local_net[g * TP_MAXCHANNELS + c]] !=
+                m->a->local_net[g * TP_MAXCHANNELS + c])
                 return 0;
     }
     return 1;
 }
 
+/*
+ * The typeInter values whose ncclTopoSelectNets lists may differ from the
+ * previous value's: 0 and the types of b's GPU -> NET routes (a list only
+ * grows by the NETs whose route has type typeInter). b's types are a's
+ * (same_routes compared them).
+ */
+static void list_types(const iso *m, unsigned char *check)
+{
+    memset(check, 0, TP_SEL_TYPES);
+    check[0] = 1;
+    for (int g = 0; g < m->b->n_gpus; g++) {
+        const tp_route *paths = m->b->sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_NET];
+        for (int n = 0; paths && n < m->b->n_nets; n++)
+            check[paths[n].type >= 0 && paths[n].type < TP_SEL_TYPES ? paths[n].type : 0] = 1;
+    }
+}
+
 /* ncclTopoGetLocalGpu and ncclTopoSelectNets (every typeInter) correspond. */
 static int same_net_lists(iso *m)
 {
-    for (int n = 0; n < m->b.n_nets; n++)
-        if (m->a.local_gpu[m->net_map[n]] != m->b.local_gpu[n])
+    for (int n = 0; n < m->b->n_nets; n++)
+        if (m->a->local_gpu[m->net_map[n]] != m->b->local_gpu[n])
             return 0;
-    for (int t = 0; t < TP_SEL_TYPES && m->b.n_nets; t++) {
-        for (int g = -1; g < m->b.n_gpus; g++) {
+    unsigned char check[TP_SEL_TYPES];
+    list_types(m, check);
+    for (int t = 0; t < TP_SEL_TYPES && m->b->n_nets; t++) {
+        if (!check[t])
+            continue;
+        for (int g = -1; g < m->b->n_gpus; g++) {
             const int *la, *lb;
             int ca, cb;
-            if (tp_search__select_nets(&m->a, t, g, &la, &ca) != TP_OK ||
-                tp_search__select_nets(&m->b, t, g, &lb, &cb) != TP_OK || ca != cb)
+            if (tp_search__select_nets(m->a, t, g, &la, &ca) != TP_OK ||
+                tp_search__select_nets(m->b, t, g, &lb, &cb) != TP_OK || ca != cb)
                 return 0;
             for (int i = 0; i < cb; i++)
                 if (m->net_map[lb[i]] != la[i])
@@ -190,17 +211,20 @@ static const int route_kinds[][2] = {
     {TP_NODE_GPU, TP_NODE_NVS}, {TP_NODE_NVS, TP_NODE_GPU},
 };
 
-static int same_system(iso *m)
+/* What the systems must share before their search tables are worth deriving. */
+static int same_outline(const tp_system *sa, const tp_system *sb)
 {
-    const tp_system *sa = m->a.sys, *sb = m->b.sys;
     for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
         if (sa->nodes[t].count != sb->nodes[t].count)
             return 0;
     const tp_node_set *ca = &sa->nodes[TP_NODE_CPU], *cb = &sb->nodes[TP_NODE_CPU];
-    if (sa->max_bw != sb->max_bw || sa->total_bw != sb->total_bw ||
-        (ca->count && (ca->nodes[0].cpu.arch != cb->nodes[0].cpu.arch ||
-                       ca->nodes[0].cpu.vendor != cb->nodes[0].cpu.vendor)))
-        return 0;
+    return sa->max_bw == sb->max_bw && sa->total_bw == sb->total_bw &&
+           (!ca->count || (ca->nodes[0].cpu.arch == cb->nodes[0].cpu.arch &&
+                           ca->nodes[0].cpu.vendor == cb->nodes[0].cpu.vendor));
+}
+
+static int same_system(iso *m)
+{
     if (!match_nets(m) || !same_net_relations(m))
         return 0;
     for (size_t k = 0; k < ARRAY_LEN(route_kinds); k++)
@@ -222,7 +246,7 @@ static int distinct_ranks(const tp_system *sys)
 
 static int64_t rename_rank(const iso *m, int64_t rank)
 {
-    const tp_node_set *ga = &m->a.sys->nodes[TP_NODE_GPU], *gb = &m->b.sys->nodes[TP_NODE_GPU];
+    const tp_node_set *ga = &m->a->sys->nodes[TP_NODE_GPU], *gb = &m->b->sys->nodes[TP_NODE_GPU];
     for (int i = 0; i < ga->count; i++)
         if (ga->nodes[i].gpu.rank == rank)
             return gb->nodes[i].gpu.rank;
@@ -231,9 +255,9 @@ static int64_t rename_rank(const iso *m, int64_t rank)
 
 static int64_t rename_net(const iso *m, int64_t id)
 {
-    const tp_node *na = m->a.sys->nodes[TP_NODE_NET].nodes;
-    const tp_node *nb = m->b.sys->nodes[TP_NODE_NET].nodes;
-    for (int i = 0; i < m->b.n_nets; i++)
+    const tp_node *na = m->a->sys->nodes[TP_NODE_NET].nodes;
+    const tp_node *nb = m->b->sys->nodes[TP_NODE_NET].nodes;
+    for (int i = 0; i < m->b->n_nets; i++)
         if (na[m->net_map[i]].id == id)
             return nb[i].id;
     return id;
@@ -243,12 +267,13 @@ static int64_t rename_net(const iso *m, int64_t id)
 static tp_status rename_graph(const iso *m, const tp_graph *x, tp_graph *y, tp_error *err)
 {
     tp_graph__copy_settings(y, x);
-    memcpy(y->intra, x->intra, sizeof(y->intra));
+    int n_gpus = m->b->n_gpus;
+    /* The slots a search zeroes and fills (NVLS prints untouched ones); the rest is never read. */
+    memcpy(y->intra, x->intra, (size_t)TP_MAXCHANNELS * (size_t)n_gpus * sizeof(y->intra[0]));
     memcpy(y->inter, x->inter, sizeof(y->inter));
-    int n_gpus = m->b.n_gpus;
     for (int i = 0; i < x->n_channels * n_gpus; i++)
         y->intra[i] = (int)rename_rank(m, x->intra[i]);
-    for (int i = 0; i < x->n_channels * 2 && m->b.n_nets; i++)
+    for (int i = 0; i < x->n_channels * 2 && m->b->n_nets; i++)
         y->inter[i] = rename_net(m, x->inter[i]);
     y->events = NULL;
     y->n_events = y->events_cap = 0;
@@ -265,7 +290,8 @@ static tp_status rename_graph(const iso *m, const tp_graph *x, tp_graph *y, tp_e
 static int mirrorable(const tp_system *a, tp_graph *const *ga, const tp_system *b, int n,
                       const tp_config *cfg)
 {
-    if (tp_config_str(cfg, TP_P_GRAPH_FILE) || !distinct_ranks(a) || !distinct_ranks(b))
+    if (tp_config_str(cfg, TP_P_GRAPH_FILE) || !same_outline(a, b) || !distinct_ranks(a) ||
+        !distinct_ranks(b))
         return 0;
     for (int i = 0; i < n; i++)
         if (ga[i] && ga[i]->search_state == TP_SEARCH_CHANGED)
@@ -273,55 +299,127 @@ static int mirrorable(const tp_system *a, tp_graph *const *ga, const tp_system *
     return 1;
 }
 
-static void iso_free(iso *m)
+/* One system's search tables, as the comparison reads them. */
+typedef struct mirror_side {
+    tp_system *sys;
+    tp_search_ctx ctx;
+    tp_accel *links; /* the link table (no accelerator attached) */
+} mirror_side;
+
+/* The tables of the systems compared so far (a domain is compared with each earlier one). */
+struct tp_search_mirrors {
+    mirror_side **sides;
+    int n, cap;
+};
+
+static void side_free(mirror_side *side)
 {
-    tp_accel__free(m->xa);
-    tp_accel__free(m->xb);
-    tp_search__ctx_free(&m->a);
-    tp_search__ctx_free(&m->b);
-    free(m->net_map);
-    free(m->link_map);
-    free(m->link_inv);
+    if (!side)
+        return;
+    tp_accel__free(side->links);
+    tp_search__ctx_free(&side->ctx);
+    free(side);
 }
 
-/* Derive both systems' search tables and compare them: 1 when b mirrors a. */
-static int compare(iso *m, tp_system *a, tp_system *b, tp_error *err)
+static mirror_side *side_new(tp_system *sys, tp_error *err)
 {
     const tp_accel_opts links_only = {.use = 0, .cut_cap = -1};
-    if (tp_search__ctx_init(&m->a, a, NULL, err) != TP_OK ||
-        tp_search__ctx_init(&m->b, b, NULL, err) != TP_OK ||
-        tp_accel__new(&m->a, &links_only, &m->xa, err) != TP_OK ||
-        tp_accel__new(&m->b, &links_only, &m->xb, err) != TP_OK)
-        return -1;
-    size_t nn = (size_t)(m->b.n_nets > 0 ? m->b.n_nets : 1);
+    mirror_side *side = calloc(1, sizeof(*side));
+    if (!side)
+        return NULL;
+    side->sys = sys;
+    if (tp_search__ctx_init(&side->ctx, sys, NULL, err) != TP_OK) {
+        free(side);
+        return NULL;
+    }
+    if (tp_accel__new(&side->ctx, &links_only, &side->links, err) != TP_OK) {
+        side_free(side);
+        return NULL;
+    }
+    return side;
+}
+
+void tp_search__mirrors_free(tp_search_mirrors *cache)
+{
+    if (!cache)
+        return;
+    for (int i = 0; i < cache->n; i++)
+        side_free(cache->sides[i]);
+    free(cache->sides);
+    free(cache);
+}
+
+/*
+ * sys's tables: from the cache (a system is not changed while its domain is
+ * compared: its searches left its bandwidths as they were, see mirrorable)
+ * or new, and then kept there. Without a cache, the caller frees them.
+ */
+static mirror_side *side_of(tp_search_mirrors **cache, tp_system *sys, tp_error *err)
+{
+    if (!cache)
+        return side_new(sys, err);
+    if (!*cache && !(*cache = calloc(1, sizeof(**cache))))
+        return NULL;
+    tp_search_mirrors *c = *cache;
+    for (int i = 0; i < c->n; i++)
+        if (c->sides[i]->sys == sys)
+            return c->sides[i];
+    if (c->n == c->cap) {
+        int cap = c->cap ? 2 * c->cap : 8;
+        mirror_side **sides = realloc(c->sides, (size_t)cap * sizeof(*sides));
+        if (!sides)
+            return NULL;
+        c->sides = sides;
+        c->cap = cap;
+    }
+    mirror_side *side = side_new(sys, err);
+    if (side)
+        c->sides[c->n++] = side;
+    return side;
+}
+
+/* Compare the tables of both systems: 1 when b mirrors a. */
+static int compare(iso *m, mirror_side *sa, mirror_side *sb, tp_error *err)
+{
+    m->a = &sa->ctx;
+    m->b = &sb->ctx;
+    m->a->err = m->b->err = err;
+    m->xa = sa->links;
+    m->xb = sb->links;
+    size_t nn = (size_t)(m->b->n_nets > 0 ? m->b->n_nets : 1);
+    size_t nb = (size_t)(m->xb->milli.n_links + 1), na = (size_t)(m->xa->milli.n_links + 1);
     m->net_map = malloc(nn * sizeof(int));
-    m->link_map = malloc((size_t)(m->xb->milli.n_links + 1) * sizeof(int));
-    m->link_inv = malloc((size_t)(m->xa->milli.n_links + 1) * sizeof(int));
+    m->link_map = malloc(nb * sizeof(int));
+    m->link_inv = malloc(na * sizeof(int));
     if (!m->net_map || !m->link_map || !m->link_inv)
         return -1;
-    memset(m->link_map, 0xff, (size_t)(m->xb->milli.n_links + 1) * sizeof(int));
-    memset(m->link_inv, 0xff, (size_t)(m->xa->milli.n_links + 1) * sizeof(int));
+    memset(m->link_map, 0xff, nb * sizeof(int));
+    memset(m->link_inv, 0xff, na * sizeof(int));
     return same_system(m);
 }
 
-tp_status tp_search__mirror(tp_search_domain da, tp_search_domain db, int n, const tp_config *cfg,
-                            int *done, tp_error *err)
+tp_status tp_search__mirror(tp_search_mirrors **cache, tp_search_domain da, tp_search_domain db,
+                            int n, const tp_config *cfg, int *done, tp_error *err)
 {
     tp_system *a = da.sys, *b = db.sys;
     tp_graph *const *ga = da.graphs, *const *gb = db.graphs;
     *done = 0;
     if (!mirrorable(a, ga, b, n, cfg))
         return TP_OK;
-    iso *m = calloc(1, sizeof(*m));
-    if (!m)
-        return tp_fail_nomem(err);
-    int same = compare(m, a, b, err);
-    tp_status st = same < 0 ? TP_ERR_NOMEM : TP_OK;
+    mirror_side *sa = side_of(cache, a, err), *sb = sa ? side_of(cache, b, err) : NULL;
+    iso m = {0};
+    int same = sa && sb ? compare(&m, sa, sb, err) : -1;
+    tp_status st = same < 0 ? tp_fail_nomem(err) : TP_OK;
     for (int i = 0; i < n && same > 0 && st == TP_OK; i++)
         if (ga[i] && gb[i])
-            st = rename_graph(m, ga[i], gb[i], err);
+            st = rename_graph(&m, ga[i], gb[i], err);
     *done = same > 0 && st == TP_OK;
-    iso_free(m);
-    free(m);
+    free(m.net_map);
+    free(m.link_map);
+    free(m.link_inv);
+    if (!cache) {
+        side_free(sa);
+        side_free(sb);
+    }
     return st;
 }
