@@ -1,6 +1,9 @@
 /* topoplan complete, the SKU catalogue and the provider lints. */
 #include "helpers.h"
 
+#include "provider/sku.h"
+
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,6 +124,36 @@ static void test_sku_catalogue_is_embedded(void **state)
     assert_null(tp_sku_name(tp_sku_count()));
 }
 
+/* The lines split at build time (embed-skus.sh) are those tp_sku__parse reads in skus/NAME.conf. */
+static void test_embedded_skus_split_as_parsed(void **state)
+{
+    (void)state;
+    tp_error err = {0};
+    for (size_t i = 0; i < tp_sku_texts_count; i++) {
+        char path[256];
+        snprintf(path, sizeof(path), "skus/%s.conf", tp_sku_texts[i].name);
+        FILE *f = fopen(path, "rb");
+        assert_non_null(f);
+        static char text[1 << 16];
+        size_t len = fread(text, 1, sizeof(text) - 1, f);
+        fclose(f);
+        text[len] = '\0';
+        assert_string_equal(text, tp_sku_texts[i].text);
+        tp_sku *parsed = NULL, *embedded = NULL;
+        assert_int_equal(tp_sku__parse(&parsed, text, path, &err), TP_OK);
+        assert_int_equal(tp_sku__load(&embedded, tp_sku_texts[i].name, &err), TP_OK);
+        assert_string_equal(embedded->name, parsed->name);
+        assert_true(parsed->n_entries > 5);
+        assert_int_equal(embedded->n_entries, parsed->n_entries);
+        for (size_t k = 0; k < parsed->n_entries; k++) {
+            assert_string_equal(embedded->entries[k].key, parsed->entries[k].key);
+            assert_string_equal(embedded->entries[k].value, parsed->entries[k].value);
+        }
+        tp_sku__free(parsed);
+        tp_sku__free(embedded);
+    }
+}
+
 static void test_lints_say_partial_and_defects(void **state)
 {
     (void)state;
@@ -149,6 +182,7 @@ int main(void)
         cmocka_unit_test(test_complete_lists_each_addition_with_a_reason),
         cmocka_unit_test(test_complete_refuses_bad_arguments),
         cmocka_unit_test(test_sku_catalogue_is_embedded),
+        cmocka_unit_test(test_embedded_skus_split_as_parsed),
         cmocka_unit_test(test_lints_say_partial_and_defects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -214,7 +214,8 @@ static size_t count_shapes(const tp_pv_file *f, tp_sku *const *skus, bool *same)
     return n;
 }
 
-/* The whole catalogue parsed once (*skus: tp_sku_texts_count entries, the caller frees). */
+/* The whole catalogue, split at build time (*skus: tp_sku_texts_count entries, the caller frees).
+ */
 static tp_status parse_catalogue(tp_sku ***skus, tp_error *err)
 {
     *skus = calloc(tp_sku_texts_count + 1, sizeof(**skus));
@@ -222,7 +223,7 @@ static tp_status parse_catalogue(tp_sku ***skus, tp_error *err)
         return tp_fail_nomem(err);
     tp_status st = TP_OK;
     for (size_t i = 0; i < tp_sku_texts_count && st == TP_OK; i++)
-        st = tp_sku__parse(&(*skus)[i], tp_sku_texts[i].text, tp_sku_texts[i].name, err);
+        st = tp_sku__embedded(&(*skus)[i], i, err);
     return st;
 }
 

@@ -11,7 +11,7 @@ void tp_sku__free(tp_sku *sku)
 {
     if (!sku)
         return;
-    free(sku->entries);
+    free(sku->owned_entries);
     free(sku->text);
     free(sku);
 }
@@ -30,11 +30,12 @@ static char *trim_in_place(char *s, size_t n)
 /* One "key = value" line (its own copy, line[len] writable): its entry points into it. */
 static tp_status add_entry(tp_sku *sku, char *line, size_t len, char *eq, tp_error *err)
 {
-    tp_status st =
-        tp_grow((void **)&sku->entries, &sku->cap, sku->n_entries + 1, sizeof(*sku->entries), err);
+    tp_status st = tp_grow((void **)&sku->owned_entries, &sku->cap, sku->n_entries + 1,
+                           sizeof(*sku->owned_entries), err);
     if (st != TP_OK)
         return st;
-    tp_sku_entry *e = &sku->entries[sku->n_entries++];
+    sku->entries = sku->owned_entries;
+    tp_sku_entry *e = &sku->owned_entries[sku->n_entries++];
     e->value = trim_in_place(eq + 1, len - (size_t)(eq - line) - 1);
     e->key = trim_in_place(line, (size_t)(eq - line));
     return TP_OK;
@@ -78,12 +79,31 @@ tp_status tp_sku__parse(tp_sku **out, const char *text, const char *source, tp_e
     return TP_OK;
 }
 
+tp_status tp_sku__embedded(tp_sku **out, size_t i, tp_error *err)
+{
+    *out = NULL;
+    const tp_sku_text *t = &tp_sku_texts[i];
+    tp_sku *sku = calloc(1, sizeof(*sku));
+    if (!sku)
+        return tp_fail_nomem(err);
+    sku->entries = t->entries;
+    sku->n_entries = t->n_entries;
+    const char *name = tp_sku__get(sku, NULL, "name");
+    if (!name || strlen(name) >= sizeof(sku->name)) {
+        tp_sku__free(sku);
+        return tp_fail(err, TP_ERR_CONFIG, t->name, 0, 0, "SKU file without a valid name");
+    }
+    snprintf(sku->name, sizeof(sku->name), "%s", name);
+    *out = sku;
+    return TP_OK;
+}
+
 tp_status tp_sku__load(tp_sku **out, const char *name, tp_error *err)
 {
     *out = NULL;
     for (size_t i = 0; i < tp_sku_texts_count; i++)
         if (strcasecmp(tp_sku_texts[i].name, name) == 0)
-            return tp_sku__parse(out, tp_sku_texts[i].text, tp_sku_texts[i].name, err);
+            return tp_sku__embedded(out, i, err);
     char known[1024] = "";
     size_t used = 0;
     for (size_t i = 0; i < tp_sku_texts_count && used < sizeof(known); i++)
