@@ -785,7 +785,7 @@ static void count_elements(const tp_xml_elem *e, int caps[TP_NODE_TYPE_COUNT])
                                                          [TP_NODE_NIC] = "nic",
                                                          [TP_NODE_NET] = "net"};
     for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
-        if (tags[t] && strcmp(e->tag, tags[t]) == 0)
+        if (tags[t] && e->tag[0] == tags[t][0] && strcmp(e->tag, tags[t]) == 0)
             caps[t]++;
     for (size_t i = 0; i < e->n_children; i++)
         count_elements(e->children[i], caps);
