@@ -526,6 +526,32 @@ static void test_connect_aggregates_and_sorts(void **state)
     tp_system__free(sys);
 }
 
+/* Node storage sized to a topology: a full type fails as a bug, the 256 limit as NCCL's. */
+static void test_sized_node_storage(void **state)
+{
+    (void)state;
+    tp_system *sys = NULL;
+    tp_error err = {0};
+    tp_node *n = NULL;
+    int caps[TP_NODE_TYPE_COUNT] = {[TP_NODE_GPU] = 2, [TP_NODE_NET] = 300};
+    assert_int_equal(tp_system__new_sized(&sys, caps, &err), TP_OK);
+    assert_int_equal(tp_system__create_node(sys, &n, TP_NODE_GPU, 1, &err), TP_OK);
+    assert_int_equal(tp_system__create_node(sys, &n, TP_NODE_GPU, 2, &err), TP_OK);
+    assert_int_equal(tp_system__create_node(sys, &n, TP_NODE_GPU, 3, &err), TP_ERR_INTERNAL);
+    assert_non_null(strstr(err.message, "sized for 2"));
+    for (int i = 0; i < TP_MAX_NODES; i++)
+        assert_int_equal(tp_system__create_node(sys, &n, TP_NODE_NET, i, &err), TP_OK);
+    assert_int_equal(tp_system__create_node(sys, &n, TP_NODE_NET, 999, &err), TP_ERR_TOPOLOGY);
+    assert_non_null(strstr(err.message, "allows 256"));
+    /* A copy has room for what it copies. */
+    tp_system *copy = NULL;
+    assert_int_equal(tp_system__clone(&copy, sys, &err), TP_OK);
+    assert_int_equal(copy->nodes[TP_NODE_GPU].count, 2);
+    assert_int_equal(copy->nodes[TP_NODE_NET].count, TP_MAX_NODES);
+    tp_system__free(copy);
+    tp_system__free(sys);
+}
+
 static void test_busid_parse(void **state)
 {
     (void)state;
@@ -823,6 +849,7 @@ int main(void)
         cmocka_unit_test(test_prepare_round_trip_is_stable),
         cmocka_unit_test(test_fusion_keeps_mismatched_copies),
         cmocka_unit_test(test_shared_trim_matches_rank_walks),
+        cmocka_unit_test(test_sized_node_storage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
