@@ -22,16 +22,29 @@ typedef struct replay {
     tp_error *err;
 } replay;
 
+/* Written without printf: a replay labels every link it books. */
 void tp_graphcheck__label(char *buf, size_t size, const tp_node *node)
 {
-    if (node->type == TP_NODE_GPU)
-        snprintf(buf, size, "GPU/%d", node->gpu.rank);
-    else if (node->type == TP_NODE_NET)
-        snprintf(buf, size, "NET/%d", node->net.dev);
-    else /* NCCL's label, as in its path dumps */
-        snprintf(buf, size, "%s/%llx-%llx", tp_node_type_name(node->type),
-                 (unsigned long long)TP_ID_SYSTEM_ID(node->id),
-                 (unsigned long long)TP_ID_LOCAL_ID(node->id));
+    char text[96];
+    size_t n = 0;
+    if (node->type == TP_NODE_GPU || node->type == TP_NODE_NET) {
+        memcpy(text, node->type == TP_NODE_GPU ? "GPU/" : "NET/", 4);
+        n = 4 + (size_t)tp_format_int(text + 4,
+                                      node->type == TP_NODE_GPU ? node->gpu.rank : node->net.dev);
+    } else { /* NCCL's label, as in its path dumps: TYPE/%llx-%llx */
+        const char *type = tp_node_type_name(node->type);
+        n = strlen(type) < 32 ? strlen(type) : 32;
+        memcpy(text, type, n);
+        text[n++] = '/';
+        n += (size_t)tp_format_hex(text + n, (unsigned long long)TP_ID_SYSTEM_ID(node->id), 1);
+        text[n++] = '-';
+        n += (size_t)tp_format_hex(text + n, (unsigned long long)TP_ID_LOCAL_ID(node->id), 1);
+    }
+    if (size == 0)
+        return;
+    n = n < size - 1 ? n : size - 1; /* cut as snprintf would */
+    memcpy(buf, text, n);
+    buf[n] = '\0';
 }
 
 /* NCCL 2.22.3 SUB_ROUND: subtract, then round to 1/1000 to cancel float drift. */
