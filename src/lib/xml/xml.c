@@ -567,8 +567,9 @@ static tp_status read_all(int fd, const struct stat *sb, const char *path, char 
             return tp_fail(err, TP_ERR_XML, path, 0, 0,
                            "file larger than %u MiB (topoplan's limit for an input file)",
                            TP_MAX_INPUT_BYTES >> 20);
-        /* A regular file reads short only at its end: no read just to see 0. */
-        if (n == 0 || (regular && (size_t)n < room))
+        /* A regular file read to its size is at its end: no read just to see 0 (files of
+         * /proc and /sys give no size, or a wrong one: they are read to a 0). */
+        if (n == 0 || (regular && hint > 0 && *len >= hint && (size_t)n < room))
             return TP_OK;
     }
 }
