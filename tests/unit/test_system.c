@@ -499,6 +499,59 @@ static void test_remove_node_fixes_pointers(void **state)
     tp_system__free(sys);
 }
 
+/* Same nodes in the same order, each with the same links (type, bw, far end's type and index). */
+static void assert_same_system(const tp_system *a, const tp_system *b)
+{
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
+        assert_int_equal(a->nodes[t].count, b->nodes[t].count);
+        for (int n = 0; n < a->nodes[t].count; n++) {
+            const tp_node *x = &a->nodes[t].nodes[n], *y = &b->nodes[t].nodes[n];
+            assert_int_equal(x->id, y->id);
+            assert_int_equal(x->n_links, y->n_links);
+            for (int l = 0; l < x->n_links; l++) {
+                const tp_link *p = &x->links[l], *q = &y->links[l];
+                assert_int_equal(p->type, q->type);
+                assert_true(p->bw == q->bw);
+                assert_int_equal(p->rem->type, q->rem->type);
+                assert_int_equal(p->rem - a->nodes[p->rem->type].nodes,
+                                 q->rem - b->nodes[q->rem->type].nodes);
+            }
+        }
+    }
+}
+
+/* Removing several nodes in one pass leaves what removing them one by one leaves. */
+static void test_remove_nodes_as_one_by_one(void **state)
+{
+    (void)state;
+    char *xml = helpers_fixture("dgx_h100.xml");
+    tp_system *sys = build(xml, 0, NULL), *one = NULL, *batch = NULL;
+    tp_error err = {0};
+    static const int gpus[] = {1, 4, 7}; /* indices in the full system */
+    bool gone[TP_MAX_NODES] = {false};
+    assert_int_equal(tp_system__clone(&one, sys, &err), TP_OK);
+    assert_int_equal(tp_system__clone(&batch, sys, &err), TP_OK);
+    for (int i = 2; i >= 0; i--)
+        assert_int_equal(tp_system__remove_node(one, TP_NODE_GPU, gpus[i], &err), TP_OK);
+    for (int i = 0; i < 3; i++)
+        gone[gpus[i]] = true;
+    assert_int_equal(tp_system__remove_nodes(batch, TP_NODE_GPU, gone, &err), TP_OK);
+    assert_same_system(one, batch);
+    int n_nets = one->nodes[TP_NODE_NET].count;
+    assert_true(n_nets > 1);
+    for (int n = n_nets - 1; n >= 0; n--)
+        assert_int_equal(tp_system__remove_node(one, TP_NODE_NET, n, &err), TP_OK);
+    for (int n = 0; n < n_nets; n++)
+        gone[n] = true;
+    assert_int_equal(tp_system__remove_nodes(batch, TP_NODE_NET, gone, &err), TP_OK);
+    assert_same_system(one, batch);
+    assert_int_equal(tp_system__check(batch, &err), TP_OK);
+    tp_system__free(one);
+    tp_system__free(batch);
+    tp_system__free(sys);
+    free(xml);
+}
+
 static void test_connect_aggregates_and_sorts(void **state)
 {
     (void)state;
@@ -841,6 +894,7 @@ int main(void)
         cmocka_unit_test(test_bcm_gen4_switch_flattened),
         cmocka_unit_test(test_clone_repoints_links),
         cmocka_unit_test(test_remove_node_fixes_pointers),
+        cmocka_unit_test(test_remove_nodes_as_one_by_one),
         cmocka_unit_test(test_connect_aggregates_and_sorts),
         cmocka_unit_test(test_busid_parse),
         cmocka_unit_test(test_bad_inputs_fail_with_position),

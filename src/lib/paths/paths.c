@@ -734,19 +734,36 @@ tp_status tp_paths__trim_domains(tp_system *sys, const tp_gpu_domains *dom, cons
     int mine = domain_of_rank(sys, dom, job->rank);
     /* Routes are recomputed after trimming: drop them before nodes move. */
     tp_system__free_routes(sys);
+    /* NCCL removes the GPUs one by one, each found by id: the first one left with that id. All
+     * go in one pass (tp_system__remove_nodes leaves what one-by-one removal leaves). */
+    const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
+    int n_nets = sys->nodes[TP_NODE_NET].count;
+    bool *gone = calloc((size_t)(gpus->count > n_nets ? gpus->count : n_nets) + 1, sizeof(bool));
+    if (!gone)
+        return tp_fail_nomem(err);
     tp_status st = TP_OK;
+    int left = gpus->count;
     for (int i = 0; i < dom->n_gpus && st == TP_OK; i++) {
         if (dom->domain[i] == mine)
             continue;
-        int g = tp_paths__id_to_index(sys, TP_NODE_GPU, dom->ids[i]);
-        st = g < 0 ? tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "Could not find id %llx",
-                             (unsigned long long)dom->ids[i])
-                   : tp_system__remove_node(sys, TP_NODE_GPU, g, err);
+        int g = 0;
+        while (g < gpus->count && (gone[g] || gpus->nodes[g].id != dom->ids[i]))
+            g++;
+        if (g == gpus->count)
+            st = tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "Could not find id %llx",
+                         (unsigned long long)dom->ids[i]);
+        else
+            gone[g] = true, left--;
     }
+    if (st == TP_OK && left < gpus->count)
+        st = tp_system__remove_nodes(sys, TP_NODE_GPU, gone, err);
     /* NCCL 2.22.3: a job entirely on this host needs no NET. */
-    if (st == TP_OK && sys->nodes[TP_NODE_GPU].count == job->n_ranks)
-        for (int n = sys->nodes[TP_NODE_NET].count - 1; st == TP_OK && n >= 0; n--)
-            st = tp_system__remove_node(sys, TP_NODE_NET, n, err);
+    if (st == TP_OK && left == job->n_ranks && n_nets > 0) {
+        for (int n = 0; n < n_nets; n++)
+            gone[n] = true;
+        st = tp_system__remove_nodes(sys, TP_NODE_NET, gone, err);
+    }
+    free(gone);
     return st;
 }
 

@@ -253,6 +253,47 @@ tp_status tp_system__remove_node(tp_system *sys, int type, int index, tp_error *
     return TP_OK;
 }
 
+tp_status tp_system__remove_nodes(tp_system *sys, int type, const bool *gone, tp_error *err)
+{
+    tp_node_set *set = &sys->nodes[type];
+    int *moved_to = malloc(((size_t)set->count + 1) * sizeof(int));
+    if (!moved_to)
+        return tp_fail_nomem(err);
+    int kept = 0;
+    for (int i = 0; i < set->count; i++)
+        moved_to[i] = gone[i] ? -1 : kept++;
+    tp_node *old = set->nodes;
+    /* Links to a removed node go, the others follow their node to its new place. */
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
+        for (int n = 0; n < sys->nodes[t].count; n++) {
+            tp_node *node = sys->nodes[t].nodes + n;
+            if (t == type && gone[n])
+                continue;
+            int w = 0;
+            for (int l = 0; l < node->n_links; l++) {
+                tp_link link = node->links[l];
+                if ((int)link.rem->type == type) {
+                    int at = moved_to[link.rem - old];
+                    if (at < 0)
+                        continue;
+                    link.rem = old + at;
+                }
+                node->links[w++] = link;
+            }
+            node->n_links = w;
+        }
+    }
+    for (int i = 0; i < set->count; i++) {
+        if (gone[i])
+            free(old[i].links);
+        else if (moved_to[i] != i)
+            old[moved_to[i]] = old[i];
+    }
+    set->count = kept;
+    free(moved_to);
+    return TP_OK;
+}
+
 /*
  * NCCL 2.22.3 ncclTopoConnectNodes: add bw to an existing link of that type
  * to rem (links end at the first empty slot), else append; then move the link

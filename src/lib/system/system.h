@@ -178,6 +178,9 @@ tp_status tp_system__create_node(tp_system *sys, tp_node **out, int type, int64_
                                  tp_error *err);
 /* Remove node `index` of `type`, dropping links to it and fixing pointers. */
 tp_status tp_system__remove_node(tp_system *sys, int type, int index, tp_error *err);
+/* Remove every node of `type` whose gone[index] is set, in one pass: the system (nodes,
+ * links, their order) is as removing them one by one leaves it. */
+tp_status tp_system__remove_nodes(tp_system *sys, int type, const bool *gone, tp_error *err);
 /* Add bw to the node->rem link of `type` (created if absent), kept sorted by bw as NCCL does. */
 tp_status tp_system__connect(tp_node *node, tp_node *rem, int type, float bw, tp_error *err);
 
