@@ -83,12 +83,15 @@ static tp_node *repoint(const tp_system *from, tp_system *to, const tp_node *rem
 static tp_status copy_links(const tp_system *from, tp_system *to, const tp_node *src, tp_node *dst,
                             tp_error *err)
 {
-    dst->n_slots = 0;
-    tp_status st = tp_system__reserve_links(dst, src->n_slots, err);
-    if (st != TP_OK)
-        return st;
-    if (src->n_slots > 0) /* no slots: links may be NULL, and memcpy(NULL, ...) is undefined */
-        memcpy(dst->links, src->links, (size_t)src->n_slots * sizeof(tp_link));
+    dst->n_slots = dst->slots_cap = 0;
+    dst->links = NULL;
+    if (src->n_slots == 0) /* no slots: links may be NULL, and memcpy(NULL, ...) is undefined */
+        return TP_OK;
+    /* The same room as the original's (later growth alike); every slot is copied over. */
+    if (!(dst->links = malloc((size_t)src->slots_cap * sizeof(tp_link))))
+        return tp_fail_nomem(err);
+    memcpy(dst->links, src->links, (size_t)src->n_slots * sizeof(tp_link));
+    dst->slots_cap = src->slots_cap;
     dst->n_slots = src->n_slots;
     for (int l = 0; l < dst->n_slots; l++)
         dst->links[l].rem = repoint(from, to, dst->links[l].rem);
@@ -111,7 +114,7 @@ tp_status tp_system__clone(tp_system **out, const tp_system *sys, tp_error *err)
     copy->total_bw = sys->total_bw;
     memcpy(copy->source, sys->source, sizeof(copy->source));
     for (size_t i = 0; i < sys->notes.n_lines; i++)
-        tp_log_info(&copy->notes, "%s", sys->notes.lines[i].text);
+        tp_log_put_sub(&copy->notes, TP_SUB_ALL, sys->notes.lines[i].text); /* as tp_log_info */
     for (int t = 0; t < TP_NODE_TYPE_COUNT && st == TP_OK; t++) {
         int count = sys->nodes[t].count;
         memcpy(copy->nodes[t].nodes, sys->nodes[t].nodes, (size_t)count * sizeof(tp_node));
