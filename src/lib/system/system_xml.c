@@ -704,9 +704,12 @@ static tp_status materialize(const rank_view *v, const tp_xml_elem *e, tp_xml_el
         return st;
     copy->line = e->line;
     copy->column = e->column;
-    /* A view's attribute names are distinct (av_set replaces). */
-    for (size_t i = 0; i < av.n && st == TP_OK; i++)
-        st = tp_xml__append_attr(copy, av.name[i], av.value[i], err);
+    /* A view's attribute names are distinct (av_set replaces): appended all at once. */
+    tp_xml_range ranges[TP_VIEW_MAX_ATTRS];
+    for (size_t i = 0; i < av.n; i++)
+        ranges[i] =
+            (tp_xml_range){av.name[i], av.value[i], strlen(av.name[i]), strlen(av.value[i])};
+    st = tp_xml__append_ranges(copy, ranges, av.n, err);
     for (size_t i = 0; i < e->n_children && st == TP_OK; i++)
         if (!in_list((const tp_xml_elem *const *)v->removed.items, v->removed.count,
                      e->children[i]))
