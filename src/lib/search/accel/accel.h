@@ -66,6 +66,13 @@ typedef struct tp_amount {
     int32_t v[5];
 } tp_amount;
 
+/* The pass settings the amounts of a pass follow from. */
+typedef struct tp_amounts_of {
+    int valid;
+    tp_pattern pattern;
+    float bw_intra, bw_inter;
+} tp_amounts_of;
+
 /* A compiled hop as the accelerators see it (parallel to the core's hop pool). */
 typedef struct tp_mhop {
     int32_t *m, *mrev; /* the link and its reverse in thousandths */
@@ -97,6 +104,7 @@ typedef struct tp_milli {
     int link_m_ok;           /* link_m holds the floats' values */
     tp_amount amounts[3];    /* bw_intra, bw_inter, bw_inter / 2 of the pass */
     int n_amounts;
+    tp_amounts_of amounts_of;                 /* the speeds and pattern amounts[] were made for */
     tp_amount cached[TP_AMOUNT_CACHE];        /* amounts made so far, by bw */
     unsigned char cached_ok[TP_AMOUNT_CACHE]; /* 0: empty slot, 1: not exact, 2: exact */
     uint64_t *net_k1, *net_k2;                /* per NET: hash multipliers of its bw */
@@ -144,6 +152,8 @@ typedef struct tp_pass_memory {
     int pattern;         /* of this pass */
     int intra_types[TP_PASS_MAX_TYPES], n_intra_types; /* route types GPU/NVS <-> GPU/NVS */
     int inter_types[TP_PASS_MAX_TYPES], n_inter_types; /* route types GPU <-> NET */
+    /* The effective (largest route) type at or under each path type: intra, inter. */
+    signed char eff_intra[TP_PATH_TYPE_COUNT], eff_inter[TP_PATH_TYPE_COUNT];
     int verify;    /* check the memory against real passes (tests) */
     int verifying; /* running a pass the memory knew, to check it */
 } tp_pass_memory;
@@ -291,8 +301,15 @@ int tp_accel__walk_shadowed(void *state, const tp_cpath *path, float bw, float m
 int tp_accel__gpu_pci_bw(void *state, int g);
 void tp_accel__net_bw(void *state, int net, int sign, float was);
 
-/* Memo tables and hashing (search_memo.c). */
-uint64_t tp_accel__mix(uint64_t h, uint64_t v);
+/* Memo tables and hashing (search_memo.c). Inline: the memories hash a few words per step. */
+static inline uint64_t tp_accel__mix(uint64_t h, uint64_t v)
+{
+    /* splitmix64 finaliser over the combination. */
+    uint64_t z = h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
 /* Two independent multipliers of a bandwidth: a 128-bit linear hash of the state. */
 static inline void tp_accel__bw_keys(const float *bw, uint64_t *k1, uint64_t *k2)
 {

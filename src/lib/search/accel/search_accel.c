@@ -106,9 +106,18 @@ int tp_accel__begin(tp_accel *a, const tp_graph *g)
         a->pass.state_ok = 0; /* the last pass ran on floats (or none ran yet) */
     tp_accel__memo_begin(a, g);
     tp_accel__pass_begin(a, g);
-    int milli = (a->use & TP_ACCEL_MILLI) && tp_accel__milli_begin(a, g);
+    return (a->use & TP_ACCEL_MILLI) && tp_accel__milli_begin(a, g);
+}
+
+/*
+ * What only a pass that runs needs (not one the pass memory knows): its
+ * dead next channels and the hooks narrowed to it.
+ */
+static void arm_pass(tp_accel *a, const tp_graph *g)
+{
+    a->dead.next_dead = a->milli.on && (a->use & TP_ACCEL_DEAD) &&
+                        tp_accel__dead_pass(a, a->milli.link_m, a->milli.amounts, g);
     tp_accel__hooks(a);
-    return milli;
 }
 
 /* Verify mode: run a pass the pass memory knew, and check its steps. */
@@ -141,6 +150,7 @@ tp_status tp_accel__run_pass(tp_accel *a, tp_graph *g, const tp_ladder_pass *p, 
             return TP_OK;
         return verify_pass(a, g, p, budget, *time, settling);
     }
+    arm_pass(a, g);
     tp_accel__bound_begin(a, g, p->number == 1 && !settling && (a->use & TP_ACCEL_BOUND));
     /* Hopeless from the start: small searches still run whole, large ones are cut. */
     int cap = a->bound.cut_on && !tp_accel__can_beat(a, g) ? a->bound.cut_cap : -1;

@@ -16,15 +16,6 @@
 /* Small first: most tables of small searches hold a few entries (grown by doubling). */
 #define MEMO_MIN_CAP 16
 
-uint64_t tp_accel__mix(uint64_t h, uint64_t v)
-{
-    /* splitmix64 finaliser over the combination. */
-    uint64_t z = h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 void tp_accel__table_reset(tp_memo_table *m)
 {
     m->generation++;

@@ -340,16 +340,26 @@ static int load_links(tp_milli *mi)
     return 1;
 }
 
+/* The pass amounts of g in mi->amounts: those of the previous pass when its speeds were g's. */
+static int pass_amounts(tp_accel *a, const tp_graph *g)
+{
+    tp_milli *mi = &a->milli;
+    if (!mi->amounts_of.valid || mi->amounts_of.pattern != g->pattern ||
+        mi->amounts_of.bw_intra != g->bw_intra || mi->amounts_of.bw_inter != g->bw_inter) {
+        mi->n_amounts = tp_accel__milli_amounts(a, g, mi->amounts);
+        mi->amounts_of = (tp_amounts_of){
+            .valid = 1, .pattern = g->pattern, .bw_intra = g->bw_intra, .bw_inter = g->bw_inter};
+    }
+    return mi->n_amounts;
+}
+
 int tp_accel__milli_begin(tp_accel *a, const tp_graph *g)
 {
     tp_milli *mi = &a->milli;
     mi->on = 0;
-    a->dead.next_dead = 0;
-    if (mi->capable && (mi->n_amounts = tp_accel__milli_amounts(a, g, mi->amounts)) &&
-        load_links(mi)) {
+    a->dead.next_dead = 0; /* set when the pass runs (tp_accel__run_pass) */
+    if (mi->capable && pass_amounts(a, g) && load_links(mi)) {
         mi->on = 1;
-        if (a->use & TP_ACCEL_DEAD)
-            a->dead.next_dead = tp_accel__dead_pass(a, mi->link_m, mi->amounts, g);
         return 1;
     }
     mi->link_m_ok = 0; /* a float pass may round the link values */

@@ -58,6 +58,22 @@ static int effective(const int *types, int count, int t)
     return best;
 }
 
+/* The same from the table of path types made once (types out of range searched). */
+static int effective_of(const signed char *table, const int *types, int count, int t)
+{
+    return t >= 0 && t < TP_PATH_TYPE_COUNT ? table[t] : effective(types, count, t);
+}
+
+static int effective_intra(const tp_pass_memory *pm, int t)
+{
+    return effective_of(pm->eff_intra, pm->intra_types, pm->n_intra_types, t);
+}
+
+static int effective_inter(const tp_pass_memory *pm, int t)
+{
+    return effective_of(pm->eff_inter, pm->inter_types, pm->n_inter_types, t);
+}
+
 void tp_accel__pass_init(tp_accel *a)
 {
     const tp_search_ctx *s = a->s;
@@ -68,6 +84,12 @@ void tp_accel__pass_init(tp_accel *a)
     route_types(s, TP_NODE_NVS, TP_NODE_GPU, pm->intra_types, &pm->n_intra_types);
     route_types(s, TP_NODE_GPU, TP_NODE_NET, pm->inter_types, &pm->n_inter_types);
     route_types(s, TP_NODE_NET, TP_NODE_GPU, pm->inter_types, &pm->n_inter_types);
+    int n_intra = pm->n_intra_types < TP_PASS_MAX_TYPES ? pm->n_intra_types : TP_PASS_MAX_TYPES;
+    int n_inter = pm->n_inter_types < TP_PASS_MAX_TYPES ? pm->n_inter_types : TP_PASS_MAX_TYPES;
+    for (int t = 0; t < TP_PATH_TYPE_COUNT; t++) {
+        pm->eff_intra[t] = (signed char)effective(pm->intra_types, n_intra, t);
+        pm->eff_inter[t] = (signed char)effective(pm->inter_types, n_inter, t);
+    }
     tp_accel__table_reset(&pm->table);
 }
 
@@ -129,7 +151,7 @@ typedef struct memo_key {
 static memo_key pass_key(const tp_pass_memory *pm, pass_id p)
 {
     const tp_graph *g = p.g;
-    int ti = p.ti, te = effective(pm->inter_types, pm->n_inter_types, g->type_inter);
+    int ti = p.ti, te = effective_inter(pm, g->type_inter);
     /* The small settings packed into one word, each in a field wide enough for its values. */
     uint64_t settings = (uint64_t)(g->pattern & 0xff) | (uint64_t)((ti + 1) & 0xff) << 8 |
                         (uint64_t)((te + 1) & 0xff) << 16 | (uint64_t)(g->same_channels & 1) << 24 |
@@ -161,7 +183,7 @@ int tp_accel__pass_find(tp_accel *a, const tp_graph *g, int *time)
         pm->state = state_hash(a);
         pm->state_ok = 1;
     }
-    int ti = effective(pm->intra_types, pm->n_intra_types, g->type_intra);
+    int ti = effective_intra(pm, g->type_intra);
     memo_key k = pass_key(pm, (pass_id){g, g->bw_intra, g->bw_inter, ti});
     pm->key = k.key;
     pm->check = k.check;
@@ -181,7 +203,7 @@ static void store_types(tp_pass_memory *pm, pass_id p, int time)
 {
     int last = INT32_MIN;
     for (int t = pm->ti_lo; t <= pm->ti_hi && t <= TP_PATH_DIS; t++) {
-        p.ti = effective(pm->intra_types, pm->n_intra_types, t);
+        p.ti = effective_intra(pm, t);
         if (p.ti == last)
             continue;
         last = p.ti;
@@ -233,7 +255,7 @@ int tp_accel__pass_known(tp_accel *a, const tp_graph *g, float bw)
     tp_pass_memory *pm = &a->pass;
     if (pm->key == 0 && pm->check == 0)
         return 0;
-    int ti = effective(pm->intra_types, pm->n_intra_types, g->type_intra);
+    int ti = effective_intra(pm, g->type_intra);
     memo_key k = pass_key(pm, (pass_id){g, bw, bw, ti});
     return tp_accel__table_find(&pm->table, k.key, k.check) != NULL;
 }
