@@ -732,8 +732,6 @@ tp_status tp_paths__trim_domains(tp_system *sys, const tp_gpu_domains *dom, cons
     if (sys->nodes[TP_NODE_GPU].count != dom->n_gpus)
         return tp_paths__internal(err, "trim with the domains of another system");
     int mine = domain_of_rank(sys, dom, job->rank);
-    /* Routes are recomputed after trimming: drop them before nodes move. */
-    tp_system__free_routes(sys);
     /* NCCL removes the GPUs one by one, each found by id: the first one left with that id. All
      * go in one pass (tp_system__remove_nodes leaves what one-by-one removal leaves). */
     const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
@@ -755,10 +753,15 @@ tp_status tp_paths__trim_domains(tp_system *sys, const tp_gpu_domains *dom, cons
         else
             gone[g] = true, left--;
     }
+    bool drop_nets = left == job->n_ranks && n_nets > 0;
+    /* Routes are recomputed after trimming: drop them before nodes move (a trim that removes
+     * nothing keeps them: the recomputation would give them again). */
+    if (st == TP_OK && (left < gpus->count || drop_nets))
+        tp_system__free_routes(sys);
     if (st == TP_OK && left < gpus->count)
         st = tp_system__remove_nodes(sys, TP_NODE_GPU, gone, err);
     /* NCCL 2.22.3: a job entirely on this host needs no NET. */
-    if (st == TP_OK && left == job->n_ranks && n_nets > 0) {
+    if (st == TP_OK && drop_nets) {
         for (int n = 0; n < n_nets; n++)
             gone[n] = true;
         st = tp_system__remove_nodes(sys, TP_NODE_NET, gone, err);

@@ -295,11 +295,13 @@ static void mark_domain(const tp_plan *plan, tp_host_kind *k, const tp_domain *d
  * trim a fresh copy with the same domains (tp_paths__trim_domains).
  */
 static tp_status host_domains(const tp_plan *plan, tp_host_kind *k, tp_system *sys,
-                              const tp_job_view *view, tp_log *log, tp_error *err)
+                              const tp_job_view *view, tp_log *log, bool *computed, tp_error *err)
 {
+    *computed = false;
     if (k->host_domains)
         return TP_OK;
     tp_status st = tp_paths__compute(sys, plan->cfg, view, log, err);
+    *computed = st == TP_OK;
     if (st == TP_OK && !(k->host_domains = malloc(sizeof(*k->host_domains))))
         st = tp_fail_nomem(err);
     if (st == TP_OK && (st = tp_paths__domains(sys, k->host_domains, err)) != TP_OK) {
@@ -314,12 +316,19 @@ static tp_status rank_paths(tp_plan *plan, tp_host_kind *k, tp_domain *d, int ra
                             tp_error *err)
 {
     tp_job_view view = job_view(plan, k, rank);
+    bool computed = false;
     tp_status st = tp_system__clone(&d->sys, k->host_sys, err);
     if (st == TP_OK)
-        st = host_domains(plan, k, d->sys, &view, log, err);
+        st = host_domains(plan, k, d->sys, &view, log, &computed, err);
+    int gpus = st == TP_OK ? d->sys->nodes[TP_NODE_GPU].count : 0;
+    int nets = st == TP_OK ? d->sys->nodes[TP_NODE_NET].count : 0;
     if (st == TP_OK)
         st = tp_paths__trim_domains(d->sys, k->host_domains, &view, err);
-    if (st == TP_OK)
+    /* A trim that removed nothing leaves the system whose paths were just computed (with no
+     * line logged, as they succeeded): computing them again would give the same routes. */
+    bool same = computed && gpus == d->sys->nodes[TP_NODE_GPU].count &&
+                nets == d->sys->nodes[TP_NODE_NET].count;
+    if (st == TP_OK && !same)
         st = tp_paths__compute(d->sys, plan->cfg, &view, log, err);
     if (st == TP_OK)
         st = tp_search__init(d->sys, err);
