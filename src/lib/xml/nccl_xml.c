@@ -467,10 +467,16 @@ static int get_node(scan *s, xnode *n)
 
 /* ---- the loader (xml.cc xmlLoadSub and the handlers) ---- */
 
+/* Element names are compared on every node: the first byte settles most. */
+static bool same_name(const char *a, const char *b)
+{
+    return a[0] == b[0] && strcmp(a, b) == 0;
+}
+
 static const elem_rule *rule_named(const profile *p, const char *name)
 {
     for (size_t i = 0; i < p->n_rules; i++)
-        if (strcmp(p->rules[i].name, name) == 0)
+        if (same_name(p->rules[i].name, name))
             return &p->rules[i];
     return NULL;
 }
@@ -479,9 +485,9 @@ static const elem_rule *rule_named(const profile *p, const char *name)
 static const elem_rule *known_child(const scan *s, const frame *f, const char *name)
 {
     if (f->is_top)
-        return strcmp(name, s->prof->rules[0].name) == 0 ? &s->prof->rules[0] : NULL;
+        return same_name(name, s->prof->rules[0].name) ? &s->prof->rules[0] : NULL;
     for (size_t i = 0; f->rule && i < ARRAY_LEN(f->rule->children) && f->rule->children[i]; i++)
-        if (strcmp(f->rule->children[i], name) == 0)
+        if (same_name(f->rule->children[i], name))
             return rule_named(s->prof, name);
     return NULL;
 }

@@ -35,6 +35,33 @@ typedef struct reader {
 /* What a step found: go on, the text leaves the subset, or out of memory. */
 typedef enum step { STEP_OK, STEP_NOT_PLAIN, STEP_NOMEM } step;
 
+/* What an ASCII byte may be in the subset: a name's first byte, a name byte, a value byte. */
+enum { NAME_START = 1, NAME = 2, VALUE = 4 };
+#define S_ (NAME_START | NAME | VALUE)
+#define N_ (NAME | VALUE)
+#define V_ VALUE
+/* clang-format off */
+static const unsigned char byte_class[128] = {
+    0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  /* control bytes */
+    0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+    V_, V_, V_, V_, V_, V_, 0,  V_, V_, V_, V_, V_, V_, N_, N_, V_, /*  !"#$%&'()*+,-./ */
+    N_, N_, N_, N_, N_, N_, N_, N_, N_, N_, V_, V_, 0,  V_, V_, V_, /* 0-9 :;<=>? */
+    V_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, /* @A-O */
+    S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, V_, V_, V_, V_, S_, /* P-Z [\]^_ */
+    V_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, /* `a-o */
+    S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, V_, V_, V_, V_, V_, /* p-z {|}~ DEL */
+};
+/* clang-format on */
+#undef S_
+#undef N_
+#undef V_
+
+static bool has_class(char c, int cls)
+{
+    unsigned char b = (unsigned char)c;
+    return b < 128 && (byte_class[b] & cls);
+}
+
 static bool is_blank(char c)
 {
     return c == ' ' || c == '\t' || c == '\n';
@@ -42,12 +69,12 @@ static bool is_blank(char c)
 
 static bool is_name_start(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+    return has_class(c, NAME_START);
 }
 
 static bool is_name_char(char c)
 {
-    return is_name_start(c) || (c >= '0' && c <= '9') || c == '-' || c == '.';
+    return has_class(c, NAME);
 }
 
 static bool at(const reader *r, const char *lit, size_t n)
@@ -84,11 +111,9 @@ bool tp_xml__plain_name(const char *s, size_t n)
 
 bool tp_xml__plain_value(const char *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x20 || c == '<' || c == '&')
+    for (size_t i = 0; i < n; i++)
+        if (!has_class(s[i], VALUE))
             return false;
-    }
     return true;
 }
 
