@@ -63,9 +63,11 @@ void tp_system__free(tp_system *sys)
         tp_system__free_routes(sys);
         for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
             for (int n = 0; n < sys->nodes[t].count; n++)
-                free(sys->nodes[t].nodes[n].links);
+                if (!sys->nodes[t].nodes[n].links_shared)
+                    free(sys->nodes[t].nodes[n].links);
     }
     free(sys->node_block);
+    free(sys->link_block);
     tp_arena_free(&sys->routes);
     tp_log_clear(&sys->notes);
     free(sys);
@@ -79,23 +81,24 @@ static tp_node *repoint(const tp_system *from, tp_system *to, const tp_node *rem
     return to->nodes[rem->type].nodes + (rem - from->nodes[rem->type].nodes);
 }
 
-/* The node's link slots, stale ones included (as in NCCL), re-pointed into the copy. */
-static tp_status copy_links(const tp_system *from, tp_system *to, const tp_node *src, tp_node *dst,
-                            tp_error *err)
+/* The node's link slots, stale ones included (as in NCCL), re-pointed into the copy; they go to
+ * `room` in the copy's link block (a node that grows later moves to an array of its own). */
+static void copy_links(const tp_system *from, tp_system *to, const tp_node *src, tp_node *dst,
+                       tp_link *room)
 {
     dst->n_slots = dst->slots_cap = 0;
     dst->links = NULL;
+    dst->links_shared = false;
     if (src->n_slots == 0) /* no slots: links may be NULL, and memcpy(NULL, ...) is undefined */
-        return TP_OK;
-    /* The same room as the original's (later growth alike); every slot is copied over. */
-    if (!(dst->links = malloc((size_t)src->slots_cap * sizeof(tp_link))))
-        return tp_fail_nomem(err);
+        return;
+    dst->links = room;
+    dst->links_shared = true;
     memcpy(dst->links, src->links, (size_t)src->n_slots * sizeof(tp_link));
-    dst->slots_cap = src->slots_cap;
+    dst->slots_cap = src->n_slots;
     dst->n_slots = src->n_slots;
     for (int l = 0; l < dst->n_slots; l++)
         dst->links[l].rem = repoint(from, to, dst->links[l].rem);
-    return TP_OK;
+    return;
 }
 
 tp_status tp_system__clone(tp_system **out, const tp_system *sys, tp_error *err)
@@ -115,6 +118,14 @@ tp_status tp_system__clone(tp_system **out, const tp_system *sys, tp_error *err)
     memcpy(copy->source, sys->source, sizeof(copy->source));
     for (size_t i = 0; i < sys->notes.n_lines; i++)
         tp_log_put_sub(&copy->notes, TP_SUB_ALL, sys->notes.lines[i].text); /* as tp_log_info */
+    size_t slots = 0;
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
+        for (int n = 0; n < sys->nodes[t].count; n++)
+            slots += (size_t)sys->nodes[t].nodes[n].n_slots;
+    /* Every node's link slots in one block: one allocation, not one per node. */
+    tp_link *room = copy->link_block = malloc((slots + 1) * sizeof(tp_link));
+    if (!room)
+        st = tp_fail_nomem(err);
     for (int t = 0; t < TP_NODE_TYPE_COUNT && st == TP_OK; t++) {
         int count = sys->nodes[t].count;
         memcpy(copy->nodes[t].nodes, sys->nodes[t].nodes, (size_t)count * sizeof(tp_node));
@@ -125,8 +136,10 @@ tp_status tp_system__clone(tp_system **out, const tp_system *sys, tp_error *err)
             node->slots_cap = 0;
         }
         copy->nodes[t].count = count;
-        for (int n = 0; n < count && st == TP_OK; n++)
-            st = copy_links(sys, copy, &sys->nodes[t].nodes[n], &copy->nodes[t].nodes[n], err);
+        for (int n = 0; n < count; n++) {
+            copy_links(sys, copy, &sys->nodes[t].nodes[n], &copy->nodes[t].nodes[n], room);
+            room += sys->nodes[t].nodes[n].n_slots;
+        }
     }
     if (st != TP_OK) {
         tp_system__free(copy);
@@ -166,9 +179,13 @@ tp_status tp_system__reserve_links(tp_node *node, int slots, tp_error *err)
             cap *= 2;
         if (cap > TP_MAX_LINKS)
             cap = TP_MAX_LINKS;
-        tp_link *p = realloc(node->links, (size_t)cap * sizeof(*p));
+        tp_link *p = node->links_shared ? malloc((size_t)cap * sizeof(*p))
+                                        : realloc(node->links, (size_t)cap * sizeof(*p));
         if (!p)
             return tp_fail_nomem(err);
+        if (node->links_shared && node->n_slots > 0)
+            memcpy(p, node->links, (size_t)node->n_slots * sizeof(*p));
+        node->links_shared = false;
         node->links = p;
         node->slots_cap = cap;
     }
@@ -250,7 +267,8 @@ tp_status tp_system__remove_node(tp_system *sys, int type, int index, tp_error *
                 unlink_node(node, del, type);
         }
     }
-    free(del->links);
+    if (!del->links_shared)
+        free(del->links);
     memmove(del, del + 1, (size_t)(set->count - index - 1) * sizeof(tp_node));
     set->count--;
     return TP_OK;
@@ -287,9 +305,10 @@ tp_status tp_system__remove_nodes(tp_system *sys, int type, const bool *gone, tp
         }
     }
     for (int i = 0; i < set->count; i++) {
-        if (gone[i])
-            free(old[i].links);
-        else if (moved_to[i] != i)
+        if (gone[i]) {
+            if (!old[i].links_shared)
+                free(old[i].links);
+        } else if (moved_to[i] != i)
             old[moved_to[i]] = old[i];
     }
     set->count = kept;

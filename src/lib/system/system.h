@@ -128,6 +128,7 @@ typedef struct tp_node {
      */
     tp_link *links;
     int n_slots, slots_cap;
+    bool links_shared; /* links sit in the system's link_block (a clone's): never freed alone */
     /* Routes to every node of each type; owned by paths.c (NULL before). */
     tp_route *paths[TP_NODE_TYPE_COUNT];
     /* Used during search. */
@@ -153,6 +154,7 @@ typedef struct tp_system {
     /* Every node's routes and their hop lists (paths.c): one arena, freed together. */
     tp_arena routes;
     tp_node *node_block; /* owned: every type's nodes */
+    tp_link *link_block; /* owned (NULL but in clones): the link slots of nodes links_shared */
 } tp_system;
 
 /* An empty system with room for TP_MAX_NODES nodes of each type. */
