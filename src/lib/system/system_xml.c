@@ -427,24 +427,29 @@ static tp_status fill_net(prep_ctx *c, tp_xml_elem *net, size_t n, const char *n
 }
 
 /* NCCL's xmlFindTagKv answer: the first <net> of that name in document order. */
-static tp_xml_elem *first_named(const elem_list *in_doc, const char *name)
+static tp_xml_elem *first_named(const elem_list *in_doc, const char *const *names, const char *name)
 {
-    for (size_t i = 0; i < in_doc->count; i++) {
-        const char *v = tp_xml__attr(in_doc->items[i], "name");
-        if (v && same_text(v, name))
+    for (size_t i = 0; i < in_doc->count; i++)
+        if (names[i] && same_text(names[i], name))
             return in_doc->items[i];
-    }
     return NULL;
 }
 
-/* in_doc: every <net> in document order. */
+/* in_doc: every <net> in document order. Their names are read once (filling a NET never
+ * sets one, and the texts stay where they are when other attributes change). */
 static tp_status fill_nets(prep_ctx *c, const elem_list *in_doc)
 {
+    const char **names = malloc((in_doc->count + 1) * sizeof(*names));
+    if (!names)
+        return tp_fail_nomem(c->err);
+    for (size_t i = 0; i < in_doc->count; i++)
+        names[i] = tp_xml__attr(in_doc->items[i], "name");
     tp_status st = TP_OK;
     for (size_t n = 0; n < c->n_nets && st == TP_OK; n++) {
         const char *name = tp_xml__attr(c->nets[n], "name");
-        st = fill_net(c, first_named(in_doc, name), n, name);
+        st = fill_net(c, first_named(in_doc, names, name), n, name);
     }
+    free(names);
     return st;
 }
 
