@@ -75,7 +75,7 @@ typedef struct tp_amounts_of {
 
 /* A compiled hop as the accelerators see it (parallel to the core's hop pool). */
 typedef struct tp_mhop {
-    int32_t *m, *mrev; /* the link and its reverse in thousandths */
+    int32_t *m, *mrev; /* the link and its reverse in thousandths (milli.no_rev: does not pay) */
     int li, lri;       /* their indices in the link table */
     uint64_t k1, k2;   /* hash multipliers of the link */
     uint64_t rk1, rk2; /* and of its reverse */
@@ -108,6 +108,7 @@ typedef struct tp_milli {
     tp_amount cached[TP_AMOUNT_CACHE];        /* amounts made so far, by bw */
     unsigned char cached_ok[TP_AMOUNT_CACHE]; /* 0: empty slot, 1: not exact, 2: exact */
     uint64_t *net_k1, *net_k2;                /* per NET: hash multipliers of its bw */
+    int32_t no_rev; /* stays 0: the reverse of the hops whose reverse does not pay */
 } tp_milli;
 
 /* ---- memo: tables of explored sub-searches and passes (search_memo.c) ---- */

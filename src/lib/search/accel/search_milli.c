@@ -201,7 +201,8 @@ static tp_status key_links(tp_accel *a, tp_error *err)
         const tp_hop *hop = &s->hop_pool[i];
         tp_mhop *h = &mi->hops[i];
         h->m = mi->link_m + h->li;
-        h->mrev = hop->rev ? mi->link_m + h->lri : NULL;
+        /* A reverse that does not pay takes 0 (rev_amount) from a zero of its own. */
+        h->mrev = hop->rev && (hop->rev_div8 || hop->rev_full) ? mi->link_m + h->lri : &mi->no_rev;
         h->k1 = keys[2 * h->li];
         h->k2 = keys[2 * h->li + 1];
         h->rk1 = hop->rev ? keys[2 * h->lri] : 0;
@@ -382,10 +383,8 @@ static void release_milli(tp_accel *a, const tp_cpath *path, const tp_amount *am
     const tp_mhop *hops = tp_accel__mhops(a, path);
     for (int step = 0; step < path->count; step++) {
         const tp_mhop *h = &hops[step];
-        int32_t fw = am->v[h->sel], rev = rev_amount(h, am);
-        *h->m += fw;
-        if (rev)
-            *h->mrev += rev;
+        *h->m += am->v[h->sel];
+        *h->mrev += rev_amount(h, am);
     }
     int ai = (int)(am - a->milli.amounts);
     a->memo.bw_hash1 -= a->milli.routes[path->index].hash1[ai];
@@ -397,8 +396,7 @@ static int short_hop_milli(const tp_mhop *hops, int count, const tp_amount *am)
 {
     for (int step = 0; step < count; step++) {
         const tp_mhop *h = &hops[step];
-        int32_t fw = am->v[h->sel], rev = rev_amount(h, am);
-        if (*h->m < fw || (rev && *h->mrev < rev))
+        if (*h->m < am->v[h->sel] || *h->mrev < rev_amount(h, am))
             return step;
     }
     return -1;
@@ -408,7 +406,8 @@ static int short_hop_milli(const tp_mhop *hops, int count, const tp_amount *am)
  * followPath in milli mode: the same walk on integers. Returns -1 when
  * every hop had room, with all taken; else the first hop without, with
  * nothing taken, which is what NCCL's take-then-release leaves (exact
- * integers). No route touches a link twice (routes_simple).
+ * integers). No route touches a link twice (routes_simple). A hop whose
+ * reverse does not pay has its mrev on a zero of its own (it takes 0 there).
  */
 static int follow_milli(tp_accel *a, const tp_cpath *path, const tp_amount *am)
 {
@@ -418,10 +417,8 @@ static int follow_milli(tp_accel *a, const tp_cpath *path, const tp_amount *am)
         return short_hop;
     for (int step = 0; step < path->count; step++) {
         const tp_mhop *h = &hops[step];
-        int32_t fw = am->v[h->sel], rev = rev_amount(h, am);
-        *h->m -= fw;
-        if (rev)
-            *h->mrev -= rev;
+        *h->m -= am->v[h->sel];
+        *h->mrev -= rev_amount(h, am);
     }
     int ai = (int)(am - a->milli.amounts);
     a->memo.bw_hash1 += a->milli.routes[path->index].hash1[ai];
