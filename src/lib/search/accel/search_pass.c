@@ -158,9 +158,14 @@ static memo_key pass_key(const tp_pass_memory *pm, pass_id p)
                         (uint64_t)(g->cross_nic & 3) << 25 | (uint64_t)(g->coll_net & 1) << 27 |
                         (uint64_t)(g->min_channels & 0xfff) << 28 |
                         (uint64_t)(g->max_channels & 0xfff) << 40;
-    uint64_t k = tp_accel__mix(pm->state, settings);
-    k = tp_accel__mix(k, (float_key(p.bw_intra) << 32) | float_key(p.bw_inter));
-    k = tp_accel__mix(k, (uint64_t)(uint32_t)g->n_hops);
+    /*
+     * One mix of two words: the start state with the settings (one state
+     * runs many settings: xor keeps them apart), and the speeds with the
+     * hops (an odd multiple: distinct small counts stay apart).
+     */
+    uint64_t speeds = (float_key(p.bw_intra) << 32) | float_key(p.bw_inter);
+    uint64_t k = tp_accel__mix(pm->state ^ settings,
+                               speeds + (uint64_t)(uint32_t)g->n_hops * 0x9e3779b97f4a7c15ULL);
     return (memo_key){k, tp_accel__mix(k ^ 0x3c6ef372fe94f82bULL, settings)};
 }
 
