@@ -83,7 +83,8 @@ void tp_search__event(tp_graph *graph, tp_search_event_kind kind, const char *wh
 {
     if (graph->n_events == graph->events_cap) {
         /* Every slot is written before it is read: no zeroing (tp_grow's) needed. */
-        size_t cap = graph->events_cap ? 2 * graph->events_cap : 64;
+        /* A search traces hundreds of passes: start where most traces fit (no copies). */
+        size_t cap = graph->events_cap ? 2 * graph->events_cap : 1024;
         tp_search_event *events = realloc(graph->events, cap * sizeof(*events));
         if (!events)
             return; /* the trace is informational: a short one is acceptable */
