@@ -13,6 +13,14 @@
 #include <string.h>
 
 /*
+ * The helpers of a search step (follow a route, try a GPU, try the next
+ * GPUs) are inlined where they are called: their calls and by-value
+ * records cost more than their work, and constant arguments (mult 1 or -1)
+ * fold away.
+ */
+#define STEP_INLINE __attribute__((always_inline)) static inline
+
+/*
  * roundf (half away from zero), inline: libm's call dominates the search
  * otherwise. Exact for every float: the fraction ax - r is exact below 2^23.
  */
@@ -114,7 +122,8 @@ static route_at resolve(const tp_search_ctx *s, route_ref r)
  * the graph's bandwidth on route r. *out is the destination, or NULL when
  * the path type is too weak or bandwidth is short.
  */
-static tp_status follow_path(tp_search_ctx *s, tp_graph *g, route_at r, float mult, tp_node **out)
+STEP_INLINE tp_status follow_path(tp_search_ctx *s, tp_graph *g, route_at r, float mult,
+                                  tp_node **out)
 {
     tp_node *node2 = r.to;
     *out = node2;
@@ -160,7 +169,7 @@ typedef struct gpu_try {
 } gpu_try;
 
 /* NCCL 2.22.3 ncclTopoSearchTryGpu: go to the GPU and continue from there. */
-static tp_status try_gpu(tp_search_ctx *s, tp_graph *g, const gpu_try *t, int *time)
+STEP_INLINE tp_status try_gpu(tp_search_ctx *s, tp_graph *g, const gpu_try *t, int *time)
 {
     const uint64_t flag = 1ULL << g->n_channels;
     const route_at r = resolve(s, (route_ref){t->from_type, t->from_index, TP_NODE_GPU, t->gpu});
@@ -444,8 +453,8 @@ static tp_status try_collnet_direct(tp_search_ctx *s, tp_graph *g, int gi, int *
 }
 
 /* Pick the GPUs after `gpu` in the order the search mode dictates and try each. */
-static tp_status next_gpu_step(tp_search_ctx *s, tp_graph *g, tp_node *gpu, int step,
-                               chain_rules rules, int *time)
+STEP_INLINE tp_status next_gpu_step(tp_search_ctx *s, tp_graph *g, tp_node *gpu, int step,
+                                    chain_rules rules, int *time)
 {
     int next[TP_MAX_NODES], count = 1;
     int gi = (int)(gpu - s->sys->nodes[TP_NODE_GPU].nodes);
