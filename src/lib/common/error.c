@@ -244,6 +244,21 @@ int tp_format_int(char *out, int v)
     return len;
 }
 
+/* The integer part of n (written before p, which ends at digits_end's NUL) and the sign,
+ * then the whole number copied to out; its length. */
+static int finish_fixed(char *out, char *p, const char *digits_end, long long n, float v)
+{
+    do {
+        *--p = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    if (signbit(v))
+        *--p = '-';
+    size_t len = (size_t)(digits_end - p);
+    memcpy(out, p, len + 1);
+    return (int)len;
+}
+
 int tp_format_fixed(char *out, float v, int decimals)
 {
     static const double scale[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
@@ -252,45 +267,27 @@ int tp_format_fixed(char *out, float v, int decimals)
     if (!(fabs(scaled) < 1e15))
         return snprintf(out, TP_F1_SIZE, "%.*f", decimals, (double)v);
     long long n = llrint(fabs(scaled)); /* to nearest, ties to even: printf's rounding */
-    char digits[40], *p = digits + sizeof(digits);
-    *--p = '\0';
+    char digits[40], *p = digits + sizeof(digits) - 1;
+    *p = '\0';
     for (int i = 0; i < decimals; i++, n /= 10)
         *--p = (char)('0' + n % 10);
     if (decimals > 0)
         *--p = '.';
-    do {
-        *--p = (char)('0' + n % 10);
-        n /= 10;
-    } while (n);
-    if (signbit(v))
-        *--p = '-';
-    size_t len = (size_t)(digits + sizeof(digits) - 1 - p);
-    memcpy(out, p, len + 1);
-    return (int)len;
+    return finish_fixed(out, p, digits + sizeof(digits) - 1, n, v);
 }
 
 int tp_format_f1(char *out, float v)
 {
-    /* tp_format_fixed's digits for one decimal, unrolled: the paths and tuning lines print
-     * hundreds. */
+    /* tp_format_fixed for one decimal, unrolled: the paths and tuning lines print hundreds. */
     double tenths = (double)v * 10.0; /* exact: 24-bit mantissa times 10 */
     if (!(fabs(tenths) < 1e15))
         return snprintf(out, TP_F1_SIZE, "%.1f", (double)v);
     long long n = llrint(fabs(tenths));
-    char digits[24], *p = digits + sizeof(digits);
-    *--p = '\0';
+    char digits[24], *p = digits + sizeof(digits) - 1;
+    *p = '\0';
     *--p = (char)('0' + n % 10);
     *--p = '.';
-    n /= 10;
-    do {
-        *--p = (char)('0' + n % 10);
-        n /= 10;
-    } while (n);
-    if (signbit(v))
-        *--p = '-';
-    size_t len = (size_t)(digits + sizeof(digits) - 1 - p);
-    memcpy(out, p, len + 1);
-    return (int)len;
+    return finish_fixed(out, p, digits + sizeof(digits) - 1, n / 10, v);
 }
 
 int tp_format_hex(char *out, unsigned long long v, int min_digits)
