@@ -704,32 +704,12 @@ tp_status tp_search__compute_plain(tp_system *sys, tp_graph *graph, const tp_con
     return tp_search__compute_with(sys, graph, cfg, &step_by_step, err);
 }
 
-/*
- * printf's "%f" of a float: v times 10^6 is exact in a double (24 + 14
- * significant bits), so rounding it to an integer (ties to even, as glibc)
- * gives printf's digits. Very large values, infinities and NaNs go through
- * snprintf.
- */
+/* printf's "%f" of a float (tp_format_fixed: exact, ties to even as glibc). */
 static void put_float6(tp_buf *b, float v)
 {
-    double scaled = fabs((double)v * 1e6);
-    if (!(scaled < 1e15)) {
-        tp_buf_printf(b, "%f", (double)v);
-        return;
-    }
-    long long n = llrint(nearbyint(scaled));
-    char digits[32], *p = digits + sizeof(digits);
-    *--p = '\0';
-    for (int i = 0; i < 6; i++, n /= 10)
-        *--p = (char)('0' + n % 10);
-    *--p = '.';
-    do {
-        *--p = (char)('0' + n % 10);
-        n /= 10;
-    } while (n);
-    if (signbit(v))
-        *--p = '-';
-    tp_buf_put(b, p);
+    char text[TP_F1_SIZE];
+    tp_format_fixed(text, v, 6);
+    tp_buf_put(b, text);
 }
 
 /* Append text at p: the end returned. */
@@ -743,15 +723,8 @@ static char *put_text(char *p, const char *text)
 /* " NET/%llx" at p: the end returned. */
 static char *put_net(char *p, int64_t id)
 {
-    char digits[24], *d = digits + sizeof(digits);
-    unsigned long long v = (unsigned long long)id;
-    do {
-        *--d = "0123456789abcdef"[v & 0xf];
-        v >>= 4;
-    } while (v);
     p = put_text(p, " NET/");
-    memcpy(p, d, (size_t)(digits + sizeof(digits) - d));
-    return p + (digits + sizeof(digits) - d);
+    return p + tp_format_hex(p, (unsigned long long)id, 1);
 }
 
 /* Channel c's line: "%2d :", its NETs and GPUs (at most TP_MAX_NODES). */
