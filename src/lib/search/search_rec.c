@@ -84,7 +84,8 @@ tp_status tp_search__walk_floats(tp_search_ctx *s, const tp_cpath *path, float b
 }
 
 /* Reserve (mult > 0) or release bw on path: 1 when done, 0 when a link is short. */
-static tp_status walk_path(tp_search_ctx *s, const tp_cpath *path, float bw, float mult, int *done)
+STEP_INLINE tp_status walk_path(tp_search_ctx *s, const tp_cpath *path, float bw, float mult,
+                                int *done)
 {
     if (!s->accel || !s->accel->walk)
         return tp_search__walk_floats(s, path, bw, mult, done);
