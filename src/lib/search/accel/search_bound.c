@@ -332,11 +332,13 @@ static int64_t bridges_bound(const tp_accel *a, const tp_graph *g, const tp_amou
             cap = 0;
         if (closed && cap < bound)
             bound = cap;
+        uint64_t far_side = all & ~a->bound.bridge_side[i];
         for (int j = 0; !closed && j < a->bound.n_bridges; j++) {
-            int64_t back = a->milli.link_m[a->bound.bridge_link[j]] > 0
-                               ? a->milli.link_m[a->bound.bridge_link[j]] / am
-                               : 0;
-            if (a->bound.bridge_side[j] == (all & ~a->bound.bridge_side[i]) && cap + back < bound)
+            if (a->bound.bridge_side[j] != far_side)
+                continue; /* not the way back across bridge i */
+            int32_t m = a->milli.link_m[a->bound.bridge_link[j]];
+            int64_t back = m > 0 ? m / am : 0;
+            if (cap + back < bound)
                 bound = cap + back;
         }
     }
