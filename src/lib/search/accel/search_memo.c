@@ -141,17 +141,25 @@ static tp_status memo_free_channel(tp_accel *a, tp_graph *g, tp_search_sub kind,
     return st;
 }
 
-static void next_key(const tp_memo *mm, const tp_graph *g, int depth, uint64_t prefix,
-                     uint64_t *key, uint64_t *check)
+/* What every next-channel key of g shares: the state, the channel count and hops, crossNic's NETs.
+ */
+static uint64_t next_base(const tp_memo *mm, const tp_graph *g)
 {
     int c = g->n_channels;
-    uint64_t k = tp_accel__mix(mm->bw_hash1, prefix);
-    k = tp_accel__mix(k, ((uint64_t)(uint32_t)g->n_hops << 32) | (uint32_t)c);
-    k = tp_accel__mix(k, ((uint64_t)TP_SUB_NEXT_CHANNEL << 32) | (uint32_t)depth);
+    uint64_t k = tp_accel__mix(mm->bw_hash1, ((uint64_t)(uint32_t)g->n_hops << 32) | (uint32_t)c);
     /* crossNic's odd channels also read the previous channel's NETs. */
     if (g->cross_nic && (c & 1))
         k = tp_accel__mix(k, (uint64_t)g->inter[(c - 1) * 2] * 31 +
                                  (uint64_t)g->inter[(c - 1) * 2 + 1]);
+    return k;
+}
+
+/* The key of the next channel's search after reading `depth` GPUs (prefix: their hash). */
+static void next_key(const tp_memo *mm, uint64_t base, int depth, uint64_t prefix, uint64_t *key,
+                     uint64_t *check)
+{
+    uint64_t k =
+        tp_accel__mix(base, prefix ^ (((uint64_t)TP_SUB_NEXT_CHANNEL << 32) | (uint32_t)depth));
     *key = k;
     *check = tp_accel__mix(mm->bw_hash2 ^ 0x2545f4914f6cdd1dULL, k);
 }
@@ -183,8 +191,9 @@ static tp_status memo_next_channel(tp_accel *a, tp_graph *g, int *time)
     uint64_t ph[TP_MAX_NODES + 1], key, check;
     int known = mm->dep_max < s->n_gpus ? mm->dep_max : s->n_gpus;
     prefix_hashes(s, g, g->n_channels - 1, ph, 0, known);
+    const uint64_t base = next_base(mm, g);
     for (int d = 0; d <= known; d++) {
-        next_key(mm, g, d, ph[d], &key, &check);
+        next_key(mm, base, d, ph[d], &key, &check);
         const tp_memo_entry *e = tp_accel__table_find(&mm->table, key, check);
         if (e && memo_apply(e, time))
             return TP_OK;
@@ -202,7 +211,7 @@ static tp_status memo_next_channel(tp_accel *a, tp_graph *g, int *time)
         return st;
     if (d > known)
         prefix_hashes(s, g, g->n_channels - 1, ph, known + 1, d);
-    next_key(mm, g, d, ph[d], &key, &check);
+    next_key(mm, next_base(mm, g), d, ph[d], &key, &check); /* the state as the search left it */
     tp_accel__table_store(&mm->table, key, check, before - *time, *time > 0);
     if (d > mm->dep_max)
         mm->dep_max = d;
