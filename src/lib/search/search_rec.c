@@ -147,7 +147,13 @@ STEP_INLINE tp_status follow_path(tp_search_ctx *s, tp_graph *g, route_at r, flo
     tp_status st = walk_path(s, path, bw, mult, &done);
     if (st != TP_OK || !done)
         return st;
-    g->n_hops += mult * path->count;
+    /* NCCL adds mult * count in float: the same integers for the usual mult (counts < 2^24). */
+    if (mult == 1)
+        g->n_hops += path->count;
+    else if (mult == -1)
+        g->n_hops -= path->count;
+    else
+        g->n_hops += mult * path->count;
     *out = node2;
     return TP_OK;
 }
