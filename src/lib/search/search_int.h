@@ -148,9 +148,27 @@ int tp_search__same_decisions(const tp_graph *x, const tp_graph *y);
 tp_status tp_search__select_nets(tp_search_ctx *s, int type_inter, int gpu, const int **list,
                                  int *count);
 
-/* ncclTopoSearchNextGpuSort: GPUs to try after `gpu`, best first. */
-tp_status tp_search__next_gpus(tp_search_ctx *s, const tp_graph *g, const tp_node *gpu, int *next,
-                               int *count, int sort_net);
+/* tp_search__next_gpus with NVSwitches or NET keys: the ranking reads live bandwidths. */
+tp_status tp_search__next_gpus_live(tp_search_ctx *s, const tp_graph *g, const tp_node *gpu,
+                                    int *next, int *count, int sort_net);
+
+/* ncclTopoSearchNextGpuSort: GPUs to try after `gpu`, best first (inline: a step's common case). */
+static inline tp_status tp_search__next_gpus(tp_search_ctx *s, const tp_graph *g,
+                                             const tp_node *gpu, int *next, int *count_out,
+                                             int sort_net)
+{
+    if (sort_net || s->sys->nodes[TP_NODE_NVS].count)
+        return tp_search__next_gpus_live(s, g, gpu, next, count_out, sort_net);
+    /* Without NET keys the ranking is fixed: filtering by use keeps its order. */
+    const uint64_t flag = 1ULL << g->n_channels;
+    int start = (int)(gpu - s->sys->nodes[TP_NODE_GPU].nodes), count = 0;
+    const int *row = s->gpu_order + (size_t)start * (size_t)s->n_gpus;
+    for (int i = 0; i < s->gpu_order_count[start]; i++)
+        if (!(s->used[row[i]] & flag))
+            next[count++] = row[i];
+    *count_out = count;
+    return TP_OK;
+}
 /* a before b in ncclTopoSearchNextGpuSort's order: NET path bw, live PCI bw, row order. */
 static inline int tp_search__ranks_before(const tp_rank_cand *a, int pci_a, int pos_a,
                                           const tp_rank_cand *b, int pci_b, int pos_b)

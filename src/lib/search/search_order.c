@@ -379,25 +379,15 @@ static tp_status rank_with_net(tp_search_ctx *s, const tp_graph *g, int start, i
     return TP_OK;
 }
 
-tp_status tp_search__next_gpus(tp_search_ctx *s, const tp_graph *g, const tp_node *gpu, int *next,
-                               int *count_out, int sort_net)
+tp_status tp_search__next_gpus_live(tp_search_ctx *s, const tp_graph *g, const tp_node *gpu,
+                                    int *next, int *count_out, int sort_net)
 {
-    const tp_node *gpus = s->sys->nodes[TP_NODE_GPU].nodes;
-    const uint64_t flag = 1ULL << g->n_channels;
-    int start = (int)(gpu - gpus), count = 0;
+    int start = (int)(gpu - s->sys->nodes[TP_NODE_GPU].nodes);
     if (s->sys->nodes[TP_NODE_NVS].count) {
         *count_out = nvswitch_next(s, g, start, next);
         return TP_OK;
     }
-    if (sort_net)
-        return rank_with_net(s, g, start, next, count_out, sort_net);
-    /* Without NET keys the ranking is fixed: filtering by use keeps its order. */
-    const int *row = s->gpu_order + (size_t)start * (size_t)s->n_gpus;
-    for (int i = 0; i < s->gpu_order_count[start]; i++)
-        if (!(s->used[row[i]] & flag))
-            next[count++] = row[i];
-    *count_out = count;
-    return TP_OK;
+    return rank_with_net(s, g, start, next, count_out, sort_net);
 }
 
 /* The NETs of each NET's port (same asic and port), in index order: NCCL 2.22.3 charges them all.
