@@ -162,6 +162,9 @@ TP_API tp_status tp_report_env(FILE *out, const tp_config *cfg, tp_format fmt, t
 #define TP_MAX_JOB_NODES 65536
 /** Largest input file topoplan reads (topology, graph file, env file): real ones are < 1 MiB. */
 #define TP_MAX_INPUT_BYTES (16u << 20)
+/** Deepest element nesting of an XML input (NCCL's files nest about 8 deep; walks of a deeper
+ * tree would exhaust the stack). */
+#define TP_MAX_XML_DEPTH 256
 
 /**
  * What job to plan: its nodes and the rank whose view is reported. Nodes use

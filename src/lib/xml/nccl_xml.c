@@ -99,6 +99,7 @@ typedef struct frame {
 typedef struct tree_builder {
     tp_xml *doc;          /* NULL: not wanted, or the text left the subset */
     tp_xml_elem *current; /* the innermost open element */
+    unsigned depth;       /* of current */
     tp_xml_lines lines;
     tp_status st; /* TP_ERR_NOMEM when building failed */
     tp_error *err;
@@ -244,7 +245,9 @@ static void tree_open(scan *s, const xnode *n)
     tp_xml__locate(&t->lines, s->text, n->start, &e->line, &e->column);
     if (!t->doc->root)
         t->doc->root = e;
-    if (!e->self_closing)
+    if (!e->self_closing && ++t->depth > TP_MAX_XML_DEPTH)
+        tree_drop(t); /* read with tp_xml__parse, which names the limit */
+    else if (!e->self_closing)
         t->current = e;
 }
 
@@ -262,6 +265,7 @@ static void tree_node(scan *s)
         }
         t->current->src_close = n->start;
         t->current = t->current->parent;
+        t->depth--;
     } else if ((!t->current && t->doc->root) || !plain_node(n)) {
         tree_drop(t);
     } else {

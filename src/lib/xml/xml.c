@@ -20,6 +20,7 @@ typedef struct parse_ctx {
     const char *text;
     bool ascii;
     tp_xml_lines lines;
+    unsigned depth; /* of the current element */
 } parse_ctx;
 
 void tp_xml__free_elem(tp_xml_elem *e)
@@ -398,6 +399,14 @@ static void XMLCALL on_start(void *data, const XML_Char *tag, const XML_Char **a
         stop_parse(ctx, TP_ERR_INTERNAL);
         return;
     }
+    if (++ctx->depth > TP_MAX_XML_DEPTH) {
+        stop_parse(ctx, tp_fail(ctx->err, TP_ERR_XML, ctx->doc->source,
+                                (unsigned)XML_GetCurrentLineNumber(ctx->parser),
+                                (unsigned)XML_GetCurrentColumnNumber(ctx->parser) + 1,
+                                "<%s>: elements nested deeper than %d (topoplan's limit)", tag,
+                                TP_MAX_XML_DEPTH));
+        return;
+    }
     tp_xml_elem *e = NULL;
     tp_status st = ctx->current ? tp_xml__add_child(&e, ctx->current, tag, ctx->err)
                                 : tp_xml__new_root(&e, &ctx->doc->arena, tag, ctx->err);
@@ -419,6 +428,7 @@ static void XMLCALL on_end(void *data, const XML_Char *tag)
 {
     (void)tag;
     parse_ctx *ctx = data;
+    ctx->depth--;
     if (ctx->st == TP_OK && ctx->current) {
         /* An empty-element tag ends with no bytes of its own. */
         int n = XML_GetCurrentByteCount(ctx->parser);

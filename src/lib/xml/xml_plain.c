@@ -10,7 +10,8 @@
  *  - attribute values without '<', '&' or control bytes (expat would
  *    decode or normalise them), each name once per element;
  *  - between tags only blanks and comments without "--" in them; no
- *    declaration, DOCTYPE, processing instruction, CDATA or text.
+ *    declaration, DOCTYPE, processing instruction, CDATA or text;
+ *  - elements nested at most TP_MAX_XML_DEPTH deep.
  * tests/unit/test_xml.c compares its trees with expat's on every public file.
  */
 #include "xml/xml.h"
@@ -27,6 +28,7 @@ typedef struct reader {
     size_t len, pos;
     tp_xml *doc;
     tp_xml_elem *current; /* the innermost open element */
+    unsigned depth;       /* of current */
     tp_xml_lines lines;
     tp_xml_range attrs[PLAIN_MAX_ATTRS];
     size_t n_attrs;
@@ -226,6 +228,8 @@ static step start_tag(reader *r, tp_error *err)
     e->src_start = start;
     e->src_tag_len = r->pos - start;
     tp_xml__locate(&r->lines, r->text, start, &e->line, &e->column);
+    if (!e->self_closing && ++r->depth > TP_MAX_XML_DEPTH)
+        return STEP_NOT_PLAIN; /* expat reads it and names the limit */
     if (!e->self_closing)
         r->current = e;
     return STEP_OK;
@@ -247,6 +251,7 @@ static step end_tag(reader *r)
     r->pos++;
     e->src_close = start;
     r->current = e->parent;
+    r->depth--;
     return STEP_OK;
 }
 
