@@ -184,12 +184,47 @@ static void test_outside_the_subset_goes_to_expat(void **state)
     assert_false(plain_matches_expat("<a/>\0", 5, "nul"));
 }
 
+/* `depth` nested <a> elements, as a heap string. */
+static char *nested(int depth)
+{
+    char *text = malloc((size_t)depth * 7 + 1), *p = text;
+    assert_non_null(text);
+    for (int i = 0; i < depth; i++, p += 3)
+        memcpy(p, "<a>", 3);
+    for (int i = 0; i < depth; i++, p += 4)
+        memcpy(p, "</a>", 4);
+    *p = '\0';
+    return text;
+}
+
+/* TP_MAX_XML_DEPTH: every reader takes a tree that deep; one more level is refused by
+ * name (the fast readers step aside, expat names the limit). */
+static void test_nesting_limit(void **state)
+{
+    (void)state;
+    char *ok = nested(TP_MAX_XML_DEPTH), *deep = nested(TP_MAX_XML_DEPTH + 1);
+    int replayed = 0;
+    assert_true(readers_match_expat(ok, strlen(ok), "ok", &replayed));
+    assert_int_equal(replayed, 2);
+    assert_false(readers_match_expat(deep, strlen(deep), "deep", &replayed));
+    assert_int_equal(replayed, 2);
+    tp_xml *doc = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_xml__parse(&doc, deep, strlen(deep), "deep", &err), TP_ERR_XML);
+    assert_null(doc);
+    assert_non_null(strstr(err.message, "nested deeper than 256"));
+    assert_int_equal(err.column, 3 * TP_MAX_XML_DEPTH + 1);
+    free(ok);
+    free(deep);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_public_files_read_as_expat_reads_them),
         cmocka_unit_test(test_subset_corners_match_expat),
         cmocka_unit_test(test_outside_the_subset_goes_to_expat),
+        cmocka_unit_test(test_nesting_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
