@@ -123,37 +123,6 @@ static inline int tp_chan__topo(const tp_chan_ctx *x, int r, tp_topo_field field
 tp_status tp_chan__connect_trees(tp_chan_ctx *x, tp_error *err);
 /* connectNvls for the reported rank: "NVLS Head" and "NVLS Trees" lines. */
 void tp_chan__connect_nvls(tp_chan_ctx *x);
-/*
- * Log line pieces written at p (room assumed), returning the end: printf's
- * "%d", or "%0Nd" for zero_width N > 0. (The channel lines come by the
- * hundred: printf would be most of their cost.)
- */
-static inline char *tp_chan__put_int(char *p, int v, int zero_width)
-{
-    char digits[12], *d = digits + sizeof(digits);
-    unsigned u = v < 0 ? 0U - (unsigned)v : (unsigned)v;
-    do {
-        *--d = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    int len = (int)(digits + sizeof(digits) - d);
-    if (v < 0)
-        *p++ = '-';
-    for (int pad = len + (v < 0); pad < zero_width; pad++)
-        *p++ = '0';
-    while (d < digits + sizeof(digits))
-        *p++ = *d++;
-    *p = '\0';
-    return p;
-}
-
-/* (Inline byte copies: the pieces are a few characters long.) */
-static inline char *tp_chan__put_str(char *p, const char *s)
-{
-    while ((*p = *s++))
-        p++;
-    return p;
-}
 /* ncclBuildRings: the rings array, "Channel" lines (rank 0), loop checks. */
 tp_status tp_chan__build_rings(tp_chan_ctx *x, tp_error *err);
 

@@ -230,18 +230,7 @@ void tp_buf_put_int(tp_buf *b, long long v)
 
 int tp_format_int(char *out, int v)
 {
-    char digits[TP_INT_SIZE], *p = digits + sizeof(digits);
-    unsigned u = v < 0 ? 0U - (unsigned)v : (unsigned)v;
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        *--p = '-';
-    int len = (int)(digits + sizeof(digits) - p);
-    memcpy(out, p, (size_t)len);
-    out[len] = '\0';
-    return len;
+    return (int)(tp_put_int(out, v, 0) - out);
 }
 
 /* The integer part of n (written before p, which ends at digits_end's NUL) and the sign,
@@ -292,16 +281,7 @@ int tp_format_f1(char *out, float v)
 
 int tp_format_hex(char *out, unsigned long long v, int min_digits)
 {
-    char digits[24], *p = digits + sizeof(digits);
-    *--p = '\0';
-    do {
-        *--p = "0123456789abcdef"[v & 0xf];
-        v >>= 4;
-        min_digits--;
-    } while (v || min_digits > 0);
-    size_t len = (size_t)(digits + sizeof(digits) - 1 - p);
-    memcpy(out, p, len + 1);
-    return (int)len;
+    return (int)(tp_put_hex(out, v, min_digits, false) - out);
 }
 
 void tp_buf_put_f1(tp_buf *b, float v, int width)
@@ -316,14 +296,9 @@ void tp_buf_put_f1(tp_buf *b, float v, int width)
 
 void tp_buf_put_hex(tp_buf *b, unsigned long long v, bool upper)
 {
-    const char *digit = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-    char text[24], *p = text + sizeof(text);
-    *--p = '\0';
-    do {
-        *--p = digit[v & 0xf];
-        v >>= 4;
-    } while (v);
-    tp_buf_put(b, p);
+    char text[24];
+    tp_put_hex(text, v, 1, upper);
+    tp_buf_put(b, text);
 }
 
 void tp_buf_clear(tp_buf *b)

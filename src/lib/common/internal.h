@@ -119,6 +119,51 @@ int tp_format_f1(char *out, float v);
 int tp_format_fixed(char *out, float v, int decimals);
 /* printf's "%0Nllx" (N = min_digits) of v into out (at least 24 bytes), its length returned. */
 int tp_format_hex(char *out, unsigned long long v, int min_digits);
+
+/*
+ * Line pieces written at p (room assumed; a NUL follows), the end returned:
+ * log lines come by the hundred, and printf would be most of their cost.
+ */
+static inline char *tp_put_str(char *p, const char *s)
+{
+    while ((*p = *s++))
+        p++;
+    return p;
+}
+/* printf's "%d", or "%0Nd" for zero_width N > 0. */
+static inline char *tp_put_int(char *p, int v, int zero_width)
+{
+    char digits[TP_INT_SIZE], *d = digits + sizeof(digits);
+    unsigned u = v < 0 ? 0U - (unsigned)v : (unsigned)v;
+    do {
+        *--d = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    int len = (int)(digits + sizeof(digits) - d);
+    if (v < 0)
+        *p++ = '-';
+    for (int pad = len + (v < 0); pad < zero_width; pad++)
+        *p++ = '0';
+    while (d < digits + sizeof(digits))
+        *p++ = *d++;
+    *p = '\0';
+    return p;
+}
+/* printf's "%0Nllx" (upper: "%0NllX"), N = min_digits. */
+static inline char *tp_put_hex(char *p, unsigned long long v, int min_digits, bool upper)
+{
+    const char *digit = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+    char digits[24], *d = digits + sizeof(digits);
+    do {
+        *--d = digit[v & 0xf];
+        v >>= 4;
+        min_digits--;
+    } while (v || min_digits > 0);
+    while (d < digits + sizeof(digits))
+        *p++ = *d++;
+    *p = '\0';
+    return p;
+}
 /* The same right-aligned in `width` columns ("%*.1f"). */
 void tp_buf_put_f1(tp_buf *b, float v, int width);
 /* v in hexadecimal as %llx (upper: %llX) prints it. */

@@ -805,53 +805,32 @@ static void line_put_n(path_line *l, const char *s, size_t n)
     l->text[l->len] = '\0';
 }
 
-/* Piece writers at p (room known), returning the end. */
-static char *put_text(char *p, const char *s)
-{
-    while (*s)
-        *p++ = *s++;
-    return p;
-}
-
-static char *put_hex(char *p, unsigned long long v, bool upper)
-{
-    const char *digit = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-    char text[24], *d = text + sizeof(text);
-    do {
-        *--d = digit[v & 0xf];
-        v >>= 4;
-    } while (v);
-    while (d < text + sizeof(text))
-        *p++ = *d++;
-    return p;
-}
-
 /* One "TYPE/sys-local (hops/bw/PATH) " entry, as NCCL's "%s/%lx-%lx (%d/%.1f/%s) ". */
 static void put_route(path_line *line, int type, int64_t id, const tp_route *r)
 {
     char entry[2 * TP_F1_SIZE + 96], *p = entry;
-    p = put_text(p, tp_node_type_name(type));
+    p = tp_put_str(p, tp_node_type_name(type));
     *p++ = '/';
-    p = put_hex(p, (unsigned long long)TP_ID_SYSTEM_ID(id), false);
+    p = tp_put_hex(p, (unsigned long long)TP_ID_SYSTEM_ID(id), 1, false);
     *p++ = '-';
-    p = put_hex(p, (unsigned long long)TP_ID_LOCAL_ID(id), false);
-    p = put_text(p, " (");
+    p = tp_put_hex(p, (unsigned long long)TP_ID_LOCAL_ID(id), 1, false);
+    p = tp_put_str(p, " (");
     p += tp_format_int(p, r->count);
     *p++ = '/';
     p += tp_format_f1(p, r->bw);
     *p++ = '/';
-    p = put_text(p, tp_path_type_name(r->type));
-    p = put_text(p, ") ");
+    p = tp_put_str(p, tp_path_type_name(r->type));
+    p = tp_put_str(p, ") ");
     line_put_n(line, entry, (size_t)(p - entry));
 }
 
 static void print_node_paths(tp_log *log, const tp_system *sys, const tp_node *node)
 {
     path_line line;
-    char head[64], *p = put_text(head, tp_node_type_name(node->type));
+    char head[64], *p = tp_put_str(head, tp_node_type_name(node->type));
     *p++ = '/';
-    p = put_hex(p, (unsigned long long)node->id, true);
-    p = put_text(p, " :");
+    p = tp_put_hex(p, (unsigned long long)node->id, 1, true);
+    p = tp_put_str(p, " :");
     line.len = 0;
     line_put_n(&line, head, (size_t)(p - head));
     for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {

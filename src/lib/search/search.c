@@ -712,19 +712,10 @@ static void put_float6(tp_buf *b, float v)
     tp_buf_put(b, text);
 }
 
-/* Append text at p: the end returned. */
-static char *put_text(char *p, const char *text)
-{
-    size_t n = strlen(text);
-    memcpy(p, text, n);
-    return p + n;
-}
-
 /* " NET/%llx" at p: the end returned. */
 static char *put_net(char *p, int64_t id)
 {
-    p = put_text(p, " NET/");
-    return p + tp_format_hex(p, (unsigned long long)id, 1);
+    return tp_put_hex(tp_put_str(p, " NET/"), (unsigned long long)id, 1, false);
 }
 
 /* Channel c's line: "%2d :", its NETs and GPUs (at most TP_MAX_NODES). */
@@ -734,11 +725,11 @@ static void print_channel(tp_log *log, const tp_graph *graph, int c, int n_gpus,
     if (c < 10)
         *p++ = ' '; /* "%2d" */
     p += tp_format_int(p, c);
-    p = put_text(p, " :");
+    p = tp_put_str(p, " :");
     if (has_net)
         p = put_net(p, graph->inter[2 * c]);
     for (int i = 0; i < n_gpus; i++) {
-        p = put_text(p, " GPU/");
+        p = tp_put_str(p, " GPU/");
         p += tp_format_int(p, graph->intra[n_gpus * c + i]);
     }
     if (has_net)
