@@ -1,7 +1,8 @@
 /*
  * The log's number formatting shortcuts against printf itself: "%.1f" of a
  * float (tp_format_f1, tp_buf_put_f1), "%f" (tp_format_fixed) and hexadecimal ids
- * (tp_buf_put_hex, tp_format_hex).
+ * (tp_buf_put_hex, tp_format_hex), and the in-place line pieces ("%*.1f", "%*s", "%*d"
+ * by tp_put_f1, tp_put_str, tp_put_int then tp_put_right).
  */
 #include "helpers.h"
 
@@ -105,12 +106,33 @@ static void test_hex_width(void **state)
         }
 }
 
+static void test_put_right(void **state)
+{
+    (void)state;
+    static const float values[] = {0.0f, -2.5f, 12.25f, 370.8f, 1e20f, 3e38f, -3e38f};
+    char want[256], got[256];
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
+        for (int w = 0; w <= 48; w += 6) {
+            /* Pieces after a prefix, as the tuning table writes them. */
+            snprintf(want, sizeof(want), "ab%*.1f|%*s|%*d", w, (double)values[i], w, "LL128", w,
+                     -(int)i * 977);
+            char *p = tp_put_str(got, "ab");
+            p = tp_put_right(p, tp_put_f1(p, values[i]), w);
+            *p++ = '|';
+            p = tp_put_right(p, tp_put_str(p, "LL128"), w);
+            *p++ = '|';
+            p = tp_put_right(p, tp_put_int(p, -(int)i * 977, 0), w);
+            assert_string_equal(want, got);
+            assert_int_equal((int)(p - got), (int)strlen(want));
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_f1_edges),       cmocka_unit_test(test_f1_random_bits),
         cmocka_unit_test(test_padded_and_hex), cmocka_unit_test(test_fixed6),
-        cmocka_unit_test(test_hex_width),
+        cmocka_unit_test(test_hex_width),      cmocka_unit_test(test_put_right),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

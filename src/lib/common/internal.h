@@ -164,6 +164,23 @@ static inline char *tp_put_hex(char *p, unsigned long long v, int min_digits, bo
     *p = '\0';
     return p;
 }
+/* printf's "%.1f" of v (see tp_format_f1). */
+static inline char *tp_put_f1(char *p, float v)
+{
+    return p + tp_format_f1(p, v);
+}
+/* The text from start to p right-aligned in `width` columns ("%*s"): its new end. */
+static inline char *tp_put_right(char *start, char *p, int width)
+{
+    int len = (int)(p - start), pad = width - len;
+    if (pad <= 0)
+        return p;
+    for (int i = len; i >= 0; i--) /* the NUL too */
+        start[i + pad] = start[i];
+    for (int i = 0; i < pad; i++)
+        start[i] = ' ';
+    return p + pad;
+}
 /* The same right-aligned in `width` columns ("%*.1f"). */
 void tp_buf_put_f1(tp_buf *b, float v, int width);
 /* v in hexadecimal as %llx (upper: %llX) prints it. */

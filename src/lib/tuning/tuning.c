@@ -400,82 +400,56 @@ static void apply_enables(tp_tuning *t)
     }
 }
 
-/* A line of the table, written in place (the table is printed on every plan). */
-typedef struct table_line {
-    char text[512];
-    size_t len;
-} table_line;
+/* Room for a table line: 15 + 9 x 17 characters, more with very large values
+ * (each at most TP_F1_SIZE, "%8.1f/%6.1f |" per cell). */
+#define TABLE_LINE_SIZE (16 + TP_ALGO_COUNT / 2 * TP_PROTO_COUNT * (2 * TP_F1_SIZE + 4))
 
-/* `s` right-aligned in `width` columns, as "%*s" writes it (longer text is kept whole). */
-static void put_right(table_line *l, const char *s, size_t len, size_t width)
+/* `count` spaces at p. */
+static char *put_spaces(char *p, int count)
 {
-    size_t pad = width > len ? width - len : 0;
-    if (l->len + pad + len >= sizeof(l->text))
-        return;
-    memset(l->text + l->len, ' ', pad);
-    memcpy(l->text + l->len + pad, s, len);
-    l->len += pad + len;
-    l->text[l->len] = '\0';
-}
-
-static void put_str(table_line *l, const char *s, size_t width)
-{
-    put_right(l, s, strlen(s), width);
-}
-
-static void put_f1(table_line *l, float v, size_t width)
-{
-    char text[TP_F1_SIZE];
-    put_right(l, text, (size_t)tp_format_f1(text, v), width);
+    for (int i = 0; i < count; i++)
+        *p++ = ' ';
+    *p = '\0';
+    return p;
 }
 
 /* Rank 0's table: two blocks of three algorithms. */
 /* One collective's row: "%8.1f/%6.1f |" per algorithm and protocol. */
 static void log_row(const tp_tuning *t, tp_log *log, int c, int a0, int a1)
 {
-    table_line row = {0};
-    put_str(&row, coll_names[c], 13);
-    put_str(&row, " |", 0);
+    char row[TABLE_LINE_SIZE], *p = tp_put_right(row, tp_put_str(row, coll_names[c]), 13);
+    p = tp_put_str(p, " |");
     for (int a = a0; a < a1; a++) {
-        for (int p = 0; p < TP_PROTO_COUNT; p++) {
-            put_f1(&row, t->latency[c][a][p], 8);
-            put_str(&row, "/", 0);
-            put_f1(&row, t->bandwidth[c][a][p], 6);
-            put_str(&row, " |", 0);
+        for (int pr = 0; pr < TP_PROTO_COUNT; pr++) {
+            p = tp_put_right(p, tp_put_f1(p, t->latency[c][a][pr]), 8);
+            *p++ = '/';
+            p = tp_put_right(p, tp_put_f1(p, t->bandwidth[c][a][pr]), 6);
+            p = tp_put_str(p, " |");
         }
     }
-    tp_log_put_sub(log, TP_SUB_TUNING, row.text);
+    tp_log_put_sub(log, TP_SUB_TUNING, row);
 }
 
 /* The block's heading lines: algorithms, protocols, thread counts. */
 static void log_heading(const tp_tuning *t, tp_log *log, int a0, int a1)
 {
-    table_line line = {0};
-    put_str(&line, "  Algorithm   |", 0);
+    char line[TABLE_LINE_SIZE], *p = tp_put_str(line, "  Algorithm   |");
     for (int a = a0; a < a1; a++) {
-        put_str(&line, "", 15);
-        put_str(&line, algo_names[a], 17);
-        put_str(&line, "", 17);
-        put_str(&line, " |", 0);
+        p = put_spaces(p, 15);
+        p = tp_put_right(p, tp_put_str(p, algo_names[a]), 17);
+        p = tp_put_str(put_spaces(p, 17), " |");
     }
-    tp_log_put_sub(log, TP_SUB_TUNING, line.text);
-    line = (table_line){0};
-    put_str(&line, "  Protocol    |", 0);
+    tp_log_put_sub(log, TP_SUB_TUNING, line);
+    p = tp_put_str(line, "  Protocol    |");
     for (int a = a0; a < a1; a++)
-        for (int p = 0; p < TP_PROTO_COUNT; p++) {
-            put_str(&line, proto_names[p], 15);
-            put_str(&line, " |", 0);
-        }
-    tp_log_put_sub(log, TP_SUB_TUNING, line.text);
-    line = (table_line){0};
-    put_str(&line, " Max NThreads |", 0);
+        for (int pr = 0; pr < TP_PROTO_COUNT; pr++)
+            p = tp_put_str(tp_put_right(p, tp_put_str(p, proto_names[pr]), 15), " |");
+    tp_log_put_sub(log, TP_SUB_TUNING, line);
+    p = tp_put_str(line, " Max NThreads |");
     for (int a = a0; a < a1; a++)
-        for (int p = 0; p < TP_PROTO_COUNT; p++) {
-            char n[TP_INT_SIZE];
-            put_right(&line, n, (size_t)tp_format_int(n, t->max_threads[a][p]), 15);
-            put_str(&line, " |", 0);
-        }
-    tp_log_put_sub(log, TP_SUB_TUNING, line.text);
+        for (int pr = 0; pr < TP_PROTO_COUNT; pr++)
+            p = tp_put_str(tp_put_right(p, tp_put_int(p, t->max_threads[a][pr], 0), 15), " |");
+    tp_log_put_sub(log, TP_SUB_TUNING, line);
 }
 
 static void log_table(const tp_tuning *t, tp_log *log)
