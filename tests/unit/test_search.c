@@ -670,6 +670,39 @@ static void test_search_mirror_domains(void **state)
     tp_plan_free(plan);
 }
 
+/*
+ * The HGX A100 board with P2P and SHM off: every GPU is a domain of its own. GPU 1 takes its
+ * switch's second NIC first where GPU 0 takes the first one, so GPU 1's domain is GPU 0's with
+ * those two NICs swapped: the NETs are matched by the GPUs' own channels (search_iso.c), and the
+ * renamed graph is the one a search of GPU 1's system finds.
+ */
+static void test_search_mirror_swapped_nics(void **state)
+{
+    (void)state;
+    const char *const env[] = {"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=1", NULL};
+    tp_plan *plan = plan_fixture("hgx_a100.xml", env);
+    assert_int_equal(plan->n_domains, 8);
+    tp_domain *d = &plan->domains[1];
+    tp_graph *g[TP_GRAPH_COUNT];
+    for (int i = 0; i < TP_GRAPH_COUNT; i++)
+        g[i] = new_graph(0, 0, 0, 0);
+    tp_error err = {0};
+    int done = 0;
+    const tp_search_domain first = {plan->domains[0].sys, plan->domains[0].graphs};
+    assert_int_equal(tp_search__mirror(NULL, first, (tp_search_domain){d->sys, g}, TP_GRAPH_COUNT,
+                                       plan->cfg, &done, &err),
+                     TP_OK);
+    assert_int_equal(done, 1);
+    tp_graph *ring = new_graph(0, TP_PATTERN_RING, 1, TP_MAXCHANNELS / 2);
+    assert_int_equal(tp_search__compute_plain(d->sys, ring, plan->cfg, &plan->log, &err), TP_OK);
+    assert_same_graph(g[TP_GRAPH_RING], ring, 1);
+    assert_int_not_equal(ring->inter[0], plan->domains[0].graphs[TP_GRAPH_RING]->inter[0]);
+    for (int i = 0; i < TP_GRAPH_COUNT; i++)
+        free_graph(g[i]);
+    free_graph(ring);
+    tp_plan_free(plan);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -690,6 +723,7 @@ int main(void)
         cmocka_unit_test(test_search_bridges),
         cmocka_unit_test(test_search_hubs),
         cmocka_unit_test(test_search_mirror_domains),
+        cmocka_unit_test(test_search_mirror_swapped_nics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

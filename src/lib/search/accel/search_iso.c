@@ -53,16 +53,37 @@ static int net_match(const iso *m, int na, int nb)
     return 1;
 }
 
-/* Match b's NETs to a's, each to the first free candidate. */
+/*
+ * First guess: the NETs the GPUs of b take on each channel stand for those the matching GPUs of
+ * a take (same_gpus requires it). Pairs that disagree are dropped: the guess only orders the
+ * candidates, every pair is still checked.
+ */
+static void seed_nets(iso *m, unsigned char *taken)
+{
+    int n = m->b->n_nets;
+    for (int nb = 0; nb < n; nb++)
+        m->net_map[nb] = -1;
+    for (int i = 0; n > 0 && i < m->b->n_gpus * TP_MAXCHANNELS; i++) {
+        int nb = m->b->local_net[i], na = m->a->local_net[i];
+        if (nb < 0 || nb >= n || na < 0 || na >= n)
+            continue;
+        if (m->net_map[nb] < 0 && !taken[na] && net_match(m, na, nb)) {
+            m->net_map[nb] = na;
+            taken[na] = 1;
+        }
+    }
+}
+
+/* Match b's NETs to a's: the GPUs' own NETs by channel, then each to the first free candidate. */
 static int match_nets(iso *m)
 {
     int n = m->a->n_nets;
     unsigned char *taken = calloc((size_t)(n > 0 ? n : 1), 1);
     if (!taken)
         return 0;
+    seed_nets(m, taken);
     int ok = 1;
     for (int nb = 0; nb < n && ok; nb++) {
-        m->net_map[nb] = -1;
         for (int na = 0; na < n && m->net_map[nb] < 0; na++)
             if (!taken[na] && net_match(m, na, nb))
                 m->net_map[nb] = na;
