@@ -25,18 +25,6 @@ static int walk(const tp_chan_ctx *x, int k, int start, int *out)
     return current;
 }
 
-/* printf's " %3d" of v into out (16 bytes), its length returned: one per rank of a line. */
-static int format_rank(char *out, int v)
-{
-    char digits[TP_INT_SIZE];
-    int len = tp_format_int(digits, v), n = 0;
-    out[n++] = ' ';
-    for (int pad = len; pad < 3; pad++)
-        out[n++] = ' ';
-    memcpy(out + n, digits, (size_t)len + 1);
-    return n + len;
-}
-
 /*
  * NCCL 2.22.3 rings.cc dumpLine: a space-filled line, the prefix cut to its
  * first 15 characters, then " %3d" for at most 20 ranks at 4-character steps
@@ -55,12 +43,13 @@ static void log_ring(const tp_chan_ctx *x, int k, const int *ring)
     memset(line, ' ', TP_RING_LINE_LEN);
     line[TP_RING_LINE_LEN] = '\0';
     memcpy(line, prefix, prefix_len < TP_RING_PREFIX_LEN ? prefix_len : TP_RING_PREFIX_LEN);
+    /* " %3d" in place, with its NUL (a wider number overlaps the next one). */
     for (int i = 0; i < x->n_ranks && i < TP_RING_MAX_WIDTH; i++) {
-        char num[16];
-        int n = format_rank(num, ring[i]);
-        size_t at = prefix_len + TP_RING_RANK_STEP * (size_t)i;
-        if (n > 0 && at + (size_t)n < sizeof(line))
-            memcpy(line + at, num, (size_t)n + 1);
+        char *at = line + prefix_len + TP_RING_RANK_STEP * (size_t)i;
+        if (at + 1 + TP_INT_SIZE > line + sizeof(line))
+            break;
+        *at++ = ' ';
+        tp_put_right(at, tp_put_int(at, ring[i], 0), 3);
     }
     tp_log_put_sub(x->log, TP_SUB_INIT, line);
 }
