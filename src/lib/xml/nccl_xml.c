@@ -372,24 +372,38 @@ static int get_token(scan *s, char *name, char *value, char *last)
     return 0;
 }
 
-/* Skip to "-->", the bytes already read after "<!--" included. */
+/* NCCL shifts every byte it reads into a window of three and stops when the window is "-->":
+ * the comment ends at the first "-->" among the bytes after "<!--" (the name's bytes up to a
+ * NUL, then `next`, then the text). We shift only the name's bytes and search the text. */
 static int skip_comment(scan *s, const char *start, char next)
 {
-    char end[4] = "...";
+    char w[3] = {'.', '.', '.'}; /* the last three bytes NCCL has seen */
     for (const char *p = start; *p; p++) {
-        memmove(end, end + 1, 2);
-        end[2] = *p;
+        w[0] = w[1];
+        w[1] = w[2];
+        w[2] = *p;
     }
-    memmove(end, end + 1, 2);
-    end[2] = next;
-    char c;
-    while (strcmp(end, "-->") != 0) {
-        if (!next_byte(s, &c))
-            return warn(syntax(s), TP_NCCL_INTERNAL_ERROR, s->len,
-                        "XML Parse error : unterminated comment");
-        memmove(end, end + 1, 2);
-        end[2] = c;
+    w[0] = w[1];
+    w[1] = w[2];
+    w[2] = next;
+    if (w[0] == '-' && w[1] == '-' && w[2] == '>')
+        return 0;
+    const char *text = s->text + s->pos, *end = s->text + s->len;
+    if (w[1] == '-' && w[2] == '-' && text < end && text[0] == '>') {
+        s->pos += 1;
+        return 0;
     }
+    if (w[2] == '-' && end - text >= 2 && text[0] == '-' && text[1] == '>') {
+        s->pos += 2;
+        return 0;
+    }
+    const char *close = memmem(text, (size_t)(end - text), "-->", 3);
+    if (!close) {
+        s->pos = s->len;
+        return warn(syntax(s), TP_NCCL_INTERNAL_ERROR, s->len,
+                    "XML Parse error : unterminated comment");
+    }
+    s->pos = (size_t)(close + 3 - s->text);
     return 0;
 }
 
