@@ -88,6 +88,7 @@ typedef struct tp_mhop {
 /* A compiled route's hash change for one reservation of each pass amount. */
 typedef struct tp_mroute {
     uint64_t hash1[3], hash2[3];
+    unsigned char plain; /* every hop takes the plain amount (v[0]) forward, no reverse pays */
 } tp_mroute;
 
 typedef struct tp_milli {
@@ -286,13 +287,19 @@ void tp_accel__milli_free(tp_accel *a);
 int tp_accel__milli_begin(tp_accel *a, const tp_graph *g);
 /* The amounts a pass of g reserves, in out[]: their count, 0 when not all exact. */
 int tp_accel__milli_amounts(tp_accel *a, const tp_graph *g, tp_amount *out);
-/* The amount of bandwidth bw (a value of the pass), or NULL. */
-static inline const tp_amount *tp_accel__milli_amount(const tp_accel *a, float bw)
+/* The index in milli.amounts of bandwidth bw (a value of the pass), or -1. */
+static inline int tp_accel__milli_amount(const tp_accel *a, float bw)
 {
-    for (int i = 0; i < a->milli.n_amounts; i++)
-        if (a->milli.amounts[i].bw == bw)
-            return &a->milli.amounts[i];
-    return NULL;
+    /* A pass has 2 or 3 amounts; the first two are looked at without a loop. */
+    const tp_amount *am = a->milli.amounts;
+    if (am[0].bw == bw)
+        return 0;
+    if (am[1].bw == bw && a->milli.n_amounts > 1)
+        return 1;
+    for (int i = 2; i < a->milli.n_amounts; i++)
+        if (am[i].bw == bw)
+            return i;
+    return -1;
 }
 /* The link arithmetic hooks (walk, gpu_pci_bw, net_bw) for milli or float passes. */
 /* The walk hook: on floats (hashed for the sub-search memory), in milli mode, with shadows. */

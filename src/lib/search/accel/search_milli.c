@@ -172,6 +172,12 @@ static void hash_route(const tp_accel *a, const tp_cpath *cp, const reservation_
         mr->hash1[index] = h1;
         mr->hash2[index] = h2;
     }
+    mr->plain = 1;
+    for (int step = 0; step < cp->count; step++) {
+        const tp_mhop *h = tp_accel__mhop(a, &cp->hops[step]);
+        if (h->sel || h->rev_div8 || h->rev_full)
+            mr->plain = 0;
+    }
 }
 
 static void hash_routes(tp_accel *a)
@@ -378,22 +384,23 @@ static inline int32_t rev_amount(const tp_mhop *h, const tp_amount *am)
  * back). Equal hashes then mean equal counts of each amount on every link,
  * hence equal values, also in the shadow passes.
  */
-static void release_milli(tp_accel *a, const tp_cpath *path, const tp_amount *am)
+static inline void hash_reservation(tp_accel *a, const tp_mroute *mr, int ai, int sign)
 {
-    const tp_mhop *hops = tp_accel__mhops(a, path);
-    for (int step = 0; step < path->count; step++) {
-        const tp_mhop *h = &hops[step];
-        *h->m += am->v[h->sel];
-        *h->mrev += rev_amount(h, am);
-    }
-    int ai = (int)(am - a->milli.amounts);
-    a->memo.bw_hash1 -= a->milli.routes[path->index].hash1[ai];
-    a->memo.bw_hash2 -= a->milli.routes[path->index].hash2[ai];
+    a->memo.bw_hash1 += (uint64_t)sign * mr->hash1[ai];
+    a->memo.bw_hash2 += (uint64_t)sign * mr->hash2[ai];
 }
 
 /* The first hop of path without room for am (milli mode, nothing taken), -1 if none. */
-static int short_hop_milli(const tp_mhop *hops, int count, const tp_amount *am)
+static inline int short_hop_milli(const tp_mhop *hops, int count, const tp_amount *am, int plain)
 {
+    if (plain) {
+        /* Most routes: one amount, forward only. */
+        const int32_t v = am->v[0];
+        for (int step = 0; step < count; step++)
+            if (*hops[step].m < v)
+                return step;
+        return -1;
+    }
     for (int step = 0; step < count; step++) {
         const tp_mhop *h = &hops[step];
         if (*h->m < am->v[h->sel] || *h->mrev < rev_amount(h, am))
@@ -402,28 +409,21 @@ static int short_hop_milli(const tp_mhop *hops, int count, const tp_amount *am)
     return -1;
 }
 
-/*
- * followPath in milli mode: the same walk on integers. Returns -1 when
- * every hop had room, with all taken; else the first hop without, with
- * nothing taken, which is what NCCL's take-then-release leaves (exact
- * integers). No route touches a link twice (routes_simple). A hop whose
- * reverse does not pay has its mrev on a zero of its own (it takes 0 there).
- */
-static int follow_milli(tp_accel *a, const tp_cpath *path, const tp_amount *am)
+/* Take (sign 1) or give back (sign -1) am on every hop of path (milli mode). */
+static inline void move_milli(const tp_mhop *hops, int count, const tp_amount *am, int plain,
+                              int32_t sign)
 {
-    const tp_mhop *hops = tp_accel__mhops(a, path);
-    int short_hop = short_hop_milli(hops, path->count, am);
-    if (short_hop >= 0)
-        return short_hop;
-    for (int step = 0; step < path->count; step++) {
-        const tp_mhop *h = &hops[step];
-        *h->m -= am->v[h->sel];
-        *h->mrev -= rev_amount(h, am);
+    if (plain) {
+        const int32_t v = sign * am->v[0];
+        for (int step = 0; step < count; step++)
+            *hops[step].m -= v;
+        return;
     }
-    int ai = (int)(am - a->milli.amounts);
-    a->memo.bw_hash1 += a->milli.routes[path->index].hash1[ai];
-    a->memo.bw_hash2 += a->milli.routes[path->index].hash2[ai];
-    return -1;
+    for (int step = 0; step < count; step++) {
+        const tp_mhop *h = &hops[step];
+        *h->m -= sign * am->v[h->sel];
+        *h->mrev -= sign * rev_amount(h, am);
+    }
 }
 
 static uint64_t float_bits(float f)
@@ -507,45 +507,56 @@ int tp_accel__walk_floats(void *state, const tp_cpath *path, float bw, float mul
     return walk_floats(a, path, bw, mult);
 }
 
-/* The walk of a milli pass: 1 taken or released, 0 short (*short_hop: the hop), -1 error. */
-static inline int walk_milli(tp_accel *a, const tp_cpath *path, float bw, float mult,
-                             const tp_amount **am, int *short_hop)
+/* A walk at a bandwidth the pass does not reserve: an internal error. */
+__attribute__((noinline, cold)) static int bad_amount(tp_accel *a, float bw)
 {
-    if (mult == 1 && path->intra)
-        tp_accel__pass_accept(a, path); /* its type was accepted */
-    *am = tp_accel__milli_amount(a, bw);
-    if (!*am) {
-        tp_fail(a->s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: bw %g not of the pass",
-                (double)bw);
-        return -1;
+    tp_fail(a->s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: bw %g not of the pass", (double)bw);
+    return -1;
+}
+
+/*
+ * The walk of a milli pass, with the shadows' when `shadowed`: 1 taken or
+ * released, 0 short, -1 error. followPath's take-then-release on a short
+ * hop leaves nothing taken (exact integers), so the whole route is checked
+ * before anything is taken; no route touches a link twice (routes_simple).
+ * A hop whose reverse does not pay has its mrev on a zero of its own.
+ */
+__attribute__((always_inline)) static inline int walk_milli(tp_accel *a, const tp_cpath *path,
+                                                            float bw, float mult, int shadowed)
+{
+    const int ai = tp_accel__milli_amount(a, bw);
+    if (ai < 0)
+        return bad_amount(a, bw);
+    const tp_amount *am = &a->milli.amounts[ai];
+    const tp_mroute *mr = &a->milli.routes[path->index];
+    const tp_mhop *hops = tp_accel__mhops(a, path);
+    if (mult > 0) {
+        if (mult == 1 && path->intra)
+            tp_accel__pass_accept(a, path); /* its type was accepted */
+        int short_hop = short_hop_milli(hops, path->count, am, mr->plain);
+        if (shadowed && a->shadow.alive)
+            tp_accel__shadow_walk(a, path, am, short_hop);
+        if (short_hop >= 0)
+            return 0;
+        move_milli(hops, path->count, am, mr->plain, 1);
+        hash_reservation(a, mr, ai, 1);
+        return 1;
     }
-    *short_hop = -1;
-    if (mult > 0)
-        *short_hop = follow_milli(a, path, *am);
-    else
-        release_milli(a, path, *am);
-    return *short_hop < 0;
+    move_milli(hops, path->count, am, mr->plain, -1);
+    hash_reservation(a, mr, ai, -1);
+    if (shadowed && a->shadow.alive)
+        tp_accel__shadow_release(a, path, am);
+    return 1;
 }
 
 int tp_accel__walk_milli(void *state, const tp_cpath *path, float bw, float mult)
 {
-    const tp_amount *am;
-    int short_hop;
-    return walk_milli(state, path, bw, mult, &am, &short_hop);
+    return walk_milli(state, path, bw, mult, 0);
 }
 
 int tp_accel__walk_shadowed(void *state, const tp_cpath *path, float bw, float mult)
 {
-    tp_accel *a = state;
-    const tp_amount *am;
-    int short_hop, done = walk_milli(a, path, bw, mult, &am, &short_hop);
-    if (done >= 0 && a->shadow.alive) {
-        if (mult > 0)
-            tp_accel__shadow_walk(a, path, am, short_hop);
-        else
-            tp_accel__shadow_release(a, path, am);
-    }
-    return done;
+    return walk_milli(state, path, bw, mult, 1);
 }
 
 int tp_accel__gpu_pci_bw(void *state, int g)
