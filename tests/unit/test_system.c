@@ -7,6 +7,7 @@
 
 #include "system/system.h"
 
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -878,6 +879,101 @@ static void test_shared_trim_matches_rank_walks(void **state)
     }
 }
 
+/* Fast and plain preparation of one text: the same verdict, and the same tree when it passes. */
+static void assert_prepared_alike(const char *xml, size_t len, int first_rank, const char *what)
+{
+    char *out[2] = {NULL, NULL};
+    tp_status st[2];
+    for (int plain = 0; plain < 2; plain++) {
+        tp_xml *doc = NULL;
+        tp_error err = {0};
+        if (tp_xml__parse(&doc, xml, len, what, &err) != TP_OK)
+            return;
+        st[plain] = plain ? tp_system__prepare_xml_plain(doc, first_rank, &err)
+                          : tp_system__prepare_xml(doc, NULL, first_rank, &err);
+        size_t n = 0;
+        FILE *f = open_memstream(&out[plain], &n);
+        assert_non_null(f);
+        if (st[plain] == TP_OK)
+            assert_int_equal(tp_xml__write(f, doc->root, &err), TP_OK);
+        fclose(f);
+        tp_xml__free(doc);
+    }
+    if (st[0] != st[1] || strcmp(out[0], out[1]) != 0)
+        fail_msg("%s (first rank %d): fused in place and by copies differ", what, first_rank);
+    free(out[0]);
+    free(out[1]);
+}
+
+/* Every public topology, and documents where ranks read an element differently or siblings
+ * look alike (fusion then duplicates or merges elements): in-place fusion is exact or not used. */
+static void test_fusion_in_place_matches_copies(void **state)
+{
+    (void)state;
+    const char *patterns[] = {"../shared/conformance/cases/*/topo.xml", "tests/fixtures/*.xml",
+                              "../shared/provider/*/*.xml"};
+    int seen = 0;
+    for (size_t p = 0; p < sizeof(patterns) / sizeof(patterns[0]); p++) {
+        glob_t g;
+        if (glob(patterns[p], 0, NULL, &g) != 0)
+            continue;
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            char *text = NULL;
+            size_t len = 0;
+            tp_error err = {0};
+            if (tp_xml__read_file(&text, &len, g.gl_pathv[i], &err) != TP_OK)
+                continue;
+            seen++;
+            assert_prepared_alike(text, len, 0, g.gl_pathv[i]);
+            assert_prepared_alike(text, len, 8, g.gl_pathv[i]);
+            free(text);
+        }
+        globfree(&g);
+    }
+    assert_true(seen > 0);
+    /* clang-format off */
+#define GPU_PCI(bus, dev) \
+    "<pci busid=\"0000:" bus ":00.0\" class=\"0x030200\" link_speed=\"16.0 GT/s PCIe\" " \
+    "link_width=\"16\"><gpu dev=\"" dev "\" sm=\"80\"/></pci>"
+#define NIC_PCI(bus, name) \
+    "<pci busid=\"0000:" bus ":00.0\" class=\"0x020000\" link_speed=\"16.0 GT/s PCIe\" " \
+    "link_width=\"16\"><nic><net name=\"" name "\" dev=\"0\"/></nic></pci>"
+#define SWITCH(bus, more) "<pci busid=\"0000:" bus ":00.0\" class=\"0x060400\"" more ">"
+    const char *odd[] = {
+        /* A switch without link_speed: filled by its GPUs' ranks, seen bare by the others. */
+        "<system version=\"1\">" CPU_INTEL SWITCH("10", "") GPU_PCI("11", "0") NIC_PCI("12", "ib0")
+        "</pci>" SWITCH("20", " link_speed=\"\" link_width=\"16\"") GPU_PCI("21", "1")
+        "</pci></cpu></system>",
+        /* The same, the switch kept by its GPUs only. */
+        "<system version=\"1\">" CPU_INTEL SWITCH("10", "") GPU_PCI("11", "0") GPU_PCI("12", "1")
+        "</pci>" NIC_PCI("30", "ib0") "</cpu></system>",
+        /* A GPU next to a NIC in one <pci>: every rank keeps it, one writes its rank. */
+        "<system version=\"1\">" CPU_INTEL
+        "<pci busid=\"0000:11:00.0\" class=\"0x030200\" link_speed=\"\" link_width=\"16\">"
+        "<gpu dev=\"0\" sm=\"80\"/><nic><net name=\"ib0\" dev=\"0\"/></nic></pci>"
+        GPU_PCI("12", "1") "</cpu></system>",
+        /* Two switches alike under one CPU, each with a GPU: fusion takes them for one. */
+        "<system version=\"1\">" CPU_INTEL SWITCH("10", " link_speed=\"\" link_width=\"16\"")
+        GPU_PCI("11", "0") "</pci>" SWITCH("10", " link_speed=\"\" link_width=\"16\"")
+        GPU_PCI("21", "1") "</pci>" NIC_PCI("30", "ib0") "</cpu></system>",
+        /* A CPU without arch holding one rank's GPU, seen by the other rank for its NIC. */
+        "<system version=\"1\"><cpu numaid=\"0\" affinity=\"ff\">" GPU_PCI("11", "0")
+        NIC_PCI("12", "ib0") "</cpu>" CPU_INTEL GPU_PCI("21", "1") "</cpu></system>",
+        /* Ranks in reverse document order: children follow the first rank that has them. */
+        "<system version=\"1\">" CPU_INTEL
+        "<pci busid=\"0000:11:00.0\" class=\"0x030200\" link_speed=\"\" link_width=\"16\">"
+        "<gpu dev=\"1\" sm=\"80\" rank=\"1\"/></pci>"
+        "<pci busid=\"0000:12:00.0\" class=\"0x030200\" link_speed=\"\" link_width=\"16\">"
+        "<gpu dev=\"0\" sm=\"80\" rank=\"0\"/></pci>" NIC_PCI("30", "ib0") "</cpu></system>",
+    };
+#undef GPU_PCI
+#undef NIC_PCI
+#undef SWITCH
+    /* clang-format on */
+    for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++)
+        assert_prepared_alike(odd[i], strlen(odd[i]), 0, odd[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -903,6 +999,7 @@ int main(void)
         cmocka_unit_test(test_prepare_round_trip_is_stable),
         cmocka_unit_test(test_fusion_keeps_mismatched_copies),
         cmocka_unit_test(test_shared_trim_matches_rank_walks),
+        cmocka_unit_test(test_fusion_in_place_matches_copies),
         cmocka_unit_test(test_sized_node_storage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -866,45 +866,232 @@ static tp_status check_canonical(prep_ctx *c, const tp_xml_elem *pci)
     return TP_OK;
 }
 
-/* Rank by rank: the first rank's tree as is, later ones fused into it. */
-static tp_status fuse_ranks(prep_ctx *c, int first_rank, int report_rank)
+/* ---- 5. fusion without copies, when every rank reads each element alike ---- */
+
+/*
+ * When every element reads the same in all ranks that keep it, and no two
+ * sibling elements read the same, each rank's fusion finds an element where
+ * an earlier rank put it or appends it: the fused tree is the document with
+ * the union of the ranks' trees, each element's children in the order of the
+ * first rank that has them (fusion appends), then document order. Other
+ * documents (a switch without link_speed seen by a rank whose GPU is not under
+ * it, repeated siblings) take the fusion itself.
+ */
+typedef struct direct_edit {
+    const tp_xml_elem *elem;
+    size_t rank; /* the one rank that keeps the element and writes on it */
+} direct_edit;
+
+typedef struct direct_plan {
+    prep_ctx *c;
+    const rank_view *views;
+    size_t n_ranks;
+    direct_edit *edits;
+    size_t n_edits, cap_edits;
+} direct_plan;
+
+/* The lowest trimmed-in-every-rank-but-its-GPUs' element holding e (or e itself), or NULL. */
+static const tp_xml_elem *lowest_trimmed(const direct_plan *d, const tp_xml_elem *e)
+{
+    const elem_list *s = d->c->shared_trim;
+    for (; e; e = e->parent)
+        if (in_list((const tp_xml_elem *const *)s->items, s->count, e))
+            return e;
+    return NULL;
+}
+
+/* Whether rank r keeps the elements whose lowest trimmed holder is `low` (NULL: every rank). */
+static bool rank_keeps(const direct_plan *d, const tp_xml_elem *low, size_t r)
+{
+    return !low || (d->views[r].usable && is_above(low, d->views[r].gpu));
+}
+
+/* The first rank keeping them, or n_ranks for none. */
+static size_t first_keeper(const direct_plan *d, const tp_xml_elem *low)
+{
+    size_t r = 0;
+    while (r < d->n_ranks && !rank_keeps(d, low, r))
+        r++;
+    return r;
+}
+
+static bool only_keeper(const direct_plan *d, const tp_xml_elem *low, size_t rank)
+{
+    for (size_t r = 0; r < d->n_ranks; r++)
+        if (rank_keeps(d, low, r) != (r == rank))
+            return false;
+    return true;
+}
+
+/* The element as no rank fills it: its attributes, a honoured keep mark dropped. */
+static void base_attrs(const tp_xml_elem *e, attr_view *av)
+{
+    static const rank_view none = {.usable = false};
+    view_attrs(&none, e, av);
+}
+
+/* What rank r fills on e, when r keeps e: nothing new, or e is r's alone (then noted). */
+static tp_status check_filled(direct_plan *d, const tp_xml_elem *e, size_t r, bool *ok)
+{
+    const tp_xml_elem *low = lowest_trimmed(d, e);
+    if (!rank_keeps(d, low, r))
+        return TP_OK;
+    attr_view base, filled;
+    base_attrs(e, &base);
+    view_attrs(&d->views[r], e, &filled);
+    if (same_view(&base, &filled))
+        return TP_OK;
+    if (!only_keeper(d, low, r)) {
+        *ok = false;
+        return TP_OK;
+    }
+    tp_status st =
+        tp_grow((void **)&d->edits, &d->cap_edits, d->n_edits + 1, sizeof(*d->edits), d->c->err);
+    if (st == TP_OK)
+        d->edits[d->n_edits++] = (direct_edit){e, r};
+    return st;
+}
+
+/* Every element a rank fills (fill_view): its PCI/CPU chain, its GPU and that GPU's NVLinks. */
+static tp_status check_fills(direct_plan *d, bool *ok)
+{
+    tp_status st = TP_OK;
+    for (size_t r = 0; r < d->n_ranks && st == TP_OK && *ok; r++) {
+        const rank_view *v = &d->views[r];
+        for (size_t k = 0; k < v->n_chain && st == TP_OK && *ok; k++)
+            st = check_filled(d, v->chain[k], r, ok);
+        if (!v->usable || st != TP_OK || !*ok)
+            continue;
+        st = check_filled(d, v->gpu, r, ok);
+        for (size_t k = 0; k < v->gpu->n_children && st == TP_OK && *ok; k++)
+            if (filled_by_view(v, v->gpu->children[k]))
+                st = check_filled(d, v->gpu->children[k], r, ok);
+    }
+    return st;
+}
+
+/* The element as the fused tree has it. */
+static void final_attrs(const direct_plan *d, const tp_xml_elem *e, attr_view *av)
+{
+    for (size_t i = 0; i < d->n_edits; i++)
+        if (d->edits[i].elem == e) {
+            view_attrs(&d->views[d->edits[i].rank], e, av);
+            return;
+        }
+    base_attrs(e, av);
+}
+
+/* xmlFindNode's match: same tag, as many attributes, each of a's in b with its value. */
+static bool fusion_match(const direct_plan *d, const tp_xml_elem *a, const tp_xml_elem *b)
+{
+    if (!same_text(a->tag, b->tag))
+        return false;
+    attr_view va, vb;
+    final_attrs(d, a, &va);
+    final_attrs(d, b, &vb);
+    if (va.n != vb.n)
+        return false;
+    for (size_t i = 0; i < va.n; i++) {
+        int k = av_find(&vb, va.name[i]);
+        if (k < 0 || !same_text(vb.value[k], va.value[i]))
+            return false;
+    }
+    return true;
+}
+
+/* No two kept siblings that fusion would take for one (low: e's lowest trimmed holder). */
+static bool distinct_siblings(const direct_plan *d, const tp_xml_elem *e, const tp_xml_elem *low)
+{
+    const tp_xml_elem *kept[TP_XML_MAX_SUBS + 1], *lows[TP_XML_MAX_SUBS + 1];
+    size_t n = 0;
+    const elem_list *s = d->c->shared_trim;
+    for (size_t i = 0; i < e->n_children && n < ARRAY_LEN(kept); i++) {
+        const tp_xml_elem *child = e->children[i];
+        bool trimmed = in_list((const tp_xml_elem *const *)s->items, s->count, child);
+        const tp_xml_elem *child_low = trimmed ? child : low;
+        if (first_keeper(d, child_low) == d->n_ranks)
+            continue;
+        for (size_t k = 0; k < n; k++)
+            if (fusion_match(d, kept[k], child))
+                return false;
+        lows[n] = child_low;
+        kept[n++] = child;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (!distinct_siblings(d, kept[k], lows[k]))
+            return false;
+    return true;
+}
+
+/* The fused tree in place: trimmed-everywhere elements go, keep marks go, children reordered. */
+static void shape_direct(const direct_plan *d, tp_xml_elem *e, const tp_xml_elem *low)
+{
+    const char *k = tp_xml__attr(e, "keep");
+    if (k && same_text(k, "1"))
+        tp_xml__unset_attr(e, "keep"); /* ncclTopoTrimXml drops the marks it honours */
+    size_t first[TP_XML_MAX_SUBS + 1], n = 0;
+    const tp_xml_elem *lows[TP_XML_MAX_SUBS + 1];
+    const elem_list *s = d->c->shared_trim;
+    for (size_t i = 0; i < e->n_children; i++) {
+        tp_xml_elem *child = e->children[i];
+        bool trimmed = in_list((const tp_xml_elem *const *)s->items, s->count, child);
+        const tp_xml_elem *child_low = trimmed ? child : low;
+        size_t r = first_keeper(d, child_low);
+        if (r == d->n_ranks) {
+            child->parent = NULL;
+            tp_xml__free_elem(child);
+            continue;
+        }
+        /* Insertion by first rank, stable: document order within one rank. */
+        size_t at = n;
+        for (; at > 0 && first[at - 1] > r; at--) {
+            e->children[at] = e->children[at - 1];
+            first[at] = first[at - 1];
+            lows[at] = lows[at - 1];
+        }
+        e->children[at] = child;
+        first[at] = r;
+        lows[at] = child_low;
+        n++;
+    }
+    e->n_children = n;
+    for (size_t i = 0; i < n; i++)
+        shape_direct(d, e->children[i], lows[i]);
+}
+
+/* The fusion of all ranks made on the document itself, when that is exact (*done). */
+static tp_status fuse_direct(prep_ctx *c, const rank_view *views, size_t n_ranks, bool *done)
+{
+    direct_plan d = {.c = c, .views = views, .n_ranks = n_ranks};
+    *done = true;
+    tp_status st = check_fills(&d, done);
+    if (st == TP_OK && *done)
+        *done = distinct_siblings(&d, c->doc->root, NULL);
+    for (size_t i = 0; i < d.n_edits && st == TP_OK && *done; i++) {
+        const rank_view *v = &views[d.edits[i].rank];
+        tp_xml_elem *e = (tp_xml_elem *)d.edits[i].elem;
+        st = fill_view(v, e, (attr_setter){set_in_elem, e}, c->err);
+    }
+    if (st == TP_OK && *done)
+        shape_direct(&d, c->doc->root, NULL);
+    free(d.edits);
+    return st;
+}
+
+/* ---- 6. the ranks ---- */
+
+/* Rank by rank in the general case: the first rank's tree as is, later ones fused into it. */
+static tp_status fuse_copies(prep_ctx *c, rank_view *views, size_t n_ranks)
 {
     tp_xml_elem *fused = NULL;
-    elem_list shared = {0};
-    c->shared_trim = &shared;
-    tp_status st = shared_trim(c, &shared);
-    /* The second rank (the first fused one) is every later rank's reference (not in the
-     * plain mode, the tests' reference). */
-    rank_view ref = {0};
-    if (c->n_gpus == 1 && !c->plain) {
-        /* One rank: no fusion, its view is the document (plain mode copies it: the tests). */
-        rank_view v = {.ref = NULL};
-        st = check_canonical(c, c->gpus[0]->parent);
-        if (st == TP_OK)
-            st = init_view(c, &v, 0, first_rank, first_rank == report_rank);
-        if (st == TP_OK)
-            st = edit_to_view(&v, c->doc->root, c->err);
-        free(v.removed.items);
-        free(shared.items);
-        return st;
+    tp_status st = TP_OK;
+    for (size_t i = 0; i < n_ranks && st == TP_OK; i++) {
+        /* The second rank (the first fused one) is every later rank's reference (not in the
+         * plain mode, the tests' reference). */
+        views[i].ref = i >= 2 && !c->plain ? &views[1] : NULL;
+        st = fused ? fuse_view(&views[i], fused, c->doc->root, true, c->err)
+                   : materialize(&views[i], c->doc->root, NULL, &fused, c->err);
     }
-    for (size_t i = 0; i < c->n_gpus && st == TP_OK; i++) {
-        int rank = first_rank + (int)i;
-        rank_view v = {.ref = i >= 2 && !c->plain ? &ref : NULL};
-        st = check_canonical(c, c->gpus[i]->parent);
-        if (st == TP_OK)
-            st = init_view(c, &v, i, rank, rank == report_rank);
-        if (st == TP_OK)
-            st = fused ? fuse_view(&v, fused, c->doc->root, true, c->err)
-                       : materialize(&v, c->doc->root, NULL, &fused, c->err);
-        if (i == 1) {
-            ref = v;
-            continue; /* its trim list is the reference's */
-        }
-        free(v.removed.items);
-    }
-    free(ref.removed.items);
-    free(shared.items);
     if (st != TP_OK) {
         tp_xml__free_elem(fused);
         return st;
@@ -912,6 +1099,37 @@ static tp_status fuse_ranks(prep_ctx *c, int first_rank, int report_rank)
     tp_xml__free_elem(c->doc->root);
     c->doc->root = fused;
     return TP_OK;
+}
+
+/* Every rank's view (NCCL's per-rank checks and lines in rank order), then the fused tree. */
+static tp_status fuse_ranks(prep_ctx *c, int first_rank, int report_rank)
+{
+    elem_list shared = {0};
+    c->shared_trim = &shared;
+    rank_view *views = calloc(c->n_gpus, sizeof(*views));
+    tp_status st = views ? shared_trim(c, &shared) : tp_fail_nomem(c->err);
+    size_t n_ready = 0;
+    for (; views && n_ready < c->n_gpus && st == TP_OK; n_ready++) {
+        int rank = first_rank + (int)n_ready;
+        st = check_canonical(c, c->gpus[n_ready]->parent);
+        if (st == TP_OK)
+            st = init_view(c, &views[n_ready], n_ready, rank, rank == report_rank);
+    }
+    bool done = false;
+    if (st == TP_OK && c->n_gpus == 1 && !c->plain) {
+        /* One rank: no fusion, its view is the document (plain mode copies it: the tests). */
+        st = edit_to_view(&views[0], c->doc->root, c->err);
+        done = true;
+    }
+    if (st == TP_OK && !done && !c->plain)
+        st = fuse_direct(c, views, c->n_gpus, &done);
+    if (st == TP_OK && !done)
+        st = fuse_copies(c, views, c->n_gpus);
+    for (size_t i = 0; views && i < n_ready; i++)
+        free(views[i].removed.items);
+    free(views);
+    free(shared.items);
+    return st;
 }
 
 static tp_status prepare(prep_ctx *c, int first_rank, int report_rank)
