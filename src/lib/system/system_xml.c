@@ -877,49 +877,144 @@ static tp_status check_canonical(prep_ctx *c, const tp_xml_elem *pci)
  * documents (a switch without link_speed seen by a rank whose GPU is not under
  * it, repeated siblings) take the fusion itself.
  */
-typedef struct direct_edit {
-    const tp_xml_elem *elem;
-    size_t rank; /* the one rank that keeps the element and writes on it */
-} direct_edit;
+/* What the in-place fusion knows of one element. */
+typedef struct elem_info {
+    const tp_xml_elem *elem; /* NULL: a free slot */
+    bool trimmed;            /* in the shared trim: kept only by the ranks whose GPU it holds */
+    bool every;              /* kept by every rank (nothing trimmed holds it) */
+    size_t first;            /* the first rank keeping it (n_ranks: none) */
+    int only;                /* the one rank keeping it, else -1 */
+    int n_keepers;           /* trimmed: how many ranks keep it */
+    int writer;              /* 1 + the rank whose fill changes it (0: none) */
+} elem_info;
 
 typedef struct direct_plan {
     prep_ctx *c;
     const rank_view *views;
     size_t n_ranks;
-    direct_edit *edits;
-    size_t n_edits, cap_edits;
+    elem_info *slots; /* an open-addressing table by element address, twice the elements */
+    size_t n_slots;   /* a power of two */
 } direct_plan;
 
-/* The lowest trimmed-in-every-rank-but-its-GPUs' element holding e (or e itself), or NULL. */
-static const tp_xml_elem *lowest_trimmed(const direct_plan *d, const tp_xml_elem *e)
+static size_t count_elems(const tp_xml_elem *e)
+{
+    size_t n = 1;
+    for (size_t i = 0; i < e->n_children; i++)
+        n += count_elems(e->children[i]);
+    return n;
+}
+
+/* The element's record, made on first sight. */
+static elem_info *info_of(direct_plan *d, const tp_xml_elem *e)
+{
+    size_t mask = d->n_slots - 1;
+    size_t h = (size_t)(((uintptr_t)e >> 4) * 0x9E3779B97F4A7C15ULL >> 40) & mask;
+    for (; d->slots[h].elem; h = (h + 1) & mask)
+        if (d->slots[h].elem == e)
+            return &d->slots[h];
+    d->slots[h] = (elem_info){.elem = e, .only = -1};
+    return &d->slots[h];
+}
+
+static void add_all(direct_plan *d, const tp_xml_elem *e)
+{
+    info_of(d, e);
+    for (size_t i = 0; i < e->n_children; i++)
+        add_all(d, e->children[i]);
+}
+
+/* Who keeps each element: a trimmed one, the ranks whose usable GPU it holds; others, as their
+ * parent (the root: every rank). */
+static void find_keepers(direct_plan *d, const tp_xml_elem *e, const elem_info *parent)
+{
+    elem_info *in = info_of(d, e);
+    if (in->trimmed) {
+        in->every = false;
+        in->first = in->n_keepers ? in->first : d->n_ranks;
+        in->only = in->n_keepers == 1 ? in->only : -1;
+    } else if (parent) {
+        in->every = parent->every;
+        in->first = parent->first;
+        in->only = parent->only;
+    } else {
+        *in = (elem_info){.elem = e, .every = true, .first = 0, .only = -1};
+    }
+    for (size_t i = 0; i < e->n_children; i++)
+        find_keepers(d, e->children[i], in);
+}
+
+static void mark_trimmed(direct_plan *d)
 {
     const elem_list *s = d->c->shared_trim;
-    for (; e; e = e->parent)
-        if (in_list((const tp_xml_elem *const *)s->items, s->count, e))
-            return e;
-    return NULL;
+    for (size_t i = 0; i < s->count; i++)
+        info_of(d, s->items[i])->trimmed = true;
+    for (size_t r = 0; r < d->n_ranks; r++) {
+        if (!d->views[r].usable)
+            continue;
+        for (const tp_xml_elem *p = d->views[r].gpu->parent; p; p = p->parent) {
+            elem_info *in = info_of(d, p);
+            if (!in->trimmed)
+                continue;
+            if (in->n_keepers++ == 0)
+                in->first = r;
+            in->only = (int)r;
+        }
+    }
 }
 
-/* Whether rank r keeps the elements whose lowest trimmed holder is `low` (NULL: every rank). */
-static bool rank_keeps(const direct_plan *d, const tp_xml_elem *low, size_t r)
+/* A fill_view target that only notes whether the rank's view of the element differs from the
+ * element as it is (its honoured keep mark dropped either way). */
+typedef struct fill_probe {
+    const tp_xml_elem *elem;
+    bool changes;
+} fill_probe;
+
+static tp_status probe_set(void *target, const char *name, const char *value, bool only_init,
+                           tp_error *err)
 {
-    return !low || (d->views[r].usable && is_above(low, d->views[r].gpu));
+    (void)err;
+    fill_probe *p = target;
+    const char *now = tp_xml__attr(p->elem, name);
+    if (now)
+        p->changes |= !only_init && !same_text(now, value);
+    else /* appended, unless it is a keep mark the trim then drops */
+        p->changes |= !(same_text(name, "keep") && same_text(value, "1"));
+    return TP_OK;
 }
 
-/* The first rank keeping them, or n_ranks for none. */
-static size_t first_keeper(const direct_plan *d, const tp_xml_elem *low)
+/* What rank r fills on e, when r keeps e: nothing new, or e is r's alone (its writer). */
+static bool check_filled(direct_plan *d, const tp_xml_elem *e, size_t r)
 {
-    size_t r = 0;
-    while (r < d->n_ranks && !rank_keeps(d, low, r))
-        r++;
-    return r;
+    elem_info *in = info_of(d, e);
+    /* e holds r's GPU or is it or its NVLink: r keeps it unless its GPU is unusable. */
+    if (!in->every && !d->views[r].usable)
+        return true;
+    fill_probe probe = {.elem = e};
+    fill_view(&d->views[r], e, (attr_setter){probe_set, &probe}, NULL);
+    if (!probe.changes)
+        return true;
+    if (in->only != (int)r)
+        return false;
+    in->writer = (int)r + 1;
+    return true;
 }
 
-static bool only_keeper(const direct_plan *d, const tp_xml_elem *low, size_t rank)
+/* Every element a rank fills (fill_view): its PCI/CPU chain, its GPU and that GPU's NVLinks. */
+static bool check_fills(direct_plan *d)
 {
-    for (size_t r = 0; r < d->n_ranks; r++)
-        if (rank_keeps(d, low, r) != (r == rank))
+    for (size_t r = 0; r < d->n_ranks; r++) {
+        const rank_view *v = &d->views[r];
+        for (size_t k = 0; k < v->n_chain; k++)
+            if (!check_filled(d, v->chain[k], r))
+                return false;
+        if (!v->usable)
+            continue;
+        if (!check_filled(d, v->gpu, r))
             return false;
+        for (size_t k = 0; k < v->gpu->n_children; k++)
+            if (filled_by_view(v, v->gpu->children[k]) && !check_filled(d, v->gpu->children[k], r))
+                return false;
+    }
     return true;
 }
 
@@ -930,62 +1025,47 @@ static void base_attrs(const tp_xml_elem *e, attr_view *av)
     view_attrs(&none, e, av);
 }
 
-/* What rank r fills on e, when r keeps e: nothing new, or e is r's alone (then noted). */
-static tp_status check_filled(direct_plan *d, const tp_xml_elem *e, size_t r, bool *ok)
-{
-    const tp_xml_elem *low = lowest_trimmed(d, e);
-    if (!rank_keeps(d, low, r))
-        return TP_OK;
-    attr_view base, filled;
-    base_attrs(e, &base);
-    view_attrs(&d->views[r], e, &filled);
-    if (same_view(&base, &filled))
-        return TP_OK;
-    if (!only_keeper(d, low, r)) {
-        *ok = false;
-        return TP_OK;
-    }
-    tp_status st =
-        tp_grow((void **)&d->edits, &d->cap_edits, d->n_edits + 1, sizeof(*d->edits), d->c->err);
-    if (st == TP_OK)
-        d->edits[d->n_edits++] = (direct_edit){e, r};
-    return st;
-}
-
-/* Every element a rank fills (fill_view): its PCI/CPU chain, its GPU and that GPU's NVLinks. */
-static tp_status check_fills(direct_plan *d, bool *ok)
-{
-    tp_status st = TP_OK;
-    for (size_t r = 0; r < d->n_ranks && st == TP_OK && *ok; r++) {
-        const rank_view *v = &d->views[r];
-        for (size_t k = 0; k < v->n_chain && st == TP_OK && *ok; k++)
-            st = check_filled(d, v->chain[k], r, ok);
-        if (!v->usable || st != TP_OK || !*ok)
-            continue;
-        st = check_filled(d, v->gpu, r, ok);
-        for (size_t k = 0; k < v->gpu->n_children && st == TP_OK && *ok; k++)
-            if (filled_by_view(v, v->gpu->children[k]))
-                st = check_filled(d, v->gpu->children[k], r, ok);
-    }
-    return st;
-}
-
 /* The element as the fused tree has it. */
-static void final_attrs(const direct_plan *d, const tp_xml_elem *e, attr_view *av)
+static void final_attrs(direct_plan *d, const tp_xml_elem *e, attr_view *av)
 {
-    for (size_t i = 0; i < d->n_edits; i++)
-        if (d->edits[i].elem == e) {
-            view_attrs(&d->views[d->edits[i].rank], e, av);
-            return;
-        }
-    base_attrs(e, av);
+    int writer = info_of(d, e)->writer;
+    if (writer)
+        view_attrs(&d->views[writer - 1], e, av);
+    else
+        base_attrs(e, av);
+}
+
+static bool honoured_keep(const tp_xml_attr *a)
+{
+    return same_text(a->name, "keep") && same_text(a->value, "1");
+}
+
+/* Two elements no rank writes on: whether they read the same (fusion_match). */
+static bool same_unwritten(const tp_xml_elem *a, const tp_xml_elem *b)
+{
+    size_t na = 0, nb = 0;
+    for (size_t i = 0; i < a->n_attrs; i++) {
+        if (honoured_keep(&a->attrs[i]))
+            continue;
+        const char *v = i < b->n_attrs && same_text(b->attrs[i].name, a->attrs[i].name)
+                            ? b->attrs[i].value
+                            : tp_xml__attr(b, a->attrs[i].name);
+        if (!v || !same_text(v, a->attrs[i].value))
+            return false;
+        na++;
+    }
+    for (size_t i = 0; i < b->n_attrs; i++)
+        nb += !honoured_keep(&b->attrs[i]);
+    return na == nb;
 }
 
 /* xmlFindNode's match: same tag, as many attributes, each of a's in b with its value. */
-static bool fusion_match(const direct_plan *d, const tp_xml_elem *a, const tp_xml_elem *b)
+static bool fusion_match(direct_plan *d, const tp_xml_elem *a, const tp_xml_elem *b)
 {
     if (!same_text(a->tag, b->tag))
         return false;
+    if (!info_of(d, a)->writer && !info_of(d, b)->writer)
+        return same_unwritten(a, b);
     attr_view va, vb;
     final_attrs(d, a, &va);
     final_attrs(d, b, &vb);
@@ -999,44 +1079,33 @@ static bool fusion_match(const direct_plan *d, const tp_xml_elem *a, const tp_xm
     return true;
 }
 
-/* No two kept siblings that fusion would take for one (low: e's lowest trimmed holder). */
-static bool distinct_siblings(const direct_plan *d, const tp_xml_elem *e, const tp_xml_elem *low)
+/* No two kept siblings that fusion would take for one, anywhere under e. */
+static bool distinct_siblings(direct_plan *d, const tp_xml_elem *e)
 {
-    const tp_xml_elem *kept[TP_XML_MAX_SUBS + 1], *lows[TP_XML_MAX_SUBS + 1];
-    size_t n = 0;
-    const elem_list *s = d->c->shared_trim;
-    for (size_t i = 0; i < e->n_children && n < ARRAY_LEN(kept); i++) {
+    for (size_t i = 0; i < e->n_children; i++) {
         const tp_xml_elem *child = e->children[i];
-        bool trimmed = in_list((const tp_xml_elem *const *)s->items, s->count, child);
-        const tp_xml_elem *child_low = trimmed ? child : low;
-        if (first_keeper(d, child_low) == d->n_ranks)
+        if (info_of(d, child)->first == d->n_ranks)
             continue;
-        for (size_t k = 0; k < n; k++)
-            if (fusion_match(d, kept[k], child))
+        for (size_t k = 0; k < i; k++)
+            if (info_of(d, e->children[k])->first < d->n_ranks &&
+                fusion_match(d, e->children[k], child))
                 return false;
-        lows[n] = child_low;
-        kept[n++] = child;
-    }
-    for (size_t k = 0; k < n; k++)
-        if (!distinct_siblings(d, kept[k], lows[k]))
+        if (!distinct_siblings(d, child))
             return false;
+    }
     return true;
 }
 
 /* The fused tree in place: trimmed-everywhere elements go, keep marks go, children reordered. */
-static void shape_direct(const direct_plan *d, tp_xml_elem *e, const tp_xml_elem *low)
+static void shape_direct(direct_plan *d, tp_xml_elem *e)
 {
     const char *k = tp_xml__attr(e, "keep");
     if (k && same_text(k, "1"))
         tp_xml__unset_attr(e, "keep"); /* ncclTopoTrimXml drops the marks it honours */
     size_t first[TP_XML_MAX_SUBS + 1], n = 0;
-    const tp_xml_elem *lows[TP_XML_MAX_SUBS + 1];
-    const elem_list *s = d->c->shared_trim;
     for (size_t i = 0; i < e->n_children; i++) {
         tp_xml_elem *child = e->children[i];
-        bool trimmed = in_list((const tp_xml_elem *const *)s->items, s->count, child);
-        const tp_xml_elem *child_low = trimmed ? child : low;
-        size_t r = first_keeper(d, child_low);
+        size_t r = info_of(d, child)->first;
         if (r == d->n_ranks) {
             child->parent = NULL;
             tp_xml__free_elem(child);
@@ -1047,34 +1116,39 @@ static void shape_direct(const direct_plan *d, tp_xml_elem *e, const tp_xml_elem
         for (; at > 0 && first[at - 1] > r; at--) {
             e->children[at] = e->children[at - 1];
             first[at] = first[at - 1];
-            lows[at] = lows[at - 1];
         }
         e->children[at] = child;
         first[at] = r;
-        lows[at] = child_low;
         n++;
     }
     e->n_children = n;
     for (size_t i = 0; i < n; i++)
-        shape_direct(d, e->children[i], lows[i]);
+        shape_direct(d, e->children[i]);
 }
 
 /* The fusion of all ranks made on the document itself, when that is exact (*done). */
 static tp_status fuse_direct(prep_ctx *c, const rank_view *views, size_t n_ranks, bool *done)
 {
-    direct_plan d = {.c = c, .views = views, .n_ranks = n_ranks};
-    *done = true;
-    tp_status st = check_fills(&d, done);
-    if (st == TP_OK && *done)
-        *done = distinct_siblings(&d, c->doc->root, NULL);
-    for (size_t i = 0; i < d.n_edits && st == TP_OK && *done; i++) {
-        const rank_view *v = &views[d.edits[i].rank];
-        tp_xml_elem *e = (tp_xml_elem *)d.edits[i].elem;
-        st = fill_view(v, e, (attr_setter){set_in_elem, e}, c->err);
+    direct_plan d = {.c = c, .views = views, .n_ranks = n_ranks, .n_slots = 16};
+    for (size_t n = count_elems(c->doc->root); d.n_slots < 2 * n;)
+        d.n_slots *= 2;
+    if (!(d.slots = calloc(d.n_slots, sizeof(*d.slots))))
+        return tp_fail_nomem(c->err);
+    add_all(&d, c->doc->root);
+    mark_trimmed(&d);
+    find_keepers(&d, c->doc->root, NULL);
+    *done = check_fills(&d) && distinct_siblings(&d, c->doc->root);
+    tp_status st = TP_OK;
+    for (size_t i = 0; i < d.n_slots && st == TP_OK && *done; i++) {
+        const elem_info *in = &d.slots[i];
+        if (in->elem && in->writer) {
+            tp_xml_elem *e = (tp_xml_elem *)in->elem;
+            st = fill_view(&views[in->writer - 1], e, (attr_setter){set_in_elem, e}, c->err);
+        }
     }
     if (st == TP_OK && *done)
-        shape_direct(&d, c->doc->root, NULL);
-    free(d.edits);
+        shape_direct(&d, c->doc->root);
+    free(d.slots);
     return st;
 }
 
