@@ -153,7 +153,9 @@ static tp_status load_channel(gf_ctx *c, const tp_xml_elem *ch, int index, int *
                                 "are hex, as NCCL reads them: %lld)",
                                 v, (long long)dev);
         }
-        if (intra < ARRAY_LEN(c->graph->intra))
+        /* The graph holds the slots of the system's GPUs only (tp_graph__bytes): a longer
+         * list spills no further than NCCL's reads go. */
+        if (intra < (size_t)TP_MAXCHANNELS * (size_t)n_gpus)
             c->graph->intra[intra++] = rank;
         ++*n_listed;
     }

@@ -89,10 +89,15 @@ typedef struct tp_graph {
     int same_channels;
     int n_hops;
     tp_search_state search_state; /* how the last tp_search__compute went */
-    int intra[TP_MAXCHANNELS * TP_MAX_NODES];
     int64_t inter[TP_MAXCHANNELS * 2];
     tp_search_event *events; /* owned */
     size_t n_events, events_cap;
+    /*
+     * Last, so that a graph of a system of n GPUs may be allocated with its
+     * own channel slots only (tp_graph__bytes): slots past TP_MAXCHANNELS * n
+     * are never read nor written.
+     */
+    int intra[TP_MAXCHANNELS * TP_MAX_NODES];
 } tp_graph;
 
 /* A graph's settings: its fields before the channel arrays, as a record of their own. */
@@ -106,8 +111,17 @@ typedef struct tp_graph_settings {
     tp_search_state search_state;
 } tp_graph_settings;
 /* A field added to tp_graph before its arrays belongs in tp_graph_settings and its copies too. */
-_Static_assert(offsetof(tp_graph, intra) == sizeof(tp_graph_settings),
+_Static_assert(offsetof(tp_graph, inter) - sizeof(tp_graph_settings) < _Alignof(int64_t),
                "tp_graph_settings must list every setting of tp_graph");
+
+/* Bytes of a graph of a system of n_gpus GPUs (its channel slots only), rounded for arrays of
+ * graphs. */
+static inline size_t tp_graph__bytes(int n_gpus)
+{
+    size_t bytes =
+        offsetof(tp_graph, intra) + (size_t)TP_MAXCHANNELS * (size_t)n_gpus * sizeof(int);
+    return (bytes + _Alignof(tp_graph) - 1) / _Alignof(tp_graph) * _Alignof(tp_graph);
+}
 
 static inline tp_graph_settings tp_graph__settings(const tp_graph *g)
 {
