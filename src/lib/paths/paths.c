@@ -43,19 +43,32 @@ static inline tp_status route_reserve(tp_system *sys, tp_route *r, int need, tp_
     return need <= r->cap ? TP_OK : route_grow(sys, r, need, err);
 }
 
+/* Hops every route gets with its node's routes: the search reaches every route of a connected
+ * system, and most are short, so few grow (route_grow) past these. */
+#define TP_ROUTE_FIRST_HOPS 8
+
 /*
  * NCCL 2.22.3 allocates a node's routes to a type with calloc: all zero (LOC,
- * bw 0) for the root of the search, all DIS for the nodes it reaches.
+ * bw 0) for the root of the search, all DIS for the nodes it reaches. Each
+ * route comes with room for its first hops, in the same block; its first hop
+ * is clear (see route_grow).
  */
 static tp_status routes_alloc(tp_system *sys, tp_route **out, int count, bool disconnected,
                               tp_error *err)
 {
-    tp_route *routes =
-        tp_arena_zalloc(&sys->routes, (count > 0 ? (size_t)count : 1) * sizeof(*routes));
+    size_t n = count > 0 ? (size_t)count : 1;
+    _Static_assert(sizeof(tp_route) % _Alignof(tp_link *) == 0, "hops follow the routes");
+    tp_route *routes = tp_arena_alloc(
+        &sys->routes, n * (sizeof(*routes) + TP_ROUTE_FIRST_HOPS * sizeof(tp_link *)));
     if (!routes)
         return tp_fail_nomem(err);
-    for (int i = 0; disconnected && i < count; i++)
-        routes[i].type = TP_PATH_DIS;
+    tp_link **hops = (tp_link **)(void *)(routes + n);
+    int type = disconnected ? TP_PATH_DIS : TP_PATH_LOC;
+    for (size_t i = 0; i < n; i++) {
+        tp_link **list = hops + i * TP_ROUTE_FIRST_HOPS;
+        list[0] = NULL;
+        routes[i] = (tp_route){.list = list, .cap = TP_ROUTE_FIRST_HOPS, .type = type};
+    }
     *out = routes;
     return TP_OK;
 }
