@@ -75,34 +75,40 @@ static int compare_searches(tp_plan **plans)
         /* The searches may change the channel bounds: each starts from these. */
         const int min_ch = k == 1 ? ring_channels : 1;
         const int max_ch = k == 1 ? ring_channels : k == 0 ? TP_MAXCHANNELS / 2 : TP_MAXCHANNELS;
-        tp_graph b = {
+        tp_graph *b = tp_graph__new(n_gpus);
+        if (!b) {
+            tp_search__keep_free(keep);
+            return 0;
+        }
+        const tp_graph_settings start = {
             .id = (int)k, .pattern = patterns[k], .min_channels = min_ch, .max_channels = max_ch};
+        tp_graph__set_settings(b, &start);
         tp_error err = {0};
-        tp_status sb = tp_search__compute_plain(plain->sys, &b, plain->cfg, NULL, &err);
+        tp_status sb = tp_search__compute_plain(plain->sys, b, plain->cfg, NULL, &err);
         for (size_t v = 0; v < ARRAY_LEN(variants); v++) {
-            tp_graph *x = malloc(sizeof(*x));
+            tp_graph *x = tp_graph__new(n_gpus);
             if (!x) {
+                tp_search__graph_release(b);
+                free(b);
                 tp_search__keep_free(keep);
                 return 0;
             }
-            *x = (tp_graph){.id = (int)k,
-                            .pattern = patterns[k],
-                            .min_channels = min_ch,
-                            .max_channels = max_ch};
+            tp_graph__set_settings(x, &start);
             /* As topoplan runs: one kept context over the graphs of the system. */
             tp_status sx =
                 v == 0 ? tp_search__compute_kept(&keep, plans[v]->sys, x, plans[v]->cfg, NULL, &err)
                        : tp_search__compute_opts(plans[v]->sys, x, plans[v]->cfg, NULL,
                                                  &variants[v], &err);
-            ok &= sx == sb && same_graph(x, &b, n_gpus) && tp_search__same_decisions(x, &b);
+            ok &= sx == sb && same_graph(x, b, n_gpus) && tp_search__same_decisions(x, b);
             if (sx != TP_OK && sb == TP_OK)
                 printf("  %s\n", err.message);
             tp_search__graph_release(x);
             free(x);
         }
         if (k == 0)
-            ring_channels = b.n_channels;
-        tp_search__graph_release(&b);
+            ring_channels = b->n_channels;
+        tp_search__graph_release(b);
+        free(b);
     }
     tp_search__keep_free(keep);
     return ok;

@@ -17,7 +17,7 @@
 /* A graph of nc channels of n GPUs each, ranks shifted by `offset`. */
 static tp_graph *mk_graph(int pattern, int nc, int n, const int *rows, int offset)
 {
-    tp_graph *g = calloc(1, sizeof(*g));
+    tp_graph *g = tp_graph__new(n);
     assert_non_null(g);
     g->pattern = pattern;
     g->n_channels = nc;

@@ -153,9 +153,7 @@ static tp_status load_channel(gf_ctx *c, const tp_xml_elem *ch, int index, int *
                                 "are hex, as NCCL reads them: %lld)",
                                 v, (long long)dev);
         }
-        /* The graph holds the slots of the system's GPUs only (tp_graph__bytes): a longer
-         * list spills no further than NCCL's reads go. */
-        if (intra < (size_t)TP_MAXCHANNELS * (size_t)n_gpus)
+        if (intra < (size_t)c->graph->intra_cap)
             c->graph->intra[intra++] = rank;
         ++*n_listed;
     }

@@ -126,22 +126,23 @@ static void new_graph(tp_graph *g, int n_gpus, int id, int pattern, int coll_net
     g->max_channels = max_ch;
 }
 
-/* Graph `slot` of the domain's block: each holds the channel slots of the domain's GPUs only. */
-static tp_graph *graph_slot(const tp_domain *d, int slot)
+/* The domain's graphs, in one block: they live and die together (and a plan's
+ * heap then holds a few large blocks, not many). */
+static tp_graph *graph_in_block(const tp_domain *d, int i)
 {
-    size_t bytes = tp_graph__bytes(d->sys->nodes[TP_NODE_GPU].count);
-    return (tp_graph *)(void *)(d->graph_block + (size_t)slot * bytes);
+    size_t size = tp_graph__size(d->sys->nodes[TP_NODE_GPU].count);
+    return (tp_graph *)(d->graph_block + (size_t)i * size);
 }
 
-/* The domain's graphs, in one block: they live and die together. Sized by the domain's GPUs
- * (a few KB, not 5 x 33 KB): a plan of many small domains touches no fresh pages for them. */
 static tp_status graph_room(tp_domain *d, tp_error *err)
 {
-    size_t bytes = tp_graph__bytes(d->sys->nodes[TP_NODE_GPU].count);
-    if (!d->graph_block && !(d->graph_block = malloc(TP_GRAPH_COUNT * bytes)))
+    int n_gpus = d->sys->nodes[TP_NODE_GPU].count;
+    if (!d->graph_block && !(d->graph_block = malloc(TP_GRAPH_COUNT * tp_graph__size(n_gpus))))
         return tp_fail_nomem(err);
-    for (int i = 0; i < TP_GRAPH_COUNT; i++)
-        d->graphs[i] = graph_slot(d, i);
+    for (int i = 0; i < TP_GRAPH_COUNT; i++) {
+        d->graphs[i] = graph_in_block(d, i);
+        tp_graph__set_room(d->graphs[i], n_gpus);
+    }
     return TP_OK;
 }
 
@@ -216,12 +217,12 @@ static tp_status search_graphs(tp_plan *plan, tp_domain *d, tp_search_ctx **keep
     if ((st = compute_graph(plan, d, TP_GRAPH_RING, keep, log, err)) != TP_OK)
         return st;
     int ring_n = g[TP_GRAPH_RING]->n_channels;
-    d->graphs[TP_GRAPH_TREE] = graph_slot(d, TP_GRAPH_TREE);
+    d->graphs[TP_GRAPH_TREE] = graph_in_block(d, TP_GRAPH_TREE);
     new_graph(g[TP_GRAPH_TREE], n_gpus, 1, TP_PATTERN_BALANCED_TREE, 0, ring_n, ring_n);
     if ((st = compute_graph(plan, d, TP_GRAPH_TREE, keep, log, err)) != TP_OK)
         return st;
     for (int i = TP_GRAPH_TREE + 1; i < TP_GRAPH_COUNT; i++)
-        d->graphs[i] = graph_slot(d, i);
+        d->graphs[i] = graph_in_block(d, i);
     new_graph(g[TP_GRAPH_COLLNET_CHAIN], n_gpus, 2, TP_PATTERN_TREE, 1, ring_n, ring_n);
     new_graph(g[TP_GRAPH_COLLNET_DIRECT], n_gpus, 2, TP_PATTERN_COLLNET_DIRECT, 1, 1,
               TP_MAXCHANNELS);

@@ -20,8 +20,8 @@
 typedef struct tp_domain {
     tp_system *sys;                   /* trimmed, with paths (owned) */
     tp_graph *graphs[TP_GRAPH_COUNT]; /* in graph_block; home host's rank numbers */
-    char *graph_block; /* owned: room for every graph of the domain (sized by its GPUs) */
-    int nvls_support;  /* ncclNvlsInit */
+    unsigned char *graph_block;       /* owned: room for every graph of the domain */
+    int nvls_support;                 /* ncclNvlsInit */
     int nvls_channels;
     bool searched;    /* every graph computed */
     long search_work; /* steps its searches took (0: mirrored) */

@@ -140,6 +140,14 @@ int tp_search__same_decisions(const tp_graph *x, const tp_graph *y)
     return 1;
 }
 
+tp_graph *tp_graph__new(int n_gpus)
+{
+    tp_graph *g = calloc(1, tp_graph__size(n_gpus));
+    if (g)
+        tp_graph__set_room(g, n_gpus);
+    return g;
+}
+
 void tp_search__graph_release(tp_graph *graph)
 {
     free(graph->events);
@@ -156,23 +164,22 @@ typedef struct ladder {
     int64_t global_timeout; /* NCCL's globalTimeout */
     int cross_nic, try_same, cc_min, cpu_arch, cpu_vendor;
     float max_bw;
-    tp_graph tmp; /* the settings being searched (NCCL's tmpGraph); last: see new_ladder */
+    tp_graph *tmp; /* the settings being searched (NCCL's tmpGraph): after the ladder */
 } ladder;
 
 /*
- * The ladder, clearing only the channel slots of n_gpus GPUs rather than all
- * 32 KB of tmp's arrays: NCCL's tmpGraph is a copy of a zeroed graph, and
- * NVLS channels leave all but their head GPU's slot untouched (they print).
+ * The ladder and its tmp graph in one block, cleared: NCCL's tmpGraph is a
+ * copy of a zeroed graph, and NVLS channels leave all but their head GPU's
+ * slot untouched (they print).
  */
 static ladder *new_ladder(int n_gpus)
 {
-    ladder *l = malloc(sizeof(*l));
+    size_t at = (sizeof(ladder) + _Alignof(tp_graph) - 1) / _Alignof(tp_graph) * _Alignof(tp_graph);
+    ladder *l = calloc(1, at + tp_graph__size(n_gpus));
     if (!l)
         return NULL;
-    memset(l, 0, offsetof(ladder, tmp));
-    tp_graph__set_settings(&l->tmp, &(tp_graph_settings){0});
-    memset(l->tmp.intra, 0, (size_t)TP_MAXCHANNELS * (size_t)n_gpus * sizeof(l->tmp.intra[0]));
-    memset(l->tmp.inter, 0, sizeof(l->tmp.inter));
+    l->tmp = (tp_graph *)((char *)l + at);
+    tp_graph__set_room(l->tmp, n_gpus);
     return l;
 }
 
@@ -182,48 +189,48 @@ typedef int rung_fn(ladder *l);
 /* Rung: a simpler tree (TREE instead of BALANCED_TREE) on sm90+. */
 static int rung_simpler_tree(ladder *l)
 {
-    if (l->cc_min >= TP_NCCL_SM90_CC && l->tmp.pattern == TP_PATTERN_BALANCED_TREE) {
-        l->tmp.pattern = TP_PATTERN_TREE;
+    if (l->cc_min >= TP_NCCL_SM90_CC && l->tmp->pattern == TP_PATTERN_BALANCED_TREE) {
+        l->tmp->pattern = TP_PATTERN_TREE;
         return 1;
     }
-    l->tmp.pattern = l->graph->pattern;
+    l->tmp->pattern = l->graph->pattern;
     return 0;
 }
 
 /* Rung: accept a weaker GPU-to-GPU path type. */
 static int rung_type_intra(ladder *l)
 {
-    tp_path_type max_type = l->s->n_nets > 0 ? l->tmp.type_inter : TP_PATH_SYS;
-    if (l->tmp.type_intra < max_type &&
-        (l->graph->n_channels == 0 || l->tmp.type_intra < l->graph->type_intra)) {
-        l->tmp.type_intra += 1;
+    tp_path_type max_type = l->s->n_nets > 0 ? l->tmp->type_inter : TP_PATH_SYS;
+    if (l->tmp->type_intra < max_type &&
+        (l->graph->n_channels == 0 || l->tmp->type_intra < l->graph->type_intra)) {
+        l->tmp->type_intra += 1;
         return 1;
     }
-    l->tmp.type_intra = l->s->n_gpus == 1 ? TP_PATH_LOC : TP_PATH_NVL;
+    l->tmp->type_intra = l->s->n_gpus == 1 ? TP_PATH_LOC : TP_PATH_NVL;
     return 0;
 }
 
 /* Rung: accept a weaker GPU-to-NET path type. */
 static int rung_type_inter(ladder *l)
 {
-    if (l->s->n_nets > 0 && l->tmp.type_inter < TP_PATH_SYS &&
-        (l->graph->n_channels == 0 || l->tmp.type_inter < l->graph->type_inter ||
-         l->tmp.type_inter < TP_PATH_PXN)) {
-        l->tmp.type_inter += 1;
+    if (l->s->n_nets > 0 && l->tmp->type_inter < TP_PATH_SYS &&
+        (l->graph->n_channels == 0 || l->tmp->type_inter < l->graph->type_inter ||
+         l->tmp->type_inter < TP_PATH_PXN)) {
+        l->tmp->type_inter += 1;
         return 1;
     }
-    l->tmp.type_inter = TP_PATH_PIX;
+    l->tmp->type_inter = TP_PATH_PIX;
     return 0;
 }
 
 /* Rung: let a channel leave by another NIC (NCCL_CROSS_NIC=2). */
 static int rung_cross_nic(ladder *l)
 {
-    if (l->cross_nic == TP_CROSS_NIC_IF_NEEDED && l->tmp.cross_nic == 0) {
-        l->tmp.cross_nic = 1;
+    if (l->cross_nic == TP_CROSS_NIC_IF_NEEDED && l->tmp->cross_nic == 0) {
+        l->tmp->cross_nic = 1;
         return 1;
     }
-    l->tmp.cross_nic = l->cross_nic == TP_CROSS_NIC_ALWAYS ? 1 : 0;
+    l->tmp->cross_nic = l->cross_nic == TP_CROSS_NIC_ALWAYS ? 1 : 0;
     return 0;
 }
 
@@ -234,13 +241,13 @@ static int rung_lower_bw(ladder *l)
     if (l->speed_index < l->n_speeds - 1 &&
         (l->graph->n_channels == 0 ||
          sp[l->speed_index + 1] / l->graph->bw_inter > TP_NCCL_LOWER_BW_MIN_SHARE)) {
-        l->tmp.bw_inter = l->tmp.bw_intra = sp[++l->speed_index];
+        l->tmp->bw_inter = l->tmp->bw_intra = sp[++l->speed_index];
         return 1;
     }
     l->speed_index = 0;
     while (sp[l->speed_index] > l->max_bw && l->speed_index < l->n_speeds - 1)
         l->speed_index++;
-    l->tmp.bw_intra = l->tmp.bw_inter = sp[l->speed_index];
+    l->tmp->bw_intra = l->tmp->bw_inter = sp[l->speed_index];
     return 0;
 }
 
@@ -264,7 +271,7 @@ static tp_status return_steps(ladder *l, int time)
     }
     l->global_timeout += time;
     tp_search_ctx *s = l->s;
-    return s->accel ? s->accel->budget(s->accel_state, &l->tmp, &l->global_timeout) : TP_OK;
+    return s->accel ? s->accel->budget(s->accel_state, l->tmp, &l->global_timeout) : TP_OK;
 }
 
 /*
@@ -273,7 +280,7 @@ static tp_status return_steps(ladder *l, int time)
  */
 static int relax(ladder *l, int time, tp_status *st)
 {
-    tp_graph *tmp = &l->tmp;
+    tp_graph *tmp = l->tmp;
     /* Different channels may help, except through AMD CPUs at SYS. */
     if (tmp->same_channels == 1 &&
         !(l->cpu_arch == TP_CPU_ARCH_X86 && l->cpu_vendor == TP_CPU_VENDOR_AMD &&
@@ -329,12 +336,12 @@ static void start_second_pass(ladder *l)
     if (l->graph->n_channels != before)
         tp_search__event(l->graph, TP_EV_DUP, "channels duplicated at a fraction of the bandwidth",
                          l->graph);
-    tp_search__copy_graph(&l->tmp, l->graph, l->s->n_gpus);
+    tp_search__copy_graph(l->tmp, l->graph, l->s->n_gpus);
     l->speed_index = 0;
     while (l->speeds[l->speed_index] > l->graph->bw_inter && l->speed_index < l->n_speeds - 1)
         l->speed_index++;
-    l->tmp.bw_intra = l->tmp.bw_inter = l->speeds[l->speed_index];
-    l->tmp.min_channels = l->graph->n_channels;
+    l->tmp->bw_intra = l->tmp->bw_inter = l->speeds[l->speed_index];
+    l->tmp->min_channels = l->graph->n_channels;
     l->pass = 2;
 }
 
@@ -363,9 +370,9 @@ static int next_raise(const ladder *l, tp_graph *tmp, int *speed_index)
 
 static int raise_bw(ladder *l)
 {
-    if (!next_raise(l, &l->tmp, &l->speed_index))
+    if (!next_raise(l, l->tmp, &l->speed_index))
         return 0;
-    tp_search__event(l->graph, TP_EV_RAISE, "second pass: try a higher speed", &l->tmp);
+    tp_search__event(l->graph, TP_EV_RAISE, "second pass: try a higher speed", l->tmp);
     return 1;
 }
 
@@ -381,7 +388,7 @@ static int rest_futile(ladder *l)
     if (!s->accel)
         return 0;
     tp_graph next;
-    tp_graph__copy_settings(&next, &l->tmp);
+    tp_graph__copy_settings(&next, l->tmp);
     int speed_index = l->speed_index;
     do {
         if (!s->accel->futile(s->accel_state, &next))
@@ -409,12 +416,12 @@ static tp_ladder_pass pass_info(const ladder *l)
 static tp_status begin_pass(ladder *l, int *kept)
 {
     tp_search_ctx *s = l->s;
-    tp_search__reset_pass(s, &l->tmp);
+    tp_search__reset_pass(s, l->tmp);
     *kept = 0;
     if (!s->accel)
         return TP_OK;
     tp_ladder_pass p = pass_info(l);
-    return s->accel->pass_begin(s->accel_state, &l->tmp, &p, &l->global_timeout, kept);
+    return s->accel->pass_begin(s->accel_state, l->tmp, &p, &l->global_timeout, kept);
 }
 
 /* One search pass (ncclTopoSearchRec on tmpGraph), or what an accelerator makes of it. */
@@ -422,9 +429,9 @@ static tp_status run_pass(ladder *l, int *time)
 {
     tp_search_ctx *s = l->s;
     if (!s->accel)
-        return tp_search__rec(s, &l->tmp, time);
+        return tp_search__rec(s, l->tmp, time);
     tp_ladder_pass p = pass_info(l);
-    return s->accel->pass(s->accel_state, &l->tmp, &p, time);
+    return s->accel->pass(s->accel_state, l->tmp, &p, time);
 }
 
 /* After a pass: note a stopped one (its steps unknown, counted as all spent), or a spent budget. */
@@ -434,9 +441,9 @@ static void after_pass(ladder *l, int *time)
     int left;
     if (tp_search__stopped(s, &left) && left >= 0) {
         *time = 0;
-        tp_search__event(l->graph, TP_EV_BOUND, s->stop.why, &l->tmp);
+        tp_search__event(l->graph, TP_EV_BOUND, s->stop.why, l->tmp);
     } else if (*time == 0) {
-        tp_search__event(l->graph, TP_EV_BUDGET, "pass step budget spent", &l->tmp);
+        tp_search__event(l->graph, TP_EV_BUDGET, "pass step budget spent", l->tmp);
     }
 }
 
@@ -463,18 +470,17 @@ static bool same_key(graph_key a, graph_key b)
 static tp_status run_ladder(ladder *l)
 {
     for (;;) {
-        int time = tp_search__step_budget(&l->tmp), kept;
+        int time = tp_search__step_budget(l->tmp), kept;
         tp_status st = begin_pass(l, &kept);
         if (!kept)
             l->s->changed_passes++;
         l->global_timeout -= time;
-        tp_search__event(l->graph, TP_EV_TRY, l->pass == 1 ? "search pass" : "second pass",
-                         &l->tmp);
+        tp_search__event(l->graph, TP_EV_TRY, l->pass == 1 ? "search pass" : "second pass", l->tmp);
         if (l->pass == 2 && rest_futile(l)) {
             tp_search__event(l->graph, TP_EV_BOUND,
                              "no better graph possible here or higher: second passes skipped "
                              "(NCCL runs them)",
-                             &l->tmp);
+                             l->tmp);
             return TP_OK;
         }
         graph_key before = key_of(l->graph);
@@ -542,7 +548,7 @@ static void init_speeds(ladder *l)
             sp[l->speed_index] * l->graph->min_channels > total_bw) &&
            l->speed_index < l->n_speeds - 1)
         l->speed_index++;
-    l->tmp.bw_intra = l->tmp.bw_inter = sp[l->speed_index];
+    l->tmp->bw_intra = l->tmp->bw_inter = sp[l->speed_index];
 }
 
 /* NCCL 2.22.3: nothing found, so one channel in GPU index order at a token speed. */
@@ -623,8 +629,8 @@ static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, const 
         graph->pattern = TP_PATTERN_TREE;
     if (s->n_nets == 0 && graph->pattern == TP_PATTERN_NVLS)
         graph->min_channels = graph->max_channels = s->n_gpus; /* pull evenly from all GPUs */
-    tp_search__copy_graph(&l->tmp, graph, s->n_gpus);
-    l->tmp.events = NULL;
+    tp_search__copy_graph(l->tmp, graph, s->n_gpus);
+    l->tmp->events = NULL;
     init_speeds(l);
     l->pass = 1;
     l->global_timeout = TP_SEARCH_GLOBAL_TIMEOUT;

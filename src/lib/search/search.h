@@ -89,16 +89,30 @@ typedef struct tp_graph {
     int same_channels;
     int n_hops;
     tp_search_state search_state; /* how the last tp_search__compute went */
+    int intra_cap;                /* ints intra holds: TP_MAXCHANNELS rows of the system's GPUs */
     int64_t inter[TP_MAXCHANNELS * 2];
     tp_search_event *events; /* owned */
     size_t n_events, events_cap;
-    /*
-     * Last, so that a graph of a system of n GPUs may be allocated with its
-     * own channel slots only (tp_graph__bytes): slots past TP_MAXCHANNELS * n
-     * are never read nor written.
-     */
-    int intra[TP_MAXCHANNELS * TP_MAX_NODES];
+    /* Channel c's GPU ranks at [c x n_gpus, (c + 1) x n_gpus): sized by the system's GPUs, so
+     * a graph is a few KB and a plan touches few fresh pages (tp_graph__new, tp_graph__size).
+     * A graph declared as a variable has no rows: only its settings are used. */
+    int intra[];
 } tp_graph;
+
+/* Bytes of a graph with channel rows for n_gpus GPUs (a multiple of its alignment). */
+static inline size_t tp_graph__size(int n_gpus)
+{
+    size_t rows = (size_t)TP_MAXCHANNELS * (size_t)(n_gpus > 0 ? n_gpus : 1) * sizeof(int);
+    size_t align = _Alignof(tp_graph);
+    return (offsetof(tp_graph, intra) + rows + align - 1) / align * align;
+}
+/* The room of a graph of tp_graph__size(n_gpus) bytes: its rows for n_gpus GPUs. */
+static inline void tp_graph__set_room(tp_graph *g, int n_gpus)
+{
+    g->intra_cap = TP_MAXCHANNELS * (n_gpus > 0 ? n_gpus : 1);
+}
+/* A cleared graph for n_gpus GPUs, NULL when allocation fails (tp_search__graph_release, free). */
+tp_graph *tp_graph__new(int n_gpus);
 
 /* A graph's settings: its fields before the channel arrays, as a record of their own. */
 typedef struct tp_graph_settings {
@@ -111,17 +125,8 @@ typedef struct tp_graph_settings {
     tp_search_state search_state;
 } tp_graph_settings;
 /* A field added to tp_graph before its arrays belongs in tp_graph_settings and its copies too. */
-_Static_assert(offsetof(tp_graph, inter) - sizeof(tp_graph_settings) < _Alignof(int64_t),
+_Static_assert(offsetof(tp_graph, intra_cap) == sizeof(tp_graph_settings),
                "tp_graph_settings must list every setting of tp_graph");
-
-/* Bytes of a graph of a system of n_gpus GPUs (its channel slots only), rounded for arrays of
- * graphs. */
-static inline size_t tp_graph__bytes(int n_gpus)
-{
-    size_t bytes =
-        offsetof(tp_graph, intra) + (size_t)TP_MAXCHANNELS * (size_t)n_gpus * sizeof(int);
-    return (bytes + _Alignof(tp_graph) - 1) / _Alignof(tp_graph) * _Alignof(tp_graph);
-}
 
 static inline tp_graph_settings tp_graph__settings(const tp_graph *g)
 {
