@@ -114,7 +114,8 @@ typedef struct scan {
     int code;    /* the ncclResult_t being returned */
     int n_nodes; /* NCCL's xml->maxIndex */
     bool unknown;
-    size_t name_len, value_len; /* of the last token */
+    size_t name_len, value_len;   /* of the last token */
+    bool name_plain, value_plain; /* the last token's name and value are plain (xml.h) */
     tree_builder tree;
     xnode node;
 } scan;
@@ -206,20 +207,16 @@ static void tree_comment(scan *s, size_t start)
         tree_drop(&s->tree);
 }
 
-/* Names and values plain, each key once. */
+/* Names and values plain (noted while reading them: odd), each key once. */
 static bool plain_node(const xnode *n)
 {
-    if (n->odd || !tp_xml__plain_name(n->name, n->name_len))
+    if (n->odd)
         return false;
-    for (int a = 0; a < n->n_attrs; a++) {
-        if (!tp_xml__plain_name(n->keys[a], n->key_len[a]) ||
-            !tp_xml__plain_value(n->values[a], n->value_len[a]))
-            return false;
+    for (int a = 1; a < n->n_attrs; a++)
         for (int b = 0; b < a; b++)
-            if (n->key_len[b] == n->key_len[a] &&
+            if (n->key_len[b] == n->key_len[a] && n->keys[b][0] == n->keys[a][0] &&
                 memcmp(n->keys[a], n->keys[b], n->key_len[a]) == 0)
                 return false;
-    }
     return true;
 }
 
@@ -301,21 +298,26 @@ static int get_value(scan *s, char *value, char *last)
     s->node.odd |= c == '\''; /* expat would want a closing '\'' */
     /* NCCL stores bytes up to and with the '"' and has room for 256 of them. */
     const char *from = s->text + s->pos;
-    size_t left = s->len - s->pos;
-    const char *quote = memchr(from, '"', left);
-    size_t taken = quote ? (size_t)(quote - from) + 1 : left;
-    if (taken > TP_NCCL_XML_MAX_STR_LEN + 1) {
+    size_t left = s->len - s->pos, room = TP_NCCL_XML_MAX_STR_LEN + 1;
+    size_t scan_len = left < room ? left : room, n = 0;
+    unsigned char cls = TP_XML_VALUE;
+    while (n < scan_len && from[n] != '"')
+        cls &= tp_xml__byte_class[(unsigned char)from[n++]];
+    if (n == scan_len && left > room) {
         s->pos += TP_NCCL_XML_MAX_STR_LEN + 2;
         return undefined(s, s->pos - 1,
                          "an attribute value longer than 255 bytes overflows NCCL 2.22.3's "
                          "buffer (xml.cc xmlGetValue)");
     }
-    s->pos += taken;
-    if (!quote)
+    if (n == scan_len) {
+        s->pos = s->len;
         return eof(s, TP_NCCL_LINE_XML_VALUE_CHAR);
-    memcpy(value, from, taken - 1);
-    value[taken - 1] = '\0';
-    s->value_len = taken - 1;
+    }
+    s->pos += n + 1;
+    memcpy(value, from, n);
+    value[n] = '\0';
+    s->value_len = n;
+    s->value_plain = cls != 0;
     return next_byte(s, last) ? 0 : eof(s, TP_NCCL_LINE_XML_VALUE_AFTER);
 }
 
@@ -344,8 +346,11 @@ static int get_token(scan *s, char *name, char *value, char *last)
     const char *from = s->text + s->pos;
     size_t avail = s->len - s->pos, max = TP_NCCL_XML_MAX_STR_LEN - 1;
     size_t n = 0, limit = avail < max ? avail : max;
+    unsigned char cls = TP_XML_NAME;
     while (n < limit && !ends_token(from[n]))
-        n++;
+        cls &= tp_xml__byte_class[(unsigned char)from[n++]];
+    s->name_plain =
+        n > 0 && (tp_xml__byte_class[(unsigned char)from[0]] & TP_XML_NAME_START) && cls;
     if (n == limit && avail <= max) {
         s->pos = s->len;
         return eof(s, TP_NCCL_LINE_XML_TOKEN_CHAR);
@@ -416,6 +421,7 @@ static int get_attrs(scan *s, xnode *n, char c)
             return r < 0 ? r : trace(s, NCCL_XML_CC, TP_NCCL_LINE_XML_NODE_ATTR);
         n->key_len[a] = s->name_len;
         n->value_len[a] = s->value_len;
+        n->odd |= !s->name_plain || !s->value_plain;
         if (a == TP_NCCL_XML_MAX_ATTRS) {
             tp_log_info_sub(s->log, TP_SUB_GRAPH, "XML Parse : Ignoring extra attributes (max %d)",
                             TP_NCCL_XML_MAX_ATTRS);
@@ -479,6 +485,7 @@ static int get_node(scan *s, xnode *n)
             return 0;
         }
         n->type = NODE_OPEN;
+        n->odd |= !s->name_plain;
         return get_attrs(s, n, c);
     }
 }

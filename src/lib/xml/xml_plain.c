@@ -38,13 +38,11 @@ typedef struct reader {
 /* What a step found: go on, the text leaves the subset, or out of memory. */
 typedef enum step { STEP_OK, STEP_NOT_PLAIN, STEP_NOMEM } step;
 
-/* What an ASCII byte may be in the subset: a name's first byte, a name byte, a value byte. */
-enum { NAME_START = 1, NAME = 2, VALUE = 4 };
-#define S_ (NAME_START | NAME | VALUE)
-#define N_ (NAME | VALUE)
-#define V_ VALUE
+#define S_ (TP_XML_NAME_START | TP_XML_NAME | TP_XML_VALUE)
+#define N_ (TP_XML_NAME | TP_XML_VALUE)
+#define V_ TP_XML_VALUE
 /* clang-format off */
-static const unsigned char byte_class[128] = {
+const unsigned char tp_xml__byte_class[256] = {
     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  /* control bytes */
     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
     V_, V_, V_, V_, V_, V_, 0,  V_, V_, V_, V_, V_, V_, N_, N_, V_, /*  !"#$%&'()*+,-./ */
@@ -53,6 +51,7 @@ static const unsigned char byte_class[128] = {
     S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, V_, V_, V_, V_, S_, /* P-Z [\]^_ */
     V_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, /* `a-o */
     S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, V_, V_, V_, V_, V_, /* p-z {|}~ DEL */
+    /* 0x80-0xff: 0 (outside the subset) */
 };
 /* clang-format on */
 #undef S_
@@ -61,8 +60,7 @@ static const unsigned char byte_class[128] = {
 
 static bool has_class(char c, int cls)
 {
-    unsigned char b = (unsigned char)c;
-    return b < 128 && (byte_class[b] & cls);
+    return tp_xml__byte_class[(unsigned char)c] & cls;
 }
 
 static bool is_blank(char c)
@@ -72,12 +70,12 @@ static bool is_blank(char c)
 
 static bool is_name_start(char c)
 {
-    return has_class(c, NAME_START);
+    return has_class(c, TP_XML_NAME_START);
 }
 
 static bool is_name_char(char c)
 {
-    return has_class(c, NAME);
+    return has_class(c, TP_XML_NAME);
 }
 
 static bool at(const reader *r, const char *lit, size_t n)
@@ -115,7 +113,7 @@ bool tp_xml__plain_name(const char *s, size_t n)
 bool tp_xml__plain_value(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (!has_class(s[i], VALUE))
+        if (!has_class(s[i], TP_XML_VALUE))
             return false;
     return true;
 }
