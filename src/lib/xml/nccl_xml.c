@@ -402,7 +402,13 @@ static int skip_comment(scan *s, const char *start, char next)
         s->pos += 2;
         return 0;
     }
-    const char *close = memmem(text, (size_t)(end - text), "-->", 3);
+    /* A '>' two bytes or more into the text, after "--" (memchr: comments have few '>'). */
+    const char *close = NULL;
+    for (const char *p = text + 2; p < end && (p = memchr(p, '>', (size_t)(end - p))); p++)
+        if (p[-1] == '-' && p[-2] == '-') {
+            close = p - 2;
+            break;
+        }
     if (!close) {
         s->pos = s->len;
         return warn(syntax(s), TP_NCCL_INTERNAL_ERROR, s->len,

@@ -135,10 +135,13 @@ bool tp_xml__plain_comment(const char *body, size_t n)
             i += 8;
             continue;
         }
-        char c = body[i++];
-        if ((c == '-' && i < n && body[i] == '-') || c == '\0' ||
-            ((unsigned char)c < 0x20 && !is_blank(c)))
-            return false;
+        /* A word that may matter (often a line's LF): its eight bytes one by one. */
+        for (size_t stop = n - i >= 8 ? i + 8 : n; i < stop;) {
+            char c = body[i++];
+            if ((c == '-' && i < n && body[i] == '-') || c == '\0' ||
+                ((unsigned char)c < 0x20 && !is_blank(c)))
+                return false;
+        }
     }
     return n == 0 || body[n - 1] != '-'; /* "--->" ends with "--" in the body */
 }
