@@ -683,7 +683,7 @@ static tp_status start_tree(scan *s, const tp_nccl_xml_input *in, tp_error *err)
     tree_builder *t = &s->tree;
     t->err = err;
     t->lines.line = 1;
-    if (!in->want_tree || in->len > TP_MAX_INPUT_BYTES || !tp_xml__plain_ascii(in->text, in->len))
+    if (!in->want_tree || in->len > TP_MAX_INPUT_BYTES || !tp_xml__plain_text(in->text, in->len))
         return TP_OK;
     if (!(t->doc = calloc(1, sizeof(*t->doc))))
         return tp_fail_nomem(err);

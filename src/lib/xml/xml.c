@@ -367,6 +367,30 @@ bool tp_xml__plain_ascii(const char *text, size_t len)
     return true;
 }
 
+bool tp_xml__plain_text(const char *text, size_t len)
+{
+    /* Eight bytes at a time, exactly: a high bit, or a byte under 0x20 that is not TAB or LF
+     * (with the high bits clear, adding 0x60 to a byte carries into its high bit iff >= 0x20). */
+    const uint64_t lows = 0x7f7f7f7f7f7f7f7fULL, highs = 0x8080808080808080ULL;
+    const uint64_t ones = 0x0101010101010101ULL;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, text + i, sizeof(w));
+        uint64_t low = w & lows, tab = low ^ (ones * '\t'), lf = low ^ (ones * '\n');
+        uint64_t is_tab = ~((tab + lows) | tab) & highs, is_lf = ~((lf + lows) | lf) & highs;
+        uint64_t control = ~(low + ones * 0x60) & highs;
+        if ((w & highs) || (control & ~is_tab & ~is_lf))
+            return false;
+    }
+    for (; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c >= 0x80 || (c < 0x20 && c != '\t' && c != '\n'))
+            return false;
+    }
+    return true;
+}
+
 void tp_xml__locate(tp_xml_lines *l, const char *text, size_t at, unsigned *line, unsigned *column)
 {
     const char *p = text + l->counted, *end = text + at;

@@ -61,6 +61,9 @@ tp_status tp_xml__parse_plain(tp_xml **out, const char *text, size_t len, const 
 
 /* Text of bytes 0x01-0x7f without CR: lines end at LF, a column is a byte. */
 bool tp_xml__plain_ascii(const char *text, size_t len);
+/* Plain ASCII with no control byte but TAB and LF: what a plain reader's text must be (no
+ * other control byte can stand anywhere in a plain document). */
+bool tp_xml__plain_text(const char *text, size_t len);
 
 /* What a byte may be in the plain subset: a name's first byte, a name byte, an
  * attribute value byte (bytes 0x80-0xff: none). */
@@ -68,7 +71,8 @@ enum { TP_XML_NAME_START = 1, TP_XML_NAME = 2, TP_XML_VALUE = 4 };
 extern const unsigned char tp_xml__byte_class[256];
 
 /* The plain subset's pieces: an XML name, an attribute value as expat keeps
- * it byte for byte, a comment body (between "<!--" and "-->"). */
+ * it byte for byte, a comment body (between "<!--" and "-->") of a text that
+ * passed tp_xml__plain_text. */
 bool tp_xml__plain_name(const char *s, size_t n);
 bool tp_xml__plain_value(const char *s, size_t n);
 bool tp_xml__plain_comment(const char *body, size_t n);

@@ -4,7 +4,8 @@
  * would build (same elements, attributes, positions). Anything outside the
  * subset, well-formed or not, goes back to expat, which reads it or says
  * what is wrong. The subset:
- *  - ASCII without NUL or CR (tp_xml__plain_ascii); blanks are ' ', '\t', '\n';
+ *  - ASCII without control bytes but TAB and LF (tp_xml__plain_text); blanks
+ *    are ' ', '\t', '\n';
  *  - names of letters, digits, '_', '-', '.' (no ':'), not starting with a
  *    digit, '-' or '.';
  *  - attribute values without '<', '&' or control bytes (expat would
@@ -16,7 +17,6 @@
  */
 #include "xml/xml.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,32 +118,14 @@ bool tp_xml__plain_value(const char *s, size_t n)
     return true;
 }
 
-/* Eight bytes with no control byte and no '-': nothing in them can leave a comment plain. */
-static bool quiet_word(const char *p)
-{
-    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-    uint64_t w, dash;
-    memcpy(&w, p, sizeof(w));
-    dash = w ^ (ones * '-');
-    return !((w - ones * 0x20) & ~w & highs) && !((dash - ones) & ~dash & highs);
-}
-
+/* The text has no control byte but blanks (tp_xml__plain_text): only "--" matters. */
 bool tp_xml__plain_comment(const char *body, size_t n)
 {
-    for (size_t i = 0; i < n;) {
-        if (n - i >= 8 && quiet_word(body + i)) {
-            i += 8;
-            continue;
-        }
-        /* A word that may matter (often a line's LF): its eight bytes one by one. */
-        for (size_t stop = n - i >= 8 ? i + 8 : n; i < stop;) {
-            char c = body[i++];
-            if ((c == '-' && i < n && body[i] == '-') || c == '\0' ||
-                ((unsigned char)c < 0x20 && !is_blank(c)))
-                return false;
-        }
-    }
-    return n == 0 || body[n - 1] != '-'; /* "--->" ends with "--" in the body */
+    const char *end = body + n;
+    for (const char *p = body; p < end && (p = memchr(p, '-', (size_t)(end - p))); p++)
+        if (p + 1 == end || p[1] == '-') /* "--", or "--->" ends with "--" in the body */
+            return false;
+    return true;
 }
 
 /* A comment at "<!--": up to the first "--", which must end it. */
@@ -292,7 +274,7 @@ tp_status tp_xml__parse_plain(tp_xml **out, const char *text, size_t len, const 
                               tp_error *err)
 {
     *out = NULL;
-    if (len > TP_MAX_INPUT_BYTES || !tp_xml__plain_ascii(text, len))
+    if (len > TP_MAX_INPUT_BYTES || !tp_xml__plain_text(text, len))
         return TP_OK;
     tp_xml *doc = calloc(1, sizeof(*doc));
     if (!doc)
