@@ -242,8 +242,12 @@ static tp_status compute_graphs(tp_plan *plan, tp_host_kind *k, tp_domain *d, tp
     tp_search_ctx *keep = NULL;
     st = search_graphs(plan, d, &keep, log, err);
     d->search_work = tp_search__work(keep);
-    tp_search__keep_free(keep);
     d->searched = st == TP_OK;
+    /* Later domains are compared with this one on the tables its searches compiled. */
+    if (d->searched && worth_mirroring(d, d))
+        tp_search__mirrors_adopt(&k->mirrors, d->sys, keep);
+    else
+        tp_search__keep_free(keep);
     return st;
 }
 

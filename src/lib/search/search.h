@@ -213,6 +213,9 @@ typedef struct tp_search_mirrors tp_search_mirrors;
 tp_status tp_search__mirror(tp_search_mirrors **cache, tp_search_domain a, tp_search_domain b,
                             int n, const tp_config *cfg, int *done, tp_error *err);
 void tp_search__mirrors_free(tp_search_mirrors *cache);
+/* The kept context of sys's searches (owned; freed here or with the cache) serves as sys's tables
+ * in later comparisons; sys stays as it is until tp_search__mirrors_free. */
+void tp_search__mirrors_adopt(tp_search_mirrors **cache, tp_system *sys, tp_search_ctx *keep);
 
 /* Release a graph's event list. */
 void tp_search__graph_release(tp_graph *graph);

@@ -323,8 +323,10 @@ static int mirrorable(const tp_system *a, tp_graph *const *ga, const tp_system *
 /* One system's search tables, as the comparison reads them. */
 typedef struct mirror_side {
     tp_system *sys;
-    tp_search_ctx ctx;
-    tp_accel *links; /* the link table (no accelerator attached) */
+    tp_search_ctx *ctx;
+    tp_accel *links; /* the link table: its own (no accelerator attached), or the kept search's */
+    tp_search_ctx own;
+    int kept; /* ctx is a kept search context (its accelerators are `links`) */
 } mirror_side;
 
 /* The tables of the systems compared so far (a domain is compared with each earlier one). */
@@ -337,8 +339,12 @@ static void side_free(mirror_side *side)
 {
     if (!side)
         return;
-    tp_accel__free(side->links);
-    tp_search__ctx_free(&side->ctx);
+    if (side->kept) {
+        tp_search__keep_free(side->ctx); /* and its accelerators */
+    } else {
+        tp_accel__free(side->links);
+        tp_search__ctx_free(&side->own);
+    }
     free(side);
 }
 
@@ -349,11 +355,12 @@ static mirror_side *side_new(tp_system *sys, tp_error *err)
     if (!side)
         return NULL;
     side->sys = sys;
-    if (tp_search__ctx_init(&side->ctx, sys, NULL, err) != TP_OK) {
+    side->ctx = &side->own;
+    if (tp_search__ctx_init(&side->own, sys, NULL, err) != TP_OK) {
         free(side);
         return NULL;
     }
-    if (tp_accel__new(&side->ctx, &links_only, &side->links, err) != TP_OK) {
+    if (tp_accel__new(&side->own, &links_only, &side->links, err) != TP_OK) {
         side_free(side);
         return NULL;
     }
@@ -368,6 +375,20 @@ void tp_search__mirrors_free(tp_search_mirrors *cache)
         side_free(cache->sides[i]);
     free(cache->sides);
     free(cache);
+}
+
+/* Room for one more side in the cache. */
+static int cache_room(tp_search_mirrors *c)
+{
+    if (c->n < c->cap)
+        return 1;
+    int cap = c->cap ? 2 * c->cap : 8;
+    mirror_side **sides = realloc(c->sides, (size_t)cap * sizeof(*sides));
+    if (!sides)
+        return 0;
+    c->sides = sides;
+    c->cap = cap;
+    return 1;
 }
 
 /*
@@ -385,25 +406,45 @@ static mirror_side *side_of(tp_search_mirrors **cache, tp_system *sys, tp_error 
     for (int i = 0; i < c->n; i++)
         if (c->sides[i]->sys == sys)
             return c->sides[i];
-    if (c->n == c->cap) {
-        int cap = c->cap ? 2 * c->cap : 8;
-        mirror_side **sides = realloc(c->sides, (size_t)cap * sizeof(*sides));
-        if (!sides)
-            return NULL;
-        c->sides = sides;
-        c->cap = cap;
-    }
+    if (!cache_room(c))
+        return NULL;
     mirror_side *side = side_new(sys, err);
     if (side)
         c->sides[c->n++] = side;
     return side;
 }
 
+/*
+ * A searched system's kept context becomes its tables in the cache: it compiled
+ * what a comparison reads (and its searches left the system as it was, or no
+ * comparison reads it: mirrorable), so none is compiled again.
+ */
+void tp_search__mirrors_adopt(tp_search_mirrors **cache, tp_system *sys, tp_search_ctx *keep)
+{
+    /* A kept context of tp_search__compute_kept carries the accelerators (tp_accel). */
+    tp_accel *links = keep ? keep->accel_state : NULL;
+    mirror_side *side = NULL;
+    for (int i = 0; links && *cache && i < (*cache)->n; i++)
+        if ((*cache)->sides[i]->sys == sys)
+            links = NULL; /* compared before its search: its tables are there */
+    if (links && (*cache || (*cache = calloc(1, sizeof(**cache)))) && cache_room(*cache))
+        side = calloc(1, sizeof(*side));
+    if (!side) {
+        tp_search__keep_free(keep); /* the comparison compiles its own tables */
+        return;
+    }
+    /* The search memories are not read again: only the tables stay. */
+    tp_accel__table_free(&links->memo.table);
+    tp_accel__table_free(&links->pass.table);
+    *side = (mirror_side){.sys = sys, .ctx = keep, .links = links, .kept = 1};
+    (*cache)->sides[(*cache)->n++] = side;
+}
+
 /* Compare the tables of both systems: 1 when b mirrors a. */
 static int compare(iso *m, mirror_side *sa, mirror_side *sb, tp_error *err)
 {
-    m->a = &sa->ctx;
-    m->b = &sb->ctx;
+    m->a = sa->ctx;
+    m->b = sb->ctx;
     m->a->err = m->b->err = err;
     m->xa = sa->links;
     m->xb = sb->links;
