@@ -421,7 +421,8 @@ static tp_status fill_net(prep_ctx *c, tp_xml_elem *net, size_t n, const char *n
     if (!net)
         return tp_fail(c->err, TP_ERR_INTERNAL, c->doc->source, 0, 0, "net %s vanished", name);
     tp_status st = set_int_attr(net, "keep", 1, false, c->err);
-    if (st == TP_OK && (st = set_int_attr(net, "dev", (long)n, false, c->err)) == TP_OK)
+    if (st == TP_OK && (st = set_int_attr(net, "dev", (long)n, false, c->err)) == TP_OK &&
+        net != c->nets[n]) /* a <net> has every property it would be given from itself */
         st = init_net_props(c, net, c->nets[n]);
     return st;
 }
