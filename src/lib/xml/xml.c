@@ -48,10 +48,18 @@ void tp_xml__free(tp_xml *doc)
     free(doc);
 }
 
+/* Attribute names are short and most differ from the one asked at their first byte. */
+static bool same_name(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        a++, b++;
+    return *a == *b;
+}
+
 const char *tp_xml__attr(const tp_xml_elem *e, const char *name)
 {
     for (size_t i = 0; i < e->n_attrs; i++)
-        if (e->attrs[i].name[0] == name[0] && strcmp(e->attrs[i].name, name) == 0)
+        if (e->attrs[i].name[0] == name[0] && same_name(e->attrs[i].name, name))
             return e->attrs[i].value;
     return NULL;
 }
@@ -127,7 +135,7 @@ tp_status tp_xml__append_attr(tp_xml_elem *e, const char *name, const char *valu
 tp_status tp_xml__set_attr(tp_xml_elem *e, const char *name, const char *value, tp_error *err)
 {
     for (size_t i = 0; i < e->n_attrs; i++) {
-        if (strcmp(e->attrs[i].name, name) == 0) {
+        if (e->attrs[i].name[0] == name[0] && same_name(e->attrs[i].name, name)) {
             tp_xml_attr fresh;
             tp_status st = make_attr(e, &fresh, name, value, err);
             if (st == TP_OK) {
@@ -143,7 +151,7 @@ tp_status tp_xml__set_attr(tp_xml_elem *e, const char *name, const char *value, 
 void tp_xml__unset_attr(tp_xml_elem *e, const char *name)
 {
     for (size_t i = 0; i < e->n_attrs; i++) {
-        if (strcmp(e->attrs[i].name, name) == 0) {
+        if (e->attrs[i].name[0] == name[0] && same_name(e->attrs[i].name, name)) {
             elem_release(e, e->attrs[i].name);
             memmove(&e->attrs[i], &e->attrs[i + 1], (e->n_attrs - i - 1) * sizeof(*e->attrs));
             e->n_attrs--;
