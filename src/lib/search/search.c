@@ -83,8 +83,8 @@ void tp_search__event(tp_graph *graph, tp_search_event_kind kind, const char *wh
 {
     if (graph->n_events == graph->events_cap) {
         /* Every slot is written before it is read: no zeroing (tp_grow's) needed. */
-        /* A search traces hundreds of passes: start where most traces fit (no copies). */
-        size_t cap = graph->events_cap ? 2 * graph->events_cap : 1024;
+        /* A search traces up to hundreds of passes; most graphs of a plan far fewer. */
+        size_t cap = graph->events_cap ? 2 * graph->events_cap : 128;
         tp_search_event *events = realloc(graph->events, cap * sizeof(*events));
         if (!events)
             return; /* the trace is informational: a short one is acceptable */
@@ -92,16 +92,16 @@ void tp_search__event(tp_graph *graph, tp_search_event_kind kind, const char *wh
         graph->events_cap = cap;
     }
     graph->events[graph->n_events++] = (tp_search_event){
-        .kind = kind,
+        .kind = (unsigned char)kind,
         .why = why,
         .bw_intra = from->bw_intra,
         .bw_inter = from->bw_inter,
-        .type_intra = from->type_intra,
-        .type_inter = from->type_inter,
-        .same_channels = from->same_channels,
-        .cross_nic = from->cross_nic,
-        .pattern = from->pattern,
-        .n_channels = from->n_channels,
+        .type_intra = (unsigned char)from->type_intra,
+        .type_inter = (unsigned char)from->type_inter,
+        .same_channels = (unsigned char)from->same_channels,
+        .cross_nic = (unsigned char)from->cross_nic,
+        .pattern = (unsigned char)from->pattern,
+        .n_channels = (unsigned short)from->n_channels,
     };
 }
 

@@ -56,13 +56,13 @@ typedef enum tp_search_event_kind {
     TP_EV_DONE,     /* first pass stopped: no better graph can exist (max channels or total bw) */
 } tp_search_event_kind;
 
+/* One decision: 24 bytes (a search records hundreds, per graph of every plan). */
 typedef struct tp_search_event {
-    tp_search_event_kind kind;
     const char *why; /* static text */
     float bw_intra, bw_inter;
-    int type_intra, type_inter;
-    int same_channels, cross_nic, pattern;
-    int n_channels;
+    unsigned short n_channels;
+    unsigned char kind; /* tp_search_event_kind */
+    unsigned char pattern, type_intra, type_inter, same_channels, cross_nic;
 } tp_search_event;
 
 /* Whether a graph was searched, and whether the search left the system's bandwidths as is. */
