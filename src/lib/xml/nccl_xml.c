@@ -333,10 +333,13 @@ static void keep_name(char *name, const char *from, size_t n)
     name[n] = '\0';
 }
 
-/* A byte that ends a name or a key (all of them sort at or before '>'). */
+/* The bytes that end a name or a key: ends_name's and '='. */
+static const bool token_end[256] = {
+    [' '] = true, ['>'] = true, ['/'] = true, ['\n'] = true, ['\r'] = true, ['='] = true};
+
 static bool ends_token(char c)
 {
-    return (unsigned char)c <= '>' && (c == '=' || ends_name(c));
+    return token_end[(unsigned char)c];
 }
 
 /* A name (value NULL) or a key="value" pair; *last is the byte that ended it. The name's

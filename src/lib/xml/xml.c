@@ -385,6 +385,8 @@ bool tp_xml__plain_text(const char *text, size_t len)
     for (; i + 8 <= len; i += 8) {
         uint64_t w;
         memcpy(&w, text + i, sizeof(w));
+        if (!(((w - ones * 0x20) | w) & highs))
+            continue; /* the common word: every byte in 0x20-0x7f */
         uint64_t low = w & lows, tab = low ^ (ones * '\t'), lf = low ^ (ones * '\n');
         uint64_t is_tab = ~((tab + lows) | tab) & highs, is_lf = ~((lf + lows) | lf) & highs;
         uint64_t control = ~(low + ones * 0x60) & highs;
