@@ -120,6 +120,15 @@ int tp_format_fixed(char *out, float v, int decimals);
 /* printf's "%0Nllx" (N = min_digits) of v into out (at least 24 bytes), its length returned. */
 int tp_format_hex(char *out, unsigned long long v, int min_digits);
 
+/* snprintf(dst, size, "%s", src) without printf (size > 0): src cut to size - 1 bytes. */
+static inline void tp_copy_str(char *dst, size_t size, const char *src)
+{
+    size_t n = 0;
+    for (; n + 1 < size && src[n]; n++)
+        dst[n] = src[n];
+    dst[n] = '\0';
+}
+
 /*
  * Line pieces written at p (room assumed; a NUL follows), the end returned:
  * log lines come by the hundred, and printf would be most of their cost.

@@ -625,26 +625,24 @@ tp_status tp_system__check(const tp_system *sys, tp_error *err)
 
 int64_t tp_system__busid_to_int64(const char *busid, int *n_digits)
 {
-    /* NCCL 2.22.3 keeps at most 16 hex digits and converts with strtol. */
-    char hex[17];
+    /* NCCL 2.22.3 keeps at most 16 hex digits (skipping '.' and ':') and converts with
+     * strtol: saturated at LONG_MAX (16 digits fit 64 bits). */
+    uint64_t v = 0;
     int n = 0;
     for (const char *p = busid; *p && n < 16; p++) {
-        if (*p == '.' || *p == ':')
+        char ch = *p;
+        if (ch == '.' || ch == ':')
             continue;
-        bool digit =
-            (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') || (*p >= 'A' && *p <= 'F');
-        if (!digit)
+        int d = ch >= '0' && ch <= '9'   ? ch - '0'
+                : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+                : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
+                                         : -1;
+        if (d < 0)
             break;
-        hex[n++] = *p;
+        v = v << 4 | (uint64_t)d;
+        n++;
     }
     if (n_digits)
         *n_digits = n;
-    /* strtol's value of those digits: saturated at LONG_MAX (16 digits fit 64 bits). */
-    uint64_t v = 0;
-    for (int i = 0; i < n; i++) {
-        char ch = hex[i];
-        int d = ch <= '9' ? ch - '0' : (ch | 0x20) - 'a' + 10;
-        v = v << 4 | (uint64_t)d;
-    }
     return v > (uint64_t)LONG_MAX ? (int64_t)LONG_MAX : (int64_t)v;
 }

@@ -426,7 +426,7 @@ static tp_status add_cpu(build_ctx *c, const tp_xml_elem *e)
         return st;
     const char *aff = tp_xml__attr(e, "affinity");
     if (aff)
-        snprintf(cpu->cpu.affinity, sizeof(cpu->cpu.affinity), "%s", aff);
+        tp_copy_str(cpu->cpu.affinity, sizeof(cpu->cpu.affinity), aff);
     if ((st = cpu_model(c, e, cpu)) != TP_OK)
         return st;
     for (size_t s = 0; s < e->n_children && st == TP_OK; s++) {
@@ -606,7 +606,7 @@ static tp_status collect_links(build_ctx *c, const tp_xml_elem *e, link_lists *o
                                const char *parent_bus, int sid)
 {
     for (int k = 0; k < 3; k++) {
-        if (strcmp(e->tag, link_tags[k]) != 0)
+        if (e->tag[0] != link_tags[k][0] || strcmp(e->tag, link_tags[k]) != 0)
             continue;
         tp_status st = tp_grow((void **)&out->items[k], &out->cap[k], out->count[k] + 1,
                                sizeof(link_elem), c->err);
@@ -615,7 +615,7 @@ static tp_status collect_links(build_ctx *c, const tp_xml_elem *e, link_lists *o
         return st;
     }
     tp_status st = TP_OK;
-    if (strcmp(e->tag, "cpu") == 0 && (st = get_system_id(c, e, &sid)) != TP_OK)
+    if (e->tag[0] == 'c' && strcmp(e->tag, "cpu") == 0 && (st = get_system_id(c, e, &sid)) != TP_OK)
         return st;
     const char *bus = tp_xml__attr(e, "busid");
     for (size_t s = 0; s < e->n_children && st == TP_OK; s++)
@@ -806,7 +806,7 @@ tp_status tp_system__from_xml_log(tp_system **out, tp_xml *doc, const tp_config 
     if (st != TP_OK)
         return st;
     build_ctx c = {.sys = sys, .doc = doc, .log = log, .err = err};
-    snprintf(sys->source, sizeof(sys->source), "%s", doc->source);
+    tp_copy_str(sys->source, sizeof(sys->source), doc->source);
     st = build(&c, doc->root, host_hash);
     if (st == TP_OK && sys->notes.failed)
         st = tp_fail_nomem(err);

@@ -690,7 +690,7 @@ static tp_status start_tree(scan *s, const tp_nccl_xml_input *in, tp_error *err)
         return TP_OK;
     if (!(t->doc = calloc(1, sizeof(*t->doc))))
         return tp_fail_nomem(err);
-    snprintf(t->doc->source, sizeof(t->doc->source), "%s", in->source ? in->source : "<buffer>");
+    tp_copy_str(t->doc->source, sizeof(t->doc->source), in->source ? in->source : "<buffer>");
     return TP_OK;
 }
 

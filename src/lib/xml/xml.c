@@ -527,7 +527,7 @@ tp_status tp_xml__parse_expat(tp_xml **out, const char *text, size_t len, const 
     tp_xml *doc = calloc(1, sizeof(*doc));
     if (!doc)
         return tp_fail_nomem(err);
-    snprintf(doc->source, sizeof(doc->source), "%s", source ? source : "<buffer>");
+    tp_copy_str(doc->source, sizeof(doc->source), source ? source : "<buffer>");
     parse_ctx ctx = {.parser = XML_ParserCreate(NULL),
                      .doc = doc,
                      .err = err,

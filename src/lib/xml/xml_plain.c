@@ -279,7 +279,7 @@ tp_status tp_xml__parse_plain(tp_xml **out, const char *text, size_t len, const 
     tp_xml *doc = calloc(1, sizeof(*doc));
     if (!doc)
         return tp_fail_nomem(err);
-    snprintf(doc->source, sizeof(doc->source), "%s", source ? source : "<buffer>");
+    tp_copy_str(doc->source, sizeof(doc->source), source ? source : "<buffer>");
     reader r = {.text = text, .len = len, .doc = doc, .lines = {.line = 1}};
     step s = skip_misc(&r);
     if (s == STEP_OK)
