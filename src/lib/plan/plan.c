@@ -244,7 +244,10 @@ static tp_status compute_graphs(tp_plan *plan, tp_host_kind *k, tp_domain *d, tp
     d->search_work = tp_search__work(keep);
     d->searched = st == TP_OK;
     /* Later domains are compared with this one on the tables its searches compiled. */
-    if (d->searched && worth_mirroring(d, d))
+    bool later = false;
+    for (int i = 0; i < k->n_gpus; i++)
+        later |= k->domain_of[i] < 0;
+    if (d->searched && later && worth_mirroring(d, d))
         tp_search__mirrors_adopt(&k->mirrors, d->sys, keep);
     else
         tp_search__keep_free(keep);
