@@ -49,15 +49,22 @@ static inline int32_t rev_of(const tp_mhop *h, const tp_amount *am)
     return am->v[h->rev_i];
 }
 
-/* Give back every hop of path in shadow link values m. */
-static void shadow_give(int32_t *m, const tp_mhop *hops, int count, const tp_amount *am)
+/* Give back (sign -1) or take (sign 1) every hop of the route in shadow link values m. */
+static inline void shadow_move(int32_t *m, const tp_mhop *hops, int count, const tp_amount *am,
+                               int plain, int32_t sign)
 {
+    if (plain) {
+        const int32_t v = sign * am->v[0];
+        for (int step = 0; step < count; step++)
+            m[hops[step].li] -= v;
+        return;
+    }
     for (int step = 0; step < count; step++) {
         const tp_mhop *h = &hops[step];
-        int32_t fw = am->v[h->sel], rev = rev_of(h, am);
-        m[h->li] += fw;
+        int32_t rev = rev_of(h, am);
+        m[h->li] -= sign * am->v[h->sel];
         if (rev)
-            m[h->lri] += rev;
+            m[h->lri] -= sign * rev;
     }
 }
 
@@ -72,26 +79,21 @@ static int hop_room(const int32_t *m, const tp_mhop *h, const tp_amount *am)
  * milli mode's walk checks), hop `first` (where the pass found none) first.
  */
 static int shadow_room(const int32_t *m, const tp_mhop *hops, int count, const tp_amount *am,
-                       int first)
+                       int first, int plain)
 {
     if (!hop_room(m, &hops[first], am))
         return 0;
+    if (plain) {
+        const int32_t v = am->v[0];
+        for (int step = 0; step < count; step++)
+            if (m[hops[step].li] < v)
+                return 0;
+        return 1;
+    }
     for (int step = 0; step < count; step++)
         if (step != first && !hop_room(m, &hops[step], am))
             return 0;
     return 1;
-}
-
-/* Take every hop of the route in shadow link values m (room is known). */
-static void shadow_take_all(int32_t *m, const tp_mhop *hops, int count, const tp_amount *am)
-{
-    for (int step = 0; step < count; step++) {
-        const tp_mhop *h = &hops[step];
-        int32_t rev = rev_of(h, am);
-        m[h->li] -= am->v[h->sel];
-        if (rev)
-            m[h->lri] -= rev;
-    }
 }
 
 /*
@@ -102,27 +104,26 @@ static void shadow_take_all(int32_t *m, const tp_mhop *hops, int count, const tp
  */
 void tp_accel__shadow_walk(tp_accel *a, const tp_cpath *path, const tp_amount *am, int short_hop)
 {
-    int ai = (int)(am - a->milli.amounts);
+    int ai = (int)(am - a->milli.amounts), plain = a->milli.routes[path->index].plain;
     const tp_mhop *hops = tp_accel__mhops(a, path);
-    for (int j = 0; j < a->shadow.count; j++) {
-        if (!alive(a, j))
-            continue;
+    for (unsigned live = a->shadow.alive; live; live &= live - 1) {
+        int j = __builtin_ctz(live);
         tp_shadow *sh = &a->shadow.runs[j];
         if (short_hop < 0)
-            shadow_take_all(sh->link_m, hops, path->count, &sh->amounts[ai]);
-        else if (shadow_room(sh->link_m, hops, path->count, &sh->amounts[ai], short_hop))
+            shadow_move(sh->link_m, hops, path->count, &sh->amounts[ai], plain, 1);
+        else if (shadow_room(sh->link_m, hops, path->count, &sh->amounts[ai], short_hop, plain))
             kill_shadow(a, j); /* the shadow would go on: it disagrees */
     }
 }
 
 void tp_accel__shadow_release(tp_accel *a, const tp_cpath *path, const tp_amount *am)
 {
-    int ai = (int)(am - a->milli.amounts);
+    int ai = (int)(am - a->milli.amounts), plain = a->milli.routes[path->index].plain;
     const tp_mhop *hops = tp_accel__mhops(a, path);
-    for (int j = 0; j < a->shadow.count; j++) {
-        if (!alive(a, j))
-            continue;
-        shadow_give(a->shadow.runs[j].link_m, hops, path->count, &a->shadow.runs[j].amounts[ai]);
+    for (unsigned live = a->shadow.alive; live; live &= live - 1) {
+        int j = __builtin_ctz(live);
+        shadow_move(a->shadow.runs[j].link_m, hops, path->count, &a->shadow.runs[j].amounts[ai],
+                    plain, -1);
     }
 }
 
