@@ -40,6 +40,7 @@ struct tp_cpath {
     int count;
     int type;            /* path type */
     int rev_type;        /* type of the route back */
+    int need[2];         /* the type it needs: [0] type, [1] for trees (also the way back) */
     int index;           /* its number among the compiled routes (tables of an accelerator) */
     int first_hop;       /* index of hops[0] in the context's hop pool */
     unsigned char intel; /* PCI share carries NCCL's INTEL_P2P_OVERHEAD */
@@ -55,9 +56,7 @@ static inline int tp_search__tree_pattern(int pattern)
 /* NCCL 2.22.3 ncclTopoFollowPath: the path type a route needs (trees also need the way back). */
 static inline int tp_search__route_need(const tp_cpath *path, int pattern)
 {
-    if (tp_search__tree_pattern(pattern) && path->rev_type > path->type)
-        return path->rev_type;
-    return path->type;
+    return path->need[tp_search__tree_pattern(pattern)];
 }
 
 /* A candidate next GPU with its static score keys (search_order.c). */
@@ -148,27 +147,11 @@ int tp_search__same_decisions(const tp_graph *x, const tp_graph *y);
 tp_status tp_search__select_nets(tp_search_ctx *s, int type_inter, int gpu, const int **list,
                                  int *count);
 
-/* tp_search__next_gpus with NVSwitches or NET keys: the ranking reads live bandwidths. */
+/* ncclTopoSearchNextGpuSort with NVSwitches or NET keys, where the ranking reads live
+ * bandwidths: GPUs to try after `gpu`, best first (search_rec.c has the fixed-order case). */
 tp_status tp_search__next_gpus_live(tp_search_ctx *s, const tp_graph *g, const tp_node *gpu,
                                     int *next, int *count, int sort_net);
 
-/* ncclTopoSearchNextGpuSort: GPUs to try after `gpu`, best first (inline: a step's common case). */
-static inline tp_status tp_search__next_gpus(tp_search_ctx *s, const tp_graph *g,
-                                             const tp_node *gpu, int *next, int *count_out,
-                                             int sort_net)
-{
-    if (sort_net || s->sys->nodes[TP_NODE_NVS].count)
-        return tp_search__next_gpus_live(s, g, gpu, next, count_out, sort_net);
-    /* Without NET keys the ranking is fixed: filtering by use keeps its order. */
-    const uint64_t flag = 1ULL << g->n_channels;
-    int start = (int)(gpu - s->sys->nodes[TP_NODE_GPU].nodes), count = 0;
-    const int *row = s->gpu_order + (size_t)start * (size_t)s->n_gpus;
-    for (int i = 0; i < s->gpu_order_count[start]; i++)
-        if (!(s->used[row[i]] & flag))
-            next[count++] = row[i];
-    *count_out = count;
-    return TP_OK;
-}
 /* a before b in ncclTopoSearchNextGpuSort's order: NET path bw, live PCI bw, row order. */
 static inline int tp_search__ranks_before(const tp_rank_cand *a, int pci_a, int pos_a,
                                           const tp_rank_cand *b, int pci_b, int pos_b)

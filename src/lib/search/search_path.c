@@ -79,6 +79,8 @@ static void compile_route(tp_cpath *cp, tp_hop *hops, tp_system *sys, route_ends
     cp->count = path->count;
     cp->type = path->type;
     cp->rev_type = rev ? rev[i1].type : TP_PATH_DIS;
+    cp->need[0] = cp->type;
+    cp->need[1] = cp->rev_type > cp->type ? cp->rev_type : cp->type;
     cp->intel = (unsigned char)intel_overhead(start, path);
     cp->intra =
         (t1 == TP_NODE_GPU || t1 == TP_NODE_NVS) && (t2 == TP_NODE_GPU || t2 == TP_NODE_NVS);
@@ -117,6 +119,7 @@ tp_status tp_search__compile_routes(tp_search_ctx *s, tp_error *err)
                 cp[i1 * n2 + i2].index = s->n_routes++;
                 if (!sys->nodes[t1].nodes[i1].paths[t2]) {
                     cp[i1 * n2 + i2].type = TP_PATH_DIS;
+                    cp[i1 * n2 + i2].need[0] = cp[i1 * n2 + i2].need[1] = TP_PATH_DIS;
                     continue;
                 }
                 compile_route(&cp[i1 * n2 + i2], next, sys, (route_ends){t1, i1, t2, i2});

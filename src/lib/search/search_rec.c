@@ -459,6 +459,74 @@ static tp_status try_collnet_direct(tp_search_ctx *s, tp_graph *g, int gi, int *
     return st;
 }
 
+/* Try GPU index `next` after GPU index gi, at step + 1. */
+STEP_INLINE tp_status try_next(tp_search_ctx *s, tp_graph *g, int gi, int next, int step,
+                               chain_rules rules, int *time)
+{
+    const gpu_try t = {
+        .step = step + 1, .rules = rules, .from_type = TP_NODE_GPU, .from_index = gi, .gpu = next};
+    return try_gpu(s, g, &t, time);
+}
+
+/* try_gpu after its route (path, to GPU index gi) was taken: go on from there, give it back. */
+static tp_status go_through(tp_search_ctx *s, tp_graph *g, const tp_cpath *path, int gi, int step,
+                            chain_rules rules, int *time)
+{
+    const uint64_t flag = 1ULL << g->n_channels;
+    g->n_hops += path->count;
+    s->used[gi] ^= flag;
+    tp_status st = rec_gpu(s, g, &s->sys->nodes[TP_NODE_GPU].nodes[gi], step, rules, time);
+    s->used[gi] ^= flag;
+    if (st != TP_OK)
+        return st;
+    tp_node *gpu;
+    return follow_path(s, g, (route_at){path, NULL}, -1, &gpu);
+}
+
+/*
+ * Try the GPUs next[0..count) after GPU index gi, in order. An accelerator
+ * may walk the candidates that cannot be taken in one call (take_first).
+ */
+static tp_status try_next_all(tp_search_ctx *s, tp_graph *g, int gi, const int *next, int count,
+                              int step, chain_rules rules, int *time)
+{
+    const tp_cpath *row = s->routes[TP_NODE_GPU][TP_NODE_GPU] + (size_t)gi * (size_t)s->n_gpus;
+    const tp_cpath *paths[TP_MAX_NODES];
+    for (int i = 0; i < count; i++)
+        paths[i] = &row[next[i]];
+    for (int i = 0; i < count;) {
+        if (!s->accel || !s->accel->take_first) {
+            tp_status st = try_next(s, g, gi, next[i++], step, rules, time);
+            if (st != TP_OK)
+                return st;
+            continue;
+        }
+        int k = s->accel->take_first(s->accel_state, g, paths + i, count - i);
+        if (k < 0)
+            return TP_ERR_INTERNAL;
+        if (k >= count - i)
+            return TP_OK;
+        i += k;
+        tp_status st = go_through(s, g, paths[i], next[i], step + 1, rules, time);
+        if (st != TP_OK)
+            return st;
+        i++;
+    }
+    return TP_OK;
+}
+
+/* ncclTopoSearchNextGpuSort without NET keys or NVSwitches: the fixed ranking, unused GPUs. */
+static int next_fixed_order(const tp_search_ctx *s, const tp_graph *g, int gi, int *next)
+{
+    const uint64_t flag = 1ULL << g->n_channels;
+    const int *row = s->gpu_order + (size_t)gi * (size_t)s->n_gpus;
+    int count = 0;
+    for (int i = 0; i < s->gpu_order_count[gi]; i++)
+        if (!(s->used[row[i]] & flag))
+            next[count++] = row[i];
+    return count;
+}
+
 /* Pick the GPUs after `gpu` in the order the search mode dictates and try each. */
 STEP_INLINE tp_status next_gpu_step(tp_search_ctx *s, tp_graph *g, tp_node *gpu, int step,
                                     chain_rules rules, int *time)
@@ -473,16 +541,15 @@ STEP_INLINE tp_status next_gpu_step(tp_search_ctx *s, tp_graph *g, tp_node *gpu,
     } else {
         int btn = rules.back_to_net;
         int sort_net = btn == -1 ? 0 : btn == step + 1 ? 1 : -1;
-        st = tp_search__next_gpus(s, g, gpu, next, &count, sort_net);
+        if (!sort_net && !s->sys->nodes[TP_NODE_NVS].count)
+            count = next_fixed_order(s, g, gi, next);
+        else
+            st = tp_search__next_gpus_live(s, g, gpu, next, &count, sort_net);
+        if (st == TP_OK)
+            return try_next_all(s, g, gi, next, count, step, rules, time);
     }
-    for (int i = 0; i < count && st == TP_OK; i++) {
-        const gpu_try t = {.step = step + 1,
-                           .rules = rules,
-                           .from_type = TP_NODE_GPU,
-                           .from_index = gi,
-                           .gpu = next[i]};
-        st = try_gpu(s, g, &t, time);
-    }
+    for (int i = 0; i < count && st == TP_OK; i++)
+        st = try_next(s, g, gi, next[i], step, rules, time);
     return st;
 }
 

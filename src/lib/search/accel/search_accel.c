@@ -73,14 +73,18 @@ static void make_hooks(tp_accel *a)
     for (int i = 0; i < 8; i++) {
         tp_search_accel_ops *h = &a->hooks[i];
         *h = tp_accel__ops;
-        if (!(i & 1))
+        h->take_first = NULL; /* the core walks each candidate */
+        if (!(i & 1)) {
             h->walk = NULL; /* the core's floats, unhashed: nothing to record */
-        else if (!(i & 2))
+        } else if (!(i & 2)) {
             h->walk = tp_accel__walk_floats;
-        else if (i & 4)
+        } else if (i & 4) {
             h->walk = tp_accel__walk_shadowed;
-        else
+            h->take_first = tp_accel__take_first_shadowed;
+        } else {
             h->walk = tp_accel__walk_milli;
+            h->take_first = tp_accel__take_first_milli;
+        }
         if (!(i & 2))
             h->gpu_pci_bw = NULL; /* the links' floats are live */
         if (!(i & 4)) {
@@ -242,6 +246,7 @@ static void hook_free(void *state)
 
 const tp_search_accel_ops tp_accel__ops = {
     .walk = tp_accel__walk_shadowed,
+    .take_first = tp_accel__take_first_shadowed,
     .gpu_pci_bw = tp_accel__gpu_pci_bw,
     .net_bw = tp_accel__net_bw,
     .bw_test = tp_accel__shadow_bw_test,

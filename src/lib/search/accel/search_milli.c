@@ -549,6 +549,37 @@ __attribute__((always_inline)) static inline int walk_milli(tp_accel *a, const t
     return 1;
 }
 
+/* take_first in milli mode (see search_accel.h), with the shadows' walks when `shadowed`. */
+__attribute__((always_inline)) static inline int
+take_first(tp_accel *a, const tp_graph *g, const tp_cpath *const *paths, int count, int shadowed)
+{
+    const int tree = tp_search__tree_pattern(g->pattern);
+    for (int i = 0; i < count; i++) {
+        const tp_cpath *path = paths[i];
+        int need = path->need[tree];
+        if (need > (int)g->type_intra) {
+            tp_accel__pass_read(a, TP_READ_TYPE_INTRA, need, 0);
+            continue;
+        }
+        int done = walk_milli(a, path, g->bw_intra, 1, shadowed && a->shadow.alive);
+        if (done)
+            return done < 0 ? -1 : i;
+    }
+    return count;
+}
+
+int tp_accel__take_first_milli(void *state, const tp_graph *g, const tp_cpath *const *paths,
+                               int count)
+{
+    return take_first(state, g, paths, count, 0);
+}
+
+int tp_accel__take_first_shadowed(void *state, const tp_graph *g, const tp_cpath *const *paths,
+                                  int count)
+{
+    return take_first(state, g, paths, count, 1);
+}
+
 int tp_accel__walk_milli(void *state, const tp_cpath *path, float bw, float mult)
 {
     return walk_milli(state, path, bw, mult, 0);
