@@ -212,6 +212,8 @@ typedef struct tp_bound {
     uint64_t *bridge_side;     /* per bridge: the GPUs on its near side */
     int *bridge_hops;          /* per bridge: fewest hops of a route across, and back */
     int *bridge_order;         /* bridge indices by side size, smallest first */
+    int *back_first, *back;    /* bridges j whose side is bridge i's far side:
+                                  back[back_first[i]..back_first[i + 1]) */
     int cross_extra[2];        /* hops a chain [0] / closed ring [1] must spend crossing bridges */
     int *hub_link, *hub_sides; /* bridge links every route out of hub_sides sides takes */
     int n_hubs;

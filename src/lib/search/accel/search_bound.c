@@ -186,6 +186,31 @@ static tp_status find_bridges(tp_accel *a)
     return st;
 }
 
+/* For each bridge, the bridges across from it: their side is its far side (the way back). */
+static tp_status find_ways_back(tp_accel *a)
+{
+    tp_bound *b = &a->bound;
+    int n = a->s->n_gpus;
+    uint64_t all = b->n_bridges == 0 ? 0 : n == 64 ? ~0ULL : (1ULL << n) - 1; /* n <= 64 then */
+    size_t pairs = 0;
+    for (int i = 0; i < b->n_bridges; i++)
+        for (int j = 0; j < b->n_bridges; j++)
+            pairs += b->bridge_side[j] == (all & ~b->bridge_side[i]);
+    b->back_first = malloc((size_t)(b->n_bridges + 1) * sizeof(int));
+    b->back = malloc((pairs ? pairs : 1) * sizeof(int));
+    if (!b->back_first || !b->back)
+        return TP_ERR_NOMEM;
+    int k = 0;
+    for (int i = 0; i < b->n_bridges; i++) {
+        b->back_first[i] = k;
+        for (int j = 0; j < b->n_bridges; j++)
+            if (b->bridge_side[j] == (all & ~b->bridge_side[i]))
+                b->back[k++] = j;
+    }
+    b->back_first[b->n_bridges] = k;
+    return TP_OK;
+}
+
 static void crossing_extra(tp_accel *a);
 
 tp_status tp_accel__bound_init(tp_accel *a, tp_error *err)
@@ -205,7 +230,7 @@ tp_status tp_accel__bound_init(tp_accel *a, tp_error *err)
         for (int i = 0; i < a->s->n_nets; i++)
             add_entry_link(a, g, &a->s->routes[TP_NODE_NET][TP_NODE_GPU][i * a->s->n_gpus + g]);
     }
-    if (find_bridges(a) != TP_OK)
+    if (find_bridges(a) != TP_OK || find_ways_back(a) != TP_OK)
         return tp_fail_nomem(err);
     a->bound.hops_gpu_gpu = min_route_hops(a, TP_NODE_GPU, TP_NODE_GPU);
     crossing_extra(a);
@@ -227,6 +252,9 @@ void tp_accel__bound_free(tp_accel *a)
     free(a->bound.hub_sides);
     free(a->bound.bridge_order);
     a->bound.bridge_order = NULL;
+    free(a->bound.back_first);
+    free(a->bound.back);
+    a->bound.back_first = a->bound.back = NULL;
     a->bound.hub_link = a->bound.hub_sides = NULL;
     a->bound.n_hubs = 0;
     a->bound.links = a->bound.count = a->bound.bridge_link = NULL;
@@ -318,7 +346,6 @@ static int64_t bridges_bound(const tp_accel *a, const tp_graph *g, const tp_amou
     int32_t am = amounts[0].v[0]; /* GPU to GPU routes take bw_intra, or more */
     int64_t bound = INT64_MAX;
     int closed = a->s->n_nets == 0 && g->pattern == TP_PATTERN_RING;
-    uint64_t all = a->s->n_gpus == 64 ? ~0ULL : (1ULL << a->s->n_gpus) - 1;
     for (int i = 0; i < a->bound.n_hubs && am > 0; i++) {
         int32_t m = a->milli.link_m[a->bound.hub_link[i]];
         int64_t takes = closed ? a->bound.hub_sides[i] : a->bound.hub_sides[i] - 1;
@@ -332,10 +359,8 @@ static int64_t bridges_bound(const tp_accel *a, const tp_graph *g, const tp_amou
             cap = 0;
         if (closed && cap < bound)
             bound = cap;
-        uint64_t far_side = all & ~a->bound.bridge_side[i];
-        for (int j = 0; !closed && j < a->bound.n_bridges; j++) {
-            if (a->bound.bridge_side[j] != far_side)
-                continue; /* not the way back across bridge i */
+        for (int k = a->bound.back_first[i]; !closed && k < a->bound.back_first[i + 1]; k++) {
+            int j = a->bound.back[k]; /* the way back across bridge i */
             int32_t m = a->milli.link_m[a->bound.bridge_link[j]];
             int64_t back = m > 0 ? m / am : 0;
             if (cap + back < bound)
