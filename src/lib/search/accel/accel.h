@@ -85,10 +85,17 @@ typedef struct tp_mhop {
     unsigned char rev_i; /* the amount (tp_amount.v index) the reverse link pays */
 } tp_mhop;
 
+/* What the hops of a route take (tp_mroute.kind): the walks have a loop for each. */
+enum {
+    TP_MROUTE_ANY = 0,   /* amounts forward and on reverse links */
+    TP_MROUTE_PLAIN = 1, /* the plain amount (v[0]) forward only */
+    TP_MROUTE_FWD = 2,   /* forward only (plain or Intel PCI share) */
+};
+
 /* A compiled route's hash change for one reservation of each pass amount. */
 typedef struct tp_mroute {
     uint64_t hash1[3], hash2[3];
-    unsigned char plain; /* every hop takes the plain amount (v[0]) forward, no reverse pays */
+    unsigned char kind; /* TP_MROUTE_*: what its hops take */
 } tp_mroute;
 
 typedef struct tp_milli {

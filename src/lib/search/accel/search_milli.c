@@ -172,12 +172,13 @@ static void hash_route(const tp_accel *a, const tp_cpath *cp, const reservation_
         mr->hash1[index] = h1;
         mr->hash2[index] = h2;
     }
-    mr->plain = 1;
+    int sel = 0, rev = 0;
     for (int step = 0; step < cp->count; step++) {
         const tp_mhop *h = tp_accel__mhop(a, &cp->hops[step]);
-        if (h->sel || h->rev_div8 || h->rev_full)
-            mr->plain = 0;
+        sel |= h->sel;
+        rev |= h->rev_div8 || h->rev_full;
     }
+    mr->kind = rev ? TP_MROUTE_ANY : sel ? TP_MROUTE_FWD : TP_MROUTE_PLAIN;
 }
 
 static void hash_routes(tp_accel *a)
@@ -391,13 +392,19 @@ static inline void hash_reservation(tp_accel *a, const tp_mroute *mr, int ai, in
 }
 
 /* The first hop of path without room for am (milli mode, nothing taken), -1 if none. */
-static inline int short_hop_milli(const tp_mhop *hops, int count, const tp_amount *am, int plain)
+static inline int short_hop_milli(const tp_mhop *hops, int count, const tp_amount *am, int kind)
 {
-    if (plain) {
+    if (kind == TP_MROUTE_PLAIN) {
         /* Most routes: one amount, forward only. */
         const int32_t v = am->v[0];
         for (int step = 0; step < count; step++)
             if (*hops[step].m < v)
+                return step;
+        return -1;
+    }
+    if (kind == TP_MROUTE_FWD) {
+        for (int step = 0; step < count; step++)
+            if (*hops[step].m < am->v[hops[step].sel])
                 return step;
         return -1;
     }
@@ -410,13 +417,18 @@ static inline int short_hop_milli(const tp_mhop *hops, int count, const tp_amoun
 }
 
 /* Take (sign 1) or give back (sign -1) am on every hop of path (milli mode). */
-static inline void move_milli(const tp_mhop *hops, int count, const tp_amount *am, int plain,
+static inline void move_milli(const tp_mhop *hops, int count, const tp_amount *am, int kind,
                               int32_t sign)
 {
-    if (plain) {
+    if (kind == TP_MROUTE_PLAIN) {
         const int32_t v = sign * am->v[0];
         for (int step = 0; step < count; step++)
             *hops[step].m -= v;
+        return;
+    }
+    if (kind == TP_MROUTE_FWD) {
+        for (int step = 0; step < count; step++)
+            *hops[step].m -= sign * am->v[hops[step].sel];
         return;
     }
     for (int step = 0; step < count; step++) {
@@ -533,16 +545,16 @@ __attribute__((always_inline)) static inline int walk_milli(tp_accel *a, const t
     if (mult > 0) {
         if (mult == 1 && path->intra)
             tp_accel__pass_accept(a, path); /* its type was accepted */
-        int short_hop = short_hop_milli(hops, path->count, am, mr->plain);
+        int short_hop = short_hop_milli(hops, path->count, am, mr->kind);
         if (shadowed && a->shadow.alive)
             tp_accel__shadow_walk(a, path, am, short_hop);
         if (short_hop >= 0)
             return 0;
-        move_milli(hops, path->count, am, mr->plain, 1);
+        move_milli(hops, path->count, am, mr->kind, 1);
         hash_reservation(a, mr, ai, 1);
         return 1;
     }
-    move_milli(hops, path->count, am, mr->plain, -1);
+    move_milli(hops, path->count, am, mr->kind, -1);
     hash_reservation(a, mr, ai, -1);
     if (shadowed && a->shadow.alive)
         tp_accel__shadow_release(a, path, am);

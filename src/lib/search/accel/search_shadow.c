@@ -51,12 +51,17 @@ static inline int32_t rev_of(const tp_mhop *h, const tp_amount *am)
 
 /* Give back (sign -1) or take (sign 1) every hop of the route in shadow link values m. */
 static inline void shadow_move(int32_t *m, const tp_mhop *hops, int count, const tp_amount *am,
-                               int plain, int32_t sign)
+                               int kind, int32_t sign)
 {
-    if (plain) {
+    if (kind == TP_MROUTE_PLAIN) {
         const int32_t v = sign * am->v[0];
         for (int step = 0; step < count; step++)
             m[hops[step].li] -= v;
+        return;
+    }
+    if (kind == TP_MROUTE_FWD) {
+        for (int step = 0; step < count; step++)
+            m[hops[step].li] -= sign * am->v[hops[step].sel];
         return;
     }
     for (int step = 0; step < count; step++) {
@@ -79,14 +84,13 @@ static int hop_room(const int32_t *m, const tp_mhop *h, const tp_amount *am)
  * milli mode's walk checks), hop `first` (where the pass found none) first.
  */
 static int shadow_room(const int32_t *m, const tp_mhop *hops, int count, const tp_amount *am,
-                       int first, int plain)
+                       int first, int kind)
 {
     if (!hop_room(m, &hops[first], am))
         return 0;
-    if (plain) {
-        const int32_t v = am->v[0];
+    if (kind != TP_MROUTE_ANY) {
         for (int step = 0; step < count; step++)
-            if (m[hops[step].li] < v)
+            if (m[hops[step].li] < am->v[hops[step].sel])
                 return 0;
         return 1;
     }
@@ -104,26 +108,26 @@ static int shadow_room(const int32_t *m, const tp_mhop *hops, int count, const t
  */
 void tp_accel__shadow_walk(tp_accel *a, const tp_cpath *path, const tp_amount *am, int short_hop)
 {
-    int ai = (int)(am - a->milli.amounts), plain = a->milli.routes[path->index].plain;
+    int ai = (int)(am - a->milli.amounts), kind = a->milli.routes[path->index].kind;
     const tp_mhop *hops = tp_accel__mhops(a, path);
     for (unsigned live = a->shadow.alive; live; live &= live - 1) {
         int j = __builtin_ctz(live);
         tp_shadow *sh = &a->shadow.runs[j];
         if (short_hop < 0)
-            shadow_move(sh->link_m, hops, path->count, &sh->amounts[ai], plain, 1);
-        else if (shadow_room(sh->link_m, hops, path->count, &sh->amounts[ai], short_hop, plain))
+            shadow_move(sh->link_m, hops, path->count, &sh->amounts[ai], kind, 1);
+        else if (shadow_room(sh->link_m, hops, path->count, &sh->amounts[ai], short_hop, kind))
             kill_shadow(a, j); /* the shadow would go on: it disagrees */
     }
 }
 
 void tp_accel__shadow_release(tp_accel *a, const tp_cpath *path, const tp_amount *am)
 {
-    int ai = (int)(am - a->milli.amounts), plain = a->milli.routes[path->index].plain;
+    int ai = (int)(am - a->milli.amounts), kind = a->milli.routes[path->index].kind;
     const tp_mhop *hops = tp_accel__mhops(a, path);
     for (unsigned live = a->shadow.alive; live; live &= live - 1) {
         int j = __builtin_ctz(live);
         shadow_move(a->shadow.runs[j].link_m, hops, path->count, &a->shadow.runs[j].amounts[ai],
-                    plain, -1);
+                    kind, -1);
     }
 }
 
