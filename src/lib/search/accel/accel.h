@@ -171,16 +171,24 @@ typedef struct tp_pass_memory {
 
 #define TP_SHADOWS 3
 
+/*
+ * Values of the shadows side by side, lane j for shadow j (a fourth lane
+ * unused): a walk checks and moves every shadow with one vector operation.
+ */
+typedef int32_t tp_lanes __attribute__((vector_size(16)));
+#define TP_LANES 4
+
 typedef struct tp_shadow {
     float bw;             /* the speed it stands for */
     int int_bw;           /* (int)bw: NCCL's NET checks truncate it */
     tp_amount amounts[3]; /* the pass's amounts, at this speed */
-    int32_t *link_m;      /* link values in thousandths (n_links) */
     float *net_bw;        /* NET bandwidths (n_nets) */
 } tp_shadow;
 
 typedef struct tp_shadows {
     tp_shadow runs[TP_SHADOWS];
+    tp_lanes *link_m;      /* per link: its value in thousandths in each shadow (n_links) */
+    tp_lanes amount[3][5]; /* lane j: runs[j].amounts[i].v[k] (0 in lanes without a shadow) */
     int count;
     unsigned alive; /* bit j: shadow j agrees so far */
     int ok;         /* its buffers are allocated */

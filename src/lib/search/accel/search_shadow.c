@@ -44,91 +44,66 @@ void tp_accel__shadow_stop(tp_accel *a)
         tp_accel__hooks(a);
 }
 
-static inline int32_t rev_of(const tp_mhop *h, const tp_amount *am)
+/* Lane bits (bit j: lane j) of a vector of lane truths (-1 true, 0 false). */
+static inline unsigned lane_bits(tp_lanes t)
 {
-    return am->v[h->rev_i];
-}
-
-/* Give back (sign -1) or take (sign 1) every hop of the route in shadow link values m. */
-static inline void shadow_move(int32_t *m, const tp_mhop *hops, int count, const tp_amount *am,
-                               int kind, int32_t sign)
-{
-    if (kind == TP_MROUTE_PLAIN) {
-        const int32_t v = sign * am->v[0];
-        for (int step = 0; step < count; step++)
-            m[hops[step].li] -= v;
-        return;
-    }
-    if (kind == TP_MROUTE_FWD) {
-        for (int step = 0; step < count; step++)
-            m[hops[step].li] -= sign * am->v[hops[step].sel];
-        return;
-    }
-    for (int step = 0; step < count; step++) {
-        const tp_mhop *h = &hops[step];
-        int32_t rev = rev_of(h, am);
-        m[h->li] -= sign * am->v[h->sel];
-        if (rev)
-            m[h->lri] -= sign * rev;
-    }
-}
-
-static int hop_room(const int32_t *m, const tp_mhop *h, const tp_amount *am)
-{
-    int32_t fw = am->v[h->sel], rev = rev_of(h, am);
-    return !(m[h->li] < fw || (rev && m[h->lri] < rev));
+    return (unsigned)((t[0] & 1) | (t[1] & 2) | (t[2] & 4) | (t[3] & 8));
 }
 
 /*
- * Whether the route's hops have room for am in shadow link values m (as
- * milli mode's walk checks), hop `first` (where the pass found none) first.
+ * The lanes with room on hop h for the amounts v (the lane vectors of one
+ * pass amount), as milli mode's walk checks: forward, and on the reverse
+ * link when it pays (an amount of 0 always fits there).
  */
-static int shadow_room(const int32_t *m, const tp_mhop *hops, int count, const tp_amount *am,
-                       int first, int kind)
+static inline tp_lanes hop_room(const tp_lanes *m, const tp_mhop *h, const tp_lanes *v, int kind)
 {
-    if (!hop_room(m, &hops[first], am))
-        return 0;
-    if (kind != TP_MROUTE_ANY) {
-        for (int step = 0; step < count; step++)
-            if (m[hops[step].li] < am->v[hops[step].sel])
-                return 0;
-        return 1;
+    tp_lanes ok = m[h->li] >= v[h->sel];
+    if (kind == TP_MROUTE_ANY && h->rev_i != 4)
+        ok &= (m[h->lri] >= v[h->rev_i]) | (v[h->rev_i] == 0);
+    return ok;
+}
+
+/* Take (sign 1) or give back (sign -1) the route's amounts v in every lane. */
+static inline void lanes_move(tp_lanes *m, const tp_mhop *hops, int count, const tp_lanes *v,
+                              int kind, int32_t sign)
+{
+    for (int step = 0; step < count; step++) {
+        const tp_mhop *h = &hops[step];
+        m[h->li] -= sign * v[h->sel];
+        if (kind == TP_MROUTE_ANY && h->rev_i != 4)
+            m[h->lri] -= sign * v[h->rev_i];
     }
-    for (int step = 0; step < count; step++)
-        if (step != first && !hop_room(m, &hops[step], am))
-            return 0;
-    return 1;
 }
 
 /*
  * While a shadow agrees, it made the same reservations at amounts no larger
  * (B' < B, and followPath's float operations are monotonic), so its values
  * are no smaller: where the pass had room, so has the shadow. Only refusals
- * need a check.
+ * need a check: of every lane at once, hop short_hop (where the pass found
+ * none) first. Lanes of dead shadows move too; they are not read again.
  */
 void tp_accel__shadow_walk(tp_accel *a, const tp_cpath *path, const tp_amount *am, int short_hop)
 {
     int ai = (int)(am - a->milli.amounts), kind = a->milli.routes[path->index].kind;
     const tp_mhop *hops = tp_accel__mhops(a, path);
-    for (unsigned live = a->shadow.alive; live; live &= live - 1) {
-        int j = __builtin_ctz(live);
-        tp_shadow *sh = &a->shadow.runs[j];
-        if (short_hop < 0)
-            shadow_move(sh->link_m, hops, path->count, &sh->amounts[ai], kind, 1);
-        else if (shadow_room(sh->link_m, hops, path->count, &sh->amounts[ai], short_hop, kind))
-            kill_shadow(a, j); /* the shadow would go on: it disagrees */
+    const tp_lanes *v = a->shadow.amount[ai];
+    tp_lanes *m = a->shadow.link_m;
+    if (short_hop < 0) {
+        lanes_move(m, hops, path->count, v, kind, 1);
+        return;
     }
+    unsigned room = a->shadow.alive & lane_bits(hop_room(m, &hops[short_hop], v, kind));
+    for (int step = 0; room && step < path->count; step++)
+        room &= lane_bits(hop_room(m, &hops[step], v, kind));
+    for (; room; room &= room - 1)
+        kill_shadow(a, __builtin_ctz(room)); /* the shadow would go on: it disagrees */
 }
 
 void tp_accel__shadow_release(tp_accel *a, const tp_cpath *path, const tp_amount *am)
 {
     int ai = (int)(am - a->milli.amounts), kind = a->milli.routes[path->index].kind;
-    const tp_mhop *hops = tp_accel__mhops(a, path);
-    for (unsigned live = a->shadow.alive; live; live &= live - 1) {
-        int j = __builtin_ctz(live);
-        shadow_move(a->shadow.runs[j].link_m, hops, path->count, &a->shadow.runs[j].amounts[ai],
-                    kind, -1);
-    }
+    lanes_move(a->shadow.link_m, tp_accel__mhops(a, path), path->count, a->shadow.amount[ai], kind,
+               -1);
 }
 
 void tp_accel__shadow_bw_test(void *state, int net, float value, int ok)
@@ -158,9 +133,9 @@ static int shadow_pci_bw(const tp_accel *a, int j, int g)
 {
     if (!a->s->pci_up[g])
         return -1;
-    const int32_t *m = a->shadow.runs[j].link_m;
+    const tp_lanes *m = a->shadow.link_m;
     const tp_milli *mi = &a->milli;
-    int32_t up = m[mi->pci_up_m[g] - mi->link_m], down = m[mi->pci_down_m[g] - mi->link_m];
+    int32_t up = m[mi->pci_up_m[g] - mi->link_m][j], down = m[mi->pci_down_m[g] - mi->link_m][j];
     return (up < down ? up : down) / 1000;
 }
 
@@ -185,9 +160,10 @@ void tp_accel__shadow_order(void *state, const tp_rank_row *row, const int *pos,
     }
 }
 
-/* A shadow at speed bw of the pass g, or 0 when its amounts are not exact or it could save. */
-static int shadow_setup(tp_accel *a, tp_shadow *sh, const tp_graph *g, float bw)
+/* Shadow j at speed bw of the pass g, or 0 when its amounts are not exact or it could save. */
+static int shadow_setup(tp_accel *a, int j, const tp_graph *g, float bw)
 {
+    tp_shadow *sh = &a->shadow.runs[j];
     const tp_search_ctx *s = a->s;
     tp_graph tmp;
     tp_graph__copy_settings(&tmp, g);
@@ -203,7 +179,8 @@ static int shadow_setup(tp_accel *a, tp_shadow *sh, const tp_graph *g, float bw)
     /* The pass skips next channels that cannot start (search_dead.c): so must the shadow. */
     if (a->dead.next_dead && !tp_accel__dead_pass(a, a->milli.link_m, sh->amounts, &tmp))
         return 0;
-    memcpy(sh->link_m, a->milli.link_m, (size_t)a->milli.n_links * sizeof(*sh->link_m));
+    for (int l = 0; l < a->milli.n_links; l++)
+        a->shadow.link_m[l][j] = a->milli.link_m[l];
     for (int n = 0; n < s->n_nets; n++)
         sh->net_bw[n] = s->sys->nodes[TP_NODE_NET].nodes[n].net.bw;
     return 1;
@@ -216,12 +193,15 @@ void tp_accel__shadow_begin(tp_accel *a, const tp_graph *g, const float *bws, in
     if (!a->milli.on || g->bw_intra != g->bw_inter || !sw->ok)
         return;
     for (int i = 0; i < count && sw->count < TP_SHADOWS; i++) {
-        tp_shadow *sh = &sw->runs[sw->count];
-        if (tp_accel__pass_known(a, g, bws[i]) || !shadow_setup(a, sh, g, bws[i]))
+        if (tp_accel__pass_known(a, g, bws[i]) || !shadow_setup(a, sw->count, g, bws[i]))
             continue;
         sw->alive |= 1u << sw->count;
         sw->count++;
     }
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 5; k++)
+            for (int j = 0; j < TP_LANES; j++)
+                sw->amount[i][k][j] = j < sw->count ? sw->runs[j].amounts[i].v[k] : 0;
     if (sw->alive)
         tp_accel__hooks(a);
 }
@@ -239,10 +219,14 @@ tp_status tp_accel__shadow_init(tp_accel *a, tp_error *err)
     const tp_search_ctx *s = a->s;
     size_t n_nets = (size_t)(s->n_nets > 0 ? s->n_nets : 1);
     size_t n_links = (size_t)(a->milli.n_links > 0 ? a->milli.n_links : 1);
+    _Static_assert(TP_SHADOWS <= TP_LANES, "a lane per shadow");
+    /* Zeroed: lanes without a shadow take 0 from values that stay defined. */
+    a->shadow.link_m = calloc(n_links, sizeof(tp_lanes));
+    if (!a->shadow.link_m)
+        return tp_fail_nomem(err);
     for (int j = 0; j < TP_SHADOWS; j++) {
-        a->shadow.runs[j].link_m = malloc(n_links * sizeof(int32_t));
         a->shadow.runs[j].net_bw = malloc(n_nets * sizeof(float));
-        if (!a->shadow.runs[j].link_m || !a->shadow.runs[j].net_bw)
+        if (!a->shadow.runs[j].net_bw)
             return tp_fail_nomem(err);
     }
     a->shadow.ok = 1;
@@ -251,10 +235,10 @@ tp_status tp_accel__shadow_init(tp_accel *a, tp_error *err)
 
 void tp_accel__shadow_free(tp_accel *a)
 {
+    free(a->shadow.link_m);
+    a->shadow.link_m = NULL;
     for (int j = 0; j < TP_SHADOWS; j++) {
-        free(a->shadow.runs[j].link_m);
         free(a->shadow.runs[j].net_bw);
-        a->shadow.runs[j].link_m = NULL;
         a->shadow.runs[j].net_bw = NULL;
     }
 }
