@@ -128,36 +128,42 @@ void tp_accel__shadow_net_bw(tp_accel *a, int n, int sign)
     }
 }
 
-/* gpuPciBw of GPU g in shadow j's link values. */
-static int shadow_pci_bw(const tp_accel *a, int j, int g)
+/* gpuPciBw of GPU g in every lane's link values. */
+static tp_lanes lanes_pci_bw(const tp_accel *a, int g)
 {
     if (!a->s->pci_up[g])
-        return -1;
+        return (tp_lanes){-1, -1, -1, -1};
     const tp_lanes *m = a->shadow.link_m;
     const tp_milli *mi = &a->milli;
-    int32_t up = m[mi->pci_up_m[g] - mi->link_m][j], down = m[mi->pci_down_m[g] - mi->link_m][j];
-    return (up < down ? up : down) / 1000;
+    tp_lanes up = m[mi->pci_up_m[g] - mi->link_m], down = m[mi->pci_down_m[g] - mi->link_m];
+    tp_lanes up_less = up < down;
+    return ((up & up_less) | (down & ~up_less)) / 1000;
 }
 
-/* Shadow passes must rank the candidates in the same order. */
+/*
+ * Shadow passes must rank the candidates in the same order: each pair next
+ * in the pass's order comes in that order in every lane (tp_search__ranks_before
+ * with the lane's live PCI key).
+ */
 void tp_accel__shadow_order(void *state, const tp_rank_row *row, const int *pos, int count)
 {
     tp_accel *a = state;
-    for (int j = 0; j < a->shadow.count && a->shadow.alive; j++) {
-        if (!alive(a, j))
-            continue;
-        int prev = 0;
-        for (int i = 0; i < count; i++) {
-            const tp_rank_cand *c = &row->c[pos[i]];
-            int pci = shadow_pci_bw(a, j, c->g);
-            if (i > 0 &&
-                !tp_search__ranks_before(&row->c[pos[i - 1]], prev, pos[i - 1], c, pci, pos[i])) {
-                kill_shadow(a, j);
-                break;
-            }
-            prev = pci;
+    unsigned ok = a->shadow.alive;
+    tp_lanes prev = {0};
+    for (int i = 0; i < count && ok; i++) {
+        const tp_rank_cand *c = &row->c[pos[i]];
+        tp_lanes pci = lanes_pci_bw(a, c->g);
+        if (i > 0) {
+            const tp_rank_cand *b = &row->c[pos[i - 1]];
+            if (b->inter_bw != c->inter_bw)
+                ok = b->inter_bw > c->inter_bw ? ok : 0;
+            else
+                ok &= lane_bits((prev > pci) | ((prev == pci) & -(pos[i - 1] < pos[i])));
         }
+        prev = pci;
     }
+    for (unsigned dead = a->shadow.alive & ~ok; dead; dead &= dead - 1)
+        kill_shadow(a, __builtin_ctz(dead));
 }
 
 /* Shadow j at speed bw of the pass g, or 0 when its amounts are not exact or it could save. */
