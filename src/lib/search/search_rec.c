@@ -484,16 +484,14 @@ static tp_status go_through(tp_search_ctx *s, tp_graph *g, const tp_cpath *path,
 }
 
 /*
- * Try the GPUs next[0..count) after GPU index gi, in order. An accelerator
- * may walk the candidates that cannot be taken in one call (take_first).
+ * Try the GPUs next[0..count) after GPU index gi, in order, paths[i] the
+ * route to next[i]. An accelerator may walk the candidates that cannot be
+ * taken in one call (take_first).
  */
-static tp_status try_next_all(tp_search_ctx *s, tp_graph *g, int gi, const int *next, int count,
-                              int step, chain_rules rules, int *time)
+static tp_status try_next_all(tp_search_ctx *s, tp_graph *g, int gi, const int *next,
+                              const tp_cpath *const *paths, int count, int step, chain_rules rules,
+                              int *time)
 {
-    const tp_cpath *row = s->routes[TP_NODE_GPU][TP_NODE_GPU] + (size_t)gi * (size_t)s->n_gpus;
-    const tp_cpath *paths[TP_MAX_NODES];
-    for (int i = 0; i < count; i++)
-        paths[i] = &row[next[i]];
     for (int i = 0; i < count;) {
         if (!s->accel || !s->accel->take_first) {
             tp_status st = try_next(s, g, gi, next[i++], step, rules, time);
@@ -515,15 +513,31 @@ static tp_status try_next_all(tp_search_ctx *s, tp_graph *g, int gi, const int *
     return TP_OK;
 }
 
+/* The routes from GPU index gi to the GPUs next[0..count). */
+static void routes_to(const tp_search_ctx *s, int gi, const int *next, int count,
+                      const tp_cpath **paths)
+{
+    const tp_cpath *row = s->routes[TP_NODE_GPU][TP_NODE_GPU] + (size_t)gi * (size_t)s->n_gpus;
+    for (int i = 0; i < count; i++)
+        paths[i] = &row[next[i]];
+}
+
 /* ncclTopoSearchNextGpuSort without NET keys or NVSwitches: the fixed ranking, unused GPUs. */
-static int next_fixed_order(const tp_search_ctx *s, const tp_graph *g, int gi, int *next)
+static int next_fixed_order(const tp_search_ctx *s, const tp_graph *g, int gi, int *next,
+                            const tp_cpath **paths)
 {
     const uint64_t flag = 1ULL << g->n_channels;
-    const int *row = s->gpu_order + (size_t)gi * (size_t)s->n_gpus;
+    const int *order = s->gpu_order + (size_t)gi * (size_t)s->n_gpus;
+    const tp_cpath *row = s->routes[TP_NODE_GPU][TP_NODE_GPU] + (size_t)gi * (size_t)s->n_gpus;
+    const int n = s->gpu_order_count[gi];
     int count = 0;
-    for (int i = 0; i < s->gpu_order_count[gi]; i++)
-        if (!(s->used[row[i]] & flag))
-            next[count++] = row[i];
+    for (int i = 0; i < n; i++) {
+        int k = order[i];
+        if (!(s->used[k] & flag)) {
+            paths[count] = &row[k];
+            next[count++] = k;
+        }
+    }
     return count;
 }
 
@@ -532,6 +546,7 @@ STEP_INLINE tp_status next_gpu_step(tp_search_ctx *s, tp_graph *g, tp_node *gpu,
                                     chain_rules rules, int *time)
 {
     int next[TP_MAX_NODES], count = 1;
+    const tp_cpath *paths[TP_MAX_NODES];
     int gi = (int)(gpu - s->sys->nodes[TP_NODE_GPU].nodes);
     tp_status st = TP_OK;
     if (rules.forced == TP_ORDER_PCI) {
@@ -541,12 +556,14 @@ STEP_INLINE tp_status next_gpu_step(tp_search_ctx *s, tp_graph *g, tp_node *gpu,
     } else {
         int btn = rules.back_to_net;
         int sort_net = btn == -1 ? 0 : btn == step + 1 ? 1 : -1;
-        if (!sort_net && !s->sys->nodes[TP_NODE_NVS].count)
-            count = next_fixed_order(s, g, gi, next);
-        else
+        if (!sort_net && !s->sys->nodes[TP_NODE_NVS].count) {
+            count = next_fixed_order(s, g, gi, next, paths);
+        } else {
             st = tp_search__next_gpus_live(s, g, gpu, next, &count, sort_net);
+            routes_to(s, gi, next, st == TP_OK ? count : 0, paths);
+        }
         if (st == TP_OK)
-            return try_next_all(s, g, gi, next, count, step, rules, time);
+            return try_next_all(s, g, gi, next, paths, count, step, rules, time);
     }
     for (int i = 0; i < count && st == TP_OK; i++)
         st = try_next(s, g, gi, next[i], step, rules, time);
