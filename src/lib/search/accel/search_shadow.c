@@ -185,8 +185,6 @@ static int shadow_setup(tp_accel *a, int j, const tp_graph *g, float bw)
     /* The pass skips next channels that cannot start (search_dead.c): so must the shadow. */
     if (a->dead.next_dead && !tp_accel__dead_pass(a, a->milli.link_m, sh->amounts, &tmp))
         return 0;
-    for (int l = 0; l < a->milli.n_links; l++)
-        a->shadow.link_m[l][j] = a->milli.link_m[l];
     for (int n = 0; n < s->n_nets; n++)
         sh->net_bw[n] = s->sys->nodes[TP_NODE_NET].nodes[n].net.bw;
     return 1;
@@ -204,7 +202,12 @@ void tp_accel__shadow_begin(tp_accel *a, const tp_graph *g, const float *bws, in
         sw->alive |= 1u << sw->count;
         sw->count++;
     }
-    for (int i = 0; i < 3; i++)
+    if (!sw->count)
+        return;
+    /* Every shadow starts from the pass's link values. */
+    for (int l = 0; l < a->milli.n_links; l++)
+        sw->link_m[l] = (tp_lanes){0} + a->milli.link_m[l];
+    for (int i = 0; i < a->milli.n_amounts; i++)
         for (int k = 0; k < 5; k++)
             for (int j = 0; j < TP_LANES; j++)
                 sw->amount[i][k][j] = j < sw->count ? sw->runs[j].amounts[i].v[k] : 0;
