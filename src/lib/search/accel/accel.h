@@ -176,6 +176,7 @@ typedef struct tp_pass_memory {
  * unused): a walk checks and moves every shadow with one vector operation.
  */
 typedef int32_t tp_lanes __attribute__((vector_size(16)));
+typedef float tp_flanes __attribute__((vector_size(16)));
 #define TP_LANES 4
 
 typedef struct tp_shadow {
