@@ -887,6 +887,8 @@ typedef struct elem_info {
     int only;                /* the one rank keeping it, else -1 */
     int n_keepers;           /* trimmed: how many ranks keep it */
     int writer;              /* 1 + the rank whose fill changes it (0: none) */
+    signed char link_fill;   /* a PCI/CPU chain element's fill (the same for every rank):
+                                0 not probed yet, 1 changes nothing, -1 changes it */
 } elem_info;
 
 typedef struct direct_plan {
@@ -990,8 +992,14 @@ static bool check_filled(direct_plan *d, const tp_xml_elem *e, size_t r)
     /* e holds r's GPU or is it or its NVLink: r keeps it unless its GPU is unusable. */
     if (!in->every && !d->views[r].usable)
         return true;
-    fill_probe probe = {.elem = e};
-    fill_view(&d->views[r], e, (attr_setter){probe_set, &probe}, NULL);
+    /* Above the GPU's own <pci>, a rank fills only link_speed/link_width/arch: probed once. */
+    const rank_view *v = &d->views[r];
+    bool shared = e != v->gpu && e != v->gpu_pci && e->parent != v->gpu;
+    fill_probe probe = {.elem = e, .changes = shared && in->link_fill < 0};
+    if (!shared || !in->link_fill)
+        fill_view(v, e, (attr_setter){probe_set, &probe}, NULL);
+    if (shared)
+        in->link_fill = probe.changes ? -1 : 1;
     if (!probe.changes)
         return true;
     if (in->only != (int)r)
