@@ -75,13 +75,14 @@ static const profile profiles[] = {
                             TP_NCCL_GRAPH_XML_MAX_NODES, true},
 };
 
-/* NCCL's node record: a name and the first 16 attributes (a 17th slot takes the rest). */
+/* NCCL's node record: a name and the first 16 attributes (a 17th slot takes the rest). Keys
+ * and values are read where they stand in the text (not NUL-terminated: see lengths). */
 typedef struct xnode {
     int type;
     size_t start; /* offset of its '<' */
     char name[TP_NCCL_XML_MAX_STR_LEN + 1];
-    char keys[TP_NCCL_XML_MAX_ATTRS + 1][TP_NCCL_XML_MAX_STR_LEN + 1];
-    char values[TP_NCCL_XML_MAX_ATTRS + 1][TP_NCCL_XML_MAX_STR_LEN + 1];
+    const char *keys[TP_NCCL_XML_MAX_ATTRS + 1];
+    const char *values[TP_NCCL_XML_MAX_ATTRS + 1];
     int n_attrs;
     size_t name_len, key_len[TP_NCCL_XML_MAX_ATTRS + 1], value_len[TP_NCCL_XML_MAX_ATTRS + 1];
     bool odd; /* its text is outside the plain subset (xml.h) though NCCL reads it */
@@ -114,7 +115,8 @@ typedef struct scan {
     int code;    /* the ncclResult_t being returned */
     int n_nodes; /* NCCL's xml->maxIndex */
     bool unknown;
-    size_t name_len, value_len;   /* of the last token */
+    const char *token, *value;    /* the last token's name and value, in the text */
+    size_t name_len, value_len;   /* their lengths */
     bool name_plain, value_plain; /* the last token's name and value are plain (xml.h) */
     tree_builder tree;
     xnode node;
@@ -287,7 +289,7 @@ static int eof(scan *s, int line)
 }
 
 /* A quoted value: opened by '"' or '\'', closed by '"'; then the byte after it. */
-static int get_value(scan *s, char *value, char *last)
+static int get_value(scan *s, char *last)
 {
     char c;
     if (!next_byte(s, &c))
@@ -314,8 +316,7 @@ static int get_value(scan *s, char *value, char *last)
         return eof(s, TP_NCCL_LINE_XML_VALUE_CHAR);
     }
     s->pos += n + 1;
-    memcpy(value, from, n);
-    value[n] = '\0';
+    s->value = from;
     s->value_len = n;
     s->value_plain = cls != 0;
     return next_byte(s, last) ? 0 : eof(s, TP_NCCL_LINE_XML_VALUE_AFTER);
@@ -342,9 +343,9 @@ static bool ends_token(char c)
     return token_end[(unsigned char)c];
 }
 
-/* A name (value NULL) or a key="value" pair; *last is the byte that ended it. The name's
- * length goes to s->name_len, the value's to s->value_len. */
-static int get_token(scan *s, char *name, char *value, char *last)
+/* A name (copied to `name`, NUL-terminated) or, want_value, a key="value" pair (left in the
+ * text: s->token, s->value); *last is the byte that ended it. */
+static int get_token(scan *s, char *name, bool want_value, char *last)
 {
     const char *from = s->text + s->pos;
     size_t avail = s->len - s->pos, max = TP_NCCL_XML_MAX_STR_LEN - 1;
@@ -360,19 +361,25 @@ static int get_token(scan *s, char *name, char *value, char *last)
     }
     char c = from[n];
     s->pos += n + 1;
-    keep_name(name, from, n);
+    if (name)
+        keep_name(name, from, n);
+    s->token = from;
     s->name_len = n;
     if (c == '=') {
-        if (!value)
+        if (!want_value)
             return warn(syntax(s), TP_NCCL_INTERNAL_ERROR, s->pos - 1,
                         "XML Parse : Unexpected value with name %s", name);
-        return get_value(s, value, last);
+        return get_value(s, last);
     }
-    if (n == max) /* NCCL keeps 254 bytes of a name and fails on the next one */
+    if (n == max) { /* NCCL keeps 254 bytes of a name and fails on the next one */
+        char key[TP_NCCL_XML_MAX_STR_LEN];
+        if (!name)
+            keep_name(name = key, from, n);
         return warn(syntax(s), TP_NCCL_INTERNAL_ERROR, s->pos - 1,
                     "Error : name %s too long (max %d)", name, TP_NCCL_XML_MAX_STR_LEN);
-    if (value) { /* a key without '=': NCCL's cleared record gives it an empty value */
-        value[0] = '\0';
+    }
+    if (want_value) { /* a key without '=': NCCL's cleared record gives it an empty value */
+        s->value = "";
         s->value_len = 0;
         s->node.odd = true;
     }
@@ -426,9 +433,11 @@ static int get_attrs(scan *s, xnode *n, char c)
 {
     int a = 0, r;
     while (c == ' ') {
-        if ((r = get_token(s, n->keys[a], n->values[a], &c)) != 0)
+        if ((r = get_token(s, NULL, true, &c)) != 0)
             return r < 0 ? r : trace(s, NCCL_XML_CC, TP_NCCL_LINE_XML_NODE_ATTR);
+        n->keys[a] = s->token;
         n->key_len[a] = s->name_len;
+        n->values[a] = s->value;
         n->value_len[a] = s->value_len;
         n->odd |= !s->name_plain || !s->value_plain;
         if (a == TP_NCCL_XML_MAX_ATTRS) {
@@ -443,7 +452,7 @@ static int get_attrs(scan *s, xnode *n, char c)
     if (c == '/') {
         n->type = NODE_SINGLE;
         char rest[TP_NCCL_XML_MAX_STR_LEN];
-        if ((r = get_token(s, rest, NULL, &c)) != 0)
+        if ((r = get_token(s, rest, false, &c)) != 0)
             return r < 0 ? r : trace(s, NCCL_XML_CC, TP_NCCL_LINE_XML_NODE_SINGLE);
         n->odd |= rest[0] != '\0';
     }
@@ -472,7 +481,7 @@ static int get_node(scan *s, xnode *n)
         if (c != '<')
             return warn(syntax(s), TP_NCCL_INTERNAL_ERROR, s->pos - 1,
                         "XML Parse error : expecting '<', got '%c'", c);
-        int r = get_token(s, n->name, NULL, &c);
+        int r = get_token(s, n->name, false, &c);
         if (r != 0)
             return r < 0 ? r : trace(s, NCCL_XML_CC, TP_NCCL_LINE_XML_NODE_NAME);
         n->name_len = s->name_len;
@@ -484,7 +493,7 @@ static int get_node(scan *s, xnode *n)
         }
         if (n->name[0] == '\0' && c == '/') {
             n->type = NODE_CLOSE;
-            if ((r = get_token(s, n->name, NULL, &c)) != 0)
+            if ((r = get_token(s, n->name, false, &c)) != 0)
                 return r < 0 ? r : trace(s, NCCL_XML_CC, TP_NCCL_LINE_XML_NODE_CLOSE);
             n->name_len = s->name_len;
             if (c != '>')
@@ -531,19 +540,27 @@ static bool has_handlers(const frame *f)
     return f->is_top || (f->rule && f->rule->children[0]);
 }
 
-/* NCCL's first 16 attributes only; the first with that key. */
-static const char *node_attr(const xnode *n, const char *key)
+/* NCCL's first 16 attributes only; the first with that key, keys and values as the C strings
+ * NCCL holds (up to a NUL). The value goes to buf (TP_NCCL_XML_MAX_STR_LEN + 1 bytes). */
+static const char *node_attr(const xnode *n, const char *key, char *buf)
 {
-    for (int a = 0; a < n->n_attrs; a++)
-        if (strncmp(n->keys[a], key, TP_NCCL_XML_MAX_STR_LEN) == 0)
-            return n->values[a];
+    size_t key_len = strlen(key);
+    for (int a = 0; a < n->n_attrs; a++) {
+        if (strnlen(n->keys[a], n->key_len[a]) != key_len || memcmp(n->keys[a], key, key_len))
+            continue;
+        size_t len = strnlen(n->values[a], n->value_len[a]);
+        memcpy(buf, n->values[a], len);
+        buf[len] = '\0';
+        return buf;
+    }
     return NULL;
 }
 
 /* The root handler's header: xmlGetAttrInt(version), then (graphs) "Loading graphs". */
 static int open_root(scan *s, const elem_rule *rule, const xnode *n)
 {
-    const char *v = node_attr(n, "version");
+    char buf[TP_NCCL_XML_MAX_STR_LEN + 1];
+    const char *v = node_attr(n, "version", buf);
     if (!v) {
         warn(s, TP_NCCL_INTERNAL_ERROR, n->start, "Attribute version of node %s not found",
              n->name);
@@ -558,7 +575,7 @@ static int open_root(scan *s, const elem_rule *rule, const xnode *n)
         return warn(s, TP_NCCL_INVALID_USAGE, n->start,
                     "XML Topology has wrong version %d, %d needed", version, TP_NCCL_XML_VERSION);
     if (s->prof->is_graph) {
-        const char *name = node_attr(n, "name");
+        const char *name = node_attr(n, "name", buf);
         if (name)
             tp_log_info_sub(s->log, TP_SUB_GRAPH, "Loading graphs for topology %s", name);
         else
