@@ -127,12 +127,35 @@ static void test_put_right(void **state)
         }
 }
 
+static void test_put_int_and_literal(void **state)
+{
+    (void)state;
+    char want[64], got[64];
+    for (int v = -120; v <= 1200; v++)
+        for (int w = 0; w <= 3; w++) {
+            if (w)
+                snprintf(want, sizeof(want), "x%0*d", w, v);
+            else
+                snprintf(want, sizeof(want), "x%d", v);
+            char *p = tp_put_int(TP_PUT_LIT(got, "x"), v, w);
+            assert_string_equal(want, got);
+            assert_int_equal((int)(p - got), (int)strlen(want));
+        }
+    char *p = TP_PUT_LIT(TP_PUT_LIT(got, " -> "), "");
+    assert_string_equal(got, " -> ");
+    assert_ptr_equal(p, got + 4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_f1_edges),       cmocka_unit_test(test_f1_random_bits),
-        cmocka_unit_test(test_padded_and_hex), cmocka_unit_test(test_fixed6),
-        cmocka_unit_test(test_hex_width),      cmocka_unit_test(test_put_right),
+        cmocka_unit_test(test_f1_edges),
+        cmocka_unit_test(test_f1_random_bits),
+        cmocka_unit_test(test_padded_and_hex),
+        cmocka_unit_test(test_fixed6),
+        cmocka_unit_test(test_hex_width),
+        cmocka_unit_test(test_put_right),
+        cmocka_unit_test(test_put_int_and_literal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

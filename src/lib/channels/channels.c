@@ -447,15 +447,15 @@ static tp_status fill_ranks(tp_chan_ctx *x, tp_error *err)
 /* " [c] d0/d1/d2->rank->up" of the "Trees" line. */
 static void put_tree_entry(char *entries, size_t *len, int c, const tp_channel_rank *cr, int rank)
 {
-    char text[96], *p = tp_put_str(text, " [");
+    char text[96], *p = TP_PUT_LIT(text, " [");
     p = tp_put_int(p, c, 0);
-    p = tp_put_str(p, "] ");
+    p = TP_PUT_LIT(p, "] ");
     for (int i = 0; i < 3; i++) {
         p = tp_put_int(p, cr->tree_down[i], 0);
         p = tp_put_str(p, i < 2 ? "/" : "->");
     }
     p = tp_put_int(p, rank, 0);
-    p = tp_put_str(p, "->");
+    p = TP_PUT_LIT(p, "->");
     tp_put_int(p, cr->tree_up, 0);
     /* NCCL appends with snprintf into char[1024] at size 1023 - strlen: cut at 1022. */
     for (const char *t = text; *t && *len < TP_TREES_LINE_SIZE - 2; t++)
@@ -466,13 +466,13 @@ static void put_tree_entry(char *entries, size_t *len, int c, const tp_channel_r
 /* "Ring %02d : %d -> %d -> %d" */
 static void log_ring_line(const tp_chan_ctx *x, int c, const tp_channel_rank *cr, int rank)
 {
-    char text[96], *p = tp_put_str(text, "Ring ");
+    char text[96], *p = TP_PUT_LIT(text, "Ring ");
     p = tp_put_int(p, c, 2);
-    p = tp_put_str(p, " : ");
+    p = TP_PUT_LIT(p, " : ");
     p = tp_put_int(p, cr->ring_prev, 0);
-    p = tp_put_str(p, " -> ");
+    p = TP_PUT_LIT(p, " -> ");
     p = tp_put_int(p, rank, 0);
-    p = tp_put_str(p, " -> ");
+    p = TP_PUT_LIT(p, " -> ");
     tp_put_int(p, cr->ring_next, 0);
     tp_log_put_sub(x->log, TP_SUB_GRAPH, text);
 }

@@ -34,11 +34,11 @@ static void log_ring(const tp_chan_ctx *x, int k, const int *ring)
 {
     char prefix[40], line[TP_RING_LINE_LEN + 1];
     /* "Channel %02d/%02d : " */
-    char *p = tp_put_str(prefix, "Channel ");
+    char *p = TP_PUT_LIT(prefix, "Channel ");
     p = tp_put_int(p, k, 2);
-    p = tp_put_str(p, "/");
+    p = TP_PUT_LIT(p, "/");
     p = tp_put_int(p, x->n_channels, 2);
-    p = tp_put_str(p, " : ");
+    p = TP_PUT_LIT(p, " : ");
     size_t prefix_len = (size_t)(p - prefix);
     memset(line, ' ', TP_RING_LINE_LEN);
     line[TP_RING_LINE_LEN] = '\0';

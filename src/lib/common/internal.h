@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -139,9 +140,23 @@ static inline char *tp_put_str(char *p, const char *s)
         p++;
     return p;
 }
+/* n bytes of s at p, then a NUL: the end returned. */
+static inline char *tp_put_n(char *p, const char *s, size_t n)
+{
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p + n;
+}
+/* A string literal at p, its length known when compiled (a few moves, no byte loop). */
+#define TP_PUT_LIT(p, lit) tp_put_n((p), "" lit, sizeof(lit) - 1)
 /* printf's "%d", or "%0Nd" for zero_width N > 0. */
 static inline char *tp_put_int(char *p, int v, int zero_width)
 {
+    if (v >= 0 && v < 10 && zero_width <= 1) { /* ranks and channels: mostly one digit */
+        p[0] = (char)('0' + v);
+        p[1] = '\0';
+        return p + 1;
+    }
     char digits[TP_INT_SIZE], *d = digits + sizeof(digits);
     unsigned u = v < 0 ? 0U - (unsigned)v : (unsigned)v;
     do {

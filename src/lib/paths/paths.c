@@ -827,13 +827,13 @@ static void put_route(path_line *line, int type, int64_t id, const tp_route *r)
     p = tp_put_hex(p, (unsigned long long)TP_ID_SYSTEM_ID(id), 1, false);
     *p++ = '-';
     p = tp_put_hex(p, (unsigned long long)TP_ID_LOCAL_ID(id), 1, false);
-    p = tp_put_str(p, " (");
+    p = TP_PUT_LIT(p, " (");
     p += tp_format_int(p, r->count);
     *p++ = '/';
     p += tp_format_f1(p, r->bw);
     *p++ = '/';
     p = tp_put_str(p, tp_path_type_name(r->type));
-    p = tp_put_str(p, ") ");
+    p = TP_PUT_LIT(p, ") ");
     line_put_n(line, entry, (size_t)(p - entry));
 }
 
@@ -843,7 +843,7 @@ static void print_node_paths(tp_log *log, const tp_system *sys, const tp_node *n
     char head[64], *p = tp_put_str(head, tp_node_type_name(node->type));
     *p++ = '/';
     p = tp_put_hex(p, (unsigned long long)node->id, 1, true);
-    p = tp_put_str(p, " :");
+    p = TP_PUT_LIT(p, " :");
     line.len = 0;
     line_put_n(&line, head, (size_t)(p - head));
     for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {

@@ -721,7 +721,7 @@ static void put_float6(tp_buf *b, float v)
 /* " NET/%llx" at p: the end returned. */
 static char *put_net(char *p, int64_t id)
 {
-    return tp_put_hex(tp_put_str(p, " NET/"), (unsigned long long)id, 1, false);
+    return tp_put_hex(TP_PUT_LIT(p, " NET/"), (unsigned long long)id, 1, false);
 }
 
 /* Channel c's line: "%2d :", its NETs and GPUs (at most TP_MAX_NODES). */
@@ -731,11 +731,11 @@ static void print_channel(tp_log *log, const tp_graph *graph, int c, int n_gpus,
     if (c < 10)
         *p++ = ' '; /* "%2d" */
     p += tp_format_int(p, c);
-    p = tp_put_str(p, " :");
+    p = TP_PUT_LIT(p, " :");
     if (has_net)
         p = put_net(p, graph->inter[2 * c]);
     for (int i = 0; i < n_gpus; i++) {
-        p = tp_put_str(p, " GPU/");
+        p = TP_PUT_LIT(p, " GPU/");
         p += tp_format_int(p, graph->intra[n_gpus * c + i]);
     }
     if (has_net)

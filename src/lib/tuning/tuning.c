@@ -418,13 +418,13 @@ static char *put_spaces(char *p, int count)
 static void log_row(const tp_tuning *t, tp_log *log, int c, int a0, int a1)
 {
     char row[TABLE_LINE_SIZE], *p = tp_put_right(row, tp_put_str(row, coll_names[c]), 13);
-    p = tp_put_str(p, " |");
+    p = TP_PUT_LIT(p, " |");
     for (int a = a0; a < a1; a++) {
         for (int pr = 0; pr < TP_PROTO_COUNT; pr++) {
             p = tp_put_right(p, tp_put_f1(p, t->latency[c][a][pr]), 8);
             *p++ = '/';
             p = tp_put_right(p, tp_put_f1(p, t->bandwidth[c][a][pr]), 6);
-            p = tp_put_str(p, " |");
+            p = TP_PUT_LIT(p, " |");
         }
     }
     tp_log_put_sub(log, TP_SUB_TUNING, row);
@@ -433,19 +433,19 @@ static void log_row(const tp_tuning *t, tp_log *log, int c, int a0, int a1)
 /* The block's heading lines: algorithms, protocols, thread counts. */
 static void log_heading(const tp_tuning *t, tp_log *log, int a0, int a1)
 {
-    char line[TABLE_LINE_SIZE], *p = tp_put_str(line, "  Algorithm   |");
+    char line[TABLE_LINE_SIZE], *p = TP_PUT_LIT(line, "  Algorithm   |");
     for (int a = a0; a < a1; a++) {
         p = put_spaces(p, 15);
         p = tp_put_right(p, tp_put_str(p, algo_names[a]), 17);
-        p = tp_put_str(put_spaces(p, 17), " |");
+        p = TP_PUT_LIT(put_spaces(p, 17), " |");
     }
     tp_log_put_sub(log, TP_SUB_TUNING, line);
-    p = tp_put_str(line, "  Protocol    |");
+    p = TP_PUT_LIT(line, "  Protocol    |");
     for (int a = a0; a < a1; a++)
         for (int pr = 0; pr < TP_PROTO_COUNT; pr++)
             p = tp_put_str(tp_put_right(p, tp_put_str(p, proto_names[pr]), 15), " |");
     tp_log_put_sub(log, TP_SUB_TUNING, line);
-    p = tp_put_str(line, " Max NThreads |");
+    p = TP_PUT_LIT(line, " Max NThreads |");
     for (int a = a0; a < a1; a++)
         for (int pr = 0; pr < TP_PROTO_COUNT; pr++)
             p = tp_put_str(tp_put_right(p, tp_put_int(p, t->max_threads[a][pr], 0), 15), " |");
