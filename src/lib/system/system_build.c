@@ -10,6 +10,7 @@
 #include "system/system.h"
 #include "common/nccl_profile.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -269,6 +270,20 @@ static tp_status add_gpu(build_ctx *c, const tp_xml_elem *e, tp_node *gpu)
     return TP_OK;
 }
 
+/* strtol(s, NULL, 0): PCI ids are "0x" and up to 8 hex digits, read here without strtol. */
+static long pci_id(const char *s)
+{
+    long v = 0;
+    int n = 2;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        for (; n < 10 && isxdigit((unsigned char)s[n]); n++)
+            v = v << 4 | (s[n] <= '9' ? s[n] - '0' : (s[n] | 0x20) - 'a' + 10);
+        if (n > 2 && s[n] == '\0')
+            return v;
+    }
+    return strtol(s, NULL, 0);
+}
+
 /* NCCL 2.22.3: the switch's vendor, device, subsystem vendor and device packed 16 bits each. */
 static uint64_t pci_device_word(const tp_xml_elem *e)
 {
@@ -277,7 +292,7 @@ static uint64_t pci_device_word(const tp_xml_elem *e)
     for (size_t i = 0; i < ARRAY_LEN(names); i++) {
         const char *s = tp_xml__attr(e, names[i]);
         if (s)
-            word += (uint64_t)strtol(s, NULL, 0) << (TP_PCI_ID_BITS * (ARRAY_LEN(names) - 1 - i));
+            word += (uint64_t)pci_id(s) << (TP_PCI_ID_BITS * (ARRAY_LEN(names) - 1 - i));
     }
     return word;
 }
