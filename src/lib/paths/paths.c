@@ -243,9 +243,15 @@ static tp_status set_paths(bfs_state *s, tp_node *base, tp_error *err)
 
 /* NCCL 2.22.3 order of the searches: CPUs, GPUs, NETs, NVSwitches; a failed
  * search is reported by ncclTopoComputePaths' check at that loop's line. */
-static tp_status set_all_paths(tp_system *sys, const tp_config *cfg, tp_log *log, tp_error *err)
+static const int search_roots[] = {TP_NODE_CPU, TP_NODE_GPU, TP_NODE_NET, TP_NODE_NVS};
+/* The searches the GPU domains read: from CPUs and GPUs (search_roots[0..1]). */
+#define TP_DOMAIN_SEARCHES 2
+
+/* The searches from root types search_roots[first..last). */
+static tp_status set_paths_from(tp_system *sys, const tp_config *cfg, tp_log *log, size_t first,
+                                size_t last, tp_error *err)
 {
-    static const int roots[] = {TP_NODE_CPU, TP_NODE_GPU, TP_NODE_NET, TP_NODE_NVS};
+    const int *roots = search_roots;
     static const int check_lines[] = {TP_NCCL_LINE_PATHS_CPU, TP_NCCL_LINE_PATHS_GPU,
                                       TP_NCCL_LINE_PATHS_NET, TP_NCCL_LINE_PATHS_NVS};
     bfs_state s = {
@@ -259,7 +265,7 @@ static tp_status set_all_paths(tp_system *sys, const tp_config *cfg, tp_log *log
     s.next = calloc(total + 1, sizeof(*s.next));
     s.queued_at = calloc(total + 1, sizeof(*s.queued_at));
     tp_status st = (s.cur && s.next && s.queued_at) ? TP_OK : tp_fail_nomem(err);
-    for (size_t r = 0; st == TP_OK && r < ARRAY_LEN(roots); r++) {
+    for (size_t r = first; st == TP_OK && r < last; r++) {
         for (int i = 0; st == TP_OK && i < sys->nodes[roots[r]].count; i++)
             st = set_paths(&s, &sys->nodes[roots[r]].nodes[i], err);
         if (st == TP_ERR_TOPOLOGY)
@@ -432,18 +438,30 @@ tp_status tp_paths__check_net(const tp_system *sys, const tp_config *cfg, int64_
  * found once instead of per pair.
  */
 typedef struct pair_checks {
-    const tp_system *sys;
+    tp_system *sys;
     const tp_config *cfg;
     int level;
-    int *at; /* per GPU index */
+    int *at;           /* per GPU index */
+    unsigned *pending; /* tp_paths__compute_domains: the NET searches may wait (else NULL) */
+    tp_log *log;
 } pair_checks;
 
-/* NCCL 2.22.3 checkNet between GPUs p and g (indices in the system). */
-static bool use_net(const pair_checks *pc, int p, int g)
+/* NCCL 2.22.3 checkNet between GPUs p and g (indices in the system): *use, after the NET
+ * searches when they waited. */
+static tp_status use_net(const pair_checks *pc, int p, int g, bool *use, tp_error *err)
 {
+    *use = false;
     if (tp_config_int(pc->cfg, TP_P_NET_DISABLE_INTRA) == 1)
-        return false;
-    return net_faster_at(pc->sys, pc->at[p], pc->at[g]);
+        return TP_OK;
+    if (pc->pending && (*pc->pending & TP_PATHS_NET_SEARCHES)) {
+        tp_status st = set_paths_from(pc->sys, pc->cfg, pc->log, TP_DOMAIN_SEARCHES,
+                                      ARRAY_LEN(search_roots), err);
+        if (st != TP_OK)
+            return st;
+        *pc->pending &= ~TP_PATHS_NET_SEARCHES;
+    }
+    *use = net_faster_at(pc->sys, pc->at[p], pc->at[g]);
+    return TP_OK;
 }
 
 /*
@@ -458,17 +476,22 @@ static tp_status p2p_can_connect(const pair_checks *pc, int p, int g, int *ret, 
     tp_status st = check_p2p_at(pc->sys, pc->level, pc->at[p], pc->at[g], ret, NULL, &inter, err);
     if (st != TP_OK || *ret == 0 || inter != -1)
         return st;
-    if (use_net(pc, p, g))
+    bool net;
+    if ((st = use_net(pc, p, g, &net, err)) == TP_OK && net)
         *ret = 0;
-    return TP_OK;
+    return st;
 }
 
 /* The SHM transport's canConnect (NCCL 2.22.3 shm.cc): same host, same /dev/shm here. */
-static int shm_can_connect(const pair_checks *pc, int p, int g)
+static tp_status shm_can_connect(const pair_checks *pc, int p, int g, int *ret, tp_error *err)
 {
+    *ret = 0;
     if (tp_config_int(pc->cfg, TP_P_SHM_DISABLE) == 1)
-        return 0;
-    return !use_net(pc, p, g);
+        return TP_OK;
+    bool net;
+    tp_status st = use_net(pc, p, g, &net, err);
+    *ret = st == TP_OK && !net;
+    return st;
 }
 
 /* NCCL 2.22.3: GPU pairs without P2P go through the CPU local to the destination GPU. */
@@ -498,11 +521,13 @@ static tp_status mark_unreachable(tp_system *sys, const pair_checks *pc, int g, 
     for (int p = 0; p < gpus->count; p++) {
         if (p == g)
             continue;
-        int p2p;
+        int p2p, shm = 0;
         tp_status st = p2p_can_connect(pc, p, g, &p2p, err);
+        if (st == TP_OK && p2p == 0)
+            st = shm_can_connect(pc, p, g, &shm, err);
         if (st != TP_OK)
             return st;
-        if (p2p == 0 && !shm_can_connect(pc, p, g))
+        if (p2p == 0 && !shm)
             gpus->nodes[p].paths[TP_NODE_GPU][g].type = TP_PATH_NET;
     }
     return TP_OK;
@@ -510,10 +535,11 @@ static tp_status mark_unreachable(tp_system *sys, const pair_checks *pc, int g, 
 
 /* The GPUs' P2P and SHM rewrites, GPU by GPU (NCCL 2.22.3 ncclTopoComputePaths). */
 static tp_status gpu_policies(tp_system *sys, const tp_config *cfg, const tp_job_view *job,
-                              tp_log *log, tp_error *err)
+                              tp_log *log, unsigned *pending, tp_error *err)
 {
     int n = sys->nodes[TP_NODE_GPU].count;
-    pair_checks pc = {.sys = sys, .cfg = cfg, .level = p2p_level(sys, cfg)};
+    pair_checks pc = {
+        .sys = sys, .cfg = cfg, .level = p2p_level(sys, cfg), .pending = pending, .log = log};
     if (!(pc.at = malloc(((size_t)n + 1) * sizeof(int))))
         return tp_fail_nomem(err);
     for (int g = 0; g < n; g++)
@@ -690,20 +716,138 @@ static tp_status net_policies(tp_system *sys, const tp_config *cfg, tp_log *log,
     return st;
 }
 
+/* Debug builds (make check-san): every test that computes paths checks the system and routes. */
+static tp_status check_invariants(const tp_system *sys, tp_status st, tp_error *err)
+{
+#ifdef TP_CHECK_INVARIANTS
+    if (st == TP_OK && (st = tp_system__check(sys, err)) == TP_OK)
+        st = tp_paths__check(sys, err);
+#else
+    (void)sys;
+    (void)err;
+#endif
+    return st;
+}
+
 tp_status tp_paths__compute(tp_system *sys, const tp_config *cfg, const tp_job_view *job,
                             tp_log *log, tp_error *err)
 {
     tp_system__free_routes(sys);
-    tp_status st = set_all_paths(sys, cfg, log, err);
+    tp_status st = set_paths_from(sys, cfg, log, 0, ARRAY_LEN(search_roots), err);
     if (st == TP_OK)
-        st = gpu_policies(sys, cfg, job, log, err);
+        st = gpu_policies(sys, cfg, job, log, NULL, err);
     if (st == TP_OK)
         st = net_policies(sys, cfg, log, err);
-#ifdef TP_CHECK_INVARIANTS
-    /* Debug builds (make check-san): every test that computes paths checks both. */
-    if (st == TP_OK && (st = tp_system__check(sys, err)) == TP_OK)
-        st = tp_paths__check(sys, err);
-#endif
+    return check_invariants(sys, st, err);
+}
+
+/* node's links all have bandwidth and a link back (so set_reverse_link always finds one). */
+static bool links_sound(const tp_node *node)
+{
+    for (int l = 0; l < node->n_links; l++) {
+        const tp_link *link = &node->links[l];
+        const tp_node *rem = link->rem;
+        bool back = false;
+        for (int r = 0; !back && r < rem->n_links; r++)
+            back = rem->links[r].rem == node && rem->links[r].type == link->type;
+        if (!back || !(link->bw > 0))
+            return false;
+    }
+    return true;
+}
+
+/* A node the searches from CPUs and NETs cross: not a GPU (no route goes on from one to a
+ * node of another type) nor an NVSwitch (reached through GPUs only). */
+static bool crossed(const tp_node *node)
+{
+    return node->type != TP_NODE_GPU && node->type != TP_NODE_NVS;
+}
+
+/*
+ * No search can fail and the NET rewrites find every route they read: sound
+ * links, the crossed nodes joined among themselves, every GPU hanging off one
+ * of them, a CPU (getLocalCpu). The NET searches and rewrites then neither
+ * fail nor log: left undone on a system that is trimmed next, nothing shows.
+ */
+static tp_status searches_reach_all(const tp_system *sys, bool *all, tp_error *err)
+{
+    *all = false;
+    size_t total = 0, first_of[TP_NODE_TYPE_COUNT];
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
+        first_of[t] = total;
+        total += (size_t)sys->nodes[t].count;
+    }
+    if (sys->nodes[TP_NODE_CPU].count == 0)
+        return TP_OK;
+    const tp_node **queue = malloc((total + 1) * sizeof(*queue));
+    bool *seen = calloc(total + 1, sizeof(*seen));
+    if (!queue || !seen) {
+        free(queue);
+        free(seen);
+        return tp_fail_nomem(err);
+    }
+    bool ok = true;
+    size_t n = 0, reached = 0;
+    size_t others =
+        total - (size_t)sys->nodes[TP_NODE_GPU].count - (size_t)sys->nodes[TP_NODE_NVS].count;
+    for (int t = 0; ok && t < TP_NODE_TYPE_COUNT; t++) {
+        for (int i = 0; ok && i < sys->nodes[t].count; i++) {
+            const tp_node *node = &sys->nodes[t].nodes[i];
+            bool hangs = false;
+            for (int l = 0; l < node->n_links; l++)
+                hangs |= crossed(node->links[l].rem);
+            ok = links_sound(node) && (t != TP_NODE_GPU || hangs);
+        }
+    }
+    /* The crossed nodes reached from the first CPU through crossed nodes. */
+    if (ok) {
+        queue[n++] = &sys->nodes[TP_NODE_CPU].nodes[0];
+        seen[first_of[TP_NODE_CPU]] = true;
+    }
+    while (ok && reached < n) {
+        const tp_node *node = queue[reached++];
+        for (int l = 0; l < node->n_links; l++) {
+            const tp_node *rem = node->links[l].rem;
+            size_t slot = first_of[rem->type] + (size_t)(rem - sys->nodes[rem->type].nodes);
+            if (crossed(rem) && !seen[slot]) {
+                seen[slot] = true;
+                queue[n++] = rem;
+            }
+        }
+    }
+    free(queue);
+    free(seen);
+    *all = ok && n == others;
+    return TP_OK;
+}
+
+tp_status tp_paths__compute_domains(tp_system *sys, const tp_config *cfg, const tp_job_view *job,
+                                    tp_log *log, unsigned *pending, tp_error *err)
+{
+    *pending = 0;
+    bool all;
+    tp_status st = searches_reach_all(sys, &all, err);
+    if (st != TP_OK || !all)
+        return st != TP_OK ? st : tp_paths__compute(sys, cfg, job, log, err);
+    tp_system__free_routes(sys);
+    *pending = TP_PATHS_NET_SEARCHES | TP_PATHS_NET_POLICIES;
+    st = set_paths_from(sys, cfg, log, 0, TP_DOMAIN_SEARCHES, err);
+    if (st == TP_OK)
+        st = gpu_policies(sys, cfg, job, log, pending, err);
+    return st;
+}
+
+tp_status tp_paths__finish(tp_system *sys, const tp_config *cfg, tp_log *log, unsigned *pending,
+                           tp_error *err)
+{
+    tp_status st = TP_OK;
+    if (*pending & TP_PATHS_NET_SEARCHES)
+        st = set_paths_from(sys, cfg, log, TP_DOMAIN_SEARCHES, ARRAY_LEN(search_roots), err);
+    if (st == TP_OK && (*pending & TP_PATHS_NET_POLICIES))
+        st = net_policies(sys, cfg, log, err);
+    if (*pending)
+        st = check_invariants(sys, st, err);
+    *pending = 0;
     return st;
 }
 

@@ -55,6 +55,24 @@ typedef struct tp_job_view {
  */
 tp_status tp_paths__compute(tp_system *sys, const tp_config *cfg, const tp_job_view *job,
                             tp_log *log, tp_error *err);
+/* Parts of tp_paths__compute that tp_paths__compute_domains left for tp_paths__finish. */
+enum { TP_PATHS_NET_SEARCHES = 1u, TP_PATHS_NET_POLICIES = 2u };
+/*
+ * tp_paths__compute as far as the GPU domains (tp_paths__domains) read it:
+ * the searches from CPUs and GPUs and the GPUs' P2P/SHM rewrites. The
+ * searches from NETs and NVSwitches (run on demand when a P2P/SHM check
+ * reads a GPU's NETs) and the NET rewrites are left in *pending: a system
+ * trimmed afterwards recomputes them all, an untrimmed one runs
+ * tp_paths__finish. The searches of each root type write only the routes to
+ * that type, so their order shows only in which one fails first: when a
+ * search could fail (a link without its reverse) all run now, in NCCL's order.
+ */
+tp_status tp_paths__compute_domains(tp_system *sys, const tp_config *cfg, const tp_job_view *job,
+                                    tp_log *log, unsigned *pending, tp_error *err);
+/* The parts of the paths stage in *pending (cleared): sys is then as tp_paths__compute leaves it.
+ */
+tp_status tp_paths__finish(tp_system *sys, const tp_config *cfg, tp_log *log, unsigned *pending,
+                           tp_error *err);
 /*
  * ncclTopoTrimSystem: drop GPUs of other domains and, when the whole job is
  * local, NETs. Frees the routes (recompute them afterwards, as NCCL does).

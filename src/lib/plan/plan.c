@@ -311,12 +311,15 @@ static void mark_domain(const tp_plan *plan, tp_host_kind *k, const tp_domain *d
  * trim a fresh copy with the same domains (tp_paths__trim_domains).
  */
 static tp_status host_domains(const tp_plan *plan, tp_host_kind *k, tp_system *sys,
-                              const tp_job_view *view, tp_log *log, bool *computed, tp_error *err)
+                              const tp_job_view *view, tp_log *log, bool *computed,
+                              unsigned *pending, tp_error *err)
 {
     *computed = false;
+    *pending = 0;
     if (k->host_domains)
         return TP_OK;
-    tp_status st = tp_paths__compute(sys, plan->cfg, view, log, err);
+    /* Only what the domains read: a trimmed copy computes its routes anew. */
+    tp_status st = tp_paths__compute_domains(sys, plan->cfg, view, log, pending, err);
     *computed = st == TP_OK;
     if (st == TP_OK && !(k->host_domains = malloc(sizeof(*k->host_domains))))
         st = tp_fail_nomem(err);
@@ -333,9 +336,10 @@ static tp_status rank_paths(tp_plan *plan, tp_host_kind *k, tp_domain *d, int ra
 {
     tp_job_view view = job_view(plan, k, rank);
     bool computed = false;
+    unsigned pending = 0;
     tp_status st = tp_system__clone(&d->sys, k->host_sys, err);
     if (st == TP_OK)
-        st = host_domains(plan, k, d->sys, &view, log, &computed, err);
+        st = host_domains(plan, k, d->sys, &view, log, &computed, &pending, err);
     int gpus = st == TP_OK ? d->sys->nodes[TP_NODE_GPU].count : 0;
     int nets = st == TP_OK ? d->sys->nodes[TP_NODE_NET].count : 0;
     if (st == TP_OK)
@@ -346,6 +350,8 @@ static tp_status rank_paths(tp_plan *plan, tp_host_kind *k, tp_domain *d, int ra
                 nets == d->sys->nodes[TP_NODE_NET].count;
     if (st == TP_OK && !same)
         st = tp_paths__compute(d->sys, plan->cfg, &view, log, err);
+    else if (st == TP_OK && pending)
+        st = tp_paths__finish(d->sys, plan->cfg, log, &pending, err);
     if (st == TP_OK)
         st = tp_search__init(d->sys, err);
     return st;
