@@ -334,15 +334,6 @@ static void keep_name(char *name, const char *from, size_t n)
     name[n] = '\0';
 }
 
-/* The bytes that end a name or a key: ends_name's and '='. */
-static const bool token_end[256] = {
-    [' '] = true, ['>'] = true, ['/'] = true, ['\n'] = true, ['\r'] = true, ['='] = true};
-
-static bool ends_token(char c)
-{
-    return token_end[(unsigned char)c];
-}
-
 /* A name (copied to `name`, NUL-terminated) or, want_value, a key="value" pair (left in the
  * text: s->token, s->value); *last is the byte that ended it. */
 static int get_token(scan *s, char *name, bool want_value, char *last)
@@ -351,8 +342,12 @@ static int get_token(scan *s, char *name, bool want_value, char *last)
     size_t avail = s->len - s->pos, max = TP_NCCL_XML_MAX_STR_LEN - 1;
     size_t n = 0, limit = avail < max ? avail : max;
     unsigned char cls = TP_XML_NAME;
-    while (n < limit && !ends_token(from[n]))
-        cls &= tp_xml__byte_class[(unsigned char)from[n++]];
+    for (; n < limit; n++) { /* one table read a byte: its end mark and its plain class */
+        unsigned char k = tp_xml__byte_class[(unsigned char)from[n]];
+        if (k & TP_XML_NCCL_TOKEN_END)
+            break;
+        cls &= k;
+    }
     s->name_plain =
         n > 0 && (tp_xml__byte_class[(unsigned char)from[0]] & TP_XML_NAME_START) && cls;
     if (n == limit && avail <= max) {

@@ -66,8 +66,10 @@ bool tp_xml__plain_ascii(const char *text, size_t len);
 bool tp_xml__plain_text(const char *text, size_t len);
 
 /* What a byte may be in the plain subset: a name's first byte, a name byte, an
- * attribute value byte (bytes 0x80-0xff: none). */
-enum { TP_XML_NAME_START = 1, TP_XML_NAME = 2, TP_XML_VALUE = 4 };
+ * attribute value byte (bytes 0x80-0xff: none); and, for the replay of NCCL's
+ * tokenizer (nccl_xml.c), whether it ends a name or a key there (' ', '>', '/',
+ * LF, CR, '='). */
+enum { TP_XML_NAME_START = 1, TP_XML_NAME = 2, TP_XML_VALUE = 4, TP_XML_NCCL_TOKEN_END = 8 };
 extern const unsigned char tp_xml__byte_class[256];
 
 /* The plain subset's pieces: an XML name, an attribute value as expat keeps

@@ -41,12 +41,13 @@ typedef enum step { STEP_OK, STEP_NOT_PLAIN, STEP_NOMEM } step;
 #define S_ (TP_XML_NAME_START | TP_XML_NAME | TP_XML_VALUE)
 #define N_ (TP_XML_NAME | TP_XML_VALUE)
 #define V_ TP_XML_VALUE
+#define E_ TP_XML_NCCL_TOKEN_END
 /* clang-format off */
 const unsigned char tp_xml__byte_class[256] = {
-    0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  /* control bytes */
+    0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  E_, 0,  0,  E_, 0,  0,  /* control bytes, LF, CR */
     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
-    V_, V_, V_, V_, V_, V_, 0,  V_, V_, V_, V_, V_, V_, N_, N_, V_, /*  !"#$%&'()*+,-./ */
-    N_, N_, N_, N_, N_, N_, N_, N_, N_, N_, V_, V_, 0,  V_, V_, V_, /* 0-9 :;<=>? */
+    V_|E_, V_, V_, V_, V_, V_, 0, V_, V_, V_, V_, V_, V_, N_, N_, V_|E_, /*  !"#$%&'()*+,-./ */
+    N_, N_, N_, N_, N_, N_, N_, N_, N_, N_, V_, V_, 0, V_|E_, V_|E_, V_, /* 0-9 :;<=>? */
     V_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, /* @A-O */
     S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, V_, V_, V_, V_, S_, /* P-Z [\]^_ */
     V_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, S_, /* `a-o */
@@ -57,6 +58,7 @@ const unsigned char tp_xml__byte_class[256] = {
 #undef S_
 #undef N_
 #undef V_
+#undef E_
 
 static bool has_class(char c, int cls)
 {
