@@ -126,14 +126,15 @@ static void new_graph(tp_graph *g, int n_gpus, int id, int pattern, int coll_net
     g->max_channels = max_ch;
 }
 
-/* The domain's graphs, in one block: they live and die together (and a plan's
- * heap then holds a few large blocks, not many). */
+/* Graph i of the domain's block: each holds the channel rows of the domain's GPUs. */
 static tp_graph *graph_in_block(const tp_domain *d, int i)
 {
     size_t size = tp_graph__size(d->sys->nodes[TP_NODE_GPU].count);
     return (tp_graph *)(d->graph_block + (size_t)i * size);
 }
 
+/* The domain's graphs, in one block: they live and die together (and a plan's
+ * heap then holds a few blocks, not many). */
 static tp_status graph_room(tp_domain *d, tp_error *err)
 {
     int n_gpus = d->sys->nodes[TP_NODE_GPU].count;
