@@ -94,7 +94,8 @@ tp_status tp_strdup(char **out, const char *s, tp_error *err)
 static char *new_line(tp_log *log, tp_log_level level, uint64_t sub, size_t size)
 {
     char *text = NULL;
-    if (tp_grow((void **)&log->lines, &log->cap, log->n_lines + 1, sizeof(*log->lines), NULL) ||
+    if ((log->n_lines == log->cap &&
+         tp_grow((void **)&log->lines, &log->cap, log->n_lines + 1, sizeof(*log->lines), NULL)) ||
         !(text = tp_arena_alloc(&log->text, size))) {
         log->failed = true;
         return NULL;

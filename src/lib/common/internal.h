@@ -152,8 +152,10 @@ static inline char *tp_put_n(char *p, const char *s, size_t n)
 /* printf's "%d", or "%0Nd" for zero_width N > 0. */
 static inline char *tp_put_int(char *p, int v, int zero_width)
 {
-    if (v >= 0 && v < 10 && zero_width <= 1) { /* ranks and channels: mostly one digit */
-        p[0] = (char)('0' + v);
+    if (v > -10 && v < 10 && zero_width <= 1) { /* ranks, channels, -1: mostly one digit */
+        if (v < 0)
+            *p++ = '-';
+        p[0] = (char)('0' + (v < 0 ? -v : v));
         p[1] = '\0';
         return p + 1;
     }
