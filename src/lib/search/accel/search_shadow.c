@@ -176,9 +176,12 @@ static int shadow_setup(tp_accel *a, int j, const tp_graph *g, float bw)
     tp_graph tmp;
     tp_graph__copy_settings(&tmp, g);
     tmp.bw_intra = tmp.bw_inter = bw;
-    for (int n = 1; n <= g->max_channels; n++)
-        if (!(n * bw < n * g->bw_intra))
-            return 0;
+    /* n x bw < n x bw_intra in float for every channel count n: sure when bw is below bw_intra by
+     * more than the two roundings (2^-24 each) can make up, else checked one by one. */
+    if (!((double)bw * (1.0 + 0x1p-21) < (double)g->bw_intra))
+        for (int n = 1; n <= g->max_channels; n++)
+            if (!(n * bw < n * g->bw_intra))
+                return 0;
     sh->bw = bw;
     sh->int_bw = (int)bw;
     int n_amounts = a->milli.n_amounts;
@@ -209,10 +212,11 @@ void tp_accel__shadow_begin(tp_accel *a, const tp_graph *g, const float *bws, in
     /* Every shadow starts from the pass's link values. */
     for (int l = 0; l < a->milli.n_links; l++)
         sw->link_m[l] = (tp_lanes){0} + a->milli.link_m[l];
-    for (int i = 0; i < a->milli.n_amounts; i++)
-        for (int k = 0; k < 5; k++)
-            for (int j = 0; j < TP_LANES; j++)
-                sw->amount[i][k][j] = j < sw->count ? sw->runs[j].amounts[i].v[k] : 0;
+    memset(sw->amount, 0, sizeof(sw->amount));
+    for (int j = 0; j < sw->count; j++)
+        for (int i = 0; i < a->milli.n_amounts; i++)
+            for (int k = 0; k < 5; k++)
+                sw->amount[i][k][j] = sw->runs[j].amounts[i].v[k];
     if (sw->alive)
         tp_accel__hooks(a);
 }
