@@ -533,18 +533,13 @@ __attribute__((noinline, cold)) static int bad_amount(tp_accel *a, float bw)
  * before anything is taken; no route touches a link twice (routes_simple).
  * A hop whose reverse does not pay has its mrev on a zero of its own.
  */
-__attribute__((always_inline)) static inline int walk_milli(tp_accel *a, const tp_cpath *path,
-                                                            float bw, float mult, int shadowed)
+__attribute__((always_inline)) static inline int walk_milli_at(tp_accel *a, const tp_cpath *path,
+                                                               int ai, float mult, int shadowed)
 {
-    const int ai = tp_accel__milli_amount(a, bw);
-    if (ai < 0)
-        return bad_amount(a, bw);
     const tp_amount *am = &a->milli.amounts[ai];
     const tp_mroute *mr = &a->milli.routes[path->index];
     const tp_mhop *hops = tp_accel__mhops(a, path);
     if (mult > 0) {
-        if (mult == 1 && path->intra)
-            tp_accel__pass_accept(a, path); /* its type was accepted */
         int short_hop = short_hop_milli(hops, path->count, am, mr->kind);
         if (shadowed && a->shadow.alive)
             tp_accel__shadow_walk(a, path, am, short_hop);
@@ -561,11 +556,26 @@ __attribute__((always_inline)) static inline int walk_milli(tp_accel *a, const t
     return 1;
 }
 
+/* walk_milli_at at bandwidth bw (a value of the pass). */
+__attribute__((always_inline)) static inline int walk_milli(tp_accel *a, const tp_cpath *path,
+                                                            float bw, float mult, int shadowed)
+{
+    const int ai = tp_accel__milli_amount(a, bw);
+    if (ai < 0)
+        return bad_amount(a, bw);
+    if (mult == 1 && path->intra)
+        tp_accel__pass_accept(a, path); /* its type was accepted */
+    return walk_milli_at(a, path, ai, mult, shadowed);
+}
+
 /* take_first in milli mode (see search_accel.h), with the shadows' walks when `shadowed`. */
 __attribute__((always_inline)) static inline int
 take_first(tp_accel *a, const tp_graph *g, const tp_cpath *const *paths, int count, int shadowed)
 {
     const int tree = tp_search__tree_pattern(g->pattern);
+    const int ai = tp_accel__milli_amount(a, g->bw_intra);
+    if (ai < 0)
+        return bad_amount(a, g->bw_intra);
     for (int i = 0; i < count; i++) {
         const tp_cpath *path = paths[i];
         int need = path->need[tree];
@@ -573,9 +583,10 @@ take_first(tp_accel *a, const tp_graph *g, const tp_cpath *const *paths, int cou
             tp_accel__pass_read(a, TP_READ_TYPE_INTRA, need, 0);
             continue;
         }
-        int done = walk_milli(a, path, g->bw_intra, 1, shadowed && a->shadow.alive);
-        if (done)
-            return done < 0 ? -1 : i;
+        if (need > a->pass.ti_lo)
+            a->pass.ti_lo = need; /* its type was accepted (tp_accel__pass_accept) */
+        if (walk_milli_at(a, path, ai, 1, shadowed && a->shadow.alive))
+            return i;
     }
     return count;
 }
