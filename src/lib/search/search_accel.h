@@ -53,11 +53,13 @@ typedef struct tp_search_accel_ops {
      * short (nothing taken then), -1 on an internal error (in the context's tp_error). A
      * reservation at mult 1 of an intra route (path->intra) is one whose type was accepted. */
     int (*walk)(void *a, const tp_cpath *path, float bw, float mult);
-    /* The walk of the next GPU's candidates: reserve bwIntra on the first of the `count` routes
-     * between GPUs that the pass takes (typeIntra accepts its type, every link has room), telling
-     * what the read and walk hooks would be told of each route tried before it: its index
-     * (taken), count when none is taken, -1 on an internal error. */
-    int (*take_first)(void *a, const tp_graph *g, const tp_cpath *const *paths, int count);
+    /* The walk of the next GPU's candidates: give back bwIntra on route give_back (one it took
+     * before; NULL: none), then reserve bwIntra on the first of the `count` routes between GPUs
+     * that the pass takes (typeIntra accepts its type, every link has room), telling what the
+     * read and walk hooks would be told of each route tried before it: its index (taken), count
+     * when none is taken, -1 on an internal error. */
+    int (*take_first)(void *a, const tp_graph *g, const tp_cpath *give_back,
+                      const tp_cpath *const *paths, int count);
     /* gpuPciBw: the live GPU<->PCI bandwidth (truncated) of GPU g, which has a PCI link. */
     int (*gpu_pci_bw)(void *a, int g);
     /* NET `net`'s bandwidth just changed by -sign x (int)bwInter; `was` its value before. */

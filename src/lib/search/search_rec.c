@@ -468,17 +468,21 @@ STEP_INLINE tp_status try_next(tp_search_ctx *s, tp_graph *g, int gi, int next, 
     return try_gpu(s, g, &t, time);
 }
 
-/* try_gpu after its route (path, to GPU index gi) was taken: go on from there, give it back. */
-static tp_status go_through(tp_search_ctx *s, tp_graph *g, const tp_cpath *path, int gi, int step,
-                            chain_rules rules, int *time)
+/* try_gpu after its route (path, to GPU index gi) was taken: go on from there (the route stays). */
+static tp_status go_on(tp_search_ctx *s, tp_graph *g, const tp_cpath *path, int gi, int step,
+                       chain_rules rules, int *time)
 {
     const uint64_t flag = 1ULL << g->n_channels;
     g->n_hops += path->count;
     s->used[gi] ^= flag;
     tp_status st = rec_gpu(s, g, &s->sys->nodes[TP_NODE_GPU].nodes[gi], step, rules, time);
     s->used[gi] ^= flag;
-    if (st != TP_OK)
-        return st;
+    return st;
+}
+
+/* Give back route path, taken by go_on's caller (try_gpu's last follow). */
+static tp_status give_back(tp_search_ctx *s, tp_graph *g, const tp_cpath *path)
+{
     tp_node *gpu;
     return follow_path(s, g, (route_at){path, NULL}, -1, &gpu);
 }
@@ -486,31 +490,38 @@ static tp_status go_through(tp_search_ctx *s, tp_graph *g, const tp_cpath *path,
 /*
  * Try the GPUs next[0..count) after GPU index gi, in order, paths[i] the
  * route to next[i]. An accelerator may walk the candidates that cannot be
- * taken in one call (take_first).
+ * taken in one call (take_first), which also gives back the route of the
+ * candidate tried before.
  */
 static tp_status try_next_all(tp_search_ctx *s, tp_graph *g, int gi, const int *next,
                               const tp_cpath *const *paths, int count, int step, chain_rules rules,
                               int *time)
 {
-    for (int i = 0; i < count;) {
+    const tp_cpath *held = NULL; /* the route of the last candidate, still taken */
+    tp_status st = TP_OK;
+    for (int i = 0; i < count && st == TP_OK;) {
         if (!s->accel || !s->accel->take_first) {
-            tp_status st = try_next(s, g, gi, next[i++], step, rules, time);
-            if (st != TP_OK)
+            if (held && (st = give_back(s, g, held)) != TP_OK)
                 return st;
+            held = NULL;
+            st = try_next(s, g, gi, next[i++], step, rules, time);
             continue;
         }
-        int k = s->accel->take_first(s->accel_state, g, paths + i, count - i);
+        int k = s->accel->take_first(s->accel_state, g, held, paths + i, count - i);
+        if (held)
+            g->n_hops -= held->count;
+        held = NULL;
         if (k < 0)
             return TP_ERR_INTERNAL;
         if (k >= count - i)
             return TP_OK;
         i += k;
-        tp_status st = go_through(s, g, paths[i], next[i], step + 1, rules, time);
-        if (st != TP_OK)
-            return st;
-        i++;
+        st = go_on(s, g, paths[i], next[i], step + 1, rules, time);
+        held = paths[i++];
     }
-    return TP_OK;
+    if (st != TP_OK || !held)
+        return st;
+    return give_back(s, g, held);
 }
 
 /* The routes from GPU index gi to the GPUs next[0..count). */

@@ -325,10 +325,10 @@ int tp_accel__walk_floats(void *state, const tp_cpath *path, float bw, float mul
 int tp_accel__walk_milli(void *state, const tp_cpath *path, float bw, float mult);
 int tp_accel__walk_shadowed(void *state, const tp_cpath *path, float bw, float mult);
 /* The take_first hook of milli passes, without and with shadows. */
-int tp_accel__take_first_milli(void *state, const tp_graph *g, const tp_cpath *const *paths,
-                               int count);
-int tp_accel__take_first_shadowed(void *state, const tp_graph *g, const tp_cpath *const *paths,
-                                  int count);
+int tp_accel__take_first_milli(void *state, const tp_graph *g, const tp_cpath *give_back,
+                               const tp_cpath *const *paths, int count);
+int tp_accel__take_first_shadowed(void *state, const tp_graph *g, const tp_cpath *give_back,
+                                  const tp_cpath *const *paths, int count);
 int tp_accel__gpu_pci_bw(void *state, int g);
 void tp_accel__net_bw(void *state, int net, int sign, float was);
 

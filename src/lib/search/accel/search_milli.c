@@ -569,13 +569,17 @@ __attribute__((always_inline)) static inline int walk_milli(tp_accel *a, const t
 }
 
 /* take_first in milli mode (see search_accel.h), with the shadows' walks when `shadowed`. */
-__attribute__((always_inline)) static inline int
-take_first(tp_accel *a, const tp_graph *g, const tp_cpath *const *paths, int count, int shadowed)
+__attribute__((always_inline)) static inline int take_first(tp_accel *a, const tp_graph *g,
+                                                            const tp_cpath *give_back,
+                                                            const tp_cpath *const *paths, int count,
+                                                            int shadowed)
 {
     const int tree = tp_search__tree_pattern(g->pattern);
     const int ai = tp_accel__milli_amount(a, g->bw_intra);
     if (ai < 0)
         return bad_amount(a, g->bw_intra);
+    if (give_back)
+        walk_milli_at(a, give_back, ai, -1, shadowed && a->shadow.alive);
     for (int i = 0; i < count; i++) {
         const tp_cpath *path = paths[i];
         int need = path->need[tree];
@@ -591,16 +595,16 @@ take_first(tp_accel *a, const tp_graph *g, const tp_cpath *const *paths, int cou
     return count;
 }
 
-int tp_accel__take_first_milli(void *state, const tp_graph *g, const tp_cpath *const *paths,
-                               int count)
+int tp_accel__take_first_milli(void *state, const tp_graph *g, const tp_cpath *give_back,
+                               const tp_cpath *const *paths, int count)
 {
-    return take_first(state, g, paths, count, 0);
+    return take_first(state, g, give_back, paths, count, 0);
 }
 
-int tp_accel__take_first_shadowed(void *state, const tp_graph *g, const tp_cpath *const *paths,
-                                  int count)
+int tp_accel__take_first_shadowed(void *state, const tp_graph *g, const tp_cpath *give_back,
+                                  const tp_cpath *const *paths, int count)
 {
-    return take_first(state, g, paths, count, 1);
+    return take_first(state, g, give_back, paths, count, 1);
 }
 
 int tp_accel__walk_milli(void *state, const tp_cpath *path, float bw, float mult)
