@@ -106,8 +106,6 @@ void tp_accel__hooks(tp_accel *a)
 
 int tp_accel__begin(tp_accel *a, const tp_graph *g)
 {
-    if (!a->milli.on)
-        a->pass.state_ok = 0; /* the last pass ran on floats (or none ran yet) */
     tp_accel__memo_begin(a, g);
     tp_accel__pass_begin(a, g);
     return (a->use & TP_ACCEL_MILLI) && tp_accel__milli_begin(a, g);
@@ -119,6 +117,12 @@ int tp_accel__begin(tp_accel *a, const tp_graph *g)
  */
 static void arm_pass(tp_accel *a, const tp_graph *g)
 {
+    if (!a->milli.on) {
+        /* A float pass may round link values: what was made of them is made again after it (a
+         * float pass the pass memory knows changes nothing). */
+        a->pass.state_ok = 0;
+        a->milli.link_m_ok = 0;
+    }
     a->dead.next_dead = a->milli.on && (a->use & TP_ACCEL_DEAD) &&
                         tp_accel__dead_pass(a, a->milli.link_m, a->milli.amounts, g);
     tp_accel__hooks(a);

@@ -370,8 +370,7 @@ int tp_accel__milli_begin(tp_accel *a, const tp_graph *g)
         mi->on = 1;
         return 1;
     }
-    mi->link_m_ok = 0; /* a float pass may round the link values */
-    return 0;
+    return 0; /* a float pass: link_m_ok is cleared if it runs (search_accel.c arm_pass) */
 }
 
 static inline int32_t rev_amount(const tp_mhop *h, const tp_amount *am)
