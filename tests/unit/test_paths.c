@@ -796,24 +796,37 @@ static void check_shared_domains(const tp_system *host, const tp_config *cfg, in
     tp_system__free(first);
 }
 
+/* check(host system, config) on each fixture planned in each environment of the paths tests
+ * (default, P2P and SHM off, P2P at PIX). */
+static void for_each_fixture_env(const char *const *fixtures, size_t n_fixtures,
+                                 void (*check)(tp_system *host, const tp_config *cfg))
+{
+    static const char *const p2p_off[] = {"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=1", NULL};
+    static const char *const pix[] = {"NCCL_P2P_LEVEL=PIX", NULL};
+    const char *const *envs[] = {NULL, p2p_off, pix};
+    for (size_t f = 0; f < n_fixtures; f++) {
+        char *xml = helpers_fixture(fixtures[f]);
+        for (size_t e = 0; e < ARRAY_LEN(envs); e++) {
+            tp_plan *plan = helpers_plan(xml, envs[e], 1, 0);
+            check(plan->kinds[plan->home_kind].host_sys, plan->cfg);
+            tp_plan_free(plan);
+        }
+        free(xml);
+    }
+}
+
+static void check_shared_domains_1_2(tp_system *host, const tp_config *cfg)
+{
+    check_shared_domains(host, cfg, 1);
+    check_shared_domains(host, cfg, 2);
+}
+
 static void test_paths_shared_domains_match_own_trim(void **state)
 {
     (void)state;
     static const char *const fixtures[] = {"v100_nv2.xml", "dgx_h100.xml", "pix_nic_2s.xml",
                                            "pcie_2s_8gpu.xml", "v100_sparse_ring.xml"};
-    static const char *const p2p_off[] = {"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=1", NULL};
-    static const char *const pix[] = {"NCCL_P2P_LEVEL=PIX", NULL};
-    const char *const *envs[] = {NULL, p2p_off, pix};
-    for (size_t f = 0; f < ARRAY_LEN(fixtures); f++) {
-        char *xml = helpers_fixture(fixtures[f]);
-        for (size_t e = 0; e < ARRAY_LEN(envs); e++) {
-            tp_plan *plan = helpers_plan(xml, envs[e], 1, 0);
-            check_shared_domains(plan->kinds[plan->home_kind].host_sys, plan->cfg, 1);
-            check_shared_domains(plan->kinds[plan->home_kind].host_sys, plan->cfg, 2);
-            tp_plan_free(plan);
-        }
-        free(xml);
-    }
+    for_each_fixture_env(fixtures, ARRAY_LEN(fixtures), check_shared_domains_1_2);
 }
 
 /*
@@ -859,33 +872,26 @@ static unsigned check_deferred_paths(const tp_system *host, const tp_config *cfg
     return left;
 }
 
+static void check_deferred_and_unsound(tp_system *host, const tp_config *cfg)
+{
+    unsigned left = check_deferred_paths(host, cfg);
+    /* Sound systems leave the NET rewrites (and, without a P2P/SHM check on NETs, the
+     * NET searches) for later. */
+    assert_true(left & TP_PATHS_NET_POLICIES);
+    /* A link without bandwidth: a search might not reach everything; all run at once. */
+    tp_link *link = &host->nodes[TP_NODE_GPU].nodes[0].links[0];
+    float bw = link->bw;
+    link->bw = 0;
+    assert_int_equal(check_deferred_paths(host, cfg), 0);
+    link->bw = bw;
+}
+
 static void test_paths_deferred_net_searches(void **state)
 {
     (void)state;
     static const char *const fixtures[] = {"v100_nv2.xml", "dgx_h100.xml", "pix_nic_2s.xml",
                                            "pcie_2s_8gpu.xml", "hgx_a100.xml"};
-    static const char *const p2p_off[] = {"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=1", NULL};
-    static const char *const pix[] = {"NCCL_P2P_LEVEL=PIX", NULL};
-    const char *const *envs[] = {NULL, p2p_off, pix};
-    for (size_t f = 0; f < ARRAY_LEN(fixtures); f++) {
-        char *xml = helpers_fixture(fixtures[f]);
-        for (size_t e = 0; e < ARRAY_LEN(envs); e++) {
-            tp_plan *plan = helpers_plan(xml, envs[e], 1, 0);
-            tp_system *host = plan->kinds[plan->home_kind].host_sys;
-            unsigned left = check_deferred_paths(host, plan->cfg);
-            /* Sound systems leave the NET rewrites (and, without a P2P/SHM check on NETs, the
-             * NET searches) for later. */
-            assert_true(left & TP_PATHS_NET_POLICIES);
-            /* A link without bandwidth: a search might not reach everything; all run at once. */
-            tp_link *link = &host->nodes[TP_NODE_GPU].nodes[0].links[0];
-            float bw = link->bw;
-            link->bw = 0;
-            assert_int_equal(check_deferred_paths(host, plan->cfg), 0);
-            link->bw = bw;
-            tp_plan_free(plan);
-        }
-        free(xml);
-    }
+    for_each_fixture_env(fixtures, ARRAY_LEN(fixtures), check_deferred_and_unsound);
 }
 
 /* ------------------------------------------------------------------ */

@@ -629,6 +629,25 @@ static void test_search_second_pass_skipped(void **state)
     tp_plan_free(plain);
 }
 
+/* Domain 1's graphs g renamed from domain 0's (asserted: it mirrors), and domain 1's ring
+ * as a search of its own system finds it (returned; free_graph it and g's). */
+static tp_graph *mirror_second_domain(tp_plan *plan, tp_graph **g)
+{
+    tp_domain *d = &plan->domains[1];
+    for (int i = 0; i < TP_GRAPH_COUNT; i++)
+        g[i] = new_graph(0, 0, 0, 0);
+    tp_error err = {0};
+    int done = 0;
+    const tp_search_domain first = {plan->domains[0].sys, plan->domains[0].graphs};
+    assert_int_equal(tp_search__mirror(NULL, first, (tp_search_domain){d->sys, g}, TP_GRAPH_COUNT,
+                                       plan->cfg, &done, &err),
+                     TP_OK);
+    assert_int_equal(done, 1);
+    tp_graph *ring = new_graph(0, TP_PATTERN_RING, 1, TP_MAXCHANNELS / 2);
+    assert_int_equal(tp_search__compute_plain(d->sys, ring, plan->cfg, &plan->log, &err), TP_OK);
+    return ring;
+}
+
 /*
  * Two sockets of the fixture form two domains that differ only in names
  * (the NICs interleave): the second domain's graphs are the first's renamed
@@ -642,16 +661,9 @@ static void test_search_mirror_domains(void **state)
     tp_domain *d = &plan->domains[1];
     int n_gpus = d->sys->nodes[TP_NODE_GPU].count, done = 0;
     tp_graph *g[TP_GRAPH_COUNT];
-    for (int i = 0; i < TP_GRAPH_COUNT; i++)
-        g[i] = new_graph(0, 0, 0, 0);
+    tp_graph *ring = mirror_second_domain(plan, g);
     tp_error err = {0};
     const tp_search_domain first = {plan->domains[0].sys, plan->domains[0].graphs};
-    assert_int_equal(tp_search__mirror(NULL, first, (tp_search_domain){d->sys, g}, TP_GRAPH_COUNT,
-                                       plan->cfg, &done, &err),
-                     TP_OK);
-    assert_int_equal(done, 1);
-    tp_graph *ring = new_graph(0, TP_PATTERN_RING, 1, TP_MAXCHANNELS / 2);
-    assert_int_equal(tp_search__compute_plain(d->sys, ring, plan->cfg, &plan->log, &err), TP_OK);
     assert_same_graph(g[TP_GRAPH_RING], ring, n_gpus);
     assert_same_graph(d->graphs[TP_GRAPH_RING], ring, n_gpus);
     assert_true(d->graphs[TP_GRAPH_RING]->intra[0] >= 4); /* the second socket's ranks */
@@ -682,19 +694,8 @@ static void test_search_mirror_swapped_nics(void **state)
     const char *const env[] = {"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=1", NULL};
     tp_plan *plan = plan_fixture("hgx_a100.xml", env);
     assert_int_equal(plan->n_domains, 8);
-    tp_domain *d = &plan->domains[1];
     tp_graph *g[TP_GRAPH_COUNT];
-    for (int i = 0; i < TP_GRAPH_COUNT; i++)
-        g[i] = new_graph(0, 0, 0, 0);
-    tp_error err = {0};
-    int done = 0;
-    const tp_search_domain first = {plan->domains[0].sys, plan->domains[0].graphs};
-    assert_int_equal(tp_search__mirror(NULL, first, (tp_search_domain){d->sys, g}, TP_GRAPH_COUNT,
-                                       plan->cfg, &done, &err),
-                     TP_OK);
-    assert_int_equal(done, 1);
-    tp_graph *ring = new_graph(0, TP_PATTERN_RING, 1, TP_MAXCHANNELS / 2);
-    assert_int_equal(tp_search__compute_plain(d->sys, ring, plan->cfg, &plan->log, &err), TP_OK);
+    tp_graph *ring = mirror_second_domain(plan, g);
     assert_same_graph(g[TP_GRAPH_RING], ring, 1);
     assert_int_not_equal(ring->inter[0], plan->domains[0].graphs[TP_GRAPH_RING]->inter[0]);
     for (int i = 0; i < TP_GRAPH_COUNT; i++)
