@@ -500,9 +500,14 @@ static tp_status postset(tp_chan_ctx *x, tp_error *err)
     tp_status st;
     /* NCCL prints its communicator's address here; there is none to print, so the line says
      * PTR, as the conformance normalizer writes every address. */
-    tp_log_info_sub(x->log, TP_SUB_INIT,
-                    "comm PTR rank %d nRanks %d nNodes %d localRanks %d localRank %d MNNVL %d",
-                    x->job->rank, x->n_ranks, ch->n_nodes, ch->local_ranks, ch->local_rank, 0);
+    /* "comm PTR rank %d nRanks %d nNodes %d localRanks %d localRank %d MNNVL %d" */
+    char line[128], *p = tp_put_int(TP_PUT_LIT(line, "comm PTR rank "), x->job->rank, 0);
+    p = tp_put_int(TP_PUT_LIT(p, " nRanks "), x->n_ranks, 0);
+    p = tp_put_int(TP_PUT_LIT(p, " nNodes "), ch->n_nodes, 0);
+    p = tp_put_int(TP_PUT_LIT(p, " localRanks "), ch->local_ranks, 0);
+    p = tp_put_int(TP_PUT_LIT(p, " localRank "), ch->local_rank, 0);
+    TP_PUT_LIT(p, " MNNVL 0");
+    tp_log_put_sub(x->log, TP_SUB_INIT, line);
     x->cross_swap = ch->combined[TP_GRAPH_RING].cross_nic && x->nc % 2 == 0;
     x->ring_prev = malloc((size_t)x->nc * nr * sizeof(int));
     x->ring_next = malloc((size_t)x->nc * nr * sizeof(int));

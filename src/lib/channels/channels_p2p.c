@@ -110,7 +110,9 @@ static void chunk_size(tp_channels *ch, const tp_system *sys, tp_log *log)
     if (chunk * TP_NCCL_STEPS > TP_BUFFSIZE_SIMPLE)
         chunk = TP_BUFFSIZE_SIMPLE / TP_NCCL_STEPS;
     ch->p2p_chunk_size = chunk;
-    tp_log_info_sub(log, TP_SUB_INIT, "P2P Chunksize set to %d", chunk);
+    char line[64];
+    tp_put_int(TP_PUT_LIT(line, "P2P Chunksize set to "), chunk, 0);
+    tp_log_put_sub(log, TP_SUB_INIT, line);
 }
 
 tp_status tp_channels__p2p(tp_channels *ch, const tp_system *sys, const tp_config *cfg, tp_log *log,
@@ -138,11 +140,13 @@ tp_status tp_channels__p2p(tp_channels *ch, const tp_system *sys, const tp_confi
         p2p_n = pow2_down(TP_MAXCHANNELS);
     ch->p2p_n_channels = p2p_n;
     ch->p2p_n_channels_per_peer = per_peer < p2p_n ? per_peer : p2p_n;
-    tp_log_info_sub(
-        log, TP_SUB_INIT,
-        "%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p "
-        "channels per peer",
-        ch->n_channels, ch->n_collnet_channels, ch->n_nvls_channels, ch->p2p_n_channels,
-        ch->p2p_n_channels_per_peer);
+    /* "%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p
+     * channels per peer" */
+    char line[160], *p = TP_PUT_LIT(tp_put_int(line, ch->n_channels, 0), " coll channels, ");
+    p = TP_PUT_LIT(tp_put_int(p, ch->n_collnet_channels, 0), " collnet channels, ");
+    p = TP_PUT_LIT(tp_put_int(p, ch->n_nvls_channels, 0), " nvls channels, ");
+    p = TP_PUT_LIT(tp_put_int(p, ch->p2p_n_channels, 0), " p2p channels, ");
+    TP_PUT_LIT(tp_put_int(p, ch->p2p_n_channels_per_peer, 0), " p2p channels per peer");
+    tp_log_put_sub(log, TP_SUB_INIT, line);
     return TP_OK;
 }

@@ -90,12 +90,24 @@ tp_status tp_strdup(char **out, const char *s, tp_error *err)
     return *out ? TP_OK : tp_fail_nomem(err);
 }
 
+/* Room for more lines: a plan logs about a hundred, so start there; every slot is written
+ * before it is read (no clearing). */
+static bool grow_lines(tp_log *log)
+{
+    size_t cap = log->cap ? 2 * log->cap : 128;
+    tp_log_line *lines = realloc(log->lines, cap * sizeof(*lines));
+    if (!lines)
+        return false;
+    log->lines = lines;
+    log->cap = cap;
+    return true;
+}
+
 /* A new line of the log with room for `size` bytes of text (NULL: out of memory, noted). */
 static char *new_line(tp_log *log, tp_log_level level, uint64_t sub, size_t size)
 {
     char *text = NULL;
-    if ((log->n_lines == log->cap &&
-         tp_grow((void **)&log->lines, &log->cap, log->n_lines + 1, sizeof(*log->lines), NULL)) ||
+    if ((log->n_lines == log->cap && !grow_lines(log)) ||
         !(text = tp_arena_alloc(&log->text, size))) {
         log->failed = true;
         return NULL;

@@ -553,13 +553,15 @@ static void print_rec(tp_log *log, const tp_node *node, const tp_node *prev, pri
 
 void tp_system__print(tp_log *log, const tp_system *sys)
 {
-    tp_log_info_sub(log, TP_SUB_GRAPH,
-                    "=== System : maxBw %2.1f totalBw %2.1f ===", (double)sys->max_bw,
-                    (double)sys->total_bw);
+    /* "=== System : maxBw %2.1f totalBw %2.1f ===" ("%.1f" writes 3 characters or more) */
+    char head[64 + 2 * TP_F1_SIZE], *p = TP_PUT_LIT(head, "=== System : maxBw ");
+    p = TP_PUT_LIT(tp_put_f1(p, sys->max_bw), " totalBw ");
+    TP_PUT_LIT(tp_put_f1(p, sys->total_bw), " ===");
+    tp_log_put_sub(log, TP_SUB_GRAPH, head);
     print_line pl = {{0}};
     for (int n = 0; n < sys->nodes[TP_NODE_CPU].count; n++)
         print_rec(log, sys->nodes[TP_NODE_CPU].nodes + n, NULL, &pl, 0, 0);
-    tp_log_info_sub(log, TP_SUB_GRAPH, "==========================================");
+    tp_log_put_sub(log, TP_SUB_GRAPH, "==========================================");
 }
 
 /* ---- invariant checker ---- */
