@@ -1,6 +1,9 @@
 /* Shared helpers of the unit tests. */
 #include "helpers.h"
 
+#include "xml/xml.h"
+
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,4 +72,26 @@ int helpers_log_has(const tp_plan *plan, const char *text)
         if (strcmp(plan->log.lines[i].text, text) == 0)
             return 1;
     return 0;
+}
+
+int helpers_each_file(const char *pattern,
+                      void (*check)(const char *path, const char *text, size_t len, void *ctx),
+                      void *ctx)
+{
+    glob_t g;
+    int seen = 0;
+    if (glob(pattern, 0, NULL, &g) != 0)
+        return 0;
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        char *text = NULL;
+        size_t len = 0;
+        tp_error err = {0};
+        if (tp_xml__read_file(&text, &len, g.gl_pathv[i], &err) != TP_OK)
+            continue;
+        seen++;
+        check(g.gl_pathv[i], text, len, ctx);
+        free(text);
+    }
+    globfree(&g);
+    return seen;
 }

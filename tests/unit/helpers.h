@@ -25,5 +25,9 @@ char *helpers_fixture(const char *name);
 int helpers_gpu_index(const tp_system *sys, int64_t bus_id);
 /* True when some line of the plan's log equals text. */
 int helpers_log_has(const tp_plan *plan, const char *text);
+/* check(path, text, len, ctx) on every readable file matching the glob pattern; how many. */
+int helpers_each_file(const char *pattern,
+                      void (*check)(const char *path, const char *text, size_t len, void *ctx),
+                      void *ctx);
 
 #endif

@@ -761,6 +761,19 @@ static void path_lines(tp_system *sys, tp_log *log)
                 sys->nodes[TP_NODE_NET].count);
 }
 
+/* Two systems print the same path lines. */
+static void assert_same_path_lines(tp_system *x, tp_system *y)
+{
+    tp_log a = {.enabled = true}, b = {.enabled = true};
+    path_lines(x, &a);
+    path_lines(y, &b);
+    assert_int_equal(a.n_lines, b.n_lines);
+    for (size_t i = 0; i < a.n_lines; i++)
+        assert_string_equal(a.lines[i].text, b.lines[i].text);
+    tp_log_clear(&a);
+    tp_log_clear(&b);
+}
+
 static void check_shared_domains(const tp_system *host, const tp_config *cfg, int n_nodes)
 {
     int n = host->nodes[TP_NODE_GPU].count;
@@ -775,7 +788,6 @@ static void check_shared_domains(const tp_system *host, const tp_config *cfg, in
         tp_job_view v = v0;
         v.rank = host->nodes[TP_NODE_GPU].nodes[r].gpu.rank;
         tp_system *own = NULL, *shared = NULL;
-        tp_log a = {.enabled = true}, b = {.enabled = true};
         assert_int_equal(tp_system__clone(&own, host, &err), TP_OK);
         assert_int_equal(tp_paths__compute(own, cfg, &v, NULL, &err), TP_OK);
         assert_int_equal(tp_paths__trim(own, cfg, &v, &err), TP_OK);
@@ -783,13 +795,7 @@ static void check_shared_domains(const tp_system *host, const tp_config *cfg, in
         assert_int_equal(tp_system__clone(&shared, host, &err), TP_OK);
         assert_int_equal(tp_paths__trim_domains(shared, &dom, &v, &err), TP_OK);
         assert_int_equal(tp_paths__compute(shared, cfg, &v, NULL, &err), TP_OK);
-        path_lines(own, &a);
-        path_lines(shared, &b);
-        assert_int_equal(a.n_lines, b.n_lines);
-        for (size_t i = 0; i < a.n_lines; i++)
-            assert_string_equal(a.lines[i].text, b.lines[i].text);
-        tp_log_clear(&a);
-        tp_log_clear(&b);
+        assert_same_path_lines(own, shared);
         tp_system__free(own);
         tp_system__free(shared);
     }
@@ -859,14 +865,7 @@ static unsigned check_deferred_paths(const tp_system *host, const tp_config *cfg
     assert_memory_equal(da.domain, db.domain, (size_t)n * sizeof(da.domain[0]));
     assert_int_equal(tp_paths__finish(part, cfg, NULL, &pending, &err), TP_OK);
     assert_int_equal(pending, 0);
-    tp_log a = {.enabled = true}, b = {.enabled = true};
-    path_lines(whole, &a);
-    path_lines(part, &b);
-    assert_int_equal(a.n_lines, b.n_lines);
-    for (size_t i = 0; i < a.n_lines; i++)
-        assert_string_equal(a.lines[i].text, b.lines[i].text);
-    tp_log_clear(&a);
-    tp_log_clear(&b);
+    assert_same_path_lines(whole, part);
     tp_system__free(whole);
     tp_system__free(part);
     return left;

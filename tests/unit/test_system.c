@@ -7,7 +7,6 @@
 
 #include "system/system.h"
 
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -905,6 +904,13 @@ static void assert_prepared_alike(const char *xml, size_t len, int first_rank, c
     free(out[1]);
 }
 
+static void fuse_alike_from_ranks_0_and_8(const char *path, const char *text, size_t len, void *ctx)
+{
+    (void)ctx;
+    assert_prepared_alike(text, len, 0, path);
+    assert_prepared_alike(text, len, 8, path);
+}
+
 /* Every public topology, and documents where ranks read an element differently or siblings
  * look alike (fusion then duplicates or merges elements): in-place fusion is exact or not used. */
 static void test_fusion_in_place_matches_copies(void **state)
@@ -913,23 +919,8 @@ static void test_fusion_in_place_matches_copies(void **state)
     const char *patterns[] = {"../shared/conformance/cases/*/topo.xml", "tests/fixtures/*.xml",
                               "../shared/provider/*/*.xml"};
     int seen = 0;
-    for (size_t p = 0; p < sizeof(patterns) / sizeof(patterns[0]); p++) {
-        glob_t g;
-        if (glob(patterns[p], 0, NULL, &g) != 0)
-            continue;
-        for (size_t i = 0; i < g.gl_pathc; i++) {
-            char *text = NULL;
-            size_t len = 0;
-            tp_error err = {0};
-            if (tp_xml__read_file(&text, &len, g.gl_pathv[i], &err) != TP_OK)
-                continue;
-            seen++;
-            assert_prepared_alike(text, len, 0, g.gl_pathv[i]);
-            assert_prepared_alike(text, len, 8, g.gl_pathv[i]);
-            free(text);
-        }
-        globfree(&g);
-    }
+    for (size_t p = 0; p < sizeof(patterns) / sizeof(patterns[0]); p++)
+        seen += helpers_each_file(patterns[p], fuse_alike_from_ranks_0_and_8, NULL);
     assert_true(seen > 0);
     /* clang-format off */
 #define GPU_PCI(bus, dev) \

@@ -9,7 +9,6 @@
 #include "xml/nccl_xml.h"
 #include "xml/xml.h"
 
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,25 +75,24 @@ typedef struct tally {
     int seen, plain, replayed;
 } tally;
 
+typedef struct compare_ctx {
+    tally *t;
+    int taken;
+} compare_ctx;
+
+static void compare_file(const char *path, const char *text, size_t len, void *ctx)
+{
+    compare_ctx *c = ctx;
+    c->t->seen++;
+    c->taken += readers_match_expat(text, len, path, &c->t->replayed);
+}
+
 /* Every file matching pattern; returns how many the plain reader took. */
 static int compare_files(const char *pattern, tally *t)
 {
-    glob_t g;
-    int taken = 0;
-    if (glob(pattern, 0, NULL, &g) != 0)
-        return 0;
-    for (size_t i = 0; i < g.gl_pathc; i++) {
-        char *text = NULL;
-        size_t len = 0;
-        tp_error err = {0};
-        if (tp_xml__read_file(&text, &len, g.gl_pathv[i], &err) != TP_OK)
-            continue;
-        t->seen++;
-        taken += readers_match_expat(text, len, g.gl_pathv[i], &t->replayed);
-        free(text);
-    }
-    globfree(&g);
-    return taken;
+    compare_ctx c = {t, 0};
+    helpers_each_file(pattern, compare_file, &c);
+    return c.taken;
 }
 
 static void test_public_files_read_as_expat_reads_them(void **state)

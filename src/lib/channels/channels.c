@@ -466,14 +466,8 @@ static void put_tree_entry(char *entries, size_t *len, int c, const tp_channel_r
 /* "Ring %02d : %d -> %d -> %d" */
 static void log_ring_line(const tp_chan_ctx *x, int c, const tp_channel_rank *cr, int rank)
 {
-    char text[96], *p = TP_PUT_LIT(text, "Ring ");
-    p = tp_put_int(p, c, 2);
-    p = TP_PUT_LIT(p, " : ");
-    p = tp_put_int(p, cr->ring_prev, 0);
-    p = TP_PUT_LIT(p, " -> ");
-    p = tp_put_int(p, rank, 0);
-    p = TP_PUT_LIT(p, " -> ");
-    tp_put_int(p, cr->ring_next, 0);
+    char text[96];
+    tp_put_int(tp_chan__put_line_head(text, "Ring ", c, 2, cr->ring_prev, rank), cr->ring_next, 0);
     tp_log_put_sub(x->log, TP_SUB_GRAPH, text);
 }
 

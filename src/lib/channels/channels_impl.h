@@ -119,6 +119,16 @@ static inline int tp_chan__topo(const tp_chan_ctx *x, int r, tp_topo_field field
     return tp_chan__shift(x, tr->v[field][c], tp_chan__host(x, r));
 }
 
+/* "<label><c> : <from> -> <me> -> " (c as "%0*d" of zero_width): the head NCCL's "Ring" and
+ * "Tree" lines share; the end returned. */
+static inline char *tp_chan__put_line_head(char *p, const char *label, int c, int zero_width,
+                                           int from, int me)
+{
+    p = tp_put_int(tp_put_str(p, label), c, zero_width);
+    p = tp_put_int(TP_PUT_LIT(p, " : "), from, 0);
+    return TP_PUT_LIT(tp_put_int(TP_PUT_LIT(p, " -> "), me, 0), " -> ");
+}
+
 /* connectTrees for every rank, with the reported rank's "Tree" lines. */
 tp_status tp_chan__connect_trees(tp_chan_ctx *x, tp_error *err);
 /* connectNvls for the reported rank: "NVLS Head" and "NVLS Trees" lines. */

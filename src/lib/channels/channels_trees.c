@@ -140,13 +140,7 @@ static void log_tree(const tp_chan_ctx *x, int c)
         int ch = c + k * x->nc;
         const tp_tree *t = &x->trees[(size_t)ch * (size_t)x->n_ranks + (size_t)me];
         /* "Tree %d : %d -> %d -> %d/%d/%d" */
-        char text[96], *p = TP_PUT_LIT(text, "Tree ");
-        p = tp_put_int(p, ch, 0);
-        p = TP_PUT_LIT(p, " : ");
-        p = tp_put_int(p, t->up, 0);
-        p = TP_PUT_LIT(p, " -> ");
-        p = tp_put_int(p, me, 0);
-        p = TP_PUT_LIT(p, " -> ");
+        char text[96], *p = tp_chan__put_line_head(text, "Tree ", ch, 0, t->up, me);
         for (int i = 0; i < 3; i++) {
             p = tp_put_int(p, t->down[i], 0);
             if (i < 2)
