@@ -156,15 +156,19 @@ static tp_status compute_graph(tp_plan *plan, tp_domain *d, int slot, tp_search_
     return st;
 }
 
-/* init.cc: ring, tree, CollNet (skipped: no CollNet plugin) and NVLS graphs. */
 /*
  * Comparing two systems costs about as much as a short search: mirror only
  * from a domain whose searches walked more steps than that.
  */
+static bool mirror_source(const tp_domain *e)
+{
+    return e->searched && e->search_work >= TP_MIRROR_MIN_WORK;
+}
+
+/* e's graphs may be renamed for d only when both search an NVLS graph or neither does. */
 static bool worth_mirroring(const tp_domain *e, const tp_domain *d)
 {
-    return e->searched && e->search_work >= TP_MIRROR_MIN_WORK &&
-           e->nvls_support == d->nvls_support;
+    return mirror_source(e) && e->nvls_support == d->nvls_support;
 }
 
 /*
@@ -248,7 +252,7 @@ static tp_status compute_graphs(tp_plan *plan, tp_host_kind *k, tp_domain *d, tp
     bool later = false;
     for (int i = 0; i < k->n_gpus; i++)
         later |= k->domain_of[i] < 0;
-    if (d->searched && later && worth_mirroring(d, d))
+    if (later && mirror_source(d))
         tp_search__mirrors_adopt(&k->mirrors, d->sys, keep);
     else
         tp_search__keep_free(keep);
