@@ -2,7 +2,8 @@
  * The log's number formatting shortcuts against printf itself: "%.1f" of a
  * float (tp_format_f1, tp_buf_put_f1), "%f" (tp_format_fixed) and hexadecimal ids
  * (tp_buf_put_hex, tp_format_hex), and the in-place line pieces ("%*.1f", "%*s", "%*d"
- * by tp_put_f1, tp_put_str, tp_put_int then tp_put_right).
+ * by tp_put_f1, tp_put_str, tp_put_int then tp_put_right; tp_put_f1_right, tp_put_ll), and
+ * log lines written in place (tp_log_begin_line, tp_log_end_line).
  */
 #include "helpers.h"
 
@@ -146,6 +147,75 @@ static void test_put_int_and_literal(void **state)
     assert_ptr_equal(p, got + 4);
 }
 
+/* "%*.1f" written in place against printf: random bits, ties, every width up to 12. */
+static void test_f1_right(void **state)
+{
+    (void)state;
+    uint32_t x = 4242;
+    char want[160], got[160];
+    for (int i = 0; i < 100000; i++) {
+        x = x * 1664525u + 1013904223u;
+        float v;
+        uint32_t bits = x & 0xcfffffffu;
+        memcpy(&v, &bits, sizeof(v));
+        if (i % 3 == 1)
+            v = (float)((int)(x % 2000001) - 1000000) / 4.0f + 0.05f; /* tenths ties */
+        if (i % 3 == 2)
+            v = (float)(x % 100) - 50.0f;
+        int w = (int)(x >> 28) % 13;
+        snprintf(want, sizeof(want), "ab%*.1f|", w, (double)v);
+        char *p = tp_put_f1_right(TP_PUT_LIT(got, "ab"), v, w);
+        *p++ = '|';
+        *p = '\0';
+        if (strcmp(want, got) != 0)
+            print_error("%a width %d: printf \"%s\", ours \"%s\"\n", (double)v, w, want, got);
+        assert_string_equal(want, got);
+    }
+    static const float edges[] = {0.0f, -0.0f, -0.04f, 1e20f, -3e38f, INFINITY, NAN};
+    for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+        snprintf(want, sizeof(want), "%8.1f", (double)edges[i]);
+        assert_ptr_equal(tp_put_f1_right(got, edges[i], 8), got + strlen(want));
+        assert_string_equal(want, got);
+    }
+}
+
+static void test_put_ll(void **state)
+{
+    (void)state;
+    static const long long values[] = {0, 7, -7, 10, -10, 123456789012LL, INT64_MAX, INT64_MIN};
+    char want[64], got[64];
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+        snprintf(want, sizeof(want), "%lld", values[i]);
+        assert_ptr_equal(tp_put_ll(got, values[i]), got + strlen(want));
+        assert_string_equal(want, got);
+    }
+}
+
+/* Lines written in place keep their text while many more follow (the arena's room given back
+ * and its chunks grown), a line wider than a chunk included; a disabled log gives no room. */
+static void test_log_lines_in_place(void **state)
+{
+    (void)state;
+    tp_log log = {.enabled = true};
+    char want[64];
+    for (int i = 0; i < 3000; i++) {
+        size_t room = i == 1500 ? 20000 : 64;
+        char *p = tp_log_begin_line(&log, TP_SUB_GRAPH, room);
+        assert_non_null(p);
+        tp_log_end_line(&log, tp_put_int(TP_PUT_LIT(p, "line "), i, 0));
+    }
+    assert_int_equal(log.n_lines, 3000);
+    for (int i = 0; i < 3000; i++) {
+        snprintf(want, sizeof(want), "line %d", i);
+        assert_string_equal(log.lines[i].text, want);
+        assert_true(log.lines[i].sub == TP_SUB_GRAPH);
+    }
+    tp_log_clear(&log);
+    log.enabled = false;
+    assert_null(tp_log_begin_line(&log, TP_SUB_GRAPH, 64));
+    assert_int_equal(log.n_lines, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -156,6 +226,9 @@ int main(void)
         cmocka_unit_test(test_hex_width),
         cmocka_unit_test(test_put_right),
         cmocka_unit_test(test_put_int_and_literal),
+        cmocka_unit_test(test_f1_right),
+        cmocka_unit_test(test_put_ll),
+        cmocka_unit_test(test_log_lines_in_place),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

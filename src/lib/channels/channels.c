@@ -444,46 +444,69 @@ static tp_status fill_ranks(tp_chan_ctx *x, tp_error *err)
     return TP_OK;
 }
 
-/* " [c] d0/d1/d2->rank->up" of the "Trees" line. */
-static void put_tree_entry(char *entries, size_t *len, int c, const tp_channel_rank *cr, int rank)
+/* " [c] d0/d1/d2->rank->up" of the "Trees" line at p: its end. */
+static char *put_tree_entry(char *p, int c, const tp_channel_rank *cr, int rank)
 {
-    char text[96], *p = TP_PUT_LIT(text, " [");
-    p = tp_put_int(p, c, 0);
-    p = TP_PUT_LIT(p, "] ");
-    for (int i = 0; i < 3; i++) {
-        p = tp_put_int(p, cr->tree_down[i], 0);
-        p = tp_put_str(p, i < 2 ? "/" : "->");
-    }
-    p = tp_put_int(p, rank, 0);
-    p = TP_PUT_LIT(p, "->");
-    tp_put_int(p, cr->tree_up, 0);
-    /* NCCL appends with snprintf into char[1024] at size 1023 - strlen: cut at 1022. */
-    for (const char *t = text; *t && *len < TP_TREES_LINE_SIZE - 2; t++)
-        entries[(*len)++] = *t;
-    entries[*len] = '\0';
+    p = TP_PUT_LIT(p, " [");
+    p = TP_PUT_LIT(tp_put_int(p, c, 0), "] ");
+    for (int i = 0; i < 2; i++)
+        p = TP_PUT_LIT(tp_put_int(p, cr->tree_down[i], 0), "/");
+    p = TP_PUT_LIT(tp_put_int(p, cr->tree_down[2], 0), "->");
+    p = TP_PUT_LIT(tp_put_int(p, rank, 0), "->");
+    return tp_put_int(p, cr->tree_up, 0);
+}
+
+/* The entry appended to the "Trees" line of `len` bytes (NUL at entries + len). NCCL appends
+ * with snprintf into char[1024] at size 1023 - strlen: the line is cut at 1022. */
+static size_t append_tree_entry(char *entries, size_t len, int c, const tp_channel_rank *cr,
+                                int rank)
+{
+    if (len + TP_TREE_ENTRY_SIZE <= TP_TREES_LINE_SIZE - 2)
+        return (size_t)(put_tree_entry(entries + len, c, cr, rank) - entries);
+    char text[TP_TREE_ENTRY_SIZE];
+    put_tree_entry(text, c, cr, rank);
+    for (const char *t = text; *t && len < TP_TREES_LINE_SIZE - 2; t++)
+        entries[len++] = *t;
+    entries[len] = '\0';
+    return len;
 }
 
 /* "Ring %02d : %d -> %d -> %d" */
 static void log_ring_line(const tp_chan_ctx *x, int c, const tp_channel_rank *cr, int rank)
 {
-    char text[96];
-    tp_put_int(tp_chan__put_line_head(text, "Ring ", c, 2, cr->ring_prev, rank), cr->ring_next, 0);
-    tp_log_put_sub(x->log, TP_SUB_GRAPH, text);
+    char *p = tp_log_begin_line(x->log, TP_SUB_GRAPH, TP_CHAN_LINE_SIZE);
+    if (!p)
+        return;
+    p = tp_chan__put_line_head(TP_PUT_LIT(p, "Ring "), c, 2, cr->ring_prev, rank);
+    tp_log_end_line(x->log, tp_put_int(p, cr->ring_next, 0));
 }
 
-/* init.cc after postset: "Ring" lines and the 1024-byte "Trees" line. */
+/* The 1024-byte "Trees" line of the reported rank. */
+static void log_trees_line(const tp_chan_ctx *x)
+{
+    const tp_channels *ch = x->ch;
+    int rank = x->job->rank;
+    char *line = tp_log_begin_line(x->log, TP_SUB_INIT, sizeof("Trees") + TP_TREES_LINE_SIZE);
+    if (!line)
+        return;
+    char *entries = TP_PUT_LIT(line, "Trees");
+    size_t len = 0;
+    for (int c = 0; c < ch->n_channels; c++)
+        len =
+            append_tree_entry(entries, len, c, &ch->ranks[(size_t)rank * ch->n_channels + c], rank);
+    tp_log_end_line(x->log, entries + len);
+}
+
+/* init.cc after postset: "Ring" lines, then the "Trees" line. */
 static void log_rings_trees(const tp_chan_ctx *x)
 {
     const tp_channels *ch = x->ch;
     int rank = x->job->rank;
-    char line[sizeof("Trees") + TP_TREES_LINE_SIZE] = "Trees";
-    size_t len = 0;
-    for (int c = 0; c < ch->n_channels; c++) {
-        const tp_channel_rank *cr = &ch->ranks[(size_t)rank * ch->n_channels + c];
-        put_tree_entry(line + 5, &len, c, cr, rank);
-        log_ring_line(x, c, cr, rank);
-    }
-    tp_log_put_sub(x->log, TP_SUB_INIT, line);
+    if (!x->log || !x->log->enabled)
+        return;
+    for (int c = 0; c < ch->n_channels; c++)
+        log_ring_line(x, c, &ch->ranks[(size_t)rank * ch->n_channels + c], rank);
+    log_trees_line(x);
 }
 
 /* Everything after the all-gather: nodes, the comm line, postset. */
@@ -495,13 +518,15 @@ static tp_status postset(tp_chan_ctx *x, tp_error *err)
     /* NCCL prints its communicator's address here; there is none to print, so the line says
      * PTR, as the conformance normalizer writes every address. */
     /* "comm PTR rank %d nRanks %d nNodes %d localRanks %d localRank %d MNNVL %d" */
-    char line[128], *p = tp_put_int(TP_PUT_LIT(line, "comm PTR rank "), x->job->rank, 0);
-    p = tp_put_int(TP_PUT_LIT(p, " nRanks "), x->n_ranks, 0);
-    p = tp_put_int(TP_PUT_LIT(p, " nNodes "), ch->n_nodes, 0);
-    p = tp_put_int(TP_PUT_LIT(p, " localRanks "), ch->local_ranks, 0);
-    p = tp_put_int(TP_PUT_LIT(p, " localRank "), ch->local_rank, 0);
-    TP_PUT_LIT(p, " MNNVL 0");
-    tp_log_put_sub(x->log, TP_SUB_INIT, line);
+    char *p = tp_log_begin_line(x->log, TP_SUB_INIT, 128);
+    if (p) {
+        p = tp_put_int(TP_PUT_LIT(p, "comm PTR rank "), x->job->rank, 0);
+        p = tp_put_int(TP_PUT_LIT(p, " nRanks "), x->n_ranks, 0);
+        p = tp_put_int(TP_PUT_LIT(p, " nNodes "), ch->n_nodes, 0);
+        p = tp_put_int(TP_PUT_LIT(p, " localRanks "), ch->local_ranks, 0);
+        p = tp_put_int(TP_PUT_LIT(p, " localRank "), ch->local_rank, 0);
+        tp_log_end_line(x->log, TP_PUT_LIT(p, " MNNVL 0"));
+    }
     x->cross_swap = ch->combined[TP_GRAPH_RING].cross_nic && x->nc % 2 == 0;
     x->ring_prev = malloc((size_t)x->nc * nr * sizeof(int));
     x->ring_next = malloc((size_t)x->nc * nr * sizeof(int));

@@ -119,12 +119,15 @@ static inline int tp_chan__topo(const tp_chan_ctx *x, int r, tp_topo_field field
     return tp_chan__shift(x, tr->v[field][c], tp_chan__host(x, r));
 }
 
-/* "<label><c> : <from> -> <me> -> " (c as "%0*d" of zero_width): the head NCCL's "Ring" and
- * "Tree" lines share; the end returned. */
-static inline char *tp_chan__put_line_head(char *p, const char *label, int c, int zero_width,
-                                           int from, int me)
+/* Room for a "Ring" or "Tree" line (a label, six numbers, separators) or a "Trees" entry. */
+#define TP_CHAN_LINE_SIZE 96
+#define TP_TREE_ENTRY_SIZE 96
+
+/* "<c> : <from> -> <me> -> " (c as "%0*d" of zero_width), after the label: the head NCCL's
+ * "Ring" and "Tree" lines share; the end returned. */
+static inline char *tp_chan__put_line_head(char *p, int c, int zero_width, int from, int me)
 {
-    p = tp_put_int(tp_put_str(p, label), c, zero_width);
+    p = tp_put_int(p, c, zero_width);
     p = tp_put_int(TP_PUT_LIT(p, " : "), from, 0);
     return TP_PUT_LIT(tp_put_int(TP_PUT_LIT(p, " -> "), me, 0), " -> ");
 }

@@ -28,30 +28,31 @@ static int walk(const tp_chan_ctx *x, int k, int start, int *out)
 /*
  * NCCL 2.22.3 rings.cc dumpLine: a space-filled line, the prefix cut to its
  * first 15 characters, then " %3d" for at most 20 ranks at 4-character steps
- * from strlen(prefix) (wider numbers overlap the next one).
+ * from strlen(prefix) (wider numbers overlap the next one). Written in place:
+ * the prefix and the ranks' contiguous steps cover every byte before the last
+ * rank's NUL, so only a line without ranks needs the spaces.
  */
 static void log_ring(const tp_chan_ctx *x, int k, const int *ring)
 {
-    char prefix[40], line[TP_RING_LINE_LEN + 1];
+    char *line = tp_log_begin_line(x->log, TP_SUB_INIT, TP_RING_LINE_LEN + 1);
+    if (!line)
+        return;
     /* "Channel %02d/%02d : " */
-    char *p = TP_PUT_LIT(prefix, "Channel ");
-    p = tp_put_int(p, k, 2);
-    p = TP_PUT_LIT(p, "/");
-    p = tp_put_int(p, x->n_channels, 2);
-    p = TP_PUT_LIT(p, " : ");
-    size_t prefix_len = (size_t)(p - prefix);
-    memset(line, ' ', TP_RING_LINE_LEN);
-    line[TP_RING_LINE_LEN] = '\0';
-    memcpy(line, prefix, prefix_len < TP_RING_PREFIX_LEN ? prefix_len : TP_RING_PREFIX_LEN);
-    /* " %3d" in place, with its NUL (a wider number overlaps the next one). */
+    char *p = tp_put_int(TP_PUT_LIT(line, "Channel "), k, 2);
+    p = TP_PUT_LIT(tp_put_int(TP_PUT_LIT(p, "/"), x->n_channels, 2), " : ");
+    for (char *cut = line + TP_RING_PREFIX_LEN; cut < p; cut++)
+        *cut = ' ';
+    char *end = line + TP_RING_LINE_LEN, *at = p;
     for (int i = 0; i < x->n_ranks && i < TP_RING_MAX_WIDTH; i++) {
-        char *at = line + prefix_len + TP_RING_RANK_STEP * (size_t)i;
-        if (at + 1 + TP_INT_SIZE > line + sizeof(line))
+        at = p + TP_RING_RANK_STEP * (size_t)i;
+        if (at + 1 + TP_INT_SIZE > line + TP_RING_LINE_LEN + 1)
             break;
         *at++ = ' ';
-        tp_put_right(at, tp_put_int(at, ring[i], 0), 3);
+        end = tp_put_right(at, tp_put_int(at, ring[i], 0), 3);
     }
-    tp_log_put_sub(x->log, TP_SUB_INIT, line);
+    if (end == line + TP_RING_LINE_LEN)
+        memset(at, ' ', (size_t)(end - at));
+    tp_log_end_line(x->log, end);
 }
 
 /* NCCL's checks of one ring from the reported rank: it loops back, it holds every rank. */

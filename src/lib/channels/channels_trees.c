@@ -140,13 +140,13 @@ static void log_tree(const tp_chan_ctx *x, int c)
         int ch = c + k * x->nc;
         const tp_tree *t = &x->trees[(size_t)ch * (size_t)x->n_ranks + (size_t)me];
         /* "Tree %d : %d -> %d -> %d/%d/%d" */
-        char text[96], *p = tp_chan__put_line_head(text, "Tree ", ch, 0, t->up, me);
-        for (int i = 0; i < 3; i++) {
-            p = tp_put_int(p, t->down[i], 0);
-            if (i < 2)
-                p = TP_PUT_LIT(p, "/");
-        }
-        tp_log_put_sub(x->log, TP_SUB_GRAPH, text);
+        char *p = tp_log_begin_line(x->log, TP_SUB_GRAPH, TP_CHAN_LINE_SIZE);
+        if (!p)
+            return;
+        p = tp_chan__put_line_head(TP_PUT_LIT(p, "Tree "), ch, 0, t->up, me);
+        for (int i = 0; i < 2; i++)
+            p = TP_PUT_LIT(tp_put_int(p, t->down[i], 0), "/");
+        tp_log_end_line(x->log, tp_put_int(p, t->down[2], 0));
     }
 }
 

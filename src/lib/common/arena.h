@@ -7,6 +7,7 @@
 #define TP_ARENA_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct tp_arena_chunk tp_arena_chunk;
 
@@ -31,6 +32,15 @@ static inline void *tp_arena_alloc(tp_arena *a, size_t size)
     a->next += size;
     a->left -= size;
     return p;
+}
+/* Give back the room of the newest block from `end` on (end inside it): a block sized for the
+ * most its text could take keeps only what was written. The arena stays aligned. */
+static inline void tp_arena_shrink(tp_arena *a, void *end)
+{
+    uintptr_t align = _Alignof(max_align_t);
+    char *keep = (char *)(((uintptr_t)end + align - 1) & ~(align - 1));
+    a->left += (size_t)(a->next - keep);
+    a->next = keep;
 }
 /* As tp_arena_alloc, cleared. */
 void *tp_arena_zalloc(tp_arena *a, size_t size);

@@ -143,9 +143,14 @@ void tp_log_put_sub(tp_log *log, uint64_t sub, const char *text)
     if (!log || !log->enabled)
         return;
     size_t n = strlen(text) + 1;
-    char *copy = new_line(log, TP_LOG_INFO, sub, n);
+    char *copy = tp_log_begin_line(log, sub, n);
     if (copy)
         memcpy(copy, text, n);
+}
+
+char *tp_log__begin_line_grow(tp_log *log, uint64_t sub, size_t max)
+{
+    return new_line(log, TP_LOG_INFO, sub, max);
 }
 
 void tp_log_info_sub(tp_log *log, uint64_t sub, const char *fmt, ...)
@@ -290,6 +295,37 @@ int tp_format_f1(char *out, float v)
     *--p = (char)('0' + n % 10);
     *--p = '.';
     return finish_fixed(out, p, digits + sizeof(digits) - 1, n / 10, v);
+}
+
+char *tp_put_f1_right(char *p, float v, int width)
+{
+    double tenths = (double)v * 10.0; /* exact, as in tp_format_f1 */
+    if (!(fabs(tenths) < 1e15))
+        return tp_put_right(p, tp_put_f1(p, v), width);
+    long long n = llrint(fabs(tenths));
+    int len = signbit(v) ? 3 : 2; /* the sign, the point and the tenths */
+    for (long long whole = n / 10;; whole /= 10) {
+        len++;
+        if (whole < 10)
+            break;
+    }
+    /* Written in place, the length known first: no shifting, no copy. The spaces go in
+     * 4-byte stores; the digits written next cover any overshoot (they are at least 3). */
+    int pad = width > len ? width - len : 0;
+    for (int i = 0; i < pad; i += 4)
+        memcpy(p + i, "    ", 4);
+    char *end = p + pad + len, *d = end;
+    *d = '\0';
+    *--d = (char)('0' + n % 10);
+    *--d = '.';
+    n /= 10;
+    do {
+        *--d = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    if (signbit(v))
+        *--d = '-';
+    return end;
 }
 
 int tp_format_hex(char *out, unsigned long long v, int min_digits)

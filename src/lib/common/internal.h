@@ -86,6 +86,33 @@ void tp_log_warn(tp_log *log, const char *fmt, ...) TP_PRINTF(2, 3);
 void tp_log_vadd(tp_log *log, tp_log_level level, uint64_t sub, const char *fmt, va_list ap);
 /* An INFO line already formatted (no printf pass: lines printed by the hundred). */
 void tp_log_put_sub(tp_log *log, uint64_t sub, const char *text);
+/* tp_log_begin_line's slow path: the line table grows. */
+char *tp_log__begin_line_grow(tp_log *log, uint64_t sub, size_t max);
+/* An INFO line written in place (no copy): room for `max` bytes, its NUL included, or NULL
+ * when the log is off or out of memory (skip the line). End it with tp_log_end_line before
+ * the next line. (Inline: a bump of the line table and of the text arena, taken per line.) */
+static inline char *tp_log_begin_line(tp_log *log, uint64_t sub, size_t max)
+{
+    if (!log || !log->enabled)
+        return NULL;
+    if (log->n_lines == log->cap)
+        return tp_log__begin_line_grow(log, sub, max);
+    char *text = tp_arena_alloc(&log->text, max);
+    if (!text) {
+        log->failed = true;
+        return NULL;
+    }
+    tp_log_line *line = &log->lines[log->n_lines++];
+    line->level = TP_LOG_INFO;
+    line->sub = sub;
+    return line->text = text;
+}
+/* The line begun last ends at `end` (where its NUL is or goes); its unused room is given back. */
+static inline void tp_log_end_line(tp_log *log, char *end)
+{
+    *end = '\0';
+    tp_arena_shrink(&log->text, end + 1);
+}
 void tp_log_clear(tp_log *log);
 /* The NCCL_DEBUG_SUBSYS mask (TP_SUB_*) of a value; NULL: INIT,ENV,GRAPH. */
 uint64_t tp_log__subsys_mask(const char *text);
@@ -159,6 +186,12 @@ static inline char *tp_put_int(char *p, int v, int zero_width)
         p[1] = '\0';
         return p + 1;
     }
+    if (zero_width == 2 && v >= 0 && v < 100) { /* "%02d": channel numbers */
+        p[0] = (char)('0' + v / 10);
+        p[1] = (char)('0' + v % 10);
+        p[2] = '\0';
+        return p + 2;
+    }
     char digits[TP_INT_SIZE], *d = digits + sizeof(digits);
     unsigned u = v < 0 ? 0U - (unsigned)v : (unsigned)v;
     do {
@@ -170,6 +203,22 @@ static inline char *tp_put_int(char *p, int v, int zero_width)
         *p++ = '-';
     for (int pad = len + (v < 0); pad < zero_width; pad++)
         *p++ = '0';
+    while (d < digits + sizeof(digits))
+        *p++ = *d++;
+    *p = '\0';
+    return p;
+}
+/* printf's "%lld". */
+static inline char *tp_put_ll(char *p, long long v)
+{
+    char digits[24], *d = digits + sizeof(digits);
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        *--d = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--d = '-';
     while (d < digits + sizeof(digits))
         *p++ = *d++;
     *p = '\0';
@@ -207,6 +256,9 @@ static inline char *tp_put_right(char *start, char *p, int width)
         start[i] = ' ';
     return p + pad;
 }
+/* printf's "%*.1f" at p, right-aligned in `width` columns (no shifting: the tuning table prints
+ * hundreds); the end returned. */
+char *tp_put_f1_right(char *p, float v, int width);
 /* The same right-aligned in `width` columns ("%*.1f"). */
 void tp_buf_put_f1(tp_buf *b, float v, int width);
 /* v in hexadecimal as %llx (upper: %llX) prints it. */

@@ -413,21 +413,21 @@ static char *put_spaces(char *p, int count)
     return p;
 }
 
-/* Rank 0's table: two blocks of three algorithms. */
 /* One collective's row: "%8.1f/%6.1f |" per algorithm and protocol. */
 static void log_row(const tp_tuning *t, tp_log *log, int c, int a0, int a1)
 {
-    char row[TABLE_LINE_SIZE], *p = tp_put_right(row, tp_put_str(row, coll_names[c]), 13);
-    p = TP_PUT_LIT(p, " |");
+    char *row = tp_log_begin_line(log, TP_SUB_TUNING, TABLE_LINE_SIZE);
+    if (!row)
+        return;
+    char *p = TP_PUT_LIT(tp_put_right(row, tp_put_str(row, coll_names[c]), 13), " |");
     for (int a = a0; a < a1; a++) {
         for (int pr = 0; pr < TP_PROTO_COUNT; pr++) {
-            p = tp_put_right(p, tp_put_f1(p, t->latency[c][a][pr]), 8);
+            p = tp_put_f1_right(p, t->latency[c][a][pr], 8);
             *p++ = '/';
-            p = tp_put_right(p, tp_put_f1(p, t->bandwidth[c][a][pr]), 6);
-            p = TP_PUT_LIT(p, " |");
+            p = TP_PUT_LIT(tp_put_f1_right(p, t->bandwidth[c][a][pr], 6), " |");
         }
     }
-    tp_log_put_sub(log, TP_SUB_TUNING, row);
+    tp_log_end_line(log, p);
 }
 
 /* The block's heading lines: algorithms, protocols, thread counts. */
@@ -452,14 +452,34 @@ static void log_heading(const tp_tuning *t, tp_log *log, int a0, int a1)
     tp_log_put_sub(log, TP_SUB_TUNING, line);
 }
 
+/* Rank 0's table: two blocks of three algorithms. */
 static void log_table(const tp_tuning *t, tp_log *log)
 {
+    if (!log || !log->enabled)
+        return;
     for (int block = 0; block < 2; block++) {
         int a0 = block * TP_ALGO_COUNT / 2, a1 = a0 + TP_ALGO_COUNT / 2;
         log_heading(t, log, a0, a1);
         for (int c = 0; c < TP_COLL_COUNT; c++)
             log_row(t, log, c, a0, a1);
     }
+}
+
+/* "threadThresholds %ld/%ld/%ld | %ld/%ld/%ld | %ld | %ld": Tree, Ring, CollNet Direct and
+ * Chain. */
+static void log_thresholds(tp_log *log, long (*th)[TP_PROTO_COUNT])
+{
+    char *p = tp_log_begin_line(log, TP_SUB_INIT, 32 + 8 * 24);
+    if (!p)
+        return;
+    p = TP_PUT_LIT(p, "threadThresholds ");
+    for (int i = 0; i < 2; i++) {
+        const long *a = th[i == 0 ? TP_ALGO_TREE : TP_ALGO_RING];
+        p = TP_PUT_LIT(tp_put_ll(TP_PUT_LIT(tp_put_ll(p, a[0]), "/"), a[1]), "/");
+        p = TP_PUT_LIT(tp_put_ll(p, a[2]), " | ");
+    }
+    p = TP_PUT_LIT(tp_put_ll(p, th[TP_ALGO_COLLNET_DIRECT][TP_PROTO_SIMPLE]), " | ");
+    tp_log_end_line(log, tp_put_ll(p, th[TP_ALGO_COLLNET_CHAIN][TP_PROTO_SIMPLE]));
 }
 
 /* Per-thread work before more threads and channels: defaults, then NCCL_THREAD_THRESHOLDS. */
@@ -485,11 +505,7 @@ static void thread_thresholds(tp_tuning *t, const tp_config *cfg, tp_log *log)
                 if (v[a][p] >= 0)
                     th[a][p] = v[a][p];
     }
-    tp_log_info_sub(log, TP_SUB_INIT, "threadThresholds %ld/%ld/%ld | %ld/%ld/%ld | %ld | %ld",
-                    th[TP_ALGO_TREE][0], th[TP_ALGO_TREE][1], th[TP_ALGO_TREE][2],
-                    th[TP_ALGO_RING][0], th[TP_ALGO_RING][1], th[TP_ALGO_RING][2],
-                    th[TP_ALGO_COLLNET_DIRECT][TP_PROTO_SIMPLE],
-                    th[TP_ALGO_COLLNET_CHAIN][TP_PROTO_SIMPLE]);
+    log_thresholds(log, th);
 }
 
 void tp_tune__model(tp_tuning *t, const tp_tune_job *job, const tp_config *cfg, tp_log *log)
