@@ -99,6 +99,7 @@ typedef struct frame {
 /* The document tree as expat would build it, while the text stays plain (xml.h). */
 typedef struct tree_builder {
     tp_xml *doc;          /* NULL: not wanted, or the text left the subset */
+    tp_xml_text text;     /* the tree's strings stay in the document's copy of the text */
     tp_xml_elem *current; /* the innermost open element */
     unsigned depth;       /* of current */
     tp_xml_lines lines;
@@ -232,9 +233,10 @@ static void tree_open(scan *s, const xnode *n)
                                   .name_len = n->key_len[a],
                                   .value_len = n->value_len[a]};
     tp_xml_elem *e = NULL;
-    if ((t->st = tp_xml__open_elem(&e, t->current, &t->doc->arena, n->name, n->name_len, t->err)) !=
-            TP_OK ||
-        (t->st = tp_xml__append_ranges(e, attrs, (size_t)n->n_attrs, t->err)) != TP_OK) {
+    const char *tag = s->text + n->start + 1; /* after the '<' */
+    if ((t->st = tp_xml__open_elem_in_text(&e, t->current, &t->doc->arena, &t->text, tag,
+                                           n->name_len, attrs, (size_t)n->n_attrs, t->err)) !=
+        TP_OK) {
         tree_drop(t);
         return;
     }
@@ -703,7 +705,8 @@ static tp_status start_tree(scan *s, const tp_nccl_xml_input *in, tp_error *err)
     if (!(t->doc = calloc(1, sizeof(*t->doc))))
         return tp_fail_nomem(err);
     tp_copy_str(t->doc->source, sizeof(t->doc->source), in->source ? in->source : "<buffer>");
-    return TP_OK;
+    t->text = (tp_xml_text){in->text, tp_xml__keep_text(t->doc, in->text, in->len)};
+    return t->text.copy ? TP_OK : tp_fail_nomem(err);
 }
 
 tp_status tp_xml__nccl_load(const tp_nccl_xml_input *in, tp_log *log, tp_nccl_xml_result *out,

@@ -251,6 +251,47 @@ tp_status tp_xml__append_ranges(tp_xml_elem *e, const tp_xml_range *attrs, size_
     return st;
 }
 
+char *tp_xml__keep_text(tp_xml *doc, const char *text, size_t len)
+{
+    char *copy = tp_arena_alloc(&doc->arena, len + 1);
+    if (copy) {
+        memcpy(copy, text, len);
+        copy[len] = '\0';
+    }
+    return copy;
+}
+
+/* The len bytes at `at` of the text, as a string of the copy. */
+static char *string_in_copy(const tp_xml_text *t, const char *at, size_t len)
+{
+    char *s = t->copy + (at - t->text);
+    s[len] = '\0';
+    return s;
+}
+
+tp_status tp_xml__open_elem_in_text(tp_xml_elem **out, tp_xml_elem *parent, tp_arena *arena,
+                                    const tp_xml_text *t, const char *tag, size_t tag_len,
+                                    const tp_xml_range *attrs, size_t n, tp_error *err)
+{
+    *out = NULL;
+    tp_arena *a = parent ? parent->arena : arena;
+    tp_xml_elem *e = tp_arena_alloc(a, sizeof(*e) + n * sizeof(tp_xml_attr));
+    if (!e)
+        return tp_fail_nomem(err);
+    *e = (tp_xml_elem){.tag = string_in_copy(t, tag, tag_len),
+                       .arena = a,
+                       .attrs = n ? (tp_xml_attr *)(e + 1) : NULL,
+                       .n_attrs = n,
+                       .attrs_cap = n};
+    for (size_t i = 0; i < n; i++)
+        e->attrs[i] = (tp_xml_attr){string_in_copy(t, attrs[i].name, attrs[i].name_len),
+                                    string_in_copy(t, attrs[i].value, attrs[i].value_len)};
+    tp_status st = parent ? append_child(parent, e, err) : TP_OK;
+    if (st == TP_OK)
+        *out = e;
+    return st; /* a failed element stays in the arena, unreachable */
+}
+
 static void detach(tp_xml_elem *child)
 {
     tp_xml_elem *p = child->parent;

@@ -12,8 +12,8 @@
 #include <stdio.h>
 
 typedef struct tp_xml_attr {
-    char *name;  /* owned: one block holding the name, then the value */
-    char *value; /* points into name's block */
+    char *name;  /* heap element: owned, one block holding the name, then the value */
+    char *value; /* heap element: points into name's block */
 } tp_xml_attr;
 
 /*
@@ -96,6 +96,24 @@ typedef struct tp_xml_range {
 /* A new element named by tag_len bytes: a child of parent, or (parent NULL) a root in arena. */
 tp_status tp_xml__open_elem(tp_xml_elem **out, tp_xml_elem *parent, tp_arena *arena,
                             const char *tag, size_t tag_len, tp_error *err);
+/*
+ * A reader's view of a document's text: the text it reads, and the document's
+ * copy of it (tp_xml__keep_text) where the tree's strings stay.
+ */
+typedef struct tp_xml_text {
+    const char *text;
+    char *copy;
+} tp_xml_text;
+/* A copy of the text in the document's arena (NUL-terminated), or NULL when out of memory. */
+char *tp_xml__keep_text(tp_xml *doc, const char *text, size_t len);
+/*
+ * As tp_xml__open_elem then tp_xml__append_ranges (tag and ranges point into t->text), for an
+ * arena element whose strings stay where they stand in t->copy: the byte after each (a delimiter
+ * the reader has passed) becomes its NUL. The element and its attribute array are one block.
+ */
+tp_status tp_xml__open_elem_in_text(tp_xml_elem **out, tp_xml_elem *parent, tp_arena *arena,
+                                    const tp_xml_text *t, const char *tag, size_t tag_len,
+                                    const tp_xml_range *attrs, size_t n, tp_error *err);
 /* Append n attributes in order (their names already known to be distinct). */
 tp_status tp_xml__append_ranges(tp_xml_elem *e, const tp_xml_range *attrs, size_t n, tp_error *err);
 /* Read a whole file into a NUL-terminated buffer the caller frees. */

@@ -28,6 +28,7 @@ typedef struct reader {
     const char *text;
     size_t len, pos;
     tp_xml *doc;
+    tp_xml_text copy;     /* the tree's strings stay in the document's copy of the text */
     tp_xml_elem *current; /* the innermost open element */
     unsigned depth;       /* of current */
     tp_xml_lines lines;
@@ -218,8 +219,8 @@ static step start_tag(reader *r, tp_error *err)
     if (tag_len == 0 || take_attrs(r) != STEP_OK)
         return STEP_NOT_PLAIN;
     tp_xml_elem *e = NULL;
-    if (tp_xml__open_elem(&e, r->current, &r->doc->arena, tag, tag_len, err) != TP_OK ||
-        tp_xml__append_ranges(e, r->attrs, r->n_attrs, err) != TP_OK)
+    if (tp_xml__open_elem_in_text(&e, r->current, &r->doc->arena, &r->copy, tag, tag_len, r->attrs,
+                                  r->n_attrs, err) != TP_OK)
         return STEP_NOMEM;
     if (!r->doc->root)
         r->doc->root = e;
@@ -283,6 +284,11 @@ tp_status tp_xml__parse_plain(tp_xml **out, const char *text, size_t len, const 
         return tp_fail_nomem(err);
     tp_copy_str(doc->source, sizeof(doc->source), source ? source : "<buffer>");
     reader r = {.text = text, .len = len, .doc = doc, .lines = {.line = 1}};
+    r.copy = (tp_xml_text){text, tp_xml__keep_text(doc, text, len)};
+    if (!r.copy.copy) {
+        tp_xml__free(doc);
+        return tp_fail_nomem(err);
+    }
     step s = skip_misc(&r);
     if (s == STEP_OK)
         s = read_tree(&r, err);
