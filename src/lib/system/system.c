@@ -8,15 +8,19 @@
 #include <limits.h>
 #include <math.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 tp_status tp_system__new_sized(tp_system **out, const int caps[TP_NODE_TYPE_COUNT], tp_error *err)
 {
     *out = NULL;
-    tp_system *sys = calloc(1, sizeof(*sys));
+    /* Not cleared whole: the 2 KB of host hashes cost a small plan more than the rest. */
+    tp_system *sys = malloc(sizeof(*sys));
     if (!sys)
         return tp_fail_nomem(err);
+    memset(sys, 0, offsetof(tp_system, source));
+    sys->source[0] = '\0';
     size_t total = 0;
     for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
         int cap = caps ? caps[t] : TP_MAX_NODES;
@@ -112,7 +116,7 @@ tp_status tp_system__clone(tp_system **out, const tp_system *sys, tp_error *err)
         return st;
     copy->system_id = sys->system_id;
     copy->n_hosts = sys->n_hosts;
-    memcpy(copy->host_hashes, sys->host_hashes, sizeof(sys->host_hashes));
+    memcpy(copy->host_hashes, sys->host_hashes, (size_t)sys->n_hosts * sizeof(*sys->host_hashes));
     copy->max_bw = sys->max_bw;
     copy->total_bw = sys->total_bw;
     memcpy(copy->source, sys->source, sizeof(copy->source));

@@ -143,18 +143,19 @@ typedef struct tp_node_set {
 
 typedef struct tp_system {
     int system_id;
-    uint64_t host_hashes[TP_MAX_NODES];
     int n_hosts;
     tp_node_set nodes[TP_NODE_TYPE_COUNT];
     float max_bw;
     float total_bw;
     /* Non-fatal findings ("NCCL would default ..."): lines for reports. */
     tp_log notes;
-    char source[256]; /* the XML it was built from, for messages */
     /* Every node's routes and their hop lists (paths.c): one arena, freed together. */
     tp_arena routes;
     tp_node *node_block; /* owned: every type's nodes */
     tp_link *link_block; /* owned (NULL but in clones): the link slots of nodes links_shared */
+    /* Last (a new system clears the fields above only): */
+    char source[256];                   /* the XML it was built from, for messages */
+    uint64_t host_hashes[TP_MAX_NODES]; /* the first n_hosts are set */
 } tp_system;
 
 /* An empty system with room for TP_MAX_NODES nodes of each type. */
