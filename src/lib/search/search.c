@@ -412,11 +412,21 @@ static tp_ladder_pass pass_info(const ladder *l)
                             .n_lower = l->n_speeds - 1 - l->speed_index};
 }
 
-/* Ready the pass; *kept = 1 when it leaves every bandwidth of the system as it found it. */
+/*
+ * A first pass the accelerator knows (it saves nothing, *time: the budget
+ * it leaves) needs neither a begin nor a run.
+ */
+static int known_pass(ladder *l, int *time, int *kept)
+{
+    tp_search_ctx *s = l->s;
+    *kept = 0;
+    return l->pass == 1 && s->accel && s->accel->known(s->accel_state, l->tmp, time, kept);
+}
+
+/* Ready the pass (reset); *kept = 1 when it leaves every bandwidth of the system as it found it. */
 static tp_status begin_pass(ladder *l, int *kept)
 {
     tp_search_ctx *s = l->s;
-    tp_search__reset_pass(s, l->tmp);
     *kept = 0;
     if (!s->accel)
         return TP_OK;
@@ -466,15 +476,27 @@ static bool same_key(graph_key a, graph_key b)
            a.pattern == b.pattern && a.bw_intra == b.bw_intra && a.bw_inter == b.bw_inter;
 }
 
+/* Run the pass; trace a better graph it found. */
+static tp_status run_traced(ladder *l, int *time)
+{
+    graph_key before = key_of(l->graph);
+    tp_status st = run_pass(l, time);
+    if (st == TP_OK && !same_key(before, key_of(l->graph)))
+        tp_search__event(l->graph, TP_EV_IMPROVED, "this pass found a better graph", l->graph);
+    return st;
+}
+
 /* The search loop of ncclTopoCompute: passes until optimal, settled or out of budget. */
 static tp_status run_ladder(ladder *l)
 {
     for (;;) {
-        int time = tp_search__step_budget(l->tmp), kept;
-        tp_status st = begin_pass(l, &kept);
+        int budget = tp_search__step_budget(l->tmp), time = budget, kept;
+        tp_search__reset_pass(l->s, l->tmp);
+        int known = known_pass(l, &time, &kept);
+        tp_status st = known ? TP_OK : begin_pass(l, &kept);
         if (!kept)
             l->s->changed_passes++;
-        l->global_timeout -= time;
+        l->global_timeout -= budget;
         tp_search__event(l->graph, TP_EV_TRY, l->pass == 1 ? "search pass" : "second pass", l->tmp);
         if (l->pass == 2 && rest_futile(l)) {
             tp_search__event(l->graph, TP_EV_BOUND,
@@ -483,13 +505,10 @@ static tp_status run_ladder(ladder *l)
                              l->tmp);
             return TP_OK;
         }
-        graph_key before = key_of(l->graph);
-        if (st == TP_OK)
-            st = run_pass(l, &time);
+        if (st == TP_OK && !known)
+            st = run_traced(l, &time);
         if (st != TP_OK)
             return st;
-        if (!same_key(before, key_of(l->graph)))
-            tp_search__event(l->graph, TP_EV_IMPROVED, "this pass found a better graph", l->graph);
         after_pass(l, &time);
         int done = time == -1 || l->graph->n_channels * l->graph->bw_inter >= l->s->sys->total_bw;
         if (done && l->pass == 1 && l->graph->n_channels)

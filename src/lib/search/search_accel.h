@@ -81,6 +81,11 @@ typedef struct tp_search_accel_ops {
      * the accelerator stopped early. */
     tp_status (*pass_begin)(void *a, tp_graph *g, const tp_ladder_pass *p, int64_t *global_timeout,
                             int *kept);
+    /* In place of pass_begin and pass, for a first pass of g (settings set, no channel): 1 when
+     * the accelerator knows what the pass does without running it: it saves no graph and changes
+     * no bandwidth, and *time is the budget it leaves; *kept as pass_begin would set it. 0: the
+     * pass begins and runs through pass_begin and pass. */
+    int (*known)(void *a, const tp_graph *g, int *time, int *kept);
     /* Run the pass (by tp_search__rec, or by knowing its steps); *time: budget left. */
     tp_status (*pass)(void *a, tp_graph *g, const tp_ladder_pass *p, int *time);
     /* NCCL reads the sign of global_timeout next: make it exact enough for that. */

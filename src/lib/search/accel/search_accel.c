@@ -193,6 +193,23 @@ static tp_status hook_pass_begin(void *state, tp_graph *g, const tp_ladder_pass 
     return st;
 }
 
+/*
+ * A first pass the pass memory knows, found before anything else of the
+ * pass is made ready: its mode (kept) and the steps it leaves. A float pass
+ * settles the cut passes before it begins (hook_pass_begin): it begins as
+ * usual, as in verify mode, where the known passes run too.
+ */
+static int hook_known(void *state, const tp_graph *g, int *time, int *kept)
+{
+    tp_accel *a = state;
+    *kept = (a->use & TP_ACCEL_MILLI) && tp_accel__milli_begin(a, g);
+    if ((!*kept && a->bound.n_cuts) || a->pass.verify || !(a->use & TP_ACCEL_PASS) ||
+        !tp_accel__pass_find(a, g, time))
+        return 0;
+    a->bound.pending.left = -1; /* not a cut pass (tp_accel__bound_pass_end) */
+    return 1;
+}
+
 static tp_status hook_pass(void *state, tp_graph *g, const tp_ladder_pass *p, int *time)
 {
     tp_accel *a = state;
@@ -259,6 +276,7 @@ const tp_search_accel_ops tp_accel__ops = {
     .sub = hook_sub,
     .channel_done = hook_channel_done,
     .pass_begin = hook_pass_begin,
+    .known = hook_known,
     .pass = hook_pass,
     .budget = hook_budget,
     .futile = tp_accel__hopeless,
