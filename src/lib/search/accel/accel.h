@@ -151,18 +151,37 @@ typedef struct tp_memo {
 #define TP_READ_SAME 1u
 #define TP_READ_CROSS 2u
 
+/*
+ * What passes of one context share: the start state and every setting but
+ * the four the ladder moves most (typeIntra, typeInter, sameChannels,
+ * crossNic), which index the context's steps.
+ */
+typedef struct tp_pass_context {
+    uint64_t state;    /* hash of the bandwidths at the start */
+    uint64_t speeds;   /* bits of bwIntra (high half) and bwInter */
+    uint64_t channels; /* minChannels (high half) and maxChannels */
+    uint64_t rest;     /* nHops (high half), pattern and collNet (small: 16 bits each) */
+} tp_pass_context;
+
 typedef struct tp_pass_memory {
-    tp_memo_table table; /* first passes that saved nothing, by settings */
-    uint64_t key, check; /* of the pass running */
+    tp_pass_context *contexts; /* owned, n_contexts of them */
+    int *steps; /* owned: `stride` per context, by slot (search_pass.c; -1: unknown) */
+    size_t n_contexts, cap;
+    int stride;
+    tp_memo_table index; /* contexts by hash (steps: their index) */
+    int last[2];         /* the contexts found last: [0] at a pass's speeds, [1] at lower ones
+                            (-1: none) */
+    int armed;           /* the pass running is recordable: pass_store records it */
     uint64_t state;      /* hash of the bandwidths at its start */
     int state_ok;        /* state holds since the last float pass */
     int ti_lo, ti_hi;    /* typeIntra values taking this pass's decisions */
     unsigned reads;      /* TP_READ_*: settings this pass read */
     int pattern;         /* of this pass */
-    int intra_types[TP_PASS_MAX_TYPES], n_intra_types; /* route types GPU/NVS <-> GPU/NVS */
-    int inter_types[TP_PASS_MAX_TYPES], n_inter_types; /* route types GPU <-> NET */
-    /* The effective (largest route) type at or under each path type: intra, inter. */
-    signed char eff_intra[TP_PATH_TYPE_COUNT], eff_inter[TP_PATH_TYPE_COUNT];
+    int usable;          /* the route types are few enough to tell apart */
+    /* Per path type: the rank of its effective (largest route at or under it) type, intra
+     * (GPU/NVS <-> GPU/NVS routes) and inter (GPU <-> NET); how many ranks. */
+    signed char ti_rank[TP_PATH_TYPE_COUNT], te_rank[TP_PATH_TYPE_COUNT];
+    int n_ti_ranks, n_te_ranks;
     int verify;    /* check the memory against real passes (tests) */
     int verifying; /* running a pass the memory knew, to check it */
 } tp_pass_memory;
@@ -359,9 +378,12 @@ void tp_accel__memo_read(tp_accel *a, int depth, int channel);
 /*
  * The pass memory (search_pass.c): pass_find gives the steps left by an
  * equivalent first pass that saved nothing (1), else 0 and remembers the
- * key for pass_store, called when this pass saved nothing.
+ * pass for pass_store, called when this pass saved nothing.
  */
 void tp_accel__pass_init(tp_accel *a);
+void tp_accel__pass_free(tp_accel *a);
+/* Forget every pass (they held for the previous best graph only). */
+void tp_accel__pass_reset(tp_accel *a);
 void tp_accel__pass_begin(tp_accel *a, const tp_graph *g);
 void tp_accel__pass_read(tp_accel *a, tp_search_read what, int value, int result);
 /* The pass reserves intra route path at mult 1: its type was accepted. */

@@ -59,7 +59,7 @@ void tp_accel__free(tp_accel *a)
     if (!a)
         return;
     tp_accel__table_free(&a->memo.table);
-    tp_accel__table_free(&a->pass.table);
+    tp_accel__pass_free(a);
     tp_accel__milli_free(a);
     tp_accel__shadow_free(a);
     tp_accel__dead_free(a);
@@ -255,7 +255,7 @@ static void hook_reuse(void *state)
     tp_accel *a = state;
     a->milli.link_m_ok = 0; /* a float pass may have rounded link values */
     a->pass.state_ok = 0;
-    tp_accel__table_reset(&a->pass.table); /* it held for the previous best graph only */
+    tp_accel__pass_reset(a); /* it held for the previous best graph only */
     tp_accel__shadow_stop(a);
     tp_accel__bound_forget(a);
 }

@@ -435,7 +435,7 @@ void tp_search__mirrors_adopt(tp_search_mirrors **cache, tp_system *sys, tp_sear
     }
     /* The search memories are not read again: only the tables stay. */
     tp_accel__table_free(&links->memo.table);
-    tp_accel__table_free(&links->pass.table);
+    tp_accel__pass_free(links);
     *side = (mirror_side){.sys = sys, .ctx = keep, .links = links, .kept = 1};
     (*cache)->sides[(*cache)->n++] = side;
 }

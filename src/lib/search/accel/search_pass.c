@@ -12,15 +12,19 @@
  *     compares path->type, and for trees the reverse type; ncclTopoSelectNets
  *     walks types 0..typeInter); two limits with the same routes at or under
  *     them (same "effective type") give the same answers everywhere;
- *   - every other input is in the key: pattern, sameChannels, crossNic,
- *     speeds, channel bounds, hops and the link and NET bandwidths at the
- *     start (hashed), the budget following from pattern and sameChannels;
+ *   - every other input tells passes apart: their context (pattern, speeds,
+ *     channel bounds, hops, collNet and the link and NET bandwidths at the
+ *     start, hashed) and, within it, sameChannels and crossNic; the budget
+ *     follows from pattern and sameChannels;
  *   - the best graph only gets better over the passes, and ncclTopoCompareGraphs
  *     is transitive in that sense: a graph that did not beat it before does
  *     not beat it now (see search_rec.c better_graph), so the pass still
  *     saves nothing and takes the same path.
  * Only first passes are recorded: the second pass changes the best graph
  * by duplicating channels before it starts.
+ * A context's passes sit in a small array indexed by the settings the
+ * ladder moves (pass_slot): a pass of the context found last, the usual
+ * case, is looked up without hashing.
  */
 #include "search/accel/accel.h"
 
@@ -58,39 +62,53 @@ static int effective(const int *types, int count, int t)
     return best;
 }
 
-/* The same from the table of path types made once (types out of range searched). */
-static int effective_of(const signed char *table, const int *types, int count, int t)
+/* The rank of each path type's effective type (monotonic: ranks grow with the types). */
+static int rank_types(const int *types, int count, signed char *rank)
 {
-    return t >= 0 && t < TP_PATH_TYPE_COUNT ? table[t] : effective(types, count, t);
-}
-
-static int effective_intra(const tp_pass_memory *pm, int t)
-{
-    return effective_of(pm->eff_intra, pm->intra_types, pm->n_intra_types, t);
-}
-
-static int effective_inter(const tp_pass_memory *pm, int t)
-{
-    return effective_of(pm->eff_inter, pm->inter_types, pm->n_inter_types, t);
+    int n = 0, last = INT32_MIN;
+    for (int t = 0; t < TP_PATH_TYPE_COUNT; t++) {
+        int eff = effective(types, count, t);
+        if (eff != last)
+            n++, last = eff;
+        rank[t] = (signed char)(n - 1);
+    }
+    return n;
 }
 
 void tp_accel__pass_init(tp_accel *a)
 {
     const tp_search_ctx *s = a->s;
     tp_pass_memory *pm = &a->pass;
-    pm->n_intra_types = pm->n_inter_types = 0;
-    route_types(s, TP_NODE_GPU, TP_NODE_GPU, pm->intra_types, &pm->n_intra_types);
-    route_types(s, TP_NODE_GPU, TP_NODE_NVS, pm->intra_types, &pm->n_intra_types);
-    route_types(s, TP_NODE_NVS, TP_NODE_GPU, pm->intra_types, &pm->n_intra_types);
-    route_types(s, TP_NODE_GPU, TP_NODE_NET, pm->inter_types, &pm->n_inter_types);
-    route_types(s, TP_NODE_NET, TP_NODE_GPU, pm->inter_types, &pm->n_inter_types);
-    int n_intra = pm->n_intra_types < TP_PASS_MAX_TYPES ? pm->n_intra_types : TP_PASS_MAX_TYPES;
-    int n_inter = pm->n_inter_types < TP_PASS_MAX_TYPES ? pm->n_inter_types : TP_PASS_MAX_TYPES;
-    for (int t = 0; t < TP_PATH_TYPE_COUNT; t++) {
-        pm->eff_intra[t] = (signed char)effective(pm->intra_types, n_intra, t);
-        pm->eff_inter[t] = (signed char)effective(pm->inter_types, n_inter, t);
-    }
-    tp_accel__table_reset(&pm->table);
+    int intra[TP_PASS_MAX_TYPES], inter[TP_PASS_MAX_TYPES], n_intra = 0, n_inter = 0;
+    route_types(s, TP_NODE_GPU, TP_NODE_GPU, intra, &n_intra);
+    route_types(s, TP_NODE_GPU, TP_NODE_NVS, intra, &n_intra);
+    route_types(s, TP_NODE_NVS, TP_NODE_GPU, intra, &n_intra);
+    route_types(s, TP_NODE_GPU, TP_NODE_NET, inter, &n_inter);
+    route_types(s, TP_NODE_NET, TP_NODE_GPU, inter, &n_inter);
+    pm->usable = n_intra <= TP_PASS_MAX_TYPES && n_inter <= TP_PASS_MAX_TYPES;
+    pm->n_ti_ranks = rank_types(intra, pm->usable ? n_intra : 0, pm->ti_rank);
+    pm->n_te_ranks = rank_types(inter, pm->usable ? n_inter : 0, pm->te_rank);
+    pm->stride = pm->n_ti_ranks * pm->n_te_ranks * 4;
+    tp_accel__pass_reset(a);
+}
+
+void tp_accel__pass_reset(tp_accel *a)
+{
+    a->pass.n_contexts = 0;
+    a->pass.last[0] = a->pass.last[1] = -1;
+    tp_accel__table_reset(&a->pass.index);
+}
+
+void tp_accel__pass_free(tp_accel *a)
+{
+    tp_pass_memory *pm = &a->pass;
+    free(pm->contexts);
+    free(pm->steps);
+    pm->contexts = NULL;
+    pm->steps = NULL;
+    pm->n_contexts = pm->cap = 0;
+    pm->last[0] = pm->last[1] = -1;
+    tp_accel__table_free(&pm->index);
 }
 
 void tp_accel__pass_begin(tp_accel *a, const tp_graph *g)
@@ -116,7 +134,7 @@ void tp_accel__pass_read(tp_accel *a, tp_search_read what, int value, int result
         pm->ti_hi = value - 1;
 }
 
-static uint64_t float_key(float f)
+static uint32_t float_bits(float f)
 {
     uint32_t bits;
     memcpy(&bits, &f, sizeof(bits));
@@ -129,44 +147,106 @@ static uint64_t state_hash(const tp_accel *a)
     const tp_search_ctx *s = a->s;
     uint64_t h = 0x6a09e667f3bcc908ULL;
     for (int i = 0; i < a->milli.n_links; i++)
-        h = tp_accel__mix(h, float_key(*a->milli.link_bw[i]));
+        h = tp_accel__mix(h, float_bits(*a->milli.link_bw[i]));
     for (int n = 0; n < s->n_nets; n++)
-        h = tp_accel__mix(h, float_key(s->sys->nodes[TP_NODE_NET].nodes[n].net.bw));
+        h = tp_accel__mix(h, float_bits(s->sys->nodes[TP_NODE_NET].nodes[n].net.bw));
     return h;
 }
 
-/* A pass as the memory knows it: settings of g, at speeds bw_intra/bw_inter, typeIntra ti. */
-typedef struct pass_id {
-    const tp_graph *g;
-    float bw_intra, bw_inter;
-    int ti; /* the effective typeIntra */
-} pass_id;
-
-/* A key and its check word. */
-typedef struct memo_key {
-    uint64_t key, check;
-} memo_key;
-
-/* The key of pass p run from the start state of the pass memory. */
-static memo_key pass_key(const tp_pass_memory *pm, pass_id p)
+/* The context of a pass of g at speeds bw_intra/bw_inter from the start state. */
+static tp_pass_context context_of(const tp_pass_memory *pm, const tp_graph *g, float bw_intra,
+                                  float bw_inter)
 {
-    const tp_graph *g = p.g;
-    int ti = p.ti, te = effective_inter(pm, g->type_inter);
-    /* The small settings packed into one word, each in a field wide enough for its values. */
-    uint64_t settings = (uint64_t)(g->pattern & 0xff) | (uint64_t)((ti + 1) & 0xff) << 8 |
-                        (uint64_t)((te + 1) & 0xff) << 16 | (uint64_t)(g->same_channels & 1) << 24 |
-                        (uint64_t)(g->cross_nic & 3) << 25 | (uint64_t)(g->coll_net & 1) << 27 |
-                        (uint64_t)(g->min_channels & 0xfff) << 28 |
-                        (uint64_t)(g->max_channels & 0xfff) << 40;
-    /*
-     * One mix of two words: the start state with the settings (one state
-     * runs many settings: xor keeps them apart), and the speeds with the
-     * hops (an odd multiple: distinct small counts stay apart).
-     */
-    uint64_t speeds = (float_key(p.bw_intra) << 32) | float_key(p.bw_inter);
-    uint64_t k = tp_accel__mix(pm->state ^ settings,
-                               speeds + (uint64_t)(uint32_t)g->n_hops * 0x9e3779b97f4a7c15ULL);
-    return (memo_key){k, tp_accel__mix(k ^ 0x3c6ef372fe94f82bULL, settings)};
+    return (tp_pass_context){
+        .state = pm->state,
+        .speeds = (uint64_t)float_bits(bw_intra) << 32 | float_bits(bw_inter),
+        .channels = (uint64_t)(uint32_t)g->min_channels << 32 | (uint32_t)g->max_channels,
+        .rest = (uint64_t)(uint32_t)g->n_hops << 32 | (uint32_t)(g->pattern & 0xffff) << 16 |
+                (uint32_t)(g->coll_net & 0xffff)};
+}
+
+static int same_context(const tp_pass_context *x, const tp_pass_context *y)
+{
+    return ((x->state ^ y->state) | (x->speeds ^ y->speeds) | (x->channels ^ y->channels) |
+            (x->rest ^ y->rest)) == 0;
+}
+
+/* A context's hash and check word, for the index. */
+static void context_hash(const tp_pass_context *c, uint64_t *key, uint64_t *check)
+{
+    *key = tp_accel__mix(tp_accel__mix(c->state, c->speeds),
+                         c->channels ^ c->rest * 0x9e3779b97f4a7c15ULL);
+    *check = tp_accel__mix(*key ^ 0x3c6ef372fe94f82bULL, c->rest ^ c->channels);
+}
+
+/* A new context's room: its steps all unknown. -1 when memory is short (nothing recorded). */
+static int add_context(tp_pass_memory *pm, const tp_pass_context *c)
+{
+    if (pm->n_contexts == pm->cap) {
+        size_t cap = pm->cap ? 2 * pm->cap : 16;
+        tp_pass_context *contexts = realloc(pm->contexts, cap * sizeof(*contexts));
+        if (contexts)
+            pm->contexts = contexts;
+        int *steps = contexts ? realloc(pm->steps, cap * (size_t)pm->stride * sizeof(int)) : NULL;
+        if (!steps)
+            return -1;
+        pm->steps = steps;
+        pm->cap = cap;
+    }
+    size_t i = pm->n_contexts++;
+    pm->contexts[i] = *c;
+    memset(pm->steps + i * (size_t)pm->stride, 0xff, (size_t)pm->stride * sizeof(int));
+    return (int)i;
+}
+
+/*
+ * The index of context c (made when `make`), -1 when there is none; `last`
+ * the one found last. Out of line: most look-ups find the last one.
+ */
+__attribute__((noinline)) static int find_context(tp_pass_memory *pm, const tp_pass_context *c,
+                                                  int make, int *last)
+{
+    uint64_t key, check;
+    context_hash(c, &key, &check);
+    const tp_memo_entry *e = tp_accel__table_find(&pm->index, key, check);
+    int i = e && same_context(&pm->contexts[e->steps], c) ? e->steps : -1;
+    if (i < 0 && make && !e && (i = add_context(pm, c)) >= 0)
+        tp_accel__table_store(&pm->index, key, check, i, 1);
+    if (i >= 0)
+        *last = i;
+    return i;
+}
+
+/* The steps of context c (made when `make`), NULL when there is none. Speeds: 0 the pass's, 1
+ * lower ones (each looks up a context of its own mostly, the same as the last time). */
+static int *context_steps(tp_pass_memory *pm, const tp_pass_context *c, int make, int speeds)
+{
+    int *last = &pm->last[speeds], i = *last;
+    if (i < 0 || !same_context(&pm->contexts[i], c))
+        i = find_context(pm, c, make, last);
+    return i < 0 ? NULL : pm->steps + (size_t)i * (size_t)pm->stride;
+}
+
+/* The slot of the pass of g with typeIntra ti in its context's steps; -1 when none. */
+static int pass_slot(const tp_pass_memory *pm, const tp_graph *g, int ti)
+{
+    unsigned te = (unsigned)g->type_inter, same = (unsigned)g->same_channels,
+             cross = (unsigned)g->cross_nic;
+    if ((unsigned)ti >= TP_PATH_TYPE_COUNT || te >= TP_PATH_TYPE_COUNT || (same | cross) > 1)
+        return -1;
+    return ((pm->ti_rank[ti] * pm->n_te_ranks + pm->te_rank[te]) * 2 + (int)same) * 2 + (int)cross;
+}
+
+/* The steps the pass of g at speeds bw_intra/bw_inter (0 its own, 1 lower) left; -1: unknown. */
+static int known_steps(tp_pass_memory *pm, const tp_graph *g, float bw_intra, float bw_inter,
+                       int speeds)
+{
+    int slot = pass_slot(pm, g, g->type_intra);
+    if (slot < 0)
+        return -1;
+    tp_pass_context c = context_of(pm, g, bw_intra, bw_inter);
+    const int *steps = context_steps(pm, &c, 0, speeds);
+    return steps ? steps[slot] : -1;
 }
 
 /* NVLS and CollNet compare graphs by channel count first: not transitive, so not recorded. */
@@ -178,42 +258,37 @@ static int recordable(const tp_graph *g)
 int tp_accel__pass_find(tp_accel *a, const tp_graph *g, int *time)
 {
     tp_pass_memory *pm = &a->pass;
-    pm->key = pm->check = 0;
-    if (!recordable(g))
-        return 0;
-    if (pm->n_intra_types > TP_PASS_MAX_TYPES || pm->n_inter_types > TP_PASS_MAX_TYPES)
+    pm->armed = pm->usable && recordable(g);
+    if (!pm->armed)
         return 0;
     /* Milli passes give every reservation back: the start state only changes after floats. */
     if (!pm->state_ok) {
         pm->state = state_hash(a);
         pm->state_ok = 1;
     }
-    int ti = effective_intra(pm, g->type_intra);
-    memo_key k = pass_key(pm, (pass_id){g, g->bw_intra, g->bw_inter, ti});
-    pm->key = k.key;
-    pm->check = k.check;
-    const tp_memo_entry *e = tp_accel__table_find(&pm->table, pm->key, pm->check);
-    if (!e)
+    int steps = known_steps(pm, g, g->bw_intra, g->bw_inter, 0);
+    if (steps < 0)
         return 0;
-    *time = e->steps;
+    *time = steps;
     return 1;
 }
 
 /*
- * Record the pass g ran (at speeds bw_intra/bw_inter) for every effective
- * typeIntra in ti_lo..ti_hi: with any of them, every route type check of
- * the pass, hence every decision, comes out the same.
+ * Record the pass g ran (at its speeds, or at bw for speeds 1) for every typeIntra
+ * in ti_lo..ti_hi: with any of them, every route type check of the pass,
+ * hence every decision, comes out the same.
  */
-static void store_types(tp_pass_memory *pm, pass_id p, int time)
+static void store_types(tp_pass_memory *pm, const tp_graph *g, float bw, int speeds, int time)
 {
-    int last = INT32_MIN;
-    for (int t = pm->ti_lo; t <= pm->ti_hi && t <= TP_PATH_DIS; t++) {
-        p.ti = effective_intra(pm, t);
-        if (p.ti == last)
-            continue;
-        last = p.ti;
-        memo_key k = pass_key(pm, p);
-        tp_accel__table_store(&pm->table, k.key, k.check, time, 1);
+    tp_pass_context c =
+        speeds ? context_of(pm, g, bw, bw) : context_of(pm, g, g->bw_intra, g->bw_inter);
+    int *steps = context_steps(pm, &c, 1, speeds);
+    if (!steps)
+        return;
+    for (int t = pm->ti_lo > 0 ? pm->ti_lo : 0; t <= pm->ti_hi && t <= TP_PATH_DIS; t++) {
+        int slot = pass_slot(pm, g, t);
+        if (slot >= 0)
+            steps[slot] = time;
     }
 }
 
@@ -224,8 +299,7 @@ static void store_types(tp_pass_memory *pm, pass_id p, int time)
  * steps: another budget stops it after as many, or all of them. A pass
  * that spent its budget tells only about budgets no larger.
  */
-static void store_settings(tp_pass_memory *pm, const tp_graph *g, float bw_intra, float bw_inter,
-                           int time)
+static void store_settings(tp_pass_memory *pm, const tp_graph *g, float bw, int speeds, int time)
 {
     int own = tp_search__step_budget(g), used = own - time;
     for (int same = 0; same < 2; same++) {
@@ -239,36 +313,25 @@ static void store_settings(tp_pass_memory *pm, const tp_graph *g, float bw_intra
             alt.cross_nic = cross;
             int budget = tp_search__step_budget(&alt);
             if (time > 0 || budget <= own)
-                store_types(pm, (pass_id){&alt, bw_intra, bw_inter, 0},
-                            budget > used ? budget - used : 0);
+                store_types(pm, &alt, bw, speeds, budget > used ? budget - used : 0);
         }
     }
 }
 
 void tp_accel__pass_store(tp_accel *a, const tp_graph *g, int time)
 {
-    tp_pass_memory *pm = &a->pass;
-    if (pm->key == 0 && pm->check == 0)
-        return; /* not a recordable pass */
-    if (pm->n_intra_types > TP_PASS_MAX_TYPES || pm->n_inter_types > TP_PASS_MAX_TYPES)
-        return;
-    store_settings(pm, g, g->bw_intra, g->bw_inter, time);
+    if (a->pass.armed)
+        store_settings(&a->pass, g, 0, 0, time);
 }
 
 int tp_accel__pass_known(tp_accel *a, const tp_graph *g, float bw)
 {
     tp_pass_memory *pm = &a->pass;
-    if (pm->key == 0 && pm->check == 0)
-        return 0;
-    int ti = effective_intra(pm, g->type_intra);
-    memo_key k = pass_key(pm, (pass_id){g, bw, bw, ti});
-    return tp_accel__table_find(&pm->table, k.key, k.check) != NULL;
+    return pm->armed && known_steps(pm, g, bw, bw, 1) >= 0;
 }
 
 void tp_accel__pass_store_at(tp_accel *a, const tp_graph *g, float bw, int time)
 {
-    tp_pass_memory *pm = &a->pass;
-    if (pm->key == 0 && pm->check == 0)
-        return;
-    store_settings(pm, g, bw, bw, time);
+    if (a->pass.armed)
+        store_settings(&a->pass, g, bw, 1, time);
 }
