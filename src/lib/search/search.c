@@ -78,31 +78,17 @@ tp_status tp_search__init(tp_system *sys, tp_error *err)
     return TP_OK;
 }
 
-void tp_search__event(tp_graph *graph, tp_search_event_kind kind, const char *why,
-                      const tp_graph *from)
+int tp_search__event_room(tp_graph *graph)
 {
-    if (graph->n_events == graph->events_cap) {
-        /* Every slot is written before it is read: no zeroing (tp_grow's) needed. */
-        /* A search traces up to hundreds of passes; most graphs of a plan far fewer. */
-        size_t cap = graph->events_cap ? 2 * graph->events_cap : 128;
-        tp_search_event *events = realloc(graph->events, cap * sizeof(*events));
-        if (!events)
-            return; /* the trace is informational: a short one is acceptable */
-        graph->events = events;
-        graph->events_cap = cap;
-    }
-    graph->events[graph->n_events++] = (tp_search_event){
-        .kind = (unsigned char)kind,
-        .why = why,
-        .bw_intra = from->bw_intra,
-        .bw_inter = from->bw_inter,
-        .type_intra = (unsigned char)from->type_intra,
-        .type_inter = (unsigned char)from->type_inter,
-        .same_channels = (unsigned char)from->same_channels,
-        .cross_nic = (unsigned char)from->cross_nic,
-        .pattern = (unsigned char)from->pattern,
-        .n_channels = (unsigned short)from->n_channels,
-    };
+    /* Every slot is written before it is read: no zeroing (tp_grow's) needed. */
+    /* A search traces up to hundreds of passes; most graphs of a plan far fewer. */
+    size_t cap = graph->events_cap ? 2 * graph->events_cap : 128;
+    tp_search_event *events = realloc(graph->events, cap * sizeof(*events));
+    if (!events)
+        return 0; /* the trace is informational: a short one is acceptable */
+    graph->events = events;
+    graph->events_cap = cap;
+    return 1;
 }
 
 static int pass2_kind(tp_search_event_kind kind)

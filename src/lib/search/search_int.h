@@ -181,9 +181,28 @@ int tp_search__net_may_open(tp_search_ctx *s, const tp_graph *g, int n, int bw);
 /* memcpy of NCCL's graphs, minus our event list (channels of n_gpus GPUs). */
 void tp_search__copy_graph(tp_graph *dst, const tp_graph *src, int n_gpus);
 
-/* Record a decision in graph->events (settings taken from `from`). */
-void tp_search__event(tp_graph *graph, tp_search_event_kind kind, const char *why,
-                      const tp_graph *from);
+/* Room for one more event in graph->events; 0 when none is left (the trace is then short). */
+int tp_search__event_room(tp_graph *graph);
+
+/* Record a decision in graph->events (settings taken from `from`). Inline: a search records
+ * two per pass, and most passes cost little else. */
+static inline void tp_search__event(tp_graph *graph, tp_search_event_kind kind, const char *why,
+                                    const tp_graph *from)
+{
+    if (graph->n_events == graph->events_cap && !tp_search__event_room(graph))
+        return;
+    tp_search_event *e = &graph->events[graph->n_events++];
+    e->why = why;
+    e->bw_intra = from->bw_intra;
+    e->bw_inter = from->bw_inter;
+    e->n_channels = (unsigned short)from->n_channels;
+    e->kind = (unsigned char)kind;
+    e->pattern = (unsigned char)from->pattern;
+    e->type_intra = (unsigned char)from->type_intra;
+    e->type_inter = (unsigned char)from->type_inter;
+    e->same_channels = (unsigned char)from->same_channels;
+    e->cross_nic = (unsigned char)from->cross_nic;
+}
 
 /* Compile the routes of the search (search_path.c); freed by tp_search__free_routes. */
 tp_status tp_search__compile_routes(tp_search_ctx *s, tp_error *err);
