@@ -168,7 +168,12 @@ void tp_accel__shadow_order(void *state, const tp_rank_row *row, const int *pos,
         kill_shadow(a, __builtin_ctz(dead));
 }
 
-/* Shadow j at speed bw of the pass g, or 0 when its amounts are not exact or it could save. */
+/*
+ * Shadow j at speed bw of the pass g: 1; 0 when its amounts are not exact or
+ * it could save; -1 when a next channel could start (the pass's cannot):
+ * then at every lower speed too (its amounts are no larger, its room no
+ * smaller), and no lower shadow is tried.
+ */
 static int shadow_setup(tp_accel *a, int j, const tp_graph *g, float bw)
 {
     tp_shadow *sh = &a->shadow.runs[j];
@@ -189,7 +194,7 @@ static int shadow_setup(tp_accel *a, int j, const tp_graph *g, float bw)
         return 0;
     /* The pass skips next channels that cannot start (search_dead.c): so must the shadow. */
     if (a->dead.next_dead && !tp_accel__dead_pass(a, a->milli.link_m, sh->amounts, &tmp))
-        return 0;
+        return -1;
     for (int n = 0; n < s->n_nets; n++)
         sh->net_bw[n] = s->sys->nodes[TP_NODE_NET].nodes[n].net.bw;
     return 1;
@@ -202,10 +207,13 @@ void tp_accel__shadow_begin(tp_accel *a, const tp_graph *g, const float *bws, in
     if (!a->milli.on || g->bw_intra != g->bw_inter || !sw->ok)
         return;
     for (int i = 0; i < count && sw->count < TP_SHADOWS; i++) {
-        if (tp_accel__pass_known(a, g, bws[i]) || !shadow_setup(a, sw->count, g, bws[i]))
-            continue;
-        sw->alive |= 1u << sw->count;
-        sw->count++;
+        int set = tp_accel__pass_known(a, g, bws[i]) ? 0 : shadow_setup(a, sw->count, g, bws[i]);
+        if (set < 0)
+            break;
+        if (set) {
+            sw->alive |= 1u << sw->count;
+            sw->count++;
+        }
     }
     if (!sw->count)
         return;
