@@ -125,15 +125,15 @@ static void combine_graphs(tp_channels *ch, const tp_channels_job *job)
 static tp_status alloc_hosts(tp_chan_ctx *x, tp_error *err)
 {
     const tp_channels_job *job = x->job;
-    x->host_first = malloc(((size_t)job->n_hosts + 1) * sizeof(int));
-    x->node_base = malloc(((size_t)job->n_hosts + 1) * sizeof(int));
+    x->host_first = tp_chan__alloc(x, (size_t)job->n_hosts + 1, sizeof(int));
+    x->node_base = tp_chan__alloc(x, (size_t)job->n_hosts + 1, sizeof(int));
     if (!x->host_first || !x->node_base)
         return tp_fail_nomem(err);
     x->host_first[0] = 0;
     for (int h = 0; h < job->n_hosts; h++)
         x->host_first[h + 1] = x->host_first[h] + job->kinds[job->host_kind[h]].n_ranks;
     x->n_ranks = x->ch->n_ranks = x->host_first[job->n_hosts];
-    x->rank_host = malloc(((size_t)x->n_ranks + 1) * sizeof(int));
+    x->rank_host = tp_chan__alloc(x, (size_t)x->n_ranks + 1, sizeof(int));
     if (!x->rank_host)
         return tp_fail_nomem(err);
     for (int h = 0; h < job->n_hosts; h++)
@@ -146,40 +146,21 @@ static tp_status alloc_ctx(tp_chan_ctx *x, tp_error *err)
 {
     const tp_channels_job *job = x->job;
     int nd = job->n_domains;
-    x->kinds = calloc((size_t)job->n_kinds, sizeof(*x->kinds));
-    x->heads = calloc((size_t)nd, sizeof(*x->heads));
-    x->n_heads = calloc((size_t)nd, sizeof(*x->n_heads));
+    x->kinds = tp_chan__zalloc(x, (size_t)job->n_kinds, sizeof(*x->kinds));
+    x->heads = tp_chan__zalloc(x, (size_t)nd, sizeof(*x->heads));
+    x->n_heads = tp_chan__zalloc(x, (size_t)nd, sizeof(*x->n_heads));
     if (!x->kinds || !x->heads || !x->n_heads)
         return tp_fail_nomem(err);
     for (int k = 0; k < job->n_kinds; k++) {
         size_t per = (size_t)job->kinds[k].n_ranks;
         tp_kind_ctx *kx = &x->kinds[k];
-        kx->tr = malloc((per + 1) * sizeof(*kx->tr)); /* every rank's is preset in full */
-        kx->node_in_host = calloc(per, sizeof(int));
-        kx->first_local = calloc(per, sizeof(int));
+        kx->tr = tp_chan__alloc(x, per + 1, sizeof(*kx->tr)); /* every rank's is preset in full */
+        kx->node_in_host = tp_chan__zalloc(x, per, sizeof(int));
+        kx->first_local = tp_chan__zalloc(x, per, sizeof(int));
         if (!kx->tr || !kx->node_in_host || !kx->first_local)
             return tp_fail_nomem(err);
     }
     return alloc_hosts(x, err);
-}
-
-static void free_ctx(tp_chan_ctx *x)
-{
-    for (int k = 0; x->kinds && k < x->job->n_kinds; k++) {
-        free(x->kinds[k].tr);
-        free(x->kinds[k].node_in_host);
-        free(x->kinds[k].first_local);
-    }
-    free(x->kinds);
-    free(x->heads);
-    free(x->n_heads);
-    free(x->host_first);
-    free(x->rank_host);
-    free(x->node_base);
-    free(x->node_first);
-    free(x->ring_prev);
-    free(x->ring_next);
-    free(x->trees);
 }
 
 /* Preset of every local rank of each kind's representative host, and the domains' NVLS heads. */
@@ -236,7 +217,7 @@ static tp_status assign_nodes(tp_chan_ctx *x, tp_error *err)
     for (int h = 0; h < job->n_hosts; h++)
         x->node_base[h + 1] = x->node_base[h] + x->kinds[job->host_kind[h]].nodes_per_host;
     int nn = x->ch->n_nodes = x->node_base[job->n_hosts];
-    x->node_first = malloc(((size_t)nn + 1) * sizeof(int));
+    x->node_first = tp_chan__alloc(x, (size_t)nn + 1, sizeof(int));
     if (!x->node_first)
         return tp_fail_nomem(err);
     for (int h = 0; h < job->n_hosts; h++) {
@@ -528,9 +509,9 @@ static tp_status postset(tp_chan_ctx *x, tp_error *err)
         tp_log_end_line(x->log, TP_PUT_LIT(p, " MNNVL 0"));
     }
     x->cross_swap = ch->combined[TP_GRAPH_RING].cross_nic && x->nc % 2 == 0;
-    x->ring_prev = malloc((size_t)x->nc * nr * sizeof(int));
-    x->ring_next = malloc((size_t)x->nc * nr * sizeof(int));
-    x->trees = malloc(2 * (size_t)x->nc * nr * sizeof(*x->trees));
+    x->ring_prev = tp_chan__alloc(x, (size_t)x->nc * nr, sizeof(int));
+    x->ring_next = tp_chan__alloc(x, (size_t)x->nc * nr, sizeof(int));
+    x->trees = tp_chan__alloc(x, 2 * (size_t)x->nc * nr, sizeof(*x->trees));
     if (!x->ring_prev || !x->ring_next || !x->trees)
         return tp_fail_nomem(err);
     if ((st = connect_rings(x, err)) != TP_OK)
@@ -571,7 +552,7 @@ tp_status tp_channels__build(tp_channels *ch, const tp_channels_job *job, const 
     }
     st = postset(&x, err);
 out:
-    free_ctx(&x);
+    tp_arena_free(&x.scratch);
     return st;
 }
 

@@ -49,6 +49,7 @@ typedef struct tp_chan_ctx {
     const tp_config *cfg;
     tp_log *log;
     tp_channels *ch;
+    tp_arena scratch; /* every array below: one allocation per chunk, freed with the build */
     int n_ranks;
     tp_kind_ctx *kinds;           /* per kind of host */
     int *host_first;              /* n_hosts + 1: first rank of each host */
@@ -65,6 +66,17 @@ typedef struct tp_chan_ctx {
     int src[TP_MAXCHANNELS]; /* final channel -> base channel (0..2nc-1) */
     int n_channels;
 } tp_chan_ctx;
+
+/* n elements of `size` bytes from the build's scratch (NULL: out of memory), as they come or
+ * cleared. */
+static inline void *tp_chan__alloc(tp_chan_ctx *x, size_t n, size_t size)
+{
+    return tp_arena_alloc(&x->scratch, n * size);
+}
+static inline void *tp_chan__zalloc(tp_chan_ctx *x, size_t n, size_t size)
+{
+    return tp_arena_zalloc(&x->scratch, n * size);
+}
 
 /* Rank r's host, local index and kind of host. */
 static inline int tp_chan__host(const tp_chan_ctx *x, int r)

@@ -40,8 +40,10 @@ static void log_ring(const tp_chan_ctx *x, int k, const int *ring)
     /* "Channel %02d/%02d : " */
     char *p = tp_put_int(TP_PUT_LIT(line, "Channel "), k, 2);
     p = TP_PUT_LIT(tp_put_int(TP_PUT_LIT(p, "/"), x->n_channels, 2), " : ");
-    for (char *cut = line + TP_RING_PREFIX_LEN; cut < p; cut++)
-        *cut = ' ';
+    /* The prefix past its 15 characters: the line's spaces, in 4-byte stores (the ranks, or the
+     * spaces of a line without ranks, cover any overshoot). */
+    for (char *cut = line + TP_RING_PREFIX_LEN; cut < p; cut += 4)
+        memcpy(cut, "    ", 4);
     char *end = line + TP_RING_LINE_LEN, *at = p;
     for (int i = 0; i < x->n_ranks && i < TP_RING_MAX_WIDTH; i++) {
         at = p + TP_RING_RANK_STEP * (size_t)i;
@@ -81,24 +83,22 @@ tp_status tp_chan__build_rings(tp_chan_ctx *x, tp_error *err)
 {
     size_t nr = (size_t)x->n_ranks;
     tp_channels *ch = x->ch;
-    int *mine = malloc(nr * sizeof(int));
-    unsigned char *seen = malloc(nr);
+    int *mine = tp_chan__alloc(x, nr, sizeof(int));
+    unsigned char *seen = tp_chan__alloc(x, nr, 1);
     ch->rings = malloc(((size_t)x->n_channels * nr + 1) * sizeof(int));
+    if (!mine || !seen || !ch->rings)
+        return tp_fail_nomem(err);
     tp_status st = TP_OK;
-    if (!mine || !seen || !ch->rings) {
-        st = tp_fail_nomem(err);
-        goto out;
-    }
+    int me = x->job->rank;
     for (int k = 0; k < x->n_channels && st == TP_OK; k++) {
-        int end = walk(x, k, x->job->rank, mine);
-        if (x->job->rank == 0)
-            log_ring(x, k, mine);
-        st = check_ring(x, k, mine, end, seen, err);
-        /* Reports show every ring from rank 0, as rank 0 prints it. */
-        walk(x, k, 0, ch->rings + (size_t)k * nr);
+        /* Reports show every ring from rank 0, as rank 0 prints it; another rank checks the
+         * ring from itself. */
+        int *ring = ch->rings + (size_t)k * nr, end = walk(x, k, 0, ring);
+        if (me != 0)
+            end = walk(x, k, me, ring = mine);
+        else
+            log_ring(x, k, ring);
+        st = check_ring(x, k, ring, end, seen, err);
     }
-out:
-    free(mine);
-    free(seen);
     return st;
 }

@@ -97,22 +97,25 @@ static bool rank_ok(const tp_chan_ctx *x, int r)
     return r >= 0 && r < x->n_ranks;
 }
 
+/* A node's part in connectTrees on the channel at hand. */
+typedef struct tp_tree_node {
+    int dtree[2][4]; /* its two trees across nodes (tp_channels__dtree), the same on each channel */
+    int ends[3];     /* its parent, child0 and child1 ranks on the channel: read once, used often */
+} tp_tree_node;
+
 /* connectTrees for the parent and the children ranks of node n, channel c. */
-static tp_status connect_node(tp_chan_ctx *x, int c, int n, tp_error *err)
+static tp_status connect_node(tp_chan_ctx *x, int c, int n, const tp_tree_node *nodes,
+                              tp_error *err)
 {
-    int nn = x->ch->n_nodes, t[2][4];
-    tp_channels__dtree(nn, n, t[0], t[1]);
-    int ttp = node_field(x, n, TP_TR_TREE_PARENT, c);
-    int ttc[2] = {node_field(x, n, TP_TR_TREE_CHILD0, c), node_field(x, n, TP_TR_TREE_CHILD1, c)};
+    const int(*t)[4] = nodes[n].dtree;
+    int ttp = nodes[n].ends[0], ttc[2] = {nodes[n].ends[1], nodes[n].ends[2]};
     if (!rank_ok(x, ttp) || !rank_ok(x, ttc[0]) || !rank_ok(x, ttc[1]))
         return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "channel %d: node %d has no tree ends", c,
                        n);
     for (int k = 0; k < 2; k++) {
         tp_tree *trees = x->trees + (size_t)(c + k * x->nc) * (size_t)x->n_ranks;
-        if (t[k][0] != -1) {
-            tp_topo_field field = t[k][3] == 0 ? TP_TR_TREE_CHILD0 : TP_TR_TREE_CHILD1;
-            trees[ttp].up = node_field(x, t[k][0], field, c);
-        }
+        if (t[k][0] != -1) /* up: the parent node's child0 or child1, by the child type */
+            trees[ttp].up = nodes[t[k][0]].ends[t[k][3] == 0 ? 1 : 2];
     }
     for (int j = 0; j < 2; j++) {
         for (int k = 0; k < 2; k++) {
@@ -120,7 +123,7 @@ static tp_status connect_node(tp_chan_ctx *x, int c, int n, tp_error *err)
             tp_tree *tree = &x->trees[(size_t)(c + k * x->nc) * (size_t)x->n_ranks + ttc[j]];
             if (d == -1)
                 continue;
-            tp_status st = set_down(x, tree, ttc[j], node_field(x, d, TP_TR_TREE_PARENT, c), err);
+            tp_status st = set_down(x, tree, ttc[j], nodes[d].ends[0], err);
             if (st != TP_OK)
                 return st;
         }
@@ -128,13 +131,11 @@ static tp_status connect_node(tp_chan_ctx *x, int c, int n, tp_error *err)
     return TP_OK;
 }
 
-/* The reported rank's "Tree" lines for channel c (and its duplicate). */
-static void log_tree(const tp_chan_ctx *x, int c)
+/* The reported rank's "Tree" lines for channel c (and its duplicate); ends: its node's. */
+static void log_tree(const tp_chan_ctx *x, int c, const int ends[3])
 {
-    int me = x->job->rank, n = x->ch->node;
-    if (me != node_field(x, n, TP_TR_TREE_PARENT, c) &&
-        me != node_field(x, n, TP_TR_TREE_CHILD0, c) &&
-        me != node_field(x, n, TP_TR_TREE_CHILD1, c))
+    int me = x->job->rank;
+    if (me != ends[0] && me != ends[1] && me != ends[2])
         return;
     for (int k = 0; k < 2; k++) {
         int ch = c + k * x->nc;
@@ -152,16 +153,24 @@ static void log_tree(const tp_chan_ctx *x, int c)
 
 tp_status tp_chan__connect_trees(tp_chan_ctx *x, tp_error *err)
 {
+    int nn = x->ch->n_nodes;
+    tp_tree_node *nodes = tp_chan__alloc(x, (size_t)nn + 1, sizeof(*nodes));
+    if (!nodes)
+        return tp_fail_nomem(err);
+    for (int n = 0; n < nn; n++)
+        tp_channels__dtree(nn, n, nodes[n].dtree[0], nodes[n].dtree[1]);
     init_trees(x);
-    for (int c = 0; c < x->nc; c++) {
-        for (int n = 0; n < x->ch->n_nodes; n++) {
-            tp_status st = connect_node(x, c, n, err);
-            if (st != TP_OK)
-                return st;
-        }
-        log_tree(x, c);
+    tp_status st = TP_OK;
+    for (int c = 0; c < x->nc && st == TP_OK; c++) {
+        for (int n = 0; n < nn; n++)
+            for (int f = 0; f < 3; f++)
+                nodes[n].ends[f] = node_field(x, n, TP_TR_TREE_PARENT + f, c);
+        for (int n = 0; n < nn && st == TP_OK; n++)
+            st = connect_node(x, c, n, nodes, err);
+        if (st == TP_OK)
+            log_tree(x, c, nodes[x->ch->node].ends);
     }
-    return TP_OK;
+    return st;
 }
 
 /* NVLS head h of node n (postset's nvlsHeads[h * nNodes + n]). */

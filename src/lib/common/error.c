@@ -90,11 +90,11 @@ tp_status tp_strdup(char **out, const char *s, tp_error *err)
     return *out ? TP_OK : tp_fail_nomem(err);
 }
 
-/* Room for more lines: a plan logs about a hundred, so start there; every slot is written
+/* Room for more lines: a plan logs a hundred or two, so start there; every slot is written
  * before it is read (no clearing). */
 static bool grow_lines(tp_log *log)
 {
-    size_t cap = log->cap ? 2 * log->cap : 128;
+    size_t cap = log->cap ? 2 * log->cap : 256;
     tp_log_line *lines = realloc(log->lines, cap * sizeof(*lines));
     if (!lines)
         return false;
@@ -297,11 +297,21 @@ int tp_format_f1(char *out, float v)
     return finish_fixed(out, p, digits + sizeof(digits) - 1, n / 10, v);
 }
 
+/* `count` spaces at p in 4-byte stores, up to 3 more past them (the caller writes over those). */
+static char *put_spaces4(char *p, int count)
+{
+    for (int i = 0; i < count; i += 4)
+        memcpy(p + i, "    ", 4);
+    return p + (count > 0 ? count : 0);
+}
+
 char *tp_put_f1_right(char *p, float v, int width)
 {
     double tenths = (double)v * 10.0; /* exact, as in tp_format_f1 */
     if (!(fabs(tenths) < 1e15))
         return tp_put_right(p, tp_put_f1(p, v), width);
+    if (tenths == 0 && !signbit(v)) /* most cells of the tuning table (algorithms off) */
+        return TP_PUT_LIT(put_spaces4(p, width - 3), "0.0");
     long long n = llrint(fabs(tenths));
     int len = signbit(v) ? 3 : 2; /* the sign, the point and the tenths */
     for (long long whole = n / 10;; whole /= 10) {
@@ -309,12 +319,9 @@ char *tp_put_f1_right(char *p, float v, int width)
         if (whole < 10)
             break;
     }
-    /* Written in place, the length known first: no shifting, no copy. The spaces go in
-     * 4-byte stores; the digits written next cover any overshoot (they are at least 3). */
-    int pad = width > len ? width - len : 0;
-    for (int i = 0; i < pad; i += 4)
-        memcpy(p + i, "    ", 4);
-    char *end = p + pad + len, *d = end;
+    /* Written in place, the length known first: no shifting, no copy (the digits cover the
+     * spaces' overshoot: they are at least 3). */
+    char *end = put_spaces4(p, width - len) + len, *d = end;
     *d = '\0';
     *--d = (char)('0' + n % 10);
     *--d = '.';

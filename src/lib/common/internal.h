@@ -179,16 +179,16 @@ static inline char *tp_put_n(char *p, const char *s, size_t n)
 /* printf's "%d", or "%0Nd" for zero_width N > 0. */
 static inline char *tp_put_int(char *p, int v, int zero_width)
 {
-    if (v > -10 && v < 10 && zero_width <= 1) { /* ranks, channels, -1: mostly one digit */
-        if (v < 0)
-            *p++ = '-';
-        p[0] = (char)('0' + (v < 0 ? -v : v));
+    if (v >= 0 && v < 100 && zero_width <= 2) { /* ranks, channels: mostly one or two digits */
+        if (v >= 10 || zero_width == 2)
+            *p++ = (char)('0' + v / 10);
+        p[0] = (char)('0' + v % 10);
         p[1] = '\0';
         return p + 1;
     }
-    if (zero_width == 2 && v >= 0 && v < 100) { /* "%02d": channel numbers */
-        p[0] = (char)('0' + v / 10);
-        p[1] = (char)('0' + v % 10);
+    if (v > -10 && v < 0 && zero_width <= 1) { /* -1: no peer */
+        p[0] = '-';
+        p[1] = (char)('0' - v);
         p[2] = '\0';
         return p + 2;
     }

@@ -261,10 +261,14 @@ static tp_status set_paths_from(tp_system *sys, const tp_config *cfg, tp_log *lo
         s.first_of[t] = total;
         total += (size_t)sys->nodes[t].count;
     }
-    s.cur = calloc(total + 1, sizeof(*s.cur));
-    s.next = calloc(total + 1, sizeof(*s.next));
-    s.queued_at = calloc(total + 1, sizeof(*s.queued_at));
-    tp_status st = (s.cur && s.next && s.queued_at) ? TP_OK : tp_fail_nomem(err);
+    /* One block: the two queues, then the levels (cleared: no node queued yet). */
+    tp_node **block = calloc(total + 1, 2 * sizeof(*s.cur) + sizeof(*s.queued_at));
+    if (!block)
+        return tp_fail_nomem(err);
+    s.cur = block;
+    s.next = block + total + 1;
+    s.queued_at = (unsigned *)(void *)(s.next + total + 1);
+    tp_status st = TP_OK;
     for (size_t r = first; st == TP_OK && r < last; r++) {
         for (int i = 0; st == TP_OK && i < sys->nodes[roots[r]].count; i++)
             st = set_paths(&s, &sys->nodes[roots[r]].nodes[i], err);
@@ -272,9 +276,7 @@ static tp_status set_paths_from(tp_system *sys, const tp_config *cfg, tp_log *lo
             tp_log_info_sub(log, TP_SUB_ALL, "graph/paths.cc:%d -> %d", check_lines[r],
                             TP_NCCL_INTERNAL_ERROR);
     }
-    free(s.cur);
-    free(s.next);
-    free(s.queued_at);
+    free(block);
     return st;
 }
 
@@ -947,56 +949,65 @@ tp_status tp_paths__trim(tp_system *sys, const tp_config *cfg, const tp_job_view
 
 /* One printed line, cut as NCCL's char[1024] cuts it; pieces appended without printf. */
 typedef struct path_line {
-    char text[TP_PATHS_LINE_SIZE];
+    char *text; /* TP_PATHS_LINE_SIZE bytes, in the log */
     size_t len;
 } path_line;
 
-/* Append n bytes of s, cut as NCCL's char[1024] cuts the line. */
-static void line_put_n(path_line *l, const char *s, size_t n)
-{
-    size_t room = TP_PATHS_LINE_SIZE - 1 - l->len;
-    if (n > room)
-        n = room;
-    memcpy(l->text + l->len, s, n);
-    l->len += n;
-    l->text[l->len] = '\0';
-}
+/* Room for one route entry of the line. */
+#define TP_PATHS_ENTRY_SIZE (2 * TP_F1_SIZE + 96)
 
-/* One "TYPE/sys-local (hops/bw/PATH) " entry, as NCCL's "%s/%lx-%lx (%d/%.1f/%s) ". */
-static void put_route(path_line *line, int type, int64_t id, const tp_route *r)
+/* One "TYPE/sys-local (hops/bw/PATH) " entry at p, as NCCL's "%s/%lx-%lx (%d/%.1f/%s) ": its
+ * end. */
+static char *put_route(char *p, int type, int64_t id, const tp_route *r)
 {
-    char entry[2 * TP_F1_SIZE + 96], *p = entry;
     p = tp_put_str(p, tp_node_type_name(type));
     *p++ = '/';
     p = tp_put_hex(p, (unsigned long long)TP_ID_SYSTEM_ID(id), 1, false);
     *p++ = '-';
     p = tp_put_hex(p, (unsigned long long)TP_ID_LOCAL_ID(id), 1, false);
     p = TP_PUT_LIT(p, " (");
-    p += tp_format_int(p, r->count);
+    p = tp_put_int(p, r->count, 0);
     *p++ = '/';
-    p += tp_format_f1(p, r->bw);
+    p = tp_put_f1(p, r->bw);
     *p++ = '/';
     p = tp_put_str(p, tp_path_type_name(r->type));
-    p = TP_PUT_LIT(p, ") ");
-    line_put_n(line, entry, (size_t)(p - entry));
+    return TP_PUT_LIT(p, ") ");
+}
+
+/* The entry appended to the line: in place while the line has room for any entry, else cut
+ * where NCCL's char[1024] ends. */
+static void append_route(path_line *l, int type, int64_t id, const tp_route *r)
+{
+    if (l->len + TP_PATHS_ENTRY_SIZE <= TP_PATHS_LINE_SIZE - 1) {
+        l->len = (size_t)(put_route(l->text + l->len, type, id, r) - l->text);
+        return;
+    }
+    char entry[TP_PATHS_ENTRY_SIZE];
+    size_t n = (size_t)(put_route(entry, type, id, r) - entry),
+           room = TP_PATHS_LINE_SIZE - 1 - l->len;
+    if (n > room)
+        n = room;
+    memcpy(l->text + l->len, entry, n);
+    l->len += n;
+    l->text[l->len] = '\0';
 }
 
 static void print_node_paths(tp_log *log, const tp_system *sys, const tp_node *node)
 {
-    path_line line;
-    char head[64], *p = tp_put_str(head, tp_node_type_name(node->type));
+    path_line line = {.text = tp_log_begin_line(log, TP_SUB_GRAPH, TP_PATHS_LINE_SIZE)};
+    if (!line.text)
+        return;
+    char *p = tp_put_str(line.text, tp_node_type_name(node->type));
     *p++ = '/';
     p = tp_put_hex(p, (unsigned long long)node->id, 1, true);
-    p = TP_PUT_LIT(p, " :");
-    line.len = 0;
-    line_put_n(&line, head, (size_t)(p - head));
+    line.len = (size_t)(TP_PUT_LIT(p, " :") - line.text);
     for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
         if (!node->paths[t])
             continue;
         for (int n = 0; n < sys->nodes[t].count; n++)
-            put_route(&line, t, sys->nodes[t].nodes[n].id, &node->paths[t][n]);
+            append_route(&line, t, sys->nodes[t].nodes[n].id, &node->paths[t][n]);
     }
-    tp_log_put_sub(log, TP_SUB_GRAPH, line.text);
+    tp_log_end_line(log, line.text + line.len);
 }
 
 void tp_paths__print(tp_log *log, const tp_system *sys)
