@@ -86,7 +86,19 @@ typedef struct xnode {
     int n_attrs;
     size_t name_len, key_len[TP_NCCL_XML_MAX_ATTRS + 1], value_len[TP_NCCL_XML_MAX_ATTRS + 1];
     bool odd; /* its text is outside the plain subset (xml.h) though NCCL reads it */
+    const struct elem_rule *rule; /* an open tag's: the profile's rule of that name, or NULL */
 } xnode;
+
+/* The most rules a profile has (topology: 9). */
+#define SCAN_MAX_RULES 9
+
+/* The keys the last element of a rule had, where they stand in the text (length 0: none, or not
+ * plain). Elements of a kind repeat their keys, and comparing one whole costs less than reading
+ * it byte by byte. */
+typedef struct key_memo {
+    const char *key[TP_NCCL_XML_MAX_ATTRS];
+    size_t len[TP_NCCL_XML_MAX_ATTRS];
+} key_memo;
 
 /* An open element: its rule (NULL: skipped, or the top level when is_top). */
 typedef struct frame {
@@ -120,6 +132,7 @@ typedef struct scan {
     size_t name_len, value_len;   /* their lengths */
     bool name_plain, value_plain; /* the last token's name and value are plain (xml.h) */
     tree_builder tree;
+    key_memo memo[SCAN_MAX_RULES]; /* by rule */
     xnode node;
 } scan;
 
@@ -210,16 +223,28 @@ static void tree_comment(scan *s, size_t start)
         tree_drop(&s->tree);
 }
 
+/* Whether the node's key `a` repeats an earlier one. */
+static bool repeats_key(const xnode *n, int a)
+{
+    for (int b = 0; b < a; b++)
+        if (n->key_len[b] == n->key_len[a] && memcmp(n->keys[a], n->keys[b], n->key_len[a]) == 0)
+            return true;
+    return false;
+}
+
 /* Names and values plain (noted while reading them: odd), each key once. */
 static bool plain_node(const xnode *n)
 {
     if (n->odd)
         return false;
-    for (int a = 1; a < n->n_attrs; a++)
-        for (int b = 0; b < a; b++)
-            if (n->key_len[b] == n->key_len[a] && n->keys[b][0] == n->keys[a][0] &&
-                memcmp(n->keys[a], n->keys[b], n->key_len[a]) == 0)
-                return false;
+    /* Keys compared only when their length and first byte were seen together before. */
+    uint64_t seen = 0;
+    for (int a = 0; a < n->n_attrs; a++) {
+        uint64_t bit = 1ull << ((n->key_len[a] * 7 + (unsigned char)n->keys[a][0]) & 63);
+        if ((seen & bit) && repeats_key(n, a))
+            return false;
+        seen |= bit;
+    }
     return true;
 }
 
@@ -273,6 +298,8 @@ static void tree_node(scan *s)
         tree_open(s, n);
     }
 }
+
+static const elem_rule *rule_named(const profile *p, const char *name);
 
 /* ---- tokenizer (xml.cc xmlGetChar, xmlGetValue, xmlGetToken, xmlGetNode) ---- */
 
@@ -336,8 +363,9 @@ static void keep_name(char *name, const char *from, size_t n)
     name[n] = '\0';
 }
 
-/* A name (copied to `name`, NUL-terminated) or, want_value, a key="value" pair (left in the
- * text: s->token, s->value); *last is the byte that ended it. */
+/* A name (copied to `name`, NUL-terminated) or, want_value, a key (left in the text: s->token)
+ * ended by '=' (*last: the caller reads the value) or not (an empty value); *last is the byte
+ * that ended it. */
 static int get_token(scan *s, char *name, bool want_value, char *last)
 {
     const char *from = s->text + s->pos;
@@ -366,7 +394,8 @@ static int get_token(scan *s, char *name, bool want_value, char *last)
         if (!want_value)
             return warn(syntax(s), TP_NCCL_INTERNAL_ERROR, s->pos - 1,
                         "XML Parse : Unexpected value with name %s", name);
-        return get_value(s, last);
+        *last = c;
+        return 0;
     }
     if (n == max) { /* NCCL keeps 254 bytes of a name and fails on the next one */
         char key[TP_NCCL_XML_MAX_STR_LEN];
@@ -425,12 +454,41 @@ static int skip_comment(scan *s, const char *start, char next)
     return 0;
 }
 
+/* get_token for a key="value" pair whose key the text repeats from `known` (len bytes, plain)
+ * up to an '=': false (nothing read) when it does not. */
+static bool repeated_key(scan *s, const char *known, size_t len)
+{
+    if (len == 0 || s->len - s->pos <= len || s->text[s->pos + len] != '=' ||
+        memcmp(s->text + s->pos, known, len) != 0)
+        return false;
+    s->token = s->text + s->pos;
+    s->name_len = len;
+    s->name_plain = true;
+    s->pos += len + 1;
+    return true;
+}
+
+/* Attribute `a` of a node whose keys `memo` remembers (may be NULL): a key="value" pair. */
+static int get_pair(scan *s, key_memo *memo, int a, char *c)
+{
+    if (a >= TP_NCCL_XML_MAX_ATTRS)
+        memo = NULL;
+    bool known = memo && repeated_key(s, memo->key[a], memo->len[a]);
+    int r = known ? 0 : get_token(s, NULL, true, c);
+    if (r == 0 && memo) {
+        memo->key[a] = s->token;
+        memo->len[a] = s->name_plain ? s->name_len : 0;
+    }
+    return r == 0 && (known || *c == '=') ? get_value(s, c) : r;
+}
+
 /* The attributes of an open tag, then its end ('/>' or '>'). */
 static int get_attrs(scan *s, xnode *n, char c)
 {
     int a = 0, r;
+    key_memo *memo = n->rule ? &s->memo[n->rule - s->prof->rules] : NULL;
     while (c == ' ') {
-        if ((r = get_token(s, NULL, true, &c)) != 0)
+        if ((r = get_pair(s, memo, a, &c)) != 0)
             return r < 0 ? r : trace(s, NCCL_XML_CC, TP_NCCL_LINE_XML_NODE_ATTR);
         n->keys[a] = s->token;
         n->key_len[a] = s->name_len;
@@ -470,10 +528,16 @@ static int get_node(scan *s, xnode *n)
         n->name[0] = '\0';
         n->n_attrs = 0;
         n->odd = false;
-        char c = ' ';
-        while (c == ' ' || c == '\n' || c == '\r')
-            if (!next_byte(s, &c))
-                return 0; /* NODE_NONE */
+        n->rule = NULL;
+        const char *p = s->text + s->pos, *end = s->text + s->len;
+        while (p < end && (*p == ' ' || *p == '\n' || *p == '\r'))
+            p++;
+        if (p == end) {
+            s->pos = s->len;
+            return 0; /* NODE_NONE */
+        }
+        char c = *p;
+        s->pos = (size_t)(p - s->text) + 1;
         n->start = s->pos - 1;
         if (c != '<')
             return warn(syntax(s), TP_NCCL_INTERNAL_ERROR, s->pos - 1,
@@ -501,6 +565,7 @@ static int get_node(scan *s, xnode *n)
         }
         n->type = NODE_OPEN;
         n->odd |= !s->name_plain;
+        n->rule = rule_named(s->prof, n->name);
         return get_attrs(s, n, c);
     }
 }
@@ -521,14 +586,14 @@ static const elem_rule *rule_named(const profile *p, const char *name)
     return NULL;
 }
 
-/* The rule of a child the frame's handler knows, or NULL. */
-static const elem_rule *known_child(const scan *s, const frame *f, const char *name)
+/* The rule of a child (its own rule: `rule`) the frame's handler knows, or NULL. */
+static const elem_rule *known_child(const scan *s, const frame *f, const elem_rule *rule)
 {
-    if (f->is_top)
-        return same_name(name, s->prof->rules[0].name) ? &s->prof->rules[0] : NULL;
+    if (!rule || f->is_top)
+        return rule == &s->prof->rules[0] ? rule : NULL;
     for (size_t i = 0; f->rule && i < ARRAY_LEN(f->rule->children) && f->rule->children[i]; i++)
-        if (same_name(f->rule->children[i], name))
-            return rule_named(s->prof, name);
+        if (same_name(f->rule->children[i], rule->name))
+            return rule;
     return NULL;
 }
 
@@ -614,7 +679,9 @@ static int take_child(scan *s, stack *st, tp_status *mem, tp_error *err)
 {
     frame *f = &st->frames[st->n - 1];
     xnode *n = &s->node;
-    const elem_rule *rule = known_child(s, f, n->name);
+    /* A closing tag reaches here at the top only, where NCCL reads it as an element. */
+    const elem_rule *own = n->type == NODE_CLOSE ? rule_named(s->prof, n->name) : n->rule;
+    const elem_rule *rule = known_child(s, f, own);
     if (!rule && has_handlers(f))
         tp_log_info_sub(s->log, TP_SUB_GRAPH, "Ignoring element %s", n->name);
     if (rule) {
