@@ -615,7 +615,22 @@ typedef struct link_lists {
     size_t count[3], cap[3];
 } link_lists;
 
-static const char *const link_tags[3] = {"nvlink", "c2c", "pcilink"};
+/* The link list of a tag: 0 nvlink, 1 c2c, 2 pcilink, -1 none (most elements: settled by their
+ * first bytes, each read only after the one before matched, with no string compare). */
+static int link_kind(const char *tag)
+{
+    switch (tag[0]) {
+    case 'n':
+        return tag[1] == 'v' && strcmp(tag, "nvlink") == 0 ? 0 : -1;
+    case 'c':
+        return tag[1] == '2' && strcmp(tag, "c2c") == 0 ? 1 : -1;
+    case 'p':
+        return tag[1] == 'c' && tag[2] == 'i' && tag[3] == 'l' && strcmp(tag, "pcilink") == 0 ? 2
+                                                                                              : -1;
+    default:
+        return -1;
+    }
+}
 
 /*
  * NCCL 2.22.3 walks the whole tree once per link kind, tracking host and bus
@@ -625,9 +640,8 @@ static const char *const link_tags[3] = {"nvlink", "c2c", "pcilink"};
 static tp_status collect_links(build_ctx *c, const tp_xml_elem *e, link_lists *out,
                                const char *parent_bus, int sid)
 {
-    for (int k = 0; k < 3; k++) {
-        if (e->tag[0] != link_tags[k][0] || strcmp(e->tag, link_tags[k]) != 0)
-            continue;
+    int k = link_kind(e->tag);
+    if (k >= 0) {
         tp_status st = tp_grow((void **)&out->items[k], &out->cap[k], out->count[k] + 1,
                                sizeof(link_elem), c->err);
         if (st == TP_OK)
@@ -795,18 +809,32 @@ static tp_status build(build_ctx *c, const tp_xml_elem *top, uint64_t host_hash)
     return tp_system__sort(c->sys, c->err);
 }
 
+/* The node type an element of `tag` makes: <gpu>, <pci>, <cpu>, <nic>, <net>; -1 others. (Three
+ * letters each: compared byte by byte, each read only after the one before matched.) */
+static int node_type_of_tag(const char *tag)
+{
+    static const struct {
+        char name[4];
+        int type;
+    } tags[] = {{"gpu", TP_NODE_GPU},
+                {"pci", TP_NODE_PCI},
+                {"cpu", TP_NODE_CPU},
+                {"nic", TP_NODE_NIC},
+                {"net", TP_NODE_NET}};
+    for (size_t i = 0; i < ARRAY_LEN(tags); i++)
+        if (tag[0] == tags[i].name[0] && tag[1] == tags[i].name[1] && tag[2] == tags[i].name[2] &&
+            tag[3] == '\0')
+            return tags[i].type;
+    return -1;
+}
+
 /* Upper bounds of the nodes the build creates: one at most per element of the type's tag,
  * one NVSwitch. */
 static void count_elements(const tp_xml_elem *e, int caps[TP_NODE_TYPE_COUNT])
 {
-    static const char *const tags[TP_NODE_TYPE_COUNT] = {[TP_NODE_GPU] = "gpu",
-                                                         [TP_NODE_PCI] = "pci",
-                                                         [TP_NODE_CPU] = "cpu",
-                                                         [TP_NODE_NIC] = "nic",
-                                                         [TP_NODE_NET] = "net"};
-    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
-        if (tags[t] && e->tag[0] == tags[t][0] && strcmp(e->tag, tags[t]) == 0)
-            caps[t]++;
+    int t = node_type_of_tag(e->tag);
+    if (t >= 0)
+        caps[t]++;
     for (size_t i = 0; i < e->n_children; i++)
         count_elements(e->children[i], caps);
 }
