@@ -151,6 +151,9 @@ typedef struct tp_memo {
 #define TP_READ_SAME 1u
 #define TP_READ_CROSS 2u
 
+/* Contexts found last that the pass memory checks before hashing (one per speeds' slot). */
+#define TP_PASS_LAST 8
+
 /*
  * What passes of one context share: the start state and every setting but
  * the four the ladder moves most (typeIntra, typeInter, sameChannels,
@@ -168,16 +171,15 @@ typedef struct tp_pass_memory {
     int *steps; /* owned: `stride` per context, by slot (search_pass.c; -1: unknown) */
     size_t n_contexts, cap;
     int stride;
-    tp_memo_table index; /* contexts by hash (steps: their index) */
-    int last[2];         /* the contexts found last: [0] at a pass's speeds, [1] at lower ones
-                            (-1: none) */
-    int armed;           /* the pass running is recordable: pass_store records it */
-    uint64_t state;      /* hash of the bandwidths at its start */
-    int state_ok;        /* state holds since the last float pass */
-    int ti_lo, ti_hi;    /* typeIntra values taking this pass's decisions */
-    unsigned reads;      /* TP_READ_*: settings this pass read */
-    int pattern;         /* of this pass */
-    int usable;          /* the route types are few enough to tell apart */
+    tp_memo_table index;    /* contexts by hash (steps: their index) */
+    int last[TP_PASS_LAST]; /* the context found last at each speeds' slot (-1: none) */
+    int armed;              /* the pass running is recordable: pass_store records it */
+    uint64_t state;         /* hash of the bandwidths at its start */
+    int state_ok;           /* state holds since the last float pass */
+    int ti_lo, ti_hi;       /* typeIntra values taking this pass's decisions */
+    unsigned reads;         /* TP_READ_*: settings this pass read */
+    int pattern;            /* of this pass */
+    int usable;             /* the route types are few enough to tell apart */
     /* Per path type: the rank of its effective (largest route at or under it) type, intra
      * (GPU/NVS <-> GPU/NVS routes) and inter (GPU <-> NET); how many ranks. */
     signed char ti_rank[TP_PATH_TYPE_COUNT], te_rank[TP_PATH_TYPE_COUNT];
@@ -321,7 +323,20 @@ static inline int tp_accel__milli(const tp_accel *a)
 /* Milli mode: build the link table once the routes are compiled; choose the mode of a pass. */
 tp_status tp_accel__milli_init(tp_accel *a, tp_error *err);
 void tp_accel__milli_free(tp_accel *a);
-int tp_accel__milli_begin(tp_accel *a, const tp_graph *g);
+int tp_accel__milli_choose(tp_accel *a, const tp_graph *g);
+/* The mode of a pass of g: 1 milli. Inline: a pass at the pattern and speeds of the pass before,
+ * on link values already loaded, needs no call (most passes the pass memory knows). */
+static inline int tp_accel__milli_begin(tp_accel *a, const tp_graph *g)
+{
+    tp_milli *mi = &a->milli;
+    const tp_amounts_of *of = &mi->amounts_of;
+    if (!mi->capable || !mi->link_m_ok || !of->valid || of->pattern != g->pattern ||
+        of->bw_intra != g->bw_intra || of->bw_inter != g->bw_inter)
+        return tp_accel__milli_choose(a, g);
+    a->dead.next_dead = 0; /* set when the pass runs (tp_accel__run_pass) */
+    mi->on = mi->n_amounts != 0;
+    return mi->on;
+}
 /* The amounts a pass of g reserves, in out[]: their count, 0 when not all exact. */
 int tp_accel__milli_amounts(tp_accel *a, const tp_graph *g, tp_amount *out);
 /* The index in milli.amounts of bandwidth bw (a value of the pass), or -1. */

@@ -328,7 +328,11 @@ int tp_accel__milli_amounts(tp_accel *a, const tp_graph *g, tp_amount *out)
     tp_milli *mi = &a->milli;
     if (tp_search__head_pattern(g->pattern))
         return 0; /* they reserve other multiples */
-    if (!cached_amount(mi, &out[0], g->bw_intra) || !cached_amount(mi, &out[1], g->bw_inter))
+    if (!cached_amount(mi, &out[0], g->bw_intra))
+        return 0;
+    if (g->bw_inter == g->bw_intra)
+        out[1] = out[0]; /* most passes and every shadow */
+    else if (!cached_amount(mi, &out[1], g->bw_inter))
         return 0;
     /* Balanced trees: the first two GPUs each send half of the NET traffic. */
     if (g->pattern != TP_PATTERN_BALANCED_TREE)
@@ -361,7 +365,7 @@ static int pass_amounts(tp_accel *a, const tp_graph *g)
     return mi->n_amounts;
 }
 
-int tp_accel__milli_begin(tp_accel *a, const tp_graph *g)
+int tp_accel__milli_choose(tp_accel *a, const tp_graph *g)
 {
     tp_milli *mi = &a->milli;
     mi->on = 0;

@@ -95,7 +95,8 @@ void tp_accel__pass_init(tp_accel *a)
 void tp_accel__pass_reset(tp_accel *a)
 {
     a->pass.n_contexts = 0;
-    a->pass.last[0] = a->pass.last[1] = -1;
+    for (int i = 0; i < TP_PASS_LAST; i++)
+        a->pass.last[i] = -1;
     tp_accel__table_reset(&a->pass.index);
 }
 
@@ -106,9 +107,9 @@ void tp_accel__pass_free(tp_accel *a)
     free(pm->steps);
     pm->contexts = NULL;
     pm->steps = NULL;
-    pm->n_contexts = pm->cap = 0;
-    pm->last[0] = pm->last[1] = -1;
+    pm->cap = 0;
     tp_accel__table_free(&pm->index);
+    tp_accel__pass_reset(a);
 }
 
 void tp_accel__pass_begin(tp_accel *a, const tp_graph *g)
@@ -217,11 +218,14 @@ __attribute__((noinline)) static int find_context(tp_pass_memory *pm, const tp_p
     return i;
 }
 
-/* The steps of context c (made when `make`), NULL when there is none. Speeds: 0 the pass's, 1
- * lower ones (each looks up a context of its own mostly, the same as the last time). */
-static int *context_steps(tp_pass_memory *pm, const tp_pass_context *c, int make, int speeds)
+/*
+ * The steps of context c (made when `make`), NULL when there is none. A
+ * pass and the shadows below it each look up a context of their own speeds,
+ * mostly the one found last at those speeds: checked first.
+ */
+static inline int *context_steps(tp_pass_memory *pm, const tp_pass_context *c, int make)
 {
-    int *last = &pm->last[speeds], i = *last;
+    int *last = &pm->last[(c->speeds * 0x9e3779b97f4a7c15ULL) >> 61], i = *last;
     if (i < 0 || !same_context(&pm->contexts[i], c))
         i = find_context(pm, c, make, last);
     return i < 0 ? NULL : pm->steps + (size_t)i * (size_t)pm->stride;
@@ -237,15 +241,14 @@ static int pass_slot(const tp_pass_memory *pm, const tp_graph *g, int ti)
     return ((pm->ti_rank[ti] * pm->n_te_ranks + pm->te_rank[te]) * 2 + (int)same) * 2 + (int)cross;
 }
 
-/* The steps the pass of g at speeds bw_intra/bw_inter (0 its own, 1 lower) left; -1: unknown. */
-static int known_steps(tp_pass_memory *pm, const tp_graph *g, float bw_intra, float bw_inter,
-                       int speeds)
+/* The steps the pass of g at speeds bw_intra/bw_inter left; -1: unknown. */
+static inline int known_steps(tp_pass_memory *pm, const tp_graph *g, float bw_intra, float bw_inter)
 {
     int slot = pass_slot(pm, g, g->type_intra);
     if (slot < 0)
         return -1;
     tp_pass_context c = context_of(pm, g, bw_intra, bw_inter);
-    const int *steps = context_steps(pm, &c, 0, speeds);
+    const int *steps = context_steps(pm, &c, 0);
     return steps ? steps[slot] : -1;
 }
 
@@ -266,7 +269,7 @@ int tp_accel__pass_find(tp_accel *a, const tp_graph *g, int *time)
         pm->state = state_hash(a);
         pm->state_ok = 1;
     }
-    int steps = known_steps(pm, g, g->bw_intra, g->bw_inter, 0);
+    int steps = known_steps(pm, g, g->bw_intra, g->bw_inter);
     if (steps < 0)
         return 0;
     *time = steps;
@@ -274,15 +277,15 @@ int tp_accel__pass_find(tp_accel *a, const tp_graph *g, int *time)
 }
 
 /*
- * Record the pass g ran (at its speeds, or at bw for speeds 1) for every typeIntra
+ * Record the pass g ran (at its speeds, or at bw when at_bw) for every typeIntra
  * in ti_lo..ti_hi: with any of them, every route type check of the pass,
  * hence every decision, comes out the same.
  */
-static void store_types(tp_pass_memory *pm, const tp_graph *g, float bw, int speeds, int time)
+static void store_types(tp_pass_memory *pm, const tp_graph *g, float bw, int at_bw, int time)
 {
     tp_pass_context c =
-        speeds ? context_of(pm, g, bw, bw) : context_of(pm, g, g->bw_intra, g->bw_inter);
-    int *steps = context_steps(pm, &c, 1, speeds);
+        at_bw ? context_of(pm, g, bw, bw) : context_of(pm, g, g->bw_intra, g->bw_inter);
+    int *steps = context_steps(pm, &c, 1);
     if (!steps)
         return;
     for (int t = pm->ti_lo > 0 ? pm->ti_lo : 0; t <= pm->ti_hi && t <= TP_PATH_DIS; t++) {
@@ -299,7 +302,7 @@ static void store_types(tp_pass_memory *pm, const tp_graph *g, float bw, int spe
  * steps: another budget stops it after as many, or all of them. A pass
  * that spent its budget tells only about budgets no larger.
  */
-static void store_settings(tp_pass_memory *pm, const tp_graph *g, float bw, int speeds, int time)
+static void store_settings(tp_pass_memory *pm, const tp_graph *g, float bw, int at_bw, int time)
 {
     int own = tp_search__step_budget(g), used = own - time;
     for (int same = 0; same < 2; same++) {
@@ -313,7 +316,7 @@ static void store_settings(tp_pass_memory *pm, const tp_graph *g, float bw, int 
             alt.cross_nic = cross;
             int budget = tp_search__step_budget(&alt);
             if (time > 0 || budget <= own)
-                store_types(pm, &alt, bw, speeds, budget > used ? budget - used : 0);
+                store_types(pm, &alt, bw, at_bw, budget > used ? budget - used : 0);
         }
     }
 }
@@ -327,7 +330,7 @@ void tp_accel__pass_store(tp_accel *a, const tp_graph *g, int time)
 int tp_accel__pass_known(tp_accel *a, const tp_graph *g, float bw)
 {
     tp_pass_memory *pm = &a->pass;
-    return pm->armed && known_steps(pm, g, bw, bw, 1) >= 0;
+    return pm->armed && known_steps(pm, g, bw, bw) >= 0;
 }
 
 void tp_accel__pass_store_at(tp_accel *a, const tp_graph *g, float bw, int time)
