@@ -451,6 +451,7 @@ static const struct {
     {"dgx_h100.xml", {NULL}, 2},
     {"ac922.xml", {NULL}, 2},
     {"pxb_2level.xml", {"NCCL_P2P_LEVEL=PIX", NULL}, 1},
+    {"pxb_2level.xml", {NULL}, 2},
 };
 
 static size_t count_events(const tp_graph *g, tp_search_event_kind kind)
@@ -604,6 +605,64 @@ static void test_search_hubs(void **state)
     tp_plan_free(plan);
 }
 
+/* Whether no Balanced Tree channel at speed bw can start, from the link values of a pass start. */
+static int tree_cannot_start(tp_accel *accel, float bw)
+{
+    tp_graph *g = new_graph(1, TP_PATTERN_BALANCED_TREE, 1, 1);
+    g->bw_intra = g->bw_inter = bw;
+    g->type_intra = g->type_inter = TP_PATH_SYS;
+    assert_true(tp_accel__begin(accel, g)); /* milli mode: the link values are exact */
+    int blocked = tp_accel__no_start(accel, g, accel->milli.amounts);
+    free_graph(g);
+    return blocked;
+}
+
+/*
+ * Two nodes of the two-level PCIe fixture: each lower switch holds two GPUs
+ * under a 24 GB/s uplink, the NICs sit above it (search_sides.c). A Balanced
+ * Tree channel at 15 GB/s starting in a lower switch takes 15 down from the
+ * NET, sends 7.5 back up from its first GPU, and then either 7.5 from a
+ * second GPU there and 15 to leave (30 up) or leaves at once and comes back
+ * for the other GPU (30 down): no channel starts. At 12 GB/s the first
+ * choice fits exactly (12 down, 24 up): NCCL's tree is found there, and the
+ * accelerated search gives the step-by-step search's graphs.
+ */
+static void test_search_sides_no_start(void **state)
+{
+    (void)state;
+    char *xml = helpers_fixture("pxb_2level.xml");
+    tp_plan *plan = helpers_plan(xml, NULL, 2, 0), *plain = helpers_plan(xml, NULL, 2, 0);
+    free(xml);
+    tp_search_ctx ctx;
+    tp_accel *accel;
+    tp_error err = {0};
+    tp_graph *save = new_graph(1, TP_PATTERN_BALANCED_TREE, 1, 1);
+    assert_int_equal(tp_search__ctx_init(&ctx, plan->sys, save, &err), TP_OK);
+    assert_int_equal(tp_accel__new(&ctx, &tp_accel__defaults, &accel, &err), TP_OK);
+    int pairs = 0;
+    for (int i = 0; i < accel->bound.n_sides; i++)
+        pairs += accel->bound.sides[i].size == 2;
+    assert_int_equal(pairs, 4); /* the four lower switches */
+    assert_true(tree_cannot_start(accel, 15));
+    assert_false(tree_cannot_start(accel, 12));
+    tp_accel__free(accel);
+    tp_search__ctx_free(&ctx);
+    free_graph(save);
+    tp_graph *a[3], *b[3];
+    search_all(plan, a, &shortcuts);
+    search_all(plain, b, &step_by_step);
+    assert_int_equal(a[1]->n_channels, 1);
+    assert_true(a[1]->bw_intra == 12);
+    assert_true(count_events(a[1], TP_EV_BOUND) > 0);
+    for (int k = 0; k < 3; k++) {
+        assert_same_graph(a[k], b[k], 8);
+        free_graph(a[k]);
+        free_graph(b[k]);
+    }
+    tp_plan_free(plan);
+    tp_plan_free(plain);
+}
+
 /*
  * The seed's 4 x V100 NV2: after 6 rings at 20 GB/s (120), a ring at 30 or
  * 40 GB/s has at most 3 channels (3 NV2 links into each GPU), so the second
@@ -723,6 +782,7 @@ int main(void)
         cmocka_unit_test(test_search_second_pass_skipped),
         cmocka_unit_test(test_search_bridges),
         cmocka_unit_test(test_search_hubs),
+        cmocka_unit_test(test_search_sides_no_start),
         cmocka_unit_test(test_search_mirror_domains),
         cmocka_unit_test(test_search_mirror_swapped_nics),
     };

@@ -10,6 +10,7 @@
  *   pass   (search_pass.c)   memory of whole passes that saved nothing
  *   shadow (search_shadow.c) passes at lower speeds followed alongside
  *   bound  (search_bound.c)  passes cut when they cannot beat the best graph
+ *          (search_sides.c)  with channels that cannot start inside a switch
  *   dead   (search_dead.c)   next channels that cannot start
  *   iso    (search_iso.c)    mirrored domains (not attached: used by the plan)
  */
@@ -235,6 +236,16 @@ typedef struct tp_dead {
 /* Steps the first settling round lets each cut pass explore (x4 every round). */
 #define TP_SETTLE_FIRST_CAP 256
 
+/*
+ * A bridge side with its links out and in that every route between its
+ * GPUs and the NETs takes too (search_sides.c).
+ */
+typedef struct tp_side {
+    uint64_t gpus; /* the GPUs of the side */
+    int size;      /* how many */
+    int up, down;  /* link indices: out of the side, into it */
+} tp_side;
+
 /* A first pass cut short: its settings and the budget it had left. */
 typedef struct tp_cut_pass {
     tp_graph_settings settings;
@@ -255,9 +266,12 @@ typedef struct tp_bound {
     int *hub_link, *hub_sides; /* bridge links every route out of hub_sides sides takes */
     int n_hubs;
     int n_bridges;
+    tp_side *sides; /* where a channel starting inside must fit (search_sides.c) */
+    int n_sides;
     int hops_gpu_gpu, hops_net_gpu, hops_gpu_net; /* fewest hops of a route of each kind */
     int cut_on;                                   /* this pass may be cut short */
     int channel_bound; /* at most this many channels in any graph of the pass */
+    int only_sides;    /* the pass is hopeless only because no channel can start (sides) */
     int channel_hops;  /* at least this many hops per channel */
     int cut_cap;       /* steps a pass that cannot beat the best graph explores before its cut */
     int settle_cap;    /* the same for passes re-run to settle the global budget */
@@ -439,6 +453,8 @@ tp_status tp_accel__dead_next_channel(tp_accel *a, tp_graph *g);
 tp_status tp_accel__bound_init(tp_accel *a, tp_error *err);
 void tp_accel__bound_free(tp_accel *a);
 void tp_accel__bound_begin(tp_accel *a, const tp_graph *g, int enabled);
+/* Steps the pass g explores before it is cut (-1: not cut): it cannot beat the best graph. */
+int tp_accel__cut_cap(const tp_accel *a, const tp_graph *g);
 /* Whether a graph of the pass g may still be better than the saved one. */
 int tp_accel__can_beat(const tp_accel *a, const tp_graph *g);
 /* Between passes (link values at their start): no graph of a pass of g can beat the saved one. */
@@ -447,5 +463,10 @@ int tp_accel__hopeless(void *state, const tp_graph *g);
 void tp_accel__bound_pass_end(tp_accel *a, const tp_graph *g);
 tp_status tp_accel__bound_budget(tp_accel *a, tp_graph *g, int64_t *global_timeout, int all);
 void tp_accel__bound_forget(tp_accel *a);
+
+/* Sides (search_sides.c), made from the bridges; whether no channel of g can start at all. */
+tp_status tp_accel__sides_init(tp_accel *a);
+void tp_accel__sides_free(tp_accel *a);
+int tp_accel__no_start(const tp_accel *a, const tp_graph *g, const tp_amount *amounts);
 
 #endif

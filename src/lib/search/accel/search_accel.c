@@ -161,7 +161,7 @@ tp_status tp_accel__run_pass(tp_accel *a, tp_graph *g, const tp_ladder_pass *p, 
     arm_pass(a, g);
     tp_accel__bound_begin(a, g, p->number == 1 && !settling && (a->use & TP_ACCEL_BOUND));
     /* Hopeless from the start: small searches still run whole, large ones are cut. */
-    int cap = a->bound.cut_on && !tp_accel__can_beat(a, g) ? a->bound.cut_cap : -1;
+    int cap = tp_accel__cut_cap(a, g);
     tp_search__stop_after(s, settling ? a->bound.settle_cap : cap, TP_ACCEL_CUT_WHY);
     unsigned long copies = a->memo.n_copies;
     if (p->number == 1 && (a->use & TP_ACCEL_SHADOW))

@@ -18,6 +18,8 @@
  *     on that link, so GPU g takes at most the sum over its entry links of
  *     floor(value / smallest amount) channels. A tree without NETs does not
  *     enter its first GPU: any two GPUs together still bound its channels.
+ *   - no channel at all when none can start inside some switch around each
+ *     GPU (search_sides.c).
  * Other reservations only take more. A graph of c channels at bw is better
  * than the saved one only if c x bw is larger, or equal with fewer hops
  * (ncclTopoCompareGraphs); c channels have at least c times the fewest hops
@@ -230,7 +232,7 @@ tp_status tp_accel__bound_init(tp_accel *a, tp_error *err)
         for (int i = 0; i < a->s->n_nets; i++)
             add_entry_link(a, g, &a->s->routes[TP_NODE_NET][TP_NODE_GPU][i * a->s->n_gpus + g]);
     }
-    if (find_bridges(a) != TP_OK || find_ways_back(a) != TP_OK)
+    if (find_bridges(a) != TP_OK || find_ways_back(a) != TP_OK || tp_accel__sides_init(a) != TP_OK)
         return tp_fail_nomem(err);
     a->bound.hops_gpu_gpu = min_route_hops(a, TP_NODE_GPU, TP_NODE_GPU);
     crossing_extra(a);
@@ -261,6 +263,7 @@ void tp_accel__bound_free(tp_accel *a)
     a->bound.open = NULL;
     a->bound.bridge_side = NULL;
     a->bound.n_bridges = 0;
+    tp_accel__sides_free(a);
     free(a->bound.cuts);
     a->bound.cuts = NULL;
     a->bound.n_cuts = a->bound.cuts_cap = 0;
@@ -450,6 +453,12 @@ void tp_accel__bound_begin(tp_accel *a, const tp_graph *g, int enabled)
         return;
     a->bound.channel_bound = channel_bound(a, g, a->milli.amounts);
     a->bound.channel_hops = channel_hops(a, g);
+    /* The sides' proof is checked last: it only matters when the bounds above leave hope. */
+    a->bound.only_sides = 0;
+    if (tp_accel__can_beat(a, g) && tp_accel__no_start(a, g, a->milli.amounts)) {
+        a->bound.channel_bound = 0;
+        a->bound.only_sides = 1;
+    }
 }
 
 /* Whether a graph of c channels at most, each of `hops` hops at least, may beat the saved one. */
@@ -477,7 +486,25 @@ int tp_accel__hopeless(void *state, const tp_graph *g)
     if (!a->milli.capable || !a->milli.link_m_ok || tp_search__head_pattern(g->pattern) ||
         !tp_accel__milli_amounts(a, g, amounts))
         return 0;
-    return !beatable(a, g, channel_bound(a, g, amounts), channel_hops(a, g));
+    return !beatable(a, g, channel_bound(a, g, amounts), channel_hops(a, g)) ||
+           tp_accel__no_start(a, g, amounts);
+}
+
+/*
+ * A hopeless pass is cut after cut_cap steps. One that only the sides show
+ * hopeless (no channel can start, search_sides.c) often fails within its
+ * first steps: it runs up to the first settling round's cap, so the short
+ * ones end whole and the pass memory knows them (a cut pass is not known,
+ * and is charged its whole budget until settled).
+ */
+int tp_accel__cut_cap(const tp_accel *a, const tp_graph *g)
+{
+    const tp_bound *b = &a->bound;
+    if (!b->cut_on || tp_accel__can_beat(a, g))
+        return -1;
+    if (b->only_sides && b->cut_cap > 0 && b->cut_cap < TP_SETTLE_FIRST_CAP)
+        return TP_SETTLE_FIRST_CAP;
+    return b->cut_cap;
 }
 
 int tp_accel__can_beat(const tp_accel *a, const tp_graph *g)
