@@ -2,8 +2,9 @@
  * The log's number formatting shortcuts against printf itself: "%.1f" of a
  * float (tp_format_f1, tp_buf_put_f1), "%f" (tp_format_fixed) and hexadecimal ids
  * (tp_buf_put_hex, tp_format_hex), and the in-place line pieces ("%*.1f", "%*s", "%*d"
- * by tp_put_f1, tp_put_str, tp_put_int then tp_put_right; tp_put_f1_right, tp_put_ll), and
- * log lines written in place (tp_log_begin_line, tp_log_end_line).
+ * by tp_put_f1, tp_put_str, tp_put_int then tp_put_right; tp_put_f1_right, tp_put_ll,
+ * tp_put_spaces, tp_put_str_right), and log lines written in place (tp_log_begin_line,
+ * tp_log_end_line).
  */
 #include "helpers.h"
 
@@ -179,6 +180,32 @@ static void test_f1_right(void **state)
     }
 }
 
+/* Spaces in word stores write exactly their columns; "%*s" right-aligned. */
+static void test_spaces_and_str_right(void **state)
+{
+    (void)state;
+    char buf[64], want[64];
+    for (int n = -2; n <= 20; n++) {
+        memset(buf, 'x', sizeof(buf));
+        char *end = tp_put_spaces(buf + 1, n);
+        int cols = n > 0 ? n : 0;
+        assert_ptr_equal(end, buf + 1 + cols);
+        assert_int_equal(buf[0], 'x');
+        for (int i = 0; i < cols; i++)
+            assert_int_equal(buf[1 + i], ' ');
+        assert_int_equal(buf[1 + cols], 'x');
+    }
+    static const char *const names[] = {"", "LL", "Simple", "ReduceScatter", "CollNetDirect!!"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        for (int w = 0; w <= 18; w++) {
+            snprintf(want, sizeof(want), "%*s|", w, names[i]);
+            char *p = tp_put_str_right(buf, names[i], w);
+            *p++ = '|';
+            *p = '\0';
+            assert_string_equal(want, buf);
+        }
+}
+
 static void test_put_ll(void **state)
 {
     (void)state;
@@ -228,6 +255,7 @@ int main(void)
         cmocka_unit_test(test_put_int_and_literal),
         cmocka_unit_test(test_f1_right),
         cmocka_unit_test(test_put_ll),
+        cmocka_unit_test(test_spaces_and_str_right),
         cmocka_unit_test(test_log_lines_in_place),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

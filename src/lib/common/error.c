@@ -297,21 +297,13 @@ int tp_format_f1(char *out, float v)
     return finish_fixed(out, p, digits + sizeof(digits) - 1, n / 10, v);
 }
 
-/* `count` spaces at p in 4-byte stores, up to 3 more past them (the caller writes over those). */
-static char *put_spaces4(char *p, int count)
-{
-    for (int i = 0; i < count; i += 4)
-        memcpy(p + i, "    ", 4);
-    return p + (count > 0 ? count : 0);
-}
-
 char *tp_put_f1_right(char *p, float v, int width)
 {
     double tenths = (double)v * 10.0; /* exact, as in tp_format_f1 */
     if (!(fabs(tenths) < 1e15))
         return tp_put_right(p, tp_put_f1(p, v), width);
     if (tenths == 0 && !signbit(v)) /* most cells of the tuning table (algorithms off) */
-        return TP_PUT_LIT(put_spaces4(p, width - 3), "0.0");
+        return TP_PUT_LIT(tp_put_spaces(p, width - 3), "0.0");
     long long n = llrint(fabs(tenths));
     int len = signbit(v) ? 3 : 2; /* the sign, the point and the tenths */
     for (long long whole = n / 10;; whole /= 10) {
@@ -319,9 +311,8 @@ char *tp_put_f1_right(char *p, float v, int width)
         if (whole < 10)
             break;
     }
-    /* Written in place, the length known first: no shifting, no copy (the digits cover the
-     * spaces' overshoot: they are at least 3). */
-    char *end = put_spaces4(p, width - len) + len, *d = end;
+    /* Written in place, the length known first: no shifting, no copy. */
+    char *end = tp_put_spaces(p, width - len) + len, *d = end;
     *d = '\0';
     *--d = (char)('0' + n % 10);
     *--d = '.';

@@ -208,6 +208,30 @@ static inline char *tp_put_int(char *p, int v, int zero_width)
     *p = '\0';
     return p;
 }
+/* n spaces at p (no NUL; none when n <= 0), in overlapping word stores rather than a byte loop
+ * the compiler makes a memset call of: the end. */
+static inline char *tp_put_spaces(char *p, int n)
+{
+    if (n >= 4) {
+        for (int i = 0; i + 4 < n; i += 4)
+            memcpy(p + i, "    ", 4);
+        memcpy(p + n - 4, "    ", 4);
+    } else if (n >= 2) {
+        memcpy(p, "  ", 2);
+        memcpy(p + n - 2, "  ", 2);
+    } else if (n == 1) {
+        *p = ' ';
+    }
+    return n > 0 ? p + n : p;
+}
+/* s right-aligned in `width` columns ("%*s"): the end. */
+static inline char *tp_put_str_right(char *p, const char *s, int width)
+{
+    int len = 0;
+    while (s[len])
+        len++;
+    return tp_put_str(tp_put_spaces(p, width - len), s);
+}
 /* printf's "%lld". */
 static inline char *tp_put_ll(char *p, long long v)
 {

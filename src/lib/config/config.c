@@ -384,13 +384,21 @@ tp_status tp_config__copy(tp_config **out, const tp_config *cfg, tp_error *err)
     tp_config *copy = malloc(sizeof(*copy));
     if (!copy)
         return tp_fail_nomem(err);
-    /* Everything at once, then the owned texts of their own (most values have none). */
-    *copy = *cfg;
-    for (size_t i = 0; i < TP_CONFIG_MAX_WARNINGS; i++)
-        copy->warnings[i] = NULL;
+    /* Set values in full, unset ones as a new configuration holds them (most are unset: their
+     * sources are not copied), then the texts of their own. Warnings stay with the original
+     * (slots past n_warnings are never read). */
     copy->n_warnings = 0;
-    for (size_t i = 0; i < TP_PARAM_COUNT; i++)
-        copy->values[i].text = NULL;
+    for (size_t i = 0; i < TP_PARAM_COUNT; i++) {
+        param_value *v = &copy->values[i];
+        if (cfg->values[i].is_set) {
+            *v = cfg->values[i];
+        } else {
+            v->is_set = false;
+            v->num = 0;
+            v->source[0] = '\0';
+        }
+        v->text = NULL;
+    }
     for (size_t i = 0; i < TP_PARAM_COUNT; i++) {
         if (cfg->values[i].text && tp_strdup(&copy->values[i].text, cfg->values[i].text, err)) {
             tp_config_free(copy);

@@ -180,7 +180,9 @@ static void queue_next(bfs_state *s, tp_node *node)
     s->next[s->n_next++] = node;
 }
 
-static tp_status visit_link(bfs_state *s, tp_node *node, tp_link *link, tp_error *err)
+/* One link of node, whose route to the base is path. */
+static tp_status visit_link(bfs_state *s, tp_node *node, const tp_route *path, tp_link *link,
+                            tp_error *err)
 {
     int bt = s->base->type;
     tp_node *rem = link->rem;
@@ -189,7 +191,6 @@ static tp_status visit_link(bfs_state *s, tp_node *node, tp_link *link, tp_error
         (st = routes_alloc(s->sys, &rem->paths[bt], s->sys->nodes[bt].count, true, err)) != TP_OK)
         return st;
     tp_route *rem_path = &rem->paths[bt][s->base_index];
-    tp_route *path = &node->paths[bt][s->base_index];
     float bw = link->bw < path->bw ? link->bw : path->bw;
     if (blocked_by_gpu(s, node, link, path))
         return TP_OK;
@@ -229,8 +230,9 @@ static tp_status set_paths(bfs_state *s, tp_node *base, tp_error *err)
         s->level++;
         for (int n = 0; n < s->n_cur; n++) {
             tp_node *node = s->cur[n];
+            const tp_route *path = &node->paths[bt][s->base_index];
             for (int l = 0; l < node->n_links; l++)
-                if ((st = visit_link(s, node, &node->links[l], err)) != TP_OK)
+                if ((st = visit_link(s, node, path, &node->links[l], err)) != TP_OK)
                     return st;
         }
         tp_node **swap = s->cur;

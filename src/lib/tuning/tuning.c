@@ -404,22 +404,13 @@ static void apply_enables(tp_tuning *t)
  * (each at most TP_F1_SIZE, "%8.1f/%6.1f |" per cell). */
 #define TABLE_LINE_SIZE (16 + TP_ALGO_COUNT / 2 * TP_PROTO_COUNT * (2 * TP_F1_SIZE + 4))
 
-/* `count` spaces at p. */
-static char *put_spaces(char *p, int count)
-{
-    for (int i = 0; i < count; i++)
-        *p++ = ' ';
-    *p = '\0';
-    return p;
-}
-
 /* One collective's row: "%8.1f/%6.1f |" per algorithm and protocol. */
 static void log_row(const tp_tuning *t, tp_log *log, int c, int a0, int a1)
 {
     char *row = tp_log_begin_line(log, TP_SUB_TUNING, TABLE_LINE_SIZE);
     if (!row)
         return;
-    char *p = TP_PUT_LIT(tp_put_right(row, tp_put_str(row, coll_names[c]), 13), " |");
+    char *p = TP_PUT_LIT(tp_put_str_right(row, coll_names[c], 13), " |");
     for (int a = a0; a < a1; a++) {
         for (int pr = 0; pr < TP_PROTO_COUNT; pr++) {
             p = tp_put_f1_right(p, t->latency[c][a][pr], 8);
@@ -433,23 +424,29 @@ static void log_row(const tp_tuning *t, tp_log *log, int c, int a0, int a1)
 /* The block's heading lines: algorithms, protocols, thread counts. */
 static void log_heading(const tp_tuning *t, tp_log *log, int a0, int a1)
 {
-    char line[TABLE_LINE_SIZE], *p = TP_PUT_LIT(line, "  Algorithm   |");
+    char *p = tp_log_begin_line(log, TP_SUB_TUNING, TABLE_LINE_SIZE);
+    if (!p)
+        return;
+    p = TP_PUT_LIT(p, "  Algorithm   |");
     for (int a = a0; a < a1; a++) {
-        p = put_spaces(p, 15);
-        p = tp_put_right(p, tp_put_str(p, algo_names[a]), 17);
-        p = TP_PUT_LIT(put_spaces(p, 17), " |");
+        p = tp_put_str_right(tp_put_spaces(p, 15), algo_names[a], 17);
+        p = TP_PUT_LIT(tp_put_spaces(p, 17), " |");
     }
-    tp_log_put_sub(log, TP_SUB_TUNING, line);
-    p = TP_PUT_LIT(line, "  Protocol    |");
+    tp_log_end_line(log, p);
+    if (!(p = tp_log_begin_line(log, TP_SUB_TUNING, TABLE_LINE_SIZE)))
+        return;
+    p = TP_PUT_LIT(p, "  Protocol    |");
     for (int a = a0; a < a1; a++)
         for (int pr = 0; pr < TP_PROTO_COUNT; pr++)
-            p = tp_put_str(tp_put_right(p, tp_put_str(p, proto_names[pr]), 15), " |");
-    tp_log_put_sub(log, TP_SUB_TUNING, line);
-    p = TP_PUT_LIT(line, " Max NThreads |");
+            p = TP_PUT_LIT(tp_put_str_right(p, proto_names[pr], 15), " |");
+    tp_log_end_line(log, p);
+    if (!(p = tp_log_begin_line(log, TP_SUB_TUNING, TABLE_LINE_SIZE)))
+        return;
+    p = TP_PUT_LIT(p, " Max NThreads |");
     for (int a = a0; a < a1; a++)
         for (int pr = 0; pr < TP_PROTO_COUNT; pr++)
-            p = tp_put_str(tp_put_right(p, tp_put_int(p, t->max_threads[a][pr], 0), 15), " |");
-    tp_log_put_sub(log, TP_SUB_TUNING, line);
+            p = TP_PUT_LIT(tp_put_right(p, tp_put_int(p, t->max_threads[a][pr], 0), 15), " |");
+    tp_log_end_line(log, p);
 }
 
 /* Rank 0's table: two blocks of three algorithms. */
