@@ -169,8 +169,7 @@ static ladder *new_ladder(int n_gpus)
     return l;
 }
 
-/* Each rung moves one knob and returns 1, or resets it and returns 0 (NCCL 2.22.3 order). */
-typedef int rung_fn(ladder *l);
+/* Each rung moves one knob and returns 1, or resets it and returns 0 (next_rung's order). */
 
 /* Rung: a simpler tree (TREE instead of BALANCED_TREE) on sm90+. */
 static int rung_simpler_tree(ladder *l)
@@ -237,16 +236,24 @@ static int rung_lower_bw(ladder *l)
     return 0;
 }
 
-static const struct {
-    rung_fn *fn;
-    const char *why;
-} ladder_rungs[] = {
-    {rung_simpler_tree, "simpler tree pattern (sm90+)"},
-    {rung_type_intra, "weaker GPU-to-GPU path type"},
-    {rung_type_inter, "weaker GPU-to-NET path type"},
-    {rung_cross_nic, "allow crossing NICs"},
-    {rung_lower_bw, "lower bandwidth"},
-};
+/*
+ * The next rung in NCCL 2.22.3's order: the first that moves its knob
+ * (the reason returned; the ones before it were reset), NULL when none can.
+ */
+static const char *next_rung(ladder *l)
+{
+    if (rung_simpler_tree(l))
+        return "simpler tree pattern (sm90+)";
+    if (rung_type_intra(l))
+        return "weaker GPU-to-GPU path type";
+    if (rung_type_inter(l))
+        return "weaker GPU-to-NET path type";
+    if (rung_cross_nic(l))
+        return "allow crossing NICs";
+    if (rung_lower_bw(l))
+        return "lower bandwidth";
+    return NULL;
+}
 
 /* The steps the last pass left go back to the global budget. */
 static tp_status return_steps(ladder *l, int time)
@@ -283,13 +290,10 @@ static int relax(ladder *l, int time, tp_status *st)
         tp_search__event(l->graph, TP_EV_BUDGET, "global step budget spent", tmp);
         return 0;
     }
-    for (size_t i = 0; i < ARRAY_LEN(ladder_rungs); i++) {
-        if (ladder_rungs[i].fn(l)) {
-            tp_search__event(l->graph, TP_EV_RELAX, ladder_rungs[i].why, tmp);
-            return 1;
-        }
-    }
-    return 0;
+    const char *why = next_rung(l);
+    if (why)
+        tp_search__event(l->graph, TP_EV_RELAX, why, tmp);
+    return why != NULL;
 }
 
 /* NCCL 2.22.3 ncclTopoDupChannels: fast graphs get each channel twice, at half bw. */
@@ -433,11 +437,10 @@ static tp_status run_pass(ladder *l, int *time)
 /* After a pass: note a stopped one (its steps unknown, counted as all spent), or a spent budget. */
 static void after_pass(ladder *l, int *time)
 {
-    tp_search_ctx *s = l->s;
-    int left;
-    if (tp_search__stopped(s, &left) && left >= 0) {
+    const tp_search_stop *stop = &l->s->stop;
+    if (stop->stopped && stop->left >= 0) {
         *time = 0;
-        tp_search__event(l->graph, TP_EV_BOUND, s->stop.why, l->tmp);
+        tp_search__event(l->graph, TP_EV_BOUND, stop->why, l->tmp);
     } else if (*time == 0) {
         tp_search__event(l->graph, TP_EV_BUDGET, "pass step budget spent", l->tmp);
     }
