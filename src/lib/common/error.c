@@ -196,10 +196,26 @@ static void buf_commit(tp_buf *b, size_t add)
     b->data[b->len] = '\0';
 }
 
+/* A buffer's first room: a line's worth, rather than growing 8, 16, 32... bytes at a time. */
+#define TP_BUF_FIRST_ROOM 256
+
+/* Room for `add` more bytes and a NUL (false: out of memory). */
+static bool buf_room(tp_buf *b, size_t add)
+{
+    size_t need = b->len + add + 1;
+    if (need <= b->cap)
+        return true;
+    if (b->cap == 0 && need < TP_BUF_FIRST_ROOM)
+        need = TP_BUF_FIRST_ROOM;
+    return tp_grow((void **)&b->data, &b->cap, need, 1, NULL) == TP_OK;
+}
+
 void tp_buf_printf(tp_buf *b, const char *fmt, ...)
 {
-    if (b->failed)
+    if (b->failed || !buf_room(b, 0)) {
+        b->failed = true;
         return;
+    }
     /* Format in place; when the room is short, grow once and format again. */
     for (int round = 0; round < 2; round++) {
         size_t room = b->cap > b->len ? b->cap - b->len : 0;
@@ -213,7 +229,7 @@ void tp_buf_printf(tp_buf *b, const char *fmt, ...)
             buf_commit(b, (size_t)n);
             return;
         }
-        if (tp_grow((void **)&b->data, &b->cap, b->len + (size_t)n + 1, 1, NULL))
+        if (!buf_room(b, (size_t)n))
             break;
     }
     b->failed = true;
@@ -224,7 +240,7 @@ void tp_buf_put(tp_buf *b, const char *s)
     size_t n = strlen(s);
     if (b->failed)
         return;
-    if (tp_grow((void **)&b->data, &b->cap, b->len + n + 1, 1, NULL)) {
+    if (!buf_room(b, n)) {
         b->failed = true;
         return;
     }
