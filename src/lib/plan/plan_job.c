@@ -32,7 +32,7 @@ static tp_status check_job(const tp_job *job, tp_error *err)
 
 static int count_gpus(const tp_xml_elem *e)
 {
-    int n = strcmp(e->tag, "gpu") == 0;
+    int n = tp_xml__is_tag(e, "gpu");
     for (size_t i = 0; i < e->n_children; i++)
         n += count_gpus(e->children[i]);
     return n;

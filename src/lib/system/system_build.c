@@ -248,7 +248,7 @@ static tp_status add_nic(build_ctx *c, const tp_xml_elem *e, tp_node *nic, int s
 {
     for (size_t s = 0; s < e->n_children; s++) {
         const tp_xml_elem *sub = e->children[s];
-        if (strcmp(sub->tag, "net") != 0 || !tp_xml__attr(sub, "dev"))
+        if (!tp_xml__is_tag(sub, "net") || !tp_xml__attr(sub, "dev"))
             continue;
         tp_status st = add_net(c, sub, nic, sid);
         if (st != TP_OK)
@@ -325,7 +325,7 @@ static tp_status add_pci(build_ctx *c, const tp_xml_elem *e, tp_node *parent, in
 static tp_status add_pci_children(build_ctx *c, const tp_xml_elem *e, tp_node *node, int sid)
 {
     for (size_t s = 0; s < e->n_children; s++) {
-        if (strcmp(e->children[s]->tag, "pcilink") == 0)
+        if (tp_xml__is_tag(e->children[s], "pcilink"))
             continue; /* added in their own pass */
         tp_status st = add_pci(c, e->children[s], node, sid);
         if (st != TP_OK)
@@ -451,9 +451,9 @@ static tp_status add_cpu(build_ctx *c, const tp_xml_elem *e)
         return st;
     for (size_t s = 0; s < e->n_children && st == TP_OK; s++) {
         const tp_xml_elem *sub = e->children[s];
-        if (strcmp(sub->tag, "pci") == 0)
+        if (tp_xml__is_tag(sub, "pci"))
             st = add_pci(c, sub, cpu, sid);
-        else if (strcmp(sub->tag, "nic") == 0)
+        else if (tp_xml__is_tag(sub, "nic"))
             st = add_cpu_nic(c, sub, cpu, sid);
     }
     return st;
@@ -649,7 +649,7 @@ static tp_status collect_links(build_ctx *c, const tp_xml_elem *e, link_lists *o
         return st;
     }
     tp_status st = TP_OK;
-    if (e->tag[0] == 'c' && strcmp(e->tag, "cpu") == 0 && (st = get_system_id(c, e, &sid)) != TP_OK)
+    if (tp_xml__is_tag(e, "cpu") && (st = get_system_id(c, e, &sid)) != TP_OK)
         return st;
     const char *bus = tp_xml__attr(e, "busid");
     for (size_t s = 0; s < e->n_children && st == TP_OK; s++)
@@ -795,7 +795,7 @@ static tp_status build(build_ctx *c, const tp_xml_elem *top, uint64_t host_hash)
 {
     tp_status st = TP_OK;
     for (size_t s = 0; s < top->n_children && st == TP_OK; s++)
-        if (strcmp(top->children[s]->tag, "cpu") == 0)
+        if (tp_xml__is_tag(top->children[s], "cpu"))
             st = add_cpu(c, top->children[s]);
     if (st != TP_OK)
         return st;

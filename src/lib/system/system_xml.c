@@ -62,12 +62,11 @@ typedef struct tagged_lists {
 static tp_status collect(const tp_xml_elem *e, tagged_lists *out, tp_error *err)
 {
     tp_status st = TP_OK;
-    const char *t = e->tag;
-    if (same_text(t, "pci"))
+    if (tp_xml__is_tag(e, "pci"))
         st = list_add(&out->pcis, (tp_xml_elem *)e, err);
-    else if (same_text(t, "gpu"))
+    else if (tp_xml__is_tag(e, "gpu"))
         st = list_add(&out->gpus, (tp_xml_elem *)e, err);
-    else if (same_text(t, "net"))
+    else if (tp_xml__is_tag(e, "net"))
         st = list_add(&out->nets, (tp_xml_elem *)e, err);
     for (size_t i = 0; i < e->n_children && st == TP_OK; i++)
         st = collect(e->children[i], out, err);
@@ -180,7 +179,7 @@ static tp_status check_limits(prep_ctx *c, const tp_xml_elem *e, size_t *count)
 static tp_status check_root(prep_ctx *c)
 {
     tp_xml_elem *top = c->doc->root;
-    if (!same_text(top->tag, "system"))
+    if (!tp_xml__is_tag(top, "system"))
         return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, top,
                             "not a topology (expected a <system> root element)");
     const char *v = tp_xml__attr(top, "version");
@@ -355,7 +354,7 @@ static tp_status check_gpus(prep_ctx *c)
         if (!tp_xml__attr(gpu, "sm"))
             return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, gpu,
                                 "missing attribute sm (NCCL would ask CUDA)");
-        if (!same_text(gpu->parent->tag, "pci") || !tp_xml__attr(gpu->parent, "busid"))
+        if (!tp_xml__is_tag(gpu->parent, "pci") || !tp_xml__attr(gpu->parent, "busid"))
             return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, gpu,
                                 "a <gpu> must be the child of a <pci busid=...>");
         /* NCCL 2.22.3 ncclTopoAddPci takes the first <gpu> of a <pci> only. */
@@ -555,17 +554,17 @@ static tp_status fill_view(const rank_view *v, const tp_xml_elem *e, attr_setter
         st = to.set(to.target, "class", "0x03", true, err);
     if (st != TP_OK)
         return st;
-    if (same_text(e->tag, "pci")) {
+    if (tp_xml__is_tag(e, "pci")) {
         if ((st = to.set(to.target, "link_speed", "", true, err)) == TP_OK)
             st = to.set(to.target, "link_width", "", true, err);
-    } else if (same_text(e->tag, "cpu")) {
+    } else if (tp_xml__is_tag(e, "cpu")) {
         /* the build's arch; vendor/family need CPUID */
         st = to.set(to.target, "arch", "x86_64", true, err);
     } else if (e == v->gpu) {
         if ((st = to.set(to.target, "keep", "1", false, err)) == TP_OK &&
             (st = to.set(to.target, "rank", v->rank_text, false, err)) == TP_OK)
             st = to.set(to.target, "gdr", v->gdr_text, true, err);
-    } else if (same_text(e->tag, "nvlink")) {
+    } else if (tp_xml__is_tag(e, "nvlink")) {
         /* unknown peer: taken for an NVSwitch */
         st = to.set(to.target, "tclass", "0x068000", true, err);
     }
@@ -575,7 +574,7 @@ static tp_status fill_view(const rank_view *v, const tp_xml_elem *e, attr_setter
 /* Whether fill_view writes on e for this rank: its GPU, the GPU's NVLinks, the PCI chain. */
 static bool filled_by_view(const rank_view *v, const tp_xml_elem *e)
 {
-    bool own_nvlink = v->usable && e->parent == v->gpu && same_text(e->tag, "nvlink");
+    bool own_nvlink = v->usable && e->parent == v->gpu && tp_xml__is_tag(e, "nvlink");
     bool gpu = v->usable && e == v->gpu;
     return own_nvlink || gpu || in_list(v->chain, v->n_chain, e);
 }
@@ -618,7 +617,7 @@ static tp_status trim_view(rank_view *v, const tp_xml_elem *e, int *keep, tp_err
         *keep += sub;
     }
     if (st == TP_OK && *keep == 0 && e->parent &&
-        (same_text(e->tag, "pci") || same_text(e->tag, "cpu")))
+        (tp_xml__is_tag(e, "pci") || tp_xml__is_tag(e, "cpu")))
         st = list_add(&v->removed, (tp_xml_elem *)e, err);
     return st;
 }
@@ -673,8 +672,8 @@ static tp_status init_view(prep_ctx *c, rank_view *v, size_t local, int rank, bo
     tp_format_int(v->rank_text, rank);
     tp_format_int(v->gdr_text, c->gdr_default);
     for (const tp_xml_elem *p = v->gpu_pci; p && v->n_chain < TP_VIEW_MAX_CHAIN; p = p->parent) {
-        bool cpu = same_text(p->tag, "cpu");
-        if (!cpu && !same_text(p->tag, "pci"))
+        bool cpu = tp_xml__is_tag(p, "cpu");
+        if (!cpu && !tp_xml__is_tag(p, "pci"))
             break;
         v->chain[v->n_chain++] = p;
         if (!cpu)

@@ -114,7 +114,10 @@ typedef struct tree_builder {
     tp_xml_text text;     /* the tree's strings stay in the document's copy of the text */
     tp_xml_elem *current; /* the innermost open element */
     unsigned depth;       /* of current */
-    tp_xml_lines lines;
+    /* The line the cursor is on and where it starts: a plain text's line feeds are all in the
+     * blanks between nodes and in comments (one anywhere else leaves the subset or fails). */
+    unsigned line;
+    size_t line_start;
     tp_status st; /* TP_ERR_NOMEM when building failed */
     tp_error *err;
 } tree_builder;
@@ -218,9 +221,15 @@ static void tree_drop(tree_builder *t)
 /* A comment from its "<!--" to the cursor (after "-->"). */
 static void tree_comment(scan *s, size_t start)
 {
-    if (s->tree.doc &&
+    tree_builder *t = &s->tree;
+    if (t->doc &&
         (s->pos - start < 7 || !tp_xml__plain_comment(s->text + start + 4, s->pos - start - 7)))
-        tree_drop(&s->tree);
+        tree_drop(t);
+    const char *p = s->text + start, *end = s->text + s->pos;
+    while (t->doc && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        t->line++;
+        t->line_start = (size_t)(++p - s->text);
+    }
 }
 
 /* Whether the node's key `a` repeats an earlier one. */
@@ -268,7 +277,8 @@ static void tree_open(scan *s, const xnode *n)
     e->src_start = n->start;
     e->src_tag_len = s->pos - n->start;
     e->self_closing = n->type == NODE_SINGLE;
-    tp_xml__locate(&t->lines, s->text, n->start, &e->line, &e->column);
+    e->line = t->line;
+    e->column = (unsigned)(n->start - t->line_start + 1);
     if (!t->doc->root)
         t->doc->root = e;
     if (!e->self_closing && ++t->depth > TP_MAX_XML_DEPTH)
@@ -517,6 +527,24 @@ static int get_attrs(scan *s, xnode *n, char c)
     return 0;
 }
 
+/* The blanks NCCL passes before a node (' ', LF, CR), lines counted: where they end. */
+static const char *skip_blanks(scan *s)
+{
+    const char *p = s->text + s->pos, *end = s->text + s->len;
+    for (;;) {
+        while (p < end && *p == ' ')
+            p++;
+        if (p < end && *p == '\n') {
+            s->tree.line++;
+            s->tree.line_start = (size_t)(++p - s->text);
+        } else if (p < end && *p == '\r') {
+            p++;
+        } else {
+            return p;
+        }
+    }
+}
+
 /* One node, comments skipped (NCCL recurses after a comment; we loop). */
 static int get_node(scan *s, xnode *n)
 {
@@ -529,10 +557,8 @@ static int get_node(scan *s, xnode *n)
         n->n_attrs = 0;
         n->odd = false;
         n->rule = NULL;
-        const char *p = s->text + s->pos, *end = s->text + s->len;
-        while (p < end && (*p == ' ' || *p == '\n' || *p == '\r'))
-            p++;
-        if (p == end) {
+        const char *p = skip_blanks(s);
+        if (p == s->text + s->len) {
             s->pos = s->len;
             return 0; /* NODE_NONE */
         }
@@ -572,10 +598,11 @@ static int get_node(scan *s, xnode *n)
 
 /* ---- the loader (xml.cc xmlLoadSub and the handlers) ---- */
 
-/* Element names are compared on every node: the first byte settles most. */
+/* Element names are compared on every node: the first byte settles most, and the rules' names
+ * are often the very same string. */
 static bool same_name(const char *a, const char *b)
 {
-    return a[0] == b[0] && strcmp(a, b) == 0;
+    return a == b || (a[0] == b[0] && strcmp(a, b) == 0);
 }
 
 static const elem_rule *rule_named(const profile *p, const char *name)
@@ -766,7 +793,7 @@ static tp_status start_tree(scan *s, const tp_nccl_xml_input *in, tp_error *err)
 {
     tree_builder *t = &s->tree;
     t->err = err;
-    t->lines.line = 1;
+    t->line = 1;
     if (!in->want_tree || in->len > TP_MAX_INPUT_BYTES || !tp_xml__plain_text(in->text, in->len))
         return TP_OK;
     if (!(t->doc = calloc(1, sizeof(*t->doc))))

@@ -76,7 +76,8 @@ static void elem_release(const tp_xml_elem *e, void *block)
         free(block);
 }
 
-/* Room for `need` items in one of the element's arrays (new room zeroed). */
+/* Room for `need` items in one of the element's arrays (items past the count are never read:
+ * an arena's new room is not cleared). */
 static tp_status elem_grow(const tp_xml_elem *e, void **ptr, size_t *cap, size_t need,
                            size_t elem_size, tp_error *err)
 {
@@ -92,7 +93,6 @@ static tp_status elem_grow(const tp_xml_elem *e, void **ptr, size_t *cap, size_t
         return tp_fail_nomem(err);
     if (*cap)
         memcpy(p, *ptr, *cap * elem_size);
-    memset(p + *cap * elem_size, 0, (n - *cap) * elem_size);
     *ptr = p;
     *cap = n;
     return TP_OK;
@@ -323,7 +323,7 @@ tp_status tp_xml__move(tp_xml_elem *child, tp_xml_elem *new_parent, tp_error *er
 tp_xml_elem *tp_xml__child(const tp_xml_elem *e, const char *tag)
 {
     for (size_t i = 0; i < e->n_children; i++)
-        if (strcmp(e->children[i]->tag, tag) == 0)
+        if (tp_xml__is_tag(e->children[i], tag))
             return e->children[i];
     return NULL;
 }

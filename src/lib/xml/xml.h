@@ -139,6 +139,14 @@ void tp_xml__remove(tp_xml_elem *child);
 /* Detach child (without freeing) and append it to new_parent. The child keeps its storage:
  * an arena element must stay within its document's lifetime. */
 tp_status tp_xml__move(tp_xml_elem *child, tp_xml_elem *new_parent, tp_error *err);
+/* Whether the element's tag is `tag` (inline, no call: tags are short and tested per element). */
+static inline bool tp_xml__is_tag(const tp_xml_elem *e, const char *tag)
+{
+    const char *t = e->tag;
+    while (*tag && *t == *tag)
+        t++, tag++;
+    return *t == *tag;
+}
 /* First child with this tag, or NULL. */
 tp_xml_elem *tp_xml__child(const tp_xml_elem *e, const char *tag);
 /* Free an element subtree that has no parent. */
