@@ -893,6 +893,21 @@ static void test_paths_deferred_net_searches(void **state)
     for_each_fixture_env(fixtures, ARRAY_LEN(fixtures), check_deferred_and_unsound);
 }
 
+static void check_net_searches_wait(tp_system *host, const tp_config *cfg)
+{
+    /* NVLink routes between every pair of GPUs, wider than any NIC: no P2P or SHM check asks
+     * for the NET searches, which wait (and finish to the whole stage's paths). */
+    if (tp_config_int(cfg, TP_P_P2P_DISABLE) != 1)
+        assert_true(check_deferred_paths(host, cfg) & TP_PATHS_NET_SEARCHES);
+}
+
+static void test_paths_net_searches_wait_behind_wide_routes(void **state)
+{
+    (void)state;
+    static const char *const fixtures[] = {"dgx_h100.xml"};
+    for_each_fixture_env(fixtures, ARRAY_LEN(fixtures), check_net_searches_wait);
+}
+
 /* ------------------------------------------------------------------ */
 /* End to end from the topology XML (fixtures from the conformance cases) */
 /* ------------------------------------------------------------------ */
@@ -968,6 +983,7 @@ int main(void)
         cmocka_unit_test(test_paths_p2p_and_shm_disabled),
         cmocka_unit_test(test_paths_shared_domains_match_own_trim),
         cmocka_unit_test(test_paths_deferred_net_searches),
+        cmocka_unit_test(test_paths_net_searches_wait_behind_wide_routes),
         cmocka_unit_test(test_paths_xml_sparse_ring),
         cmocka_unit_test(test_paths_xml_pix_nic),
         cmocka_unit_test(test_paths_invariants),

@@ -447,8 +447,22 @@ typedef struct pair_checks {
     int level;
     int *at;           /* per GPU index */
     unsigned *pending; /* tp_paths__compute_domains: the NET searches may wait (else NULL) */
+    float net_link_bw; /* the widest link of a NET node: no route to a NET is wider */
     tp_log *log;
 } pair_checks;
+
+/* The widest link out of any NET node. A route to a NET starts (its search from the NET) on one
+ * of the NET's links, and a route is no wider than any of its links. */
+static float widest_net_link(const tp_system *sys)
+{
+    float widest = 0;
+    const tp_node_set *nets = &sys->nodes[TP_NODE_NET];
+    for (int n = 0; n < nets->count; n++)
+        for (int l = 0; l < nets->nodes[n].n_links; l++)
+            if (nets->nodes[n].links[l].bw > widest)
+                widest = nets->nodes[n].links[l].bw;
+    return widest;
+}
 
 /* NCCL 2.22.3 checkNet between GPUs p and g (indices in the system): *use, after the NET
  * searches when they waited. */
@@ -458,6 +472,11 @@ static tp_status use_net(const pair_checks *pc, int p, int g, bool *use, tp_erro
     if (tp_config_int(pc->cfg, TP_P_NET_DISABLE_INTRA) == 1)
         return TP_OK;
     if (pc->pending && (*pc->pending & TP_PATHS_NET_SEARCHES)) {
+        /* No close NET can be faster than a GPU route at least as wide as every NET link: the
+         * NET searches may wait still (a system trimmed next never needs them). */
+        const tp_node *gp = &pc->sys->nodes[TP_NODE_GPU].nodes[pc->at[p]];
+        if (gp->paths[TP_NODE_GPU][pc->at[g]].bw >= pc->net_link_bw)
+            return TP_OK;
         tp_status st = set_paths_from(pc->sys, pc->cfg, pc->log, TP_DOMAIN_SEARCHES,
                                       ARRAY_LEN(search_roots), err);
         if (st != TP_OK)
@@ -542,8 +561,12 @@ static tp_status gpu_policies(tp_system *sys, const tp_config *cfg, const tp_job
                               tp_log *log, unsigned *pending, tp_error *err)
 {
     int n = sys->nodes[TP_NODE_GPU].count;
-    pair_checks pc = {
-        .sys = sys, .cfg = cfg, .level = p2p_level(sys, cfg), .pending = pending, .log = log};
+    pair_checks pc = {.sys = sys,
+                      .cfg = cfg,
+                      .level = p2p_level(sys, cfg),
+                      .pending = pending,
+                      .net_link_bw = pending ? widest_net_link(sys) : 0,
+                      .log = log};
     if (!(pc.at = malloc(((size_t)n + 1) * sizeof(int))))
         return tp_fail_nomem(err);
     for (int g = 0; g < n; g++)
