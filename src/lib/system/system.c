@@ -629,23 +629,31 @@ tp_status tp_system__check(const tp_system *sys, tp_error *err)
     return TP_OK;
 }
 
+/* A bus id's bytes: a hex digit's value + 1, BUSID_SKIP for the '.' and ':' between digits, 0 for
+ * what ends it (NUL included): one table read a byte. */
+#define BUSID_SKIP 17
+/* clang-format off */
+static const unsigned char busid_bytes[256] = {
+    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
+    ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+    ['.'] = BUSID_SKIP, [':'] = BUSID_SKIP,
+};
+/* clang-format on */
+
 int64_t tp_system__busid_to_int64(const char *busid, int *n_digits)
 {
     /* NCCL 2.22.3 keeps at most 16 hex digits (skipping '.' and ':') and converts with
      * strtol: saturated at LONG_MAX (16 digits fit 64 bits). */
     uint64_t v = 0;
     int n = 0;
-    for (const char *p = busid; *p && n < 16; p++) {
-        char ch = *p;
-        if (ch == '.' || ch == ':')
-            continue;
-        int d = ch >= '0' && ch <= '9'   ? ch - '0'
-                : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
-                : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
-                                         : -1;
-        if (d < 0)
+    for (const unsigned char *p = (const unsigned char *)busid; n < 16; p++) {
+        unsigned k = busid_bytes[*p];
+        if (k == 0)
             break;
-        v = v << 4 | (uint64_t)d;
+        if (k == BUSID_SKIP)
+            continue;
+        v = v << 4 | (k - 1);
         n++;
     }
     if (n_digits)

@@ -680,7 +680,9 @@ typedef struct stack {
 
 static tp_status push(stack *st, frame f, tp_error *err)
 {
-    tp_status rc = tp_grow((void **)&st->frames, &st->cap, st->n + 1, sizeof(*st->frames), err);
+    tp_status rc = st->n < st->cap ? TP_OK
+                                   : tp_grow((void **)&st->frames, &st->cap, st->n + 1,
+                                             sizeof(*st->frames), err);
     if (rc == TP_OK)
         st->frames[st->n++] = f;
     return rc;
