@@ -280,8 +280,12 @@ typedef struct tp_bound {
      * budget; the steps they did not spend are between 0 and `slack`.
      */
     int64_t slack;
-    tp_cut_pass pending; /* the last pass, when it was cut (pending.left >= 0) */
-    tp_cut_pass *cuts;   /* cut passes whose steps count in the global budget (owned) */
+    tp_cut_pass pending;         /* the last pass, when it was cut (pending.left >= 0) */
+    tp_memo_table cut_memory;    /* first passes cut without saving, by cut_key: the budget left */
+    uint64_t cut_key, cut_check; /* of the pass running (cut_key_ok) */
+    int cut_key_ok;
+    unsigned long copies_at_begin; /* memo.n_copies when the pass began */
+    tp_cut_pass *cuts;             /* cut passes whose steps count in the global budget (owned) */
     size_t n_cuts, cuts_cap;
 } tp_bound;
 
@@ -459,6 +463,11 @@ int tp_accel__cut_cap(const tp_accel *a, const tp_graph *g);
 int tp_accel__can_beat(const tp_accel *a, const tp_graph *g);
 /* Between passes (link values at their start): no graph of a pass of g can beat the saved one. */
 int tp_accel__hopeless(void *state, const tp_graph *g);
+/*
+ * A first pass equivalent to one cut before without saving (same start, speeds and effective
+ * settings) is cut again at once: NCCL takes the same steps in it. 1 when done (*time: -1).
+ */
+int tp_accel__cut_known(tp_accel *a, const tp_graph *g, int *time);
 /* The pass just run was cut: keep it for the global budget; settle cut passes when needed. */
 void tp_accel__bound_pass_end(tp_accel *a, const tp_graph *g);
 tp_status tp_accel__bound_budget(tp_accel *a, tp_graph *g, int64_t *global_timeout, int all);

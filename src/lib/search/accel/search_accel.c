@@ -158,6 +158,8 @@ tp_status tp_accel__run_pass(tp_accel *a, tp_graph *g, const tp_ladder_pass *p, 
             return TP_OK;
         return verify_pass(a, g, p, budget, *time, settling);
     }
+    if (p->number == 1 && !settling && tp_accel__cut_known(a, g, time))
+        return TP_OK;
     arm_pass(a, g);
     tp_accel__bound_begin(a, g, p->number == 1 && !settling && (a->use & TP_ACCEL_BOUND));
     /* Hopeless from the start: small searches still run whole, large ones are cut. */
