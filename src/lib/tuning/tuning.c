@@ -6,6 +6,7 @@
  */
 #include "tuning/tuning_table.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -404,6 +405,12 @@ static void apply_enables(tp_tuning *t)
  * (each at most TP_F1_SIZE, "%8.1f/%6.1f |" per cell). */
 #define TABLE_LINE_SIZE (16 + TP_ALGO_COUNT / 2 * TP_PROTO_COUNT * (2 * TP_F1_SIZE + 4))
 
+/* 0.0 printed without a sign. */
+static bool is_plus_zero(float v)
+{
+    return v == 0 && !signbit(v);
+}
+
 /* One collective's row: "%8.1f/%6.1f |" per algorithm and protocol. */
 static void log_row(const tp_tuning *t, tp_log *log, int c, int a0, int a1)
 {
@@ -413,9 +420,14 @@ static void log_row(const tp_tuning *t, tp_log *log, int c, int a0, int a1)
     char *p = TP_PUT_LIT(tp_put_str_right(row, coll_names[c], 13), " |");
     for (int a = a0; a < a1; a++) {
         for (int pr = 0; pr < TP_PROTO_COUNT; pr++) {
-            p = tp_put_f1_right(p, t->latency[c][a][pr], 8);
+            float lat = t->latency[c][a][pr], bw = t->bandwidth[c][a][pr];
+            if (is_plus_zero(lat) && is_plus_zero(bw)) { /* most cells: algorithms off */
+                p = TP_PUT_LIT(p, "     0.0/   0.0 |");
+                continue;
+            }
+            p = tp_put_f1_right(p, lat, 8);
             *p++ = '/';
-            p = TP_PUT_LIT(tp_put_f1_right(p, t->bandwidth[c][a][pr], 6), " |");
+            p = TP_PUT_LIT(tp_put_f1_right(p, bw, 6), " |");
         }
     }
     tp_log_end_line(log, p);
