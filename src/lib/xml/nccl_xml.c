@@ -218,12 +218,14 @@ static void tree_drop(tree_builder *t)
     t->doc = NULL;
 }
 
-/* A comment from its "<!--" to the cursor (after "-->"). */
+/* A comment from its "<!--" to the cursor (after "-->"): its bytes are read nowhere else. */
 static void tree_comment(scan *s, size_t start)
 {
     tree_builder *t = &s->tree;
+    const char *body = s->text + start + 4;
+    size_t len = s->pos - start - 7;
     if (t->doc &&
-        (s->pos - start < 7 || !tp_xml__plain_comment(s->text + start + 4, s->pos - start - 7)))
+        (s->pos - start < 7 || !tp_xml__plain_text(body, len) || !tp_xml__plain_comment(body, len)))
         tree_drop(t);
     const char *p = s->text + start, *end = s->text + s->pos;
     while (t->doc && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
@@ -295,7 +297,7 @@ static void tree_node(scan *s)
     if (!t->doc)
         return;
     if (n->type == NODE_CLOSE) {
-        if (!t->current || strcmp(t->current->tag, n->name) != 0) {
+        if (!t->current || n->odd || strcmp(t->current->tag, n->name) != 0) {
             tree_drop(t);
             return;
         }
@@ -519,7 +521,7 @@ static int get_attrs(scan *s, xnode *n, char c)
         char rest[TP_NCCL_XML_MAX_STR_LEN];
         if ((r = get_token(s, rest, false, &c)) != 0)
             return r < 0 ? r : trace(s, NCCL_XML_CC, TP_NCCL_LINE_XML_NODE_SINGLE);
-        n->odd |= rest[0] != '\0';
+        n->odd |= s->name_len != 0;
     }
     if (c != '>')
         return warn(syntax(s), TP_NCCL_INTERNAL_ERROR, s->pos - 1,
@@ -538,6 +540,7 @@ static const char *skip_blanks(scan *s)
             s->tree.line++;
             s->tree.line_start = (size_t)(++p - s->text);
         } else if (p < end && *p == '\r') {
+            tree_drop(&s->tree); /* expat reads CR LF as one line feed: not plain */
             p++;
         } else {
             return p;
@@ -579,10 +582,13 @@ static int get_node(scan *s, xnode *n)
             continue;
         }
         if (n->name[0] == '\0' && c == '/') {
+            /* "</", or bytes from a NUL on before the '/' (NCCL's name is a C string) */
+            bool bytes_before = s->name_len != 0;
             n->type = NODE_CLOSE;
             if ((r = get_token(s, n->name, false, &c)) != 0)
                 return r < 0 ? r : trace(s, NCCL_XML_CC, TP_NCCL_LINE_XML_NODE_CLOSE);
             n->name_len = s->name_len;
+            n->odd |= bytes_before || !s->name_plain; /* a NUL, which strcmp would not see */
             if (c != '>')
                 return warn(syntax(s), TP_NCCL_INTERNAL_ERROR, s->pos - 1,
                             "XML Parse error : unexpected trailing %c in closing tag %s", c,
@@ -605,10 +611,18 @@ static bool same_name(const char *a, const char *b)
     return a == b || (a[0] == b[0] && strcmp(a, b) == 0);
 }
 
+/* Whether a node's name is a rule's: rule names are a few bytes, compared inline (no call). */
+static bool is_rule_name(const char *rule, const char *name)
+{
+    while (*rule && *rule == *name)
+        rule++, name++;
+    return *rule == *name;
+}
+
 static const elem_rule *rule_named(const profile *p, const char *name)
 {
     for (size_t i = 0; i < p->n_rules; i++)
-        if (same_name(p->rules[i].name, name))
+        if (p->rules[i].name[0] == name[0] && is_rule_name(p->rules[i].name, name))
             return &p->rules[i];
     return NULL;
 }
@@ -796,7 +810,10 @@ static tp_status start_tree(scan *s, const tp_nccl_xml_input *in, tp_error *err)
     tree_builder *t = &s->tree;
     t->err = err;
     t->line = 1;
-    if (!in->want_tree || in->len > TP_MAX_INPUT_BYTES || !tp_xml__plain_text(in->text, in->len))
+    /* No pass of its own over the text for plainness (tp_xml__plain_text): the scan reads every
+     * byte, classing names, keys and values, dropping the tree on a CR between nodes and on a
+     * comment that is not plain; any other byte fails NCCL's parse. */
+    if (!in->want_tree || in->len > TP_MAX_INPUT_BYTES)
         return TP_OK;
     if (!(t->doc = calloc(1, sizeof(*t->doc))))
         return tp_fail_nomem(err);
