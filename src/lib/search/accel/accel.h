@@ -357,6 +357,9 @@ static inline int tp_accel__milli_begin(tp_accel *a, const tp_graph *g)
 }
 /* The amounts a pass of g reserves, in out[]: their count, 0 when not all exact. */
 int tp_accel__milli_amounts(tp_accel *a, const tp_graph *g, tp_amount *out);
+/* The same for a pass of `pattern` at speeds bw_intra/bw_inter. */
+int tp_accel__milli_amounts_at(tp_accel *a, int pattern, float bw_intra, float bw_inter,
+                               tp_amount *out);
 /* The index in milli.amounts of bandwidth bw (a value of the pass), or -1. */
 static inline int tp_accel__milli_amount(const tp_accel *a, float bw)
 {

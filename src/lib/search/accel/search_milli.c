@@ -323,21 +323,27 @@ static int cached_amount(tp_milli *mi, tp_amount *am, float bw)
     return ok;
 }
 
-int tp_accel__milli_amounts(tp_accel *a, const tp_graph *g, tp_amount *out)
+int tp_accel__milli_amounts_at(tp_accel *a, int pattern, float bw_intra, float bw_inter,
+                               tp_amount *out)
 {
     tp_milli *mi = &a->milli;
-    if (tp_search__head_pattern(g->pattern))
+    if (tp_search__head_pattern(pattern))
         return 0; /* they reserve other multiples */
-    if (!cached_amount(mi, &out[0], g->bw_intra))
+    if (!cached_amount(mi, &out[0], bw_intra))
         return 0;
-    if (g->bw_inter == g->bw_intra)
+    if (bw_inter == bw_intra)
         out[1] = out[0]; /* most passes and every shadow */
-    else if (!cached_amount(mi, &out[1], g->bw_inter))
+    else if (!cached_amount(mi, &out[1], bw_inter))
         return 0;
     /* Balanced trees: the first two GPUs each send half of the NET traffic. */
-    if (g->pattern != TP_PATTERN_BALANCED_TREE)
+    if (pattern != TP_PATTERN_BALANCED_TREE)
         return 2;
-    return cached_amount(mi, &out[2], g->bw_inter / 2) ? 3 : 0;
+    return cached_amount(mi, &out[2], bw_inter / 2) ? 3 : 0;
+}
+
+int tp_accel__milli_amounts(tp_accel *a, const tp_graph *g, tp_amount *out)
+{
+    return tp_accel__milli_amounts_at(a, g->pattern, g->bw_intra, g->bw_inter, out);
 }
 
 /* Load the link values; after a milli pass they are still right (all given back exactly). */

@@ -277,17 +277,12 @@ int tp_accel__pass_find(tp_accel *a, const tp_graph *g, int *time)
 }
 
 /*
- * Record the pass g ran (at its speeds, or at bw when at_bw) for every typeIntra
- * in ti_lo..ti_hi: with any of them, every route type check of the pass,
+ * Record the pass g ran in its context's steps for every typeIntra in
+ * ti_lo..ti_hi: with any of them, every route type check of the pass,
  * hence every decision, comes out the same.
  */
-static void store_types(tp_pass_memory *pm, const tp_graph *g, float bw, int at_bw, int time)
+static void store_types(tp_pass_memory *pm, int *steps, const tp_graph *g, int time)
 {
-    tp_pass_context c =
-        at_bw ? context_of(pm, g, bw, bw) : context_of(pm, g, g->bw_intra, g->bw_inter);
-    int *steps = context_steps(pm, &c, 1);
-    if (!steps)
-        return;
     for (int t = pm->ti_lo > 0 ? pm->ti_lo : 0; t <= pm->ti_hi && t <= TP_PATH_DIS; t++) {
         int slot = pass_slot(pm, g, t);
         if (slot >= 0)
@@ -296,27 +291,33 @@ static void store_types(tp_pass_memory *pm, const tp_graph *g, float bw, int at_
 }
 
 /*
- * Record the pass for the sameChannels and crossNic values it never read
- * too (reads): with them it walks the same steps, under its own budget
- * (which may differ). A pass that ended with budget left walked all its
- * steps: another budget stops it after as many, or all of them. A pass
- * that spent its budget tells only about budgets no larger.
+ * Record the pass (at its speeds, or at bw when at_bw) for the sameChannels
+ * and crossNic values it never read too (reads): with them it walks the
+ * same steps, under its own budget (which may differ). A pass that ended
+ * with budget left walked all its steps: another budget stops it after as
+ * many, or all of them. A pass that spent its budget tells only about
+ * budgets no larger. All of them share the pass's context.
  */
 static void store_settings(tp_pass_memory *pm, const tp_graph *g, float bw, int at_bw, int time)
 {
+    tp_pass_context c =
+        at_bw ? context_of(pm, g, bw, bw) : context_of(pm, g, g->bw_intra, g->bw_inter);
+    int *steps = context_steps(pm, &c, 1);
+    if (!steps)
+        return;
     int own = tp_search__step_budget(g), used = own - time;
+    tp_graph alt;
+    tp_graph__copy_settings(&alt, g);
     for (int same = 0; same < 2; same++) {
         for (int cross = 0; cross < 2; cross++) {
             if ((same != g->same_channels && (pm->reads & TP_READ_SAME)) ||
                 (cross != g->cross_nic && (pm->reads & TP_READ_CROSS)))
                 continue;
-            tp_graph alt;
-            tp_graph__copy_settings(&alt, g);
             alt.same_channels = same;
             alt.cross_nic = cross;
             int budget = tp_search__step_budget(&alt);
             if (time > 0 || budget <= own)
-                store_types(pm, &alt, bw, at_bw, budget > used ? budget - used : 0);
+                store_types(pm, steps, &alt, budget > used ? budget - used : 0);
         }
     }
 }

@@ -178,9 +178,6 @@ static int shadow_setup(tp_accel *a, int j, const tp_graph *g, float bw)
 {
     tp_shadow *sh = &a->shadow.runs[j];
     const tp_search_ctx *s = a->s;
-    tp_graph tmp;
-    tp_graph__copy_settings(&tmp, g);
-    tmp.bw_intra = tmp.bw_inter = bw;
     /* n x bw < n x bw_intra in float for every channel count n: sure when bw is below bw_intra by
      * more than the two roundings (2^-24 each) can make up, else checked one by one. */
     if (!((double)bw * (1.0 + 0x1p-21) < (double)g->bw_intra))
@@ -190,10 +187,10 @@ static int shadow_setup(tp_accel *a, int j, const tp_graph *g, float bw)
     sh->bw = bw;
     sh->int_bw = (int)bw;
     int n_amounts = a->milli.n_amounts;
-    if (!tp_accel__milli_amounts(a, &tmp, sh->amounts) || a->milli.n_amounts != n_amounts)
+    if (tp_accel__milli_amounts_at(a, g->pattern, bw, bw, sh->amounts) != n_amounts)
         return 0;
     /* The pass skips next channels that cannot start (search_dead.c): so must the shadow. */
-    if (a->dead.next_dead && !tp_accel__dead_pass(a, a->milli.link_m, sh->amounts, &tmp))
+    if (a->dead.next_dead && !tp_accel__dead_pass(a, a->milli.link_m, sh->amounts, g))
         return -1;
     for (int n = 0; n < s->n_nets; n++)
         sh->net_bw[n] = s->sys->nodes[TP_NODE_NET].nodes[n].net.bw;
@@ -207,10 +204,11 @@ void tp_accel__shadow_begin(tp_accel *a, const tp_graph *g, const float *bws, in
     if (!a->milli.on || g->bw_intra != g->bw_inter || !sw->ok)
         return;
     for (int i = 0; i < count && sw->count < TP_SHADOWS; i++) {
-        int set = tp_accel__pass_known(a, g, bws[i]) ? 0 : shadow_setup(a, sw->count, g, bws[i]);
+        /* Set up first: most fail, and a failure may end the search. */
+        int set = shadow_setup(a, sw->count, g, bws[i]);
         if (set < 0)
             break;
-        if (set) {
+        if (set && !tp_accel__pass_known(a, g, bws[i])) {
             sw->alive |= 1u << sw->count;
             sw->count++;
         }
