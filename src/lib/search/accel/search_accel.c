@@ -222,6 +222,10 @@ static tp_status hook_pass(void *state, tp_graph *g, const tp_ladder_pass *p, in
 
 static tp_status hook_budget(void *state, tp_graph *g, int64_t *global_timeout)
 {
+    const tp_bound *b = &((tp_accel *)state)->bound;
+    /* No cut pass to keep or settle (most relaxations): the budget is exact as it is. */
+    if (b->pending.left < 0 && !b->n_cuts && !b->slack)
+        return TP_OK;
     return tp_accel__bound_budget(state, g, global_timeout, 0);
 }
 
