@@ -154,7 +154,7 @@ static tp_status alloc_ctx(tp_chan_ctx *x, tp_error *err)
     for (int k = 0; k < job->n_kinds; k++) {
         size_t per = (size_t)job->kinds[k].n_ranks;
         tp_kind_ctx *kx = &x->kinds[k];
-        kx->tr = tp_chan__alloc(x, per + 1, sizeof(*kx->tr)); /* every rank's is preset in full */
+        kx->tr = tp_chan__alloc(x, per, sizeof(*kx->tr)); /* every rank's is preset in full */
         kx->node_in_host = tp_chan__zalloc(x, per, sizeof(int));
         kx->first_local = tp_chan__zalloc(x, per, sizeof(int));
         if (!kx->tr || !kx->node_in_host || !kx->first_local)
