@@ -34,7 +34,9 @@ tp_status tp_accel__new(tp_search_ctx *s, const tp_accel_opts *opts, tp_accel **
     a->bound.cut_cap = opts->cut_cap;
     a->bound.settle_cap = -1;
     a->bound.pending.left = -1;
-    make_hooks(a);
+    /* Without accelerators no search runs with it (a link table to compare, search_iso.c). */
+    if (a->use)
+        make_hooks(a);
     tp_accel__table_reset(&a->memo.table);
     /* The link table serves every accelerator (the pass memory hashes it too). */
     tp_status st = tp_accel__milli_init(a, err);
@@ -46,7 +48,8 @@ tp_status tp_accel__new(tp_search_ctx *s, const tp_accel_opts *opts, tp_accel **
         st = tp_accel__dead_init(a, err);
     if (st == TP_OK && (a->use & TP_ACCEL_BOUND))
         st = tp_accel__bound_init(a, err);
-    tp_accel__pass_init(a);
+    if (a->use)
+        tp_accel__pass_init(a);
     if (st != TP_OK) {
         tp_accel__free(a);
         *out = NULL;
