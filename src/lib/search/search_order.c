@@ -87,20 +87,52 @@ static void build_local_nets(tp_search_ctx *s)
     }
 }
 
-/* ncclTopoGetLocalGpu for NET n, from the table above. */
-static int local_gpu_of(const tp_search_ctx *s, int n)
+/*
+ * ncclTopoGetLocalGpu for every NET, from the table above: of the GPUs
+ * close to the NET, the one with the earliest channel picking it (channel
+ * by channel, close GPU by close GPU), found from the first channel on which
+ * each GPU picks each NET (first, n_gpus x n_nets).
+ */
+static void build_local_gpus(tp_search_ctx *s, int *first)
 {
     int gpus[TP_MAX_NODES];
-    int n_gpus = get_local(s->sys, TP_NODE_NET, n, TP_NODE_GPU, gpus);
-    for (int c = 0; c < TP_MAXCHANNELS; c++)
-        for (int i = 0; i < n_gpus; i++)
-            if (s->local_net[gpus[i] * TP_MAXCHANNELS + c] == n)
-                return gpus[i];
-    return -1;
+    for (int i = 0; i < s->n_gpus * s->n_nets; i++)
+        first[i] = TP_MAXCHANNELS;
+    for (int g = 0; g < s->n_gpus; g++)
+        for (int c = TP_MAXCHANNELS - 1; c >= 0; c--) /* down: the earliest channel stays */
+            if (s->local_net[g * TP_MAXCHANNELS + c] >= 0 &&
+                s->local_net[g * TP_MAXCHANNELS + c] < s->n_nets)
+                first[g * s->n_nets + s->local_net[g * TP_MAXCHANNELS + c]] = c;
+    for (int n = 0; n < s->n_nets; n++) {
+        int n_gpus = get_local(s->sys, TP_NODE_NET, n, TP_NODE_GPU, gpus), best = TP_MAXCHANNELS;
+        s->local_gpu[n] = -1;
+        for (int i = 0; i < n_gpus; i++) {
+            if (first[gpus[i] * s->n_nets + n] < best) {
+                best = first[gpus[i] * s->n_nets + n];
+                s->local_gpu[n] = gpus[i];
+            }
+        }
+    }
 }
 
-/* NCCL 2.22.3 ncclTopoSelectNets: preferred NICs of the GPU(s), then others by path type. */
-static void build_selection(const tp_search_ctx *s, int type_inter, int gpu, int *nets, int *count)
+/* The route types up to type_inter (bit t) of some GPU -> NET route the selection reads. */
+static unsigned selected_types(const tp_search_ctx *s, int type_inter)
+{
+    unsigned types = 0;
+    for (int g = 0; g < s->n_gpus; g++) {
+        const tp_route *paths = s->sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_NET];
+        for (int n = 0; n < s->n_nets && n < TP_MAXCHANNELS; n++)
+            if (paths[n].type >= 0 && paths[n].type <= type_inter && paths[n].type < 32)
+                types |= 1u << paths[n].type;
+    }
+    return types;
+}
+
+/*
+ * NCCL 2.22.3 ncclTopoSelectNets: preferred NICs of the GPU(s), then others
+ * by path type (only the types some route has: types, from selected_types).
+ */
+static void build_selection(const tp_search_ctx *s, unsigned types, int gpu, int *nets, int *count)
 {
     const tp_system *sys = s->sys;
     *count = 0;
@@ -112,7 +144,8 @@ static void build_selection(const tp_search_ctx *s, int type_inter, int gpu, int
         for (int c = 1; c < TP_MAXCHANNELS && local[c] != local[0]; c++)
             append_unique(nets, count, local[c]);
     }
-    for (int t = 0; t <= type_inter; t++) {
+    for (; types; types &= types - 1) {
+        int t = __builtin_ctz(types);
         for (int g = 0; g < s->n_gpus; g++) {
             if (gpu != -1 && gpu != g)
                 continue;
@@ -138,9 +171,10 @@ static tp_sel_lists *sel_lists(tp_search_ctx *s, int type_inter)
         if (!sl->nets || !sl->count)
             return NULL;
     }
+    unsigned types = selected_types(s, type_inter);
     for (size_t row = 0; row < rows; row++) {
         int g = row == rows - 1 ? -1 : (int)row;
-        build_selection(s, type_inter, g, sl->nets + row * width, &sl->count[row]);
+        build_selection(s, types, g, sl->nets + row * width, &sl->count[row]);
     }
     sl->type = type_inter + 1;
     return sl;
@@ -430,10 +464,16 @@ tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, 
         tp_search__ctx_free(s);
         return tp_fail_nomem(err);
     }
-    if (s->n_nets)
+    if (s->n_nets) {
+        int *first = malloc(((size_t)s->n_gpus * n_nets + 1) * sizeof(int));
+        if (!first) {
+            tp_search__ctx_free(s);
+            return tp_fail_nomem(err);
+        }
         build_local_nets(s);
-    for (int n = 0; n < s->n_nets; n++)
-        s->local_gpu[n] = local_gpu_of(s, n);
+        build_local_gpus(s, first);
+        free(first);
+    }
     build_port_groups(s);
     for (int g = 0; g < s->n_gpus; g++) {
         build_gpu_order(s, g);
