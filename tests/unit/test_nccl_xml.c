@@ -157,6 +157,30 @@ static void test_stray_closing_tag_is_an_element(void **state)
     done(p);
 }
 
+/* The tree says whether NCCL loads every element of it (the preparation then drops nothing). */
+static void tree_read(const char *text, bool whole)
+{
+    tp_error err = {0};
+    tp_log log = {.enabled = true};
+    tp_nccl_xml_result r;
+    tp_nccl_xml_input in = {
+        .text = text, .len = strlen(text), .kind = TP_NCCL_XML_TOPOLOGY, .want_tree = true};
+    assert_int_equal(tp_xml__nccl_load(&in, &log, &r, &err), TP_OK);
+    assert_non_null(r.tree);
+    assert_int_equal(r.tree->nccl_read, whole);
+    tp_xml__free(r.tree);
+    tp_log_clear(&log);
+}
+
+static void test_tree_knows_what_nccl_skips(void **state)
+{
+    (void)state;
+    tree_read("<system version=\"1\"><cpu numaid=\"0\"><nic/></cpu></system>", true);
+    tree_read("<system version=\"1\"><cpu numaid=\"0\"><foo/></cpu></system>", false);
+    tree_read("<system version=\"1\"><cpu numaid=\"0\"><nic><net><x/></net></nic></cpu></system>",
+              false); /* under an element without handlers: skipped silently */
+}
+
 /* Deeper than NCCL's recursion can be trusted: not replayed, and no stack growth here. */
 static void test_deep_nesting_is_unknown(void **state)
 {
@@ -185,6 +209,7 @@ int main(void)
         cmocka_unit_test(test_junk_after_slash),
         cmocka_unit_test(test_stray_closing_tag_is_an_element),
         cmocka_unit_test(test_deep_nesting_is_unknown),
+        cmocka_unit_test(test_tree_knows_what_nccl_skips),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -194,6 +194,8 @@ static tp_status check_root(prep_ctx *c)
         return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, top, "version \"%s\" (expected %d)", v,
                             TP_TOPO_XML_VERSION);
     }
+    if (c->doc->nccl_read)
+        return TP_OK; /* the replay kept NCCL's own limits, and NCCL drops nothing of it */
     cut_attrs(c, top);
     drop_unknown(c, top);
     /* Every <gpu> is a rank: one NCCL never reads would leave its rank without a GPU. */

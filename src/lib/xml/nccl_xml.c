@@ -128,8 +128,9 @@ typedef struct scan {
     const profile *prof;
     tp_log *log;
     tp_nccl_xml_result *out;
-    int code;    /* the ncclResult_t being returned */
-    int n_nodes; /* NCCL's xml->maxIndex */
+    int code;     /* the ncclResult_t being returned */
+    int n_nodes;  /* NCCL's xml->maxIndex */
+    bool skipped; /* an element NCCL does not load (no handler takes it) */
     bool unknown;
     const char *token, *value;    /* the last token's name and value, in the text */
     size_t name_len, value_len;   /* their lengths */
@@ -727,6 +728,7 @@ static int take_child(scan *s, stack *st, tp_status *mem, tp_error *err)
     const elem_rule *rule = known_child(s, f, own);
     if (!rule && has_handlers(f))
         tp_log_info_sub(s->log, TP_SUB_GRAPH, "Ignoring element %s", n->name);
+    s->skipped |= !rule;
     if (rule) {
         if (!f->is_top && f->n_subs == TP_NCCL_XML_MAX_SUBS)
             return warn(s, TP_NCCL_INTERNAL_ERROR, n->start,
@@ -799,6 +801,7 @@ static tp_status keep_tree(scan *s, tp_nccl_xml_result *out)
         return t->st;
     if (t->doc && out->outcome == TP_NCCL_XML_ACCEPTED && t->doc->root && !t->current) {
         out->tree = t->doc;
+        out->tree->nccl_read = !s->skipped;
         t->doc = NULL;
     }
     tree_drop(t);

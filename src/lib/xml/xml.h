@@ -41,6 +41,9 @@ typedef struct tp_xml {
     tp_xml_elem *root; /* owned; the document element */
     char source[256];  /* file name or "<buffer>" for messages */
     tp_arena arena;    /* the parsed elements and those added under them */
+    /* Built by NCCL's replayed loader (nccl_xml.h) from a text it accepts, with no element it
+     * skips: what NCCL's parser keeps, within its limits (the preparation has nothing to cut). */
+    bool nccl_read;
 } tp_xml;
 
 /* Parse a document. Rejects DOCTYPE/entity declarations. Caller owns *out. */
