@@ -718,12 +718,10 @@ tp_status tp_search__compute_plain(tp_system *sys, tp_graph *graph, const tp_con
     return tp_search__compute_with(sys, graph, cfg, &step_by_step, err);
 }
 
-/* printf's "%f" of a float (tp_format_fixed: exact, ties to even as glibc). */
-static void put_float6(tp_buf *b, float v)
+/* printf's "%f" of a float at p (tp_format_fixed: exact, ties to even as glibc): the end. */
+static char *put_float6(char *p, float v)
 {
-    char text[TP_F1_SIZE];
-    tp_format_fixed(text, v, 6);
-    tp_buf_put(b, text);
+    return p + tp_format_fixed(p, v, 6);
 }
 
 /* " NET/%llx" at p: the end returned. */
@@ -735,49 +733,40 @@ static char *put_net(char *p, int64_t id)
 /* Channel c's line: "%2d :", its NETs and GPUs (at most TP_MAX_NODES). */
 static void print_channel(tp_log *log, const tp_graph *graph, int c, int n_gpus, int has_net)
 {
-    char line[16 + 2 * 24 + TP_MAX_NODES * (5 + TP_INT_SIZE)], *p = line;
+    char *line = tp_log_begin_line(log, TP_SUB_GRAPH, 16 + 2 * 24 + n_gpus * (5 + TP_INT_SIZE));
+    if (!line)
+        return;
+    char *p = line;
     if (c < 10)
         *p++ = ' '; /* "%2d" */
-    p += tp_format_int(p, c);
+    p = tp_put_int(p, c, 0);
     p = TP_PUT_LIT(p, " :");
     if (has_net)
         p = put_net(p, graph->inter[2 * c]);
-    for (int i = 0; i < n_gpus; i++) {
-        p = TP_PUT_LIT(p, " GPU/");
-        p += tp_format_int(p, graph->intra[n_gpus * c + i]);
-    }
+    for (int i = 0; i < n_gpus; i++)
+        p = tp_put_int(TP_PUT_LIT(p, " GPU/"), graph->intra[n_gpus * c + i], 0);
     if (has_net)
         p = put_net(p, graph->inter[2 * c + 1]);
-    *p = '\0';
-    tp_log_put_sub(log, TP_SUB_GRAPH, line);
+    tp_log_end_line(log, p);
 }
 
-/* NCCL 2.22.3 ncclTopoPrintGraph's lines, written without a printf pass (printed per search). */
+/* Room for the graph's header line: its words, four ints, two "%f" and two path type names. */
+#define GRAPH_LINE_SIZE (96 + 4 * TP_INT_SIZE + 2 * TP_F1_SIZE)
+
+/* NCCL 2.22.3 ncclTopoPrintGraph's lines, written in place in the log (printed per search). */
 void tp_search__print_graph(tp_log *log, const tp_system *sys, const tp_graph *graph)
 {
-    if (!log || !log->enabled)
+    char *p = tp_log_begin_line(log, TP_SUB_GRAPH, GRAPH_LINE_SIZE);
+    if (!p)
         return;
-    tp_buf line = {0};
-    tp_buf_put(&line, "Pattern ");
-    tp_buf_put_int(&line, graph->pattern);
-    tp_buf_put(&line, ", crossNic ");
-    tp_buf_put_int(&line, graph->cross_nic);
-    tp_buf_put(&line, ", nChannels ");
-    tp_buf_put_int(&line, graph->n_channels);
-    tp_buf_put(&line, ", bw ");
-    put_float6(&line, graph->bw_intra);
-    tp_buf_put(&line, "/");
-    put_float6(&line, graph->bw_inter);
-    tp_buf_put(&line, ", type ");
-    tp_buf_put(&line, tp_path_type_name(graph->type_intra));
-    tp_buf_put(&line, "/");
-    tp_buf_put(&line, tp_path_type_name(graph->type_inter));
-    tp_buf_put(&line, ", sameChannels ");
-    tp_buf_put_int(&line, graph->same_channels);
-    tp_log_put_sub(log, TP_SUB_GRAPH, tp_buf_str(&line));
-    if (line.failed)
-        log->failed = true;
-    tp_buf_free(&line);
+    p = tp_put_int(TP_PUT_LIT(p, "Pattern "), (int)graph->pattern, 0);
+    p = tp_put_int(TP_PUT_LIT(p, ", crossNic "), graph->cross_nic, 0);
+    p = tp_put_int(TP_PUT_LIT(p, ", nChannels "), graph->n_channels, 0);
+    p = put_float6(TP_PUT_LIT(p, ", bw "), graph->bw_intra);
+    p = put_float6(TP_PUT_LIT(p, "/"), graph->bw_inter);
+    p = tp_put_str(TP_PUT_LIT(p, ", type "), tp_path_type_name(graph->type_intra));
+    p = tp_put_str(TP_PUT_LIT(p, "/"), tp_path_type_name(graph->type_inter));
+    tp_log_end_line(log, tp_put_int(TP_PUT_LIT(p, ", sameChannels "), graph->same_channels, 0));
     int n_gpus = sys->nodes[TP_NODE_GPU].count, has_net = sys->nodes[TP_NODE_NET].count > 0;
     if (n_gpus > TP_MAX_NODES)
         n_gpus = TP_MAX_NODES; /* not a system the builder makes */
