@@ -416,153 +416,109 @@ void tp_system__cpu_type(const tp_system *sys, int *arch, int *vendor, int *mode
 
 /* ---- printing (NCCL 2.22.3 ncclTopoPrint / ncclTopoPrintRec) ---- */
 
-/* One printed line under construction: NCCL reuses one char[1024]. */
+/*
+ * One printed line under construction: NCCL reuses one char[1024], a line's indent being what
+ * the line above it left there. A piece is written whole, then cut where snprintf into that
+ * buffer would have cut (PRINT_PIECE_MAX: room past the buffer for the longest piece).
+ */
+#define PRINT_PIECE_MAX 256
 typedef struct print_line {
-    char text[TP_SYSTEM_LINE_SIZE];
+    char text[TP_SYSTEM_LINE_SIZE + PRINT_PIECE_MAX];
 } print_line;
 
-/*
- * Pieces of a line written from `at` (below TP_SYSTEM_LINE_SIZE), cut as
- * snprintf cuts at the end of the line; each returns where the next goes.
- * (printf's own formatting costs more than the rest of the printing.)
- */
-static int put_str(print_line *pl, int at, const char *s)
+/* The line cut at the end of NCCL's buffer: its length. */
+static int cut(print_line *pl, char *end)
 {
-    while (*s && at < TP_SYSTEM_LINE_SIZE - 1)
-        pl->text[at++] = *s++;
+    int at = (int)(end - pl->text);
+    if (at > TP_SYSTEM_LINE_SIZE - 1)
+        at = TP_SYSTEM_LINE_SIZE - 1;
     pl->text[at] = '\0';
     return at;
 }
 
-static int put_hex(print_line *pl, int at, uint64_t v, bool upper)
+/* The line (len bytes) as a log line. */
+static void put_line(tp_log *log, const print_line *pl, int len)
 {
-    const char *digit = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-    char text[24], *p = text + sizeof(text);
-    *--p = '\0';
-    do {
-        *--p = digit[v & 0xf];
-        v >>= 4;
-    } while (v);
-    return put_str(pl, at, p);
+    char *text = tp_log_begin_line(log, TP_SUB_GRAPH, (size_t)len + 1);
+    if (text)
+        memcpy(text, pl->text, (size_t)len + 1);
 }
 
-static int put_int(print_line *pl, int at, int v)
+/* "NAME/ID" (ids in upper-case hex). */
+static char *put_name_id(char *p, const tp_node *n)
 {
-    char text[TP_INT_SIZE];
-    tp_format_int(text, v);
-    return put_str(pl, at, text);
+    p = TP_PUT_LIT(tp_put_str(p, tp_node_type_name(n->type)), "/");
+    return tp_put_hex(p, (unsigned long long)n->id, 1, true);
 }
 
-/* "%2.1f": never narrower than 3 characters, so the width never pads. */
-static int put_f1(print_line *pl, int at, float v)
+/* "NAME/SYS-LOCAL" (ids in lower-case hex), then the type's details: the line's length. */
+static int print_node_head(print_line *pl, int offset, const tp_node *n)
 {
-    char text[TP_F1_SIZE];
-    tp_format_f1(text, v);
-    return put_str(pl, at, text);
-}
-
-/* "NAME/SYS-LOCAL" (ids in lower-case hex), then the type's details. */
-static void print_node_head(print_line *pl, int offset, const tp_node *n)
-{
-    if (offset >= TP_SYSTEM_LINE_SIZE)
-        return;
-    int at = put_str(pl, offset, tp_node_type_name(n->type));
-    at = put_str(pl, at, "/");
-    at = put_hex(pl, at, (uint64_t)TP_ID_SYSTEM_ID(n->id), false);
-    at = put_str(pl, at, "-");
-    at = put_hex(pl, at, (uint64_t)TP_ID_LOCAL_ID(n->id), false);
+    char *p = TP_PUT_LIT(tp_put_str(pl->text + offset, tp_node_type_name(n->type)), "/");
+    p = tp_put_hex(p, (unsigned long long)TP_ID_SYSTEM_ID(n->id), 1, false);
+    p = tp_put_hex(TP_PUT_LIT(p, "-"), (unsigned long long)TP_ID_LOCAL_ID(n->id), 1, false);
     if (n->type == TP_NODE_GPU) {
-        at = put_str(pl, at, " (");
-        at = put_int(pl, at, n->gpu.rank);
-        put_str(pl, at, ")");
+        p = TP_PUT_LIT(tp_put_int(TP_PUT_LIT(p, " ("), n->gpu.rank, 0), ")");
     } else if (n->type == TP_NODE_CPU) {
-        at = put_str(pl, at, " (");
-        at = put_int(pl, at, n->cpu.arch);
-        at = put_str(pl, at, "/");
-        at = put_int(pl, at, n->cpu.vendor);
-        at = put_str(pl, at, "/");
-        at = put_int(pl, at, n->cpu.model);
-        put_str(pl, at, ")");
+        p = TP_PUT_LIT(tp_put_int(TP_PUT_LIT(p, " ("), n->cpu.arch, 0), "/");
+        p = TP_PUT_LIT(tp_put_int(p, n->cpu.vendor, 0), "/");
+        p = TP_PUT_LIT(tp_put_int(p, n->cpu.model, 0), ")");
     } else if (n->type == TP_NODE_PCI) {
-        at = put_str(pl, at, " (");
-        at = put_hex(pl, at, n->pci.device, false);
-        put_str(pl, at, ")");
+        p = tp_put_hex(TP_PUT_LIT(p, " ("), n->pci.device, 1, false);
+        p = TP_PUT_LIT(p, ")");
     }
+    return cut(pl, p);
 }
 
-/* "NAME/ID" (upper-case hex), a NET with its asic, port and speed. */
-static void print_leaf(print_line *pl, int offset, const tp_node *rem)
+/* "NAME/ID", a NET with its asic, port and speed ("%f"): the line's length. */
+static int print_leaf(print_line *pl, int offset, const tp_node *rem)
 {
-    if (offset >= TP_SYSTEM_LINE_SIZE)
-        return;
-    int at = put_str(pl, offset, tp_node_type_name(rem->type));
-    at = put_str(pl, at, "/");
-    at = put_hex(pl, at, (uint64_t)rem->id, true);
-    if (rem->type != TP_NODE_NET)
-        return;
-    char bw[64];
-    snprintf(bw, sizeof(bw), "%f", (double)rem->net.bw);
-    at = put_str(pl, at, " (");
-    at = put_hex(pl, at, rem->net.asic, false);
-    at = put_str(pl, at, "/");
-    at = put_int(pl, at, rem->net.port);
-    at = put_str(pl, at, "/");
-    at = put_str(pl, at, bw);
-    put_str(pl, at, ")");
+    char *p = put_name_id(pl->text + offset, rem);
+    if (rem->type == TP_NODE_NET) {
+        p = tp_put_hex(TP_PUT_LIT(p, " ("), rem->net.asic, 1, false);
+        p = TP_PUT_LIT(tp_put_int(TP_PUT_LIT(p, "/"), rem->net.port, 0), "/");
+        p += tp_format_fixed(p, rem->net.bw, 6);
+        p = TP_PUT_LIT(p, ")");
+    }
+    return cut(pl, p);
 }
 
-/* "+ LINK[BW] - " from offset; the position after it. */
+/* "+ LINK[BW] - " ("%2.1f": never narrower than 3 characters) from offset: the length. */
 static int print_link_head(print_line *pl, int offset, const tp_link *link)
 {
-    if (offset >= TP_SYSTEM_LINE_SIZE)
-        return offset;
-    int at = put_str(pl, offset, "+ ");
-    at = put_str(pl, at, tp_link_type_name(link->type));
-    at = put_str(pl, at, "[");
-    at = put_f1(pl, at, link->bw);
-    return put_str(pl, at, "] - ");
+    char *p = TP_PUT_LIT(pl->text + offset, "+ ");
+    p = TP_PUT_LIT(tp_put_str(p, tp_link_type_name(link->type)), "[");
+    return cut(pl, TP_PUT_LIT(tp_put_f1(p, link->bw), "] - "));
 }
 
 static void print_rec(tp_log *log, const tp_node *node, const tp_node *prev, print_line *pl,
                       int offset, int depth)
 {
-    print_node_head(pl, offset, node);
-    tp_log_put_sub(log, TP_SUB_GRAPH, pl->text);
-    for (int i = 0; i < offset && i < TP_SYSTEM_LINE_SIZE - 1; i++)
-        pl->text[i] = ' ';
+    put_line(log, pl, print_node_head(pl, offset, node));
+    memset(pl->text, ' ', (size_t)offset);
     for (int l = 0; l < node->n_links; l++) {
         const tp_link *link = node->links + l;
-        if (link->type == TP_LINK_LOC) {
-            int at = print_link_head(pl, offset, link);
-            if (at < TP_SYSTEM_LINE_SIZE) {
-                at = put_str(pl, at, tp_node_type_name(link->rem->type));
-                at = put_str(pl, at, "/");
-                put_hex(pl, at, (uint64_t)link->rem->id, true);
-            }
-            tp_log_put_sub(log, TP_SUB_GRAPH, pl->text);
-            continue;
-        }
         if (link->type == TP_LINK_PCI && link->rem == prev)
             continue;
-        print_link_head(pl, offset, link);
-        int next = (int)strlen(pl->text);
-        if (link->type == TP_LINK_PCI && depth < TP_MAX_NODES) {
+        int next = print_link_head(pl, offset, link);
+        if (link->type == TP_LINK_LOC)
+            put_line(log, pl, cut(pl, put_name_id(pl->text + next, link->rem)));
+        else if (link->type == TP_LINK_PCI && depth < TP_MAX_NODES)
             print_rec(log, link->rem, node, pl, next, depth + 1);
-        } else {
-            print_leaf(pl, next, link->rem);
-            tp_log_put_sub(log, TP_SUB_GRAPH, pl->text);
-        }
+        else
+            put_line(log, pl, print_leaf(pl, next, link->rem));
     }
 }
 
 void tp_system__print(tp_log *log, const tp_system *sys)
 {
     /* "=== System : maxBw %2.1f totalBw %2.1f ===" ("%.1f" writes 3 characters or more) */
-    char head[64 + 2 * TP_F1_SIZE], *p = TP_PUT_LIT(head, "=== System : maxBw ");
-    p = TP_PUT_LIT(tp_put_f1(p, sys->max_bw), " totalBw ");
-    TP_PUT_LIT(tp_put_f1(p, sys->total_bw), " ===");
-    tp_log_put_sub(log, TP_SUB_GRAPH, head);
-    print_line pl = {{0}};
+    char *p = tp_log_begin_line(log, TP_SUB_GRAPH, 64 + 2 * TP_F1_SIZE);
+    if (!p)
+        return;
+    p = TP_PUT_LIT(tp_put_f1(TP_PUT_LIT(p, "=== System : maxBw "), sys->max_bw), " totalBw ");
+    tp_log_end_line(log, TP_PUT_LIT(tp_put_f1(p, sys->total_bw), " ==="));
+    print_line pl;
     for (int n = 0; n < sys->nodes[TP_NODE_CPU].count; n++)
         print_rec(log, sys->nodes[TP_NODE_CPU].nodes + n, NULL, &pl, 0, 0);
     tp_log_put_sub(log, TP_SUB_GRAPH, "==========================================");
