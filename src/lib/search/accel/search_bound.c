@@ -630,7 +630,9 @@ static int budget_sign_open(const tp_bound *b, int64_t global_timeout)
 static tp_status settle_cuts(tp_accel *a, tp_graph *g, int64_t *global_timeout, int all)
 {
     tp_bound *b = &a->bound;
-    if (!all && !budget_sign_open(b, *global_timeout))
+    /* NCCL reads the sign only once a graph is saved (globalTimeout < 0 && nChannels): till then
+     * cut passes wait; they save nothing, so they take the same steps when settled later. */
+    if (!all && (!budget_sign_open(b, *global_timeout) || a->s->save->n_channels == 0))
         return TP_OK;
     tp_graph_settings current = tp_graph__settings(g);
     tp_status st = TP_OK;
