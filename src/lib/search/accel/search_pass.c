@@ -283,11 +283,12 @@ int tp_accel__pass_find(tp_accel *a, const tp_graph *g, int *time)
  */
 static void store_types(tp_pass_memory *pm, int *steps, const tp_graph *g, int time)
 {
-    for (int t = pm->ti_lo > 0 ? pm->ti_lo : 0; t <= pm->ti_hi && t <= TP_PATH_DIS; t++) {
-        int slot = pass_slot(pm, g, t);
-        if (slot >= 0)
-            steps[slot] = time;
-    }
+    /* The slots of the typeIntra values differ by their ranks only. */
+    int first = pass_slot(pm, g, 0), per_rank = pm->n_te_ranks * 4;
+    if (first < 0)
+        return;
+    for (int t = pm->ti_lo > 0 ? pm->ti_lo : 0; t <= pm->ti_hi && t <= TP_PATH_DIS; t++)
+        steps[first + (pm->ti_rank[t] - pm->ti_rank[0]) * per_rank] = time;
 }
 
 /*
