@@ -75,7 +75,7 @@ struct tp_rank_row {
 
 /* ncclTopoSelectNets for one typeInter: (n_gpus + 1) rows of n_nets, the last for all GPUs. */
 typedef struct tp_sel_lists {
-    int *nets, *count; /* owned */
+    int *nets, *count; /* owned: one block, the counts after the lists */
     int type;          /* typeInter + 1 once built, 0 before */
 } tp_sel_lists;
 
@@ -100,6 +100,7 @@ struct tp_search_ctx {
     tp_system *sys;
     tp_graph *save; /* NCCL's saveGraph: the caller's graph */
     int n_gpus, n_nets;
+    void *tables;   /* one block holding the tables below up to net_rows (one allocation) */
     int *local_gpu; /* per NET: ncclTopoGetLocalGpu */
     int *port_first,
         *port_nets; /* per NET n: port_nets[port_first[n]..port_first[n+1]) share its port */
@@ -123,6 +124,15 @@ struct tp_search_ctx {
     void *accel_state;                /* the accelerator's, freed by accel->free */
     tp_error *err;
 };
+
+/* A table's place in a block of tables: at (the block's size so far) grows by n bytes, rounded
+ * up to keep any object aligned; the table's offset returned. */
+static inline size_t tp_search__place(size_t *at, size_t n)
+{
+    size_t align = _Alignof(max_align_t), offset = *at;
+    *at += (n + align - 1) / align * align;
+    return offset;
+}
 
 tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, tp_error *err);
 /* Ready a context of an earlier search of the same system for a search saving into save. */
@@ -204,7 +214,7 @@ static inline void tp_search__event(tp_graph *graph, tp_search_event_kind kind, 
     e->cross_nic = (unsigned char)from->cross_nic;
 }
 
-/* Compile the routes of the search (search_path.c); freed by tp_search__free_routes. */
+/* Compile the routes of the search (search_path.c): one block, freed by tp_search__free_routes. */
 tp_status tp_search__compile_routes(tp_search_ctx *s, tp_error *err);
 void tp_search__free_routes(tp_search_ctx *s);
 

@@ -165,11 +165,10 @@ static tp_sel_lists *sel_lists(tp_search_ctx *s, int type_inter)
     if (sl->type == type_inter + 1)
         return sl;
     size_t rows = (size_t)s->n_gpus + 1, width = (size_t)(s->n_nets > 0 ? s->n_nets : 1);
-    if (!sl->nets) {
-        sl->nets = malloc(rows * width * sizeof(int));
-        sl->count = malloc(rows * sizeof(int));
-        if (!sl->nets || !sl->count)
+    if (!sl->nets) { /* the counts follow the lists in their block */
+        if (!(sl->nets = malloc((rows * width + rows) * sizeof(int))))
             return NULL;
+        sl->count = sl->nets + rows * width;
     }
     unsigned types = selected_types(s, type_inter);
     for (size_t row = 0; row < rows; row++) {
@@ -439,6 +438,41 @@ static void build_port_groups(tp_search_ctx *s)
     s->port_first[s->n_nets] = k;
 }
 
+/*
+ * The context's tables in one zeroed block (a context is set up per search, and a dozen
+ * allocations cost more than a small system's tables), with room for the scratch rows of
+ * build_local_gpus: those returned, NULL when the allocation fails.
+ */
+static int *alloc_tables(tp_search_ctx *s)
+{
+    size_t gpus = (size_t)s->n_gpus, nets = (size_t)(s->n_nets > 0 ? s->n_nets : 1), size = 0;
+    size_t local_gpu = tp_search__place(&size, nets * sizeof(int));
+    size_t local_net = tp_search__place(&size, gpus * TP_MAXCHANNELS * sizeof(int));
+    size_t gpu_order = tp_search__place(&size, gpus * gpus * sizeof(int));
+    size_t gpu_order_count = tp_search__place(&size, gpus * sizeof(int));
+    size_t used = tp_search__place(&size, gpus * sizeof(*s->used));
+    size_t pci = tp_search__place(&size, 2 * gpus * sizeof(*s->pci_up));
+    size_t port_first = tp_search__place(&size, (nets + 1) * sizeof(int));
+    size_t port_nets = tp_search__place(&size, nets * nets * sizeof(int));
+    size_t net_rows = tp_search__place(&size, gpus * nets * sizeof(*s->net_rows));
+    size_t scratch = tp_search__place(&size, (gpus * nets + 1) * sizeof(int));
+    char *block = calloc(1, size);
+    if (!block)
+        return NULL;
+    s->tables = block;
+    s->local_gpu = (int *)(block + local_gpu);
+    s->local_net = (int *)(block + local_net);
+    s->gpu_order = (int *)(block + gpu_order);
+    s->gpu_order_count = (int *)(block + gpu_order_count);
+    s->used = (uint64_t *)(block + used);
+    s->pci_up = (const float **)(block + pci);
+    s->pci_down = s->pci_up + s->n_gpus;
+    s->port_first = (int *)(block + port_first);
+    s->port_nets = (int *)(block + port_nets);
+    s->net_rows = (tp_rank_row *)(block + net_rows);
+    return (int *)(block + scratch);
+}
+
 tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, tp_error *err)
 {
     memset(s, 0, sizeof(*s));
@@ -448,31 +482,12 @@ tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, 
     s->err = err;
     s->n_gpus = sys->nodes[TP_NODE_GPU].count;
     s->n_nets = sys->nodes[TP_NODE_NET].count;
-    size_t n_nets = (size_t)(s->n_nets > 0 ? s->n_nets : 1);
-    s->local_gpu = calloc(n_nets, sizeof(int));
-    s->local_net = malloc((size_t)s->n_gpus * TP_MAXCHANNELS * sizeof(int));
-    s->gpu_order = calloc((size_t)s->n_gpus * (size_t)s->n_gpus, sizeof(int));
-    s->gpu_order_count = calloc((size_t)s->n_gpus, sizeof(int));
-    s->used = calloc((size_t)s->n_gpus, sizeof(*s->used));
-    s->pci_up = calloc(2 * (size_t)s->n_gpus, sizeof(*s->pci_up));
-    s->pci_down = s->pci_up ? s->pci_up + s->n_gpus : NULL;
-    s->port_first = calloc(n_nets + 1, sizeof(int));
-    s->port_nets = calloc(n_nets * n_nets, sizeof(int));
-    s->net_rows = calloc((size_t)s->n_gpus * n_nets, sizeof(*s->net_rows));
-    if (!s->local_gpu || !s->local_net || !s->gpu_order || !s->gpu_order_count || !s->used ||
-        !s->pci_up || !s->net_rows || !s->port_first || !s->port_nets) {
-        tp_search__ctx_free(s);
+    int *first = alloc_tables(s);
+    if (!first)
         return tp_fail_nomem(err);
-    }
     if (s->n_nets) {
-        int *first = malloc(((size_t)s->n_gpus * n_nets + 1) * sizeof(int));
-        if (!first) {
-            tp_search__ctx_free(s);
-            return tp_fail_nomem(err);
-        }
         build_local_nets(s);
         build_local_gpus(s, first);
-        free(first);
     }
     build_port_groups(s);
     for (int g = 0; g < s->n_gpus; g++) {
@@ -502,29 +517,20 @@ void tp_search__ctx_free(tp_search_ctx *s)
         s->accel->free(s->accel_state);
     s->accel = NULL;
     s->accel_state = NULL;
-    free(s->local_gpu);
     for (int t = 0; t < TP_SEL_TYPES; t++) {
-        free(s->sel[t].nets);
-        free(s->sel[t].count);
-        s->sel[t].nets = s->sel[t].count = NULL;
+        if (s->sel[t].nets) /* most typeInter slots are never used */
+            free(s->sel[t].nets);
+        s->sel[t] = (tp_sel_lists){0};
     }
-    free(s->local_net);
-    s->local_net = NULL;
-    free(s->gpu_order);
-    free(s->gpu_order_count);
-    free(s->used);
-    free(s->pci_up);
-    s->pci_up = s->pci_down = NULL;
-    free(s->port_first);
-    free(s->port_nets);
-    s->port_first = s->port_nets = NULL;
     if (s->net_rows)
-        for (size_t i = 0; i < (size_t)s->n_gpus * (size_t)(s->n_nets > 0 ? s->n_nets : 1); i++) {
+        for (size_t i = 0; i < (size_t)s->n_gpus * (size_t)(s->n_nets > 0 ? s->n_nets : 1); i++)
             free(s->net_rows[i].c);
-        }
-    free(s->net_rows);
+    free(s->tables);
+    s->tables = NULL;
+    s->local_gpu = s->local_net = s->gpu_order = s->gpu_order_count = NULL;
+    s->port_first = s->port_nets = NULL;
     s->used = NULL;
+    s->pci_up = s->pci_down = NULL;
     s->net_rows = NULL;
     tp_search__free_routes(s);
-    s->local_gpu = s->gpu_order = s->gpu_order_count = NULL;
 }

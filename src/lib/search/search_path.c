@@ -91,6 +91,28 @@ static void compile_route(tp_cpath *cp, tp_hop *hops, tp_system *sys, route_ends
     }
 }
 
+/* The routes of each kind and the hops they take, in one zeroed block that starts with the hop
+ * pool (a search sets them up each time, and a dozen allocations cost more than a small
+ * system's routes). */
+static tp_status alloc_routes(tp_search_ctx *s, size_t n_hops, tp_error *err)
+{
+    const tp_system *sys = s->sys;
+    size_t size = 0, at[ARRAY_LEN(route_kinds)];
+    tp_search__place(&size, (n_hops ? n_hops : 1) * sizeof(tp_hop));
+    for (size_t k = 0; k < ARRAY_LEN(route_kinds); k++) {
+        int n1 = sys->nodes[route_kinds[k][0]].count, n2 = sys->nodes[route_kinds[k][1]].count;
+        at[k] = tp_search__place(&size,
+                                 (size_t)(n1 ? n1 : 1) * (size_t)(n2 ? n2 : 1) * sizeof(tp_cpath));
+    }
+    char *block = calloc(1, size);
+    if (!block)
+        return tp_fail_nomem(err);
+    s->hop_pool = (tp_hop *)block;
+    for (size_t k = 0; k < ARRAY_LEN(route_kinds); k++)
+        s->routes[route_kinds[k][0]][route_kinds[k][1]] = (tp_cpath *)(block + at[k]);
+    return TP_OK;
+}
+
 tp_status tp_search__compile_routes(tp_search_ctx *s, tp_error *err)
 {
     tp_system *sys = s->sys;
@@ -103,17 +125,13 @@ tp_status tp_search__compile_routes(tp_search_ctx *s, tp_error *err)
     }
     s->n_hops = n_hops;
     s->n_routes = 0;
-    s->hop_pool = calloc(n_hops ? n_hops : 1, sizeof(tp_hop));
-    if (!s->hop_pool)
-        return tp_fail_nomem(err);
+    if (alloc_routes(s, n_hops, err) != TP_OK)
+        return TP_ERR_NOMEM;
     tp_hop *next = s->hop_pool;
     for (size_t k = 0; k < ARRAY_LEN(route_kinds); k++) {
         int t1 = route_kinds[k][0], t2 = route_kinds[k][1];
         int n1 = sys->nodes[t1].count, n2 = sys->nodes[t2].count;
-        tp_cpath *cp = calloc((size_t)(n1 ? n1 : 1) * (size_t)(n2 ? n2 : 1), sizeof(*cp));
-        if (!cp)
-            return tp_fail_nomem(err);
-        s->routes[t1][t2] = cp;
+        tp_cpath *cp = s->routes[t1][t2];
         for (int i1 = 0; i1 < n1; i1++) {
             for (int i2 = 0; i2 < n2; i2++) {
                 cp[i1 * n2 + i2].index = s->n_routes++;
@@ -133,12 +151,8 @@ tp_status tp_search__compile_routes(tp_search_ctx *s, tp_error *err)
 
 void tp_search__free_routes(tp_search_ctx *s)
 {
-    for (int a = 0; a < TP_NODE_TYPE_COUNT; a++) {
-        for (int b = 0; b < TP_NODE_TYPE_COUNT; b++) {
-            free(s->routes[a][b]);
-            s->routes[a][b] = NULL;
-        }
-    }
+    for (size_t k = 0; k < ARRAY_LEN(route_kinds); k++) /* in the hop pool's block */
+        s->routes[route_kinds[k][0]][route_kinds[k][1]] = NULL;
     free(s->hop_pool);
     s->hop_pool = NULL;
 }
