@@ -26,10 +26,13 @@
 
 typedef struct iso {
     tp_search_ctx *a, *b;
-    tp_accel *xa, *xb; /* their link tables */
-    int *net_map;      /* b NET index -> a NET index */
-    int *link_map;     /* b link index -> a link index, -1 unseen */
-    int *link_inv;     /* a link index -> b link index, -1 unseen */
+    tp_accel *xa; /* a's link table (b's links are named by their bandwidth's address) */
+    int *net_map; /* b NET index -> a NET index */
+    /* b link -> a link index (-1 unseen): open addressing on the address of b's link bandwidth */
+    const float **link_key;
+    int *link_map;
+    size_t link_mask;
+    const float **link_inv; /* a link index -> b link, NULL unseen */
 } iso;
 
 static int same_route(const tp_route *x, const tp_route *y)
@@ -118,23 +121,38 @@ static int to_a(const iso *m, int t, int i)
     return t == TP_NODE_NET ? m->net_map[i] : i;
 }
 
-/* Link lb of b stands for link la of a, consistently, with the same bandwidth. */
-static int same_link(iso *m, int la, int lb)
+/* The slot of b's link lb in the link map (a new slot is unseen). */
+static int *link_of_b(iso *m, const float *lb)
 {
-    if (m->link_map[lb] < 0 && m->link_inv[la] < 0) {
-        m->link_map[lb] = la;
-        m->link_inv[la] = lb;
+    size_t i = (size_t)(((uint64_t)(uintptr_t)lb * 0x9e3779b97f4a7c15ULL) >> 17) & m->link_mask;
+    while (m->link_key[i] && m->link_key[i] != lb)
+        i = (i + 1) & m->link_mask;
+    if (!m->link_key[i]) {
+        m->link_key[i] = lb;
+        m->link_map[i] = -1;
     }
-    return m->link_map[lb] == la && *m->xa->milli.link_bw[la] == *m->xb->milli.link_bw[lb];
+    return &m->link_map[i];
 }
 
+/* Link lb of b stands for link la of a, consistently, with the same bandwidth. */
+static int same_link(iso *m, int la, const float *lb)
+{
+    int *at = link_of_b(m, lb);
+    if (*at < 0 && !m->link_inv[la]) {
+        *at = la;
+        m->link_inv[la] = lb;
+    }
+    return *at == la && *m->xa->milli.link_bw[la] == *lb;
+}
+
+/* Hop x of a's route and hop y of b's (routes with the same Intel flag: same_routes). */
 static int same_hop(iso *m, const tp_hop *x, const tp_hop *y)
 {
-    const tp_mhop *mx = tp_accel__mhop(m->xa, x), *my = tp_accel__mhop(m->xb, y);
-    if (x->pci != y->pci || mx->sel != my->sel || x->rev_div8 != y->rev_div8 ||
-        x->rev_full != y->rev_full || !x->rev != !y->rev)
+    const tp_mhop *mx = tp_accel__mhop(m->xa, x);
+    if (x->pci != y->pci || x->rev_div8 != y->rev_div8 || x->rev_full != y->rev_full ||
+        !x->rev != !y->rev)
         return 0;
-    return same_link(m, mx->li, my->li) && (!x->rev || same_link(m, mx->lri, my->lri));
+    return same_link(m, mx->li, y->bw) && (!x->rev || same_link(m, mx->lri, y->rev));
 }
 
 /* Routes of kind (t1, t2): compiled hop by hop, and as the paths stage left them. */
@@ -171,11 +189,10 @@ static int same_gpus(iso *m)
         if (ga[g].gpu.cuda_comp_cap != gb[g].gpu.cuda_comp_cap ||
             !m->a->pci_up[g] != !m->b->pci_up[g])
             return 0;
-        const tp_milli *ma = &m->xa->milli, *mb = &m->xb->milli;
-        if (m->b->pci_up[g] && (!same_link(m, (int)(ma->pci_up_m[g] - ma->link_m),
-                                           (int)(mb->pci_up_m[g] - mb->link_m)) ||
-                                !same_link(m, (int)(ma->pci_down_m[g] - ma->link_m),
-                                           (int)(mb->pci_down_m[g] - mb->link_m))))
+        const tp_milli *ma = &m->xa->milli;
+        if (m->b->pci_up[g] &&
+            (!same_link(m, (int)(ma->pci_up_m[g] - ma->link_m), m->b->pci_up[g]) ||
+             !same_link(m, (int)(ma->pci_down_m[g] - ma->link_m), m->b->pci_down[g])))
             return 0;
         for (int c = 0; c < TP_MAXCHANNELS && m->b->n_nets; c++)
             if (m->net_map[m->b->local_net[g * TP_MAXCHANNELS + c]] !=
@@ -324,7 +341,9 @@ static int mirrorable(const tp_system *a, tp_graph *const *ga, const tp_system *
 typedef struct mirror_side {
     tp_system *sys;
     tp_search_ctx *ctx;
-    tp_accel *links; /* the link table: its own (no accelerator attached), or the kept search's */
+    /* The link table: its own (no accelerator attached: made when first compared as a, the
+     * earlier system; NULL before), or the kept search's */
+    tp_accel *links;
     tp_search_ctx own;
     int kept; /* ctx is a kept search context (its accelerators are `links`) */
 } mirror_side;
@@ -350,7 +369,6 @@ static void side_free(mirror_side *side)
 
 static mirror_side *side_new(tp_system *sys, tp_error *err)
 {
-    const tp_accel_opts links_only = {.use = 0, .cut_cap = -1};
     mirror_side *side = calloc(1, sizeof(*side));
     if (!side)
         return NULL;
@@ -360,11 +378,16 @@ static mirror_side *side_new(tp_system *sys, tp_error *err)
         free(side);
         return NULL;
     }
-    if (tp_accel__new(&side->own, &links_only, &side->links, err) != TP_OK) {
-        side_free(side);
-        return NULL;
-    }
     return side;
+}
+
+/* The link table of a side compared as a (b's links are read from its hops). */
+static tp_status side_links(mirror_side *side, tp_error *err)
+{
+    const tp_accel_opts links_only = {.use = 0, .cut_cap = -1};
+    if (side->links)
+        return TP_OK;
+    return tp_accel__new(&side->own, &links_only, &side->links, err);
 }
 
 void tp_search__mirrors_free(tp_search_mirrors *cache)
@@ -447,16 +470,19 @@ static int compare(iso *m, mirror_side *sa, mirror_side *sb, tp_error *err)
     m->b = sb->ctx;
     m->a->err = m->b->err = err;
     m->xa = sa->links;
-    m->xb = sb->links;
     size_t nn = (size_t)(m->b->n_nets > 0 ? m->b->n_nets : 1);
-    size_t nb = (size_t)(m->xb->milli.n_links + 1), na = (size_t)(m->xa->milli.n_links + 1);
+    size_t na = (size_t)(m->xa->milli.n_links + 1);
+    /* b's links: at most two per hop and two per GPU; the map at most half full. */
+    size_t nb = 2 * m->b->n_hops + 2 * (size_t)m->b->n_gpus + 1, size = 1;
+    while (size < 2 * nb)
+        size *= 2;
+    m->link_mask = size - 1;
     m->net_map = malloc(nn * sizeof(int));
-    m->link_map = malloc(nb * sizeof(int));
-    m->link_inv = malloc(na * sizeof(int));
-    if (!m->net_map || !m->link_map || !m->link_inv)
+    m->link_key = calloc(size, sizeof(*m->link_key));
+    m->link_map = malloc(size * sizeof(int));
+    m->link_inv = calloc(na, sizeof(*m->link_inv));
+    if (!m->net_map || !m->link_key || !m->link_map || !m->link_inv)
         return -1;
-    memset(m->link_map, 0xff, nb * sizeof(int));
-    memset(m->link_inv, 0xff, na * sizeof(int));
     return same_system(m);
 }
 
@@ -470,13 +496,14 @@ tp_status tp_search__mirror(tp_search_mirrors **cache, tp_search_domain da, tp_s
         return TP_OK;
     mirror_side *sa = side_of(cache, a, err), *sb = sa ? side_of(cache, b, err) : NULL;
     iso m = {0};
-    int same = sa && sb ? compare(&m, sa, sb, err) : -1;
+    int same = sa && sb && side_links(sa, err) == TP_OK ? compare(&m, sa, sb, err) : -1;
     tp_status st = same < 0 ? tp_fail_nomem(err) : TP_OK;
     for (int i = 0; i < n && same > 0 && st == TP_OK; i++)
         if (ga[i] && gb[i])
             st = rename_graph(&m, ga[i], gb[i], err);
     *done = same > 0 && st == TP_OK;
     free(m.net_map);
+    free(m.link_key);
     free(m.link_map);
     free(m.link_inv);
     if (!cache) {
