@@ -283,12 +283,14 @@ int tp_accel__pass_find(tp_accel *a, const tp_graph *g, int *time)
  */
 static void store_types(tp_pass_memory *pm, int *steps, const tp_graph *g, int time)
 {
-    /* The slots of the typeIntra values differ by their ranks only. */
+    /* The slots of the typeIntra values differ by their ranks only, which grow with the types:
+     * those of ti_lo..ti_hi are one run of ranks. */
     int first = pass_slot(pm, g, 0), per_rank = pm->n_te_ranks * 4;
-    if (first < 0)
+    int lo = pm->ti_lo > 0 ? pm->ti_lo : 0, hi = pm->ti_hi < TP_PATH_DIS ? pm->ti_hi : TP_PATH_DIS;
+    if (first < 0 || lo > hi)
         return;
-    for (int t = pm->ti_lo > 0 ? pm->ti_lo : 0; t <= pm->ti_hi && t <= TP_PATH_DIS; t++)
-        steps[first + (pm->ti_rank[t] - pm->ti_rank[0]) * per_rank] = time;
+    for (int r = pm->ti_rank[lo]; r <= pm->ti_rank[hi]; r++)
+        steps[first + (r - pm->ti_rank[0]) * per_rank] = time;
 }
 
 /*
