@@ -194,14 +194,11 @@ static void hash_routes(tp_accel *a)
     }
 }
 
-/* The hash multipliers of every link and NET. */
-static tp_status key_links(tp_accel *a, tp_error *err)
+/* The hash multipliers of every link and NET (keys: room for two per link). */
+static void key_links(tp_accel *a, uint64_t *keys)
 {
     tp_milli *mi = &a->milli;
     const tp_search_ctx *s = a->s;
-    uint64_t *keys = malloc((size_t)(mi->n_links ? mi->n_links : 1) * 2 * sizeof(*keys));
-    if (!keys)
-        return tp_fail_nomem(err);
     for (int l = 0; l < mi->n_links; l++)
         tp_accel__bw_keys(mi->link_bw[l], &keys[2 * l], &keys[2 * l + 1]);
     for (size_t i = 0; i < s->n_hops; i++) {
@@ -215,10 +212,40 @@ static tp_status key_links(tp_accel *a, tp_error *err)
         h->rk1 = hop->rev ? keys[2 * h->lri] : 0;
         h->rk2 = hop->rev ? keys[2 * h->lri + 1] : 0;
     }
-    free(keys);
     for (int n = 0; n < s->n_nets; n++)
         tp_accel__bw_keys(&s->sys->nodes[TP_NODE_NET].nodes[n].net.bw, &mi->net_k1[n],
                           &mi->net_k2[n]);
+}
+
+/*
+ * The link table's arrays in one block that starts with link_bw (tp_accel__milli_free frees
+ * that): a table is made per search, and six allocations cost more than a small system's
+ * arrays. The routes and the PCI link views start zeroed; the rest is set before it is read.
+ */
+static tp_status alloc_tables(tp_milli *mi, const tp_search_ctx *s, size_t cap, tp_error *err)
+{
+    size_t n_gpus = (size_t)s->n_gpus, n_nets = (size_t)s->n_nets, size = 0;
+    size_t link_bw = tp_search__place(&size, cap * sizeof(*mi->link_bw));
+    size_t link_m = tp_search__place(&size, cap * sizeof(*mi->link_m));
+    size_t hops = tp_search__place(&size, (s->n_hops ? s->n_hops : 1) * sizeof(*mi->hops));
+    size_t zeroed = size;
+    size_t routes =
+        tp_search__place(&size, (size_t)(s->n_routes ? s->n_routes : 1) * sizeof(*mi->routes));
+    size_t pci = tp_search__place(&size, (2 * n_gpus + 1) * sizeof(*mi->pci_up_m));
+    size_t zeroed_end = size;
+    size_t net_k = tp_search__place(&size, (2 * n_nets + 1) * sizeof(*mi->net_k1));
+    char *block = malloc(size);
+    if (!block)
+        return tp_fail_nomem(err);
+    memset(block + zeroed, 0, zeroed_end - zeroed);
+    mi->link_bw = (float **)(block + link_bw);
+    mi->link_m = (int32_t *)(block + link_m);
+    mi->hops = (tp_mhop *)(block + hops); /* each set by its route */
+    mi->routes = (tp_mroute *)(block + routes);
+    mi->pci_up_m = (const int32_t **)(block + pci);
+    mi->pci_down_m = mi->pci_up_m + n_gpus;
+    mi->net_k1 = (uint64_t *)(block + net_k);
+    mi->net_k2 = mi->net_k1 + n_nets;
     return TP_OK;
 }
 
@@ -233,21 +260,17 @@ tp_status tp_accel__milli_init(tp_accel *a, tp_error *err)
     size_t cap = s->n_hops + n_rev + 2 * (size_t)s->n_gpus + 1, size = 1;
     while (size < 2 * cap)
         size *= 2;
-    link_map map = {calloc(size, sizeof(*map.key)), malloc(size * sizeof(*map.index)), size - 1};
-    mi->link_bw = malloc(cap * sizeof(*mi->link_bw));
-    mi->link_m = malloc(cap * sizeof(*mi->link_m));
-    mi->hops = malloc((s->n_hops ? s->n_hops : 1) * sizeof(*mi->hops)); /* each set by its route */
-    mi->routes = calloc((size_t)(s->n_routes ? s->n_routes : 1), sizeof(*mi->routes));
-    size_t n_gpus = (size_t)s->n_gpus, n_nets = (size_t)s->n_nets;
-    mi->pci_up_m = calloc(2 * n_gpus + 1, sizeof(*mi->pci_up_m));
-    mi->pci_down_m = mi->pci_up_m ? mi->pci_up_m + n_gpus : NULL;
-    mi->net_k1 = malloc((2 * n_nets + 1) * sizeof(*mi->net_k1));
-    mi->net_k2 = mi->net_k1 ? mi->net_k1 + n_nets : NULL;
-    tp_status st = TP_OK;
-    if (!map.key || !map.index || !mi->link_bw || !mi->link_m || !mi->hops || !mi->routes ||
-        !mi->pci_up_m || !mi->net_k1) {
-        st = tp_fail_nomem(err);
-    } else {
+    /* Scratch in one block: the map's keys (zeroed) and indices, two hash keys per link. */
+    size_t scratch_size = 0, key_at = tp_search__place(&scratch_size, size * sizeof(float *));
+    size_t index_at = tp_search__place(&scratch_size, size * sizeof(int));
+    size_t keys_at = tp_search__place(&scratch_size, 2 * cap * sizeof(uint64_t));
+    char *scratch = malloc(scratch_size);
+    if (!scratch)
+        return tp_fail_nomem(err);
+    link_map map = {(float **)(scratch + key_at), (int *)(scratch + index_at), size - 1};
+    memset(map.key, 0, size * sizeof(*map.key));
+    tp_status st = alloc_tables(mi, s, cap, err);
+    if (st == TP_OK) {
         mi->capable = 1;
         number_links(a, &map);
     }
@@ -255,27 +278,20 @@ tp_status tp_accel__milli_init(tp_accel *a, tp_error *err)
     if (st == TP_OK && !a->use) {
         mi->capable = 0;
     } else if (st == TP_OK) {
-        st = key_links(a, err);
-        mi->simple = st == TP_OK && routes_simple(a);
+        key_links(a, (uint64_t *)(scratch + keys_at));
+        mi->simple = routes_simple(a);
         if (!mi->simple)
             mi->capable = 0;
-        if (st == TP_OK)
-            hash_routes(a);
+        hash_routes(a);
     }
-    free(map.key);
-    free(map.index);
+    free(scratch);
     return st;
 }
 
 void tp_accel__milli_free(tp_accel *a)
 {
     tp_milli *mi = &a->milli;
-    free(mi->link_bw);
-    free(mi->link_m);
-    free(mi->hops);
-    free(mi->routes);
-    free(mi->pci_up_m);
-    free(mi->net_k1);
+    free(mi->link_bw); /* the block of every array below */
     mi->pci_up_m = mi->pci_down_m = NULL;
     mi->net_k1 = mi->net_k2 = NULL;
     mi->link_bw = NULL;
