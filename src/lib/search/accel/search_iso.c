@@ -472,9 +472,10 @@ static int compare(iso *m, mirror_side *sa, mirror_side *sb, tp_error *err)
     m->xa = sa->links;
     size_t nn = (size_t)(m->b->n_nets > 0 ? m->b->n_nets : 1);
     size_t na = (size_t)(m->xa->milli.n_links + 1);
-    /* b's links: at most two per hop and two per GPU; the map at most half full. */
-    size_t nb = 2 * m->b->n_hops + 2 * (size_t)m->b->n_gpus + 1, size = 1;
-    while (size < 2 * nb)
+    /* b's links in the map: one per link of a (same_link pairs them), and the one that fails;
+     * the map at most half full. */
+    size_t size = 1;
+    while (size < 2 * (na + 1))
         size *= 2;
     m->link_mask = size - 1;
     m->net_map = malloc(nn * sizeof(int));
