@@ -372,7 +372,8 @@ void tp_config_free(tp_config *cfg)
     if (!cfg)
         return;
     for (size_t i = 0; i < TP_PARAM_COUNT; i++)
-        free(cfg->values[i].text);
+        if (cfg->values[i].text) /* most are unset: no call for them (a copy is freed per plan) */
+            free(cfg->values[i].text);
     for (size_t i = 0; i < cfg->n_warnings; i++)
         free(cfg->warnings[i]);
     free(cfg);
