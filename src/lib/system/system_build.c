@@ -688,12 +688,18 @@ static int bcm_gen(uint64_t device, int level)
     return 0;
 }
 
-/* Move the links of sub switch `sub` (except the one to `sw`) onto `sw`, then drop `sub`. */
-static tp_status absorb_sub_switch(tp_system *sys, tp_node *sw, int64_t sub_id, tp_error *err)
+/* Move the links of sub switch `sub` (except the one to `sw`) onto `sw`; marks it gone. */
+static tp_status absorb_sub_switch(tp_system *sys, tp_node *sw, int64_t sub_id, bool *gone,
+                                   tp_error *err)
 {
-    int index = tp_system__index_of(sys, TP_NODE_PCI, sub_id);
-    if (index < 0)
+    /* The first one with that id not absorbed yet (NCCL's index of it, the absorbed ones gone). */
+    const tp_node_set *pcis = &sys->nodes[TP_NODE_PCI];
+    int index = 0;
+    while (index < pcis->count && (gone[index] || pcis->nodes[index].id != sub_id))
+        index++;
+    if (index == pcis->count)
         return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "BCM sub switch vanished");
+    gone[index] = true;
     tp_node *sub = sys->nodes[TP_NODE_PCI].nodes + index;
     for (int l = 0; l < sub->n_links; l++) {
         tp_node *rem = sub->links[l].rem;
@@ -713,7 +719,39 @@ static tp_status absorb_sub_switch(tp_system *sys, tp_node *sw, int64_t sub_id, 
             }
         }
     }
-    return tp_system__remove_node(sys, TP_NODE_PCI, index, err);
+    return TP_OK;
+}
+
+/* Whether a link still leads to a node marked gone (absorbing re-points the links it finds). */
+static bool links_to_gone(const tp_system *sys, const bool *gone)
+{
+    const tp_node *pci = sys->nodes[TP_NODE_PCI].nodes;
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
+        for (int n = 0; n < sys->nodes[t].count; n++)
+            for (int l = 0; l < sys->nodes[t].nodes[n].n_links; l++) {
+                const tp_node *rem = sys->nodes[t].nodes[n].links[l].rem;
+                if (rem->type == TP_NODE_PCI && gone[rem - pci])
+                    return true;
+            }
+    return false;
+}
+
+/*
+ * NCCL removes each sub switch once absorbed, one by one (ncclTopoRemoveNode), which is what
+ * removing them one by one after the last absorb leaves. When no link leads to them any more,
+ * that removal only moves nodes: one pass does it (tp_system__remove_nodes); otherwise the
+ * links it drops must leave NCCL's stale slots behind, one removal at a time.
+ */
+static tp_status remove_sub_switches(tp_system *sys, const int64_t *sub_ids, int n_subs,
+                                     const bool *gone, tp_error *err)
+{
+    if (!links_to_gone(sys, gone))
+        return tp_system__remove_nodes(sys, TP_NODE_PCI, gone, err);
+    tp_status st = TP_OK;
+    for (int s = 0; s < n_subs && st == TP_OK; s++)
+        st = tp_system__remove_node(sys, TP_NODE_PCI,
+                                    tp_system__index_of(sys, TP_NODE_PCI, sub_ids[s]), err);
+    return st;
 }
 
 /* NCCL 2.22.3 ncclTopoFlattenBcmSwitches for one switch: unlink its same-gen sub switches. */
@@ -730,13 +768,17 @@ static tp_status flatten_switch(tp_system *sys, tp_node *sw, int gen, tp_error *
         sw->n_links--;
         l--;
     }
-    for (int s = 0; s < n_subs; s++) {
-        tp_status st = absorb_sub_switch(sys, sw, sub_ids[s], err);
-        if (st != TP_OK)
-            return st;
-    }
+    bool *gone = calloc((size_t)sys->nodes[TP_NODE_PCI].count + 1, sizeof(bool));
+    if (!gone)
+        return tp_fail_nomem(err);
     sw->pci.device |= TP_NCCL_BCM_FLATTENED;
-    return TP_OK;
+    tp_status st = TP_OK;
+    for (int s = 0; s < n_subs && st == TP_OK; s++)
+        st = absorb_sub_switch(sys, sw, sub_ids[s], gone, err);
+    if (st == TP_OK && n_subs)
+        st = remove_sub_switches(sys, sub_ids, n_subs, gone, err);
+    free(gone);
+    return st;
 }
 
 static tp_status flatten_bcm_switches(tp_system *sys, tp_error *err)
