@@ -390,6 +390,16 @@ static void assert_same_graph(const tp_graph *x, const tp_graph *y, int n_gpus)
     assert_true(tp_search__same_decisions(x, y));
 }
 
+/* The ring, tree and NVLS graphs of two searches are the same; frees both sets. */
+static void assert_same_graphs_free(tp_graph **a, tp_graph **b, int n_gpus)
+{
+    for (int k = 0; k < 3; k++) {
+        assert_same_graph(a[k], b[k], n_gpus);
+        free_graph(a[k]);
+        free_graph(b[k]);
+    }
+}
+
 /* Ring then tree (then NVLS when possible), on a system, searched as opts says. */
 static void search_all(tp_plan *plan, tp_graph **g, const tp_accel_opts *opts)
 {
@@ -654,11 +664,7 @@ static void test_search_sides_no_start(void **state)
     assert_int_equal(a[1]->n_channels, 1);
     assert_true(a[1]->bw_intra == 12);
     assert_true(count_events(a[1], TP_EV_BOUND) > 0);
-    for (int k = 0; k < 3; k++) {
-        assert_same_graph(a[k], b[k], 8);
-        free_graph(a[k]);
-        free_graph(b[k]);
-    }
+    assert_same_graphs_free(a, b, 8);
     tp_plan_free(plan);
     tp_plan_free(plain);
 }
@@ -679,11 +685,7 @@ static void test_search_second_pass_skipped(void **state)
     assert_int_equal(ring->n_channels, 6);
     assert_int_equal(ring->events[ring->n_events - 1].kind, TP_EV_BOUND);
     assert_int_equal(b[0]->events[b[0]->n_events - 1].kind, TP_EV_TRY);
-    for (int k = 0; k < 3; k++) {
-        assert_same_graph(a[k], b[k], 4);
-        free_graph(a[k]);
-        free_graph(b[k]);
-    }
+    assert_same_graphs_free(a, b, 4);
     tp_plan_free(fast);
     tp_plan_free(plain);
 }

@@ -250,16 +250,9 @@ void tp_buf_put(tp_buf *b, const char *s)
 
 void tp_buf_put_int(tp_buf *b, long long v)
 {
-    char digits[24], *p = digits + sizeof(digits);
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    *--p = '\0';
-    do {
-        *--p = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        *--p = '-';
-    tp_buf_put(b, p);
+    char digits[24];
+    tp_put_ll(digits, v);
+    tp_buf_put(b, digits);
 }
 
 int tp_format_int(char *out, int v)
