@@ -470,6 +470,12 @@ static uint64_t float_bits(float f)
     return bits;
 }
 
+/* Whether the reverse link of hop pays too (the hashes count it then). */
+static int rev_paid(const tp_hop *hop)
+{
+    return hop->rev && (hop->rev_div8 || hop->rev_full);
+}
+
 /*
  * The linear hash of the values of path's links (each link once), weighted
  * by their keys: the difference after and before a float walk is the hash
@@ -487,7 +493,7 @@ static void path_hash(const tp_accel *a, const tp_cpath *path, uint64_t *h1, uin
             uint64_t v = float_bits(*hop->bw);
             x1 += mh[i].k1 * v;
             x2 += mh[i].k2 * v;
-            if (hop->rev && (hop->rev_div8 || hop->rev_full)) {
+            if (rev_paid(hop)) {
                 v = float_bits(*hop->rev);
                 x1 += mh[i].rk1 * v;
                 x2 += mh[i].rk2 * v;
@@ -520,6 +526,44 @@ static void path_hash(const tp_accel *a, const tp_cpath *path, uint64_t *h1, uin
     }
 }
 
+/* The hops of a route whose values walk_simple keeps before a float walk. */
+#define TP_WALK_KEPT 16
+
+/*
+ * A float walk on a route that takes each link once (milli.simple, at most
+ * TP_WALK_KEPT hops): the hash is linear, so its change is each moved
+ * value's change by its key; the values are kept before the walk and only
+ * those that moved are weighed after it (the same sum as path_hash's
+ * difference, modulo 2^64).
+ */
+static int walk_simple(tp_accel *a, const tp_cpath *path, float bw, float mult)
+{
+    uint32_t before[TP_WALK_KEPT][2];
+    const tp_hop *hops = path->hops;
+    for (int i = 0; i < path->count; i++) {
+        before[i][0] = (uint32_t)float_bits(*hops[i].bw);
+        before[i][1] = rev_paid(&hops[i]) ? (uint32_t)float_bits(*hops[i].rev) : 0;
+    }
+    int done = 0;
+    tp_status st = tp_search__walk_floats(a->s, path, bw, mult, &done);
+    const tp_mhop *mh = tp_accel__mhops(a, path);
+    uint64_t d1 = 0, d2 = 0;
+    for (int i = 0; i < path->count; i++) {
+        uint64_t v = float_bits(*hops[i].bw);
+        if (v != before[i][0]) {
+            d1 += mh[i].k1 * (v - before[i][0]);
+            d2 += mh[i].k2 * (v - before[i][0]);
+        }
+        if (rev_paid(&hops[i]) && (v = float_bits(*hops[i].rev)) != before[i][1]) {
+            d1 += mh[i].rk1 * (v - before[i][1]);
+            d2 += mh[i].rk2 * (v - before[i][1]);
+        }
+    }
+    a->memo.bw_hash1 += d1;
+    a->memo.bw_hash2 += d2;
+    return st == TP_OK ? done : -1;
+}
+
 /* A float walk (the core's), keeping the sub-search memory's hashes in step when it is on. */
 __attribute__((noinline)) static int walk_floats(tp_accel *a, const tp_cpath *path, float bw,
                                                  float mult)
@@ -527,6 +571,8 @@ __attribute__((noinline)) static int walk_floats(tp_accel *a, const tp_cpath *pa
     int done = 0;
     if (!a->memo.on)
         return tp_search__walk_floats(a->s, path, bw, mult, &done) == TP_OK ? done : -1;
+    if (a->milli.simple && path->count <= TP_WALK_KEPT)
+        return walk_simple(a, path, bw, mult);
     uint64_t b1, b2, e1, e2;
     path_hash(a, path, &b1, &b2);
     tp_status st = tp_search__walk_floats(a->s, path, bw, mult, &done);
