@@ -258,18 +258,37 @@ static int recordable(const tp_graph *g)
     return !tp_search__head_pattern(g->pattern);
 }
 
-int tp_accel__pass_find(tp_accel *a, const tp_graph *g, int *time)
+/* tp_accel__pass_find when its context is not the one found last at its speeds, or the state is
+ * to be hashed again. */
+__attribute__((noinline)) static int find_slow(tp_accel *a, const tp_graph *g, int *time)
 {
     tp_pass_memory *pm = &a->pass;
-    pm->armed = pm->usable && recordable(g);
-    if (!pm->armed)
-        return 0;
     /* Milli passes give every reservation back: the start state only changes after floats. */
     if (!pm->state_ok) {
         pm->state = state_hash(a);
         pm->state_ok = 1;
     }
     int steps = known_steps(pm, g, g->bw_intra, g->bw_inter);
+    if (steps < 0)
+        return 0;
+    *time = steps;
+    return 1;
+}
+
+/* Most first passes come from the context found last at their speeds: that one is tried without
+ * a call, so the look-up needs no frame. */
+int tp_accel__pass_find(tp_accel *a, const tp_graph *g, int *time)
+{
+    tp_pass_memory *pm = &a->pass;
+    pm->armed = pm->usable && recordable(g);
+    if (!pm->armed)
+        return 0;
+    tp_pass_context c = context_of(pm, g, g->bw_intra, g->bw_inter);
+    int i = pm->last[(c.speeds * 0x9e3779b97f4a7c15ULL) >> 61];
+    if (!pm->state_ok || i < 0 || !same_context(&pm->contexts[i], &c))
+        return find_slow(a, g, time);
+    int slot = pass_slot(pm, g, g->type_intra);
+    int steps = slot < 0 ? -1 : pm->steps[(size_t)i * (size_t)pm->stride + (size_t)slot];
     if (steps < 0)
         return 0;
     *time = steps;
