@@ -646,19 +646,21 @@ tp_status tp_paths__check_gdr(const tp_system *sys, const tp_config *cfg, int64_
 
 /*
  * NCCL 2.22.3 asks ncclTopoGetLocalGpu for every (NET, GPU) pair; the answer for NET n
- * is kept while nothing it read changes (routes from the GPUs it read, from a NET).
+ * is kept while nothing it read changes (routes from the GPUs it read, from a NET), and so is
+ * each GPU's list of local NETs, which the answers for the other NETs read again.
  */
 typedef struct local_gpu_cache {
-    int net;     /* the NET index the answer is for; -1: none */
-    int gpu;     /* the answer */
-    bool *reads; /* per GPU index: its routes were read */
+    int net;                  /* the NET index the answer is for; -1: none */
+    int gpu;                  /* the answer */
+    tp_local_nets_memo *memo; /* the GPUs' local NETs, and which ones the answer read */
 } local_gpu_cache;
 
 /* GPU g's route to a NET changed (any_gpu: a route from a NET too, which every answer reads). */
 static void local_gpu_changed(local_gpu_cache *lc, int g, bool any_gpu)
 {
-    if (lc->net >= 0 && (any_gpu || lc->reads[g]))
+    if (lc->net >= 0 && (any_gpu || tp_paths__local_nets_memo_read(lc->memo, g)))
         lc->net = -1;
+    tp_paths__local_nets_memo_forget(lc->memo, any_gpu ? -1 : g);
 }
 
 static tp_status local_gpu_of(const tp_system *sys, local_gpu_cache *lc, int n, int *lg,
@@ -668,9 +670,8 @@ static tp_status local_gpu_of(const tp_system *sys, local_gpu_cache *lc, int n, 
         *lg = lc->gpu;
         return TP_OK;
     }
-    memset(lc->reads, 0, (size_t)sys->nodes[TP_NODE_GPU].count * sizeof(bool));
     tp_status st =
-        tp_paths__get_local_gpu_reads(sys, sys->nodes[TP_NODE_NET].nodes[n].id, lg, lc->reads, err);
+        tp_paths__get_local_gpu_reads(sys, sys->nodes[TP_NODE_NET].nodes[n].id, lg, lc->memo, err);
     lc->net = st == TP_OK ? n : -1;
     lc->gpu = *lg;
     return st;
@@ -719,9 +720,8 @@ static tp_status check_gdr_route(tp_system *sys, const tp_config *cfg, local_gpu
 static tp_status net_policies(tp_system *sys, const tp_config *cfg, tp_log *log, tp_error *err)
 {
     bool pxn = tp_paths__pxn_disable(cfg) != 1;
-    local_gpu_cache lc = {.net = -1,
-                          .reads = calloc((size_t)sys->nodes[TP_NODE_GPU].count + 1, sizeof(bool))};
-    if (!lc.reads)
+    local_gpu_cache lc = {.net = -1, .memo = tp_paths__local_nets_memo_new(sys)};
+    if (!lc.memo)
         return tp_fail_nomem(err);
     tp_status st = TP_OK;
     for (int n = 0; n < sys->nodes[TP_NODE_NET].count && st == TP_OK; n++) {
@@ -739,7 +739,7 @@ static tp_status net_policies(tp_system *sys, const tp_config *cfg, tp_log *log,
                 st = check_gdr_route(sys, cfg, &lc, n, g, log, err);
         }
     }
-    free(lc.reads);
+    tp_paths__local_nets_memo_free(lc.memo);
     return st;
 }
 

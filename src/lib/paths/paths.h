@@ -135,10 +135,22 @@ tp_status tp_paths__get_local_net(const tp_system *sys, int rank, int channel_id
 /* ncclTopoGetLocalGpu: the GPU index local to NET net_id, -1 when none. */
 tp_status tp_paths__get_local_gpu(const tp_system *sys, int64_t net_id, int *gpu_index,
                                   tp_error *err);
-/* The same; read_gpus (per GPU index, may be NULL) gets true for each GPU whose routes to the NETs
- * the answer read: the answer holds until one of those or a route from a NET changes. */
+/* Each GPU's local NETs as ncclTopoGetLocalNet reads them, kept across queries while its routes
+ * stay (the caller forgets what changes), and the GPUs the last query read: owned by the caller,
+ * tp_paths__local_nets_memo_free. */
+typedef struct tp_local_nets_memo tp_local_nets_memo;
+/* A memo for sys's GPUs, all unknown; NULL when out of memory. */
+tp_local_nets_memo *tp_paths__local_nets_memo_new(const tp_system *sys);
+void tp_paths__local_nets_memo_free(tp_local_nets_memo *memo);
+/* GPU g's routes to the NETs changed; g = -1: a route from a NET, which every GPU's entry reads. */
+void tp_paths__local_nets_memo_forget(tp_local_nets_memo *memo, int g);
+/* Whether the last tp_paths__get_local_gpu_reads with memo read GPU g's routes to the NETs. */
+bool tp_paths__local_nets_memo_read(const tp_local_nets_memo *memo, int g);
+/* The same, with memo (may be NULL): it keeps the GPUs' local NETs between calls and marks the
+ * GPUs whose routes the answer read: the answer holds until one of those or a route from a NET
+ * changes. */
 tp_status tp_paths__get_local_gpu_reads(const tp_system *sys, int64_t net_id, int *gpu_index,
-                                        bool *read_gpus, tp_error *err);
+                                        tp_local_nets_memo *memo, tp_error *err);
 /* getLocalNetCountByBw: how many local NETs it takes to match the GPU's bandwidth to its CPU. */
 void tp_paths__local_net_count_by_bw(const tp_system *sys, int gpu, int *count);
 /* ncclTopoGetIntermediateRank: the rank proxying rank's traffic to net_id (rank itself unless PXN).

@@ -44,7 +44,7 @@ int tp_paths__mirror_bits(int val, int pow2)
 
 /* What ncclTopoGetLocalNet reads of a GPU's routes, the same for every channel. */
 typedef struct local_nets {
-    int nets[TP_MAX_NODES];
+    int *nets; /* room for the system's NETs */
     int n_nets;
     int first;  /* the channel-0 pick before the modulo */
     int spread; /* channels step through this many NICs */
@@ -67,16 +67,79 @@ static tp_status local_nets_of(const tp_system *sys, int g, local_nets *ln, tp_e
     return TP_OK;
 }
 
-/* read_gpus (may be NULL): marks the GPU whose routes were read. */
-static tp_status local_nets_by_rank(const tp_system *sys, int rank, local_nets *ln, bool *read_gpus,
-                                    tp_error *err)
+struct tp_local_nets_memo {
+    int n_gpus;
+    bool *known;       /* per GPU index: nets[g] holds */
+    bool *read;        /* per GPU index: the last query read its routes */
+    local_nets nets[]; /* per GPU index */
+};
+
+tp_local_nets_memo *tp_paths__local_nets_memo_new(const tp_system *sys)
 {
-    int g = tp_paths__rank_to_index(sys, rank);
-    if (g < 0)
+    size_t n = (size_t)sys->nodes[TP_NODE_GPU].count, width = (size_t)sys->nodes[TP_NODE_NET].count;
+    /* One block: the memo, its entries, their NET lists, then the flags (the only part that needs
+     * clearing). */
+    tp_local_nets_memo *memo = malloc(sizeof(*memo) + n * sizeof(local_nets) +
+                                      n * width * sizeof(int) + (2 * n + 1) * sizeof(bool));
+    if (!memo)
+        return NULL;
+    memo->n_gpus = (int)n;
+    int *lists = (int *)(void *)&memo->nets[n];
+    for (size_t g = 0; g < n; g++)
+        memo->nets[g].nets = lists + g * width;
+    memo->known = (bool *)(void *)(lists + n * width);
+    memo->read = memo->known + n;
+    memset(memo->known, 0, 2 * n * sizeof(bool));
+    return memo;
+}
+
+void tp_paths__local_nets_memo_free(tp_local_nets_memo *memo)
+{
+    free(memo);
+}
+
+void tp_paths__local_nets_memo_forget(tp_local_nets_memo *memo, int g)
+{
+    if (g >= 0)
+        memo->known[g] = false;
+    else
+        memset(memo->known, 0, (size_t)memo->n_gpus * sizeof(bool));
+}
+
+bool tp_paths__local_nets_memo_read(const tp_local_nets_memo *memo, int g)
+{
+    return memo->read[g];
+}
+
+/* GPU g's local NETs: memo's while known, else computed (into memo, or scratch without one). */
+static tp_status local_nets_memo_of(const tp_system *sys, int g, tp_local_nets_memo *memo,
+                                    local_nets *scratch, const local_nets **out, tp_error *err)
+{
+    local_nets *ln = memo ? &memo->nets[g] : scratch;
+    *out = ln;
+    if (memo && memo->known[g])
+        return TP_OK;
+    tp_status st = local_nets_of(sys, g, ln, err);
+    if (memo)
+        memo->known[g] = st == TP_OK;
+    return st;
+}
+
+/* The GPU index of rank, whose routes are read next; read_gpus (may be NULL) marks it. */
+static tp_status gpu_read(const tp_system *sys, int rank, bool *read_gpus, int *g, tp_error *err)
+{
+    if ((*g = tp_paths__rank_to_index(sys, rank)) < 0)
         return tp_paths__internal(err, "local NET of a rank not in the system");
     if (read_gpus)
-        read_gpus[g] = true;
-    return local_nets_of(sys, g, ln, err);
+        read_gpus[*g] = true;
+    return TP_OK;
+}
+
+static tp_status local_nets_by_rank(const tp_system *sys, int rank, local_nets *ln, tp_error *err)
+{
+    int g;
+    tp_status st = gpu_read(sys, rank, NULL, &g, err);
+    return st != TP_OK ? st : local_nets_of(sys, g, ln, err);
 }
 
 static const tp_node *local_net_on(const tp_system *sys, const local_nets *ln, int channel_id)
@@ -88,8 +151,9 @@ static const tp_node *local_net_on(const tp_system *sys, const local_nets *ln, i
 tp_status tp_paths__get_local_net(const tp_system *sys, int rank, int channel_id, int64_t *id,
                                   int *dev, tp_error *err)
 {
-    local_nets ln;
-    tp_status st = local_nets_by_rank(sys, rank, &ln, NULL, err);
+    int nets[TP_MAX_NODES];
+    local_nets ln = {.nets = nets};
+    tp_status st = local_nets_by_rank(sys, rank, &ln, err);
     if (st != TP_OK)
         return st;
     const tp_node *node = local_net_on(sys, &ln, channel_id);
@@ -117,8 +181,11 @@ tp_status tp_paths__get_local_gpu(const tp_system *sys, int64_t net_id, int *gpu
 }
 
 tp_status tp_paths__get_local_gpu_reads(const tp_system *sys, int64_t net_id, int *gpu_index,
-                                        bool *read_gpus, tp_error *err)
+                                        tp_local_nets_memo *memo, tp_error *err)
 {
+    bool *read_gpus = memo ? memo->read : NULL;
+    if (memo)
+        memset(read_gpus, 0, (size_t)memo->n_gpus * sizeof(bool));
     int n = tp_paths__id_to_index(sys, TP_NODE_NET, net_id);
     if (n < 0)
         return tp_paths__internal(err, "local GPU of an unknown NET");
@@ -133,12 +200,17 @@ tp_status tp_paths__get_local_gpu_reads(const tp_system *sys, int64_t net_id, in
     int best_channel = -1;
     *gpu_index = -1;
     for (int lg = 0; lg < n_gpus && best_channel != 0; lg++) {
-        local_nets ln;
-        tp_status st = local_nets_by_rank(sys, sys->nodes[TP_NODE_GPU].nodes[gpus[lg]].gpu.rank,
-                                          &ln, read_gpus, err);
+        int nets[TP_MAX_NODES];
+        local_nets scratch = {.nets = nets};
+        const local_nets *ln;
+        int g;
+        tp_status st =
+            gpu_read(sys, sys->nodes[TP_NODE_GPU].nodes[gpus[lg]].gpu.rank, read_gpus, &g, err);
+        if (st == TP_OK)
+            st = local_nets_memo_of(sys, g, memo, &scratch, &ln, err);
         if (st != TP_OK)
             return st;
-        int c = first_channel_on(sys, &ln, net_id);
+        int c = first_channel_on(sys, ln, net_id);
         if (c >= 0 && (best_channel < 0 || c < best_channel)) {
             best_channel = c;
             *gpu_index = gpus[lg];
