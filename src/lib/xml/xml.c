@@ -186,13 +186,9 @@ static tp_xml_elem *new_elem(tp_arena *arena, const char *tag, size_t len)
     return e;
 }
 
-tp_status tp_xml__new_root(tp_xml_elem **out, tp_arena *arena, const char *tag, tp_error *err)
-{
-    return tp_xml__open_elem(out, NULL, arena, tag, strlen(tag), err);
-}
-
-tp_status tp_xml__open_elem(tp_xml_elem **out, tp_xml_elem *parent, tp_arena *arena,
-                            const char *tag, size_t tag_len, tp_error *err)
+/* A new element named by tag_len bytes: a child of parent, or (parent NULL) a root in arena. */
+static tp_status open_elem(tp_xml_elem **out, tp_xml_elem *parent, tp_arena *arena, const char *tag,
+                           size_t tag_len, tp_error *err)
 {
     *out = NULL;
     tp_xml_elem *e = new_elem(parent ? parent->arena : arena, tag, tag_len);
@@ -209,9 +205,14 @@ tp_status tp_xml__open_elem(tp_xml_elem **out, tp_xml_elem *parent, tp_arena *ar
     return TP_OK;
 }
 
+tp_status tp_xml__new_root(tp_xml_elem **out, tp_arena *arena, const char *tag, tp_error *err)
+{
+    return open_elem(out, NULL, arena, tag, strlen(tag), err);
+}
+
 tp_status tp_xml__add_child(tp_xml_elem **out, tp_xml_elem *parent, const char *tag, tp_error *err)
 {
-    return tp_xml__open_elem(out, parent, NULL, tag, strlen(tag), err);
+    return open_elem(out, parent, NULL, tag, strlen(tag), err);
 }
 
 /* The strings of n attributes in one arena block (a reader's element: freed together). */

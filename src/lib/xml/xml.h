@@ -96,9 +96,6 @@ typedef struct tp_xml_range {
     const char *name, *value;
     size_t name_len, value_len;
 } tp_xml_range;
-/* A new element named by tag_len bytes: a child of parent, or (parent NULL) a root in arena. */
-tp_status tp_xml__open_elem(tp_xml_elem **out, tp_xml_elem *parent, tp_arena *arena,
-                            const char *tag, size_t tag_len, tp_error *err);
 /*
  * A reader's view of a document's text: the text it reads, and the document's
  * copy of it (tp_xml__keep_text) where the tree's strings stay.
@@ -110,9 +107,10 @@ typedef struct tp_xml_text {
 /* A copy of the text in the document's arena (NUL-terminated), or NULL when out of memory. */
 char *tp_xml__keep_text(tp_xml *doc, const char *text, size_t len);
 /*
- * As tp_xml__open_elem then tp_xml__append_ranges (tag and ranges point into t->text), for an
- * arena element whose strings stay where they stand in t->copy: the byte after each (a delimiter
- * the reader has passed) becomes its NUL. The element and its attribute array are one block.
+ * A new element (a child of parent, or with parent NULL a root in arena) with its attribute
+ * ranges (tp_xml__append_ranges; tag and ranges point into t->text), for an arena element whose
+ * strings stay where they stand in t->copy: the byte after each (a delimiter the reader has passed)
+ * becomes its NUL. The element and its attribute array are one block.
  */
 tp_status tp_xml__open_elem_in_text(tp_xml_elem **out, tp_xml_elem *parent, tp_arena *arena,
                                     const tp_xml_text *t, const char *tag, size_t tag_len,

@@ -153,7 +153,8 @@ typedef struct tp_memo {
 #define TP_READ_CROSS 2u
 
 /* Contexts found last that the pass memory checks before hashing (one per speeds' slot). */
-#define TP_PASS_LAST 8
+#define TP_PASS_LAST_BITS 3
+#define TP_PASS_LAST (1 << TP_PASS_LAST_BITS)
 
 /*
  * What passes of one context share: the start state and every setting but
@@ -302,6 +303,21 @@ struct tp_accel {
     tp_search_accel_ops
         hooks[8]; /* tp_accel__ops narrowed to what the pass needs (search_accel.c) */
 };
+
+/* How many GPUs a set of GPU bits holds. */
+static inline int tp_accel__popcount(uint64_t v)
+{
+    int n = 0;
+    for (; v; v &= v - 1)
+        n++;
+    return n;
+}
+
+/* The set of all n GPUs (n <= 64). */
+static inline uint64_t tp_accel__gpu_mask(int n)
+{
+    return n == 64 ? ~0ULL : (1ULL << n) - 1;
+}
 
 /* The accelerators' view of core hop h. */
 static inline const tp_mhop *tp_accel__mhop(const tp_accel *a, const tp_hop *h)

@@ -161,10 +161,11 @@ tp_status tp_accel__run_pass(tp_accel *a, tp_graph *g, const tp_ladder_pass *p, 
             return TP_OK;
         return verify_pass(a, g, p, budget, *time, settling);
     }
-    if (p->number == 1 && !settling && tp_accel__cut_known(a, g, time))
+    int first_run = p->number == 1 && !settling; /* a first pass, not a settling re-run */
+    if (first_run && tp_accel__cut_known(a, g, time))
         return TP_OK;
     arm_pass(a, g);
-    tp_accel__bound_begin(a, g, p->number == 1 && !settling && (a->use & TP_ACCEL_BOUND));
+    tp_accel__bound_begin(a, g, first_run && (a->use & TP_ACCEL_BOUND));
     /* Hopeless from the start: small searches still run whole, large ones are cut. */
     int cap = tp_accel__cut_cap(a, g);
     tp_search__stop_after(s, settling ? a->bound.settle_cap : cap, TP_ACCEL_CUT_WHY);

@@ -79,8 +79,6 @@ static void crossing_hops(const tp_accel *a, uint64_t side, int *hops)
     }
 }
 
-static int popcount64(uint64_t v);
-
 /* Bridge indices by side size, smallest first (stable): the order disjoint sides are picked in. */
 static tp_status order_bridges(tp_accel *a)
 {
@@ -91,7 +89,7 @@ static tp_status order_bridges(tp_accel *a)
     int k = 0;
     for (int size = 1; size <= a->s->n_gpus; size++)
         for (int i = 0; i < a->bound.n_bridges; i++)
-            if (popcount64(a->bound.bridge_side[i]) == size)
+            if (tp_accel__popcount(a->bound.bridge_side[i]) == size)
                 a->bound.bridge_order[k++] = i;
     return TP_OK;
 }
@@ -146,7 +144,7 @@ static tp_status find_bridges(tp_accel *a)
     int n = a->s->n_gpus;
     if (n < 2 || n > 64)
         return TP_OK;
-    uint64_t all = n == 64 ? ~0ULL : (1ULL << n) - 1;
+    uint64_t all = tp_accel__gpu_mask(n);
     uint64_t *reach = calloc((size_t)a->milli.n_links * (size_t)n, sizeof(*reach));
     a->bound.bridge_link = malloc((size_t)(a->milli.n_links ? a->milli.n_links : 1) * sizeof(int));
     a->bound.bridge_side =
@@ -194,7 +192,7 @@ static tp_status find_ways_back(tp_accel *a)
 {
     tp_bound *b = &a->bound;
     int n = a->s->n_gpus;
-    uint64_t all = b->n_bridges == 0 ? 0 : n == 64 ? ~0ULL : (1ULL << n) - 1; /* n <= 64 then */
+    uint64_t all = b->n_bridges == 0 ? 0 : tp_accel__gpu_mask(n); /* n <= 64 then */
     size_t pairs = 0;
     for (int i = 0; i < b->n_bridges; i++)
         for (int j = 0; j < b->n_bridges; j++)
@@ -391,15 +389,6 @@ static int channel_bound(const tp_accel *a, const tp_graph *g, const tp_amount *
     return (int)bound;
 }
 
-/* At least this many hops in any channel of g. */
-static int popcount64(uint64_t v)
-{
-    int n = 0;
-    for (; v; v &= v - 1)
-        n++;
-    return n;
-}
-
 /* Most disjoint bridge sides whose routes out take at least t hops (smallest sides first). */
 static int disjoint_sides(const tp_accel *a, int t)
 {
@@ -441,6 +430,7 @@ static void crossing_extra(tp_accel *a)
     }
 }
 
+/* At least this many hops in any channel of g. */
 static int channel_hops(const tp_accel *a, const tp_graph *g)
 {
     int closes = a->s->n_nets == 0 && g->pattern == TP_PATTERN_RING;
@@ -627,12 +617,21 @@ static int budget_sign_open(const tp_bound *b, int64_t global_timeout)
  * be. They start from the same link values (milli passes give everything
  * back) and save nothing, as when cut.
  */
+/*
+ * Cut passes must be settled now: NCCL 2.22.3 reads the global budget's
+ * sign (only once a graph is saved: globalTimeout < 0 && nChannels) and
+ * the cuts' slack leaves it open. Till then they wait; they save nothing,
+ * so they take the same steps when settled later.
+ */
+static int settle_now(const tp_accel *a, int64_t global_timeout)
+{
+    return budget_sign_open(&a->bound, global_timeout) && a->s->save->n_channels != 0;
+}
+
 static tp_status settle_cuts(tp_accel *a, tp_graph *g, int64_t *global_timeout, int all)
 {
     tp_bound *b = &a->bound;
-    /* NCCL reads the sign only once a graph is saved (globalTimeout < 0 && nChannels): till then
-     * cut passes wait; they save nothing, so they take the same steps when settled later. */
-    if (!all && (!budget_sign_open(b, *global_timeout) || a->s->save->n_channels == 0))
+    if (!all && !settle_now(a, *global_timeout))
         return TP_OK;
     tp_graph_settings current = tp_graph__settings(g);
     tp_status st = TP_OK;

@@ -218,6 +218,12 @@ __attribute__((noinline)) static int find_context(tp_pass_memory *pm, const tp_p
     return i;
 }
 
+/* The slot of the context found last at these speeds. */
+static inline int *last_slot(tp_pass_memory *pm, uint64_t speeds)
+{
+    return &pm->last[(speeds * 0x9e3779b97f4a7c15ULL) >> (64 - TP_PASS_LAST_BITS)];
+}
+
 /*
  * The steps of context c (made when `make`), NULL when there is none. A
  * pass and the shadows below it each look up a context of their own speeds,
@@ -225,7 +231,7 @@ __attribute__((noinline)) static int find_context(tp_pass_memory *pm, const tp_p
  */
 static inline int *context_steps(tp_pass_memory *pm, const tp_pass_context *c, int make)
 {
-    int *last = &pm->last[(c->speeds * 0x9e3779b97f4a7c15ULL) >> 61], i = *last;
+    int *last = last_slot(pm, c->speeds), i = *last;
     if (i < 0 || !same_context(&pm->contexts[i], c))
         i = find_context(pm, c, make, last);
     return i < 0 ? NULL : pm->steps + (size_t)i * (size_t)pm->stride;
@@ -284,7 +290,7 @@ int tp_accel__pass_find(tp_accel *a, const tp_graph *g, int *time)
     if (!pm->armed)
         return 0;
     tp_pass_context c = context_of(pm, g, g->bw_intra, g->bw_inter);
-    int i = pm->last[(c.speeds * 0x9e3779b97f4a7c15ULL) >> 61];
+    int i = *last_slot(pm, c.speeds);
     if (!pm->state_ok || i < 0 || !same_context(&pm->contexts[i], &c))
         return find_slow(a, g, time);
     int slot = pass_slot(pm, g, g->type_intra);

@@ -53,14 +53,6 @@ static int nets_cross(const tp_accel *a, uint64_t side, int up, int down)
     return 1;
 }
 
-static int popcount(uint64_t v)
-{
-    int n = 0;
-    for (; v; v &= v - 1)
-        n++;
-    return n;
-}
-
 tp_status tp_accel__sides_init(tp_accel *a)
 {
     tp_bound *b = &a->bound;
@@ -72,14 +64,14 @@ tp_status tp_accel__sides_init(tp_accel *a)
     if (!b->sides)
         return TP_ERR_NOMEM;
     int n = a->s->n_gpus;
-    uint64_t all = n == 64 ? ~0ULL : (1ULL << n) - 1, covered = 0;
+    uint64_t all = tp_accel__gpu_mask(n), covered = 0;
     for (int i = 0; i < b->n_bridges; i++) {
         for (int k = b->back_first[i]; k < b->back_first[i + 1]; k++) {
             int up = b->bridge_link[i], down = b->bridge_link[b->back[k]];
             uint64_t side = b->bridge_side[i];
             if (nets_cross(a, side, up, down)) {
-                b->sides[b->n_sides++] =
-                    (tp_side){.gpus = side, .size = popcount(side), .up = up, .down = down};
+                b->sides[b->n_sides++] = (tp_side){
+                    .gpus = side, .size = tp_accel__popcount(side), .up = up, .down = down};
                 covered |= side;
             }
         }
@@ -156,7 +148,7 @@ int tp_accel__no_start(const tp_accel *a, const tp_graph *g, const tp_amount *am
         return 0;
     channel_amounts c = {.intra = amounts[0].v[0], .inter = amounts[1].v[0], .pattern = g->pattern};
     c.back = g->pattern == TP_PATTERN_BALANCED_TREE ? amounts[2].v[0] : c.inter;
-    uint64_t all = n == 64 ? ~0ULL : (1ULL << n) - 1, blocked = 0;
+    uint64_t all = tp_accel__gpu_mask(n), blocked = 0;
     for (int i = 0; i < b->n_sides && blocked != all; i++) {
         const tp_side *sd = &b->sides[i];
         if ((sd->gpus & ~blocked) && !side_can_start(a, sd, &c))
