@@ -106,17 +106,20 @@ typedef struct tp_milli {
     float **link_bw; /* every link bandwidth the search reads (the system's floats) */
     int32_t *link_m; /* their values in thousandths during a milli pass */
     const int32_t **pci_up_m, **pci_down_m; /* per GPU with a PCI link: its links' values */
-    int capable;             /* the routes allow it (reverse links present, simple) */
-    int simple;              /* no route takes a link twice */
-    int need_pci, need_rev8; /* some hop takes the Intel PCI share / a 1/8 reverse */
-    int on;                  /* the current pass runs in milli mode */
-    int link_m_ok;           /* link_m holds the floats' values */
-    tp_amount amounts[3];    /* bw_intra, bw_inter, bw_inter / 2 of the pass */
+    int capable; /* the routes allow it (reverse links present, simple) */
+    int simple;  /* no route takes a link twice */
+    /* Amounts (bits of tp_amount.v) some hop takes: of GPU/NVS routes, of NET routes, of GPU to
+     * NET routes (a Balanced Tree walks them at half bw_inter). */
+    unsigned slots_intra, slots_inter, slots_out;
+    int on;               /* the current pass runs in milli mode */
+    int link_m_ok;        /* link_m holds the floats' values */
+    tp_amount amounts[3]; /* bw_intra, bw_inter, bw_inter / 2 of the pass */
     int n_amounts;
     tp_amounts_of amounts_of;                 /* the speeds and pattern amounts[] were made for */
     tp_amount cached[TP_AMOUNT_CACHE];        /* amounts made so far, by bw */
     unsigned char cached_ok[TP_AMOUNT_CACHE]; /* 0: empty slot, 1: not exact, 2: exact */
-    uint64_t *net_k1, *net_k2;                /* per NET: hash multipliers of its bw */
+    unsigned char cached_slots[TP_AMOUNT_CACHE]; /* the amounts it had to be exact for */
+    uint64_t *net_k1, *net_k2;                   /* per NET: hash multipliers of its bw */
     int32_t no_rev; /* stays 0: the reverse of the hops whose reverse does not pay */
 } tp_milli;
 

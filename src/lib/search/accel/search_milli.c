@@ -101,8 +101,14 @@ static void number_links(tp_accel *a, link_map *map)
             /* A paying reverse without its link is an error only when walked: floats then. */
             if ((h->rev_div8 || h->rev_full) && !h->rev)
                 mi->capable = 0;
-            mi->need_pci |= mh->sel;
-            mi->need_rev8 |= h->rev_div8;
+            /* The amounts the hop takes, by the speed its route is walked at. */
+            unsigned slots = (1u << sel) | (mh->rev_i < 4 ? 1u << mh->rev_i : 0);
+            if (cp->intra)
+                mi->slots_intra |= slots;
+            else
+                mi->slots_inter |= slots;
+            if (t1 == TP_NODE_GPU && t2 == TP_NODE_NET)
+                mi->slots_out |= slots;
         }
     }
     for (int g = 0; g < s->n_gpus; g++) {
@@ -303,18 +309,17 @@ void tp_accel__milli_free(tp_accel *a)
 
 /*
  * The amounts followPath takes for bw, as NCCL 2.22.3 computes them in
- * float; only those some hop uses need to be normalized.
+ * float; only those of `slots` (bits of v[]) need to be normalized.
  */
-static int make_amount(const tp_milli *mi, tp_amount *am, float bw)
+static int make_amount(tp_amount *am, float bw, unsigned slots)
 {
     float pci = tp_search__intel_p2p_overhead(bw);
     float v[4] = {bw, pci, bw / 8, pci / 8};
-    int need[4] = {1, mi->need_pci, mi->need_rev8, mi->need_pci && mi->need_rev8};
     am->bw = bw;
     am->v[4] = 0;
     for (int i = 0; i < 4; i++) {
         am->v[i] = milli_of(v[i]);
-        if (need[i] && am->v[i] < 0)
+        if (((slots >> i) & 1) && am->v[i] < 0)
             return 0;
     }
     return 1;
@@ -324,19 +329,46 @@ static int make_amount(const tp_milli *mi, tp_amount *am, float bw)
  * make_amount through a small direct-mapped cache: a search meets few
  * speeds, each many times (cached_ok: 0 empty, 1 not exact, 2 exact).
  */
-static int cached_amount(tp_milli *mi, tp_amount *am, float bw)
+static int cached_amount(tp_milli *mi, tp_amount *am, float bw, unsigned slots)
 {
     uint32_t bits;
     memcpy(&bits, &bw, sizeof(bits));
-    size_t slot = (size_t)((bits * 0x9e3779b1u) >> 26) % TP_AMOUNT_CACHE;
-    if (mi->cached_ok[slot] && mi->cached[slot].bw == bw) {
+    size_t slot = (size_t)(((bits ^ slots) * 0x9e3779b1u) >> 26) % TP_AMOUNT_CACHE;
+    if (mi->cached_ok[slot] && mi->cached[slot].bw == bw && mi->cached_slots[slot] == slots) {
         *am = mi->cached[slot];
         return mi->cached_ok[slot] == 2;
     }
-    int ok = make_amount(mi, am, bw);
+    int ok = make_amount(am, bw, slots);
     mi->cached[slot] = *am;
+    mi->cached_slots[slot] = (unsigned char)slots;
     mi->cached_ok[slot] = (unsigned char)(ok ? 2 : 1);
     return ok;
+}
+
+/*
+ * The amounts (v[] bits) a walk at bw may take in a pass at these speeds:
+ * GPU/NVS routes go at bw_intra, NET routes at bw_inter, and a Balanced
+ * Tree's GPU to NET routes at bw_inter / 2. A walk finds its amount by bw
+ * (tp_accel__milli_amount), so a speed serves every kind of route at it.
+ */
+static unsigned walked_slots(const tp_milli *mi, float bw, int pattern, float bw_intra,
+                             float bw_inter)
+{
+    unsigned slots = 1; /* the plain amount */
+    if (bw == bw_intra)
+        slots |= mi->slots_intra;
+    if (bw == bw_inter)
+        slots |= mi->slots_inter;
+    if (pattern == TP_PATTERN_BALANCED_TREE && bw == bw_inter / 2)
+        slots |= mi->slots_out;
+    return slots;
+}
+
+/* The amount of a pass at speed bw in *am: 1 when exact where walks take it. */
+static int pass_amount(tp_milli *mi, tp_amount *am, float bw, int pattern, float bw_intra,
+                       float bw_inter)
+{
+    return cached_amount(mi, am, bw, walked_slots(mi, bw, pattern, bw_intra, bw_inter));
 }
 
 int tp_accel__milli_amounts_at(tp_accel *a, int pattern, float bw_intra, float bw_inter,
@@ -345,16 +377,16 @@ int tp_accel__milli_amounts_at(tp_accel *a, int pattern, float bw_intra, float b
     tp_milli *mi = &a->milli;
     if (tp_search__head_pattern(pattern))
         return 0; /* they reserve other multiples */
-    if (!cached_amount(mi, &out[0], bw_intra))
+    if (!pass_amount(mi, &out[0], bw_intra, pattern, bw_intra, bw_inter))
         return 0;
     if (bw_inter == bw_intra)
         out[1] = out[0]; /* most passes and every shadow */
-    else if (!cached_amount(mi, &out[1], bw_inter))
+    else if (!pass_amount(mi, &out[1], bw_inter, pattern, bw_intra, bw_inter))
         return 0;
     /* Balanced trees: the first two GPUs each send half of the NET traffic. */
     if (pattern != TP_PATTERN_BALANCED_TREE)
         return 2;
-    return cached_amount(mi, &out[2], bw_inter / 2) ? 3 : 0;
+    return pass_amount(mi, &out[2], bw_inter / 2, pattern, bw_intra, bw_inter) ? 3 : 0;
 }
 
 int tp_accel__milli_amounts(tp_accel *a, const tp_graph *g, tp_amount *out)
