@@ -150,7 +150,8 @@ typedef struct ladder {
     int64_t global_timeout; /* NCCL's globalTimeout */
     int cross_nic, try_same, cc_min, cpu_arch, cpu_vendor;
     float max_bw;
-    tp_graph *tmp; /* the settings being searched (NCCL's tmpGraph): after the ladder */
+    tp_known_passes known; /* first passes the accelerator knows, alike (until a pass begins) */
+    tp_graph *tmp;         /* the settings being searched (NCCL's tmpGraph): after the ladder */
 } ladder;
 
 /*
@@ -255,8 +256,11 @@ static const char *next_rung(ladder *l)
     return NULL;
 }
 
-/* The steps the last pass left go back to the global budget. */
-static tp_status return_steps(ladder *l, int time)
+/*
+ * The steps the last pass left go back to the global budget. The accelerator
+ * is not asked after a pass it told alike (it has nothing to do then).
+ */
+static tp_status return_steps(ladder *l, int time, int answered)
 {
     if (time == -1) {
         l->global_timeout = TP_SEARCH_GLOBAL_TIMEOUT;
@@ -264,14 +268,17 @@ static tp_status return_steps(ladder *l, int time)
     }
     l->global_timeout += time;
     tp_search_ctx *s = l->s;
-    return s->accel ? s->accel->budget(s->accel_state, l->tmp, &l->global_timeout) : TP_OK;
+    if (!s->accel || answered)
+        return TP_OK;
+    return s->accel->budget(s->accel_state, l->tmp, &l->global_timeout);
 }
 
 /*
- * First pass without a satisfying graph: move the next knob. Returns 1 to
- * search again, 0 to stop (ladder exhausted or global budget spent).
+ * First pass without a satisfying graph (answered: one the accelerator told
+ * alike): move the next knob. Returns 1 to search again, 0 to stop (ladder
+ * exhausted or global budget spent).
  */
-static int relax(ladder *l, int time, tp_status *st)
+static int relax(ladder *l, int time, int answered, tp_status *st)
 {
     tp_graph *tmp = l->tmp;
     /* Different channels may help, except through AMD CPUs at SYS. */
@@ -284,7 +291,7 @@ static int relax(ladder *l, int time, tp_status *st)
     }
     tmp->same_channels = l->try_same;
     /* Unused steps go back to the global budget. */
-    if ((*st = return_steps(l, time)) != TP_OK)
+    if ((*st = return_steps(l, time, answered)) != TP_OK)
         return 0;
     if (l->global_timeout < 0 && l->graph->n_channels) {
         tp_search__event(l->graph, TP_EV_BUDGET, "global step budget spent", tmp);
@@ -410,7 +417,8 @@ static int known_pass(ladder *l, int *time, int *kept)
 {
     tp_search_ctx *s = l->s;
     *kept = 0;
-    return l->pass == 1 && s->accel && s->accel->known(s->accel_state, l->tmp, time, kept);
+    return l->pass == 1 && s->accel &&
+           s->accel->known(s->accel_state, l->tmp, time, kept, &l->known);
 }
 
 /* Ready the pass (reset); *kept = 1 when it leaves every bandwidth of the system as it found it. */
@@ -418,6 +426,7 @@ static tp_status begin_pass(ladder *l, int *kept)
 {
     tp_search_ctx *s = l->s;
     *kept = 0;
+    l->known.steps = NULL; /* the pass may change what the accelerator knows */
     if (!s->accel)
         return TP_OK;
     tp_ladder_pass p = pass_info(l);
@@ -434,6 +443,8 @@ static tp_status run_pass(ladder *l, int *time)
     return s->accel->pass(s->accel_state, l->tmp, &p, time);
 }
 
+#define PASS_BUDGET_SPENT "pass step budget spent"
+
 /* After a pass: note a stopped one (its steps unknown, counted as all spent), or a spent budget. */
 static void after_pass(ladder *l, int *time)
 {
@@ -442,7 +453,7 @@ static void after_pass(ladder *l, int *time)
         *time = 0;
         tp_search__event(l->graph, TP_EV_BOUND, stop->why, l->tmp);
     } else if (*time == 0) {
-        tp_search__event(l->graph, TP_EV_BUDGET, "pass step budget spent", l->tmp);
+        tp_search__event(l->graph, TP_EV_BUDGET, PASS_BUDGET_SPENT, l->tmp);
     }
 }
 
@@ -475,53 +486,116 @@ static tp_status run_traced(ladder *l, int *time)
     return st;
 }
 
-/* The search loop of ncclTopoCompute: passes until optimal, settled or out of budget. */
-static tp_status run_ladder(ladder *l)
+/* The pass about to run counts in the global budget as all of its budget; traced. */
+static void charge_pass(ladder *l, int budget, int kept)
+{
+    if (!kept)
+        l->s->changed_passes++;
+    l->global_timeout -= budget;
+    tp_search__event(l->graph, TP_EV_TRY, l->pass == 1 ? "search pass" : "second pass", l->tmp);
+}
+
+/* Ready the pass in tmp (or know it: *known), charged and traced; *time: its budget. */
+static tp_status open_pass(ladder *l, int *time, int *known)
+{
+    int budget = tp_search__step_budget(l->tmp), kept;
+    *time = budget;
+    tp_search__reset_pass(l->s, l->tmp);
+    *known = known_pass(l, time, &kept);
+    tp_status st = *known ? TP_OK : begin_pass(l, &kept);
+    charge_pass(l, budget, kept);
+    return st;
+}
+
+/*
+ * A first pass the accelerator told alike (l->known), taken as a known
+ * pass, without asking it: *time, the budget it leaves. 0 when the table
+ * does not answer it.
+ */
+static int answered_pass(ladder *l, int *time)
+{
+    int steps = tp_known_passes__steps(&l->known, l->tmp);
+    if (steps < 0)
+        return 0;
+    int budget = tp_search__step_budget(l->tmp);
+    tp_search__reset_pass(l->s, l->tmp);
+    charge_pass(l, budget, l->known.kept);
+    *time = steps;
+    if (steps == 0) /* as after_pass says it (no pass is stopped here) */
+        tp_search__event(l->graph, TP_EV_BUDGET, PASS_BUDGET_SPENT, l->tmp);
+    return 1;
+}
+
+/* A first pass not told alike: begun (or known) and run; *done: the graph needs no more. */
+static tp_status first_pass(ladder *l, int *time, int *done)
+{
+    int known;
+    tp_status st = open_pass(l, time, &known);
+    if (st == TP_OK && !known)
+        st = run_traced(l, time);
+    if (st != TP_OK)
+        return st;
+    after_pass(l, time);
+    *done = *time == -1 || l->graph->n_channels * l->graph->bw_inter >= l->s->sys->total_bw;
+    if (*done && l->graph->n_channels)
+        tp_search__event(l->graph, TP_EV_DONE,
+                         *time == -1 ? "stop: the graph has the most channels allowed"
+                                     : "stop: channels x bandwidth reach the GPU's total",
+                         l->graph);
+    return TP_OK;
+}
+
+/*
+ * The first passes, relaxed one after the other until one makes the graph
+ * good enough, the ladder is exhausted or the global budget spent.
+ */
+static tp_status first_passes(ladder *l)
 {
     for (;;) {
-        int budget = tp_search__step_budget(l->tmp), time = budget, kept;
-        tp_search__reset_pass(l->s, l->tmp);
-        int known = known_pass(l, &time, &kept);
-        tp_status st = known ? TP_OK : begin_pass(l, &kept);
-        if (!kept)
-            l->s->changed_passes++;
-        l->global_timeout -= budget;
-        tp_search__event(l->graph, TP_EV_TRY, l->pass == 1 ? "search pass" : "second pass", l->tmp);
-        if (l->pass == 2 && rest_futile(l)) {
+        int time, done = 0;
+        /* A pass answered saved nothing: the graph is still not done (else the ladder had
+         * stopped before it). */
+        int answered = answered_pass(l, &time);
+        tp_status st = answered ? TP_OK : first_pass(l, &time, &done);
+        if (st != TP_OK || done || !relax(l, time, answered, &st))
+            return st;
+    }
+}
+
+/* The second passes: higher speeds from the first pass's graph, until one spends its budget. */
+static tp_status second_passes(ladder *l)
+{
+    while (raise_bw(l)) {
+        int time, known;
+        tp_status st = open_pass(l, &time, &known);
+        if (st != TP_OK)
+            return st;
+        if (rest_futile(l)) {
             tp_search__event(l->graph, TP_EV_BOUND,
                              "no better graph possible here or higher: second passes skipped "
                              "(NCCL runs them)",
                              l->tmp);
             return TP_OK;
         }
-        if (st == TP_OK && !known)
-            st = run_traced(l, &time);
-        if (st != TP_OK)
+        if ((st = run_traced(l, &time)) != TP_OK)
             return st;
         after_pass(l, &time);
-        int done = time == -1 || l->graph->n_channels * l->graph->bw_inter >= l->s->sys->total_bw;
-        if (done && l->pass == 1 && l->graph->n_channels)
-            tp_search__event(l->graph, TP_EV_DONE,
-                             time == -1 ? "stop: the graph has the most channels allowed"
-                                        : "stop: channels x bandwidth reach the GPU's total",
-                             l->graph);
-        if (!done && l->pass == 1) {
-            int more = relax(l, time, &st);
-            if (st != TP_OK)
-                return st;
-            if (more)
-                continue;
-        }
-        if (l->pass == 1) {
-            time = -1;
-            if (l->graph->n_channels)
-                tp_search__event(l->graph, TP_EV_SOLUTION, "first pass result", l->graph);
-            start_second_pass(l);
-        }
-        if (time != 0 && raise_bw(l))
-            continue;
-        return TP_OK;
+        if (time == 0)
+            return TP_OK;
     }
+    return TP_OK;
+}
+
+/* The search loop of ncclTopoCompute: passes until optimal, settled or out of budget. */
+static tp_status run_ladder(ladder *l)
+{
+    tp_status st = first_passes(l);
+    if (st != TP_OK)
+        return st;
+    if (l->graph->n_channels)
+        tp_search__event(l->graph, TP_EV_SOLUTION, "first pass result", l->graph);
+    start_second_pass(l);
+    return second_passes(l);
 }
 
 static int min_comp_cap(const tp_system *sys)

@@ -44,6 +44,37 @@ typedef struct tp_ladder_pass {
 } tp_ladder_pass;
 
 /*
+ * First passes an accelerator knows, alike but for the four settings the
+ * ladder moves at one speed (typeIntra, typeInter, sameChannels, crossNic):
+ * the budget each leaves, by those four (-1: not known), and the mode they
+ * share. The `known` hook hands one out with a pass it knows; the ladder
+ * then answers those passes itself, as the hook would, while the pattern and
+ * speeds stay and no pass begins (tp_known_passes__steps): most of a
+ * speed's passes are known once one of each path type has run.
+ */
+typedef struct tp_known_passes {
+    const int *steps; /* NULL: none; else by tp_known_passes__steps's index */
+    const signed char *intra_rank, *inter_rank; /* per path type: its rank along each axis */
+    int n_inter_ranks;
+    int kept; /* the passes leave every bandwidth as they found it */
+    int pattern;
+    float bw_intra, bw_inter; /* the settings they share that the ladder moves too */
+} tp_known_passes;
+
+/* The budget the first pass of g leaves by table k: -1 not known, -2 k does not apply to g. */
+static inline int tp_known_passes__steps(const tp_known_passes *k, const tp_graph *g)
+{
+    unsigned ti = (unsigned)g->type_intra, te = (unsigned)g->type_inter,
+             same = (unsigned)g->same_channels, cross = (unsigned)g->cross_nic;
+    if (!k->steps || g->bw_intra != k->bw_intra || g->bw_inter != k->bw_inter ||
+        (int)g->pattern != k->pattern || ti >= TP_PATH_TYPE_COUNT || te >= TP_PATH_TYPE_COUNT ||
+        (same | cross) > 1)
+        return -2;
+    int rank = k->intra_rank[ti] * k->n_inter_ranks + k->inter_rank[te];
+    return k->steps[(rank * 2 + (int)same) * 2 + (int)cross];
+}
+
+/*
  * The hooks. The first seven may be NULL: nothing to do there (the core's
  * floats for the link arithmetic, its walk of each candidate); an accelerator may narrow its hooks
  * while it has nothing to do (tp_search__hooks).
@@ -84,8 +115,10 @@ typedef struct tp_search_accel_ops {
     /* In place of pass_begin and pass, for a first pass of g (settings set, no channel): 1 when
      * the accelerator knows what the pass does without running it: it saves no graph and changes
      * no bandwidth, and *time is the budget it leaves; *kept as pass_begin would set it. 0: the
-     * pass begins and runs through pass_begin and pass. */
-    int (*known)(void *a, const tp_graph *g, int *time, int *kept);
+     * pass begins and runs through pass_begin and pass. With a known pass, *alike may be set to
+     * the passes known alike: the accelerator's state is then what this hook would leave after
+     * each of them, and its budget hook has nothing to do after them. */
+    int (*known)(void *a, const tp_graph *g, int *time, int *kept, tp_known_passes *alike);
     /* Run the pass (by tp_search__rec, or by knowing its steps); *time: budget left. */
     tp_status (*pass)(void *a, tp_graph *g, const tp_ladder_pass *p, int *time);
     /* NCCL reads the sign of global_timeout next: make it exact enough for that. */

@@ -191,6 +191,7 @@ typedef struct tp_pass_memory {
     int n_ti_ranks, n_te_ranks;
     int verify;    /* check the memory against real passes (tests) */
     int verifying; /* running a pass the memory knew, to check it */
+    int missed;    /* the pass about to run was looked up (hook_known) and not found */
 } tp_pass_memory;
 
 /* ---- shadow: passes at lower speeds (search_shadow.c) ---- */
@@ -432,8 +433,10 @@ void tp_accel__memo_read(tp_accel *a, int depth, int channel);
 
 /*
  * The pass memory (search_pass.c): pass_find gives the steps left by an
- * equivalent first pass that saved nothing (1), else 0 and remembers the
- * pass for pass_store, called when this pass saved nothing.
+ * equivalent first pass that saved nothing (1) and, when alike is not
+ * NULL, the passes of its context (all but their mode, `kept`); else 0
+ * and remembers the pass for pass_store, called when this pass saved
+ * nothing.
  */
 void tp_accel__pass_init(tp_accel *a);
 void tp_accel__pass_free(tp_accel *a);
@@ -448,7 +451,7 @@ static inline void tp_accel__pass_accept(tp_accel *a, const tp_cpath *path)
     if (need > a->pass.ti_lo)
         a->pass.ti_lo = need;
 }
-int tp_accel__pass_find(tp_accel *a, const tp_graph *g, int *time);
+int tp_accel__pass_find(tp_accel *a, const tp_graph *g, int *time, tp_known_passes *alike);
 void tp_accel__pass_store(tp_accel *a, const tp_graph *g, int time);
 /* The same for the pass g would run at speed bw from the same start. */
 int tp_accel__pass_known(tp_accel *a, const tp_graph *g, float bw);

@@ -154,9 +154,10 @@ tp_status tp_accel__run_pass(tp_accel *a, tp_graph *g, const tp_ladder_pass *p, 
                              int settling)
 {
     tp_search_ctx *s = a->s;
-    int budget = *time;
-    if (p->number == 1 && !a->pass.verifying && (a->use & TP_ACCEL_PASS) &&
-        tp_accel__pass_find(a, g, time)) {
+    int budget = *time, missed = a->pass.missed;
+    a->pass.missed = 0;
+    if (p->number == 1 && !missed && !a->pass.verifying && (a->use & TP_ACCEL_PASS) &&
+        tp_accel__pass_find(a, g, time, NULL)) {
         if (!a->pass.verify)
             return TP_OK;
         return verify_pass(a, g, p, budget, *time, settling);
@@ -203,16 +204,24 @@ static tp_status hook_pass_begin(void *state, tp_graph *g, const tp_ladder_pass 
  * A first pass the pass memory knows, found before anything else of the
  * pass is made ready: its mode (kept) and the steps it leaves. A float pass
  * settles the cut passes before it begins (hook_pass_begin): it begins as
- * usual, as in verify mode, where the known passes run too.
+ * usual, as in verify mode, where the known passes run too. The passes of
+ * its context are told alike when no cut pass waits for the budget (the
+ * budget hook has nothing to do after them): the ladder answers them then.
  */
-static int hook_known(void *state, const tp_graph *g, int *time, int *kept)
+static int hook_known(void *state, const tp_graph *g, int *time, int *kept, tp_known_passes *alike)
 {
     tp_accel *a = state;
+    tp_bound *b = &a->bound;
+    alike->steps = NULL;
     *kept = (a->use & TP_ACCEL_MILLI) && tp_accel__milli_begin(a, g);
-    if ((!*kept && a->bound.n_cuts) || a->pass.verify || !(a->use & TP_ACCEL_PASS) ||
-        !tp_accel__pass_find(a, g, time))
+    if ((!*kept && b->n_cuts) || a->pass.verify || !(a->use & TP_ACCEL_PASS))
         return 0;
-    a->bound.pending.left = -1; /* not a cut pass (tp_accel__bound_pass_end) */
+    if (!tp_accel__pass_find(a, g, time, b->n_cuts || b->slack ? NULL : alike)) {
+        a->pass.missed = 1; /* the pass runs next: no second look-up (tp_accel__run_pass) */
+        return 0;
+    }
+    alike->kept = *kept;
+    b->pending.left = -1; /* not a cut pass (tp_accel__bound_pass_end) */
     return 1;
 }
 

@@ -95,6 +95,7 @@ void tp_accel__pass_init(tp_accel *a)
 void tp_accel__pass_reset(tp_accel *a)
 {
     a->pass.n_contexts = 0;
+    a->pass.missed = 0;
     for (int i = 0; i < TP_PASS_LAST; i++)
         a->pass.last[i] = -1;
     tp_accel__table_reset(&a->pass.index);
@@ -264,9 +265,9 @@ static int recordable(const tp_graph *g)
     return !tp_search__head_pattern(g->pattern);
 }
 
-/* tp_accel__pass_find when its context is not the one found last at its speeds, or the state is
- * to be hashed again. */
-__attribute__((noinline)) static int find_slow(tp_accel *a, const tp_graph *g, int *time)
+/* find_steps when g's context is not the one found last at its speeds, or the state is to be
+ * hashed again. */
+__attribute__((noinline)) static const int *find_slow(tp_accel *a, const tp_graph *g)
 {
     tp_pass_memory *pm = &a->pass;
     /* Milli passes give every reservation back: the start state only changes after floats. */
@@ -274,30 +275,43 @@ __attribute__((noinline)) static int find_slow(tp_accel *a, const tp_graph *g, i
         pm->state = state_hash(a);
         pm->state_ok = 1;
     }
-    int steps = known_steps(pm, g, g->bw_intra, g->bw_inter);
-    if (steps < 0)
-        return 0;
-    *time = steps;
-    return 1;
+    tp_pass_context c = context_of(pm, g, g->bw_intra, g->bw_inter);
+    return context_steps(pm, &c, 0);
 }
 
-/* Most first passes come from the context found last at their speeds: that one is tried without
- * a call, so the look-up needs no frame. */
-int tp_accel__pass_find(tp_accel *a, const tp_graph *g, int *time)
+/* The steps of the context of the pass of g, NULL when there is none. Most first passes come
+ * from the context found last at their speeds: that one is tried without a call, so the look-up
+ * needs no frame. */
+static inline const int *find_steps(tp_accel *a, const tp_graph *g)
+{
+    tp_pass_memory *pm = &a->pass;
+    tp_pass_context c = context_of(pm, g, g->bw_intra, g->bw_inter);
+    int i = *last_slot(pm, c.speeds);
+    if (!pm->state_ok || i < 0 || !same_context(&pm->contexts[i], &c))
+        return find_slow(a, g);
+    return pm->steps + (size_t)i * (size_t)pm->stride;
+}
+
+int tp_accel__pass_find(tp_accel *a, const tp_graph *g, int *time, tp_known_passes *alike)
 {
     tp_pass_memory *pm = &a->pass;
     pm->armed = pm->usable && recordable(g);
     if (!pm->armed)
         return 0;
-    tp_pass_context c = context_of(pm, g, g->bw_intra, g->bw_inter);
-    int i = *last_slot(pm, c.speeds);
-    if (!pm->state_ok || i < 0 || !same_context(&pm->contexts[i], &c))
-        return find_slow(a, g, time);
-    int slot = pass_slot(pm, g, g->type_intra);
-    int steps = slot < 0 ? -1 : pm->steps[(size_t)i * (size_t)pm->stride + (size_t)slot];
-    if (steps < 0)
+    const int *steps = find_steps(a, g);
+    int slot = steps ? pass_slot(pm, g, g->type_intra) : -1;
+    if (slot < 0 || steps[slot] < 0)
         return 0;
-    *time = steps;
+    *time = steps[slot];
+    if (alike)
+        /* Its context's passes, by pass_slot's index (tp_known_passes__steps's too). */
+        *alike = (tp_known_passes){.steps = steps,
+                                   .intra_rank = pm->ti_rank,
+                                   .inter_rank = pm->te_rank,
+                                   .n_inter_ranks = pm->n_te_ranks,
+                                   .pattern = g->pattern,
+                                   .bw_intra = g->bw_intra,
+                                   .bw_inter = g->bw_inter};
     return 1;
 }
 
