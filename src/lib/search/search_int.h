@@ -135,6 +135,9 @@ static inline size_t tp_search__place(size_t *at, size_t n)
 }
 
 tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, tp_error *err);
+/* The context's tables without its compiled routes (tp_search__compile_routes adds them): what
+ * a comparison of two systems reads. */
+tp_status tp_search__ctx_tables(tp_search_ctx *s, tp_system *sys, tp_error *err);
 /* Ready a context of an earlier search of the same system for a search saving into save. */
 void tp_search__ctx_reuse(tp_search_ctx *s, tp_graph *save, tp_error *err);
 /* Free the context and the accelerator attached to it. */
@@ -217,6 +220,10 @@ static inline void tp_search__event(tp_graph *graph, tp_search_event_kind kind, 
 /* Compile the routes of the search (search_path.c): one block, freed by tp_search__free_routes. */
 tp_status tp_search__compile_routes(tp_search_ctx *s, tp_error *err);
 void tp_search__free_routes(tp_search_ctx *s);
+/* Route (t1, i1) -> (t2, i2) of sys as tp_search__compile_routes sets it, but its hops (NULL). */
+void tp_search__route_head(tp_cpath *cp, const tp_system *sys, int t1, int i1, int t2, int i2);
+/* The hop of a route from `start` that leaves `node` by `link`, compiled. */
+void tp_search__compile_hop(tp_hop *h, tp_node *node, tp_link *link, const tp_node *start);
 
 /* Index of the node of `type` with `id`, or -1 (ncclTopoIdToIndex). */
 int tp_search__id_to_index(const tp_system *sys, int type, int64_t id);

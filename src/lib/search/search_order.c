@@ -473,12 +473,11 @@ static int *alloc_tables(tp_search_ctx *s)
     return (int *)(block + scratch);
 }
 
-tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, tp_error *err)
+tp_status tp_search__ctx_tables(tp_search_ctx *s, tp_system *sys, tp_error *err)
 {
     memset(s, 0, sizeof(*s));
     s->stop.after = -1;
     s->sys = sys;
-    s->save = save;
     s->err = err;
     s->n_gpus = sys->nodes[TP_NODE_GPU].count;
     s->n_nets = sys->nodes[TP_NODE_NET].count;
@@ -494,7 +493,16 @@ tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, 
         build_gpu_order(s, g);
         find_pci_links(s, g);
     }
-    tp_status st = tp_search__compile_routes(s, err);
+    return TP_OK;
+}
+
+tp_status tp_search__ctx_init(tp_search_ctx *s, tp_system *sys, tp_graph *save, tp_error *err)
+{
+    tp_status st = tp_search__ctx_tables(s, sys, err);
+    if (st != TP_OK)
+        return st;
+    s->save = save;
+    st = tp_search__compile_routes(s, err);
     if (st != TP_OK)
         tp_search__ctx_free(s);
     return st;

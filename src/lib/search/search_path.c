@@ -47,7 +47,7 @@ static int intel_overhead(const tp_node *start, const tp_route *path)
     return 0;
 }
 
-static void compile_hop(tp_hop *h, tp_node *node, tp_link *link, const tp_node *start)
+static inline void compile_hop(tp_hop *h, tp_node *node, tp_link *link, const tp_node *start)
 {
     tp_node *rem = link->rem;
     memset(h, 0, sizeof(*h));
@@ -64,18 +64,12 @@ static void compile_hop(tp_hop *h, tp_node *node, tp_link *link, const tp_node *
     }
 }
 
-/* A route of the system: from node (t1, i1) to node (t2, i2). */
-typedef struct route_ends {
-    int t1, i1, t2, i2;
-} route_ends;
-
-static void compile_route(tp_cpath *cp, tp_hop *hops, tp_system *sys, route_ends e)
+static inline void route_head(tp_cpath *cp, const tp_system *sys, int t1, int i1, int t2, int i2)
 {
-    int t1 = e.t1, i1 = e.i1, t2 = e.t2, i2 = e.i2;
-    tp_node *start = &sys->nodes[t1].nodes[i1];
+    const tp_node *start = &sys->nodes[t1].nodes[i1];
     const tp_route *path = &start->paths[t2][i2];
     const tp_route *rev = sys->nodes[t2].nodes[i2].paths[t1];
-    cp->hops = hops;
+    cp->hops = NULL;
     cp->count = path->count;
     cp->type = path->type;
     cp->rev_type = rev ? rev[i1].type : TP_PATH_DIS;
@@ -84,6 +78,27 @@ static void compile_route(tp_cpath *cp, tp_hop *hops, tp_system *sys, route_ends
     cp->intel = (unsigned char)intel_overhead(start, path);
     cp->intra =
         (t1 == TP_NODE_GPU || t1 == TP_NODE_NVS) && (t2 == TP_NODE_GPU || t2 == TP_NODE_NVS);
+}
+
+/* The search compiles with the static versions inlined; a comparison of two systems
+ * compiles one route at a time. */
+void tp_search__route_head(tp_cpath *cp, const tp_system *sys, int t1, int i1, int t2, int i2)
+{
+    route_head(cp, sys, t1, i1, t2, i2);
+}
+
+void tp_search__compile_hop(tp_hop *h, tp_node *node, tp_link *link, const tp_node *start)
+{
+    compile_hop(h, node, link, start);
+}
+
+static void compile_route(tp_cpath *cp, tp_hop *hops, tp_system *sys, int t1, int i1, int t2,
+                          int i2)
+{
+    tp_node *start = &sys->nodes[t1].nodes[i1];
+    const tp_route *path = &start->paths[t2][i2];
+    route_head(cp, sys, t1, i1, t2, i2);
+    cp->hops = hops;
     tp_node *node = start;
     for (int step = 0; step < path->count; step++) {
         compile_hop(&hops[step], node, path->list[step], start);
@@ -140,7 +155,7 @@ tp_status tp_search__compile_routes(tp_search_ctx *s, tp_error *err)
                     cp[i1 * n2 + i2].need[0] = cp[i1 * n2 + i2].need[1] = TP_PATH_DIS;
                     continue;
                 }
-                compile_route(&cp[i1 * n2 + i2], next, sys, (route_ends){t1, i1, t2, i2});
+                compile_route(&cp[i1 * n2 + i2], next, sys, t1, i1, t2, i2);
                 cp[i1 * n2 + i2].first_hop = (int)(next - s->hop_pool);
                 next += cp[i1 * n2 + i2].count;
             }

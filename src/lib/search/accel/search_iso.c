@@ -155,27 +155,44 @@ static int same_hop(iso *m, const tp_hop *x, const tp_hop *y)
     return same_link(m, mx->li, y->bw) && (!x->rev || same_link(m, mx->lri, y->rev));
 }
 
-/* Routes of kind (t1, t2): compiled hop by hop, and as the paths stage left them. */
+/*
+ * a's compiled route x and b's route (t1, i) -> (t2, j), compiled hop by hop as they are compared
+ * (b's routes are read once: compiling them all first would cost more).
+ */
+static int same_compiled(iso *m, const tp_cpath *x, int t1, int i, int t2, int j)
+{
+    tp_cpath y;
+    tp_search__route_head(&y, m->b->sys, t1, i, t2, j);
+    if (x->count != y.count || x->type != y.type || x->rev_type != y.rev_type ||
+        x->intel != y.intel)
+        return 0;
+    tp_node *start = &m->b->sys->nodes[t1].nodes[i], *node = start;
+    const tp_route *route = &start->paths[t2][j];
+    for (int k = 0; k < x->count; k++) {
+        tp_hop hop;
+        tp_search__compile_hop(&hop, node, route->list[k], start);
+        if (!same_hop(m, &x->hops[k], &hop))
+            return 0;
+        node = route->list[k]->rem;
+    }
+    return 1;
+}
+
+/* Routes of kind (t1, t2): as the paths stage left them, and compiled hop by hop. */
 static int same_routes(iso *m, int t1, int t2)
 {
     int n1 = m->b->sys->nodes[t1].count, n2 = m->b->sys->nodes[t2].count;
-    const tp_cpath *ra = m->a->routes[t1][t2], *rb = m->b->routes[t1][t2];
-    if (!ra || !rb)
-        return !ra && !rb;
+    const tp_cpath *ra = m->a->routes[t1][t2];
     for (int i = 0; i < n1; i++) {
         for (int j = 0; j < n2; j++) {
             int ia = to_a(m, t1, i), ja = to_a(m, t2, j);
-            const tp_cpath *x = &ra[ia * n2 + ja], *y = &rb[i * n2 + j];
             const tp_route *px = m->a->sys->nodes[t1].nodes[ia].paths[t2];
             const tp_route *py = m->b->sys->nodes[t1].nodes[i].paths[t2];
             if (!px != !py || (px && !same_route(&px[ja], &py[j])))
                 return 0;
-            if (x->count != y->count || x->type != y->type || x->rev_type != y->rev_type ||
-                x->intel != y->intel)
+            /* Without a route both compile to an empty one of type DIS. */
+            if (py && !same_compiled(m, &ra[ia * n2 + ja], t1, i, t2, j))
                 return 0;
-            for (int k = 0; k < x->count; k++)
-                if (!same_hop(m, &x->hops[k], &y->hops[k]))
-                    return 0;
         }
     }
     return 1;
@@ -203,43 +220,26 @@ static int same_gpus(iso *m)
 }
 
 /*
- * The typeInter values whose ncclTopoSelectNets lists may differ from the
- * previous value's: 0 and the types of b's GPU -> NET routes (a list only
- * grows by the NETs whose route has type typeInter). b's types are a's
- * (same_routes compared them).
+ * ncclTopoGetLocalGpu and ncclTopoSelectNets correspond. A selection lists the GPU's own NETs,
+ * then the others by route type, types in increasing order up to typeInter: the list of one
+ * typeInter is the prefix of the list of every type that holds its NETs (the own NETs and those of
+ * route types up to typeInter). b's own NETs and route types are a's (same_gpus, same_routes), so
+ * equal lists of every type (the last typeInter slot) make equal lists of each typeInter.
  */
-static void list_types(const iso *m, unsigned char *check)
-{
-    memset(check, 0, TP_SEL_TYPES);
-    check[0] = 1;
-    for (int g = 0; g < m->b->n_gpus; g++) {
-        const tp_route *paths = m->b->sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_NET];
-        for (int n = 0; paths && n < m->b->n_nets; n++)
-            check[paths[n].type >= 0 && paths[n].type < TP_SEL_TYPES ? paths[n].type : 0] = 1;
-    }
-}
-
-/* ncclTopoGetLocalGpu and ncclTopoSelectNets (every typeInter) correspond. */
 static int same_net_lists(iso *m)
 {
     for (int n = 0; n < m->b->n_nets; n++)
         if (m->a->local_gpu[m->net_map[n]] != m->b->local_gpu[n])
             return 0;
-    unsigned char check[TP_SEL_TYPES];
-    list_types(m, check);
-    for (int t = 0; t < TP_SEL_TYPES && m->b->n_nets; t++) {
-        if (!check[t])
-            continue;
-        for (int g = -1; g < m->b->n_gpus; g++) {
-            const int *la, *lb;
-            int ca, cb;
-            if (tp_search__select_nets(m->a, t, g, &la, &ca) != TP_OK ||
-                tp_search__select_nets(m->b, t, g, &lb, &cb) != TP_OK || ca != cb)
+    for (int g = -1; g < m->b->n_gpus && m->b->n_nets; g++) {
+        const int *la, *lb;
+        int ca, cb;
+        if (tp_search__select_nets(m->a, TP_SEL_TYPES - 1, g, &la, &ca) != TP_OK ||
+            tp_search__select_nets(m->b, TP_SEL_TYPES - 1, g, &lb, &cb) != TP_OK || ca != cb)
+            return 0;
+        for (int i = 0; i < cb; i++)
+            if (m->net_map[lb[i]] != la[i])
                 return 0;
-            for (int i = 0; i < cb; i++)
-                if (m->net_map[lb[i]] != la[i])
-                    return 0;
-        }
     }
     return 1;
 }
@@ -374,20 +374,21 @@ static mirror_side *side_new(tp_system *sys, tp_error *err)
         return NULL;
     side->sys = sys;
     side->ctx = &side->own;
-    if (tp_search__ctx_init(&side->own, sys, NULL, err) != TP_OK) {
+    if (tp_search__ctx_tables(&side->own, sys, err) != TP_OK) {
         free(side);
         return NULL;
     }
     return side;
 }
 
-/* The link table of a side compared as a (b's links are read from its hops). */
+/* The link table of a side compared as a, on its compiled routes (b's are read from its system). */
 static tp_status side_links(mirror_side *side, tp_error *err)
 {
     const tp_accel_opts links_only = {.use = 0, .cut_cap = -1};
     if (side->links)
         return TP_OK;
-    return tp_accel__new(&side->own, &links_only, &side->links, err);
+    tp_status st = side->own.hop_pool ? TP_OK : tp_search__compile_routes(&side->own, err);
+    return st == TP_OK ? tp_accel__new(&side->own, &links_only, &side->links, err) : st;
 }
 
 void tp_search__mirrors_free(tp_search_mirrors *cache)
