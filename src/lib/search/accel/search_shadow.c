@@ -20,6 +20,8 @@
  */
 #include "search/accel/accel.h"
 
+#include "common/nccl_profile.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,7 +205,12 @@ void tp_accel__shadow_begin(tp_accel *a, const tp_graph *g, const float *bws, in
     tp_accel__shadow_stop(a);
     if (!a->milli.on || g->bw_intra != g->bw_inter || !sw->ok)
         return;
+    const tp_graph *best = a->s->save;
     for (int i = 0; i < count && sw->count < TP_SHADOWS; i++) {
+        /* The ladder does not go down to speeds that lose half of the best graph's (search.c
+         * rung_lower_bw): a shadow there would record a pass that never comes. */
+        if (best->n_channels && !(bws[i] / best->bw_inter > TP_NCCL_LOWER_BW_MIN_SHARE))
+            break;
         /* Set up first: most fail, and a failure may end the search. */
         int set = shadow_setup(a, sw->count, g, bws[i]);
         if (set < 0)
