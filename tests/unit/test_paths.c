@@ -835,6 +835,86 @@ static void test_paths_shared_domains_match_own_trim(void **state)
     for_each_fixture_env(fixtures, ARRAY_LEN(fixtures), check_shared_domains_1_2);
 }
 
+/* A hop's link by its place in its system's link block (both systems clones of one host). */
+static long hop_at(const tp_system *sys, const tp_link *link)
+{
+    return link ? (long)(link - sys->link_block) : -1;
+}
+
+/* Two systems hold the same routes: the same arrays, and every route the same hop by hop, its
+ * first hop too when it has none (NCCL's stale first hop). */
+static void assert_same_routes(const tp_system *x, const tp_system *y)
+{
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
+        assert_int_equal(x->nodes[t].count, y->nodes[t].count);
+        for (int i = 0; i < x->nodes[t].count; i++) {
+            for (int u = 0; u < TP_NODE_TYPE_COUNT; u++) {
+                const tp_route *a = x->nodes[t].nodes[i].paths[u];
+                const tp_route *b = y->nodes[t].nodes[i].paths[u];
+                assert_int_equal(a == NULL, b == NULL);
+                for (int j = 0; a && j < x->nodes[u].count; j++) {
+                    assert_int_equal(a[j].count, b[j].count);
+                    assert_true(a[j].bw == b[j].bw);
+                    assert_int_equal(a[j].type, b[j].type);
+                    assert_int_equal(hop_at(x, a[j].list[0]), hop_at(y, b[j].list[0]));
+                    for (int h = 1; h < a[j].count; h++)
+                        assert_int_equal(hop_at(x, a[j].list[h]), hop_at(y, b[j].list[h]));
+                }
+            }
+        }
+    }
+}
+
+/*
+ * Routes taken from the host's: every rank's trimmed copy holds the routes
+ * its own paths, trim and paths give (the host's kept whenever it can serve).
+ */
+static void check_trimmed_routes(const tp_system *host, const tp_config *cfg, int n_nodes)
+{
+    int n = host->nodes[TP_NODE_GPU].count;
+    tp_error err = {0};
+    tp_system *first = NULL;
+    tp_job_view v0 = {.n_ranks = n * n_nodes, .n_nodes = n_nodes, .rank = 0, .local_n_ranks = n};
+    tp_gpu_domains dom;
+    unsigned pending = 0;
+    tp_host_routes *kept = NULL;
+    assert_int_equal(tp_system__clone(&first, host, &err), TP_OK);
+    assert_int_equal(tp_paths__compute_domains(first, cfg, &v0, NULL, &pending, &err), TP_OK);
+    assert_int_equal(tp_paths__domains(first, &dom, &err), TP_OK);
+    assert_int_equal(tp_paths__keep_host_routes(&kept, &first, cfg, NULL, &pending, &err), TP_OK);
+    assert_true(kept != NULL || first != NULL);
+    for (int r = 0; kept && r < n; r++) {
+        tp_job_view v = v0;
+        v.rank = host->nodes[TP_NODE_GPU].nodes[r].gpu.rank;
+        tp_system *own = NULL, *taken = NULL;
+        assert_int_equal(tp_paths__fresh_copy(&own, host, cfg, &v, &err), TP_OK);
+        assert_int_equal(tp_system__clone(&taken, host, &err), TP_OK);
+        assert_int_equal(tp_paths__trim_domains(taken, &dom, &v, &err), TP_OK);
+        assert_int_equal(tp_paths__compute_trimmed(taken, kept, cfg, &v, NULL, &err), TP_OK);
+        assert_same_routes(own, taken);
+        tp_system__free(own);
+        tp_system__free(taken);
+    }
+    tp_paths__host_routes_free(kept);
+    tp_system__free(first);
+}
+
+static void check_trimmed_routes_1_2(tp_system *host, const tp_config *cfg)
+{
+    check_trimmed_routes(host, cfg, 1);
+    check_trimmed_routes(host, cfg, 2);
+}
+
+/* hgx_a100: one domain per GPU with P2P and SHM off, each copy taking the host's routes;
+ * v100_nv2: GPUs joined over NVLink (a trimmed GPU could carry routes: searched again). */
+static void test_paths_trimmed_copies_take_host_routes(void **state)
+{
+    (void)state;
+    static const char *const fixtures[] = {"hgx_a100.xml", "v100_nv2.xml", "pix_nic_2s.xml",
+                                           "pcie_2s_8gpu.xml", "dgx_h100.xml"};
+    for_each_fixture_env(fixtures, ARRAY_LEN(fixtures), check_trimmed_routes_1_2);
+}
+
 /*
  * The paths as far as the domains read them, then finished, are the whole
  * stage's: same path lines and domains; the NET searches wait (pending)
@@ -982,6 +1062,7 @@ int main(void)
         cmocka_unit_test(test_paths_one_sided_link_fails),
         cmocka_unit_test(test_paths_p2p_and_shm_disabled),
         cmocka_unit_test(test_paths_shared_domains_match_own_trim),
+        cmocka_unit_test(test_paths_trimmed_copies_take_host_routes),
         cmocka_unit_test(test_paths_deferred_net_searches),
         cmocka_unit_test(test_paths_net_searches_wait_behind_wide_routes),
         cmocka_unit_test(test_paths_xml_sparse_ring),

@@ -7,7 +7,7 @@
  * through the CPU where P2P or GDR is not allowed, through a peer GPU for
  * PXN, or marked NET where neither P2P nor SHM can connect two GPUs.
  */
-#include "paths/paths.h"
+#include "paths/paths_impl.h"
 #include "common/nccl_profile.h"
 
 #include <stdlib.h>
@@ -20,7 +20,7 @@
 /* route_reserve's slow path: a grown list moves to a new block of the system's arena. Only the
  * first hop of a new list needs clearing: hops past `count` are never read, the first one is
  * (a stale first hop stays, as in NCCL: set_reverse_link). */
-static tp_status route_grow(tp_system *sys, tp_route *r, int need, tp_error *err)
+tp_status tp_paths__route_grow(tp_system *sys, tp_route *r, int need, tp_error *err)
 {
     int cap = r->cap ? r->cap : 4;
     while (cap < need)
@@ -40,21 +40,17 @@ static tp_status route_grow(tp_system *sys, tp_route *r, int need, tp_error *err
 /* Room for `need` hops. */
 static inline tp_status route_reserve(tp_system *sys, tp_route *r, int need, tp_error *err)
 {
-    return need <= r->cap ? TP_OK : route_grow(sys, r, need, err);
+    return need <= r->cap ? TP_OK : tp_paths__route_grow(sys, r, need, err);
 }
 
 /* Hops every route gets with its node's routes: the search reaches every route of a connected
  * system, and most are short, so few grow (route_grow) past these. */
 #define TP_ROUTE_FIRST_HOPS 8
 
-/*
- * NCCL 2.22.3 allocates a node's routes to a type with calloc: all zero (LOC,
- * bw 0) for the root of the search, all DIS for the nodes it reaches. Each
- * route comes with room for its first hops, in the same block; its first hop
- * is clear (see route_grow).
- */
-static tp_status routes_alloc(tp_system *sys, tp_route **out, int count, bool disconnected,
-                              tp_error *err)
+/* Each route comes with room for its first hops, in the same block; its first hop is clear
+ * (see tp_paths__route_grow). */
+tp_status tp_paths__routes_alloc(tp_system *sys, tp_route **out, int count, bool disconnected,
+                                 tp_error *err)
 {
     size_t n = count > 0 ? (size_t)count : 1;
     _Static_assert(sizeof(tp_route) % _Alignof(tp_link *) == 0, "hops follow the routes");
@@ -115,9 +111,9 @@ typedef struct bfs_state {
     bool nvb_disable;
     tp_node **cur, **next;
     int n_cur, n_next;
-    /* Per node (first_of[type] + index): the last level that queued it. */
+    /* Per node (its slot): the last level that queued it. */
     unsigned *queued_at;
-    size_t first_of[TP_NODE_TYPE_COUNT];
+    tp_node_slots slots;
     unsigned level;
     tp_log *log;
 } bfs_state;
@@ -173,7 +169,7 @@ static bool blocked_by_gpu(const bfs_state *s, const tp_node *node, const tp_lin
 
 static void queue_next(bfs_state *s, tp_node *node)
 {
-    size_t slot = s->first_of[node->type] + (size_t)(node - s->sys->nodes[node->type].nodes);
+    size_t slot = tp_paths__slot(&s->slots, s->sys, node);
     if (s->queued_at[slot] == s->level)
         return; /* already queued for the next level */
     s->queued_at[slot] = s->level;
@@ -188,7 +184,8 @@ static tp_status visit_link(bfs_state *s, tp_node *node, const tp_route *path, t
     tp_node *rem = link->rem;
     tp_status st;
     if (!rem->paths[bt] &&
-        (st = routes_alloc(s->sys, &rem->paths[bt], s->sys->nodes[bt].count, true, err)) != TP_OK)
+        (st = tp_paths__routes_alloc(s->sys, &rem->paths[bt], s->sys->nodes[bt].count, true,
+                                     err)) != TP_OK)
         return st;
     tp_route *rem_path = &rem->paths[bt][s->base_index];
     float bw = link->bw < path->bw ? link->bw : path->bw;
@@ -215,7 +212,8 @@ static tp_status set_paths(bfs_state *s, tp_node *base, tp_error *err)
     int bt = base->type;
     tp_status st;
     if (!base->paths[bt] &&
-        (st = routes_alloc(s->sys, &base->paths[bt], s->sys->nodes[bt].count, false, err)) != TP_OK)
+        (st = tp_paths__routes_alloc(s->sys, &base->paths[bt], s->sys->nodes[bt].count, false,
+                                     err)) != TP_OK)
         return st;
     s->base = base;
     s->base_index = tp_paths__id_to_index(s->sys, bt, base->id);
@@ -243,26 +241,32 @@ static tp_status set_paths(bfs_state *s, tp_node *base, tp_error *err)
     return TP_OK;
 }
 
-/* NCCL 2.22.3 order of the searches: CPUs, GPUs, NETs, NVSwitches; a failed
- * search is reported by ncclTopoComputePaths' check at that loop's line. */
-static const int search_roots[] = {TP_NODE_CPU, TP_NODE_GPU, TP_NODE_NET, TP_NODE_NVS};
-/* The searches the GPU domains read: from CPUs and GPUs (search_roots[0..1]). */
-#define TP_DOMAIN_SEARCHES 2
+void tp_paths__number_nodes(const tp_system *sys, tp_node_slots *out)
+{
+    out->total = 0;
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
+        out->first_of[t] = out->total;
+        out->total += (size_t)sys->nodes[t].count;
+    }
+}
 
-/* The searches from root types search_roots[first..last). */
-static tp_status set_paths_from(tp_system *sys, const tp_config *cfg, tp_log *log, size_t first,
-                                size_t last, tp_error *err)
+/* The root type of each search kind (TP_SEARCH_CPUS...); a failed search is reported by
+ * ncclTopoComputePaths' check at that loop's line. */
+static const int search_roots[TP_SEARCH_KINDS] = {TP_NODE_CPU, TP_NODE_GPU, TP_NODE_NET,
+                                                  TP_NODE_NVS};
+/* The searches the GPU domains read: from CPUs and GPUs. */
+#define TP_DOMAIN_SEARCHES TP_SEARCH_NETS
+
+tp_status tp_paths__searches(tp_system *sys, const tp_config *cfg, tp_log *log, int first, int last,
+                             tp_error *err)
 {
     const int *roots = search_roots;
     static const int check_lines[] = {TP_NCCL_LINE_PATHS_CPU, TP_NCCL_LINE_PATHS_GPU,
                                       TP_NCCL_LINE_PATHS_NET, TP_NCCL_LINE_PATHS_NVS};
     bfs_state s = {
         .sys = sys, .log = log, .nvb_disable = tp_config_int(cfg, TP_P_NVB_DISABLE) != 0};
-    size_t total = 0;
-    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
-        s.first_of[t] = total;
-        total += (size_t)sys->nodes[t].count;
-    }
+    tp_paths__number_nodes(sys, &s.slots);
+    size_t total = s.slots.total;
     /* One block: the two queues, then the levels (cleared: no node queued yet). */
     tp_node **block = calloc(total + 1, 2 * sizeof(*s.cur) + sizeof(*s.queued_at));
     if (!block)
@@ -271,7 +275,7 @@ static tp_status set_paths_from(tp_system *sys, const tp_config *cfg, tp_log *lo
     s.next = block + total + 1;
     s.queued_at = (unsigned *)(void *)(s.next + total + 1);
     tp_status st = TP_OK;
-    for (size_t r = first; st == TP_OK && r < last; r++) {
+    for (int r = first; st == TP_OK && r < last; r++) {
         for (int i = 0; st == TP_OK && i < sys->nodes[roots[r]].count; i++)
             st = set_paths(&s, &sys->nodes[roots[r]].nodes[i], err);
         if (st == TP_ERR_TOPOLOGY)
@@ -477,8 +481,8 @@ static tp_status use_net(const pair_checks *pc, int p, int g, bool *use, tp_erro
         const tp_node *gp = &pc->sys->nodes[TP_NODE_GPU].nodes[pc->at[p]];
         if (gp->paths[TP_NODE_GPU][pc->at[g]].bw >= pc->net_link_bw)
             return TP_OK;
-        tp_status st = set_paths_from(pc->sys, pc->cfg, pc->log, TP_DOMAIN_SEARCHES,
-                                      ARRAY_LEN(search_roots), err);
+        tp_status st =
+            tp_paths__searches(pc->sys, pc->cfg, pc->log, TP_DOMAIN_SEARCHES, TP_SEARCH_KINDS, err);
         if (st != TP_OK)
             return st;
         *pc->pending &= ~TP_PATHS_NET_SEARCHES;
@@ -756,16 +760,21 @@ static tp_status check_invariants(const tp_system *sys, tp_status st, tp_error *
     return st;
 }
 
+tp_status tp_paths__rewrites(tp_system *sys, const tp_config *cfg, const tp_job_view *job,
+                             tp_log *log, tp_error *err)
+{
+    tp_status st = gpu_policies(sys, cfg, job, log, NULL, err);
+    if (st == TP_OK)
+        st = net_policies(sys, cfg, log, err);
+    return check_invariants(sys, st, err);
+}
+
 tp_status tp_paths__compute(tp_system *sys, const tp_config *cfg, const tp_job_view *job,
                             tp_log *log, tp_error *err)
 {
     tp_system__free_routes(sys);
-    tp_status st = set_paths_from(sys, cfg, log, 0, ARRAY_LEN(search_roots), err);
-    if (st == TP_OK)
-        st = gpu_policies(sys, cfg, job, log, NULL, err);
-    if (st == TP_OK)
-        st = net_policies(sys, cfg, log, err);
-    return check_invariants(sys, st, err);
+    tp_status st = tp_paths__searches(sys, cfg, log, 0, TP_SEARCH_KINDS, err);
+    return st == TP_OK ? tp_paths__rewrites(sys, cfg, job, log, err) : st;
 }
 
 /* node's links all have bandwidth and a link back (so set_reverse_link always finds one). */
@@ -799,11 +808,9 @@ static bool crossed(const tp_node *node)
 static tp_status searches_reach_all(const tp_system *sys, bool *all, tp_error *err)
 {
     *all = false;
-    size_t total = 0, first_of[TP_NODE_TYPE_COUNT];
-    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
-        first_of[t] = total;
-        total += (size_t)sys->nodes[t].count;
-    }
+    tp_node_slots slots;
+    tp_paths__number_nodes(sys, &slots);
+    size_t total = slots.total;
     if (sys->nodes[TP_NODE_CPU].count == 0)
         return TP_OK;
     const tp_node **queue = malloc((total + 1) * sizeof(*queue));
@@ -829,13 +836,13 @@ static tp_status searches_reach_all(const tp_system *sys, bool *all, tp_error *e
     /* The crossed nodes reached from the first CPU through crossed nodes. */
     if (ok) {
         queue[n++] = &sys->nodes[TP_NODE_CPU].nodes[0];
-        seen[first_of[TP_NODE_CPU]] = true;
+        seen[slots.first_of[TP_NODE_CPU]] = true;
     }
     while (ok && reached < n) {
         const tp_node *node = queue[reached++];
         for (int l = 0; l < node->n_links; l++) {
             const tp_node *rem = node->links[l].rem;
-            size_t slot = first_of[rem->type] + (size_t)(rem - sys->nodes[rem->type].nodes);
+            size_t slot = tp_paths__slot(&slots, sys, rem);
             if (crossed(rem) && !seen[slot]) {
                 seen[slot] = true;
                 queue[n++] = rem;
@@ -858,7 +865,7 @@ tp_status tp_paths__compute_domains(tp_system *sys, const tp_config *cfg, const 
         return st != TP_OK ? st : tp_paths__compute(sys, cfg, job, log, err);
     tp_system__free_routes(sys);
     *pending = TP_PATHS_NET_SEARCHES | TP_PATHS_NET_POLICIES;
-    st = set_paths_from(sys, cfg, log, 0, TP_DOMAIN_SEARCHES, err);
+    st = tp_paths__searches(sys, cfg, log, 0, TP_DOMAIN_SEARCHES, err);
     if (st == TP_OK)
         st = gpu_policies(sys, cfg, job, log, pending, err);
     return st;
@@ -869,7 +876,7 @@ tp_status tp_paths__finish(tp_system *sys, const tp_config *cfg, tp_log *log, un
 {
     tp_status st = TP_OK;
     if (*pending & TP_PATHS_NET_SEARCHES)
-        st = set_paths_from(sys, cfg, log, TP_DOMAIN_SEARCHES, ARRAY_LEN(search_roots), err);
+        st = tp_paths__searches(sys, cfg, log, TP_DOMAIN_SEARCHES, TP_SEARCH_KINDS, err);
     if (st == TP_OK && (*pending & TP_PATHS_NET_POLICIES))
         st = net_policies(sys, cfg, log, err);
     if (*pending)

@@ -99,6 +99,30 @@ typedef struct tp_gpu_domains {
 tp_status tp_paths__domains(const tp_system *sys, tp_gpu_domains *out, tp_error *err);
 tp_status tp_paths__trim_domains(tp_system *sys, const tp_gpu_domains *dom, const tp_job_view *job,
                                  tp_error *err);
+/*
+ * A host's system with its routes as the searches left them, from which
+ * tp_paths__compute_trimmed takes the routes of its trimmed copies: the
+ * ranks of a host with several GPU domains search each domain's copy again.
+ */
+typedef struct tp_host_routes tp_host_routes;
+/*
+ * Keep *sys, whose paths tp_paths__compute_domains computed leaving *pending:
+ * the NET searches are run (and cleared from *pending), *out owns the system
+ * and *sys becomes NULL. *out stays NULL (and *sys untouched) when the host's
+ * routes cannot serve (nothing pending: the NET rewrites are done; nodes of a
+ * type sharing an id).
+ */
+tp_status tp_paths__keep_host_routes(tp_host_routes **out, tp_system **sys, const tp_config *cfg,
+                                     tp_log *log, unsigned *pending, tp_error *err);
+void tp_paths__host_routes_free(tp_host_routes *host);
+/*
+ * tp_paths__compute on sys, a copy of the host's system trimmed by
+ * tp_paths__trim_domains: the same routes, those to CPUs, NETs and
+ * NVSwitches taken from the host's where the trimmed nodes carried none.
+ */
+tp_status tp_paths__compute_trimmed(tp_system *sys, const tp_host_routes *host,
+                                    const tp_config *cfg, const tp_job_view *job, tp_log *log,
+                                    tp_error *err);
 /* Log NCCL's path lines (second part of ncclTopoPrint). */
 void tp_paths__print(tp_log *log, const tp_system *sys);
 

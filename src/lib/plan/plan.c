@@ -310,12 +310,23 @@ static void mark_domain(const tp_plan *plan, tp_host_kind *k, const tp_domain *d
     }
 }
 
+/* Some GPU is outside the first GPU's domain: each domain's ranks trim the system. */
+static bool several_domains(const tp_gpu_domains *dom)
+{
+    for (int g = 0; g < dom->n_gpus; g++)
+        if (dom->domain[g] != 0)
+            return true;
+    return false;
+}
+
 /*
  * The host kind's GPU domains from its first rank's paths on the whole
  * system: those paths do not depend on the rank, so later ranks skip them and
- * trim a fresh copy with the same domains (tp_paths__trim_domains).
+ * trim a fresh copy with the same domains (tp_paths__trim_domains). With
+ * several domains, every domain's copy takes its routes from these
+ * (k->host_routes keeps *sys, and the first rank gets a fresh copy too).
  */
-static tp_status host_domains(const tp_plan *plan, tp_host_kind *k, tp_system *sys,
+static tp_status host_domains(const tp_plan *plan, tp_host_kind *k, tp_system **sys,
                               const tp_job_view *view, tp_log *log, bool *computed,
                               unsigned *pending, tp_error *err)
 {
@@ -324,13 +335,21 @@ static tp_status host_domains(const tp_plan *plan, tp_host_kind *k, tp_system *s
     if (k->host_domains)
         return TP_OK;
     /* Only what the domains read: a trimmed copy computes its routes anew. */
-    tp_status st = tp_paths__compute_domains(sys, plan->cfg, view, log, pending, err);
+    tp_status st = tp_paths__compute_domains(*sys, plan->cfg, view, log, pending, err);
     *computed = st == TP_OK;
     if (st == TP_OK && !(k->host_domains = malloc(sizeof(*k->host_domains))))
         st = tp_fail_nomem(err);
-    if (st == TP_OK && (st = tp_paths__domains(sys, k->host_domains, err)) != TP_OK) {
+    if (st == TP_OK && (st = tp_paths__domains(*sys, k->host_domains, err)) != TP_OK) {
         free(k->host_domains);
         k->host_domains = NULL;
+    }
+    if (st != TP_OK || !several_domains(k->host_domains))
+        return st;
+    st = tp_paths__keep_host_routes(&k->host_routes, sys, plan->cfg, log, pending, err);
+    if (st == TP_OK && k->host_routes) {
+        *computed = false;
+        *pending = 0;
+        st = tp_system__clone(sys, k->host_sys, err);
     }
     return st;
 }
@@ -344,7 +363,7 @@ static tp_status rank_paths(tp_plan *plan, tp_host_kind *k, tp_domain *d, int ra
     unsigned pending = 0;
     tp_status st = tp_system__clone(&d->sys, k->host_sys, err);
     if (st == TP_OK)
-        st = host_domains(plan, k, d->sys, &view, log, &computed, &pending, err);
+        st = host_domains(plan, k, &d->sys, &view, log, &computed, &pending, err);
     int gpus = st == TP_OK ? d->sys->nodes[TP_NODE_GPU].count : 0;
     int nets = st == TP_OK ? d->sys->nodes[TP_NODE_NET].count : 0;
     if (st == TP_OK)
@@ -353,7 +372,9 @@ static tp_status rank_paths(tp_plan *plan, tp_host_kind *k, tp_domain *d, int ra
      * line logged, as they succeeded): computing them again would give the same routes. */
     bool same = computed && gpus == d->sys->nodes[TP_NODE_GPU].count &&
                 nets == d->sys->nodes[TP_NODE_NET].count;
-    if (st == TP_OK && !same)
+    if (st == TP_OK && !same && k->host_routes)
+        st = tp_paths__compute_trimmed(d->sys, k->host_routes, plan->cfg, &view, log, err);
+    else if (st == TP_OK && !same)
         st = tp_paths__compute(d->sys, plan->cfg, &view, log, err);
     else if (st == TP_OK && pending)
         st = tp_paths__finish(d->sys, plan->cfg, log, &pending, err);
@@ -580,6 +601,8 @@ static tp_status run_kind(tp_plan *plan, tp_host_kind *k, int first, bool logged
             st = run_domain(plan, k, i, false, err);
     tp_search__mirrors_free(k->mirrors);
     k->mirrors = NULL;
+    tp_paths__host_routes_free(k->host_routes);
+    k->host_routes = NULL;
     return st;
 }
 
@@ -856,6 +879,7 @@ static void free_kind(tp_host_kind *k)
     free(k->domains);
     free(k->domain_of);
     tp_system__free(k->host_sys);
+    tp_paths__host_routes_free(k->host_routes);
     free(k->host_domains);
     tp_xml__free(k->topo_xml);
     free(k->text);

@@ -44,6 +44,7 @@ typedef struct tp_host_kind {
     int cpu_arch, cpu_vendor, cpu_model; /* ncclTopoCpuType of its system */
     int min_comp_cap, max_comp_cap;      /* over its GPUs */
     tp_search_mirrors *mirrors;          /* while its domains run: what mirroring derived */
+    tp_host_routes *host_routes;         /* while its domains run: the routes they take (or NULL) */
 } tp_host_kind;
 
 /*
