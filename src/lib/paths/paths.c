@@ -987,17 +987,55 @@ typedef struct path_line {
 
 /* Room for one route entry of the line. */
 #define TP_PATHS_ENTRY_SIZE (2 * TP_F1_SIZE + 96)
+/* Room for the start of an entry: "TYPE/sys-local (", two ids of at most 16 digits. */
+#define TP_PATHS_HEAD_SIZE 48
 
-/* One "TYPE/sys-local (hops/bw/PATH) " entry at p, as NCCL's "%s/%lx-%lx (%d/%.1f/%s) ": its
- * end. */
-static char *put_route(char *p, int type, int64_t id, const tp_route *r)
+/*
+ * Every line lists the routes to the same nodes: the start of each node's
+ * entries, "TYPE/sys-local (" as NCCL's "%s/%lx-%lx (" prints it, formatted
+ * once per print for the nodes routes go to (the search roots).
+ */
+typedef struct route_heads {
+    tp_node_slots slots;
+    char (*text)[TP_PATHS_HEAD_SIZE]; /* per node slot */
+    unsigned char *len;
+} route_heads;
+
+static bool heads_alloc(route_heads *h, const tp_system *sys)
 {
-    p = tp_put_str(p, tp_node_type_name(type));
-    *p++ = '/';
-    p = tp_put_hex(p, (unsigned long long)TP_ID_SYSTEM_ID(id), 1, false);
-    *p++ = '-';
-    p = tp_put_hex(p, (unsigned long long)TP_ID_LOCAL_ID(id), 1, false);
-    p = TP_PUT_LIT(p, " (");
+    tp_paths__number_nodes(sys, &h->slots);
+    h->text = malloc((h->slots.total + 1) * sizeof(*h->text));
+    h->len = malloc(h->slots.total + 1);
+    if (!h->text || !h->len)
+        return false;
+    for (int k = 0; k < TP_SEARCH_KINDS; k++) {
+        int t = search_roots[k];
+        for (int n = 0; n < sys->nodes[t].count; n++) {
+            size_t slot = h->slots.first_of[t] + (size_t)n;
+            int64_t id = sys->nodes[t].nodes[n].id;
+            char *p = tp_put_str(h->text[slot], tp_node_type_name(t));
+            *p++ = '/';
+            p = tp_put_hex(p, (unsigned long long)TP_ID_SYSTEM_ID(id), 1, false);
+            *p++ = '-';
+            p = tp_put_hex(p, (unsigned long long)TP_ID_LOCAL_ID(id), 1, false);
+            h->len[slot] = (unsigned char)(TP_PUT_LIT(p, " (") - h->text[slot]);
+        }
+    }
+    return true;
+}
+
+static void heads_free(route_heads *h)
+{
+    free(h->text);
+    free(h->len);
+}
+
+/* One "TYPE/sys-local (hops/bw/PATH) " entry at p, as NCCL's "%s/%lx-%lx (%d/%.1f/%s) ", its
+ * start from the heads: its end. */
+static char *put_route(char *p, const route_heads *h, size_t slot, const tp_route *r)
+{
+    memcpy(p, h->text[slot], h->len[slot]);
+    p += h->len[slot];
     p = tp_put_int(p, r->count, 0);
     *p++ = '/';
     p = tp_put_f1(p, r->bw);
@@ -1007,15 +1045,17 @@ static char *put_route(char *p, int type, int64_t id, const tp_route *r)
 }
 
 /* The entry appended to the line: in place while the line has room for any entry, else cut
- * where NCCL's char[1024] ends. */
-static void append_route(path_line *l, int type, int64_t id, const tp_route *r)
+ * where NCCL's char[1024] ends (nothing once it is full). */
+static void append_route(path_line *l, const route_heads *h, size_t slot, const tp_route *r)
 {
     if (l->len + TP_PATHS_ENTRY_SIZE <= TP_PATHS_LINE_SIZE - 1) {
-        l->len = (size_t)(put_route(l->text + l->len, type, id, r) - l->text);
+        l->len = (size_t)(put_route(l->text + l->len, h, slot, r) - l->text);
         return;
     }
+    if (l->len >= TP_PATHS_LINE_SIZE - 1)
+        return;
     char entry[TP_PATHS_ENTRY_SIZE];
-    size_t n = (size_t)(put_route(entry, type, id, r) - entry),
+    size_t n = (size_t)(put_route(entry, h, slot, r) - entry),
            room = TP_PATHS_LINE_SIZE - 1 - l->len;
     if (n > room)
         n = room;
@@ -1024,7 +1064,8 @@ static void append_route(path_line *l, int type, int64_t id, const tp_route *r)
     l->text[l->len] = '\0';
 }
 
-static void print_node_paths(tp_log *log, const tp_system *sys, const tp_node *node)
+static void print_node_paths(tp_log *log, const tp_system *sys, const route_heads *h,
+                             const tp_node *node)
 {
     path_line line = {.text = tp_log_begin_line(log, TP_SUB_GRAPH, TP_PATHS_LINE_SIZE)};
     if (!line.text)
@@ -1037,17 +1078,26 @@ static void print_node_paths(tp_log *log, const tp_system *sys, const tp_node *n
         if (!node->paths[t])
             continue;
         for (int n = 0; n < sys->nodes[t].count; n++)
-            append_route(&line, t, sys->nodes[t].nodes[n].id, &node->paths[t][n]);
+            append_route(&line, h, h->slots.first_of[t] + (size_t)n, &node->paths[t][n]);
     }
     tp_log_end_line(log, line.text + line.len);
 }
 
 void tp_paths__print(tp_log *log, const tp_system *sys)
 {
+    if (!log || !log->enabled)
+        return;
+    route_heads heads;
+    if (!heads_alloc(&heads, sys)) {
+        log->failed = true; /* the lines are left out, as when the log runs out of memory */
+        heads_free(&heads);
+        return;
+    }
     for (int i = 0; i < sys->nodes[TP_NODE_GPU].count; i++)
-        print_node_paths(log, sys, &sys->nodes[TP_NODE_GPU].nodes[i]);
+        print_node_paths(log, sys, &heads, &sys->nodes[TP_NODE_GPU].nodes[i]);
     for (int i = 0; i < sys->nodes[TP_NODE_NET].count; i++)
-        print_node_paths(log, sys, &sys->nodes[TP_NODE_NET].nodes[i]);
+        print_node_paths(log, sys, &heads, &sys->nodes[TP_NODE_NET].nodes[i]);
+    heads_free(&heads);
 }
 
 tp_status tp_paths__fresh_copy(tp_system **out, const tp_system *host_sys, const tp_config *cfg,
