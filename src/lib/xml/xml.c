@@ -48,22 +48,6 @@ void tp_xml__free(tp_xml *doc)
     free(doc);
 }
 
-/* Attribute names are short and most differ from the one asked at their first byte. */
-static bool same_name(const char *a, const char *b)
-{
-    while (*a && *a == *b)
-        a++, b++;
-    return *a == *b;
-}
-
-const char *tp_xml__attr(const tp_xml_elem *e, const char *name)
-{
-    for (size_t i = 0; i < e->n_attrs; i++)
-        if (e->attrs[i].name[0] == name[0] && same_name(e->attrs[i].name, name))
-            return e->attrs[i].value;
-    return NULL;
-}
-
 /* A block of the element's storage: from its arena, else the heap. */
 static void *elem_alloc(const tp_xml_elem *e, size_t size)
 {
@@ -112,6 +96,7 @@ static tp_status make_attr_n(const tp_xml_elem *e, tp_xml_attr *a, const tp_xml_
     block[ln + 1 + lv] = '\0';
     a->name = block;
     a->value = block + ln + 1;
+    a->name_len = ln;
     return TP_OK;
 }
 
@@ -134,30 +119,26 @@ tp_status tp_xml__append_attr(tp_xml_elem *e, const char *name, const char *valu
 
 tp_status tp_xml__set_attr(tp_xml_elem *e, const char *name, const char *value, tp_error *err)
 {
-    for (size_t i = 0; i < e->n_attrs; i++) {
-        if (e->attrs[i].name[0] == name[0] && same_name(e->attrs[i].name, name)) {
-            tp_xml_attr fresh;
-            tp_status st = make_attr(e, &fresh, name, value, err);
-            if (st == TP_OK) {
-                elem_release(e, e->attrs[i].name);
-                e->attrs[i] = fresh;
-            }
-            return st;
-        }
+    int i = tp_xml__attr_index(e, name, strlen(name));
+    if (i < 0)
+        return tp_xml__append_attr(e, name, value, err);
+    tp_xml_attr fresh;
+    tp_status st = make_attr(e, &fresh, name, value, err);
+    if (st == TP_OK) {
+        elem_release(e, e->attrs[i].name);
+        e->attrs[i] = fresh;
     }
-    return tp_xml__append_attr(e, name, value, err);
+    return st;
 }
 
 void tp_xml__unset_attr(tp_xml_elem *e, const char *name)
 {
-    for (size_t i = 0; i < e->n_attrs; i++) {
-        if (e->attrs[i].name[0] == name[0] && same_name(e->attrs[i].name, name)) {
-            elem_release(e, e->attrs[i].name);
-            memmove(&e->attrs[i], &e->attrs[i + 1], (e->n_attrs - i - 1) * sizeof(*e->attrs));
-            e->n_attrs--;
-            return;
-        }
-    }
+    int i = tp_xml__attr_index(e, name, strlen(name));
+    if (i < 0)
+        return;
+    elem_release(e, e->attrs[i].name);
+    memmove(&e->attrs[i], &e->attrs[i + 1], (e->n_attrs - (size_t)i - 1) * sizeof(*e->attrs));
+    e->n_attrs--;
 }
 
 static tp_status append_child(tp_xml_elem *parent, tp_xml_elem *child, tp_error *err)
@@ -227,6 +208,7 @@ static tp_status append_packed(tp_xml_elem *e, const tp_xml_range *attrs, size_t
     for (size_t i = 0; i < n; i++) {
         tp_xml_attr *a = &e->attrs[e->n_attrs++];
         a->name = p;
+        a->name_len = attrs[i].name_len;
         memcpy(p, attrs[i].name, attrs[i].name_len);
         p += attrs[i].name_len;
         *p++ = '\0';
@@ -285,8 +267,9 @@ tp_status tp_xml__open_elem_in_text(tp_xml_elem **out, tp_xml_elem *parent, tp_a
                        .n_attrs = n,
                        .attrs_cap = n};
     for (size_t i = 0; i < n; i++)
-        e->attrs[i] = (tp_xml_attr){string_in_copy(t, attrs[i].name, attrs[i].name_len),
-                                    string_in_copy(t, attrs[i].value, attrs[i].value_len)};
+        e->attrs[i] =
+            (tp_xml_attr){string_in_copy(t, attrs[i].name, attrs[i].name_len),
+                          string_in_copy(t, attrs[i].value, attrs[i].value_len), attrs[i].name_len};
     tp_status st = parent ? append_child(parent, e, err) : TP_OK;
     if (st == TP_OK)
         *out = e;

@@ -10,10 +10,12 @@
 #include "common/internal.h"
 
 #include <stdio.h>
+#include <string.h>
 
 typedef struct tp_xml_attr {
-    char *name;  /* heap element: owned, one block holding the name, then the value */
-    char *value; /* heap element: points into name's block */
+    char *name;      /* heap element: owned, one block holding the name, then the value */
+    char *value;     /* heap element: points into name's block */
+    size_t name_len; /* strlen(name): a lookup passes most attributes on their length alone */
 } tp_xml_attr;
 
 /*
@@ -123,8 +125,55 @@ tp_status tp_xml__read_file(char **out, size_t *len_out, const char *path, tp_er
 tp_status tp_xml__parse_file(tp_xml **out, const char *path, tp_error *err);
 void tp_xml__free(tp_xml *doc);
 
-/* Attribute value, or NULL. */
-const char *tp_xml__attr(const tp_xml_elem *e, const char *name);
+/* Whether len bytes at a and b are the same, read a word at a time, each word within the len
+ * bytes (no memcmp call: names are a few bytes, and calls cost more than the compare). */
+static inline bool tp_xml__same_bytes(const char *a, const char *b, size_t len)
+{
+    if (len >= sizeof(uint64_t)) {
+        uint64_t x, y;
+        for (size_t k = 0; k + sizeof(x) < len; k += sizeof(x)) {
+            memcpy(&x, a + k, sizeof(x));
+            memcpy(&y, b + k, sizeof(y));
+            if (x != y)
+                return false;
+        }
+        memcpy(&x, a + len - sizeof(x), sizeof(x));
+        memcpy(&y, b + len - sizeof(y), sizeof(y));
+        return x == y;
+    }
+    if (len >= sizeof(uint32_t)) {
+        uint32_t x0, y0, x1, y1;
+        memcpy(&x0, a, sizeof(x0));
+        memcpy(&y0, b, sizeof(y0));
+        memcpy(&x1, a + len - sizeof(x1), sizeof(x1));
+        memcpy(&y1, b + len - sizeof(y1), sizeof(y1));
+        return x0 == y0 && x1 == y1;
+    }
+    for (size_t k = 0; k < len; k++)
+        if (a[k] != b[k])
+            return false;
+    return true;
+}
+/* Whether an attribute is named `name` (len bytes): most attributes differ in length. */
+static inline bool tp_xml__attr_named(const tp_xml_attr *a, const char *name, size_t len)
+{
+    return a->name_len == len && tp_xml__same_bytes(a->name, name, len);
+}
+/* The index of the attribute `name` (len bytes), or -1. */
+static inline int tp_xml__attr_index(const tp_xml_elem *e, const char *name, size_t len)
+{
+    for (size_t i = 0; i < e->n_attrs; i++)
+        if (tp_xml__attr_named(&e->attrs[i], name, len))
+            return (int)i;
+    return -1;
+}
+/* Attribute value, or NULL. Inline: every stage looks attributes up per element, mostly by
+ * literal names, whose length is then a constant and their compare a few word loads. */
+static inline const char *tp_xml__attr(const tp_xml_elem *e, const char *name)
+{
+    int i = tp_xml__attr_index(e, name, strlen(name));
+    return i < 0 ? NULL : e->attrs[i].value;
+}
 /* Set (add or replace) an attribute. */
 tp_status tp_xml__set_attr(tp_xml_elem *e, const char *name, const char *value, tp_error *err);
 /* Append an attribute the element does not have yet (not checked). */
