@@ -86,6 +86,10 @@ typedef struct xnode {
     int n_attrs;
     size_t name_len, key_len[TP_NCCL_XML_MAX_ATTRS + 1], value_len[TP_NCCL_XML_MAX_ATTRS + 1];
     bool odd; /* its text is outside the plain subset (xml.h) though NCCL reads it */
+    /* One bit per key by its length and first byte, and the keys (bit a: key a) whose bit an
+     * earlier key had set: only these may repeat one (which leaves the plain subset). */
+    uint64_t key_bits;
+    uint32_t clashing_keys;
     const struct elem_rule *rule; /* an open tag's: the profile's rule of that name, or NULL */
 } xnode;
 
@@ -244,20 +248,25 @@ static bool repeats_key(const xnode *n, int a)
     return false;
 }
 
-/* Names and values plain (noted while reading them: odd), each key once. */
+/* Names and values plain (noted while reading them: odd), each key once (compared only when
+ * two keys shared their length and first byte). */
 static bool plain_node(const xnode *n)
 {
     if (n->odd)
         return false;
-    /* Keys compared only when their length and first byte were seen together before. */
-    uint64_t seen = 0;
-    for (int a = 0; a < n->n_attrs; a++) {
-        uint64_t bit = 1ull << ((n->key_len[a] * 7 + (unsigned char)n->keys[a][0]) & 63);
-        if ((seen & bit) && repeats_key(n, a))
+    for (uint32_t k = n->clashing_keys; k; k &= k - 1)
+        if (repeats_key(n, __builtin_ctz(k)))
             return false;
-        seen |= bit;
-    }
     return true;
+}
+
+/* Note key `a` (at most the 17th) of the node in its key bits (see clashing_keys). */
+static void note_key(xnode *n, int a)
+{
+    uint64_t bit = 1ull << ((n->key_len[a] * 7 + (unsigned char)n->keys[a][0]) & 63);
+    if (n->key_bits & bit)
+        n->clashing_keys |= 1u << a;
+    n->key_bits |= bit;
 }
 
 static void tree_open(scan *s, const xnode *n)
@@ -472,7 +481,7 @@ static int skip_comment(scan *s, const char *start, char next)
 static bool repeated_key(scan *s, const char *known, size_t len)
 {
     if (len == 0 || s->len - s->pos <= len || s->text[s->pos + len] != '=' ||
-        memcmp(s->text + s->pos, known, len) != 0)
+        !tp_xml__same_bytes(s->text + s->pos, known, len))
         return false;
     s->token = s->text + s->pos;
     s->name_len = len;
@@ -508,6 +517,7 @@ static int get_attrs(scan *s, xnode *n, char c)
         n->values[a] = s->value;
         n->value_len[a] = s->value_len;
         n->odd |= !s->name_plain || !s->value_plain;
+        note_key(n, a);
         if (a == TP_NCCL_XML_MAX_ATTRS) {
             tp_log_info_sub(s->log, TP_SUB_GRAPH, "XML Parse : Ignoring extra attributes (max %d)",
                             TP_NCCL_XML_MAX_ATTRS);
@@ -560,6 +570,8 @@ static int get_node(scan *s, xnode *n)
         n->name[0] = '\0';
         n->n_attrs = 0;
         n->odd = false;
+        n->key_bits = 0;
+        n->clashing_keys = 0;
         n->rule = NULL;
         const char *p = skip_blanks(s);
         if (p == s->text + s->len) {
