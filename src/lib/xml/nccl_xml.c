@@ -540,13 +540,30 @@ static int get_attrs(scan *s, xnode *n, char c)
     return 0;
 }
 
+/* Where the spaces from p on end: a word at a time (indentation runs are a dozen bytes). */
+static const char *skip_spaces(const char *p, const char *end)
+{
+    const uint64_t spaces = 0x2020202020202020ULL;
+    for (; end - p >= (ptrdiff_t)sizeof(uint64_t); p += sizeof(uint64_t)) {
+        uint64_t w;
+        memcpy(&w, p, sizeof(w));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        w = __builtin_bswap64(w); /* the first byte lowest */
+#endif
+        if (w != spaces)
+            return p + __builtin_ctzll(w ^ spaces) / 8;
+    }
+    while (p < end && *p == ' ')
+        p++;
+    return p;
+}
+
 /* The blanks NCCL passes before a node (' ', LF, CR), lines counted: where they end. */
 static const char *skip_blanks(scan *s)
 {
     const char *p = s->text + s->pos, *end = s->text + s->len;
     for (;;) {
-        while (p < end && *p == ' ')
-            p++;
+        p = skip_spaces(p, end);
         if (p < end && *p == '\n') {
             s->tree.line++;
             s->tree.line_start = (size_t)(++p - s->text);
