@@ -881,23 +881,23 @@ static tp_status check_canonical(prep_ctx *c, const tp_xml_elem *pci)
  */
 /* What the in-place fusion knows of one element. */
 typedef struct elem_info {
-    const tp_xml_elem *elem; /* NULL: a free slot */
-    bool trimmed;            /* in the shared trim: kept only by the ranks whose GPU it holds */
-    bool every;              /* kept by every rank (nothing trimmed holds it) */
-    size_t first;            /* the first rank keeping it (n_ranks: none) */
-    int only;                /* the one rank keeping it, else -1 */
-    int n_keepers;           /* trimmed: how many ranks keep it */
-    int writer;              /* 1 + the rank whose fill changes it (0: none) */
-    signed char link_fill;   /* a PCI/CPU chain element's fill (the same for every rank):
-                                0 not probed yet, 1 changes nothing, -1 changes it */
+    const tp_xml_elem *elem;
+    bool trimmed;          /* in the shared trim: kept only by the ranks whose GPU it holds */
+    bool every;            /* kept by every rank (nothing trimmed holds it) */
+    size_t first;          /* the first rank keeping it (n_ranks: none) */
+    int only;              /* the one rank keeping it, else -1 */
+    int n_keepers;         /* trimmed: how many ranks keep it */
+    int writer;            /* 1 + the rank whose fill changes it (0: none) */
+    signed char link_fill; /* a PCI/CPU chain element's fill (the same for every rank):
+                              0 not probed yet, 1 changes nothing, -1 changes it */
 } elem_info;
 
 typedef struct direct_plan {
     prep_ctx *c;
     const rank_view *views;
     size_t n_ranks;
-    elem_info *slots; /* an open-addressing table by element address, twice the elements */
-    size_t n_slots;   /* a power of two */
+    elem_info *slots; /* by the elements' walk_index (pre-order) */
+    size_t n_slots;
 } direct_plan;
 
 static size_t count_elems(const tp_xml_elem *e)
@@ -908,23 +908,19 @@ static size_t count_elems(const tp_xml_elem *e)
     return n;
 }
 
-/* The element's record, made on first sight. */
+/* The element's record (every element of the document has one: add_all). */
 static elem_info *info_of(direct_plan *d, const tp_xml_elem *e)
 {
-    size_t mask = d->n_slots - 1;
-    size_t h = (size_t)(((uintptr_t)e >> 4) * 0x9E3779B97F4A7C15ULL >> 40) & mask;
-    for (; d->slots[h].elem; h = (h + 1) & mask)
-        if (d->slots[h].elem == e)
-            return &d->slots[h];
-    d->slots[h] = (elem_info){.elem = e, .only = -1};
-    return &d->slots[h];
+    return &d->slots[e->walk_index];
 }
 
-static void add_all(direct_plan *d, const tp_xml_elem *e)
+/* A record for each element, numbered in pre-order from *next on. */
+static void add_all(direct_plan *d, tp_xml_elem *e, size_t *next)
 {
-    info_of(d, e);
+    e->walk_index = (*next)++;
+    d->slots[e->walk_index] = (elem_info){.elem = e, .only = -1};
     for (size_t i = 0; i < e->n_children; i++)
-        add_all(d, e->children[i]);
+        add_all(d, e->children[i], next);
 }
 
 /* Who keeps each element: a trimmed one, the ranks whose usable GPU it holds; others, as their
@@ -1139,19 +1135,20 @@ static void shape_direct(direct_plan *d, tp_xml_elem *e)
 /* The fusion of all ranks made on the document itself, when that is exact (*done). */
 static tp_status fuse_direct(prep_ctx *c, const rank_view *views, size_t n_ranks, bool *done)
 {
-    direct_plan d = {.c = c, .views = views, .n_ranks = n_ranks, .n_slots = 16};
-    for (size_t n = count_elems(c->doc->root); d.n_slots < 2 * n;)
-        d.n_slots *= 2;
-    if (!(d.slots = calloc(d.n_slots, sizeof(*d.slots))))
+    direct_plan d = {.c = c, .views = views, .n_ranks = n_ranks};
+    d.n_slots = count_elems(c->doc->root);
+    /* Not cleared: add_all writes every record. */
+    if (!(d.slots = malloc(d.n_slots * sizeof(*d.slots))))
         return tp_fail_nomem(c->err);
-    add_all(&d, c->doc->root);
+    size_t next = 0;
+    add_all(&d, c->doc->root, &next);
     mark_trimmed(&d);
     find_keepers(&d, c->doc->root, NULL);
     *done = check_fills(&d) && distinct_siblings(&d, c->doc->root);
     tp_status st = TP_OK;
     for (size_t i = 0; i < d.n_slots && st == TP_OK && *done; i++) {
         const elem_info *in = &d.slots[i];
-        if (in->elem && in->writer) {
+        if (in->writer) {
             tp_xml_elem *e = (tp_xml_elem *)in->elem;
             st = fill_view(&views[in->writer - 1], e, (attr_setter){set_in_elem, e}, c->err);
         }

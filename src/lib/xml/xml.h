@@ -37,6 +37,9 @@ typedef struct tp_xml_elem {
      * '<' and length, and the end tag's '<' (self_closing: none). */
     size_t src_start, src_tag_len, src_close;
     bool self_closing;
+    /* Scratch for one walk over the tree (e.g. the element's index in a table of the walk's
+     * own, saving a lookup by address): set and read by that walk only, never kept. */
+    size_t walk_index;
 } tp_xml_elem;
 
 typedef struct tp_xml {
