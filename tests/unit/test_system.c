@@ -130,6 +130,15 @@ static void test_pci_bw_gen_by_width(void **state)
                  "to 60",
                  rows[i].speed);
         assert_int_equal(log_has(&log, line), rows[i].kv_line);
+        /* The notes name the <pci> by its place (line 1, the column of its '<'). */
+        int column = (int)(strstr(xml, "<pci") - xml) + 1;
+        snprintf(line, sizeof(line),
+                 "<test>:1:%d: <pci> link_speed=\"%s\" is unknown; NCCL falls back to 60", column,
+                 rows[i].speed);
+        assert_int_equal(log_has(&sys->notes, line), rows[i].kv_line);
+        snprintf(line, sizeof(line), "<test>:1:%d: <pci> link_width \"%s\": NCCL assumes x16",
+                 column, rows[i].width);
+        assert_int_equal(log_has(&sys->notes, line), atoi(rows[i].width) == 0);
         tp_log_clear(&log);
         tp_system__free(sys);
         free(xml);

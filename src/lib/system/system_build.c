@@ -82,6 +82,39 @@ static const kv_entry cpu_vendor_dict[] = {
 /* NCCL 2.22.3 ncclTopoAddPci: a switch's device word packs four 16-bit ids, vendor first. */
 #define TP_PCI_ID_BITS 16
 
+/*
+ * A note on an element (sys->notes), begun with its place "SOURCE:LINE:COL: " and room for
+ * `rest` more bytes: the caller writes the rest and ends the line (NULL: no line). Notes are
+ * written piece by piece: a printf pass costs more than a small system's whole build.
+ */
+static char *begin_note(build_ctx *c, const tp_xml_elem *e, size_t rest)
+{
+    size_t max = strlen(c->doc->source) + 2 * TP_INT_SIZE + 8 + rest;
+    char *p = tp_log_begin_line(&c->sys->notes, TP_SUB_ALL, max);
+    if (!p)
+        return NULL;
+    p = TP_PUT_LIT(tp_put_ll(TP_PUT_LIT(tp_put_str(p, c->doc->source), ":"), e->line), ":");
+    return TP_PUT_LIT(tp_put_ll(p, e->column), ": ");
+}
+
+/* NCCL's line for a value its dictionary lacks, and our note of it. */
+static void log_kv_fallback(build_ctx *c, const tp_xml_elem *e, const char *attr, const char *str,
+                            int value)
+{
+    size_t str_len = strlen(str);
+    char *p = tp_log_begin_line(c->log, TP_SUB_GRAPH, str_len + 96);
+    if (p) {
+        p = TP_PUT_LIT(p, "KV Convert to int : could not find value of '");
+        p = TP_PUT_LIT(tp_put_str(p, str), "' in dictionary, falling back to ");
+        tp_log_end_line(c->log, tp_put_int(p, value, 0));
+    }
+    if (!(p = begin_note(c, e, strlen(e->tag) + strlen(attr) + str_len + 64)))
+        return;
+    p = TP_PUT_LIT(tp_put_str(TP_PUT_LIT(p, "<"), e->tag), "> ");
+    p = TP_PUT_LIT(tp_put_str(TP_PUT_LIT(tp_put_str(p, attr), "=\""), str), "\" is unknown; ");
+    tp_log_end_line(&c->sys->notes, tp_put_int(TP_PUT_LIT(p, "NCCL falls back to "), value, 0));
+}
+
 static int kv_convert(build_ctx *c, const tp_xml_elem *e, const char *attr, const char *str,
                       const kv_entry *dict)
 {
@@ -93,12 +126,7 @@ static int kv_convert(build_ctx *c, const tp_xml_elem *e, const char *attr, cons
         if (!*k)
             return d->value; /* d->str is a prefix of str */
     }
-    tp_log_info_sub(c->log, TP_SUB_GRAPH,
-                    "KV Convert to int : could not find value of '%s' in dictionary, "
-                    "falling back to %d",
-                    str, d->value);
-    tp_log_info(&c->sys->notes, "%s:%u:%u: <%s> %s=\"%s\" is unknown; NCCL falls back to %d",
-                c->doc->source, e->line, e->column, e->tag, attr, str, d->value);
+    log_kv_fallback(c, e, attr, str, d->value);
     return d->value;
 }
 
@@ -309,11 +337,13 @@ static tp_status pci_link_bw(build_ctx *c, const tp_xml_elem *e, float *bw)
     if (width < 0)
         return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, e,
                             "link_width=\"%s\" is negative (a PCIe lane count)", ws);
-    if (width == 0) {
-        tp_log_info(&c->sys->notes, "%s:%u:%u: <pci> link_width \"%s\": NCCL assumes x%d",
-                    c->doc->source, e->line, e->column, ws, TP_PCI_DEFAULT_WIDTH);
-        width = TP_PCI_DEFAULT_WIDTH;
+    char *p = width == 0 ? begin_note(c, e, strlen(ws) + 48) : NULL;
+    if (p) {
+        p = TP_PUT_LIT(tp_put_str(TP_PUT_LIT(p, "<pci> link_width \""), ws), "\": NCCL assumes x");
+        tp_log_end_line(&c->sys->notes, tp_put_int(p, TP_PCI_DEFAULT_WIDTH, 0));
     }
+    if (width == 0)
+        width = TP_PCI_DEFAULT_WIDTH;
     int speed = kv_convert(c, e, "link_speed", speed_text, pci_gen_dict);
     /* in double: no int overflow on absurd widths */
     *bw = (float)((double)width * speed / TP_PCI_LANE_UNITS_PER_GBS);
