@@ -181,6 +181,61 @@ static void test_tree_knows_what_nccl_skips(void **state)
               false); /* under an element without handlers: skipped silently */
 }
 
+/* A topology of CPUs holding this many <pci/> each (n_cpus of them, the last one `last`). */
+static char *cpus_of_pcis(int n_cpus, int per_cpu, int last)
+{
+    char *text = malloc(64 + (size_t)n_cpus * (32 + (size_t)per_cpu * 16));
+    assert_non_null(text);
+    size_t len = (size_t)sprintf(text, "<system version=\"1\">");
+    for (int c = 0; c < n_cpus; c++) {
+        len += (size_t)sprintf(text + len, "<cpu numaid=\"%d\">", c);
+        for (int i = 0; i < (c == n_cpus - 1 ? last : per_cpu); i++)
+            len += (size_t)sprintf(text + len, "<pci/>");
+        len += (size_t)sprintf(text + len, "</cpu>");
+    }
+    strcpy(text + len, "</system>");
+    return text;
+}
+
+/* The replay's tree skips the preparation's limits (check_root): so it must exist only where
+ * every limit holds, and the replay must refuse what the limits refuse. */
+static void test_tree_only_within_limits(void **state)
+{
+    (void)state;
+    char attrs[600] = "<system version=\"1\"><cpu";
+    for (int i = 0; i < 16; i++) /* 16 attributes: kept whole */
+        snprintf(attrs + strlen(attrs), sizeof(attrs) - strlen(attrs), " a%d=\"0\"", i);
+    strcat(attrs, "/></system>");
+    tree_read(attrs, true);
+    strcpy(strstr(attrs, "/></system>"), " b=\"1\"/></system>"); /* a 17th: cut, so no tree */
+    tp_error err = {0};
+    tp_log log = {.enabled = true};
+    tp_nccl_xml_result r;
+    tp_nccl_xml_input in = {
+        .text = attrs, .len = strlen(attrs), .kind = TP_NCCL_XML_TOPOLOGY, .want_tree = true};
+    assert_int_equal(tp_xml__nccl_load(&in, &log, &r, &err), TP_OK);
+    assert_int_equal(r.outcome, TP_NCCL_XML_ACCEPTED);
+    assert_null(r.tree);
+    tp_log_clear(&log);
+    /* 255 elements (2 CPUs of 126 <pci>) are read, 256 are not; 128 children are, 129 not */
+    static const struct {
+        int n_cpus, per_cpu, last;
+        bool accepted;
+    } cases[] = {
+        {2, 126, 126, true}, {2, 126, 127, false}, {1, 128, 128, true}, {1, 129, 129, false}};
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        char *text = cpus_of_pcis(cases[i].n_cpus, cases[i].per_cpu, cases[i].last);
+        if (cases[i].accepted) {
+            tree_read(text, true);
+        } else {
+            replay *p = run(text, TP_NCCL_XML_TOPOLOGY);
+            assert_int_equal(p->r.outcome, TP_NCCL_XML_REJECTED);
+            done(p);
+        }
+        free(text);
+    }
+}
+
 /* Deeper than NCCL's recursion can be trusted: not replayed, and no stack growth here. */
 static void test_deep_nesting_is_unknown(void **state)
 {
@@ -210,6 +265,7 @@ int main(void)
         cmocka_unit_test(test_stray_closing_tag_is_an_element),
         cmocka_unit_test(test_deep_nesting_is_unknown),
         cmocka_unit_test(test_tree_knows_what_nccl_skips),
+        cmocka_unit_test(test_tree_only_within_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

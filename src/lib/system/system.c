@@ -436,7 +436,8 @@ static int cut(print_line *pl, char *end)
     return at;
 }
 
-/* The line (len bytes) as a log line. */
+/* The line (len bytes) as a log line: tp_log_put_sub would measure the text again, and the
+ * tree prints a line per node and link. */
 static void put_line(tp_log *log, const print_line *pl, int len)
 {
     char *text = tp_log_begin_line(log, TP_SUB_GRAPH, (size_t)len + 1);

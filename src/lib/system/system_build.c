@@ -645,21 +645,26 @@ typedef struct link_lists {
     size_t count[3], cap[3];
 } link_lists;
 
-/* The link list of a tag: 0 nvlink, 1 c2c, 2 pcilink, -1 none (most elements: settled by their
- * first bytes, each read only after the one before matched, with no string compare). */
+/* A tag's value in a small table (names stored in the table: no pointer read per entry). */
+typedef struct tag_value {
+    char name[8];
+    int value;
+} tag_value;
+
+/* The value of `tag` in the table, or -1 (tags are tested per element of every walk). */
+static int value_of_tag(const char *tag, const tag_value *table, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (tag[0] == table[i].name[0] && tp_xml__name_eq(tag, table[i].name))
+            return table[i].value;
+    return -1;
+}
+
+/* The link list of a tag: 0 nvlink, 1 c2c, 2 pcilink, -1 none. */
 static int link_kind(const char *tag)
 {
-    switch (tag[0]) {
-    case 'n':
-        return tag[1] == 'v' && strcmp(tag, "nvlink") == 0 ? 0 : -1;
-    case 'c':
-        return tag[1] == '2' && strcmp(tag, "c2c") == 0 ? 1 : -1;
-    case 'p':
-        return tag[1] == 'c' && tag[2] == 'i' && tag[3] == 'l' && strcmp(tag, "pcilink") == 0 ? 2
-                                                                                              : -1;
-    default:
-        return -1;
-    }
+    static const tag_value kinds[] = {{"nvlink", 0}, {"c2c", 1}, {"pcilink", 2}};
+    return value_of_tag(tag, kinds, ARRAY_LEN(kinds));
 }
 
 /*
@@ -881,23 +886,15 @@ static tp_status build(build_ctx *c, const tp_xml_elem *top, uint64_t host_hash)
     return tp_system__sort(c->sys, c->err);
 }
 
-/* The node type an element of `tag` makes: <gpu>, <pci>, <cpu>, <nic>, <net>; -1 others. (Three
- * letters each: compared byte by byte, each read only after the one before matched.) */
+/* The node type an element of `tag` makes: <gpu>, <pci>, <cpu>, <nic>, <net>; -1 others. */
 static int node_type_of_tag(const char *tag)
 {
-    static const struct {
-        char name[4];
-        int type;
-    } tags[] = {{"gpu", TP_NODE_GPU},
-                {"pci", TP_NODE_PCI},
-                {"cpu", TP_NODE_CPU},
-                {"nic", TP_NODE_NIC},
-                {"net", TP_NODE_NET}};
-    for (size_t i = 0; i < ARRAY_LEN(tags); i++)
-        if (tag[0] == tags[i].name[0] && tag[1] == tags[i].name[1] && tag[2] == tags[i].name[2] &&
-            tag[3] == '\0')
-            return tags[i].type;
-    return -1;
+    static const tag_value types[] = {{"gpu", TP_NODE_GPU},
+                                      {"pci", TP_NODE_PCI},
+                                      {"cpu", TP_NODE_CPU},
+                                      {"nic", TP_NODE_NIC},
+                                      {"net", TP_NODE_NET}};
+    return value_of_tag(tag, types, ARRAY_LEN(types));
 }
 
 /* Upper bounds of the nodes the build creates: one at most per element of the type's tag,

@@ -32,13 +32,6 @@ typedef struct prep_ctx {
     struct elem_list *shared_trim; /* what every rank's trim drops, its own GPU aside */
 } prep_ctx;
 
-/* Whether two texts are equal: often the same pointer (views borrow the element's strings), or
- * different from the first character on (tags and names). */
-static inline bool same_text(const char *a, const char *b)
-{
-    return a == b || (a[0] == b[0] && strcmp(a, b) == 0);
-}
-
 /* An element list that grows. */
 typedef struct elem_list {
     tp_xml_elem **items;
@@ -88,11 +81,11 @@ static const struct {
 static int child_known(const char *parent, const char *child)
 {
     for (size_t i = 0; i < ARRAY_LEN(known_children); i++) {
-        if (!same_text(known_children[i].parent, parent))
+        if (!tp_xml__same_text(known_children[i].parent, parent))
             continue;
         for (size_t k = 0; k < ARRAY_LEN(known_children[i].children); k++) {
             const char *c = known_children[i].children[k];
-            if (c && same_text(c, child))
+            if (c && tp_xml__same_text(c, child))
                 return 1;
         }
         return 0;
@@ -120,7 +113,7 @@ static void cut_attrs_rec(prep_ctx *c, tp_xml_elem *e)
 
 static const tp_xml_elem *first_with_tag(const tp_xml_elem *e, const char *tag)
 {
-    if (same_text(e->tag, tag))
+    if (tp_xml__same_text(e->tag, tag))
         return e;
     for (size_t i = 0; i < e->n_children; i++) {
         const tp_xml_elem *found = first_with_tag(e->children[i], tag);
@@ -432,7 +425,7 @@ static tp_status fill_net(prep_ctx *c, tp_xml_elem *net, size_t n, const char *n
 static tp_xml_elem *first_named(const elem_list *in_doc, const char *const *names, const char *name)
 {
     for (size_t i = 0; i < in_doc->count; i++)
-        if (names[i] && same_text(names[i], name))
+        if (names[i] && tp_xml__same_text(names[i], name))
             return in_doc->items[i];
     return NULL;
 }
@@ -487,7 +480,7 @@ static int av_find(const attr_view *av, const char *name)
 {
     /* The first character first: most names differ there (this runs per element and rank). */
     for (size_t i = 0; i < av->n; i++)
-        if (av->name[i][0] == name[0] && same_text(av->name[i], name))
+        if (av->name[i][0] == name[0] && tp_xml__same_text(av->name[i], name))
             return (int)i;
     return -1;
 }
@@ -592,7 +585,7 @@ static void view_attrs(const rank_view *v, const tp_xml_elem *e, attr_view *av)
     if (filled_by_view(v, e))
         fill_view(v, e, (attr_setter){set_in_view, av}, NULL);
     int k = av_find(av, "keep");
-    if (k >= 0 && same_text(av->value[k], "1"))
+    if (k >= 0 && tp_xml__same_text(av->value[k], "1"))
         av_unset(av, "keep"); /* ncclTopoTrimXml drops the marks it honours */
 }
 
@@ -601,7 +594,7 @@ static bool view_kept(const rank_view *v, const tp_xml_elem *e)
     if (v->usable && e == v->gpu)
         return true;
     const char *k = tp_xml__attr(e, "keep");
-    return k && same_text(k, "1");
+    return k && tp_xml__same_text(k, "1");
 }
 
 /* NCCL 2.22.3 ncclTopoTrimXml: PCI and CPU branches with nothing marked keep="1" go. */
@@ -741,7 +734,7 @@ static tp_status edit_to_view(const rank_view *v, tp_xml_elem *e, tp_error *err)
     if (filled_by_view(v, e))
         st = fill_view(v, e, (attr_setter){set_in_elem, e}, err);
     const char *k = tp_xml__attr(e, "keep");
-    if (st == TP_OK && k && same_text(k, "1"))
+    if (st == TP_OK && k && tp_xml__same_text(k, "1"))
         tp_xml__unset_attr(e, "keep"); /* ncclTopoTrimXml drops the marks it honours */
     for (size_t i = 0; i < e->n_children && st == TP_OK;) {
         tp_xml_elem *child = e->children[i];
@@ -765,15 +758,15 @@ static tp_xml_elem *find_same(const tp_xml_elem *parent, const tp_xml_elem *src,
 {
     for (size_t i = 0; i < parent->n_children; i++) {
         tp_xml_elem *n = parent->children[i];
-        if (n->n_attrs != av->n || n->tag[0] != src->tag[0] || !same_text(n->tag, src->tag))
+        if (n->n_attrs != av->n || n->tag[0] != src->tag[0] || !tp_xml__same_text(n->tag, src->tag))
             continue;
         size_t a = 0;
         for (; a < av->n; a++) {
             /* Usually at the same place (copies keep the order); names are unique. */
-            const char *val = same_text(n->attrs[a].name, av->name[a])
+            const char *val = tp_xml__same_text(n->attrs[a].name, av->name[a])
                                   ? n->attrs[a].value
                                   : tp_xml__attr(n, av->name[a]);
-            if (!val || val[0] != av->value[a][0] || !same_text(val, av->value[a]))
+            if (!val || val[0] != av->value[a][0] || !tp_xml__same_text(val, av->value[a]))
                 break;
         }
         if (a == av->n)
@@ -796,7 +789,8 @@ static bool same_view(const attr_view *a, const attr_view *b)
     if (a->n != b->n)
         return false;
     for (size_t i = 0; i < a->n; i++)
-        if (!same_text(a->name[i], b->name[i]) || !same_text(a->value[i], b->value[i]))
+        if (!tp_xml__same_text(a->name[i], b->name[i]) ||
+            !tp_xml__same_text(a->value[i], b->value[i]))
             return false;
     return true;
 }
@@ -862,7 +856,7 @@ static tp_status check_canonical(prep_ctx *c, const tp_xml_elem *pci)
     p += tp_format_hex(p, (id & 0xff0) >> 4, 2);
     *p++ = '.';
     tp_format_hex(p, id & 0xf, 1);
-    if (!same_text(busid, orig))
+    if (!tp_xml__same_text(busid, orig))
         return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, pci,
                             "busid \"%s\" is not in NCCL's form (expected \"%s\")", orig, busid);
     return TP_OK;
@@ -976,9 +970,9 @@ static tp_status probe_set(void *target, const char *name, const char *value, bo
     fill_probe *p = target;
     const char *now = tp_xml__attr(p->elem, name);
     if (now)
-        p->changes |= !only_init && !same_text(now, value);
+        p->changes |= !only_init && !tp_xml__same_text(now, value);
     else /* appended, unless it is a keep mark the trim then drops */
-        p->changes |= !(same_text(name, "keep") && same_text(value, "1"));
+        p->changes |= !(tp_xml__same_text(name, "keep") && tp_xml__same_text(value, "1"));
     return TP_OK;
 }
 
@@ -1043,7 +1037,7 @@ static void final_attrs(direct_plan *d, const tp_xml_elem *e, attr_view *av)
 
 static bool honoured_keep(const tp_xml_attr *a)
 {
-    return same_text(a->name, "keep") && same_text(a->value, "1");
+    return tp_xml__same_text(a->name, "keep") && tp_xml__same_text(a->value, "1");
 }
 
 /* Two elements no rank writes on: whether they read the same (fusion_match). */
@@ -1053,10 +1047,10 @@ static bool same_unwritten(const tp_xml_elem *a, const tp_xml_elem *b)
     for (size_t i = 0; i < a->n_attrs; i++) {
         if (honoured_keep(&a->attrs[i]))
             continue;
-        const char *v = i < b->n_attrs && same_text(b->attrs[i].name, a->attrs[i].name)
+        const char *v = i < b->n_attrs && tp_xml__same_text(b->attrs[i].name, a->attrs[i].name)
                             ? b->attrs[i].value
                             : tp_xml__attr(b, a->attrs[i].name);
-        if (!v || !same_text(v, a->attrs[i].value))
+        if (!v || !tp_xml__same_text(v, a->attrs[i].value))
             return false;
         na++;
     }
@@ -1068,7 +1062,7 @@ static bool same_unwritten(const tp_xml_elem *a, const tp_xml_elem *b)
 /* xmlFindNode's match: same tag, as many attributes, each of a's in b with its value. */
 static bool fusion_match(direct_plan *d, const tp_xml_elem *a, const tp_xml_elem *b)
 {
-    if (!same_text(a->tag, b->tag))
+    if (!tp_xml__same_text(a->tag, b->tag))
         return false;
     if (!info_of(d, a)->writer && !info_of(d, b)->writer)
         return same_unwritten(a, b);
@@ -1079,7 +1073,7 @@ static bool fusion_match(direct_plan *d, const tp_xml_elem *a, const tp_xml_elem
         return false;
     for (size_t i = 0; i < va.n; i++) {
         int k = av_find(&vb, va.name[i]);
-        if (k < 0 || !same_text(vb.value[k], va.value[i]))
+        if (k < 0 || !tp_xml__same_text(vb.value[k], va.value[i]))
             return false;
     }
     return true;
@@ -1106,7 +1100,7 @@ static bool distinct_siblings(direct_plan *d, const tp_xml_elem *e)
 static void shape_direct(direct_plan *d, tp_xml_elem *e)
 {
     const char *k = tp_xml__attr(e, "keep");
-    if (k && same_text(k, "1"))
+    if (k && tp_xml__same_text(k, "1"))
         tp_xml__unset_attr(e, "keep"); /* ncclTopoTrimXml drops the marks it honours */
     size_t first[TP_XML_MAX_SUBS + 1], n = 0;
     for (size_t i = 0; i < e->n_children; i++) {

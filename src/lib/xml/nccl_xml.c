@@ -634,25 +634,10 @@ static int get_node(scan *s, xnode *n)
 
 /* ---- the loader (xml.cc xmlLoadSub and the handlers) ---- */
 
-/* Element names are compared on every node: the first byte settles most, and the rules' names
- * are often the very same string. */
-static bool same_name(const char *a, const char *b)
-{
-    return a == b || (a[0] == b[0] && strcmp(a, b) == 0);
-}
-
-/* Whether a node's name is a rule's: rule names are a few bytes, compared inline (no call). */
-static bool is_rule_name(const char *rule, const char *name)
-{
-    while (*rule && *rule == *name)
-        rule++, name++;
-    return *rule == *name;
-}
-
 static const elem_rule *rule_named(const profile *p, const char *name)
 {
     for (size_t i = 0; i < p->n_rules; i++)
-        if (p->rules[i].name[0] == name[0] && is_rule_name(p->rules[i].name, name))
+        if (p->rules[i].name[0] == name[0] && tp_xml__name_eq(p->rules[i].name, name))
             return &p->rules[i];
     return NULL;
 }
@@ -663,7 +648,7 @@ static const elem_rule *known_child(const scan *s, const frame *f, const elem_ru
     if (!rule || f->is_top)
         return rule == &s->prof->rules[0] ? rule : NULL;
     for (size_t i = 0; f->rule && i < ARRAY_LEN(f->rule->children) && f->rule->children[i]; i++)
-        if (same_name(f->rule->children[i], rule->name))
+        if (tp_xml__same_text(f->rule->children[i], rule->name))
             return rule;
     return NULL;
 }

@@ -47,7 +47,10 @@ typedef struct tp_xml {
     char source[256];  /* file name or "<buffer>" for messages */
     tp_arena arena;    /* the parsed elements and those added under them */
     /* Built by NCCL's replayed loader (nccl_xml.h) from a text it accepts, with no element it
-     * skips: what NCCL's parser keeps, within its limits (the preparation has nothing to cut). */
+     * skips: what NCCL's parser keeps, within its limits. The preparation (system_xml.c
+     * check_root) then skips its four walks of what the parser would cut: the attributes past
+     * the 16th, the unknown elements, the <gpu> among them, and the node and child limits
+     * (the replay refuses a text past a limit, and builds no tree past 16 attributes). */
     bool nccl_read;
 } tp_xml;
 
@@ -192,13 +195,24 @@ void tp_xml__remove(tp_xml_elem *child);
 /* Detach child (without freeing) and append it to new_parent. The child keeps its storage:
  * an arena element must stay within its document's lifetime. */
 tp_status tp_xml__move(tp_xml_elem *child, tp_xml_elem *new_parent, tp_error *err);
-/* Whether the element's tag is `tag` (inline, no call: tags are short and tested per element). */
+/* Whether two names (tags, rule names) are equal: compared inline, no call (names are short
+ * and tested per element). */
+static inline bool tp_xml__name_eq(const char *a, const char *b)
+{
+    while (*b && *a == *b)
+        a++, b++;
+    return *a == *b;
+}
+/* Whether two texts are equal: often the same pointer (views borrow an element's strings), or
+ * different from the first character on (names, values). */
+static inline bool tp_xml__same_text(const char *a, const char *b)
+{
+    return a == b || (a[0] == b[0] && strcmp(a, b) == 0);
+}
+/* Whether the element's tag is `tag`. */
 static inline bool tp_xml__is_tag(const tp_xml_elem *e, const char *tag)
 {
-    const char *t = e->tag;
-    while (*tag && *t == *tag)
-        t++, tag++;
-    return *t == *tag;
+    return tp_xml__name_eq(e->tag, tag);
 }
 /* First child with this tag, or NULL. */
 tp_xml_elem *tp_xml__child(const tp_xml_elem *e, const char *tag);
