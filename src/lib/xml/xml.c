@@ -122,6 +122,8 @@ tp_status tp_xml__set_attr(tp_xml_elem *e, const char *name, const char *value, 
     int i = tp_xml__attr_index(e, name, strlen(name));
     if (i < 0)
         return tp_xml__append_attr(e, name, value, err);
+    if (strcmp(e->attrs[i].value, value ? value : "") == 0)
+        return TP_OK; /* often so (a NET's dev, a GPU's rank): no new block */
     tp_xml_attr fresh;
     tp_status st = make_attr(e, &fresh, name, value, err);
     if (st == TP_OK) {
