@@ -234,7 +234,27 @@ tp_status tp_system__create_node(tp_system *sys, tp_node **out, int type, int64_
                        tp_node_type_name(type), set->cap);
     tp_node *n = set->nodes + set->count++;
     init_node(n, type, id);
+    if (sys->link_free >= TP_FIRST_LINK_SLOTS) {
+        n->links = sys->link_next;
+        n->slots_cap = TP_FIRST_LINK_SLOTS;
+        n->links_shared = true;
+        sys->link_next += TP_FIRST_LINK_SLOTS;
+        sys->link_free -= TP_FIRST_LINK_SLOTS;
+    }
     *out = n;
+    return TP_OK;
+}
+
+tp_status tp_system__reserve_link_block(tp_system *sys, int n_nodes, tp_error *err)
+{
+    if (sys->link_block || n_nodes <= 0)
+        return TP_OK; /* a clone's block, or no node */
+    /* Not cleared: a node's slots are cleared as it takes them (tp_system__reserve_links). */
+    size_t slots = (size_t)n_nodes * TP_FIRST_LINK_SLOTS;
+    if (!(sys->link_block = malloc(slots * sizeof(tp_link))))
+        return tp_fail_nomem(err);
+    sys->link_next = sys->link_block;
+    sys->link_free = (int)slots;
     return TP_OK;
 }
 

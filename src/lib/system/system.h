@@ -152,7 +152,9 @@ typedef struct tp_system {
     /* Every node's routes and their hop lists (paths.c): one arena, freed together. */
     tp_arena routes;
     tp_node *node_block; /* owned: every type's nodes */
-    tp_link *link_block; /* owned (NULL but in clones): the link slots of nodes links_shared */
+    tp_link *link_block; /* owned: the link slots of nodes links_shared (clones, built systems) */
+    tp_link *link_next;  /* link_block's slots not given to a node yet: link_free of them */
+    int link_free;
     /* Last (a new system clears the fields above only): */
     char source[256];                   /* the XML it was built from, for messages */
     uint64_t host_hashes[TP_MAX_NODES]; /* the first n_hosts are set */
@@ -176,6 +178,10 @@ tp_node *tp_system__find(const tp_system *sys, int type, int64_t id);
 int tp_system__index_of(const tp_system *sys, int type, int64_t id);
 /* Room for `slots` link slots on the node (fails past TP_MAX_LINKS); new slots are empty. */
 tp_status tp_system__reserve_links(tp_node *node, int slots, tp_error *err);
+/* A built system's nodes take their first TP_FIRST_LINK_SLOTS link slots from one block made
+ * here for n_nodes nodes (instead of one allocation each); nodes past it allocate their own. */
+#define TP_FIRST_LINK_SLOTS 4
+tp_status tp_system__reserve_link_block(tp_system *sys, int n_nodes, tp_error *err);
 /* Append a node (fails past TP_MAX_NODES). */
 tp_status tp_system__create_node(tp_system *sys, tp_node **out, int type, int64_t id,
                                  tp_error *err);

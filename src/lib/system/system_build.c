@@ -922,6 +922,13 @@ tp_status tp_system__from_xml_log(tp_system **out, tp_xml *doc, const tp_config 
     tp_status st = tp_system__new_sized(&sys, caps, err);
     if (st != TP_OK)
         return st;
+    int n_nodes = 0;
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
+        n_nodes += caps[t];
+    if ((st = tp_system__reserve_link_block(sys, n_nodes, err)) != TP_OK) {
+        tp_system__free(sys);
+        return st;
+    }
     build_ctx c = {.sys = sys, .doc = doc, .log = log, .err = err};
     tp_copy_str(sys->source, sizeof(sys->source), doc->source);
     st = build(&c, doc->root, host_hash);
