@@ -46,7 +46,7 @@ typedef struct tp_ladder_pass {
 /*
  * First passes an accelerator knows, alike but for the four settings the
  * ladder moves at one speed (typeIntra, typeInter, sameChannels, crossNic):
- * the budget each leaves, by those four (-1: not known), and the mode they
+ * the budget each leaves, by those four (negative: not known), and the mode they
  * share. The `known` hook hands one out with a pass it knows; the ladder
  * then answers those passes itself, as the hook would, while the pattern and
  * speeds stay and no pass begins (tp_known_passes__steps): most of a
@@ -61,7 +61,7 @@ typedef struct tp_known_passes {
     float bw_intra, bw_inter; /* the settings they share that the ladder moves too */
 } tp_known_passes;
 
-/* The budget the first pass of g leaves by table k: -1 not known, -2 k does not apply to g. */
+/* The budget the first pass of g leaves by table k; negative: not known, or k is not g's. */
 static inline int tp_known_passes__steps(const tp_known_passes *k, const tp_graph *g)
 {
     unsigned ti = (unsigned)g->type_intra, te = (unsigned)g->type_inter,
@@ -69,7 +69,7 @@ static inline int tp_known_passes__steps(const tp_known_passes *k, const tp_grap
     if (!k->steps || g->bw_intra != k->bw_intra || g->bw_inter != k->bw_inter ||
         (int)g->pattern != k->pattern || ti >= TP_PATH_TYPE_COUNT || te >= TP_PATH_TYPE_COUNT ||
         (same | cross) > 1)
-        return -2;
+        return -1;
     int rank = k->intra_rank[ti] * k->n_inter_ranks + k->inter_rank[te];
     return k->steps[(rank * 2 + (int)same) * 2 + (int)cross];
 }

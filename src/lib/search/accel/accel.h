@@ -173,7 +173,8 @@ typedef struct tp_pass_context {
 
 typedef struct tp_pass_memory {
     tp_pass_context *contexts; /* owned, n_contexts of them */
-    int *steps; /* owned: `stride` per context, by slot (search_pass.c; -1: unknown) */
+    int *steps; /* owned: `stride` per context, by slot (search_pass.c; -1: unknown, below:
+                   a pass cut without saving) */
     size_t n_contexts, cap;
     int stride;
     tp_memo_table index;    /* contexts by hash (steps: their index) */
@@ -192,6 +193,8 @@ typedef struct tp_pass_memory {
     int verify;    /* check the memory against real passes (tests) */
     int verifying; /* running a pass the memory knew, to check it */
     int missed;    /* the pass about to run was looked up (hook_known) and not found */
+    int cut_slot;  /* the pass running, for tp_accel__pass_cut_store: its slot (-1: none) */
+    tp_pass_context cut_context; /* and its context */
 } tp_pass_memory;
 
 /* ---- shadow: passes at lower speeds (search_shadow.c) ---- */
@@ -285,10 +288,7 @@ typedef struct tp_bound {
      * budget; the steps they did not spend are between 0 and `slack`.
      */
     int64_t slack;
-    tp_cut_pass pending;         /* the last pass, when it was cut (pending.left >= 0) */
-    tp_memo_table cut_memory;    /* first passes cut without saving, by cut_key: the budget left */
-    uint64_t cut_key, cut_check; /* of the pass running (cut_key_ok) */
-    int cut_key_ok;
+    tp_cut_pass pending;           /* the last pass, when it was cut (pending.left >= 0) */
     unsigned long copies_at_begin; /* memo.n_copies when the pass began */
     tp_cut_pass *cuts;             /* cut passes whose steps count in the global budget (owned) */
     size_t n_cuts, cuts_cap;
@@ -456,6 +456,11 @@ void tp_accel__pass_store(tp_accel *a, const tp_graph *g, int time);
 /* The same for the pass g would run at speed bw from the same start. */
 int tp_accel__pass_known(tp_accel *a, const tp_graph *g, float bw);
 void tp_accel__pass_store_at(tp_accel *a, const tp_graph *g, float bw, int time);
+/* A first pass alike cut before without saving (1: *left, the budget it had left), else 0 and
+ * the pass is remembered for pass_cut_store, called after it: left, the budget it had left
+ * when it was cut without saving (-1: it was not). */
+int tp_accel__pass_cut_find(tp_accel *a, const tp_graph *g, int *left);
+void tp_accel__pass_cut_store(tp_accel *a, int left);
 
 /* Shadow passes (search_shadow.c). */
 tp_status tp_accel__shadow_init(tp_accel *a, tp_error *err);

@@ -29,7 +29,6 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* No bound from this GPU (some route into it has no hop to count). */
 #define UNBOUNDED INT32_MAX
@@ -231,7 +230,6 @@ tp_status tp_accel__bound_init(tp_accel *a, tp_error *err)
         for (int i = 0; i < a->s->n_nets; i++)
             add_entry_link(a, g, &a->s->routes[TP_NODE_NET][TP_NODE_GPU][i * a->s->n_gpus + g]);
     }
-    tp_accel__table_reset(&a->bound.cut_memory);
     if (find_bridges(a) != TP_OK || find_ways_back(a) != TP_OK || tp_accel__sides_init(a) != TP_OK)
         return tp_fail_nomem(err);
     a->bound.hops_gpu_gpu = min_route_hops(a, TP_NODE_GPU, TP_NODE_GPU);
@@ -266,7 +264,6 @@ void tp_accel__bound_free(tp_accel *a)
     tp_accel__sides_free(a);
     free(a->bound.cuts);
     a->bound.cuts = NULL;
-    tp_accel__table_free(&a->bound.cut_memory);
     a->bound.n_cuts = a->bound.cuts_cap = 0;
 }
 
@@ -505,49 +502,15 @@ int tp_accel__can_beat(const tp_accel *a, const tp_graph *g)
     return beatable(a, g, a->bound.channel_bound, a->bound.channel_hops);
 }
 
-/*
- * The identity of a first pass for the cut memory: what the pass memory
- * tells passes apart by (search_pass.c): the start state, the speeds, the
- * channel bounds and hops, the pattern, and the settings through the
- * effective path types they admit. Two passes alike take the same steps
- * as long as neither saves a graph. 0: not known (the pass memory is off).
- */
-static int cut_key(const tp_accel *a, const tp_graph *g, uint64_t *key, uint64_t *check)
-{
-    const tp_pass_memory *pm = &a->pass;
-    if (!(a->use & TP_ACCEL_PASS) || !pm->armed || pm->verify || g->type_intra < 0 ||
-        g->type_intra >= TP_PATH_TYPE_COUNT || g->type_inter < 0 ||
-        g->type_inter >= TP_PATH_TYPE_COUNT)
-        return 0;
-    uint32_t intra, inter;
-    memcpy(&intra, &g->bw_intra, sizeof(intra));
-    memcpy(&inter, &g->bw_inter, sizeof(inter));
-    uint64_t settings =
-        (uint64_t)(g->pattern & 0xff) | (uint64_t)(pm->ti_rank[g->type_intra] & 0xff) << 8 |
-        (uint64_t)(pm->te_rank[g->type_inter] & 0xff) << 16 |
-        (uint64_t)(g->same_channels & 1) << 24 | (uint64_t)(g->cross_nic & 3) << 25 |
-        (uint64_t)(g->coll_net & 1) << 27 | (uint64_t)(g->min_channels & 0xfff) << 28 |
-        (uint64_t)(g->max_channels & 0xfff) << 40;
-    uint64_t speeds = (uint64_t)intra << 32 | inter;
-    *key =
-        tp_accel__mix(tp_accel__mix(pm->state, settings), speeds ^ (uint64_t)(uint32_t)g->n_hops);
-    *check = tp_accel__mix(*key ^ 0x510e527fade682d1ULL, settings);
-    return 1;
-}
-
 int tp_accel__cut_known(tp_accel *a, const tp_graph *g, int *time)
 {
-    tp_bound *b = &a->bound;
-    b->copies_at_begin = a->memo.n_copies;
-    b->cut_key_ok = (a->use & TP_ACCEL_BOUND) && cut_key(a, g, &b->cut_key, &b->cut_check);
-    if (!b->cut_key_ok)
-        return 0;
-    const tp_memo_entry *e = tp_accel__table_find(&b->cut_memory, b->cut_key, b->cut_check);
-    if (!e)
+    a->bound.copies_at_begin = a->memo.n_copies;
+    int left;
+    if (!(a->use & TP_ACCEL_BOUND) || !tp_accel__pass_cut_find(a, g, &left))
         return 0;
     /* The pass saved nothing then and cannot now (the best graph only got better): it was
      * hopeless, and what it had left after its first steps is all it can have left. */
-    *time = e->steps;
+    *time = left;
     tp_search__stop(a->s, time, TP_ACCEL_CUT_WHY);
     return 1;
 }
@@ -555,15 +518,14 @@ int tp_accel__cut_known(tp_accel *a, const tp_graph *g, int *time)
 void tp_accel__bound_pass_end(tp_accel *a, const tp_graph *g)
 {
     tp_bound *b = &a->bound;
-    int left;
+    int left, cut = tp_search__stopped(a->s, &left) && left >= 0;
     b->pending.left = -1;
-    if (tp_search__stopped(a->s, &left) && left >= 0) {
+    if (cut) {
         b->pending.settings = tp_graph__settings(g);
         b->pending.left = left;
-        if (b->cut_key_ok && a->memo.n_copies == b->copies_at_begin)
-            tp_accel__table_store(&b->cut_memory, b->cut_key, b->cut_check, left, 0);
     }
-    b->cut_key_ok = 0;
+    /* Remembered when it saved nothing: a pass alike is then cut as far (tp_accel__cut_known). */
+    tp_accel__pass_cut_store(a, cut && a->memo.n_copies == b->copies_at_begin ? left : -1);
 }
 
 void tp_accel__bound_forget(tp_accel *a)
@@ -571,8 +533,6 @@ void tp_accel__bound_forget(tp_accel *a)
     a->bound.n_cuts = 0;
     a->bound.slack = 0;
     a->bound.pending.left = -1;
-    a->bound.cut_key_ok = 0;
-    tp_accel__table_reset(&a->bound.cut_memory); /* it held for the best graph so far */
 }
 
 /*

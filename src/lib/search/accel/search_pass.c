@@ -24,7 +24,9 @@
  * by duplicating channels before it starts.
  * A context's passes sit in a small array indexed by the settings the
  * ladder moves (pass_slot): a pass of the context found last, the usual
- * case, is looked up without hashing.
+ * case, is looked up without hashing. The same slots remember the first
+ * passes the bound cut without saving (search_bound.c), by what they had
+ * left: the same identity tells those passes apart.
  */
 #include "search/accel/accel.h"
 
@@ -96,6 +98,7 @@ void tp_accel__pass_reset(tp_accel *a)
 {
     a->pass.n_contexts = 0;
     a->pass.missed = 0;
+    a->pass.cut_slot = -1;
     for (int i = 0; i < TP_PASS_LAST; i++)
         a->pass.last[i] = -1;
     tp_accel__table_reset(&a->pass.index);
@@ -265,9 +268,8 @@ static int recordable(const tp_graph *g)
     return !tp_search__head_pattern(g->pattern);
 }
 
-/* find_steps when g's context is not the one found last at its speeds, or the state is to be
- * hashed again. */
-__attribute__((noinline)) static const int *find_slow(tp_accel *a, const tp_graph *g)
+/* The start state hashed, when a float pass may have changed it. */
+static void fresh_state(tp_accel *a)
 {
     tp_pass_memory *pm = &a->pass;
     /* Milli passes give every reservation back: the start state only changes after floats. */
@@ -275,8 +277,15 @@ __attribute__((noinline)) static const int *find_slow(tp_accel *a, const tp_grap
         pm->state = state_hash(a);
         pm->state_ok = 1;
     }
-    tp_pass_context c = context_of(pm, g, g->bw_intra, g->bw_inter);
-    return context_steps(pm, &c, 0);
+}
+
+/* find_steps when g's context is not the one found last at its speeds, or the state is to be
+ * hashed again. */
+__attribute__((noinline)) static const int *find_slow(tp_accel *a, const tp_graph *g)
+{
+    fresh_state(a);
+    tp_pass_context c = context_of(&a->pass, g, g->bw_intra, g->bw_inter);
+    return context_steps(&a->pass, &c, 0);
 }
 
 /* The steps of the context of the pass of g, NULL when there is none. Most first passes come
@@ -380,4 +389,37 @@ void tp_accel__pass_store_at(tp_accel *a, const tp_graph *g, float bw, int time)
 {
     if (a->pass.armed)
         store_settings(&a->pass, g, bw, 1, time);
+}
+
+/*
+ * Passes cut without saving (search_bound.c) are remembered in their own
+ * slot, as CUT_MARK(left), the budget they had left: a pass alike is cut
+ * again as far (tp_accel__cut_known). A pass known whole is never marked.
+ */
+#define CUT_MARK(left) (-2 - (left))
+
+int tp_accel__pass_cut_find(tp_accel *a, const tp_graph *g, int *left)
+{
+    tp_pass_memory *pm = &a->pass;
+    pm->cut_slot = -1;
+    int slot = pm->armed && !pm->verify ? pass_slot(pm, g, g->type_intra) : -1;
+    if (slot < 0)
+        return 0;
+    fresh_state(a);
+    pm->cut_slot = slot;
+    pm->cut_context = context_of(pm, g, g->bw_intra, g->bw_inter);
+    const int *steps = context_steps(pm, &pm->cut_context, 0);
+    if (!steps || steps[slot] > CUT_MARK(0))
+        return 0;
+    *left = CUT_MARK(steps[slot]);
+    return 1;
+}
+
+void tp_accel__pass_cut_store(tp_accel *a, int left)
+{
+    tp_pass_memory *pm = &a->pass;
+    int *steps = pm->cut_slot >= 0 && left >= 0 ? context_steps(pm, &pm->cut_context, 1) : NULL;
+    if (steps && steps[pm->cut_slot] == -1)
+        steps[pm->cut_slot] = CUT_MARK(left);
+    pm->cut_slot = -1;
 }
