@@ -30,20 +30,41 @@ typedef struct prep_ctx {
     unsigned dropped_gpu_line, dropped_gpu_col; /* the first <gpu> NCCL's parser ignored */
     bool plain;                    /* trim every rank's tree by a walk of its own (tests) */
     struct elem_list *shared_trim; /* what every rank's trim drops, its own GPU aside */
+    /* The preparation's own arrays (lists, keys, views), freed together at its end: a dozen
+     * allocations and frees cost a small topology more than the work on them. */
+    tp_arena scratch;
 } prep_ctx;
 
-/* An element list that grows. */
+/* An element list that grows in an arena. */
 typedef struct elem_list {
     tp_xml_elem **items;
     size_t count, cap;
+    tp_arena *arena;
 } elem_list;
 
 static tp_status list_add(elem_list *l, tp_xml_elem *e, tp_error *err)
 {
-    tp_status st = tp_grow((void **)&l->items, &l->cap, l->count + 1, sizeof(*l->items), err);
-    if (st == TP_OK)
-        l->items[l->count++] = e;
-    return st;
+    if (l->count == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 8;
+        tp_xml_elem **items = tp_arena_alloc(l->arena, cap * sizeof(*items));
+        if (!items)
+            return tp_fail_nomem(err);
+        if (l->count)
+            memcpy(items, l->items, l->count * sizeof(*items));
+        l->items = items;
+        l->cap = cap;
+    }
+    l->items[l->count++] = e;
+    return TP_OK;
+}
+
+/* An array of n items of `size` bytes in the scratch arena, cleared. */
+static void *scratch_zalloc(prep_ctx *c, size_t n, size_t size)
+{
+    void *p = tp_arena_zalloc(&c->scratch, n * size);
+    if (!p)
+        tp_fail_nomem(c->err);
+    return p;
 }
 
 /* The <pci>, <gpu> and <net> elements of a tree, each list in document order. */
@@ -211,10 +232,10 @@ static tp_status check_root(prep_ctx *c)
 static tp_status check_busids(prep_ctx *c, const elem_list *pcis)
 {
     /* The GPUs' <pci> seen so far and their ids, each converted once. */
-    tp_xml_elem **gpu_pci = calloc(pcis->count + 1, sizeof(*gpu_pci));
-    int64_t *gpu_id = calloc(pcis->count + 1, sizeof(*gpu_id));
+    tp_xml_elem **gpu_pci = scratch_zalloc(c, pcis->count + 1, sizeof(*gpu_pci));
+    int64_t *gpu_id = gpu_pci ? scratch_zalloc(c, pcis->count + 1, sizeof(*gpu_id)) : NULL;
     size_t n_gpus = 0;
-    tp_status st = gpu_pci && gpu_id ? TP_OK : tp_fail_nomem(c->err);
+    tp_status st = gpu_id ? TP_OK : TP_ERR_NOMEM;
     for (size_t i = 0; i < pcis->count && st == TP_OK; i++) {
         tp_xml_elem *pci = pcis->items[i];
         const char *bi = tp_xml__attr(pci, "busid");
@@ -238,8 +259,6 @@ static tp_status check_busids(prep_ctx *c, const elem_list *pcis)
         gpu_pci[n_gpus] = pci;
         gpu_id[n_gpus++] = a;
     }
-    free(gpu_pci);
-    free(gpu_id);
     return st;
 }
 
@@ -297,26 +316,24 @@ static void sort_by_key(tp_xml_elem **items, long *keys, size_t n)
  */
 static tp_status order_gpus(prep_ctx *c, elem_list *gpus)
 {
-    long *keys = calloc(gpus->count + 1, sizeof(*keys));
+    long *keys = scratch_zalloc(c, gpus->count + 1, sizeof(*keys));
     if (!keys)
-        return tp_fail_nomem(c->err);
+        return TP_ERR_NOMEM;
     if (all_ints(gpus->items, gpus->count, "rank", keys) && is_permutation(keys, gpus->count))
         sort_by_key(gpus->items, keys, gpus->count);
     else if (all_ints(gpus->items, gpus->count, "dev", keys) && all_distinct(keys, gpus->count))
         sort_by_key(gpus->items, keys, gpus->count);
-    free(keys);
     return TP_OK;
 }
 
 /* NET devices: by dev when every <net> has a distinct one, else XML order. */
 static tp_status order_nets(prep_ctx *c, elem_list *nets)
 {
-    long *keys = calloc(nets->count + 1, sizeof(*keys));
+    long *keys = scratch_zalloc(c, nets->count + 1, sizeof(*keys));
     if (!keys)
-        return tp_fail_nomem(c->err);
+        return TP_ERR_NOMEM;
     if (all_ints(nets->items, nets->count, "dev", keys) && all_distinct(keys, nets->count))
         sort_by_key(nets->items, keys, nets->count);
-    free(keys);
     for (size_t i = 0; i < nets->count; i++)
         if (!tp_xml__attr(nets->items[i], "name"))
             return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, nets->items[i],
@@ -434,9 +451,9 @@ static tp_xml_elem *first_named(const elem_list *in_doc, const char *const *name
  * sets one, and the texts stay where they are when other attributes change). */
 static tp_status fill_nets(prep_ctx *c, const elem_list *in_doc)
 {
-    const char **names = malloc((in_doc->count + 1) * sizeof(*names));
+    const char **names = scratch_zalloc(c, in_doc->count + 1, sizeof(*names));
     if (!names)
-        return tp_fail_nomem(c->err);
+        return TP_ERR_NOMEM;
     for (size_t i = 0; i < in_doc->count; i++)
         names[i] = tp_xml__attr(in_doc->items[i], "name");
     tp_status st = TP_OK;
@@ -444,7 +461,6 @@ static tp_status fill_nets(prep_ctx *c, const elem_list *in_doc)
         const char *name = tp_xml__attr(c->nets[n], "name");
         st = fill_net(c, first_named(in_doc, names, name), n, name);
     }
-    free(names);
     return st;
 }
 
@@ -620,7 +636,7 @@ static tp_status trim_view(rank_view *v, const tp_xml_elem *e, int *keep, tp_err
 /* The branches the trim drops when no GPU is the rank's own (keep marks only). */
 static tp_status shared_trim(prep_ctx *c, elem_list *out)
 {
-    rank_view none = {.usable = false};
+    rank_view none = {.usable = false, .removed = {.arena = &c->scratch}};
     int keep = 0;
     tp_status st = trim_view(&none, c->doc->root, &keep, c->err);
     *out = none.removed;
@@ -663,6 +679,7 @@ static tp_status init_view(prep_ctx *c, rank_view *v, size_t local, int rank, bo
 {
     v->gpu = c->gpus[local];
     v->gpu_pci = v->gpu->parent;
+    v->removed.arena = &c->scratch;
     v->usable = strtol(tp_xml__attr(v->gpu, "dev"), NULL, 0) != -1;
     tp_format_int(v->rank_text, rank);
     tp_format_int(v->gdr_text, c->gdr_default);
@@ -1132,7 +1149,7 @@ static tp_status fuse_direct(prep_ctx *c, const rank_view *views, size_t n_ranks
     direct_plan d = {.c = c, .views = views, .n_ranks = n_ranks};
     d.n_slots = count_elems(c->doc->root);
     /* Not cleared: add_all writes every record. */
-    if (!(d.slots = malloc(d.n_slots * sizeof(*d.slots))))
+    if (!(d.slots = tp_arena_alloc(&c->scratch, d.n_slots * sizeof(*d.slots))))
         return tp_fail_nomem(c->err);
     size_t next = 0;
     add_all(&d, c->doc->root, &next);
@@ -1149,7 +1166,6 @@ static tp_status fuse_direct(prep_ctx *c, const rank_view *views, size_t n_ranks
     }
     if (st == TP_OK && *done)
         shape_direct(&d, c->doc->root);
-    free(d.slots);
     return st;
 }
 
@@ -1179,10 +1195,10 @@ static tp_status fuse_copies(prep_ctx *c, rank_view *views, size_t n_ranks)
 /* Every rank's view (NCCL's per-rank checks and lines in rank order), then the fused tree. */
 static tp_status fuse_ranks(prep_ctx *c, int first_rank, int report_rank)
 {
-    elem_list shared = {0};
+    elem_list shared = {.arena = &c->scratch};
     c->shared_trim = &shared;
-    rank_view *views = calloc(c->n_gpus, sizeof(*views));
-    tp_status st = views ? shared_trim(c, &shared) : tp_fail_nomem(c->err);
+    rank_view *views = scratch_zalloc(c, c->n_gpus, sizeof(*views));
+    tp_status st = views ? shared_trim(c, &shared) : TP_ERR_NOMEM;
     size_t n_ready = 0;
     for (; views && n_ready < c->n_gpus && st == TP_OK; n_ready++) {
         int rank = first_rank + (int)n_ready;
@@ -1200,25 +1216,23 @@ static tp_status fuse_ranks(prep_ctx *c, int first_rank, int report_rank)
         st = fuse_direct(c, views, c->n_gpus, &done);
     if (st == TP_OK && !done)
         st = fuse_copies(c, views, c->n_gpus);
-    for (size_t i = 0; views && i < n_ready; i++)
-        free(views[i].removed.items);
-    free(views);
-    free(shared.items);
     return st;
 }
 
 static tp_status prepare(prep_ctx *c, int first_rank, int report_rank)
 {
-    tagged_lists all = {0};
-    elem_list *pcis = &all.pcis, *gpus = &all.gpus, *nets = &all.nets, in_doc = {0};
+    tp_arena *a = &c->scratch;
+    tagged_lists all = {{.arena = a}, {.arena = a}, {.arena = a}};
+    elem_list *pcis = &all.pcis, *gpus = &all.gpus, *nets = &all.nets, in_doc = {.arena = a};
     tp_status st = check_root(c);
     if (st == TP_OK && (st = collect(c->doc->root, &all, c->err)) == TP_OK && nets->count) {
         /* The NET order sorts nets: fill_nets also reads them in document order. */
-        in_doc = (elem_list){malloc(nets->count * sizeof(*in_doc.items)), nets->count, nets->count};
+        in_doc.items = scratch_zalloc(c, nets->count, sizeof(*in_doc.items));
+        in_doc.count = in_doc.cap = nets->count;
         if (in_doc.items)
             memcpy(in_doc.items, nets->items, nets->count * sizeof(*in_doc.items));
         else
-            st = tp_fail_nomem(c->err);
+            st = TP_ERR_NOMEM;
     }
     if (st == TP_OK && (st = check_busids(c, pcis)) == TP_OK && (st = order_gpus(c, gpus)) == TP_OK)
         st = order_nets(c, nets);
@@ -1231,10 +1245,7 @@ static tp_status prepare(prep_ctx *c, int first_rank, int report_rank)
         st = tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, c->doc->root, "no <gpu> element");
     if (st == TP_OK && (st = check_gpus(c)) == TP_OK && (st = fill_nets(c, &in_doc)) == TP_OK)
         st = fuse_ranks(c, first_rank, report_rank);
-    free(pcis->items);
-    free(gpus->items);
-    free(nets->items);
-    free(in_doc.items);
+    tp_arena_free(a);
     return st;
 }
 
