@@ -906,7 +906,7 @@ static void check_trimmed_routes_1_2(tp_system *host, const tp_config *cfg)
 }
 
 /* hgx_a100: one domain per GPU with P2P and SHM off, each copy taking the host's routes;
- * v100_nv2: GPUs joined over NVLink (a trimmed GPU could carry routes: searched again). */
+ * v100_nv2: GPUs joined over NVLink (a trimmed GPU could carry routes: not kept). */
 static void test_paths_trimmed_copies_take_host_routes(void **state)
 {
     (void)state;

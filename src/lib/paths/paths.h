@@ -110,7 +110,7 @@ typedef struct tp_host_routes tp_host_routes;
  * the NET searches are run (and cleared from *pending), *out owns the system
  * and *sys becomes NULL. *out stays NULL (and *sys untouched) when the host's
  * routes cannot serve (nothing pending: the NET rewrites are done; nodes of a
- * type sharing an id).
+ * type sharing an id; a GPU that routes may cross, over NVLink to a GPU).
  */
 tp_status tp_paths__keep_host_routes(tp_host_routes **out, tp_system **sys, const tp_config *cfg,
                                      tp_log *log, unsigned *pending, tp_error *err);

@@ -85,12 +85,33 @@ static bool links_in_block(const tp_system *sys, size_t *n_links)
     return true;
 }
 
-static bool host_fits(const tp_system *sys, size_t *n_links)
+/* A node trimmed away updates no route of a search that does not start at it: a GPU goes on
+ * only to a GPU over NVLink, and a node reached over its only link can only lead back. */
+static bool inert(const tp_node *node, bool nvb_disable)
+{
+    if (node->n_links <= 1 || (node->type == TP_NODE_GPU && nvb_disable))
+        return true;
+    if (node->type != TP_NODE_GPU)
+        return false;
+    for (int l = 0; l < node->n_links; l++)
+        if (node->links[l].type == TP_LINK_NVL && node->links[l].rem->type == TP_NODE_GPU)
+            return false;
+    return true;
+}
+
+/* Copies can take the host's routes: nodes matched by id, hops named by place, and whatever
+ * the trim removes (GPUs, NETs) inert. */
+static bool host_fits(const tp_system *sys, bool nvb_disable, size_t *n_links)
 {
     static const int matched[] = {TP_NODE_CPU, TP_NODE_GPU, TP_NODE_NET, TP_NODE_NVS};
     for (size_t k = 0; k < ARRAY_LEN(matched); k++)
         if (!ids_distinct(&sys->nodes[matched[k]]))
             return false;
+    static const int trimmed[] = {TP_NODE_GPU, TP_NODE_NET};
+    for (size_t k = 0; k < ARRAY_LEN(trimmed); k++)
+        for (int i = 0; i < sys->nodes[trimmed[k]].count; i++)
+            if (!inert(&sys->nodes[trimmed[k]].nodes[i], nvb_disable))
+                return false;
     return links_in_block(sys, n_links);
 }
 
@@ -181,8 +202,9 @@ tp_status tp_paths__keep_host_routes(tp_host_routes **out, tp_system **sys, cons
 {
     *out = NULL;
     size_t n_links;
+    bool nvb_disable = tp_config_int(cfg, TP_P_NVB_DISABLE) != 0;
     /* Nothing pending: some search could fail or miss, and the NET rewrites are done. */
-    if (!(*pending & TP_PATHS_NET_POLICIES) || !host_fits(*sys, &n_links))
+    if (!(*pending & TP_PATHS_NET_POLICIES) || !host_fits(*sys, nvb_disable, &n_links))
         return TP_OK;
     tp_status st = TP_OK;
     if (*pending & TP_PATHS_NET_SEARCHES)
@@ -194,7 +216,7 @@ tp_status tp_paths__keep_host_routes(tp_host_routes **out, tp_system **sys, cons
     if (!h)
         return tp_fail_nomem(err);
     h->sys = *sys;
-    h->nvb_disable = tp_config_int(cfg, TP_P_NVB_DISABLE) != 0;
+    h->nvb_disable = nvb_disable;
     h->n_links = n_links;
     tp_paths__number_nodes(h->sys, &h->slots);
     int *block = malloc((TAKEN_TYPES * h->slots.total + 1) * sizeof(int));
@@ -236,20 +258,6 @@ typedef struct trim_map {
     tp_link **link_of; /* per host link (its place in the link block): the copy's, or NULL */
     bool fits;         /* the copy can take the host's routes */
 } trim_map;
-
-/* A node trimmed away updates no route of a search that does not start at it: a GPU goes on
- * only to a GPU over NVLink, and a node reached over its only link can only lead back. */
-static bool inert(const tp_node *node, bool nvb_disable)
-{
-    if (node->n_links <= 1 || (node->type == TP_NODE_GPU && nvb_disable))
-        return true;
-    if (node->type != TP_NODE_GPU)
-        return false;
-    for (int l = 0; l < node->n_links; l++)
-        if (node->links[l].type == TP_LINK_NVL && node->links[l].rem->type == TP_NODE_GPU)
-            return false;
-    return true;
-}
 
 /* The copy's nodes of each type are the host's in order, minus inert ones trimmed away; the
  * copy has every root of a taken type or none. */
