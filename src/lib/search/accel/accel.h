@@ -468,6 +468,8 @@ void tp_accel__shadow_free(tp_accel *a);
 void tp_accel__shadow_begin(tp_accel *a, const tp_graph *g, const float *bws, int count);
 void tp_accel__shadow_end(tp_accel *a, const tp_graph *g, int time);
 void tp_accel__shadow_stop(tp_accel *a);
+/* The pass saved a graph: the shadows at speeds the ladder will not run stop. */
+void tp_accel__shadow_saved(tp_accel *a);
 /* After the pass walked path: short_hop is its first hop without room, -1 when taken. */
 void tp_accel__shadow_walk(tp_accel *a, const tp_cpath *path, const tp_amount *am, int short_hop);
 void tp_accel__shadow_release(tp_accel *a, const tp_cpath *path, const tp_amount *am);

@@ -174,8 +174,10 @@ tp_status tp_accel__run_pass(tp_accel *a, tp_graph *g, const tp_ladder_pass *p, 
     if (p->number == 1 && (a->use & TP_ACCEL_SHADOW))
         tp_accel__shadow_begin(a, g, p->lower, settling ? 0 : p->n_lower);
     tp_status st = tp_search__rec(s, g, time);
-    if (st == TP_OK && p->number == 1 && a->memo.n_copies == copies && *time >= 0) {
-        tp_accel__pass_store(a, g, *time);
+    /* A pass that saved a graph is not recorded, its shadows are (search_shadow.c). */
+    if (st == TP_OK && p->number == 1 && *time >= 0) {
+        if (a->memo.n_copies == copies)
+            tp_accel__pass_store(a, g, *time);
         tp_accel__shadow_end(a, g, *time);
     }
     tp_accel__shadow_stop(a);
@@ -264,7 +266,7 @@ static void hook_channel_done(void *state, tp_graph *g, int saved, int *time)
     if (!saved)
         return;
     a->memo.n_copies++;
-    tp_accel__shadow_stop(a); /* a pass that saves is not recorded: stop following */
+    tp_accel__shadow_saved(a);
     if (g->n_channels != g->max_channels && a->bound.cut_on && !tp_accel__can_beat(a, g))
         tp_search__stop(a->s, time, TP_ACCEL_CUT_WHY); /* nothing left in the pass can be saved */
 }

@@ -11,10 +11,14 @@
  * live PCI key of the GPU ranking (ncclTopoSearchNextGpuSort). The first
  * disagreement ends the shadow. If none occurs, by induction the pass at B'
  * takes the same branches in the same order: same steps, same hops.
- * Graphs: the pass is recorded only when it saved none; every completed
- * graph then had n x B no better than the best graph, and n x B' < n x B is
- * checked for every n, so at B' none is better either (the best graph only
- * improves, see search_pass.c). The sub-search memory stays sound: in milli
+ * Graphs: n x B' < n x B is checked for every n, and every graph of n
+ * channels the pass completed at B was no better than the best graph at its
+ * end (it was saved, or not better then; the best only improves, see
+ * search_pass.c): so the pass at B', which runs later, saves none (n x bw
+ * comes first in ncclTopoCompareGraphs). Its steps are those of the pass at
+ * B even when that pass saved graphs: a save only steers the recursion when
+ * the graph has maxChannels (the pass then stops and records nothing). The
+ * sub-search memory stays sound: in milli
  * mode its hashes count the reservations of each amount on each link, so a
  * memory hit means the shadows were in the same state too.
  */
@@ -199,18 +203,34 @@ static int shadow_setup(tp_accel *a, int j, const tp_graph *g, float bw)
     return 1;
 }
 
+/* The ladder does not go down to speeds that lose half of the best graph's (search.c
+ * rung_lower_bw): a shadow there would record a pass that never comes. */
+static int reachable(const tp_accel *a, float bw)
+{
+    const tp_graph *best = a->s->save;
+    return !best->n_channels || bw / best->bw_inter > TP_NCCL_LOWER_BW_MIN_SHARE;
+}
+
+void tp_accel__shadow_saved(tp_accel *a)
+{
+    const tp_graph *best = a->s->save;
+    /* The ladder's first passes end with such a graph (search.c run_ladder): none comes at B'. */
+    if (best->n_channels * best->bw_inter >= a->s->sys->total_bw) {
+        tp_accel__shadow_stop(a);
+        return;
+    }
+    for (int j = 0; j < a->shadow.count; j++)
+        if (alive(a, j) && !reachable(a, a->shadow.runs[j].bw))
+            kill_shadow(a, j);
+}
+
 void tp_accel__shadow_begin(tp_accel *a, const tp_graph *g, const float *bws, int count)
 {
     tp_shadows *sw = &a->shadow;
     tp_accel__shadow_stop(a);
     if (!a->milli.on || g->bw_intra != g->bw_inter || !sw->ok)
         return;
-    const tp_graph *best = a->s->save;
-    for (int i = 0; i < count && sw->count < TP_SHADOWS; i++) {
-        /* The ladder does not go down to speeds that lose half of the best graph's (search.c
-         * rung_lower_bw): a shadow there would record a pass that never comes. */
-        if (best->n_channels && !(bws[i] / best->bw_inter > TP_NCCL_LOWER_BW_MIN_SHARE))
-            break;
+    for (int i = 0; i < count && sw->count < TP_SHADOWS && reachable(a, bws[i]); i++) {
         /* Set up first: most fail, and a failure may end the search. */
         int set = shadow_setup(a, sw->count, g, bws[i]);
         if (set < 0)
