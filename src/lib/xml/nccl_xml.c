@@ -86,8 +86,9 @@ typedef struct xnode {
     int n_attrs;
     size_t name_len, key_len[TP_NCCL_XML_MAX_ATTRS + 1], value_len[TP_NCCL_XML_MAX_ATTRS + 1];
     bool odd; /* its text is outside the plain subset (xml.h) though NCCL reads it */
-    /* One bit per key by its length and first byte, and the keys (bit a: key a) whose bit an
-     * earlier key had set: only these may repeat one (which leaves the plain subset). */
+    /* One bit per key by its length, first and last byte (no two keys of an element NCCL
+     * writes share one), and the keys (bit a: key a) whose bit an earlier key had set: only
+     * these may repeat one (which leaves the plain subset). */
     uint64_t key_bits;
     uint32_t clashing_keys;
     const struct elem_rule *rule; /* an open tag's: the profile's rule of that name, or NULL */
@@ -243,13 +244,14 @@ static void tree_comment(scan *s, size_t start)
 static bool repeats_key(const xnode *n, int a)
 {
     for (int b = 0; b < a; b++)
-        if (n->key_len[b] == n->key_len[a] && memcmp(n->keys[a], n->keys[b], n->key_len[a]) == 0)
+        if (n->key_len[b] == n->key_len[a] &&
+            tp_xml__same_bytes(n->keys[a], n->keys[b], n->key_len[a]))
             return true;
     return false;
 }
 
 /* Names and values plain (noted while reading them: odd), each key once (compared only when
- * two keys shared their length and first byte). */
+ * two keys shared their bit). */
 static bool plain_node(const xnode *n)
 {
     if (n->odd)
@@ -263,7 +265,10 @@ static bool plain_node(const xnode *n)
 /* Note key `a` (at most the 17th) of the node in its key bits (see clashing_keys). */
 static void note_key(xnode *n, int a)
 {
-    uint64_t bit = 1ull << ((n->key_len[a] * 7 + (unsigned char)n->keys[a][0]) & 63);
+    size_t len = n->key_len[a];
+    unsigned first = (unsigned char)n->keys[a][0],
+             last = len ? (unsigned char)n->keys[a][len - 1] : 0;
+    uint64_t bit = 1ull << ((len + first * 3 + last) & 63);
     if (n->key_bits & bit)
         n->clashing_keys |= 1u << a;
     n->key_bits |= bit;
