@@ -323,6 +323,19 @@ static inline uint64_t tp_accel__gpu_mask(int n)
     return n == 64 ? ~0ULL : (1ULL << n) - 1;
 }
 
+/*
+ * Open addressing on link bandwidth addresses (the names of the links the search reads): the slot
+ * of keys[mask + 1] (mask + 1 a power of two, never full) where bw is, or the empty (NULL) slot
+ * where it goes.
+ */
+static inline size_t tp_accel__link_slot(const float *const *keys, size_t mask, const float *bw)
+{
+    size_t i = (size_t)(((uint64_t)(uintptr_t)bw * 0x9e3779b97f4a7c15ULL) >> 17) & mask;
+    while (keys[i] && keys[i] != bw)
+        i = (i + 1) & mask;
+    return i;
+}
+
 /* The accelerators' view of core hop h. */
 static inline const tp_mhop *tp_accel__mhop(const tp_accel *a, const tp_hop *h)
 {

@@ -28,7 +28,8 @@ typedef struct iso {
     tp_search_ctx *a, *b;
     tp_accel *xa; /* a's link table (b's links are named by their bandwidth's address) */
     int *net_map; /* b NET index -> a NET index */
-    /* b link -> a link index (-1 unseen): open addressing on the address of b's link bandwidth */
+    /* b link -> a link index (-1 unseen), by the address of b's link bandwidth: tp_accel__link_slot
+     */
     const float **link_key;
     int *link_map;
     size_t link_mask;
@@ -124,9 +125,7 @@ static int to_a(const iso *m, int t, int i)
 /* The slot of b's link lb in the link map (a new slot is unseen). */
 static int *link_of_b(iso *m, const float *lb)
 {
-    size_t i = (size_t)(((uint64_t)(uintptr_t)lb * 0x9e3779b97f4a7c15ULL) >> 17) & m->link_mask;
-    while (m->link_key[i] && m->link_key[i] != lb)
-        i = (i + 1) & m->link_mask;
+    size_t i = tp_accel__link_slot(m->link_key, m->link_mask, lb);
     if (!m->link_key[i]) {
         m->link_key[i] = lb;
         m->link_map[i] = -1;

@@ -40,25 +40,17 @@ static int32_t milli_of(float v)
     return m;
 }
 
-/* Open addressing from link bandwidth pointers to link table indices. */
+/* From link bandwidth addresses to link table indices (tp_accel__link_slot). */
 typedef struct link_map {
-    float **key;
+    const float **key;
     int *index;
     size_t mask;
 } link_map;
 
-static size_t ptr_hash(const float *p)
-{
-    uint64_t x = (uint64_t)(uintptr_t)p * 0x9e3779b97f4a7c15ULL;
-    return (size_t)(x >> 17);
-}
-
 /* The table index of bw, added to the table on first sight. */
 static int link_index(tp_milli *mi, link_map *map, float *bw)
 {
-    size_t i = ptr_hash(bw) & map->mask;
-    while (map->key[i] && map->key[i] != bw)
-        i = (i + 1) & map->mask;
+    size_t i = tp_accel__link_slot(map->key, map->mask, bw);
     if (!map->key[i]) {
         map->key[i] = bw;
         map->index[i] = mi->n_links;
@@ -273,7 +265,7 @@ tp_status tp_accel__milli_init(tp_accel *a, tp_error *err)
     char *scratch = malloc(scratch_size);
     if (!scratch)
         return tp_fail_nomem(err);
-    link_map map = {(float **)(scratch + key_at), (int *)(scratch + index_at), size - 1};
+    link_map map = {(const float **)(scratch + key_at), (int *)(scratch + index_at), size - 1};
     memset(map.key, 0, size * sizeof(*map.key));
     tp_status st = alloc_tables(mi, s, cap, err);
     if (st == TP_OK) {
