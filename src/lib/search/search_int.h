@@ -222,8 +222,37 @@ tp_status tp_search__compile_routes(tp_search_ctx *s, tp_error *err);
 void tp_search__free_routes(tp_search_ctx *s);
 /* Route (t1, i1) -> (t2, i2) of sys as tp_search__compile_routes sets it, but its hops (NULL). */
 void tp_search__route_head(tp_cpath *cp, const tp_system *sys, int t1, int i1, int t2, int i2);
-/* The hop of a route from `start` that leaves `node` by `link`, compiled. */
-void tp_search__compile_hop(tp_hop *h, tp_node *node, tp_link *link, const tp_node *start);
+
+/* NCCL 2.22.3 followPath: GPUs below this compute capability, entered from a non-GPU, also
+ * pay 1/8 of the bandwidth on the way back. */
+#define TP_NCCL_REV_DIV8_BELOW_CC 80
+
+/* The link of `to` back to `from` of the given type, or NULL. */
+static inline tp_link *tp_search__rev_link(tp_node *from, tp_node *to, int type)
+{
+    for (int l = 0; l < to->n_links; l++)
+        if (to->links[l].rem == from && to->links[l].type == type)
+            return &to->links[l];
+    return NULL;
+}
+
+/* The hop of a route from `start` that leaves `node` by `link`, compiled (inline: the search
+ * compiles every hop of its routes, a comparison of two systems one at a time). */
+static inline void tp_search__compile_hop(tp_hop *h, tp_node *node, tp_link *link,
+                                          const tp_node *start)
+{
+    tp_node *rem = link->rem;
+    *h = (tp_hop){.bw = &link->bw, .pci = link->type == TP_LINK_PCI};
+    /* Pre-Ampere GPUs entered from a non-GPU: 1/8 back; POWER CPUs over NVLink: all back. */
+    h->rev_div8 = rem->type == TP_NODE_GPU && rem->gpu.cuda_comp_cap < TP_NCCL_REV_DIV8_BELOW_CC &&
+                  start->type != TP_NODE_GPU;
+    h->rev_full =
+        rem->type == TP_NODE_CPU && rem->cpu.arch == TP_CPU_ARCH_POWER && link->type == TP_LINK_NVL;
+    if (h->rev_div8 || h->rev_full) {
+        tp_link *rev = tp_search__rev_link(node, rem, link->type);
+        h->rev = rev ? &rev->bw : NULL;
+    }
+}
 
 /* Index of the node of `type` with `id`, or -1 (ncclTopoIdToIndex). */
 int tp_search__id_to_index(const tp_system *sys, int type, int64_t id);

@@ -7,11 +7,6 @@
 #include "search/search_int.h"
 
 #include <stdlib.h>
-#include <string.h>
-
-/* NCCL 2.22.3 followPath: GPUs below this compute capability, entered from a non-GPU, also
- * pay 1/8 of the bandwidth on the way back. */
-#define TP_NCCL_REV_DIV8_BELOW_CC 80
 
 /* The (from, to) node types the search follows routes between. */
 static const int route_kinds[][2] = {
@@ -23,14 +18,6 @@ static int route_len(const tp_system *sys, int t1, int i1, int t2, int i2)
 {
     const tp_route *paths = sys->nodes[t1].nodes[i1].paths[t2];
     return paths ? paths[i2].count : 0;
-}
-
-static tp_link *rev_link(tp_node *from, tp_node *to, int type)
-{
-    for (int l = 0; l < to->n_links; l++)
-        if (to->links[l].rem == from && to->links[l].type == type)
-            return &to->links[l];
-    return NULL;
 }
 
 /* NCCL 2.22.3 followPath: a PHB route from a GPU through an Intel x86 CPU pays the overhead. */
@@ -45,23 +32,6 @@ static int intel_overhead(const tp_node *start, const tp_route *path)
             return 1;
     }
     return 0;
-}
-
-static inline void compile_hop(tp_hop *h, tp_node *node, tp_link *link, const tp_node *start)
-{
-    tp_node *rem = link->rem;
-    memset(h, 0, sizeof(*h));
-    h->bw = &link->bw;
-    h->pci = link->type == TP_LINK_PCI;
-    /* Pre-Ampere GPUs entered from a non-GPU: 1/8 back; POWER CPUs over NVLink: all back. */
-    h->rev_div8 = rem->type == TP_NODE_GPU && rem->gpu.cuda_comp_cap < TP_NCCL_REV_DIV8_BELOW_CC &&
-                  start->type != TP_NODE_GPU;
-    h->rev_full =
-        rem->type == TP_NODE_CPU && rem->cpu.arch == TP_CPU_ARCH_POWER && link->type == TP_LINK_NVL;
-    if (h->rev_div8 || h->rev_full) {
-        tp_link *rev = rev_link(node, rem, link->type);
-        h->rev = rev ? &rev->bw : NULL;
-    }
 }
 
 static inline void route_head(tp_cpath *cp, const tp_system *sys, int t1, int i1, int t2, int i2)
@@ -80,16 +50,11 @@ static inline void route_head(tp_cpath *cp, const tp_system *sys, int t1, int i1
         (t1 == TP_NODE_GPU || t1 == TP_NODE_NVS) && (t2 == TP_NODE_GPU || t2 == TP_NODE_NVS);
 }
 
-/* The search compiles with the static versions inlined; a comparison of two systems
- * compiles one route at a time. */
+/* The search compiles with route_head inlined; a comparison of two systems compiles one route at
+ * a time. */
 void tp_search__route_head(tp_cpath *cp, const tp_system *sys, int t1, int i1, int t2, int i2)
 {
     route_head(cp, sys, t1, i1, t2, i2);
-}
-
-void tp_search__compile_hop(tp_hop *h, tp_node *node, tp_link *link, const tp_node *start)
-{
-    compile_hop(h, node, link, start);
 }
 
 static void compile_route(tp_cpath *cp, tp_hop *hops, tp_system *sys, int t1, int i1, int t2,
@@ -101,7 +66,7 @@ static void compile_route(tp_cpath *cp, tp_hop *hops, tp_system *sys, int t1, in
     cp->hops = hops;
     tp_node *node = start;
     for (int step = 0; step < path->count; step++) {
-        compile_hop(&hops[step], node, path->list[step], start);
+        tp_search__compile_hop(&hops[step], node, path->list[step], start);
         node = path->list[step]->rem;
     }
 }
