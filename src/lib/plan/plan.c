@@ -186,10 +186,12 @@ static tp_status mirror_graphs(tp_plan *plan, tp_host_kind *k, tp_domain *d, tp_
     tp_status st = graph_room(d, err);
     if (st != TP_OK)
         return st;
-    /* Cleared as a search starts them (the channel slots read, not the whole block). */
-    int n_gpus = d->sys->nodes[TP_NODE_GPU].count;
-    for (int i = 0; i < TP_GRAPH_COUNT; i++)
-        new_graph(d->graphs[i], n_gpus, 0, 0, 0, 0, 0);
+    /* A mirror writes each graph whole (settings, channel slots, events); until then they own
+     * no events, so that the domain releases them whatever happens. */
+    for (int i = 0; i < TP_GRAPH_COUNT; i++) {
+        d->graphs[i]->events = NULL;
+        d->graphs[i]->n_events = d->graphs[i]->events_cap = 0;
+    }
     for (tp_domain *e = k->domains; e < d; e++) {
         int done = 0;
         if (!worth_mirroring(e, d))
