@@ -99,21 +99,42 @@ static int match_nets(iso *m)
     return ok;
 }
 
-/* Which NETs share a port, and which share an id, correspond. */
+/* The first NET (smallest index) of NET n's port: port groups list their NETs in index order. */
+static int first_of_port(const tp_search_ctx *s, int n)
+{
+    return s->port_nets[s->port_first[n]];
+}
+
+/* The first NET (smallest index) with NET n's id. */
+static int first_of_id(const tp_node *nets, int n)
+{
+    int j = 0;
+    while (nets[j].id != nets[n].id)
+        j++;
+    return j;
+}
+
+/*
+ * Which NETs share a port, and which share an id, correspond. Each relation sorts the NETs into
+ * classes named by their first NET: b's classes map into a's when every NET of b maps into the
+ * class of its class's first NET, and then onto them when both systems have as many classes.
+ */
 static int same_net_relations(const iso *m)
 {
     const tp_node *xa = m->a->sys->nodes[TP_NODE_NET].nodes;
     const tp_node *xb = m->b->sys->nodes[TP_NODE_NET].nodes;
+    int port_classes = 0, id_classes = 0; /* b's less a's */
     for (int i = 0; i < m->b->n_nets; i++) {
-        for (int j = 0; j < m->b->n_nets; j++) {
-            const tp_node *ai = &xa[m->net_map[i]], *aj = &xa[m->net_map[j]];
-            int port_a = ai->net.asic == aj->net.asic && ai->net.port == aj->net.port;
-            int port_b = xb[i].net.asic == xb[j].net.asic && xb[i].net.port == xb[j].net.port;
-            if (port_a != port_b || (ai->id == aj->id) != (xb[i].id == xb[j].id))
-                return 0;
-        }
+        int ia = m->net_map[i];
+        int port_b = first_of_port(m->b, i), port_a = first_of_port(m->a, ia);
+        int id_b = first_of_id(xb, i), id_a = first_of_id(xa, ia);
+        if (first_of_port(m->a, m->net_map[port_b]) != port_a ||
+            first_of_id(xa, m->net_map[id_b]) != id_a)
+            return 0;
+        port_classes += (port_b == i) - (port_a == ia);
+        id_classes += (id_b == i) - (id_a == ia);
     }
-    return 1;
+    return port_classes == 0 && id_classes == 0;
 }
 
 /* The index in a of node i of type t of b. */
