@@ -34,6 +34,8 @@ typedef struct iso {
     int *link_map;
     size_t link_mask;
     const float **link_inv; /* a link index -> b link, NULL unseen */
+    unsigned char *taken;   /* a NET index -> matched already */
+    void *block;            /* the tables above, in one allocation */
 } iso;
 
 static int same_route(const tp_route *x, const tp_route *y)
@@ -82,9 +84,7 @@ static void seed_nets(iso *m, unsigned char *taken)
 static int match_nets(iso *m)
 {
     int n = m->a->n_nets;
-    unsigned char *taken = calloc((size_t)(n > 0 ? n : 1), 1);
-    if (!taken)
-        return 0;
+    unsigned char *taken = m->taken;
     seed_nets(m, taken);
     int ok = 1;
     for (int nb = 0; nb < n && ok; nb++) {
@@ -95,7 +95,6 @@ static int match_nets(iso *m)
         if (ok)
             taken[m->net_map[nb]] = 1;
     }
-    free(taken);
     return ok;
 }
 
@@ -484,6 +483,26 @@ void tp_search__mirrors_adopt(tp_search_mirrors **cache, tp_system *sys, tp_sear
     (*cache)->sides[(*cache)->n++] = side;
 }
 
+/* The comparison's tables in one block: NULL when the allocation fails. */
+static void *iso_tables(iso *m, size_t nn, size_t na, size_t size)
+{
+    size_t bytes = 0;
+    size_t net_map = tp_search__place(&bytes, nn * sizeof(*m->net_map));
+    size_t taken = tp_search__place(&bytes, nn);
+    size_t link_key = tp_search__place(&bytes, size * sizeof(*m->link_key));
+    size_t link_map = tp_search__place(&bytes, size * sizeof(*m->link_map));
+    size_t link_inv = tp_search__place(&bytes, na * sizeof(*m->link_inv));
+    char *block = malloc(bytes);
+    if (!block)
+        return NULL;
+    m->net_map = (int *)(block + net_map);
+    m->taken = (unsigned char *)memset(block + taken, 0, nn);
+    m->link_key = (const float **)memset(block + link_key, 0, size * sizeof(*m->link_key));
+    m->link_map = (int *)(block + link_map);
+    m->link_inv = (const float **)memset(block + link_inv, 0, na * sizeof(*m->link_inv));
+    return block;
+}
+
 /* Compare the tables of both systems: 1 when b mirrors a. */
 static int compare(iso *m, mirror_side *sa, mirror_side *sb, tp_error *err)
 {
@@ -499,11 +518,7 @@ static int compare(iso *m, mirror_side *sa, mirror_side *sb, tp_error *err)
     while (size < 2 * (na + 1))
         size *= 2;
     m->link_mask = size - 1;
-    m->net_map = malloc(nn * sizeof(int));
-    m->link_key = calloc(size, sizeof(*m->link_key));
-    m->link_map = malloc(size * sizeof(int));
-    m->link_inv = calloc(na, sizeof(*m->link_inv));
-    if (!m->net_map || !m->link_key || !m->link_map || !m->link_inv)
+    if (!(m->block = iso_tables(m, nn, na, size)))
         return -1;
     return same_system(m);
 }
@@ -524,10 +539,7 @@ tp_status tp_search__mirror(tp_search_mirrors **cache, tp_search_domain da, tp_s
         if (ga[i] && gb[i])
             st = rename_graph(&m, ga[i], gb[i], err);
     *done = same > 0 && st == TP_OK;
-    free(m.net_map);
-    free(m.link_key);
-    free(m.link_map);
-    free(m.link_inv);
+    free(m.block);
     if (!cache) {
         side_free(sa);
         side_free(sb);
