@@ -220,8 +220,39 @@ static inline void tp_search__event(tp_graph *graph, tp_search_event_kind kind, 
 /* Compile the routes of the search (search_path.c): one block, freed by tp_search__free_routes. */
 tp_status tp_search__compile_routes(tp_search_ctx *s, tp_error *err);
 void tp_search__free_routes(tp_search_ctx *s);
-/* Route (t1, i1) -> (t2, i2) of sys as tp_search__compile_routes sets it, but its hops (NULL). */
-void tp_search__route_head(tp_cpath *cp, const tp_system *sys, int t1, int i1, int t2, int i2);
+
+/* NCCL 2.22.3 followPath: a PHB route from a GPU through an Intel x86 CPU pays the overhead. */
+static inline int tp_search__intel_overhead(const tp_node *start, const tp_route *path)
+{
+    if (start->type != TP_NODE_GPU || path->type != TP_PATH_PHB)
+        return 0;
+    for (int step = 0; step < path->count; step++) {
+        const tp_node *node = path->list[step]->rem;
+        if (node->type == TP_NODE_CPU && node->cpu.arch == TP_CPU_ARCH_X86 &&
+            node->cpu.vendor == TP_CPU_VENDOR_INTEL)
+            return 1;
+    }
+    return 0;
+}
+
+/* Route (t1, i1) -> (t2, i2) of sys as tp_search__compile_routes sets it, but its hops (NULL);
+ * inline, as tp_search__compile_hop. */
+static inline void tp_search__route_head(tp_cpath *cp, const tp_system *sys, int t1, int i1, int t2,
+                                         int i2)
+{
+    const tp_node *start = &sys->nodes[t1].nodes[i1];
+    const tp_route *path = &start->paths[t2][i2];
+    const tp_route *rev = sys->nodes[t2].nodes[i2].paths[t1];
+    cp->hops = NULL;
+    cp->count = path->count;
+    cp->type = path->type;
+    cp->rev_type = rev ? rev[i1].type : TP_PATH_DIS;
+    cp->need[0] = cp->type;
+    cp->need[1] = cp->rev_type > cp->type ? cp->rev_type : cp->type;
+    cp->intel = (unsigned char)tp_search__intel_overhead(start, path);
+    cp->intra =
+        (t1 == TP_NODE_GPU || t1 == TP_NODE_NVS) && (t2 == TP_NODE_GPU || t2 == TP_NODE_NVS);
+}
 
 /* NCCL 2.22.3 followPath: GPUs below this compute capability, entered from a non-GPU, also
  * pay 1/8 of the bandwidth on the way back. */

@@ -20,49 +20,12 @@ static int route_len(const tp_system *sys, int t1, int i1, int t2, int i2)
     return paths ? paths[i2].count : 0;
 }
 
-/* NCCL 2.22.3 followPath: a PHB route from a GPU through an Intel x86 CPU pays the overhead. */
-static int intel_overhead(const tp_node *start, const tp_route *path)
-{
-    if (start->type != TP_NODE_GPU || path->type != TP_PATH_PHB)
-        return 0;
-    for (int step = 0; step < path->count; step++) {
-        const tp_node *node = path->list[step]->rem;
-        if (node->type == TP_NODE_CPU && node->cpu.arch == TP_CPU_ARCH_X86 &&
-            node->cpu.vendor == TP_CPU_VENDOR_INTEL)
-            return 1;
-    }
-    return 0;
-}
-
-static inline void route_head(tp_cpath *cp, const tp_system *sys, int t1, int i1, int t2, int i2)
-{
-    const tp_node *start = &sys->nodes[t1].nodes[i1];
-    const tp_route *path = &start->paths[t2][i2];
-    const tp_route *rev = sys->nodes[t2].nodes[i2].paths[t1];
-    cp->hops = NULL;
-    cp->count = path->count;
-    cp->type = path->type;
-    cp->rev_type = rev ? rev[i1].type : TP_PATH_DIS;
-    cp->need[0] = cp->type;
-    cp->need[1] = cp->rev_type > cp->type ? cp->rev_type : cp->type;
-    cp->intel = (unsigned char)intel_overhead(start, path);
-    cp->intra =
-        (t1 == TP_NODE_GPU || t1 == TP_NODE_NVS) && (t2 == TP_NODE_GPU || t2 == TP_NODE_NVS);
-}
-
-/* The search compiles with route_head inlined; a comparison of two systems compiles one route at
- * a time. */
-void tp_search__route_head(tp_cpath *cp, const tp_system *sys, int t1, int i1, int t2, int i2)
-{
-    route_head(cp, sys, t1, i1, t2, i2);
-}
-
 static void compile_route(tp_cpath *cp, tp_hop *hops, tp_system *sys, int t1, int i1, int t2,
                           int i2)
 {
     tp_node *start = &sys->nodes[t1].nodes[i1];
     const tp_route *path = &start->paths[t2][i2];
-    route_head(cp, sys, t1, i1, t2, i2);
+    tp_search__route_head(cp, sys, t1, i1, t2, i2);
     cp->hops = hops;
     tp_node *node = start;
     for (int step = 0; step < path->count; step++) {
