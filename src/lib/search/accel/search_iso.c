@@ -153,15 +153,18 @@ static int *link_of_b(iso *m, const float *lb)
     return &m->link_map[i];
 }
 
-/* Link lb of b stands for link la of a, consistently, with the same bandwidth. */
+/* Link lb of b stands for link la of a, consistently, with the same bandwidth (compared when they
+ * pair: no bandwidth changes during a comparison). */
 static int same_link(iso *m, int la, const float *lb)
 {
     int *at = link_of_b(m, lb);
-    if (*at < 0 && !m->link_inv[la]) {
-        *at = la;
-        m->link_inv[la] = lb;
-    }
-    return *at == la && *m->xa->milli.link_bw[la] == *lb;
+    if (*at >= 0 || m->link_inv[la])
+        return *at == la;
+    if (*m->xa->milli.link_bw[la] != *lb)
+        return 0;
+    *at = la;
+    m->link_inv[la] = lb;
+    return 1;
 }
 
 /* Hop x of a's route and hop y of b's (routes with the same Intel flag: same_routes). */
