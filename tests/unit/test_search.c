@@ -709,6 +709,48 @@ static tp_graph *mirror_second_domain(tp_plan *plan, tp_graph **g)
     return ring;
 }
 
+/* Whether domain 1 of plan mirrors domain 0, its graphs renamed into g. */
+static int mirrors(tp_plan *plan, tp_graph **g)
+{
+    tp_error err = {0};
+    int done = 0;
+    const tp_search_domain first = {plan->domains[0].sys, plan->domains[0].graphs};
+    const tp_search_domain second = {plan->domains[1].sys, g};
+    assert_int_equal(tp_search__mirror(NULL, first, second, TP_GRAPH_COUNT, plan->cfg, &done, &err),
+                     TP_OK);
+    return done;
+}
+
+/* Whether domain 1 of plan mirrors domain 0 once NETs 0 and 1 of domain d share a port, or an
+ * id (restored after). */
+static int mirrors_nets_merged(tp_plan *plan, tp_graph **g, int d, bool same_id)
+{
+    tp_node *nets = plan->domains[d].sys->nodes[TP_NODE_NET].nodes;
+    assert_true(plan->domains[d].sys->nodes[TP_NODE_NET].count >= 2);
+    const tp_node saved = nets[1];
+    if (same_id) {
+        nets[1].id = nets[0].id;
+    } else {
+        nets[1].net.asic = nets[0].net.asic;
+        nets[1].net.port = nets[0].net.port;
+    }
+    int done = mirrors(plan, g);
+    nets[1] = saved;
+    return done;
+}
+
+/* Domain 1 stops mirroring domain 0 when two NETs of one domain share a port, or an id, that no two
+ * NETs of the other share (a class merged on either side). */
+static void assert_not_mirror_if_nets_merge(tp_plan *plan, tp_graph **g)
+{
+    assert_true(mirrors(plan, g));
+    for (int d = 0; d < 2; d++) {
+        assert_false(mirrors_nets_merged(plan, g, d, false));
+        assert_false(mirrors_nets_merged(plan, g, d, true));
+    }
+    assert_true(mirrors(plan, g));
+}
+
 /*
  * Two sockets of the fixture form two domains that differ only in names
  * (the NICs interleave): the second domain's graphs are the first's renamed
@@ -737,6 +779,7 @@ static void test_search_mirror_domains(void **state)
                      TP_OK);
     assert_int_equal(done, 0);
     *bw = saved;
+    assert_not_mirror_if_nets_merge(plan, g);
     for (int i = 0; i < TP_GRAPH_COUNT; i++)
         free_graph(g[i]);
     free_graph(ring);
