@@ -219,19 +219,21 @@ static void explain_stop_and_budget(tp_graph_why *w, const tp_system *sys, const
             add_line(w, "stop", "first pass stopped: %d channel%s, the most allowed (maxChannels)",
                      e->n_channels, e->n_channels == 1 ? "" : "s");
     }
-    int pass_budgets = 0, global_budget = 0;
+    int pass_budgets = 0, global_budget = 0, cut = 0;
     for (size_t i = 0; i < g->n_events; i++) {
         const tp_search_event *e = &g->events[i];
         if (e->kind == TP_EV_BUDGET && strstr(e->why, "global"))
             global_budget = 1;
         else if (e->kind == TP_EV_BUDGET)
             pass_budgets++;
+        cut += e->kind == TP_EV_BOUND;
     }
+    /* A pass topoplan cut short may have spent its budget in NCCL: the count is then a floor. */
     if (pass_budgets)
         add_line(w, "budget",
-                 "%d pass%s ran out of its step budget (NCCL then moves on to the "
+                 "%s%d pass%s ran out of its step budget (NCCL then moves on to the "
                  "next settings)",
-                 pass_budgets, pass_budgets == 1 ? "" : "es");
+                 cut ? "at least " : "", pass_budgets, pass_budgets == 1 ? "" : "es");
     if (global_budget)
         add_line(w, "budget", "the global step budget ran out: NCCL stopped relaxing there");
 }
