@@ -618,8 +618,36 @@ static const unsigned char busid_bytes[256] = {
 };
 /* clang-format on */
 
+/* Append the hex digit at p[i] to *v: false (nothing read past it) when it is none. */
+static inline bool busid_digit(const unsigned char *p, int i, uint64_t *v)
+{
+    unsigned k = busid_bytes[p[i]] - 1u; /* 0-15 for a digit; others wrap past 15 */
+    if (k >= 16)
+        return false;
+    *v = *v << 4 | k;
+    return true;
+}
+
+/* NCCL's own form "dddd:bb:dd.f", then a byte that ends it: its nine digits read at their
+ * places, each byte only after the one before matched (bus ids are read per <pci> by both
+ * the preparation and the build). */
+static bool canonical_busid(const unsigned char *p, uint64_t *v)
+{
+    *v = 0;
+    return busid_digit(p, 0, v) && busid_digit(p, 1, v) && busid_digit(p, 2, v) &&
+           busid_digit(p, 3, v) && p[4] == ':' && busid_digit(p, 5, v) && busid_digit(p, 6, v) &&
+           p[7] == ':' && busid_digit(p, 8, v) && busid_digit(p, 9, v) && p[10] == '.' &&
+           busid_digit(p, 11, v) && busid_bytes[p[12]] == 0;
+}
+
 int64_t tp_system__busid_to_int64(const char *busid, int *n_digits)
 {
+    uint64_t canonical = 0;
+    if (canonical_busid((const unsigned char *)busid, &canonical)) {
+        if (n_digits)
+            *n_digits = 9;
+        return (int64_t)canonical; /* 36 bits: no saturation */
+    }
     /* NCCL 2.22.3 keeps at most 16 hex digits (skipping '.' and ':') and converts with
      * strtol: saturated at LONG_MAX (16 digits fit 64 bits). */
     uint64_t v = 0;
