@@ -300,10 +300,9 @@ tp_status tp_system__remove_node(tp_system *sys, int type, int index, tp_error *
 
 tp_status tp_system__remove_nodes(tp_system *sys, int type, const bool *gone, tp_error *err)
 {
+    (void)err;
     tp_node_set *set = &sys->nodes[type];
-    int *moved_to = malloc(((size_t)set->count + 1) * sizeof(int));
-    if (!moved_to)
-        return tp_fail_nomem(err);
+    int moved_to[TP_MAX_NODES]; /* a set holds at most TP_MAX_NODES */
     int kept = 0;
     for (int i = 0; i < set->count; i++)
         moved_to[i] = gone[i] ? -1 : kept++;
@@ -336,7 +335,6 @@ tp_status tp_system__remove_nodes(tp_system *sys, int type, const bool *gone, tp
             old[moved_to[i]] = old[i];
     }
     set->count = kept;
-    free(moved_to);
     return TP_OK;
 }
 

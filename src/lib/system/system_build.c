@@ -803,16 +803,14 @@ static tp_status flatten_switch(tp_system *sys, tp_node *sw, int gen, tp_error *
         sw->n_links--;
         l--;
     }
-    bool *gone = calloc((size_t)sys->nodes[TP_NODE_PCI].count + 1, sizeof(bool));
-    if (!gone)
-        return tp_fail_nomem(err);
+    bool gone[TP_MAX_NODES]; /* by PCI node index: a set holds at most TP_MAX_NODES */
+    memset(gone, 0, (size_t)sys->nodes[TP_NODE_PCI].count * sizeof(bool));
     sw->pci.device |= TP_NCCL_BCM_FLATTENED;
     tp_status st = TP_OK;
     for (int s = 0; s < n_subs && st == TP_OK; s++)
         st = absorb_sub_switch(sys, sw, sub_ids[s], gone, err);
     if (st == TP_OK && n_subs)
         st = remove_sub_switches(sys, sub_ids, n_subs, gone, err);
-    free(gone);
     return st;
 }
 
