@@ -200,6 +200,27 @@ tp_status tp_system__connect(tp_node *node, tp_node *rem, int type, float bw, tp
  */
 int64_t tp_system__busid_to_int64(const char *busid, int *n_digits);
 
+/*
+ * strtol(s, &end, 0) with nothing after the number, for the plain decimals ("0", or up to 9
+ * digits not starting with 0: no sign, space or octal/hex prefix) XML attributes mostly hold:
+ * true and *out when s is one (others go to strtol itself). Inline: read per attribute.
+ */
+static inline bool tp_system__plain_decimal(const char *s, long *out)
+{
+    if (s[0] == '0' && s[1] == '\0') {
+        *out = 0;
+        return true;
+    }
+    if (s[0] < '1' || s[0] > '9')
+        return false;
+    long v = 0;
+    int n = 0;
+    while (s[n] >= '0' && s[n] <= '9' && n < 9)
+        v = v * 10 + (s[n++] - '0');
+    *out = v;
+    return s[n] == '\0';
+}
+
 /* NVLink bandwidth per link for a compute capability (NCCL 2.22.3). */
 float tp_system__nvlink_bw(int cuda_comp_cap);
 

@@ -144,20 +144,10 @@ static tp_status req_str(build_ctx *c, const tp_xml_elem *e, const char *name, c
 static tp_status parse_int(build_ctx *c, const tp_xml_elem *e, const char *name, const char *s,
                            bool allow_empty, int *out)
 {
-    /* Plain decimal (no sign, space or octal/hex prefix) of up to 9 digits, or "0": strtol's
-     * value. */
-    if (s[0] == '0' && s[1] == '\0') {
-        *out = 0;
+    long plain = 0;
+    if (tp_system__plain_decimal(s, &plain)) {
+        *out = (int)plain; /* at most 9 digits */
         return TP_OK;
-    }
-    if (s[0] >= '1' && s[0] <= '9') {
-        int v = 0, n = 0;
-        while (s[n] >= '0' && s[n] <= '9' && n < 9)
-            v = v * 10 + (s[n++] - '0');
-        if (s[n] == '\0') {
-            *out = v;
-            return TP_OK;
-        }
     }
     char *end = NULL;
     errno = 0;

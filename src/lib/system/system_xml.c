@@ -270,6 +270,8 @@ static bool all_ints(tp_xml_elem **items, size_t n, const char *name, long *out)
         char *end = NULL;
         if (!s || !*s)
             return false;
+        if (tp_system__plain_decimal(s, &out[i]))
+            continue;
         out[i] = strtol(s, &end, 0);
         if (*end)
             return false;
@@ -1062,12 +1064,15 @@ static bool same_unwritten(const tp_xml_elem *a, const tp_xml_elem *b)
 {
     size_t na = 0, nb = 0;
     for (size_t i = 0; i < a->n_attrs; i++) {
-        if (honoured_keep(&a->attrs[i]))
+        const tp_xml_attr *at = &a->attrs[i];
+        if (honoured_keep(at))
             continue;
-        const char *v = i < b->n_attrs && tp_xml__same_text(b->attrs[i].name, a->attrs[i].name)
-                            ? b->attrs[i].value
-                            : tp_xml__attr(b, a->attrs[i].name);
-        if (!v || !tp_xml__same_text(v, a->attrs[i].value))
+        /* Usually at the same place (siblings of a kind list their attributes alike). */
+        int k = i < b->n_attrs && tp_xml__attr_named(&b->attrs[i], at->name, at->name_len)
+                    ? (int)i
+                    : tp_xml__attr_index(b, at->name, at->name_len);
+        const char *v = k < 0 ? NULL : b->attrs[k].value;
+        if (!v || !tp_xml__same_text(v, at->value))
             return false;
         na++;
     }
@@ -1079,7 +1084,7 @@ static bool same_unwritten(const tp_xml_elem *a, const tp_xml_elem *b)
 /* xmlFindNode's match: same tag, as many attributes, each of a's in b with its value. */
 static bool fusion_match(direct_plan *d, const tp_xml_elem *a, const tp_xml_elem *b)
 {
-    if (!tp_xml__same_text(a->tag, b->tag))
+    if (!tp_xml__name_eq(a->tag, b->tag))
         return false;
     if (!info_of(d, a)->writer && !info_of(d, b)->writer)
         return same_unwritten(a, b);
