@@ -212,6 +212,40 @@ static tp_status connect_pair(tp_node *a, tp_node *b, int type, float bw, tp_err
     return st != TP_OK ? st : tp_system__connect(b, a, type, bw, err);
 }
 
+/* A text of 1 to max_digits hex digits and nothing else: true and its value (what strtoull
+ * base 16 reads of it; the ids and guids of NCCL's files, read without its call). */
+static bool plain_hex(const char *s, int max_digits, uint64_t *out)
+{
+    uint64_t v = 0;
+    int n = 0;
+    for (; n < max_digits && isxdigit((unsigned char)s[n]); n++)
+        v = v << 4 | (uint64_t)(s[n] <= '9' ? s[n] - '0' : (s[n] | 0x20) - 'a' + 10);
+    *out = v;
+    return n > 0 && s[n] == '\0';
+}
+
+/* strtol(s, NULL, 0): PCI ids are "0x" and up to 8 hex digits. */
+static long pci_id(const char *s)
+{
+    uint64_t v = 0;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && plain_hex(s + 2, 8, &v))
+        return (long)v;
+    return strtol(s, NULL, 0);
+}
+
+/* strtof(s, NULL) for a latency: a zero written with or without decimals ("0.000000", as NCCL
+ * writes an unknown one) is 0 without the call. */
+static float latency_of(const char *s)
+{
+    const char *p = s;
+    while (*p == '0')
+        p++;
+    if (p > s && *p == '.')
+        while (*++p == '0')
+            ;
+    return p > s && *p == '\0' ? 0.0f : strtof(s, NULL);
+}
+
 /* ---- NICs and NETs (ncclTopoAddNic / ncclTopoAddNet) ---- */
 
 static tp_status net_attrs(build_ctx *c, const tp_xml_elem *e, tp_node *net)
@@ -228,7 +262,7 @@ static tp_status net_attrs(build_ctx *c, const tp_xml_elem *e, tp_node *net)
     net->net.bw = (float)(mbps / TP_NET_MBPS_PER_GBS);
     const char *lat = tp_xml__attr(e, "latency");
     if (lat) {
-        net->net.latency = strtof(lat, NULL);
+        net->net.latency = latency_of(lat);
     } else {
         /* NCCL 2.22.3 reads it with warnings turned into GRAPH info lines. */
         tp_log_info_sub(c->log, TP_SUB_GRAPH, "Attribute latency of node net not found");
@@ -253,8 +287,9 @@ static tp_status add_net(build_ctx *c, const tp_xml_elem *e, tp_node *nic, int s
     net->net.dev = dev;
     const char *guid = tp_xml__attr(e, "guid");
     /* NCCL 2.22.3 scans "0x%lx": a guid without the 0x prefix leaves the asic 0. */
+    uint64_t asic = 0;
     if (guid && guid[0] == '0' && guid[1] == 'x')
-        net->net.asic = strtoull(guid + 2, NULL, 16);
+        net->net.asic = plain_hex(guid + 2, 16, &asic) ? asic : strtoull(guid + 2, NULL, 16);
     else if (!guid)
         net->net.asic = (uint64_t)(int64_t)dev;
     if ((st = net_attrs(c, e, net)) != TP_OK)
@@ -286,20 +321,6 @@ static tp_status add_gpu(build_ctx *c, const tp_xml_elem *e, tp_node *gpu)
         (st = req_int(c, e, "gdr", &gpu->gpu.gdr_support)) != TP_OK)
         return st;
     return TP_OK;
-}
-
-/* strtol(s, NULL, 0): PCI ids are "0x" and up to 8 hex digits, read here without strtol. */
-static long pci_id(const char *s)
-{
-    long v = 0;
-    int n = 2;
-    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-        for (; n < 10 && isxdigit((unsigned char)s[n]); n++)
-            v = v << 4 | (s[n] <= '9' ? s[n] - '0' : (s[n] | 0x20) - 'a' + 10);
-        if (n > 2 && s[n] == '\0')
-            return v;
-    }
-    return strtol(s, NULL, 0);
 }
 
 /* NCCL 2.22.3: the switch's vendor, device, subsystem vendor and device packed 16 bits each. */
