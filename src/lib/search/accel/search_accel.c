@@ -328,15 +328,28 @@ tp_status tp_search__compute_opts(tp_system *sys, tp_graph *graph, const tp_conf
     return compute(sys, graph, cfg, (tp_search_run){.log = log}, opts, err);
 }
 
+/*
+ * The defaults' accelerators, where a search can branch. A lone GPU without a
+ * NET has one candidate at every step (itself): each pass is one chain of
+ * channels, which the accelerators would only cost more to set up than to run.
+ */
+static const tp_accel_opts *default_opts(const tp_system *sys)
+{
+    static const tp_accel_opts bare = {.use = 0};
+    if (sys->nodes[TP_NODE_GPU].count == 1 && sys->nodes[TP_NODE_NET].count == 0)
+        return &bare;
+    return &tp_accel__defaults;
+}
+
 tp_status tp_search__compute(tp_system *sys, tp_graph *graph, const tp_config *cfg, tp_log *log,
                              tp_error *err)
 {
-    return compute(sys, graph, cfg, (tp_search_run){.log = log}, &tp_accel__defaults, err);
+    return compute(sys, graph, cfg, (tp_search_run){.log = log}, default_opts(sys), err);
 }
 
 tp_status tp_search__compute_kept(tp_search_ctx **keep, tp_system *sys, tp_graph *graph,
                                   const tp_config *cfg, tp_log *log, tp_error *err)
 {
     const tp_search_run run = {.keep = keep, .log = log};
-    return compute(sys, graph, cfg, run, &tp_accel__defaults, err);
+    return compute(sys, graph, cfg, run, default_opts(sys), err);
 }
