@@ -148,6 +148,14 @@ int tp_format_fixed(char *out, float v, int decimals);
 /* printf's "%0Nllx" (N = min_digits) of v into out (at least 24 bytes), its length returned. */
 int tp_format_hex(char *out, unsigned long long v, int min_digits);
 
+/* The bits of a float: hash keys, and +0.0 is the one float whose bits are all 0. */
+static inline uint32_t tp_float_bits(float f)
+{
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof(bits));
+    return bits;
+}
+
 /* snprintf(dst, size, "%s", src) without printf (size > 0): src cut to size - 1 bytes. */
 static inline void tp_copy_str(char *dst, size_t size, const char *src)
 {

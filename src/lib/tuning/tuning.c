@@ -405,12 +405,6 @@ static void apply_enables(tp_tuning *t)
  * (each at most TP_F1_SIZE, "%8.1f/%6.1f |" per cell). */
 #define TABLE_LINE_SIZE (16 + TP_ALGO_COUNT / 2 * TP_PROTO_COUNT * (2 * TP_F1_SIZE + 4))
 
-/* 0.0 printed without a sign. */
-static bool is_plus_zero(float v)
-{
-    return v == 0 && !signbit(v);
-}
-
 /* One collective's row: "%8.1f/%6.1f |" per algorithm and protocol. */
 static void log_row(const tp_tuning *t, tp_log *log, int c, int a0, int a1)
 {
@@ -421,7 +415,8 @@ static void log_row(const tp_tuning *t, tp_log *log, int c, int a0, int a1)
     for (int a = a0; a < a1; a++) {
         for (int pr = 0; pr < TP_PROTO_COUNT; pr++) {
             float lat = t->latency[c][a][pr], bw = t->bandwidth[c][a][pr];
-            if (is_plus_zero(lat) && is_plus_zero(bw)) { /* most cells: algorithms off */
+            /* Most cells: algorithms off, both +0.0 (no sign printed). */
+            if ((tp_float_bits(lat) | tp_float_bits(bw)) == 0) {
                 p = TP_PUT_LIT(p, "     0.0/   0.0 |");
                 continue;
             }

@@ -323,8 +323,7 @@ static int make_amount(tp_amount *am, float bw, unsigned slots)
  */
 static int cached_amount(tp_milli *mi, tp_amount *am, float bw, unsigned slots)
 {
-    uint32_t bits;
-    memcpy(&bits, &bw, sizeof(bits));
+    uint32_t bits = tp_float_bits(bw);
     size_t slot = (size_t)(((bits ^ slots) * 0x9e3779b1u) >> 26) % TP_AMOUNT_CACHE;
     if (mi->cached_ok[slot] && mi->cached[slot].bw == bw && mi->cached_slots[slot] == slots) {
         *am = mi->cached[slot];
@@ -487,13 +486,6 @@ static inline void move_milli(const tp_mhop *hops, int count, const tp_amount *a
     }
 }
 
-static uint64_t float_bits(float f)
-{
-    uint32_t bits;
-    memcpy(&bits, &f, sizeof(bits));
-    return bits;
-}
-
 /* Whether the reverse link of hop pays too (the hashes count it then). */
 static int rev_paid(const tp_hop *hop)
 {
@@ -514,11 +506,11 @@ static void path_hash(const tp_accel *a, const tp_cpath *path, uint64_t *h1, uin
         uint64_t x1 = 0, x2 = 0;
         for (int i = 0; i < path->count; i++) {
             const tp_hop *hop = &path->hops[i];
-            uint64_t v = float_bits(*hop->bw);
+            uint64_t v = tp_float_bits(*hop->bw);
             x1 += mh[i].k1 * v;
             x2 += mh[i].k2 * v;
             if (rev_paid(hop)) {
-                v = float_bits(*hop->rev);
+                v = tp_float_bits(*hop->rev);
                 x1 += mh[i].rk1 * v;
                 x2 += mh[i].rk2 * v;
             }
@@ -540,12 +532,12 @@ static void path_hash(const tp_accel *a, const tp_cpath *path, uint64_t *h1, uin
         }
         seen_rev |= hop->rev == hop->bw;
         if (!seen_bw) {
-            *h1 += h->k1 * float_bits(*hop->bw);
-            *h2 += h->k2 * float_bits(*hop->bw);
+            *h1 += h->k1 * tp_float_bits(*hop->bw);
+            *h2 += h->k2 * tp_float_bits(*hop->bw);
         }
         if (!seen_rev) {
-            *h1 += h->rk1 * float_bits(*hop->rev);
-            *h2 += h->rk2 * float_bits(*hop->rev);
+            *h1 += h->rk1 * tp_float_bits(*hop->rev);
+            *h2 += h->rk2 * tp_float_bits(*hop->rev);
         }
     }
 }
@@ -565,20 +557,20 @@ static int walk_simple(tp_accel *a, const tp_cpath *path, float bw, float mult)
     uint32_t before[TP_WALK_KEPT][2];
     const tp_hop *hops = path->hops;
     for (int i = 0; i < path->count; i++) {
-        before[i][0] = (uint32_t)float_bits(*hops[i].bw);
-        before[i][1] = rev_paid(&hops[i]) ? (uint32_t)float_bits(*hops[i].rev) : 0;
+        before[i][0] = tp_float_bits(*hops[i].bw);
+        before[i][1] = rev_paid(&hops[i]) ? tp_float_bits(*hops[i].rev) : 0;
     }
     int done = 0;
     tp_status st = tp_search__walk_floats(a->s, path, bw, mult, &done);
     const tp_mhop *mh = tp_accel__mhops(a, path);
     uint64_t d1 = 0, d2 = 0;
     for (int i = 0; i < path->count; i++) {
-        uint64_t v = float_bits(*hops[i].bw);
+        uint64_t v = tp_float_bits(*hops[i].bw);
         if (v != before[i][0]) {
             d1 += mh[i].k1 * (v - before[i][0]);
             d2 += mh[i].k2 * (v - before[i][0]);
         }
-        if (rev_paid(&hops[i]) && (v = float_bits(*hops[i].rev)) != before[i][1]) {
+        if (rev_paid(&hops[i]) && (v = tp_float_bits(*hops[i].rev)) != before[i][1]) {
             d1 += mh[i].rk1 * (v - before[i][1]);
             d2 += mh[i].rk2 * (v - before[i][1]);
         }
@@ -729,8 +721,8 @@ void tp_accel__net_bw(void *state, int net, int sign, float was)
         a->memo.bw_hash1 += sign * mi->net_k1[net];
         a->memo.bw_hash2 += sign * mi->net_k2[net];
     } else if (a->memo.on) {
-        uint64_t delta =
-            float_bits(a->s->sys->nodes[TP_NODE_NET].nodes[net].net.bw) - float_bits(was);
+        uint64_t delta = (uint64_t)tp_float_bits(a->s->sys->nodes[TP_NODE_NET].nodes[net].net.bw) -
+                         tp_float_bits(was);
         a->memo.bw_hash1 += mi->net_k1[net] * delta;
         a->memo.bw_hash2 += mi->net_k2[net] * delta;
     }

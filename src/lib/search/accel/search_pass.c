@@ -139,22 +139,15 @@ void tp_accel__pass_read(tp_accel *a, tp_search_read what, int value, int result
         pm->ti_hi = value - 1;
 }
 
-static uint32_t float_bits(float f)
-{
-    uint32_t bits;
-    memcpy(&bits, &f, sizeof(bits));
-    return bits;
-}
-
 /* The bandwidths a pass starts from: every link the search reads and every NET. */
 static uint64_t state_hash(const tp_accel *a)
 {
     const tp_search_ctx *s = a->s;
     uint64_t h = 0x6a09e667f3bcc908ULL;
     for (int i = 0; i < a->milli.n_links; i++)
-        h = tp_accel__mix(h, float_bits(*a->milli.link_bw[i]));
+        h = tp_accel__mix(h, tp_float_bits(*a->milli.link_bw[i]));
     for (int n = 0; n < s->n_nets; n++)
-        h = tp_accel__mix(h, float_bits(s->sys->nodes[TP_NODE_NET].nodes[n].net.bw));
+        h = tp_accel__mix(h, tp_float_bits(s->sys->nodes[TP_NODE_NET].nodes[n].net.bw));
     return h;
 }
 
@@ -164,7 +157,7 @@ static tp_pass_context context_of(const tp_pass_memory *pm, const tp_graph *g, f
 {
     return (tp_pass_context){
         .state = pm->state,
-        .speeds = (uint64_t)float_bits(bw_intra) << 32 | float_bits(bw_inter),
+        .speeds = (uint64_t)tp_float_bits(bw_intra) << 32 | tp_float_bits(bw_inter),
         .channels = (uint64_t)(uint32_t)g->min_channels << 32 | (uint32_t)g->max_channels,
         .rest = (uint64_t)(uint32_t)g->n_hops << 32 | (uint32_t)(g->pattern & 0xffff) << 16 |
                 (uint32_t)(g->coll_net & 0xffff)};
