@@ -1,6 +1,6 @@
 /*
  * The log's number formatting shortcuts against printf itself: "%.1f" of a
- * float (tp_format_f1, tp_buf_put_f1), "%f" (tp_format_fixed) and hexadecimal ids
+ * float (tp_format_f1, tp_put_f1_right), "%f" (tp_format_fixed) and hexadecimal ids
  * (tp_buf_put_hex, tp_format_hex), and the in-place line pieces ("%*.1f", "%*s", "%*d"
  * by tp_put_f1, tp_put_str, tp_put_int then tp_put_right; tp_put_f1_right, tp_put_ll,
  * tp_put_spaces, tp_put_str_right), and log lines written in place (tp_log_begin_line,
@@ -57,10 +57,10 @@ static void test_padded_and_hex(void **state)
 {
     (void)state;
     tp_buf b = {0};
-    char want[256];
-    tp_buf_put_f1(&b, 3.25f, 8);
-    tp_buf_put(&b, "/");
-    tp_buf_put_f1(&b, -12345.67f, 6);
+    char want[256], cells[2 * TP_F1_SIZE];
+    char *p = TP_PUT_LIT(tp_put_f1_right(cells, 3.25f, 8), "/");
+    tp_put_f1_right(p, -12345.67f, 6);
+    tp_buf_put(&b, cells);
     tp_buf_put(&b, "|");
     tp_buf_put_hex(&b, 0x1a000ULL, false);
     tp_buf_put(&b, " ");

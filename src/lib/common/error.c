@@ -260,94 +260,58 @@ int tp_format_int(char *out, int v)
     return (int)(tp_put_int(out, v, 0) - out);
 }
 
-/* The integer part of n (written before p, which ends at digits_end's NUL) and the sign,
- * then the whole number copied to out; its length. */
-static int finish_fixed(char *out, char *p, const char *digits_end, long long n, float v)
+/* Round x (0 <= x < 2^32) to an integer, to nearest with ties to even as printf rounds: adding
+ * 2^52 leaves no fraction bit, so the sum is rounded that way (no libm call). */
+static uint32_t round_even(double x)
 {
-    do {
-        *--p = (char)('0' + n % 10);
-        n /= 10;
-    } while (n);
-    if (signbit(v))
-        *--p = '-';
-    size_t len = (size_t)(digits_end - p);
-    memcpy(out, p, len + 1);
-    return (int)len;
+    return (uint32_t)((x + 0x1p52) - 0x1p52);
 }
 
-int tp_format_fixed(char *out, float v, int decimals)
+/* tp_put_fixed_right, inlined in its entry points: one decimal folds to straight code. */
+__attribute__((always_inline)) static inline char *put_fixed(char *p, float v, int decimals,
+                                                             int width)
 {
     static const double scale[] = {1, 10, 100, 1e3, 1e4, 1e5, 1e6};
-    /* Exact: a 24-bit mantissa times 5^6 (14 bits) fits a double's 53. */
-    double scaled = (double)v * scale[decimals];
-    if (!(fabs(scaled) < 1e15))
-        return snprintf(out, TP_F1_SIZE, "%.*f", decimals, (double)v);
-    long long n = llrint(fabs(scaled)); /* to nearest, ties to even: printf's rounding */
-    char digits[40], *p = digits + sizeof(digits) - 1;
-    *p = '\0';
-    for (int i = 0; i < decimals; i++, n /= 10)
-        *--p = (char)('0' + n % 10);
-    if (decimals > 0)
-        *--p = '.';
-    return finish_fixed(out, p, digits + sizeof(digits) - 1, n, v);
-}
-
-int tp_format_f1(char *out, float v)
-{
-    /* tp_format_fixed for one decimal, unrolled: the paths and tuning lines print hundreds. */
-    double tenths = (double)v * 10.0; /* exact: 24-bit mantissa times 10 */
-    if (!(fabs(tenths) < 1e15))
-        return snprintf(out, TP_F1_SIZE, "%.1f", (double)v);
-    long long n = llrint(fabs(tenths));
-    char digits[24], *p = digits + sizeof(digits) - 1;
-    *p = '\0';
-    *--p = (char)('0' + n % 10);
-    *--p = '.';
-    return finish_fixed(out, p, digits + sizeof(digits) - 1, n / 10, v);
-}
-
-char *tp_put_f1_right(char *p, float v, int width)
-{
-    double tenths = (double)v * 10.0; /* exact, as in tp_format_f1 */
-    if (!(fabs(tenths) < 1e15))
-        return tp_put_right(p, tp_put_f1(p, v), width);
-    if (tenths == 0 && !signbit(v)) /* most cells of the tuning table (algorithms off) */
-        return TP_PUT_LIT(tp_put_spaces(p, width - 3), "0.0");
-    long long n = llrint(fabs(tenths));
-    int len = signbit(v) ? 3 : 2; /* the sign, the point and the tenths */
-    for (long long whole = n / 10;; whole /= 10) {
-        len++;
-        if (whole < 10)
-            break;
-    }
-    /* Written in place, the length known first: no shifting, no copy. */
+    static const uint32_t pow10[] = {1,      10,      100,      1000,      10000,
+                                     100000, 1000000, 10000000, 100000000, 1000000000};
+    /* Exact: a 24-bit mantissa times 10^6 (5^6: 14 bits) fits a double's 53. */
+    double scaled = fabs((double)v * scale[decimals]);
+    if (!(scaled < 4e9)) /* beyond 32 bits (rare), infinite or NaN */
+        return tp_put_right(p, p + snprintf(p, TP_F1_SIZE, "%.*f", decimals, (double)v), width);
+    uint32_t n = round_even(scaled);
+    /* The length first, then the digits from the end: no shifting, no copy. */
+    int digits = decimals + 1;
+    while (digits < (int)ARRAY_LEN(pow10) && n >= pow10[digits])
+        digits++;
+    int sign = signbit(v) != 0, len = sign + digits + (decimals > 0);
     char *end = tp_put_spaces(p, width - len) + len, *d = end;
     *d = '\0';
-    *--d = (char)('0' + n % 10);
-    *--d = '.';
-    n /= 10;
+    for (int i = 0; i < decimals; i++, n /= 10)
+        *--d = (char)('0' + n % 10);
+    if (decimals > 0)
+        *--d = '.';
     do {
         *--d = (char)('0' + n % 10);
         n /= 10;
     } while (n);
-    if (signbit(v))
+    if (sign)
         *--d = '-';
     return end;
+}
+
+char *tp_put_fixed_right(char *p, float v, int decimals, int width)
+{
+    return put_fixed(p, v, decimals, width);
+}
+
+char *tp_put_f1_right(char *p, float v, int width)
+{
+    return put_fixed(p, v, 1, width);
 }
 
 int tp_format_hex(char *out, unsigned long long v, int min_digits)
 {
     return (int)(tp_put_hex(out, v, min_digits, false) - out);
-}
-
-void tp_buf_put_f1(tp_buf *b, float v, int width)
-{
-    char text[TP_F1_SIZE + 32];
-    int len = tp_format_f1(text + 32, v), pad = width > len ? width - len : 0;
-    if (pad > 32)
-        pad = 32;
-    memset(text + 32 - pad, ' ', (size_t)pad);
-    tp_buf_put(b, text + 32 - pad);
 }
 
 void tp_buf_put_hex(tp_buf *b, unsigned long long v, bool upper)

@@ -132,19 +132,31 @@ void tp_buf_printf(tp_buf *b, const char *fmt, ...) TP_PRINTF(2, 3);
 /* Append s, or v in decimal: no formatting on hot report paths. */
 void tp_buf_put(tp_buf *b, const char *s);
 void tp_buf_put_int(tp_buf *b, long long v);
-/*
- * printf's "%.1f" of a float into out (at least TP_F1_SIZE bytes), its length
- * returned: the float times 10 is exact in a double, so rounding it to an
- * integer (ties to even) is printf's rounding. Very large values, infinities
- * and NaNs go through snprintf.
- */
 #define TP_F1_SIZE 64
 /* printf's "%d" of v into out (at least TP_INT_SIZE bytes), its length returned. */
 #define TP_INT_SIZE 12
 int tp_format_int(char *out, int v);
-int tp_format_f1(char *out, float v);
-/* printf's "%.Nf" of a float, N = decimals (0..6), the same way (out: TP_F1_SIZE bytes). */
-int tp_format_fixed(char *out, float v, int decimals);
+/*
+ * printf's "%*.*f" of a float at p: decimals 0..6, right-aligned in `width`
+ * columns (room for width and TP_F1_SIZE bytes). The float times 10^decimals
+ * is exact in a double, so rounding it to an integer (ties to even) is
+ * printf's rounding; very large values, infinities and NaNs go through
+ * snprintf. Written in place, its length known first (log lines print
+ * hundreds): the end returned.
+ */
+char *tp_put_fixed_right(char *p, float v, int decimals, int width);
+/* printf's "%.Nf" of a float into out (TP_F1_SIZE bytes), N = decimals: its length. */
+static inline int tp_format_fixed(char *out, float v, int decimals)
+{
+    return (int)(tp_put_fixed_right(out, v, decimals, 0) - out);
+}
+/* tp_put_fixed_right with one decimal ("%*.1f"): paths, system and tuning lines. */
+char *tp_put_f1_right(char *p, float v, int width);
+/* printf's "%.1f" into out (TP_F1_SIZE bytes): its length. */
+static inline int tp_format_f1(char *out, float v)
+{
+    return (int)(tp_put_f1_right(out, v, 0) - out);
+}
 /* printf's "%0Nllx" (N = min_digits) of v into out (at least 24 bytes), its length returned. */
 int tp_format_hex(char *out, unsigned long long v, int min_digits);
 
@@ -271,10 +283,10 @@ static inline char *tp_put_hex(char *p, unsigned long long v, int min_digits, bo
     *p = '\0';
     return p;
 }
-/* printf's "%.1f" of v (see tp_format_f1). */
+/* printf's "%.1f" of v at p: the end. */
 static inline char *tp_put_f1(char *p, float v)
 {
-    return p + tp_format_f1(p, v);
+    return tp_put_f1_right(p, v, 0);
 }
 /* The text from start to p right-aligned in `width` columns ("%*s"): its new end. */
 static inline char *tp_put_right(char *start, char *p, int width)
@@ -288,11 +300,6 @@ static inline char *tp_put_right(char *start, char *p, int width)
         start[i] = ' ';
     return p + pad;
 }
-/* printf's "%*.1f" at p, right-aligned in `width` columns (no shifting: the tuning table prints
- * hundreds); the end returned. */
-char *tp_put_f1_right(char *p, float v, int width);
-/* The same right-aligned in `width` columns ("%*.1f"). */
-void tp_buf_put_f1(tp_buf *b, float v, int width);
 /* v in hexadecimal as %llx (upper: %llX) prints it. */
 void tp_buf_put_hex(tp_buf *b, unsigned long long v, bool upper);
 void tp_buf_clear(tp_buf *b);
