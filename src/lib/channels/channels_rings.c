@@ -50,7 +50,7 @@ static void log_ring(const tp_chan_ctx *x, int k, const int *ring)
         if (at + 1 + TP_INT_SIZE > line + TP_RING_LINE_LEN + 1)
             break;
         *at++ = ' ';
-        end = tp_put_right(at, tp_put_int(at, ring[i], 0), 3);
+        end = tp_put_int_right(at, ring[i], 3);
     }
     if (end == line + TP_RING_LINE_LEN)
         memset(at, ' ', (size_t)(end - at));

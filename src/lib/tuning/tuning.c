@@ -452,7 +452,7 @@ static void log_heading(const tp_tuning *t, tp_log *log, int a0, int a1)
     p = TP_PUT_LIT(p, " Max NThreads |");
     for (int a = a0; a < a1; a++)
         for (int pr = 0; pr < TP_PROTO_COUNT; pr++)
-            p = TP_PUT_LIT(tp_put_right(p, tp_put_int(p, t->max_threads[a][pr], 0), 15), " |");
+            p = TP_PUT_LIT(tp_put_int_right(p, t->max_threads[a][pr], 15), " |");
     tp_log_end_line(log, p);
 }
 
