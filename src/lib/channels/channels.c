@@ -270,23 +270,36 @@ static void job_cpu(tp_chan_ctx *x)
         tp_log_info_sub(x->log, TP_SUB_GRAPH, "CPUs with mixed vendors were detected.");
 }
 
+/* Every rank's preset ring neighbours, rank by rank (its lookups made once). */
+static void preset_ring_links(tp_chan_ctx *x)
+{
+    size_t nr = (size_t)x->n_ranks;
+    for (size_t r = 0; r < nr; r++) {
+        const tp_rank_topo t = tp_chan__rank_topo(x, (int)r);
+        for (int c = 0; c < x->nc; c++) {
+            x->ring_prev[(size_t)c * nr + r] = tp_chan__topo_of(&t, TP_TR_RING_PREV, c);
+            x->ring_next[(size_t)c * nr + r] = tp_chan__topo_of(&t, TP_TR_RING_NEXT, c);
+        }
+    }
+}
+
 /* Start and end ranks of every node's ring fragment, joined into rings (connectRings). */
 static tp_status connect_rings(tp_chan_ctx *x, tp_error *err)
 {
     int nr = x->n_ranks, nn = x->ch->n_nodes;
+    tp_rank_topo *first = tp_chan__alloc(x, (size_t)nn, sizeof(*first)); /* nodes' first ranks */
+    if (!first)
+        return tp_fail_nomem(err);
+    for (int n = 0; n < nn; n++)
+        first[n] = tp_chan__rank_topo(x, tp_chan__first_rank(x, n));
+    preset_ring_links(x);
     for (int c = 0; c < x->nc; c++) {
         int *prev = x->ring_prev + (size_t)c * nr, *next = x->ring_next + (size_t)c * nr;
-        for (int r = 0; r < nr; r++) {
-            prev[r] = tp_chan__topo(x, r, TP_TR_RING_PREV, c);
-            next[r] = tp_chan__topo(x, r, TP_TR_RING_NEXT, c);
-        }
         for (int n = 0; n < nn; n++) {
-            int recv = tp_chan__topo(x, tp_chan__first_rank(x, n), TP_TR_RING_RECV, c);
-            int send = tp_chan__topo(x, tp_chan__first_rank(x, n), TP_TR_RING_SEND, c);
-            int prev_send =
-                tp_chan__topo(x, tp_chan__first_rank(x, (n - 1 + nn) % nn), TP_TR_RING_SEND, c);
-            int next_recv =
-                tp_chan__topo(x, tp_chan__first_rank(x, (n + 1) % nn), TP_TR_RING_RECV, c);
+            int recv = tp_chan__topo_of(&first[n], TP_TR_RING_RECV, c);
+            int send = tp_chan__topo_of(&first[n], TP_TR_RING_SEND, c);
+            int prev_send = tp_chan__topo_of(&first[(n - 1 + nn) % nn], TP_TR_RING_SEND, c);
+            int next_recv = tp_chan__topo_of(&first[(n + 1) % nn], TP_TR_RING_RECV, c);
             if (recv < 0 || recv >= nr || send < 0 || send >= nr)
                 return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0,
                                "channel %d: node %d has no ring end", c, n);

@@ -108,27 +108,51 @@ static inline int tp_chan__first_rank(const tp_chan_ctx *x, int n)
     return x->node_first[n];
 }
 
-/* A template rank value moved to `host`: -1 stays, unset reads as 0. (Inline: read per
- * rank and channel, millions of times for a large job.) */
-static inline int tp_chan__shift(const tp_chan_ctx *x, int v, int host)
+/* From the representative host's rank numbers to `host`'s: what its ranks add. */
+static inline int tp_chan__host_offset(const tp_chan_ctx *x, int host)
+{
+    int rep = x->job->kinds[x->job->host_kind[host]].rep_host;
+    return x->host_first[host] - x->host_first[rep];
+}
+
+/* A template rank value moved by offset: -1 stays, unset reads as 0. (Inline: read per rank
+ * and channel, millions of times for a large job.) */
+static inline int tp_chan__shift_by(int v, int offset)
 {
     if (v == TP_UNSET)
         return 0;
-    if (v < 0)
-        return v;
-    int rep = x->job->kinds[x->job->host_kind[host]].rep_host;
-    return v + x->host_first[host] - x->host_first[rep];
+    return v < 0 ? v : v + offset;
 }
 
-/* topoRanks field of rank r for channel c, after postset's crossNic exchange. */
-static inline int tp_chan__topo(const tp_chan_ctx *x, int r, tp_topo_field field, int c)
+/* A template rank value moved to `host`. */
+static inline int tp_chan__shift(const tp_chan_ctx *x, int v, int host)
 {
+    return tp_chan__shift_by(v, tp_chan__host_offset(x, host));
+}
+
+/* What the topoRanks fields of rank r read of the job, looked up once for all its channels. */
+typedef struct tp_rank_topo {
+    const tp_topo_ranks *tr; /* its kind's template of its local index */
+    int offset;              /* from the representative host's rank numbers to its host's */
+    bool swap;               /* it exchanges ring channels c and c^1 (postset's crossNic) */
+} tp_rank_topo;
+
+static inline tp_rank_topo tp_chan__rank_topo(const tp_chan_ctx *x, int r)
+{
+    int host = tp_chan__host(x, r);
     /* NCCL 2.22.3 postset: with crossNic rings and an even channel count,
      * odd nodes exchange ring channels c and c^1 to alternate rails. */
-    if (x->cross_swap && field <= TP_TR_RING_NEXT && tp_chan__node(x, r) % 2 == 1)
+    return (tp_rank_topo){.tr = &x->kinds[tp_chan__kind(x, r)].tr[tp_chan__local(x, r)],
+                          .offset = tp_chan__host_offset(x, host),
+                          .swap = x->cross_swap && tp_chan__node(x, r) % 2 == 1};
+}
+
+/* topoRanks field of a rank for channel c, after postset's crossNic exchange. */
+static inline int tp_chan__topo_of(const tp_rank_topo *t, tp_topo_field field, int c)
+{
+    if (t->swap && field <= TP_TR_RING_NEXT)
         c ^= 1;
-    const tp_topo_ranks *tr = &x->kinds[tp_chan__kind(x, r)].tr[tp_chan__local(x, r)];
-    return tp_chan__shift(x, tr->v[field][c], tp_chan__host(x, r));
+    return tp_chan__shift_by(t->tr->v[field][c], t->offset);
 }
 
 /* Room for a "Ring" or "Tree" line (a label, six numbers, separators) or a "Trees" entry. */

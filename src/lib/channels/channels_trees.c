@@ -54,25 +54,20 @@ void tp_channels__dtree(int n, int rank, int t0[4], int t1[4])
     t1[2] = dtree_map(d1, n);
 }
 
-/* Every rank's channel trees as preset leaves them (chain inside the node). */
+/* Every rank's channel trees as preset leaves them (chain inside the node), rank by rank. */
 static void init_trees(tp_chan_ctx *x)
 {
     size_t nr = (size_t)x->n_ranks;
-    for (int c = 0; c < x->nc; c++) {
-        for (size_t r = 0; r < nr; r++) {
+    for (size_t r = 0; r < nr; r++) {
+        const tp_rank_topo rt = tp_chan__rank_topo(x, (int)r);
+        for (int c = 0; c < x->nc; c++) {
             tp_tree t = {.down = {-1, -1, -1}};
-            t.up = tp_chan__topo(x, (int)r, TP_TR_TREE_UP, c);
-            t.down[0] = tp_chan__topo(x, (int)r, TP_TR_TREE_DOWN0, c);
+            t.up = tp_chan__topo_of(&rt, TP_TR_TREE_UP, c);
+            t.down[0] = tp_chan__topo_of(&rt, TP_TR_TREE_DOWN0, c);
             x->trees[(size_t)c * nr + r] = t;
             x->trees[(size_t)(c + x->nc) * nr + r] = t;
         }
     }
-}
-
-/* A tree field (parent/child0/child1 rank) of node n for channel c. */
-static int node_field(const tp_chan_ctx *x, int n, tp_topo_field field, int c)
-{
-    return tp_chan__topo(x, tp_chan__first_rank(x, n), field, c);
 }
 
 /* setTreeDown: append a child in the first free slot. */
@@ -100,7 +95,8 @@ static bool rank_ok(const tp_chan_ctx *x, int r)
 /* A node's part in connectTrees on the channel at hand. */
 typedef struct tp_tree_node {
     int dtree[2][4]; /* its two trees across nodes (tp_channels__dtree), the same on each channel */
-    int ends[3];     /* its parent, child0 and child1 ranks on the channel: read once, used often */
+    tp_rank_topo first; /* its first rank's topoRanks */
+    int ends[3]; /* its parent, child0 and child1 ranks on the channel: read once, used often */
 } tp_tree_node;
 
 /* connectTrees for the parent and the children ranks of node n, channel c. */
@@ -157,14 +153,16 @@ tp_status tp_chan__connect_trees(tp_chan_ctx *x, tp_error *err)
     tp_tree_node *nodes = tp_chan__alloc(x, (size_t)nn + 1, sizeof(*nodes));
     if (!nodes)
         return tp_fail_nomem(err);
-    for (int n = 0; n < nn; n++)
+    for (int n = 0; n < nn; n++) {
         tp_channels__dtree(nn, n, nodes[n].dtree[0], nodes[n].dtree[1]);
+        nodes[n].first = tp_chan__rank_topo(x, tp_chan__first_rank(x, n));
+    }
     init_trees(x);
     tp_status st = TP_OK;
     for (int c = 0; c < x->nc && st == TP_OK; c++) {
         for (int n = 0; n < nn; n++)
             for (int f = 0; f < 3; f++)
-                nodes[n].ends[f] = node_field(x, n, TP_TR_TREE_PARENT + f, c);
+                nodes[n].ends[f] = tp_chan__topo_of(&nodes[n].first, TP_TR_TREE_PARENT + f, c);
         for (int n = 0; n < nn && st == TP_OK; n++)
             st = connect_node(x, c, n, nodes, err);
         if (st == TP_OK)
