@@ -405,13 +405,12 @@ static void apply_enables(tp_tuning *t)
  * (each at most TP_F1_SIZE, "%8.1f/%6.1f |" per cell). */
 #define TABLE_LINE_SIZE (16 + TP_ALGO_COUNT / 2 * TP_PROTO_COUNT * (2 * TP_F1_SIZE + 4))
 
-/* One collective's row: "%8.1f/%6.1f |" per algorithm and protocol. */
-static void log_row(const tp_tuning *t, tp_log *log, int c, int a0, int a1)
+/* A row's cells: its text after the collective's name ("%13s |"). */
+#define ROW_CELLS 15
+
+/* One collective's cells, "%8.1f/%6.1f |" per algorithm and protocol, at p: the end. */
+static char *put_cells(char *p, const tp_tuning *t, int c, int a0, int a1)
 {
-    char *row = tp_log_begin_line(log, TP_SUB_TUNING, TABLE_LINE_SIZE);
-    if (!row)
-        return;
-    char *p = TP_PUT_LIT(tp_put_str_right(row, coll_names[c], 13), " |");
     for (int a = a0; a < a1; a++) {
         for (int pr = 0; pr < TP_PROTO_COUNT; pr++) {
             float lat = t->latency[c][a][pr], bw = t->bandwidth[c][a][pr];
@@ -425,7 +424,37 @@ static void log_row(const tp_tuning *t, tp_log *log, int c, int a0, int a1)
             p = TP_PUT_LIT(tp_put_f1_right(p, bw, 6), " |");
         }
     }
+    return p;
+}
+
+/* Whether collectives c and d have the same figures (bits) on algorithms a0..a1. */
+static bool same_figures(const tp_tuning *t, int c, int d, int a0, int a1)
+{
+    size_t n = (size_t)(a1 - a0) * sizeof(t->latency[0][0]);
+    return memcmp(t->latency[c][a0], t->latency[d][a0], n) == 0 &&
+           memcmp(t->bandwidth[c][a0], t->bandwidth[d][a0], n) == 0;
+}
+
+/*
+ * One collective's row. `like` is the row before when it has the same
+ * figures (NCCL's Broadcast and Reduce, AllGather and ReduceScatter mostly
+ * do): its cells are copied rather than formatted again. The row's text and
+ * length are returned (NULL when not logged).
+ */
+static const char *log_row(const tp_tuning *t, tp_log *log, int c, int a0, int a1, const char *like,
+                           size_t like_len, size_t *len)
+{
+    char *row = tp_log_begin_line(log, TP_SUB_TUNING, TABLE_LINE_SIZE);
+    if (!row)
+        return NULL;
+    char *p = TP_PUT_LIT(tp_put_str_right(row, coll_names[c], 13), " |");
+    if (like)
+        p = tp_put_n(p, like + ROW_CELLS, like_len - ROW_CELLS);
+    else
+        p = put_cells(p, t, c, a0, a1);
     tp_log_end_line(log, p);
+    *len = (size_t)(p - row);
+    return row;
 }
 
 /* The block's heading lines: algorithms, protocols, thread counts. */
@@ -464,8 +493,12 @@ static void log_table(const tp_tuning *t, tp_log *log)
     for (int block = 0; block < 2; block++) {
         int a0 = block * TP_ALGO_COUNT / 2, a1 = a0 + TP_ALGO_COUNT / 2;
         log_heading(t, log, a0, a1);
-        for (int c = 0; c < TP_COLL_COUNT; c++)
-            log_row(t, log, c, a0, a1);
+        const char *row = NULL;
+        size_t len = 0;
+        for (int c = 0; c < TP_COLL_COUNT; c++) {
+            bool same = row && same_figures(t, c - 1, c, a0, a1);
+            row = log_row(t, log, c, a0, a1, same ? row : NULL, len, &len);
+        }
     }
 }
 
