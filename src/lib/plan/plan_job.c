@@ -99,7 +99,7 @@ static tp_status kind_of_file(tp_plan *plan, const char *path, int *kind, tp_err
     tp_host_kind *k = &plan->kinds[plan->n_kinds];
     k->text = text;
     k->text_len = len;
-    snprintf(k->source, sizeof(k->source), "%s", path);
+    tp_copy_str(k->source, sizeof(k->source), path);
     *kind = plan->n_kinds++;
     st = replay_nccl_loader(k, NULL, err);
     return st == TP_OK ? parse_kind(k, err) : st;
@@ -149,7 +149,7 @@ tp_status tp_plan__load_job(tp_plan *plan, char *text, size_t len, const char *s
     tp_host_kind *main_kind = &plan->kinds[plan->n_kinds++];
     main_kind->text = text;
     main_kind->text_len = len;
-    snprintf(main_kind->source, sizeof(main_kind->source), "%s", source);
+    tp_copy_str(main_kind->source, sizeof(main_kind->source), source);
     if (st != TP_OK)
         return st;
     if (!plan->host_kind || !plan->host_first_rank)
