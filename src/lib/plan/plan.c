@@ -638,7 +638,7 @@ static void borrow_home(tp_plan *plan)
     plan->host_sys = k->host_sys;
     plan->domains = k->domains;
     plan->domain_of = k->domain_of;
-    snprintf(plan->source, sizeof(plan->source), "%s", k->source);
+    tp_copy_str(plan->source, sizeof(plan->source), k->source);
 }
 
 /* Systems of every kind (the home kind's logged), then the job's facts. */
