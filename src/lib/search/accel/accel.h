@@ -261,6 +261,7 @@ typedef struct tp_cut_pass {
 } tp_cut_pass;
 
 typedef struct tp_bound {
+    tp_arena tables;     /* every table below up to `sides`: made once, freed together */
     int *links, *count;  /* per GPU: its entry links (width slots each) */
     unsigned char *open; /* per GPU: a route enters it without a hop */
     int width;

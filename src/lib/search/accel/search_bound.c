@@ -78,11 +78,16 @@ static void crossing_hops(const tp_accel *a, uint64_t side, int *hops)
     }
 }
 
+/* n elements (at least one) of `size` bytes from the bound's tables, as they come. */
+static void *bound_table(tp_accel *a, size_t n, size_t size)
+{
+    return tp_arena_alloc(&a->bound.tables, (n ? n : 1) * size);
+}
+
 /* Bridge indices by side size, smallest first (stable): the order disjoint sides are picked in. */
 static tp_status order_bridges(tp_accel *a)
 {
-    a->bound.bridge_order =
-        malloc((size_t)(a->bound.n_bridges ? a->bound.n_bridges : 1) * sizeof(int));
+    a->bound.bridge_order = bound_table(a, (size_t)a->bound.n_bridges, sizeof(int));
     if (!a->bound.bridge_order)
         return TP_ERR_NOMEM;
     int k = 0;
@@ -102,9 +107,8 @@ static tp_status order_bridges(tp_accel *a)
 static tp_status find_hubs(tp_accel *a, const uint64_t *reach, uint64_t all)
 {
     int n = a->s->n_gpus;
-    a->bound.hub_link = malloc((size_t)(a->bound.n_bridges ? a->bound.n_bridges : 1) * sizeof(int));
-    a->bound.hub_sides =
-        malloc((size_t)(a->bound.n_bridges ? a->bound.n_bridges : 1) * sizeof(int));
+    a->bound.hub_link = bound_table(a, (size_t)a->bound.n_bridges, sizeof(int));
+    a->bound.hub_sides = bound_table(a, (size_t)a->bound.n_bridges, sizeof(int));
     if (!a->bound.hub_link || !a->bound.hub_sides)
         return TP_ERR_NOMEM;
     for (int b = 0; b < a->bound.n_bridges; b++) {
@@ -145,11 +149,9 @@ static tp_status find_bridges(tp_accel *a)
         return TP_OK;
     uint64_t all = tp_accel__gpu_mask(n);
     uint64_t *reach = calloc((size_t)a->milli.n_links * (size_t)n, sizeof(*reach));
-    a->bound.bridge_link = malloc((size_t)(a->milli.n_links ? a->milli.n_links : 1) * sizeof(int));
-    a->bound.bridge_side =
-        malloc((size_t)(a->milli.n_links ? a->milli.n_links : 1) * sizeof(uint64_t));
-    a->bound.bridge_hops =
-        malloc((size_t)(a->milli.n_links ? a->milli.n_links : 1) * 2 * sizeof(int));
+    a->bound.bridge_link = bound_table(a, (size_t)a->milli.n_links, sizeof(int));
+    a->bound.bridge_side = bound_table(a, (size_t)a->milli.n_links, sizeof(uint64_t));
+    a->bound.bridge_hops = bound_table(a, (size_t)a->milli.n_links, 2 * sizeof(int));
     if (!reach || !a->bound.bridge_link || !a->bound.bridge_side || !a->bound.bridge_hops) {
         free(reach);
         return TP_ERR_NOMEM;
@@ -196,8 +198,8 @@ static tp_status find_ways_back(tp_accel *a)
     for (int i = 0; i < b->n_bridges; i++)
         for (int j = 0; j < b->n_bridges; j++)
             pairs += b->bridge_side[j] == (all & ~b->bridge_side[i]);
-    b->back_first = malloc((size_t)(b->n_bridges + 1) * sizeof(int));
-    b->back = malloc((pairs ? pairs : 1) * sizeof(int));
+    b->back_first = bound_table(a, (size_t)b->n_bridges + 1, sizeof(int));
+    b->back = bound_table(a, pairs, sizeof(int));
     if (!b->back_first || !b->back)
         return TP_ERR_NOMEM;
     int k = 0;
@@ -218,9 +220,9 @@ tp_status tp_accel__bound_init(tp_accel *a, tp_error *err)
     int n = a->s->n_gpus > 0 ? a->s->n_gpus : 1;
     a->bound.width = a->s->n_gpus + a->s->n_nets;
     a->bound.links =
-        malloc((size_t)n * (size_t)(a->bound.width ? a->bound.width : 1) * sizeof(int));
-    a->bound.count = calloc((size_t)n, sizeof(int));
-    a->bound.open = calloc((size_t)n, sizeof(unsigned char));
+        bound_table(a, (size_t)n * (size_t)(a->bound.width ? a->bound.width : 1), sizeof(int));
+    a->bound.count = tp_arena_zalloc(&a->bound.tables, (size_t)n * sizeof(int));
+    a->bound.open = tp_arena_zalloc(&a->bound.tables, (size_t)n);
     if (!a->bound.links || !a->bound.count || !a->bound.open)
         return tp_fail_nomem(err);
     for (int g = 0; g < a->s->n_gpus; g++) {
@@ -241,19 +243,9 @@ tp_status tp_accel__bound_init(tp_accel *a, tp_error *err)
 
 void tp_accel__bound_free(tp_accel *a)
 {
-    free(a->bound.links);
-    free(a->bound.count);
-    free(a->bound.open);
-    free(a->bound.bridge_link);
-    free(a->bound.bridge_side);
-    free(a->bound.bridge_hops);
+    tp_arena_free(&a->bound.tables);
     a->bound.bridge_hops = NULL;
-    free(a->bound.hub_link);
-    free(a->bound.hub_sides);
-    free(a->bound.bridge_order);
     a->bound.bridge_order = NULL;
-    free(a->bound.back_first);
-    free(a->bound.back);
     a->bound.back_first = a->bound.back = NULL;
     a->bound.hub_link = a->bound.hub_sides = NULL;
     a->bound.n_hubs = 0;

@@ -60,7 +60,7 @@ tp_status tp_accel__sides_init(tp_accel *a)
     if (a->s->n_nets == 0 || b->n_bridges == 0)
         return TP_OK;
     size_t pairs = (size_t)b->back_first[b->n_bridges];
-    b->sides = malloc((pairs ? pairs : 1) * sizeof(*b->sides));
+    b->sides = tp_arena_alloc(&b->tables, (pairs ? pairs : 1) * sizeof(*b->sides));
     if (!b->sides)
         return TP_ERR_NOMEM;
     int n = a->s->n_gpus;
@@ -83,8 +83,7 @@ tp_status tp_accel__sides_init(tp_accel *a)
 
 void tp_accel__sides_free(tp_accel *a)
 {
-    free(a->bound.sides);
-    a->bound.sides = NULL;
+    a->bound.sides = NULL; /* in the bound's tables */
     a->bound.n_sides = 0;
 }
 
