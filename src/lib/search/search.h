@@ -198,6 +198,7 @@ tp_status tp_search__dump_graphs(FILE *out, const tp_system *sys, tp_graph *cons
  * of a's that the search cannot tell apart (same GPUs in order, NETs in any
  * order; proved in search/accel/) and a's searches left a's bandwidths unchanged.
  * *done is 1 when gb[] (n graphs, allocated) were filled so; 0: search b.
+ * gb[]'s trace buffers are theirs or NULL: they are reused, not leaked.
  */
 /* A domain's system and its graphs, for tp_search__mirror. */
 typedef struct tp_search_domain {

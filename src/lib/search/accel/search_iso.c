@@ -335,15 +335,18 @@ static tp_status rename_graph(const iso *m, const tp_graph *x, tp_graph *y, tp_e
         y->intra[i] = (int)rename_rank(m, x->intra[i]);
     for (int i = 0; i < x->n_channels * 2 && m->b->n_nets; i++)
         y->inter[i] = rename_net(m, x->inter[i]);
-    y->events = NULL;
-    y->n_events = y->events_cap = 0;
-    if (x->n_events == 0)
-        return TP_OK;
-    y->events = malloc(x->n_events * sizeof(*y->events));
-    if (!y->events)
-        return tp_fail_nomem(err);
-    memcpy(y->events, x->events, x->n_events * sizeof(*y->events));
-    y->n_events = y->events_cap = x->n_events;
+    /* y's own trace buffer (none, or one a graph renamed into y before) is reused. */
+    y->n_events = 0;
+    if (x->n_events > y->events_cap) {
+        tp_search_event *events = realloc(y->events, x->n_events * sizeof(*events));
+        if (!events)
+            return tp_fail_nomem(err);
+        y->events = events;
+        y->events_cap = x->n_events;
+    }
+    if (x->n_events)
+        memcpy(y->events, x->events, x->n_events * sizeof(*y->events));
+    y->n_events = x->n_events;
     return TP_OK;
 }
 
