@@ -10,6 +10,7 @@ graph, independently of how topoplan words its explanation:
   - a relaxation (lower bandwidth, weaker path type, ...) is said to come before the
     result exactly when the trace has it before the result, and after it likewise;
   - a "second pass" line exactly when NCCL raised the speed;
+  - the budget line counts the passes whose budget the trace shows spent;
   - every limit line's arithmetic says one more channel does not fit;
   - `plan`'s post-search steps (duplication, sm90 doubling, MIN/MAX, NVLS) end at its
     collective channel count.
@@ -92,6 +93,11 @@ def check_graph(g, errors, where):
     lowered = any(e["kind"] == "relax" and "bandwidth" in e["why"] for e in ev[:r_i])
     if r_i < sol and not lowered and r["bw_intra"] != start["bw_intra"]:
         fail("result bw %.1f differs from the start %.1f without lowering" % (r["bw_intra"], start["bw_intra"]))
+    spent = sum(1 for e in ev if e["kind"] == "budget" and "global" not in e["why"])
+    said = [int(m.group(1)) for t in lines_of(g, "budget")
+            for m in [re.match(r"(?:at least )?(\d+) pass", t)] if m]
+    if said != ([spent] if spent else []):
+        fail("budget line says %s passes spent their budget, the trace %d" % (said, spent))
     if ("raise" in kinds) != bool(lines_of(g, "second pass")):
         fail("second-pass line and trace disagree")
     for text in lines_of(g, "limit"):
