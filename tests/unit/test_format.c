@@ -8,6 +8,7 @@
  */
 #include "helpers.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,6 +149,21 @@ static void test_put_int_and_literal(void **state)
     assert_ptr_equal(p, got + 4);
 }
 
+/* "%*d" written in place against printf: signs, digit counts, extremes, widths 0..15. */
+static void test_int_right(void **state)
+{
+    (void)state;
+    static const int values[] = {0, 7, -7, 9, 10, -10, 99, 100, 12345, -98765, INT_MAX, INT_MIN};
+    char want[64], got[64];
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
+        for (int w = 0; w <= 15; w++) {
+            snprintf(want, sizeof(want), "|%*d", w, values[i]);
+            char *p = tp_put_int_right(TP_PUT_LIT(got, "|"), values[i], w);
+            assert_string_equal(want, got);
+            assert_int_equal((int)(p - got), (int)strlen(want));
+        }
+}
+
 /* "%*.1f" written in place against printf: random bits, ties, every width up to 12. */
 static void test_f1_right(void **state)
 {
@@ -254,6 +270,7 @@ int main(void)
         cmocka_unit_test(test_put_right),
         cmocka_unit_test(test_put_int_and_literal),
         cmocka_unit_test(test_f1_right),
+        cmocka_unit_test(test_int_right),
         cmocka_unit_test(test_put_ll),
         cmocka_unit_test(test_spaces_and_str_right),
         cmocka_unit_test(test_log_lines_in_place),

@@ -244,23 +244,19 @@ static inline char *tp_put_spaces(char *p, int n)
     }
     return n > 0 ? p + n : p;
 }
+/* The length of printf's "%d" of v. */
+static inline int tp_int_len(int v)
+{
+    int len = 1 + (v < 0);
+    for (unsigned u = v < 0 ? 0U - (unsigned)v : (unsigned)v; u >= 10; u /= 10)
+        len++;
+    return len;
+}
 /* printf's "%*d" at p: right-aligned in `width` columns, its length known first (no shifting):
  * the end. */
 static inline char *tp_put_int_right(char *p, int v, int width)
 {
-    unsigned u = v < 0 ? 0U - (unsigned)v : (unsigned)v;
-    int len = 1 + (v < 0);
-    for (unsigned w = u; w >= 10; w /= 10)
-        len++;
-    char *end = tp_put_spaces(p, width - len) + len, *d = end;
-    *d = '\0';
-    do {
-        *--d = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        *--d = '-';
-    return end;
+    return tp_put_int(tp_put_spaces(p, width - tp_int_len(v)), v, 0);
 }
 /* s right-aligned in `width` columns ("%*s"): the end. */
 static inline char *tp_put_str_right(char *p, const char *s, int width)
