@@ -146,6 +146,39 @@ TP_API const char *tp_config_warning(const tp_config *cfg, size_t i);
  */
 TP_API tp_status tp_config_load_env_text(tp_config *cfg, const char *text, size_t len,
                                          const char *source, tp_error *err);
+/**
+ * Select the NCCL version whose rules the configuration models ("2.27.5";
+ * tp_nccl_profile_info lists them). A new configuration models the default
+ * profile: the newest one exact on its public suite. Parameter defaults follow
+ * the version.
+ * @return TP_OK; TP_ERR_USAGE for a version without a profile (the message
+ *   names the supported ones); TP_ERR_ARGUMENT when cfg or version is NULL
+ */
+TP_API tp_status tp_config_set_nccl(tp_config *cfg, const char *version, tp_error *err);
+/** @return the NCCL version the configuration models ("2.22.3"), NULL when cfg is NULL */
+TP_API const char *tp_config_nccl(const tp_config *cfg);
+
+/** One NCCL version profile, as tp_nccl_profile_info fills it. */
+typedef struct tp_nccl_profile_info {
+    const char *nccl;  /**< "2.27.5" (static storage) */
+    int version_code;  /**< NCCL_VERSION_CODE style: 22705 */
+    bool exact;        /**< passes its whole public conformance suite */
+    bool is_default;   /**< the profile a new configuration models */
+    int public_passed; /**< public conformance cases passed ... */
+    int public_total;  /**< ... of this many */
+} tp_nccl_profile_info;
+/** Version of tp_nccl_profile_info; a caller built with it passes sizeof its record. */
+#define TP_NCCL_PROFILE_INFO_VERSION 1
+/** @return the number of NCCL version profiles (oldest first) */
+TP_API int tp_nccl_profile_count(void);
+/**
+ * @param i     0 .. tp_nccl_profile_count()-1
+ * @param info  the caller's record; @param size its size (sizeof(tp_nccl_profile_info)):
+ *   fields past it are not written
+ * @return TP_OK; TP_ERR_ARGUMENT when info is NULL or i out of range
+ */
+TP_API tp_status tp_nccl_profile_info_at(int i, tp_nccl_profile_info *info, size_t size,
+                                         tp_error *err);
 /** Free a configuration (NULL-safe). */
 TP_API void tp_config_free(tp_config *cfg);
 /** Write the effective parameter table (name, value, default or set) as text. */

@@ -33,6 +33,9 @@ typedef struct param_value {
 
 struct tp_config {
     param_value values[TP_PARAM_COUNT];
+    /* The NCCL version modelled, and its parameter defaults (nccl_profile.h). */
+    const tp_nccl_profile *profile;
+    int64_t defaults[TP_PARAM_COUNT];
     char *warnings[TP_CONFIG_MAX_WARNINGS];
     size_t n_warnings;
 };
@@ -340,6 +343,15 @@ tp_status tp_config_load_env_text(tp_config *cfg, const char *text, size_t len, 
     return st;
 }
 
+/* Select the profile and the parameter defaults it changes. */
+static void use_profile(tp_config *cfg, const tp_nccl_profile *p)
+{
+    cfg->profile = p;
+    for (size_t i = 0; i < TP_PARAM_COUNT; i++)
+        cfg->defaults[i] =
+            tp_nccl_profile__param_default(p, params[i].name, params[i].nccl_default);
+}
+
 tp_status tp_config_new(tp_config **out, const char *const *envp, tp_error *err)
 {
     if (!out)
@@ -348,6 +360,7 @@ tp_status tp_config_new(tp_config **out, const char *const *envp, tp_error *err)
     tp_config *cfg = calloc(1, sizeof(*cfg));
     if (!cfg)
         return tp_fail_nomem(err);
+    use_profile(cfg, tp_nccl_profile__default());
     for (size_t i = 0; envp && envp[i]; i++) {
         const char *eq = strchr(envp[i], '=');
         if (!eq)
@@ -389,6 +402,8 @@ tp_status tp_config__copy(tp_config **out, const tp_config *cfg, tp_error *err)
      * sources are not copied), then the texts of their own. Warnings stay with the original
      * (slots past n_warnings are never read). */
     copy->n_warnings = 0;
+    copy->profile = cfg->profile;
+    memcpy(copy->defaults, cfg->defaults, sizeof(copy->defaults));
     for (size_t i = 0; i < TP_PARAM_COUNT; i++) {
         param_value *v = &copy->values[i];
         if (cfg->values[i].is_set) {
@@ -420,7 +435,32 @@ tp_status tp_config_copy(tp_config **out, const tp_config *cfg, tp_error *err)
 int64_t tp_config_int(const tp_config *cfg, tp_param_id id)
 {
     const param_value *v = &cfg->values[id];
-    return v->is_set ? v->num : params[id].nccl_default;
+    return v->is_set ? v->num : cfg->defaults[id];
+}
+
+const tp_nccl_profile *tp_config__profile(const tp_config *cfg)
+{
+    return cfg->profile;
+}
+
+tp_status tp_config_set_nccl(tp_config *cfg, const char *version, tp_error *err)
+{
+    if (!cfg || !version)
+        return tp_fail_arg(err, "tp_config_set_nccl", !cfg ? "cfg is NULL" : "version is NULL");
+    const tp_nccl_profile *p = tp_nccl_profile__find(version);
+    if (!p) {
+        char list[128];
+        tp_nccl_profile__list(list, sizeof(list));
+        return tp_fail(err, TP_ERR_USAGE, NULL, 0, 0, "unknown NCCL version \"%s\" (supported: %s)",
+                       version, list);
+    }
+    use_profile(cfg, p);
+    return TP_OK;
+}
+
+const char *tp_config_nccl(const tp_config *cfg)
+{
+    return cfg ? cfg->profile->version : NULL;
 }
 
 const char *tp_config_str(const tp_config *cfg, tp_param_id id)
@@ -467,5 +507,29 @@ tp_status tp_config_write(FILE *out, const tp_config *cfg, tp_error *err)
     }
     if (ferror(out))
         return tp_fail(err, TP_ERR_IO, NULL, 0, 0, "cannot write the configuration");
+    return TP_OK;
+}
+
+int tp_nccl_profile_count(void)
+{
+    return TP_NCCL_COUNT;
+}
+
+tp_status tp_nccl_profile_info_at(int i, tp_nccl_profile_info *info, size_t size, tp_error *err)
+{
+    const tp_nccl_profile *p = tp_nccl_profile__at(i);
+    if (!info || !p)
+        return tp_fail_arg(err, "tp_nccl_profile_info_at",
+                           !info ? "info is NULL" : "i is out of range");
+    tp_nccl_profile_info v = {
+        .nccl = p->version,
+        .version_code = p->version_code,
+        .exact = p->exact,
+        .is_default = p == tp_nccl_profile__default(),
+        .public_passed = p->public_passed,
+        .public_total = p->public_total,
+    };
+    /* A caller built with an older, shorter record gets its prefix. */
+    memcpy(info, &v, size < sizeof(v) ? size : sizeof(v));
     return TP_OK;
 }

@@ -7,6 +7,7 @@
 #define TP_CONFIG_H
 
 #include "common/internal.h"
+#include "common/nccl_profile.h"
 
 /* Kinds of parameter values. */
 typedef enum tp_param_kind {
@@ -85,6 +86,9 @@ const char *tp_config_name(tp_param_id id);
 void tp_config__default_text(char *buf, size_t size, int id);
 /* How the parameter's value is read. */
 tp_param_kind tp_config_kind(tp_param_id id);
+/* The NCCL version profile the configuration selects (tp_config_set_nccl; default: the newest
+ * exact one). Stages read their version-dependent numbers and rules from it. */
+const tp_nccl_profile *tp_config__profile(const tp_config *cfg);
 /* Copy a configuration (a plan keeps its own). */
 tp_status tp_config__copy(tp_config **out, const tp_config *cfg, tp_error *err);
 

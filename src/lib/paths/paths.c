@@ -368,8 +368,19 @@ static int p2p_level(const tp_system *sys, const tp_config *cfg)
     return level == TP_LEVEL_UNSET ? default_p2p_level(sys) : level;
 }
 
+/* NCCL ncclTopoCheckP2p: P2P read only between GPUs of the profile's compute capability over
+ * NVLink. */
+static int p2p_read(const tp_nccl_profile *p, const tp_system *sys, int g1, int g2)
+{
+    const tp_node *gpu1 = &sys->nodes[TP_NODE_GPU].nodes[g1];
+    const tp_node *gpu2 = &sys->nodes[TP_NODE_GPU].nodes[g2];
+    const tp_route *path = route_to(gpu1, TP_NODE_GPU, g2);
+    return path->type == TP_PATH_NVL && gpu1->gpu.cuda_comp_cap == gpu2->gpu.cuda_comp_cap &&
+           gpu1->gpu.cuda_comp_cap == p->p2p_read_cc;
+}
+
 /* tp_paths__check_p2p on GPU indices g1, g2 (as the id lookups give them) at `level`. */
-static tp_status check_p2p_at(const tp_system *sys, int level, int g1, int g2, int *p2p, int *read,
+static tp_status check_p2p_at(const tp_system *sys, int level, int g1, int g2, int *p2p,
                               int *intermediate_rank, tp_error *err)
 {
     const tp_node *gpu1 = &sys->nodes[TP_NODE_GPU].nodes[g1];
@@ -381,11 +392,6 @@ static tp_status check_p2p_at(const tp_system *sys, int level, int g1, int g2, i
     /* Every GPU pair is P2P-capable here (no NVML to say otherwise). */
     if (path->type <= level)
         *p2p = 1;
-    const tp_node *gpu2 = &sys->nodes[TP_NODE_GPU].nodes[g2];
-    /* NCCL 2.22.3: P2P read only between sm80 GPUs over NVLink. */
-    if (path->type == TP_PATH_NVL && read && gpu1->gpu.cuda_comp_cap == gpu2->gpu.cuda_comp_cap &&
-        gpu1->gpu.cuda_comp_cap == TP_NCCL_P2P_READ_CC)
-        *read = 1;
     return TP_OK;
 }
 
@@ -403,7 +409,10 @@ tp_status tp_paths__check_p2p(const tp_system *sys, const tp_config *cfg, int64_
     int g2 = tp_paths__id_to_index(sys, TP_NODE_GPU, id2);
     if (g2 < 0)
         return TP_OK; /* NCCL 2.22.3: a GPU not in the system cannot use P2P */
-    return check_p2p_at(sys, p2p_level(sys, cfg), g1, g2, p2p, read, intermediate_rank, err);
+    tp_status st = check_p2p_at(sys, p2p_level(sys, cfg), g1, g2, p2p, intermediate_rank, err);
+    if (st == TP_OK && read)
+        *read = p2p_read(tp_config__profile(cfg), sys, g1, g2);
+    return st;
 }
 
 /* The best bandwidth from a GPU to a NET at PXB or better. */
@@ -500,7 +509,7 @@ static tp_status p2p_can_connect(const pair_checks *pc, int p, int g, int *ret, 
 {
     int inter = -1;
     *ret = 0;
-    tp_status st = check_p2p_at(pc->sys, pc->level, pc->at[p], pc->at[g], ret, NULL, &inter, err);
+    tp_status st = check_p2p_at(pc->sys, pc->level, pc->at[p], pc->at[g], ret, &inter, err);
     if (st != TP_OK || *ret == 0 || inter != -1)
         return st;
     bool net;
@@ -528,7 +537,7 @@ static tp_status divert_p2p(tp_system *sys, const pair_checks *pc, int g, tp_log
     tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
     for (int p = 0; p < gpus->count; p++) {
         int p2p = 0, cpu;
-        tp_status st = check_p2p_at(sys, pc->level, pc->at[p], pc->at[g], &p2p, NULL, NULL, err);
+        tp_status st = check_p2p_at(sys, pc->level, pc->at[p], pc->at[g], &p2p, NULL, err);
         if (st != TP_OK)
             return st;
         if (p2p)
@@ -602,7 +611,7 @@ static bool gdr_read_allowed(const tp_system *sys, const tp_config *cfg, int g)
     const tp_node *gpu = &sys->nodes[TP_NODE_GPU].nodes[g];
     if (param == 0)
         return false;
-    if (param > 0 || gpu->gpu.cuda_comp_cap >= TP_GDR_READ_MIN_CC)
+    if (param > 0 || gpu->gpu.cuda_comp_cap >= tp_config__profile(cfg)->gdr_read_min_cc)
         return true;
     if (sys->nodes[TP_NODE_GPU].count == 1)
         return true;

@@ -21,8 +21,6 @@
 #define TP_P2P_LEVEL_RESTRICTED TP_PATH_PXB
 /* NCCL 2.22.3 default NCCL_NET_GDR_LEVEL (ncclTopoCheckGdr). */
 #define TP_NET_GDR_LEVEL_DEFAULT TP_PATH_PXB
-/* NCCL 2.22.3: GDR reads are kept off by default below this compute capability. */
-#define TP_GDR_READ_MIN_CC 80
 
 /*
  * NCCL 2.22.3 src/graph/paths.cc lines of ncclTopoComputePaths' checks of

@@ -18,16 +18,6 @@
  * or only once the ladder needs it. */
 enum { TP_CROSS_NIC_NEVER = 0, TP_CROSS_NIC_ALWAYS = 1, TP_CROSS_NIC_IF_NEEDED = 2 };
 
-/* NCCL 2.22.3 speed ladders (GB/s, src/graph/search.cc), tried from fast to slow. */
-static const float speed_intra[] = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0,
-                                    9.0,  7.0,  6.0,  5.0,  4.0,  3.0};
-static const float speed_inter[] = {48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0,
-                                    7.0,  6.0,  5.0,  4.0,  3.0,  2.4,  1.2,  0.24, 0.12};
-static const float sm90_speed_intra[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0,
-                                         15.0, 12.0, 11.0, 6.0,  3.0};
-static const float sm90_speed_inter[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
-                                         15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
-
 /* The largest route bw from a GPU to nodes of `type` (NCCL 2.22.3 getMaxBw). */
 static float gpu_max_bw(const tp_system *sys, const tp_node *gpu, int type)
 {
@@ -144,6 +134,7 @@ void tp_search__graph_release(tp_graph *graph)
 /* The state of one ncclTopoCompute: NCCL's tmpGraph and its ladder position. */
 typedef struct ladder {
     tp_search_ctx *s;
+    const tp_nccl_profile *profile;
     tp_graph *graph; /* the best graph so far (the caller's) */
     const float *speeds;
     int n_speeds, speed_index, pass;
@@ -175,7 +166,7 @@ static ladder *new_ladder(int n_gpus)
 /* Rung: a simpler tree (TREE instead of BALANCED_TREE) on sm90+. */
 static int rung_simpler_tree(ladder *l)
 {
-    if (l->cc_min >= TP_NCCL_SM90_CC && l->tmp->pattern == TP_PATTERN_BALANCED_TREE) {
+    if (l->cc_min >= l->profile->sm90_cc && l->tmp->pattern == TP_PATTERN_BALANCED_TREE) {
         l->tmp->pattern = TP_PATTERN_TREE;
         return 1;
     }
@@ -226,7 +217,7 @@ static int rung_lower_bw(ladder *l)
     const float *sp = l->speeds;
     if (l->speed_index < l->n_speeds - 1 &&
         (l->graph->n_channels == 0 ||
-         sp[l->speed_index + 1] / l->graph->bw_inter > TP_NCCL_LOWER_BW_MIN_SHARE)) {
+         sp[l->speed_index + 1] / l->graph->bw_inter > l->profile->lower_bw_share)) {
         l->tmp->bw_inter = l->tmp->bw_intra = sp[++l->speed_index];
         return 1;
     }
@@ -304,14 +295,14 @@ static int relax(ladder *l, int time, int answered, tp_status *st)
 }
 
 /* NCCL 2.22.3 ncclTopoDupChannels: fast graphs get each channel twice, at half bw. */
-static void dup_channels(tp_graph *g, int cc_min, int n_gpus)
+static void dup_channels(const tp_nccl_profile *p, tp_graph *g, int cc_min, int n_gpus)
 {
     if (g->n_channels == 0 || g->pattern == TP_PATTERN_NVLS)
         return;
-    if (g->bw_intra < TP_NCCL_DUP_MIN_BW)
+    if (g->bw_intra < p->dup_min_bw)
         return;
-    if (cc_min > TP_NCCL_DUP_FAST_CC && g->bw_intra < TP_NCCL_DUP_FAST_BW &&
-        g->n_channels > TP_NCCL_DUP_FAST_MAX_CHANNELS)
+    if (cc_min > p->dup_fast_cc && g->bw_intra < p->dup_fast_bw &&
+        g->n_channels > p->dup_fast_max_chans)
         return;
     int dup = g->n_channels * 2 < g->max_channels ? g->n_channels * 2 : g->max_channels;
     if (dup <= g->n_channels)
@@ -329,7 +320,7 @@ static void dup_channels(tp_graph *g, int cc_min, int n_gpus)
 static void start_second_pass(ladder *l)
 {
     int before = l->graph->n_channels;
-    dup_channels(l->graph, l->cc_min, l->s->n_gpus);
+    dup_channels(l->profile, l->graph, l->cc_min, l->s->n_gpus);
     if (l->graph->n_channels != before)
         tp_search__event(l->graph, TP_EV_DUP, "channels duplicated at a fraction of the bandwidth",
                          l->graph);
@@ -608,18 +599,24 @@ static int min_comp_cap(const tp_system *sys)
     return cc;
 }
 
-/* The first speed at or below what the system can carry, as NCCL 2.22.3 picks it. */
+/* The speed ladder of the pattern's kind for the GPUs' compute capability (ncclTopoCompute). */
+static tp_speed_ladder pick_ladder(const tp_nccl_profile *p, int cc_min, int inter)
+{
+    if (p->sm100_cc && cc_min >= p->sm100_cc)
+        return inter ? p->sm100_speed_inter : p->sm100_speed_intra;
+    if (cc_min >= p->sm90_cc)
+        return inter ? p->sm90_speed_inter : p->sm90_speed_intra;
+    return inter ? p->speed_inter : p->speed_intra;
+}
+
+/* The first speed at or below what the system can carry, as NCCL picks it. */
 static void init_speeds(ladder *l)
 {
     const tp_system *sys = l->s->sys;
-    int n_gpus = l->s->n_gpus, sm90 = l->cc_min >= TP_NCCL_SM90_CC;
-    if (l->s->n_nets == 0) {
-        l->speeds = sm90 ? sm90_speed_intra : speed_intra;
-        l->n_speeds = sm90 ? (int)ARRAY_LEN(sm90_speed_intra) : (int)ARRAY_LEN(speed_intra);
-    } else {
-        l->speeds = sm90 ? sm90_speed_inter : speed_inter;
-        l->n_speeds = sm90 ? (int)ARRAY_LEN(sm90_speed_inter) : (int)ARRAY_LEN(speed_inter);
-    }
+    int n_gpus = l->s->n_gpus;
+    tp_speed_ladder ladder_speeds = pick_ladder(l->profile, l->cc_min, l->s->n_nets > 0);
+    l->speeds = ladder_speeds.speeds;
+    l->n_speeds = ladder_speeds.count;
     l->max_bw = sys->max_bw;
     float total_bw = sys->total_bw;
     if (n_gpus > 1 && l->graph->pattern != TP_PATTERN_RING)
@@ -634,7 +631,8 @@ static void init_speeds(ladder *l)
 }
 
 /* NCCL 2.22.3: nothing found, so one channel in GPU index order at a token speed. */
-static void simple_order_fallback(const tp_system *sys, tp_graph *graph, tp_log *log)
+static void simple_order_fallback(const tp_nccl_profile *p, const tp_system *sys, tp_graph *graph,
+                                  tp_log *log)
 {
     if (graph->n_channels != 0 || graph->coll_net != 0 || graph->pattern == TP_PATTERN_NVLS)
         return;
@@ -643,7 +641,7 @@ static void simple_order_fallback(const tp_system *sys, tp_graph *graph, tp_log 
     for (int i = 0; i < sys->nodes[TP_NODE_GPU].count; i++)
         graph->intra[i] = sys->nodes[TP_NODE_GPU].nodes[i].gpu.rank;
     graph->inter[0] = graph->inter[1] = 0;
-    graph->bw_intra = graph->bw_inter = TP_NCCL_FALLBACK_BW;
+    graph->bw_intra = graph->bw_inter = p->fallback_bw;
     graph->type_intra = graph->type_inter = TP_PATH_SYS;
     graph->n_channels = 1;
     tp_search__event(graph, TP_EV_FALLBACK, "no graph found: simple order", graph);
@@ -703,6 +701,7 @@ static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, const 
     if (st != TP_OK)
         return st;
     l->s = s;
+    s->profile = l->profile;
     l->graph = graph;
     l->cc_min = min_comp_cap(sys);
     if (tp_search__head_pattern(graph->pattern))
@@ -721,15 +720,15 @@ static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, const 
     if (!run->keep)
         tp_search__ctx_free(s);
     if (st == TP_OK)
-        simple_order_fallback(sys, graph, run->log);
+        simple_order_fallback(l->profile, sys, graph, run->log);
     return st;
 }
 
 /* NCCL 2.22.3: NVLS needs NVSwitches and sm90 everywhere. */
-static int nvls_impossible(const tp_system *sys, const tp_graph *graph)
+static int nvls_impossible(const tp_nccl_profile *p, const tp_system *sys, const tp_graph *graph)
 {
     return graph->pattern == TP_PATTERN_NVLS &&
-           (sys->nodes[TP_NODE_NVS].count == 0 || min_comp_cap(sys) < TP_NCCL_SM90_CC);
+           (sys->nodes[TP_NODE_NVS].count == 0 || min_comp_cap(sys) < p->sm90_cc);
 }
 
 tp_status tp_search__compute_with(tp_system *sys, tp_graph *graph, const tp_config *cfg,
@@ -769,12 +768,13 @@ tp_status tp_search__compute_with(tp_system *sys, tp_graph *graph, const tp_conf
         }
     }
     graph->search_state = TP_SEARCH_KEPT;
-    if (nvls_impossible(sys, graph))
+    if (nvls_impossible(tp_config__profile(cfg), sys, graph))
         return TP_OK;
 
     ladder *l = new_ladder(n_gpus);
     if (!l)
         return tp_fail_nomem(err);
+    l->profile = tp_config__profile(cfg);
     l->cross_nic = cross_nic;
     l->try_same = try_same;
     const tp_node_set *cpus = &sys->nodes[TP_NODE_CPU];

@@ -98,7 +98,8 @@ typedef struct tp_search_stop {
 /* One ncclTopoCompute: the system, the best graph so far and cached orders. */
 struct tp_search_ctx {
     tp_system *sys;
-    tp_graph *save; /* NCCL's saveGraph: the caller's graph */
+    const tp_nccl_profile *profile; /* the configuration's (set for each graph searched) */
+    tp_graph *save;                 /* NCCL's saveGraph: the caller's graph */
     int n_gpus, n_nets;
     void *tables;   /* one block holding the tables below up to net_rows (one allocation) */
     int *local_gpu; /* per NET: ncclTopoGetLocalGpu */

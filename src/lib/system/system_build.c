@@ -18,6 +18,7 @@
 
 typedef struct build_ctx {
     tp_system *sys;
+    const tp_nccl_profile *profile; /* the configuration's (the default one without) */
     const tp_xml *doc;
     tp_log *log; /* NCCL's own lines (may be NULL) */
     tp_error *err;
@@ -723,13 +724,12 @@ static tp_status link_passes(build_ctx *c, const tp_xml_elem *top)
 
 /* ---- whole-system passes ---- */
 
-/* NCCL 2.22.3 getBcmGen: Broadcom Gen4/Gen5 switches by their packed device word. */
-static int bcm_gen(uint64_t device, int level)
+/* NCCL getBcmGen: Broadcom Gen4/Gen5 switches by their packed device word. */
+static int bcm_gen(const tp_nccl_profile *p, uint64_t device, int level)
 {
-    if ((device & TP_NCCL_BCM_ID_MASK) == TP_NCCL_BCM_GEN4_ID)
+    if ((device & p->bcm_id_mask) == p->bcm_gen4_id)
         return 4;
-    if ((device & TP_NCCL_BCM_ID_MASK) ==
-        (TP_NCCL_BCM_GEN5_ID | (uint64_t)level * TP_NCCL_BCM_LEVEL))
+    if ((device & p->bcm_id_mask) == (p->bcm_gen5_id | (uint64_t)level * p->bcm_level))
         return 5;
     return 0;
 }
@@ -801,13 +801,14 @@ static tp_status remove_sub_switches(tp_system *sys, const int64_t *sub_ids, int
 }
 
 /* NCCL 2.22.3 ncclTopoFlattenBcmSwitches for one switch: unlink its same-gen sub switches. */
-static tp_status flatten_switch(tp_system *sys, tp_node *sw, int gen, tp_error *err)
+static tp_status flatten_switch(const tp_nccl_profile *p, tp_system *sys, tp_node *sw, int gen,
+                                tp_error *err)
 {
     int64_t sub_ids[TP_MAX_LINKS];
     int n_subs = 0;
     for (int l = 0; l < sw->n_links; l++) {
         tp_node *sub = sw->links[l].rem;
-        if (sub->type != TP_NODE_PCI || bcm_gen(sub->pci.device, 1) != gen)
+        if (sub->type != TP_NODE_PCI || bcm_gen(p, sub->pci.device, 1) != gen)
             continue;
         sub_ids[n_subs++] = sub->id;
         memmove(sw->links + l, sw->links + l + 1, (size_t)(sw->n_links - l - 1) * sizeof(tp_link));
@@ -816,7 +817,7 @@ static tp_status flatten_switch(tp_system *sys, tp_node *sw, int gen, tp_error *
     }
     bool gone[TP_MAX_NODES]; /* by PCI node index: a set holds at most TP_MAX_NODES */
     memset(gone, 0, (size_t)sys->nodes[TP_NODE_PCI].count * sizeof(bool));
-    sw->pci.device |= TP_NCCL_BCM_FLATTENED;
+    sw->pci.device |= p->bcm_flattened;
     tp_status st = TP_OK;
     for (int s = 0; s < n_subs && st == TP_OK; s++)
         st = absorb_sub_switch(sys, sw, sub_ids[s], gone, err);
@@ -825,15 +826,15 @@ static tp_status flatten_switch(tp_system *sys, tp_node *sw, int gen, tp_error *
     return st;
 }
 
-static tp_status flatten_bcm_switches(tp_system *sys, tp_error *err)
+static tp_status flatten_bcm_switches(const tp_nccl_profile *p, tp_system *sys, tp_error *err)
 {
     for (int s = 0; s < sys->nodes[TP_NODE_PCI].count; s++) {
         tp_node *sw = sys->nodes[TP_NODE_PCI].nodes + s;
-        int gen = bcm_gen(sw->pci.device, 0);
+        int gen = bcm_gen(p, sw->pci.device, 0);
         if (!gen)
             continue;
         /* `sw` stays in place: its sub switches come after it. */
-        tp_status st = flatten_switch(sys, sw, gen, err);
+        tp_status st = flatten_switch(p, sys, sw, gen, err);
         if (st != TP_OK)
             return st;
         /* NCCL 2.22.3 restarts with s = 0, which the loop increment turns into 1. */
@@ -889,7 +890,7 @@ static tp_status build(build_ctx *c, const tp_xml_elem *top, uint64_t host_hash)
         if (c->sys->host_hashes[id] == host_hash)
             c->sys->system_id = id;
     if ((st = link_passes(c, top)) != TP_OK ||
-        (st = flatten_bcm_switches(c->sys, c->err)) != TP_OK ||
+        (st = flatten_bcm_switches(c->profile, c->sys, c->err)) != TP_OK ||
         (st = connect_cpus(c->sys, c->err)) != TP_OK)
         return st;
     return tp_system__sort(c->sys, c->err);
@@ -920,7 +921,6 @@ static void count_elements(const tp_xml_elem *e, int caps[TP_NODE_TYPE_COUNT])
 tp_status tp_system__from_xml_log(tp_system **out, tp_xml *doc, const tp_config *cfg,
                                   uint64_t host_hash, tp_log *log, tp_error *err)
 {
-    (void)cfg;
     *out = NULL;
     if (!doc || !doc->root || strcmp(doc->root->tag, "system") != 0)
         return tp_xml__fail(err, TP_ERR_TOPOLOGY, doc, doc ? doc->root : NULL,
@@ -938,7 +938,11 @@ tp_status tp_system__from_xml_log(tp_system **out, tp_xml *doc, const tp_config 
         tp_system__free(sys);
         return st;
     }
-    build_ctx c = {.sys = sys, .doc = doc, .log = log, .err = err};
+    build_ctx c = {.sys = sys,
+                   .profile = cfg ? tp_config__profile(cfg) : tp_nccl_profile__default(),
+                   .doc = doc,
+                   .log = log,
+                   .err = err};
     tp_copy_str(sys->source, sizeof(sys->source), doc->source);
     st = build(&c, doc->root, host_hash);
     if (st == TP_OK && sys->notes.failed)

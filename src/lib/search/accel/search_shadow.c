@@ -208,7 +208,7 @@ static int shadow_setup(tp_accel *a, int j, const tp_graph *g, float bw)
 static int reachable(const tp_accel *a, float bw)
 {
     const tp_graph *best = a->s->save;
-    return !best->n_channels || bw / best->bw_inter > TP_NCCL_LOWER_BW_MIN_SHARE;
+    return !best->n_channels || bw / best->bw_inter > a->s->profile->lower_bw_share;
 }
 
 void tp_accel__shadow_saved(tp_accel *a)

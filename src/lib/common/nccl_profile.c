@@ -1,0 +1,192 @@
+/* The NCCL version profiles (see nccl_profile.h): one record per version. */
+#include "common/nccl_profile.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define RULE(r) (UINT64_C(1) << (r))
+#define LADDER(a)                                                                                  \
+    {                                                                                              \
+        a, (int)(sizeof(a) / sizeof((a)[0]))                                                       \
+    }
+
+/* ---- search.cc speed arrays (GB/s) ---- */
+
+/* speedArrayIntra / speedArrayInter: unchanged from 2.21.5 to 2.30.7. */
+static const float legacy_intra[] = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0,
+                                     9.0,  7.0,  6.0,  5.0,  4.0,  3.0};
+static const float legacy_inter[] = {48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0,
+                                     7.0,  6.0,  5.0,  4.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+/* sm90SpeedArrayIntra / sm90SpeedArrayInter: unchanged from 2.21.5 to 2.30.7. */
+static const float sm90_intra[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0};
+static const float sm90_inter[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
+                                   15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+/* sm100SpeedArrayIntra / sm100SpeedArrayInter of 2.27.5 (2.25.1 added them; 2.27.3 the 18.0,
+ * 2.27.5 the 48.0, 45.1 at the top of inter). */
+static const float sm100_intra_2_27_5[] = {90.0, 80.0, 70.0, 60.0, 50.0, 40.0,
+                                           30.0, 24.0, 20.0, 19.0, 18.0};
+static const float sm100_inter_2_27_5[] = {48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
+                                           15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+
+/* ---- topo.cc topoPathTypeStr ---- */
+
+static const char *const paths_2_22_3[] = {"LOC", "NVL", "NVB", "PIX", "PXB",
+                                           "PXN", "PHB", "SYS", "NET", "DIS"};
+/* 2.26 inserted C2C after NVB; 2.27.5 P2C after PXB (2.27.3 had it after PXN). */
+static const char *const paths_2_27_5[] = {"LOC", "NVL", "NVB", "C2C", "PIX", "PXB",
+                                           "P2C", "PXN", "PHB", "SYS", "NET", "DIS"};
+
+/* ---- parameter defaults (param.cc users) that differ from config.h's 2.22.3 table ---- */
+
+static const tp_param_default params_2_27_5[] = {
+    /* 2.25 nvls.cc ncclNvlsInit: -2, decided per architecture (16 sm90, 24/32 sm100). */
+    {"NCCL_NVLS_NCHANNELS", -2},
+    /* 2.25 init.cc: MAXCHANNELS 64 raises the P2P channel ceiling with it. */
+    {"NCCL_MAX_P2P_NCHANNELS", 64},
+};
+
+/* Rules every profile from 2.27.5 on follows. */
+#define RULES_2_27_5                                                                               \
+    (RULE(TP_RULE_LOG_SYSTEM_IDS) | RULE(TP_RULE_LOG_RING_DIGITS) | RULE(TP_RULE_PAT) |            \
+     RULE(TP_RULE_NIC_FUSION) | RULE(TP_RULE_ALGO_PER_FUNCTION) |                                  \
+     RULE(TP_RULE_LADDER_MIN_MAX_PATH) | RULE(TP_RULE_NVLS_HEADS_LIMIT) |                          \
+     RULE(TP_RULE_POSTSET_DOUBLE_FROM_SM90) | RULE(TP_RULE_C2C_PATH) |                             \
+     RULE(TP_RULE_LOG_GDR_MODE) | RULE(TP_RULE_P2C_BEFORE_PXN) |                                   \
+     RULE(TP_RULE_RECNET_LOCAL_GPU_FIRST) | RULE(TP_RULE_LOG_GRAPH_GPU_IDS) |                      \
+     RULE(TP_RULE_LOG_P2P_TYPE))
+
+/* The entries 2.22.3 and 2.27.5 share (checked by test_nccl_profile for both). */
+#define COMMON_ENTRIES                                                                             \
+    .sm90_cc = 90,                              /* search.cc ncclTopoCompute: ccMin >= 90 */       \
+        .speed_intra = LADDER(legacy_intra),    /* search.cc speedArrayIntra */                    \
+        .speed_inter = LADDER(legacy_inter),    /* search.cc speedArrayInter */                    \
+        .sm90_speed_intra = LADDER(sm90_intra), /* search.cc sm90SpeedArrayIntra */                \
+        .sm90_speed_inter = LADDER(sm90_inter), /* search.cc sm90SpeedArrayInter */                \
+        .dup_min_bw = 25.0,                     /* search.cc ncclTopoDupChannels */                \
+        .dup_fast_cc = 80, .dup_fast_bw = 50.0, .dup_fast_max_chans = 4,                           \
+    .lower_bw_share = .49,                    /* search.cc ncclTopoCompute */                      \
+        .fallback_bw = 0.1f,                  /* search.cc ncclTopoCompute, simple order */        \
+        .p2p_read_cc = 80,                    /* paths.cc ncclTopoCheckP2p */                      \
+        .gdr_read_min_cc = 80,                /* paths.cc ncclTopoCheckGdr */                      \
+        .bcm_id_mask = 0xfffffffffffff000ULL, /* topo.cc getBcmGen */                              \
+        .bcm_gen4_id = 0x1000c0101000a000ULL, .bcm_gen5_id = 0x1000c03010000000ULL,                \
+    .bcm_level = 0x1000, .bcm_flattened = 0xffff, /* topo.cc ncclTopoFlattenBcmSwitches */         \
+        .postset_double_cc = 90,                  /* connect.cc ncclTopoPostset */                 \
+        .postset_double_bw = 45.0f, .postset_double_max = 16
+
+static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
+    [TP_NCCL_2_22_3] =
+        {
+            .id = TP_NCCL_2_22_3,
+            .version = "2.22.3",
+            .version_code = 22203,
+            .tag = "v2.22.3-1", /* commit 178b6b759074597777ce13438efb0e0ba625e429 */
+            /* conformance/cases: 167 of 167 (tests/conformance-pass.txt) */
+            .exact = true,
+            .public_passed = 167,
+            .public_total = 167,
+            .rules = 0,
+            .max_channels = 32, /* device.h MAXCHANNELS */
+            COMMON_ENTRIES,
+            .sm100_cc = 0,        /* no sm100 arrays before 2.25.1 */
+            .sm100_nvlink_bw = 0, /* no SM100_NVLINK_BW before 2.25.1 */
+            .path_names = paths_2_22_3,
+            .n_path_types = (int)(sizeof(paths_2_22_3) / sizeof(paths_2_22_3[0])),
+            .param_defaults = NULL,
+            .n_param_defaults = 0,
+        },
+    [TP_NCCL_2_27_5] =
+        {
+            .id = TP_NCCL_2_27_5,
+            .version = "2.27.5",
+            .version_code = 22705,
+            .tag = "v2.27.5-1",
+            /* conformance/nccl-2.27.5/cases: tests/conformance-pass-2.27.5.txt (measured) */
+            .exact = false,
+            .public_passed = 0,
+            .public_total = 166,
+            .rules = RULES_2_27_5,
+            .max_channels = 64, /* device.h MAXCHANNELS (2.25.1) */
+            COMMON_ENTRIES,
+            .sm100_cc = 100, /* search.cc ncclTopoCompute: ccMin >= 100 (2.25.1) */
+            .sm100_speed_intra = LADDER(sm100_intra_2_27_5),
+            .sm100_speed_inter = LADDER(sm100_inter_2_27_5),
+            .sm100_nvlink_bw = 40.1f, /* topo.h SM100_NVLINK_BW (2.27.5; 40.0 before) */
+            .path_names = paths_2_27_5,
+            .n_path_types = (int)(sizeof(paths_2_27_5) / sizeof(paths_2_27_5[0])),
+            .param_defaults = params_2_27_5,
+            .n_param_defaults = (int)(sizeof(params_2_27_5) / sizeof(params_2_27_5[0])),
+        },
+};
+
+static const struct {
+    const char *name, *source;
+} rules[TP_RULE_COUNT] = {
+    [TP_RULE_LOG_SYSTEM_IDS] = {"log-system-ids", "2.23 paths.cc printNodePaths"},
+    [TP_RULE_LOG_RING_DIGITS] = {"log-ring-digits", "2.23 rings.cc dumpLine"},
+    [TP_RULE_PAT] = {"pat", "2.23 tuning.cc ncclTopoTuneModel"},
+    [TP_RULE_NIC_FUSION] = {"nic-fusion", "2.24 topo.cc ncclTopoMakeVNics"},
+    [TP_RULE_ALGO_PER_FUNCTION] = {"algo-per-function", "2.24 tuning.cc parseList"},
+    [TP_RULE_LADDER_MIN_MAX_PATH] = {"ladder-min-max-path", "2.25 search.cc ncclTopoCompute"},
+    [TP_RULE_NVLS_HEADS_LIMIT] = {"nvls-heads-limit", "2.25 search.cc ncclTopoCompute"},
+    [TP_RULE_POSTSET_DOUBLE_FROM_SM90] = {"postset-double-from-sm90",
+                                          "2.25 connect.cc ncclTopoPostset"},
+    [TP_RULE_C2C_PATH] = {"c2c-path", "2.26 topo.cc ncclTopoAddC2c"},
+    [TP_RULE_LOG_GDR_MODE] = {"log-gdr-mode", "2.26 paths.cc ncclTopoCheckGdr"},
+    [TP_RULE_P2C_BEFORE_PXN] = {"p2c-before-pxn", "2.27.5 paths.cc ncclTopoComputePaths"},
+    [TP_RULE_RECNET_LOCAL_GPU_FIRST] = {"recnet-local-gpu-first",
+                                        "2.27.5 search.cc ncclTopoSearchRecNet"},
+    [TP_RULE_LOG_GRAPH_GPU_IDS] = {"log-graph-gpu-ids", "2.27.5 search.cc ncclTopoPrintGraph"},
+    [TP_RULE_LOG_P2P_TYPE] = {"log-p2p-type", "2.27 transport.cc p2pSetup"},
+};
+
+const tp_nccl_profile *tp_nccl_profile__at(int i)
+{
+    return i >= 0 && i < TP_NCCL_COUNT ? &profiles[i] : NULL;
+}
+
+const tp_nccl_profile *tp_nccl_profile__find(const char *version)
+{
+    for (int i = 0; version && i < TP_NCCL_COUNT; i++)
+        if (strcmp(profiles[i].version, version) == 0)
+            return &profiles[i];
+    return NULL;
+}
+
+const tp_nccl_profile *tp_nccl_profile__default(void)
+{
+    const tp_nccl_profile *best = &profiles[0];
+    for (int i = 1; i < TP_NCCL_COUNT; i++)
+        if (profiles[i].exact)
+            best = &profiles[i];
+    return best;
+}
+
+void tp_nccl_profile__list(char *buf, size_t size)
+{
+    size_t at = 0;
+    if (size)
+        buf[0] = '\0';
+    for (int i = 0; i < TP_NCCL_COUNT && at < size; i++) {
+        int n = snprintf(buf + at, size - at, "%s%s", i ? ", " : "", profiles[i].version);
+        at += n > 0 ? (size_t)n : 0;
+    }
+}
+
+const char *tp_rule_name(tp_rule rule)
+{
+    return rule < TP_RULE_COUNT ? rules[rule].name : "?";
+}
+
+const char *tp_rule_source(tp_rule rule)
+{
+    return rule < TP_RULE_COUNT ? rules[rule].source : "?";
+}
+
+int64_t tp_nccl_profile__param_default(const tp_nccl_profile *p, const char *name, int64_t base)
+{
+    for (int i = 0; i < p->n_param_defaults; i++)
+        if (strcmp(p->param_defaults[i].name, name) == 0)
+            return p->param_defaults[i].value;
+    return base;
+}
