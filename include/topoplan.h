@@ -188,6 +188,12 @@ TP_API tp_status tp_config_write(FILE *out, const tp_config *cfg, tp_error *err)
  * JSON document (schema topoplan.env); TP_ERR_CONFIG for other formats.
  */
 TP_API tp_status tp_report_env(FILE *out, const tp_config *cfg, tp_format fmt, tp_error *err);
+/**
+ * `topoplan versions`: the NCCL version profiles, each exact or partial with
+ * its public conformance tally, the default and the one cfg selects marked;
+ * text or a JSON document (schema topoplan.versions); TP_ERR_CONFIG for other formats.
+ */
+TP_API tp_status tp_report_versions(FILE *out, const tp_config *cfg, tp_format fmt, tp_error *err);
 
 /** @defgroup plan Planning a job */
 

@@ -192,6 +192,7 @@ int cmd_paths(int argc, char **argv, cli_ctx *ctx);
 int cmd_search(int argc, char **argv, cli_ctx *ctx);
 int cmd_builtins(int argc, char **argv, cli_ctx *ctx);
 int cmd_env(int argc, char **argv, cli_ctx *ctx);
+int cmd_versions(int argc, char **argv, cli_ctx *ctx);
 int cmd_hca(int argc, char **argv, cli_ctx *ctx);
 int cmd_diff(int argc, char **argv, cli_ctx *ctx);
 int cmd_check(int argc, char **argv, cli_ctx *ctx);

@@ -8,6 +8,11 @@ static const char builtins_usage[] =
     "usage: topoplan builtins [--format text|json] [NAME]\n\nList the built-in topologies, or "
     "print the XML of one of them.\n";
 
+static const char versions_usage[] =
+    "usage: topoplan versions [--format text|json]\n\nList the NCCL versions topoplan models "
+    "(global option --nccl VERSION): each\nexact or partial with its public conformance tally, "
+    "and the default.\n";
+
 static const char env_usage[] =
     "usage: topoplan env [--format text|json]\n\nPrint every NCCL_* parameter topoplan models "
     "with its effective value.\n";
@@ -40,4 +45,16 @@ int cmd_env(int argc, char **argv, cli_ctx *ctx)
     tp_error err = {0};
     return tp_report_env(ctx->out, ctx->cfg, ctx->format, &err) == TP_OK ? CLI_EXIT_OK
                                                                          : cli_fail(&err);
+}
+
+int cmd_versions(int argc, char **argv, cli_ctx *ctx)
+{
+    int first = 1, code = CLI_EXIT_OK;
+    if (cli_parse_plain(argc, argv, ctx, versions_usage, &first, &code) != 0)
+        return code;
+    if (first < argc)
+        return cli_usage_error(versions_usage, "versions: unexpected argument \"%s\"", argv[first]);
+    tp_error err = {0};
+    return tp_report_versions(ctx->out, ctx->cfg, ctx->format, &err) == TP_OK ? CLI_EXIT_OK
+                                                                              : cli_fail(&err);
 }

@@ -367,10 +367,11 @@ static void json_str(FILE *out, const char *s)
     fputc('"', out);
 }
 
-static void json_node(FILE *out, const fleet_node *r)
+static void json_node(FILE *out, const fleet_node *r, const char *nccl)
 {
-    fprintf(out, "{\"schema\": \"%s\", \"schema_version\": %d, \"node\": ", FLEET_SCHEMA,
-            FLEET_SCHEMA_VERSION);
+    fprintf(out,
+            "{\"schema\": \"%s\", \"schema_version\": %d, \"nccl_version\": \"%s\", \"node\": ",
+            FLEET_SCHEMA, FLEET_SCHEMA_VERSION, nccl);
     json_str(out, r->path);
     if (r->status != TP_OK) {
         fputs(", \"status\": \"error\", \"message\": ", out);
@@ -424,11 +425,12 @@ static void write_summary(FILE *out, const fleet *f, tp_format fmt, int ok, int 
     int n = summary_kinds(f, kinds);
     if (fmt == TP_FORMAT_JSON) {
         fprintf(out,
-                "{\"schema\": \"%s\", \"schema_version\": %d, \"summary\": {\"nodes\": %zu, "
+                "{\"schema\": \"%s\", \"schema_version\": %d, \"nccl_version\": \"%s\", "
+                "\"summary\": {\"nodes\": %zu, "
                 "\"planned\": %zu, \"ok\": %d, \"deviate\": %d, \"errors\": %d, "
                 "\"kinds\": [",
-                FLEET_SCHEMA, FLEET_SCHEMA_VERSION, f->n_nodes, f->n_nodes - f->shared, ok, bad,
-                failed);
+                FLEET_SCHEMA, FLEET_SCHEMA_VERSION, tp_config_nccl(f->ctx->cfg), f->n_nodes,
+                f->n_nodes - f->shared, ok, bad, failed);
         for (int i = 0; i < n; i++) {
             fputs(i ? ", " : "", out);
             fputs("{\"kind\": ", out);
@@ -459,7 +461,7 @@ static int report(FILE *out, const fleet *f, tp_format fmt)
     for (size_t i = 0; i < f->n_nodes; i++) {
         const fleet_node *r = &f->nodes[i];
         if (fmt == TP_FORMAT_JSON)
-            json_node(out, r);
+            json_node(out, r, tp_config_nccl(f->ctx->cfg));
         else
             text_node(out, r, base);
         failed += r->status != TP_OK;

@@ -30,6 +30,7 @@ static const cli_cmd cmds[] = {
     {"complete", cmd_complete, REPORT, "fill a partial provider topology as NCCL does at run time"},
     {"builtins", cmd_builtins, REPORT, "list the built-in topologies (or print one)"},
     {"env", cmd_env, REPORT, "the effective NCCL_* parameters"},
+    {"versions", cmd_versions, REPORT, "the NCCL versions modelled (--nccl), exact or partial"},
 };
 
 static const char usage[] =
@@ -42,6 +43,8 @@ static const char usage[] =
     "  --env-file FILE       read KEY=VALUE lines (blank lines and # comments skipped);\n"
     "                        applied before --env values\n"
     "  --no-env              ignore NCCL_* variables of the process environment\n"
+    "  --nccl VERSION        model this NCCL version's rules (`topoplan versions` lists\n"
+    "                        them; default: the newest exact one)\n"
     "  --format FORMAT       text (default), json (every report; see docs/json.md),\n"
     "                        dot or svg (plan); a format a command cannot write\n"
     "                        is a usage error\n"
@@ -92,15 +95,21 @@ typedef struct global_opts {
     int no_env;
     const char *output;
     const char *format; /* --format NAME, checked against the command */
+    const char *nccl;   /* --nccl VERSION */
 } global_opts;
 
 static int parse_globals(int argc, char **argv, global_opts *g)
 {
     static const struct option opts[] = {
-        {"help", no_argument, NULL, 'h'},           {"version", no_argument, NULL, 'V'},
-        {"env", required_argument, NULL, 'E'},      {"no-env", no_argument, NULL, 'N'},
-        {"format", required_argument, NULL, 'F'},   {"output", required_argument, NULL, 'o'},
-        {"env-file", required_argument, NULL, 'f'}, {NULL, 0, NULL, 0},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {"env", required_argument, NULL, 'E'},
+        {"no-env", no_argument, NULL, 'N'},
+        {"format", required_argument, NULL, 'F'},
+        {"output", required_argument, NULL, 'o'},
+        {"env-file", required_argument, NULL, 'f'},
+        {"nccl", required_argument, NULL, 'n'},
+        {NULL, 0, NULL, 0},
     };
     int c;
     opterr = 0; /* our own one-line message */
@@ -133,6 +142,9 @@ static int parse_globals(int argc, char **argv, global_opts *g)
         case 'o':
             g->output = optarg;
             break;
+        case 'n':
+            g->nccl = optarg;
+            break;
         default:
             return cli_usage_error(usage,
                                    "bad global option \"%s\" (unknown, or its value is "
@@ -156,12 +168,31 @@ static int apply_env_file(tp_config *cfg, const char *path)
     return st == TP_OK ? 0 : cli_fail(&err);
 }
 
+/* One stderr line when the selected NCCL profile is not yet exact on its public suite. */
+static void note_partial_profile(const tp_config *cfg)
+{
+    for (int i = 0; i < tp_nccl_profile_count(); i++) {
+        tp_nccl_profile_info info;
+        if (tp_nccl_profile_info_at(i, &info, sizeof(info), NULL) != TP_OK ||
+            strcmp(info.nccl, tp_config_nccl(cfg)) != 0 || info.exact)
+            continue;
+        fprintf(stderr,
+                "topoplan: note: the prediction is not yet exact for NCCL %s (%d of %d public "
+                "conformance cases pass; `topoplan versions`)\n",
+                info.nccl, info.public_passed, info.public_total);
+    }
+}
+
 static int build_config(cli_ctx *ctx, const global_opts *g)
 {
     tp_error err = {0};
     const char *const empty[] = {NULL};
     if (tp_config_new(&ctx->cfg, g->no_env ? empty : (const char *const *)environ, &err))
         return cli_fail(&err);
+    if (g->nccl && tp_config_set_nccl(ctx->cfg, g->nccl, &err))
+        return cli_usage_error(usage, "--nccl: %s", err.message);
+    if (g->nccl)
+        note_partial_profile(ctx->cfg);
     for (size_t i = 0; i < g->n_env_files; i++) {
         int code = apply_env_file(ctx->cfg, g->env_files[i]);
         if (code)

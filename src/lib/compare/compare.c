@@ -217,6 +217,7 @@ tp_status tp_compare_plans(tp_comparison **out, const tp_plan *first, const tp_p
         snprintf(c->source[s], sizeof(c->source[s]), "%s", c->plan[s]->source);
         c->n_ranks[s] = c->plan[s]->channels.n_ranks;
     }
+    snprintf(c->nccl_version, sizeof(c->nccl_version), "%s", tp_config_nccl(first->cfg));
     c->job = first->job;
     tp_compare__match(c);
     tp_compare__system(c);

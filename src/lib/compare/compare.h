@@ -31,6 +31,7 @@ typedef enum tp_match_how {
 struct tp_comparison {
     const tp_plan *plan[2]; /* borrowed while comparing only; NULL afterwards */
     char source[2][256];
+    char nccl_version[16]; /* the NCCL version side 0's plan models */
     tp_job job;
     int n_ranks[2];
     /* match[side][type][index]: index of the other side's node, -1 when none. */

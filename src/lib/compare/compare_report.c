@@ -59,7 +59,7 @@ static void diff_text(FILE *out, const tp_comparison *c)
 {
     fprintf(out, "diff %s -> %s (", c->source[0], c->source[1]);
     text_job(out, c);
-    fputs(")\n", out);
+    fprintf(out, ") [NCCL %s]\n", c->nccl_version);
     if (c->n_diffs == 0) {
         fputs("identical at every layer: system, paths, graphs, channels, tuning\n", out);
         return;
@@ -95,7 +95,7 @@ static void json_diff_item(FILE *out, const tp_difference *d)
 static void json_head(FILE *out, const tp_comparison *c, const char *schema, const char *k0,
                       const char *k1)
 {
-    tp_report__json_begin(out, schema);
+    tp_report__json_begin(out, schema, c->nccl_version);
     fprintf(out, "  \"%s\": ", k0);
     tp_report__json_str(out, c->source[0]);
     fprintf(out, ",\n  \"%s\": ", k1);
@@ -178,7 +178,7 @@ static void check_text(FILE *out, const tp_comparison *c)
 {
     fprintf(out, "check %s against the baseline %s (", c->source[1], c->source[0]);
     text_job(out, c);
-    fputs(")\n", out);
+    fprintf(out, ") [NCCL %s]\n", c->nccl_version);
     for (int sev = TP_SEVERITY_ERROR; sev >= TP_SEVERITY_INFO; sev--)
         for (size_t i = 0; i < c->n_diffs; i++)
             if ((int)c->diffs[i].severity == sev)

@@ -80,8 +80,8 @@ void tp_completion_free(tp_completion *c)
 
 static void report_json(FILE *out, const tp_completion *c)
 {
-    tp_report__json_begin(out, "topoplan.complete");
-    fputs("  \"nccl_version\": \"2.22.3\",\n  \"sku\": ", out);
+    tp_report__json_begin(out, "topoplan.complete", tp_nccl_profile__default()->version);
+    fputs("  \"sku\": ", out);
     tp_report__json_str(out, c->sku);
     fputs(",\n  \"plugin_mode\": ", out);
     tp_report__json_str(out, c->mode);

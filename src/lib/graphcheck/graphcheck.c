@@ -580,6 +580,7 @@ static tp_status check_parsed(tp_graph_check **out, const tp_plan *plan, const t
     if (st == TP_OK) {
         snprintf(c.chk->source, sizeof(c.chk->source), "%s", doc->source);
         snprintf(c.chk->topology, sizeof(c.chk->topology), "%s", plan->source);
+        snprintf(c.chk->nccl_version, sizeof(c.chk->nccl_version), "%s", tp_config_nccl(plan->cfg));
         c.chk->n_nodes = plan->job.n_nodes;
         c.chk->n_gpus = sys->nodes[TP_NODE_GPU].count;
         c.chk->n_nets = sys->nodes[TP_NODE_NET].count;

@@ -71,8 +71,9 @@ typedef struct tp_gc_graph {
 } tp_gc_graph;
 
 struct tp_graph_check {
-    char source[256];   /* the graph file */
-    char topology[256]; /* the planned topology */
+    char source[256];      /* the graph file */
+    char topology[256];    /* the planned topology */
+    char nccl_version[16]; /* the NCCL version the plan models */
     int n_nodes, n_gpus, n_nets, n_nvs;
     tp_gc_finding *findings; /* about the file as a whole */
     size_t n_findings, findings_cap;

@@ -562,6 +562,7 @@ static tp_status build(tp_nics *out, const tp_plan *plan, bool findings, tp_erro
     out->findings.enabled = true;
     if (!plan || !plan->sys || !plan->domain_of || plan->status != TP_OK)
         return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "nics: the plan is incomplete");
+    out->nccl_version = tp_config_nccl(plan->cfg);
     out->node = plan->home_host;
     out->n_nodes = plan->job.n_nodes;
     out->per_node = per_node(plan);

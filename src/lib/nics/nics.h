@@ -111,6 +111,7 @@ typedef struct tp_nic_net {
 } tp_nic_net;
 
 typedef struct tp_nics {
+    const char *nccl_version; /* the version the plan models (static storage) */
     int node, n_nodes, per_node;
     int first_rank; /* the node's first rank */
     int64_t cross_nic;

@@ -170,7 +170,7 @@ static void json_nets(FILE *out, const tp_plan *plan)
 
 static void write_json(FILE *out, const tp_plan *plan)
 {
-    tp_report__json_begin(out, "topoplan.matrix");
+    tp_report__json_begin(out, "topoplan.matrix", tp_config_nccl(plan->cfg));
     fprintf(out, "  \"nodes\": %d, \"rank\": %d,\n", plan->job.n_nodes, plan->job.rank);
     json_gpus(out, plan->sys);
     json_nets(out, plan);

@@ -27,8 +27,8 @@ static void rail_text(char *buf, size_t size, const tp_nic_use *u)
 static void text_header(FILE *out, const tp_nics *nx)
 {
     int first = nx->first_rank;
-    fprintf(out, "NICs of node %d (ranks %d-%d) in a job of %d node%s\n", nx->node, first,
-            first + nx->per_node - 1, nx->n_nodes, nx->n_nodes == 1 ? "" : "s");
+    fprintf(out, "NICs of node %d (ranks %d-%d) in a job of %d node%s [NCCL %s]\n", nx->node, first,
+            first + nx->per_node - 1, nx->n_nodes, nx->n_nodes == 1 ? "" : "s", nx->nccl_version);
     fprintf(out, "NCCL_CROSS_NIC=%lld, P2P PXN level %d, %d ring channels, %d P2P channels\n\n",
             (long long)nx->cross_nic, nx->pxn_level, nx->ring_channels, nx->p2p_channels);
     if (nx->n_nets == 0)
@@ -289,9 +289,9 @@ static void json_rank(FILE *out, const tp_nic_rank *r)
     fprintf(out, ",\n     \"pxn_crash\": %s}", r->pxn_crash ? "true" : "false");
 }
 
-static void write_json(FILE *out, const tp_nics *nx)
+static void write_json(FILE *out, const tp_nics *nx, const char *nccl_version)
 {
-    tp_report__json_begin(out, "topoplan.nics");
+    tp_report__json_begin(out, "topoplan.nics", nccl_version);
     fprintf(out,
             "  \"node\": %d, \"nodes\": %d, \"ranks_per_node\": %d, \"cross_nic\": %lld, "
             "\"pxn_level\": %d, \"ring_channels\": %d, \"p2p_channels\": %d, "
@@ -345,7 +345,7 @@ tp_status tp_report_nics(FILE *out, const tp_plan *plan, tp_format fmt, tp_error
     if (st != TP_OK)
         return st;
     if (fmt == TP_FORMAT_JSON)
-        write_json(out, &nx);
+        write_json(out, &nx, tp_config_nccl(plan->cfg));
     else
         write_text(out, &nx);
     tp_nics__free(&nx);

@@ -21,7 +21,8 @@ void tp_report__json_why(FILE *out, const tp_graph_why *w);
 /* The version of a JSON schema ("topoplan.plan"), 0 when unknown. */
 int tp_report__schema_version(const char *schema);
 /* Open a JSON document: "{", its schema name and version; the caller adds fields. */
-void tp_report__json_begin(FILE *out, const char *schema);
+/* "{", the schema, its version and the NCCL version the document models (tp_config_nccl). */
+void tp_report__json_begin(FILE *out, const char *schema, const char *nccl_version);
 /* The plan's picture (Graphviz): the system, ring and tree channels (channel < 0: all), a legend.
  */
 tp_status tp_report__plan_dot(FILE *out, const tp_plan *plan, int channel, tp_error *err);

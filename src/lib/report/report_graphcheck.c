@@ -122,9 +122,11 @@ static void text_graph(FILE *out, const tp_graph_check *chk, const tp_gc_graph *
 
 static void write_text(FILE *out, const tp_graph_check *chk)
 {
-    fprintf(out, "graph-check: %s on %s (%d node%s: %d GPUs, %d NETs, %d NVSwitches per node)\n",
+    fprintf(out,
+            "graph-check: %s on %s (%d node%s: %d GPUs, %d NETs, %d NVSwitches per node) "
+            "[NCCL %s]\n",
             chk->source, chk->topology, chk->n_nodes, chk->n_nodes == 1 ? "" : "s", chk->n_gpus,
-            chk->n_nets, chk->n_nvs);
+            chk->n_nets, chk->n_nvs, chk->nccl_version);
     fputs("GPUs are named GPU/<rank>, NETs NET/<dev>, as in NCCL's channel lines.\n", out);
     for (size_t i = 0; i < chk->n_findings; i++)
         text_finding(out, chk, &chk->findings[i]);
@@ -198,7 +200,7 @@ static void json_graph(FILE *out, const tp_gc_graph *g)
 
 static void write_json(FILE *out, const tp_graph_check *chk)
 {
-    tp_report__json_begin(out, "topoplan.graph-check");
+    tp_report__json_begin(out, "topoplan.graph-check", chk->nccl_version);
     fputs("  \"graph_file\": ", out);
     tp_report__json_str(out, chk->source);
     fputs(", \"topology\": ", out);

@@ -39,13 +39,54 @@ tp_status tp_report_env(FILE *out, const tp_config *cfg, tp_format fmt, tp_error
         return tp_config_write(out, cfg, err);
     if (fmt != TP_FORMAT_JSON)
         return tp_fail(err, TP_ERR_CONFIG, "--format", 0, 0, "env writes text or json");
-    tp_report__json_begin(out, "topoplan.env");
+    tp_report__json_begin(out, "topoplan.env", tp_config_nccl(cfg));
     fputs("  \"parameters\": [\n", out);
     for (int i = 0; i < TP_PARAM_COUNT; i++) {
         json_param(out, cfg, (tp_param_id)i);
         fputs(i + 1 < TP_PARAM_COUNT ? ",\n" : "\n", out);
     }
     fputs("  ]\n}\n", out);
+    return tp_report__check_stream(out, err);
+}
+
+static void versions_text(FILE *out, const tp_config *cfg)
+{
+    fputs("NCCL versions topoplan models (global option --nccl VERSION):\n", out);
+    for (int i = 0; i < TP_NCCL_COUNT; i++) {
+        const tp_nccl_profile *p = tp_nccl_profile__at(i);
+        fprintf(out, "  %-8s %-7s %3d/%d public conformance cases%s%s\n", p->version,
+                p->exact ? "exact" : "partial", p->public_passed, p->public_total,
+                p == tp_nccl_profile__default() ? ", default" : "",
+                p == tp_config__profile(cfg) ? ", selected" : "");
+    }
+}
+
+static void versions_json(FILE *out, const tp_config *cfg)
+{
+    tp_report__json_begin(out, "topoplan.versions", tp_config_nccl(cfg));
+    fprintf(out, "  \"default\": \"%s\",\n  \"versions\": [\n",
+            tp_nccl_profile__default()->version);
+    for (int i = 0; i < TP_NCCL_COUNT; i++) {
+        const tp_nccl_profile *p = tp_nccl_profile__at(i);
+        fprintf(out,
+                "    {\"nccl\": \"%s\", \"version_code\": %d, \"status\": \"%s\", "
+                "\"public_passed\": %d, \"public_total\": %d}%s\n",
+                p->version, p->version_code, p->exact ? "exact" : "partial", p->public_passed,
+                p->public_total, i + 1 < TP_NCCL_COUNT ? "," : "");
+    }
+    fputs("  ]\n}\n", out);
+}
+
+tp_status tp_report_versions(FILE *out, const tp_config *cfg, tp_format fmt, tp_error *err)
+{
+    if (!out || !cfg)
+        return tp_fail(err, TP_ERR_ARGUMENT, NULL, 0, 0, "versions: NULL argument");
+    if (fmt == TP_FORMAT_TEXT)
+        versions_text(out, cfg);
+    else if (fmt == TP_FORMAT_JSON)
+        versions_json(out, cfg);
+    else
+        return tp_fail(err, TP_ERR_CONFIG, "--format", 0, 0, "versions writes text or json");
     return tp_report__check_stream(out, err);
 }
 
@@ -78,7 +119,7 @@ tp_status tp_report_builtins(FILE *out, const char *name, tp_format fmt, tp_erro
         for (size_t i = 0; i < tp_builtin_count(); i++)
             fprintf(out, "%-12s %s\n", tp_builtin_name(i), tp_builtin_about(i));
     } else if (fmt == TP_FORMAT_JSON) {
-        tp_report__json_begin(out, "topoplan.builtins");
+        tp_report__json_begin(out, "topoplan.builtins", tp_nccl_profile__default()->version);
         fputs("  \"builtins\": [\n", out);
         for (size_t i = 0; i < tp_builtin_count(); i++) {
             if (name && i != only)
@@ -105,7 +146,7 @@ tp_status tp_report_hca(FILE *out, const char *filter, const tp_hca_port *ports,
         return tp_fail(err, TP_ERR_CONFIG, "--format", 0, 0, "hca writes text or json");
     size_t n_selected = 0;
     if (fmt == TP_FORMAT_JSON) {
-        tp_report__json_begin(out, "topoplan.hca");
+        tp_report__json_begin(out, "topoplan.hca", tp_nccl_profile__default()->version);
         fputs("  \"filter\": ", out);
         tp_report__json_str(out, filter ? filter : "");
         fputs(",\n  \"ports\": [", out);

@@ -129,9 +129,9 @@ static void json_nodes(FILE *out, const tp_system *sys, int type)
     fputs(set->count ? "\n  " : "", out);
 }
 
-static void write_json(FILE *out, const tp_system *sys)
+static void write_json(FILE *out, const tp_system *sys, const char *nccl_version)
 {
-    tp_report__json_begin(out, "topoplan.paths");
+    tp_report__json_begin(out, "topoplan.paths", nccl_version);
     fputs("  \"gpus\": [", out);
     json_nodes(out, sys, TP_NODE_GPU);
     fputs("],\n  \"nets\": [", out);
@@ -166,7 +166,7 @@ tp_status tp_report_paths(FILE *out, const tp_plan *plan, tp_format fmt, tp_erro
     if (!sys || sys->nodes[TP_NODE_GPU].count == 0 || !sys->nodes[TP_NODE_GPU].nodes[0].paths[0])
         return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "the plan has no paths");
     if (fmt == TP_FORMAT_JSON)
-        write_json(out, sys);
+        write_json(out, sys, tp_config_nccl(plan->cfg));
     else if (fmt == TP_FORMAT_TEXT)
         write_text(out, sys);
     else

@@ -155,7 +155,7 @@ static tp_status report_search(FILE *out, const tp_plan *plan, tp_format fmt, bo
         return st;
     }
     if (fmt == TP_FORMAT_JSON) {
-        tp_report__json_begin(out, "topoplan.search");
+        tp_report__json_begin(out, "topoplan.search", tp_config_nccl(plan->cfg));
         fputs("  \"graphs\": [\n", out);
     }
     bool first = true;

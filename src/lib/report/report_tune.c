@@ -105,10 +105,10 @@ static void text_header(FILE *out, const tp_plan *plan)
 {
     const tp_tune_job *j = &plan->tuning.job;
     fprintf(out,
-            "NCCL 2.22.3 tuning model of %s: %d rank%s, %d NCCL node%s, %d channels, "
+            "NCCL %s tuning model of %s: %d rank%s, %d NCCL node%s, %d channels, "
             "%d NVLS channels\n",
-            plan->source, j->n_ranks, j->n_ranks == 1 ? "" : "s", j->n_nodes,
-            j->n_nodes == 1 ? "" : "s", j->n_channels, j->nvls_channels);
+            tp_config_nccl(plan->cfg), plan->source, j->n_ranks, j->n_ranks == 1 ? "" : "s",
+            j->n_nodes, j->n_nodes == 1 ? "" : "s", j->n_channels, j->nvls_channels);
     fprintf(out, "Rank 0's view; one call of float32 sum per size, not grouped; no CollNet, no "
                  "tuner plugin.\n");
 }
@@ -233,8 +233,7 @@ static void json_crossovers(FILE *out, const tune_sweep *s, int i)
 static void write_json(FILE *out, const tp_plan *plan, const tune_sweep *s)
 {
     const tp_tune_job *j = &plan->tuning.job;
-    tp_report__json_begin(out, "topoplan.tune");
-    fputs("  \"nccl_version\": \"2.22.3\",\n", out);
+    tp_report__json_begin(out, "topoplan.tune", tp_config_nccl(plan->cfg));
     fputs("  \"source\": ", out);
     tp_report__json_str(out, plan->source);
     fprintf(out,

@@ -27,6 +27,7 @@ typedef struct panel {
     double x_lo, x_hi; /* log2 of the first and last size */
     double y_max;      /* GB/s at the top of the axis */
     int n_ranks, n_nodes;
+    const char *nccl_version; /* the version modelled */
 } panel;
 
 static const tune_row *row(const panel *p, int k)
@@ -190,9 +191,9 @@ static void draw_panel(FILE *out, panel *p)
     tp_coll coll = p->s->colls[p->i];
     fprintf(out,
             "<text x=\"%d\" y=\"%.1f\" font-size=\"15\" font-weight=\"bold\">%s: predicted "
-            "bus bandwidth, %d ranks on %d NCCL node%s (NCCL 2.22.3 model)</text>\n",
+            "bus bandwidth, %d ranks on %d NCCL node%s (NCCL %s model)</text>\n",
             PLOT_X0, p->y_off + 28, tp_tune__coll_name(coll), p->n_ranks, p->n_nodes,
-            p->n_nodes == 1 ? "" : "s");
+            p->n_nodes == 1 ? "" : "s", p->nccl_version);
     axes(out, p);
     chosen_band(out, p);
     for (int a = 0; a < TP_ALGO_COUNT; a++)
@@ -233,7 +234,8 @@ tp_status tp_report_tune_svg(FILE *out, const tp_plan *plan, const tp_tune_optio
                    .i = i,
                    .y_off = (double)i * PANEL_H,
                    .n_ranks = plan->tuning.job.n_ranks,
-                   .n_nodes = plan->tuning.job.n_nodes};
+                   .n_nodes = plan->tuning.job.n_nodes,
+                   .nccl_version = tp_config_nccl(plan->cfg)};
         p.x_lo = log2((double)s.rows[i * s.n_sizes].bytes);
         p.x_hi = log2((double)s.rows[i * s.n_sizes + s.n_sizes - 1].bytes);
         draw_panel(out, &p);

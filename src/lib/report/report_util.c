@@ -50,8 +50,8 @@ static const struct {
     {"topoplan.plan", 1},        {"topoplan.search", 1},   {"topoplan.paths", 1},
     {"topoplan.nics", 1},        {"topoplan.diff", 1},     {"topoplan.check", 1},
     {"topoplan.graph-check", 1}, {"topoplan.validate", 1}, {"topoplan.env", 1},
-    {"topoplan.builtins", 1},    {"topoplan.hca", 1},      {"topoplan.matrix", 1},
-    {"topoplan.complete", 1},    {"topoplan.tune", 1},
+    {"topoplan.versions", 1},    {"topoplan.builtins", 1}, {"topoplan.hca", 1},
+    {"topoplan.matrix", 1},      {"topoplan.complete", 1}, {"topoplan.tune", 1},
 };
 
 int tp_report__schema_version(const char *schema)
@@ -62,10 +62,11 @@ int tp_report__schema_version(const char *schema)
     return 0;
 }
 
-void tp_report__json_begin(FILE *out, const char *schema)
+void tp_report__json_begin(FILE *out, const char *schema, const char *nccl_version)
 {
     fprintf(out, "{\n  \"schema\": \"%s\", \"schema_version\": %d,\n", schema,
             tp_report__schema_version(schema));
+    fprintf(out, "  \"nccl_version\": \"%s\",\n", nccl_version);
 }
 
 tp_status tp_report__check_stream(FILE *out, tp_error *err)

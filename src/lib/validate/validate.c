@@ -39,7 +39,9 @@ static void json_graph_check(FILE *out, const tp_graph_check *chk)
 static void validate_json(FILE *out, const tp_plan *plan, const tp_error *failure,
                           const tp_graph_check *chk)
 {
-    tp_report__json_begin(out, "topoplan.validate");
+    /* A plan that failed before it existed models the default version. */
+    const char *nccl = plan ? tp_config_nccl(plan->cfg) : tp_nccl_profile__default()->version;
+    tp_report__json_begin(out, "topoplan.validate", nccl);
     fprintf(out, "  \"accepted\": %s,\n  \"error\": ", failure ? "false" : "true");
     if (failure)
         json_error(out, failure);
