@@ -26,6 +26,24 @@ class VersionTest(unittest.TestCase):
         self.assertEqual(topoplan.nccl_version(), "2.22.3")
         self.assertIn("dgx-h100", topoplan.builtins())
 
+    def test_nccl_profiles(self):
+        listed = {v["nccl"]: v for v in topoplan.versions()}
+        self.assertEqual(listed["2.22.3"]["status"], "exact")
+        self.assertTrue(listed["2.22.3"]["default"])
+        self.assertEqual(listed["2.27.5"]["status"], "partial")
+        self.assertEqual(listed["2.27.5"]["public_total"], 166)
+
+    def test_plan_names_its_nccl_version(self):
+        with topoplan.plan(V100) as p:
+            self.assertEqual(p.nccl, "2.22.3")
+            self.assertEqual(p.json("plan")["nccl_version"], "2.22.3")
+        with topoplan.plan(V100, nccl="2.27.5") as p:
+            self.assertEqual(p.nccl, "2.27.5")
+            self.assertEqual(p.json("paths")["nccl_version"], "2.27.5")
+        with self.assertRaises(topoplan.TopoplanError) as caught:
+            topoplan.plan(V100, nccl="2.99.0")
+        self.assertIn("2.22.3, 2.27.5", str(caught.exception))
+
 
 class TuneTest(unittest.TestCase):
     """NCCL 2.22.3's own choices for 2 DGX H100 nodes (conformance case

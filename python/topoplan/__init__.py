@@ -127,6 +127,13 @@ _DECISION_KINDS = ("try", "solution", "relax", "raise", "budget", "fallback", "l
                    "bound", "settle", "improved", "dup", "done")
 
 
+class _ProfileInfo(ctypes.Structure):
+    """tp_nccl_profile_info (TP_NCCL_PROFILE_INFO_VERSION 1)."""
+    _fields_ = [("nccl", ctypes.c_char_p), ("version_code", ctypes.c_int),
+                ("exact", ctypes.c_bool), ("is_default", ctypes.c_bool),
+                ("public_passed", ctypes.c_int), ("public_total", ctypes.c_int)]
+
+
 def _load():
     path = os.environ.get("TOPOPLAN_LIBRARY") or "libtopoplan.so.0"
     lib = ctypes.CDLL(path)
@@ -138,6 +145,10 @@ def _load():
         "tp_status_name": (ctypes.c_char_p, [I]),
         "tp_config_new": (I, [ctypes.POINTER(P), ctypes.POINTER(ctypes.c_char_p), E]),
         "tp_config_free": (None, [P]),
+        "tp_config_set_nccl": (I, [P, ctypes.c_char_p, E]),
+        "tp_config_nccl": (ctypes.c_char_p, [P]),
+        "tp_nccl_profile_count": (I, []),
+        "tp_nccl_profile_info_at": (I, [I, ctypes.POINTER(_ProfileInfo), S, E]),
         "tp_plan_buffer": (I, [ctypes.POINTER(P), ctypes.c_char_p, S, ctypes.c_char_p,
                                ctypes.POINTER(_Job), P, E]),
         "tp_plan_file": (I, [ctypes.POINTER(P), ctypes.c_char_p, ctypes.POINTER(_Job), P, E]),
@@ -231,6 +242,22 @@ def version_info():
 def nccl_version() -> str:
     """The NCCL version whose decisions the library reproduces, "2.22.3"."""
     return _lib.tp_nccl_version_string().decode()
+
+
+def versions() -> List[dict]:
+    """The NCCL versions the library models (plan(..., nccl=VERSION)), oldest first: each
+    {"nccl", "version_code", "status" ("exact" or "partial"), "default", "public_passed",
+    "public_total"}."""
+    out = []
+    for i in range(_lib.tp_nccl_profile_count()):
+        info, err = _ProfileInfo(), _Error()
+        _check(_lib.tp_nccl_profile_info_at(i, ctypes.byref(info), ctypes.sizeof(info),
+                                            ctypes.byref(err)), err)
+        out.append({"nccl": info.nccl.decode(), "version_code": info.version_code,
+                    "status": "exact" if info.exact else "partial",
+                    "default": bool(info.is_default), "public_passed": info.public_passed,
+                    "public_total": info.public_total})
+    return out
 
 
 def builtins() -> List[str]:
@@ -614,18 +641,23 @@ class Plan:
         return doc
 
 
-def _config(env: Optional[Mapping[str, str]]):
+def _config(env: Optional[Mapping[str, str]], nccl: Optional[str] = None):
     items = [f"{k}={v}".encode() for k, v in (env or {}).items()]
     arr = (ctypes.c_char_p * (len(items) + 1))(*items, None)
     cfg, err = ctypes.c_void_p(), _Error()
     _check(_lib.tp_config_new(ctypes.byref(cfg), arr, ctypes.byref(err)), err)
+    if nccl is not None:
+        st = _lib.tp_config_set_nccl(cfg, nccl.encode(), ctypes.byref(err))
+        if st != _TP_OK:
+            _lib.tp_config_free(cfg)
+            raise TopoplanError(err)
     return cfg
 
 
 def plan(topology: Optional[str] = None, *, xml: Optional[str] = None,
          builtin: Optional[str] = None, nodes: int = 1, rank: int = 0,
          env: Optional[Mapping[str, str]] = None,
-         node_topos: Sequence[str] = ()) -> Plan:
+         node_topos: Sequence[str] = (), nccl: Optional[str] = None) -> Plan:
     """Plan a job of `nodes` nodes, reported at `rank`.
 
     node_topos: node 1 is planned on the first file, node 2 on the next, ...
@@ -633,7 +665,9 @@ def plan(topology: Optional[str] = None, *, xml: Optional[str] = None,
 
     The topology is a file path, an XML text (xml=) or a builtin name
     (builtin=). `env` holds the NCCL_* variables (the process environment is
-    not read: pass os.environ to use it). Raises TopoplanError on bad input,
+    not read: pass os.environ to use it). `nccl` selects the NCCL version
+    modelled ("2.27.5"; versions() lists them; default: the newest exact one;
+    the plan's .nccl names it). Raises TopoplanError on bad input,
     or when NCCL itself would fail (then .log has NCCL's lines up to it).
     """
     if sum(x is not None for x in (topology, xml, builtin)) != 1:
@@ -644,7 +678,8 @@ def plan(topology: Optional[str] = None, *, xml: Optional[str] = None,
         if text is None:
             raise ValueError(f"unknown builtin {builtin!r} (see topoplan.builtins())")
         xml, source = text.decode(), builtin
-    cfg = _config(env)
+    cfg = _config(env, nccl)
+    modelled = _lib.tp_config_nccl(cfg).decode()
     topos = (ctypes.c_char_p * (len(node_topos) + 1))(*[os.fsencode(t) for t in node_topos])
     job = _Job(_JOB_VERSION, nodes, rank, topos, len(node_topos))
     handle, err = ctypes.c_void_p(), _Error()
@@ -665,4 +700,6 @@ def plan(topology: Optional[str] = None, *, xml: Optional[str] = None,
         if failed:
             failed.close()
         raise TopoplanError(err, log)
-    return Plan(handle.value)
+    result = Plan(handle.value)
+    result.nccl = modelled
+    return result
