@@ -72,7 +72,8 @@ static int gpu_min_channels(const tp_system *sys, int g, int n_ranks, int p2p_n,
         const tp_route *path = &gpus->nodes[p].paths[TP_NODE_GPU][g];
         int n = TP_P2P_LOCAL_CHANNELS;
         if (path->type == TP_PATH_NVL) {
-            float nvl_bw = tp_system__nvlink_bw(gpus->nodes[g].gpu.cuda_comp_cap);
+            float nvl_bw =
+                tp_system__nvlink_bw(tp_config__profile(cfg), gpus->nodes[g].gpu.cuda_comp_cap);
             int links = (int)(path->bw / nvl_bw);
             n = TP_P2P_LOCAL_CHANNELS * (links > 1 ? links : 1);
         }

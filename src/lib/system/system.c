@@ -368,9 +368,12 @@ tp_status tp_system__connect(tp_node *node, tp_node *rem, int type, float bw, tp
     return TP_OK;
 }
 
-float tp_system__nvlink_bw(int cuda_comp_cap)
+float tp_system__nvlink_bw(const tp_nccl_profile *p, int cuda_comp_cap)
 {
-    /* NCCL 2.22.3 ncclTopoNVLinkBw; unknown (old) GPUs get the SM80 rate. */
+    /* NCCL ncclTopoNVLinkBw; unknown (old) GPUs get the SM80 rate. Blackwell has its own rate
+     * from 2.25.1 on. */
+    if (p->sm100_nvlink_bw > 0 && cuda_comp_cap >= 100)
+        return p->sm100_nvlink_bw;
     if (cuda_comp_cap >= 90)
         return TP_SM90_NVLINK_BW;
     if (cuda_comp_cap == 86)

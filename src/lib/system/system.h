@@ -222,7 +222,7 @@ static inline bool tp_system__plain_decimal(const char *s, long *out)
 }
 
 /* NVLink bandwidth per link for a compute capability (NCCL 2.22.3). */
-float tp_system__nvlink_bw(int cuda_comp_cap);
+float tp_system__nvlink_bw(const tp_nccl_profile *p, int cuda_comp_cap);
 
 /*
  * Build the system of one host from NCCL's topology XML, as NCCL 2.22.3's

@@ -592,7 +592,7 @@ static tp_status add_nvlink(build_ctx *c, const tp_xml_elem *e, const char *pare
     if (st != TP_OK || (st = req_int(c, e, "count", &count)) != TP_OK ||
         (st = nvlink_remote(c, e, gpu, sid, &remote)) != TP_OK || !remote)
         return st;
-    float bw = (float)count * tp_system__nvlink_bw(gpu->gpu.cuda_comp_cap);
+    float bw = (float)count * tp_system__nvlink_bw(c->profile, gpu->gpu.cuda_comp_cap);
     if ((st = tp_system__connect(gpu, remote, TP_LINK_NVL, bw, c->err)) != TP_OK)
         return st;
     for (int l = 0; l < gpu->n_links; l++) {

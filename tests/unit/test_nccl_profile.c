@@ -1,0 +1,237 @@
+/*
+ * The NCCL version profiles: each profile's table against values written here
+ * (read from NCCL's source at the profile's tag), the rule predicates, the
+ * lookup, and the configuration carrying the profile to the stages.
+ */
+#include "helpers.h"
+
+#include "common/nccl_profile.h"
+#include "config/config.h"
+
+#include <string.h>
+
+static void assert_ladder(tp_speed_ladder got, const float *want, int n)
+{
+    assert_int_equal(got.count, n);
+    for (int i = 0; i < n; i++)
+        assert_true(got.speeds[i] == want[i]);
+}
+
+static void assert_names(const tp_nccl_profile *p, const char *const *want, int n)
+{
+    assert_int_equal(p->n_path_types, n);
+    for (int i = 0; i < n; i++)
+        assert_string_equal(p->path_names[i], want[i]);
+}
+
+/* search.cc's legacy and sm90 arrays and the numbers every profile shares (2.21.5 .. 2.30.7). */
+static void assert_common_entries(const tp_nccl_profile *p)
+{
+    static const float intra[] = {40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};
+    static const float inter[] = {48, 30, 28, 24, 20, 18,   15,   12,    10,   9,
+                                  7,  6,  5,  4,  3,  2.4f, 1.2f, 0.24f, 0.12f};
+    static const float sm90_intra[] = {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};
+    static const float sm90_inter[] = {48, 45, 42, 40, 30,   24,   22,    20,   17.5f,
+                                       15, 12, 6,  3,  2.4f, 1.2f, 0.24f, 0.12f};
+    assert_ladder(p->speed_intra, intra, 13);
+    assert_ladder(p->speed_inter, inter, 19);
+    assert_ladder(p->sm90_speed_intra, sm90_intra, 11);
+    assert_ladder(p->sm90_speed_inter, sm90_inter, 17);
+    assert_int_equal(p->sm90_cc, 90);
+    assert_true(p->dup_min_bw == 25.0);
+    assert_int_equal(p->dup_fast_cc, 80);
+    assert_true(p->dup_fast_bw == 50.0);
+    assert_int_equal(p->dup_fast_max_chans, 4);
+    assert_true(p->lower_bw_share == .49);
+    assert_true(p->fallback_bw == 0.1f);
+    assert_int_equal(p->p2p_read_cc, 80);
+    assert_int_equal(p->gdr_read_min_cc, 80);
+    assert_true(p->bcm_id_mask == 0xfffffffffffff000ULL);
+    assert_true(p->bcm_gen4_id == 0x1000c0101000a000ULL);
+    assert_true(p->bcm_gen5_id == 0x1000c03010000000ULL);
+    assert_true(p->bcm_level == 0x1000);
+    assert_true(p->bcm_flattened == 0xffff);
+    assert_int_equal(p->postset_double_cc, 90);
+    assert_true(p->postset_double_bw == 45.0f);
+    assert_int_equal(p->postset_double_max, 16);
+}
+
+static void test_profile_2_22_3_table(void **state)
+{
+    (void)state;
+    const tp_nccl_profile *p = tp_nccl_profile__find("2.22.3");
+    assert_non_null(p);
+    assert_int_equal(p->id, TP_NCCL_2_22_3);
+    assert_int_equal(p->version_code, 22203);
+    assert_string_equal(p->tag, "v2.22.3-1");
+    assert_true(p->exact);
+    assert_int_equal(p->public_passed, 167);
+    assert_int_equal(p->public_total, 167);
+    assert_int_equal(p->max_channels, 32);
+    assert_common_entries(p);
+    assert_int_equal(p->sm100_cc, 0);
+    assert_int_equal(p->sm100_speed_intra.count, 0);
+    assert_int_equal(p->sm100_speed_inter.count, 0);
+    assert_true(p->sm100_nvlink_bw == 0);
+    static const char *const names[] = {"LOC", "NVL", "NVB", "PIX", "PXB",
+                                        "PXN", "PHB", "SYS", "NET", "DIS"};
+    assert_names(p, names, 10);
+    assert_int_equal(p->n_param_defaults, 0);
+}
+
+static void test_profile_2_27_5_table(void **state)
+{
+    (void)state;
+    const tp_nccl_profile *p = tp_nccl_profile__find("2.27.5");
+    assert_non_null(p);
+    assert_int_equal(p->id, TP_NCCL_2_27_5);
+    assert_int_equal(p->version_code, 22705);
+    assert_string_equal(p->tag, "v2.27.5-1");
+    assert_false(p->exact);
+    assert_int_equal(p->public_total, 166);
+    assert_int_equal(p->max_channels, 64);
+    assert_common_entries(p);
+    static const float intra[] = {90, 80, 70, 60, 50, 40, 30, 24, 20, 19, 18};
+    static const float inter[] = {48, 45.1f, 42, 40, 30,   24,   22,    20,   17.5f,
+                                  15, 12,    6,  3,  2.4f, 1.2f, 0.24f, 0.12f};
+    assert_int_equal(p->sm100_cc, 100);
+    assert_ladder(p->sm100_speed_intra, intra, 11);
+    assert_ladder(p->sm100_speed_inter, inter, 17);
+    assert_true(p->sm100_nvlink_bw == 40.1f);
+    static const char *const names[] = {"LOC", "NVL", "NVB", "C2C", "PIX", "PXB",
+                                        "P2C", "PXN", "PHB", "SYS", "NET", "DIS"};
+    assert_names(p, names, 12);
+    assert_int_equal(tp_nccl_profile__param_default(p, "NCCL_NVLS_NCHANNELS", 16), -2);
+    assert_int_equal(tp_nccl_profile__param_default(p, "NCCL_MAX_P2P_NCHANNELS", 32), 64);
+    assert_int_equal(p->n_param_defaults, 2);
+}
+
+static void test_rule_predicates(void **state)
+{
+    (void)state;
+    const tp_nccl_profile *old = tp_nccl_profile__find("2.22.3");
+    const tp_nccl_profile *p = tp_nccl_profile__find("2.27.5");
+    /* Every rule is one NCCL changed after 2.22.3 and 2.27.5 keeps. */
+    static const tp_rule in_2_27_5[] = {
+        TP_RULE_LOG_SYSTEM_IDS,
+        TP_RULE_LOG_RING_DIGITS,
+        TP_RULE_PAT,
+        TP_RULE_NIC_FUSION,
+        TP_RULE_ALGO_PER_FUNCTION,
+        TP_RULE_LADDER_MIN_MAX_PATH,
+        TP_RULE_NVLS_HEADS_LIMIT,
+        TP_RULE_POSTSET_DOUBLE_FROM_SM90,
+        TP_RULE_C2C_PATH,
+        TP_RULE_LOG_GDR_MODE,
+        TP_RULE_P2C_BEFORE_PXN,
+        TP_RULE_RECNET_LOCAL_GPU_FIRST,
+        TP_RULE_LOG_GRAPH_GPU_IDS,
+        TP_RULE_LOG_P2P_TYPE,
+    };
+    assert_int_equal(sizeof(in_2_27_5) / sizeof(in_2_27_5[0]), TP_RULE_COUNT);
+    for (size_t i = 0; i < sizeof(in_2_27_5) / sizeof(in_2_27_5[0]); i++) {
+        assert_false(tp_profile_has(old, in_2_27_5[i]));
+        assert_true(tp_profile_has(p, in_2_27_5[i]));
+    }
+    /* Names are unique and every rule names its NCCL version and function. */
+    for (int a = 0; a < TP_RULE_COUNT; a++) {
+        assert_string_not_equal(tp_rule_name((tp_rule)a), "?");
+        assert_non_null(strstr(tp_rule_source((tp_rule)a), ".cc "));
+        for (int b = a + 1; b < TP_RULE_COUNT; b++)
+            assert_string_not_equal(tp_rule_name((tp_rule)a), tp_rule_name((tp_rule)b));
+    }
+    assert_string_equal(tp_rule_name(TP_RULE_P2C_BEFORE_PXN), "p2c-before-pxn");
+}
+
+static void test_profile_lookup(void **state)
+{
+    (void)state;
+    assert_null(tp_nccl_profile__find("2.27"));
+    assert_null(tp_nccl_profile__find("2.27.5-1"));
+    assert_null(tp_nccl_profile__find(NULL));
+    assert_ptr_equal(tp_nccl_profile__default(), tp_nccl_profile__find("2.22.3"));
+    assert_ptr_equal(tp_nccl_profile__at(0), tp_nccl_profile__find("2.22.3"));
+    assert_ptr_equal(tp_nccl_profile__at(1), tp_nccl_profile__find("2.27.5"));
+    assert_null(tp_nccl_profile__at(TP_NCCL_COUNT));
+    char list[64];
+    tp_nccl_profile__list(list, sizeof(list));
+    assert_string_equal(list, "2.22.3, 2.27.5");
+    assert_int_equal(tp_nccl_profile_count(), TP_NCCL_COUNT);
+    tp_nccl_profile_info info;
+    assert_int_equal(tp_nccl_profile_info_at(1, &info, sizeof(info), NULL), TP_OK);
+    assert_string_equal(info.nccl, "2.27.5");
+    assert_false(info.exact);
+    assert_false(info.is_default);
+    /* A caller with a shorter record gets its prefix only. */
+    tp_nccl_profile_info short_info = {.version_code = -7};
+    assert_int_equal(tp_nccl_profile_info_at(0, &short_info, sizeof(const char *), NULL), TP_OK);
+    assert_string_equal(short_info.nccl, "2.22.3");
+    assert_int_equal(short_info.version_code, -7);
+    assert_int_equal(tp_nccl_profile_info_at(TP_NCCL_COUNT, &info, sizeof(info), NULL),
+                     TP_ERR_ARGUMENT);
+}
+
+static void test_config_carries_the_profile(void **state)
+{
+    (void)state;
+    const char *const env[] = {NULL};
+    tp_config *cfg = NULL, *copy = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+    assert_string_equal(tp_config_nccl(cfg), "2.22.3");
+    assert_int_equal(tp_config_int(cfg, TP_P_NVLS_NCHANNELS), 16);
+    assert_int_equal(tp_config_int(cfg, TP_P_MAX_P2P_NCHANNELS), 32);
+    assert_int_equal(tp_config_set_nccl(cfg, "2.27.5", &err), TP_OK);
+    assert_ptr_equal(tp_config__profile(cfg), tp_nccl_profile__find("2.27.5"));
+    assert_int_equal(tp_config_int(cfg, TP_P_NVLS_NCHANNELS), -2);
+    assert_int_equal(tp_config_int(cfg, TP_P_MAX_P2P_NCHANNELS), 64);
+    assert_int_equal(tp_config_copy(&copy, cfg, &err), TP_OK);
+    assert_string_equal(tp_config_nccl(copy), "2.27.5");
+    assert_int_equal(tp_config_int(copy, TP_P_MAX_P2P_NCHANNELS), 64);
+    assert_int_equal(tp_config_set_nccl(cfg, "2.21.5", &err), TP_ERR_USAGE);
+    assert_non_null(strstr(err.message, "supported: 2.22.3, 2.27.5"));
+    assert_string_equal(tp_config_nccl(cfg), "2.27.5"); /* unchanged by the refused version */
+    tp_config_free(copy);
+    tp_config_free(cfg);
+}
+
+/* The system and search read the profile: on 8 B200 GPUs (18 NVLinks each) 2.22.3 counts 20.6
+ * GB/s a link and searches the sm90 ladder (top 60, duplicated to 30 a channel); 2.27.5 counts
+ * 40.1 (SM100_NVLINK_BW) and searches the sm100 ladder (top 90, duplicated to 45). */
+static void test_search_reads_the_profile_ladder(void **state)
+{
+    (void)state;
+    const char *xml = tp_builtin_xml("hgx-b200");
+    assert_non_null(xml);
+    float bw[2];
+    for (int v = 0; v < 2; v++) {
+        tp_config *cfg = NULL;
+        tp_error err = {0};
+        const char *const env[] = {NULL};
+        assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+        assert_int_equal(tp_config_set_nccl(cfg, v ? "2.27.5" : "2.22.3", &err), TP_OK);
+        tp_job job = TP_JOB_INIT;
+        tp_plan *plan = NULL;
+        assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "b200", &job, cfg, &err), TP_OK);
+        tp_graph_summary g;
+        assert_int_equal(tp_plan_graph(plan, TP_GRAPH_RING, &g, sizeof(g)), TP_OK);
+        bw[v] = g.bw_intra;
+        tp_plan_free(plan);
+        tp_config_free(cfg);
+    }
+    assert_true(bw[0] == 30.0f);
+    assert_true(bw[1] == 45.0f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_profile_2_22_3_table),
+        cmocka_unit_test(test_profile_2_27_5_table),
+        cmocka_unit_test(test_rule_predicates),
+        cmocka_unit_test(test_profile_lookup),
+        cmocka_unit_test(test_config_carries_the_profile),
+        cmocka_unit_test(test_search_reads_the_profile_ladder),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
