@@ -7,6 +7,8 @@
  */
 #include "helpers.h"
 
+#include "tuning/tuning_table.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +48,7 @@ static tp_tuning ll128_model(int type_intra, int type_inter, int min_cc, int max
 {
     tp_tuning t;
     memset(&t, 0, sizeof(t));
+    t.k = tp_tune__constants(tp_nccl_profile__find("2.22.3"));
     t.job.n_ranks = n_ranks;
     t.job.min_comp_cap = min_cc;
     t.job.max_comp_cap = max_cc;

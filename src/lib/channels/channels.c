@@ -399,9 +399,14 @@ static void size_channels(tp_chan_ctx *x)
     int n = count->duplicated = min_int(TP_MAXCHANNELS, TP_POSTSET_COPIES * x->nc);
     for (int c = 0; c < n; c++)
         x->src[c] = c;
-    /* NCCL 2.22.3: 4 compute channels per search channel on sm90 across nodes. */
-    if (job->min_comp_cap == TP_SM90_DOUBLE_CC && ch->n_nodes > 1 &&
-        ch->combined[TP_GRAPH_RING].bw_intra > TP_SM90_DOUBLE_BW && n < TP_SM90_DOUBLE_MAX)
+    /* NCCL ncclTopoPostset: 4 compute channels per search channel across nodes, on sm90 (from
+     * sm90 on with TP_RULE_POSTSET_DOUBLE_FROM_SM90). */
+    const tp_nccl_profile *p = tp_config__profile(x->cfg);
+    bool doubling_cc = tp_profile_has(p, TP_RULE_POSTSET_DOUBLE_FROM_SM90)
+                           ? job->min_comp_cap >= p->postset_double_cc
+                           : job->min_comp_cap == p->postset_double_cc;
+    if (doubling_cc && ch->n_nodes > 1 &&
+        ch->combined[TP_GRAPH_RING].bw_intra > p->postset_double_bw && n < p->postset_double_max)
         n = copy_channels(x, n, TP_POSTSET_COPIES * n);
     count->sm90_doubled = n;
     count->max_limit = min_int(max_nchannels(x->cfg, x->log), job->max_ctas);

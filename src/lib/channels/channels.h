@@ -27,12 +27,9 @@ const char *tp_channels__graph_name(int slot);
 #define TP_P2P_CHUNK_NVL (1 << 19)   /* NCCL_P2P_NVL_CHUNKSIZE default */
 #define TP_BUFFSIZE_SIMPLE (1 << 22) /* DEFAULT_BUFFSIZE */
 #define TP_NCCL_STEPS 8
-/* postset: copyChannels doubles the search's channels, and doubles them again (4 per
- * search channel) above this ring bwIntra, */
+/* postset: copyChannels doubles the search's channels (and doubles them again, 4 per search
+ * channel, under the profile's postset_double_* conditions). */
 #define TP_POSTSET_COPIES 2
-#define TP_SM90_DOUBLE_BW 45.0f
-#define TP_SM90_DOUBLE_MAX 16   /* ... while below this many channels, */
-#define TP_SM90_DOUBLE_CC 90    /* ... on GPUs of exactly this compute capability, across nodes */
 #define TP_TREES_LINE_SIZE 1024 /* init.cc "Trees" char line[1024] */
 #define TP_RING_MAX_WIDTH 20    /* rings.cc dumpLine: ranks printed per ring line */
 #define TP_RING_PREFIX_LEN 15   /* ... characters of the "Channel" prefix kept */

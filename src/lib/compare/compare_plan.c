@@ -415,15 +415,15 @@ static bool nvls_raised(const tp_channel_count *x)
  * Postset's steps (channels.h tp_channel_count): the first one that acts on
  * one side only, or (same_search) acts with another result. "" when none.
  */
-static void postset_cause(char *buf, size_t size, const tp_channel_count *x,
-                          const tp_channel_count *y, bool same_search)
+static void postset_cause(char *buf, size_t size, const tp_nccl_profile *p,
+                          const tp_channel_count *x, const tp_channel_count *y, bool same_search)
 {
     buf[0] = '\0';
     if (sm90_applied(x) != sm90_applied(y) || (same_search && x->sm90_doubled != y->sm90_doubled))
         snprintf(buf, size,
                  "the sm90 multi-node doubling (ring bw above %.0f GB/s, fewer than %d "
                  "channels) %s: %d -> %d",
-                 TP_SM90_DOUBLE_BW, TP_SM90_DOUBLE_MAX,
+                 p->postset_double_bw, p->postset_double_max,
                  sm90_applied(y) ? "applies" : "no longer applies", x->sm90_doubled,
                  y->sm90_doubled);
     else if (capped(x) != capped(y) || (same_search && x->after_max != y->after_max))
@@ -453,7 +453,8 @@ void tp_compare__why(tp_comparison *c)
                  "tree search %d -> %d channels (the search keeps the "
                  "fewer of ring and tree)",
                  t0->n_channels, t1->n_channels);
-    postset_cause(post, sizeof(post), &a->count, &b->count, same_search);
+    postset_cause(post, sizeof(post), tp_config__profile(c->plan[0]->cfg), &a->count, &b->count,
+                  same_search);
     snprintf(c->why, sizeof(c->why), "collective channels %d -> %d: %s%s%s", a->n_channels,
              b->n_channels, search, search[0] && post[0] ? "; then " : "",
              search[0] || post[0] ? post : "postset");

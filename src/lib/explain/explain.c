@@ -466,7 +466,8 @@ void tp_explain__channels(tp_graph_why *w, const tp_plan *p)
         add_line(w, "sm90",
                  "sm90 GPUs on several nodes with ring bw above %.0f GB/s and fewer "
                  "than %d channels: doubled again to %d",
-                 TP_SM90_DOUBLE_BW, TP_SM90_DOUBLE_MAX, c->sm90_doubled);
+                 tp_config__profile(p->cfg)->postset_double_bw,
+                 tp_config__profile(p->cfg)->postset_double_max, c->sm90_doubled);
     if (c->after_max < c->sm90_doubled)
         add_line(w, "max", "capped at %d by %s", c->after_max,
                  limit_source(p->cfg, TP_P_MAX_NCHANNELS, TP_P_MAX_CTAS));

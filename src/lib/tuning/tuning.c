@@ -11,8 +11,6 @@
 #include <string.h>
 #include <strings.h>
 
-#define K (&tp_tune_nccl_2_22_3)
-
 static const char *const coll_names[TP_COLL_COUNT] = {"Broadcast", "Reduce", "AllGather",
                                                       "ReduceScatter", "AllReduce"};
 static const char *const algo_names[TP_ALGO_COUNT] = {"Tree",         "Ring", "CollNetDirect",
@@ -71,12 +69,13 @@ void tp_tune__parse_list(const char *text, const char *const *names, int n, int 
 }
 
 /* NCCL 2.22.3 getNthreads: a set value must be a multiple of a warp, within [min, max]. */
-static int nthreads(tp_log *log, const char *name, int env, int min, int max, int def)
+static int nthreads(const tp_tune_constants *k, tp_log *log, const char *name, int env, int min,
+                    int max, int def)
 {
     if (env <= 0)
         return def;
-    if (env % K->warp_size != 0) {
-        tp_log_warn(log, "Invalid %s %d (must be a multiple of %d)", name, env, K->warp_size);
+    if (env % k->warp_size != 0) {
+        tp_log_warn(log, "Invalid %s %d (must be a multiple of %d)", name, env, k->warp_size);
         return max;
     }
     if (env > max) {
@@ -95,25 +94,27 @@ static void set_max_threads(tp_tuning *t, const tp_config *cfg, tp_log *log)
     const tp_tune_graph *ring = &t->job.graphs[TP_ALGO_RING];
     int env = (int)tp_config_int(cfg, TP_P_NTHREADS);
     int env128 = (int)tp_config_int(cfg, TP_P_LL128_NTHREADS);
-    int min = K->min_thread_warps * K->warp_size;
-    int simple_def = ring->bw_intra * ring->n_channels <= K->pci_bw ? K->simple_pci_threads
-                                                                    : K->simple_max_threads;
+    int min = t->k->min_thread_warps * t->k->warp_size;
+    int simple_def = ring->bw_intra * ring->n_channels <= t->k->pci_bw ? t->k->simple_pci_threads
+                                                                       : t->k->simple_max_threads;
     int(*mt)[TP_PROTO_COUNT] = t->max_threads;
     mt[TP_ALGO_RING][TP_PROTO_SIMPLE] =
-        nthreads(log, "NCCL_NTHREADS", env, min, K->simple_max_threads, simple_def);
-    mt[TP_ALGO_TREE][TP_PROTO_SIMPLE] =
-        nthreads(log, "NCCL_NTHREADS", env, min, K->simple_max_threads, K->simple_max_threads);
+        nthreads(t->k, log, "NCCL_NTHREADS", env, min, t->k->simple_max_threads, simple_def);
+    mt[TP_ALGO_TREE][TP_PROTO_SIMPLE] = nthreads(
+        t->k, log, "NCCL_NTHREADS", env, min, t->k->simple_max_threads, t->k->simple_max_threads);
     for (int a = TP_ALGO_COLLNET_DIRECT; a < TP_ALGO_COUNT; a++)
-        mt[a][TP_PROTO_SIMPLE] = K->max_threads;
+        mt[a][TP_PROTO_SIMPLE] = t->k->max_threads;
     mt[TP_ALGO_RING][TP_PROTO_LL] = mt[TP_ALGO_TREE][TP_PROTO_LL] =
-        nthreads(log, "NCCL_NTHREADS", env, min, K->ll_max_threads, K->ll_max_threads);
-    mt[TP_ALGO_RING][TP_PROTO_LL128] = mt[TP_ALGO_TREE][TP_PROTO_LL128] = nthreads(
-        log, "NCCL_LL128_NTHREADS", env128, K->ll128_max_threads / K->ll128_min_threads_div,
-        K->ll128_max_threads, K->ll128_max_threads);
+        nthreads(t->k, log, "NCCL_NTHREADS", env, min, t->k->ll_max_threads, t->k->ll_max_threads);
+    mt[TP_ALGO_RING][TP_PROTO_LL128] = mt[TP_ALGO_TREE][TP_PROTO_LL128] =
+        nthreads(t->k, log, "NCCL_LL128_NTHREADS", env128,
+                 t->k->ll128_max_threads / t->k->ll128_min_threads_div, t->k->ll128_max_threads,
+                 t->k->ll128_max_threads);
 }
 
 /* What every entry of the model shares. */
 typedef struct model_ctx {
+    const tp_tune_constants *k; /* the profile's (tuning_table.h) */
     const tp_tune_job *job;
     float hw_lat[TP_HW_COUNT][TP_ALGO_COUNT][TP_PROTO_COUNT];
     double ll_max_bw, tree_max_bw, ring_ll128_max_bw, tree_ll128_max_bw;
@@ -123,38 +124,40 @@ typedef struct model_ctx {
 } model_ctx;
 
 /* NCCL 2.22.3 getNetOverhead: NCCL_NET_OVERHEAD (ns), else by the job's x86 CPU vendor. */
-static float net_overhead(const tp_tune_job *job, const tp_config *cfg)
+static float net_overhead(const tp_tune_constants *k, const tp_tune_job *job, const tp_config *cfg)
 {
     int64_t ns = tp_config_int(cfg, TP_P_NET_OVERHEAD);
     if (ns != -2)
         return (float)((double)ns * .001);
     if (job->comm_cpu_arch == TP_CPU_ARCH_X86 && job->comm_cpu_vendor == TP_CPU_VENDOR_INTEL)
-        return (float)K->net_overhead_intel;
+        return (float)k->net_overhead_intel;
     if (job->comm_cpu_arch == TP_CPU_ARCH_X86 && job->comm_cpu_vendor == TP_CPU_VENDOR_AMD)
-        return (float)K->net_overhead_amd;
-    return (float)K->net_overhead_other;
+        return (float)k->net_overhead_amd;
+    return (float)k->net_overhead_other;
 }
 
-static void init_ctx(model_ctx *m, const tp_tune_job *job, const tp_config *cfg)
+static void init_ctx(model_ctx *m, const tp_tuning *t, const tp_config *cfg)
 {
+    const tp_tune_job *job = &t->job;
+    m->k = t->k;
     m->job = job;
-    memcpy(m->hw_lat, K->hw_lat, sizeof(m->hw_lat));
+    memcpy(m->hw_lat, m->k->hw_lat, sizeof(m->hw_lat));
     tp_cc_class cc = job->min_comp_cap >= 90   ? TP_CC_HOPPER
                      : job->min_comp_cap >= 80 ? TP_CC_AMPERE
                                                : TP_CC_VOLTA;
     int nodes = job->n_nodes <= 2 ? job->n_nodes - 1 : 2;
     /* One node: LL by GPU; several: by rank 0's CPU vendor (AMD row, else Intel). */
     int ll_row = job->n_nodes == 1 ? cc : job->cpu_vendor == TP_CPU_VENDOR_AMD ? 1 : 0;
-    m->ll_max_bw = K->ll_max_bw[ll_row][nodes];
-    m->tree_max_bw = K->tree_max_bw[cc][nodes];
-    m->ring_ll128_max_bw = K->ring_ll128_max_bw[cc][nodes];
-    m->tree_ll128_max_bw = K->tree_ll128_max_bw[cc][nodes];
+    m->ll_max_bw = m->k->ll_max_bw[ll_row][nodes];
+    m->tree_max_bw = m->k->tree_max_bw[cc][nodes];
+    m->ring_ll128_max_bw = m->k->ring_ll128_max_bw[cc][nodes];
+    m->tree_ll128_max_bw = m->k->tree_ll128_max_bw[cc][nodes];
     /* NCCL 2.22.3 favours Tree on POWER: Tree/Simple takes Ring's PCI latency. */
     if (job->cpu_arch == TP_CPU_ARCH_POWER)
         m->hw_lat[TP_HW_PCI][TP_ALGO_TREE][TP_PROTO_SIMPLE] =
             m->hw_lat[TP_HW_PCI][TP_ALGO_RING][TP_PROTO_SIMPLE];
     m->ppn = (float)job->n_ranks / (float)job->n_nodes;
-    m->net_overhead = job->n_nodes > 1 ? net_overhead(job, cfg) : 0.0f;
+    m->net_overhead = job->n_nodes > 1 ? net_overhead(m->k, job, cfg) : 0.0f;
     /* NCCL 2.22.3 tests typeIntra == LINK_NVL, the value of PATH_NVL. */
     _Static_assert((int)TP_PATH_NVL == (int)TP_LINK_NVL, "NVLink path and link types differ");
     for (int a = 0; a < TP_ALGO_COUNT; a++) {
@@ -183,9 +186,9 @@ static float collnet_direct_bw(const model_ctx *m, tp_coll coll, float bus, floa
         bus = ppn * bw;
         if (job->n_nodes > 1)
             bus = 0; /* needs the plugin's iallgather / ireducescatter */
-        float w = (ppn - 1) / (K->collnet_ag_rs_measured_ppn - 1);
-        return (float)(bus * (w * K->collnet_ag_rs_share_max_ppn +
-                              (1 - w) * K->collnet_ag_rs_share_1ppn));
+        float w = (ppn - 1) / (m->k->collnet_ag_rs_measured_ppn - 1);
+        return (float)(bus * (w * m->k->collnet_ag_rs_share_max_ppn +
+                              (1 - w) * m->k->collnet_ag_rs_share_1ppn));
     }
     int n_ch = job->graphs[TP_ALGO_COLLNET_DIRECT].n_channels;
     if (n_ch == 0)
@@ -194,7 +197,7 @@ static float collnet_direct_bw(const model_ctx *m, tp_coll coll, float bus, floa
     factor -= (factor - 1) / 2;
     bus /= factor;
     if (job->min_comp_cap >= 90)
-        bus = (float)(bus * K->collnet_sm90_share);
+        bus = (float)(bus * m->k->collnet_sm90_share);
     return bus;
 }
 
@@ -211,9 +214,9 @@ static float algo_bw(const model_ctx *m, tp_coll coll, tp_algo a, float bus)
     if (a == TP_ALGO_RING)
         ratio = (float)(ratio * ((1.0 * n_ranks) / nsteps));
     else if (a == TP_ALGO_NVLS || a == TP_ALGO_NVLS_TREE)
-        ratio = (float)(ratio * K->nvls_algo_ratio);
+        ratio = (float)(ratio * m->k->nvls_algo_ratio);
     else
-        ratio = (float)(ratio * K->tree_algo_ratio);
+        ratio = (float)(ratio * m->k->tree_algo_ratio);
     return bus * ratio;
 }
 
@@ -230,20 +233,21 @@ static float entry_bw(const model_ctx *m, tp_coll coll, tp_algo a, tp_proto p)
         bw = min_f(g->bw_intra, n_nodes <= 2 ? g->bw_inter : g->bw_inter / 2);
     float bus = n_ch * bw;
     if (a == TP_ALGO_RING && p == TP_PROTO_LL)
-        bus = (float)min_d(m->ll_max_bw, bus * K->ring_ll_share);
+        bus = (float)min_d(m->ll_max_bw, bus * m->k->ring_ll_share);
     if (a == TP_ALGO_RING && p == TP_PROTO_LL128)
-        bus = (float)min_d(bus * (m->ppn < 2 ? K->ring_ll128_share_low_ppn : K->ring_ll128_share),
-                           n_ch * m->ring_ll128_max_bw);
+        bus = (float)min_d(
+            bus * (m->ppn < 2 ? m->k->ring_ll128_share_low_ppn : m->k->ring_ll128_share),
+            n_ch * m->ring_ll128_max_bw);
     if (a == TP_ALGO_TREE)
-        bus = (float)min_d(bus * K->tree_share, n_ch * m->tree_max_bw);
+        bus = (float)min_d(bus * m->k->tree_share, n_ch * m->tree_max_bw);
     if (a == TP_ALGO_TREE && p == TP_PROTO_LL)
-        bus = (float)min_d(bus * 1.0 / K->tree_ll_div, m->ll_max_bw);
+        bus = (float)min_d(bus * 1.0 / m->k->tree_ll_div, m->ll_max_bw);
     if (a == TP_ALGO_TREE && p == TP_PROTO_LL128)
-        bus =
-            (float)min_d(bus * (n_nodes == 1 ? K->tree_ll128_share_one_node : K->tree_ll128_share),
-                         n_ch * m->tree_ll128_max_bw);
+        bus = (float)min_d(
+            bus * (n_nodes == 1 ? m->k->tree_ll128_share_one_node : m->k->tree_ll128_share),
+            n_ch * m->tree_ll128_max_bw);
     if (a == TP_ALGO_TREE && g->pattern == TP_PATTERN_TREE)
-        bus = (float)(bus * K->tree_pattern_share);
+        bus = (float)(bus * m->k->tree_pattern_share);
     if (collnet && p != TP_PROTO_SIMPLE)
         bus = 0;
     if (a == TP_ALGO_COLLNET_DIRECT && p == TP_PROTO_SIMPLE)
@@ -274,7 +278,7 @@ static float ring_lat(const model_ctx *m, tp_coll coll, tp_proto p, float base, 
     /* Inter-node rings still launch nsteps network operations. */
     float overhead = m->net_overhead;
     if (n_nodes > 1 && p == TP_PROTO_SIMPLE)
-        overhead *= K->ring_simple_net_overhead_mul;
+        overhead *= m->k->ring_simple_net_overhead_mul;
     intra = max_f(intra, overhead);
     return base + ((nsteps - n_inter) * intra + n_inter * inter);
 }
@@ -284,7 +288,7 @@ static float entry_lat(const model_ctx *m, tp_coll coll, tp_algo a, tp_proto p)
     const tp_tune_job *job = m->job;
     const tp_tune_graph *g = &job->graphs[a];
     int n_nodes = job->n_nodes, local = job->n_ranks / n_nodes - 1;
-    float base = K->base_lat[a][p];
+    float base = m->k->base_lat[a][p];
     float intra = m->hw_lat[m->intra_hw[a]][a][p];
     float inter = m->hw_lat[TP_HW_NET][a][p] + g->latency_inter;
     if (p == TP_PROTO_SIMPLE)
@@ -295,9 +299,9 @@ static float entry_lat(const model_ctx *m, tp_coll coll, tp_algo a, tp_proto p)
     case TP_ALGO_TREE:
         return base + 2 * (local * intra + tp_tune__log2i(n_nodes) * inter);
     case TP_ALGO_COLLNET_DIRECT: /* plus the arity serialization, in double */
-        return (
-            float)(base +
-                   (2 * ((local < 1 ? local : 1) * intra + local * K->collnet_arity_lat) + inter));
+        return (float)(base +
+                       (2 * ((local < 1 ? local : 1) * intra + local * m->k->collnet_arity_lat) +
+                        inter));
     case TP_ALGO_COLLNET_CHAIN:
         return base + (2 * local * intra + inter);
     case TP_ALGO_NVLS:
@@ -332,7 +336,7 @@ bool tp_tune__ll128_default(const tp_tuning *t, tp_coll coll, tp_algo algo)
     on = on && g->type_intra <= TP_PATH_NVB;
     on = on && job->min_comp_cap == job->max_comp_cap;
     if (cc == 90)
-        on = on && !(K->cudart_version == 11080 && coll == TP_COLL_ALLREDUCE &&
+        on = on && !(t->k->cudart_version == 11080 && coll == TP_COLL_ALLREDUCE &&
                      algo == TP_ALGO_RING && job->n_ranks == 2);
     else if (cc != 70 && cc != 80)
         on = false;
@@ -524,13 +528,13 @@ static void thread_thresholds(tp_tuning *t, const tp_config *cfg, tp_log *log)
 {
     long(*th)[TP_PROTO_COUNT] = t->thread_threshold;
     for (int a = 0; a < TP_ALGO_COUNT; a++) {
-        th[a][TP_PROTO_LL] = K->ll_thread_threshold;
-        th[a][TP_PROTO_LL128] = K->ll128_thread_threshold;
-        th[a][TP_PROTO_SIMPLE] = K->simple_thread_threshold;
+        th[a][TP_PROTO_LL] = t->k->ll_thread_threshold;
+        th[a][TP_PROTO_LL128] = t->k->ll128_thread_threshold;
+        th[a][TP_PROTO_SIMPLE] = t->k->simple_thread_threshold;
     }
     th[TP_ALGO_RING][TP_PROTO_LL] *= t->job.n_ranks;
-    th[TP_ALGO_COLLNET_DIRECT][TP_PROTO_SIMPLE] = K->collnet_thread_threshold;
-    th[TP_ALGO_COLLNET_CHAIN][TP_PROTO_SIMPLE] = K->collnet_thread_threshold;
+    th[TP_ALGO_COLLNET_DIRECT][TP_PROTO_SIMPLE] = t->k->collnet_thread_threshold;
+    th[TP_ALGO_COLLNET_CHAIN][TP_PROTO_SIMPLE] = t->k->collnet_thread_threshold;
     const char *text = tp_config_str(cfg, TP_P_THREAD_THRESHOLDS);
     if (text) {
         /* Tree LL/LL128/Simple then Ring; negative or missing values keep the default. */
@@ -548,13 +552,14 @@ static void thread_thresholds(tp_tuning *t, const tp_config *cfg, tp_log *log)
 void tp_tune__model(tp_tuning *t, const tp_tune_job *job, const tp_config *cfg, tp_log *log)
 {
     memset(t, 0, sizeof(*t));
+    t->k = tp_tune__constants(tp_config__profile(cfg));
     t->job = *job;
     set_max_threads(t, cfg, log);
     if (job->n_ranks <= 1)
         return; /* NCCL 2.22.3 models nothing more for one rank */
     t->modelled = true;
     model_ctx m;
-    init_ctx(&m, &t->job, cfg);
+    init_ctx(&m, t, cfg);
     compute_entries(t, &m);
     parse_enables(t, cfg);
     apply_enables(t);

@@ -81,7 +81,8 @@ typedef struct tp_tune_job {
 
 /* The model: NCCL's comm fields it fills. */
 typedef struct tp_tuning {
-    tp_tune_job job; /* copy of the input */
+    const struct tp_tune_constants *k; /* the profile's constants (tuning_table.h) */
+    tp_tune_job job;                   /* copy of the input */
     int max_threads[TP_ALGO_COUNT][TP_PROTO_COUNT];
     float latency[TP_COLL_COUNT][TP_ALGO_COUNT][TP_PROTO_COUNT];   /* us */
     float bandwidth[TP_COLL_COUNT][TP_ALGO_COUNT][TP_PROTO_COUNT]; /* GB/s, algorithm bw */

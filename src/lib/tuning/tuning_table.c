@@ -74,3 +74,14 @@ const tp_tune_constants tp_tune_nccl_2_22_3 = {
     .min_warps = 3,
 };
 /* clang-format on */
+
+/* 2.27.5's constants are not tabled yet: it models 2.22.3's (the profile is partial). */
+static const tp_tune_constants *const by_profile[TP_NCCL_COUNT] = {
+    [TP_NCCL_2_22_3] = &tp_tune_nccl_2_22_3,
+    [TP_NCCL_2_27_5] = &tp_tune_nccl_2_22_3,
+};
+
+const tp_tune_constants *tp_tune__constants(const tp_nccl_profile *p)
+{
+    return by_profile[p->id];
+}

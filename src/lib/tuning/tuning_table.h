@@ -79,6 +79,8 @@ typedef struct tp_tune_constants {
 } tp_tune_constants;
 
 extern const tp_tune_constants tp_tune_nccl_2_22_3;
+/* The tuning constants of a profile (its variant table, by profile id). */
+const tp_tune_constants *tp_tune__constants(const tp_nccl_profile *p);
 
 /* NCCL's log2i: floor(log2(n)), -1 for 0. */
 int tp_tune__log2i(long n);
