@@ -46,7 +46,7 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 CONFORMANCE := ../shared/conformance/run
 
 .PHONY: install uninstall check-package check-provider fuzz check-search-diff all deps demo check check-unit check-golden check-errors check-nccl-errors check-json check-pictures check-fuzz check-header \
-        check-lint check-conformance check-explain check-san check-valgrind bench fuzz format-check clean
+        check-lint check-conformance check-conformance-2.27.5 check-explain check-san check-valgrind bench fuzz format-check clean
 
 all: $(BUILD)/topoplan $(BUILD)/libtopoplan.a $(BUILD)/$(SO_REAL) $(BUILD)/$(SONAME) $(BUILD)/libtopoplan.so \
      $(BUILD)/topoplan.1 $(BUILD)/topoplan.3
@@ -159,6 +159,13 @@ check-conformance: $(BUILD)/topoplan
 	@if [ -x $(CONFORMANCE) ]; then \
 	    set -o pipefail; $(CONFORMANCE) --jobs 2 --require tests/conformance-pass.txt $(BUILD)/topoplan | tail -n 4; \
 	else echo "conformance suite not found at $(CONFORMANCE): skipped"; fi
+
+# NCCL 2.27.5's suite (the runner passes --nccl 2.27.5): the cases that pass stay passing.
+check-conformance-2.27.5: $(BUILD)/topoplan
+	@if [ -x $(CONFORMANCE) ] && [ -d ../shared/conformance/nccl-2.27.5/cases ]; then \
+	    set -o pipefail; $(CONFORMANCE) --jobs 2 --cases ../shared/conformance/nccl-2.27.5/cases \
+	        --require tests/conformance-pass-2.27.5.txt $(BUILD)/topoplan | tail -n 4; \
+	else echo "NCCL 2.27.5 conformance suite not found: skipped"; fi
 
 # Every public case: each graph's explanation agrees with its decision trace and final graph.
 check-explain: $(BUILD)/topoplan
