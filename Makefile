@@ -122,6 +122,7 @@ check-fleet: $(BUILD)/topoplan
 
 check-errors: $(BUILD)/topoplan
 	@sh tests/errors/run.sh $(BUILD)/topoplan
+	@sh tests/errors/env_edges.sh $(BUILD)/topoplan
 
 # NCCL 2.22.3's own failures while loading topology and graph files: its WARN and back-trace lines.
 check-nccl-errors: $(BUILD)/topoplan

@@ -122,6 +122,8 @@ int cli_exit_for(tp_status st);
 int cli_fail(const tp_error *err);
 /* Print "topoplan: <cmd>: message" and the usage (unless NULL) on stderr; return CLI_EXIT_USAGE. */
 int cli_usage_error(const char *usage, const char *fmt, ...);
+/* "unknown builtin NAME (nearest: ...)" on stderr; returns CLI_EXIT_USAGE. */
+int cli_unknown_builtin(const char *name);
 /* cli_parse_args() for commands that take one topology and no other option. */
 int cli_parse_input(int argc, char **argv, cli_ctx *ctx, const char *usage, cli_input *in,
                     int *exit_code);

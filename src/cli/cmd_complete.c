@@ -47,6 +47,23 @@ static int parse_int_opt(const char *arg, int lo, int hi, int *out)
     return 0;
 }
 
+/* What option c takes (the ranges take() accepts). */
+static const char *value_range(int c)
+{
+    switch (c) {
+    case 'S':
+        return "a compute capability x10 in 10..200";
+    case 'N':
+        return "NVLinks per GPU in 0..64";
+    case 'P':
+        return "Mb/s in 1..100000000";
+    case 'G':
+        return "0 or 1";
+    default:
+        return "a value";
+    }
+}
+
 static int take(int c, const char *arg, complete_args *a)
 {
     int v = 0;
@@ -101,7 +118,8 @@ static int parse(int argc, char **argv, complete_args *a, cli_ctx *ctx, int *cod
     optind = 0;
     int c;
     opterr = 0; /* our own one-line message */
-    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+    int longi = -1;
+    while ((c = getopt_long(argc, argv, "ho:", opts, &longi)) != -1) {
         if (c == 'h') {
             fputs(usage, stdout);
             *code = CLI_EXIT_OK;
@@ -112,12 +130,20 @@ static int parse(int argc, char **argv, complete_args *a, cli_ctx *ctx, int *cod
                 return -1;
             continue;
         }
-        if (c == '?' || take(c, optarg, a) != 0) {
-            *code =
-                cli_usage_error(usage, "complete: bad option or value \"%s\"%s%s", argv[optind - 1],
-                                optarg && c != '?' ? " " : "", optarg && c != '?' ? optarg : "");
+        if (c == '?') {
+            *code = cli_usage_error(usage,
+                                    "complete: bad option \"%s\" (unknown, or its value is "
+                                    "missing)",
+                                    argv[optind - 1]);
             return -1;
         }
+        if (take(c, optarg, a) != 0) {
+            *code = cli_usage_error(usage, "complete: %s%s \"%s\": expected %s",
+                                    longi >= 0 ? "--" : "-", longi >= 0 ? opts[longi].name : "o",
+                                    optarg, value_range(c));
+            return -1;
+        }
+        longi = -1; /* getopt_long sets it for long options only */
     }
     if (!a->list && argc - optind != 1) {
         *code = cli_usage_error(usage, "complete: expected one PARTIAL.xml");

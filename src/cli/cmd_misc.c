@@ -25,10 +25,8 @@ int cmd_builtins(int argc, char **argv, cli_ctx *ctx)
     if (argc - first > 1)
         return cli_usage_error(builtins_usage, "builtins: expected at most one NAME");
     const char *name = first < argc ? argv[first] : NULL;
-    if (name && !tp_builtin_xml(name)) {
-        fprintf(stderr, "topoplan: unknown builtin \"%s\"\n", name);
-        return CLI_EXIT_USAGE;
-    }
+    if (name && !tp_builtin_xml(name))
+        return cli_unknown_builtin(name);
     tp_error err = {0};
     return tp_report_builtins(ctx->out, name, ctx->format, &err) == TP_OK ? CLI_EXIT_OK
                                                                           : cli_fail(&err);

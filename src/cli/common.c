@@ -47,16 +47,42 @@ int cli_fail(const tp_error *err)
     return cli_exit_for(err->code);
 }
 
+/*
+ * The command a usage text is for: the first word after "usage: topoplan " and its
+ * bracketed global options ("[-o OUT.xml] mutate" -> "mutate"); "" for the global usage.
+ */
+static void usage_command(const char *usage, char *cmd, size_t size)
+{
+    static const char head[] = "usage: topoplan ";
+    cmd[0] = '\0';
+    if (strncmp(usage, head, sizeof(head) - 1) != 0)
+        return;
+    const char *p = usage + sizeof(head) - 1;
+    while (*p == '[') {
+        const char *close = strchr(p, ']');
+        if (!close)
+            return;
+        p = close + 1 + strspn(close + 1, " ");
+    }
+    size_t len = strcspn(p, " \n");
+    if (len > 0 && p[0] != '<' && len < size)
+        snprintf(cmd, size, "%.*s", (int)len, p);
+}
+
 int cli_usage_error(const char *usage, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     fputs("topoplan: ", stderr);
     vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
     va_end(ap);
-    if (usage)
-        fputs(usage, stderr);
+    /* One line naming the problem; the whole usage is a --help away. */
+    if (usage) {
+        char cmd[32];
+        usage_command(usage, cmd, sizeof(cmd));
+        fprintf(stderr, "; see `topoplan %s%s--help`", cmd, cmd[0] ? " " : "");
+    }
+    fputc('\n', stderr);
     return CLI_EXIT_USAGE;
 }
 
@@ -319,6 +345,44 @@ void cli_name_flag(tp_error *err)
             snprintf(err->source, sizeof(err->source), "%s", flags[i][1]);
 }
 
+/* Edits (insert, delete, replace) from a to b; names up to 63 bytes, longer ones are far. */
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), row[64];
+    if (la > 63 || lb > 63)
+        return SIZE_MAX;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+            best = up + 1 < best ? up + 1 : best;
+            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+int cli_unknown_builtin(const char *name)
+{
+    const char *nearest = NULL;
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; i < tp_builtin_count(); i++) {
+        size_t d = edit_distance(name, tp_builtin_name(i));
+        if (d < best)
+            best = d, nearest = tp_builtin_name(i);
+    }
+    fprintf(stderr, "topoplan: unknown builtin \"%s\"", name);
+    if (nearest)
+        fprintf(stderr, " (nearest: %s)", nearest);
+    fputs("; see `topoplan builtins`\n", stderr);
+    return CLI_EXIT_USAGE;
+}
+
 int cli_plan(tp_plan **out, const cli_input *in, const cli_ctx *ctx)
 {
     tp_error err = {0};
@@ -332,11 +396,8 @@ int cli_plan_err(tp_plan **out, const cli_input *in, const cli_ctx *ctx, tp_erro
     *out = NULL;
     if (in->builtin) {
         const char *xml = tp_builtin_xml(in->builtin);
-        if (!xml) {
-            fprintf(stderr, "topoplan: unknown builtin \"%s\" (see `topoplan builtins`)\n",
-                    in->builtin);
-            return CLI_EXIT_USAGE;
-        }
+        if (!xml)
+            return cli_unknown_builtin(in->builtin);
         st = tp_plan_buffer(out, xml, strlen(xml), in->builtin, &in->job, ctx->cfg, &err);
     } else {
         st = tp_plan_file(out, in->path, &in->job, ctx->cfg, &err);

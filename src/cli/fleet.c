@@ -16,6 +16,7 @@
 #include "cli.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,13 +101,13 @@ static int add_folder(cli_ctx *ctx, const char ***list, size_t *n, size_t *cap, 
 {
     DIR *d = opendir(dir);
     if (!d) {
-        perror(dir);
+        fprintf(stderr, "topoplan: %s: cannot read the folder: %s\n", dir, strerror(errno));
         return CLI_EXIT_IO;
     }
     size_t first = *n;
     struct dirent *e;
     int st = 0;
-    while (st == 0 && (e = readdir(d)) != NULL) {
+    while (st == 0 && (errno = 0, e = readdir(d)) != NULL) {
         if (!ends_with_xml(e->d_name))
             continue;
         size_t len = strlen(dir) + strlen(e->d_name) + 2;
@@ -114,6 +115,10 @@ static int add_folder(cli_ctx *ctx, const char ***list, size_t *n, size_t *cap, 
         if (p)
             snprintf(p, len, "%s/%s", dir, e->d_name);
         st = add_path(ctx, list, n, cap, p) ? CLI_EXIT_IO : 0;
+    }
+    if (st == 0 && errno != 0) {
+        fprintf(stderr, "topoplan: %s: cannot read the folder: %s\n", dir, strerror(errno));
+        st = CLI_EXIT_IO;
     }
     closedir(d);
     qsort(*list + first, *n - first, sizeof(**list), by_name);

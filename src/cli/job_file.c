@@ -11,6 +11,8 @@
 #include "cli.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,30 +29,49 @@ static const char *job_path(cli_ctx *ctx, const char *job, const char *name)
     return p;
 }
 
-static int job_error(const char *path, int line, const char *what)
+/* A line's item and where it starts in the file (FILE:LINE:COL). */
+typedef struct job_line {
+    const char *path;
+    int line, col;
+} job_line;
+
+static int job_error(const job_line *at, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int job_error(const job_line *at, const char *fmt, ...)
 {
-    fprintf(stderr, "topoplan: %s:%d: %s\n", path, line, what);
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "topoplan: %s:%d:%d: ", at->path, at->line, at->col);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
     return CLI_EXIT_INPUT;
 }
 
 /* "COUNT x FILE": append COUNT nodes. */
-static int take_nodes(cli_ctx *ctx, cli_args *a, const char *path, int line, char *text)
+static int take_nodes(cli_ctx *ctx, cli_args *a, const job_line *at, char *text)
 {
     char *end = NULL;
+    errno = 0;
     long count = strtol(text, &end, 10);
+    bool huge = errno == ERANGE || count > TP_MAX_JOB_NODES;
     while (*end == ' ' || *end == '\t')
         end++;
-    if (end == text || count < 1 || count > TP_MAX_JOB_NODES || *end != 'x' ||
-        (end[1] != ' ' && end[1] != '\t'))
-        return job_error(path, line, "expected \"COUNT x TOPO.xml\", NCCL_*=VALUE or \"rank R\"");
+    if (end == text || *end != 'x' || (end[1] != ' ' && end[1] != '\t' && end[1] != '\0'))
+        return job_error(at, "expected \"COUNT x TOPO.xml\", NCCL_*=VALUE or \"rank R\"");
+    if (huge || count < 1)
+        return job_error(at, "%.*s nodes: a job has 1 to %d,%03d nodes", (int)strcspn(text, " \tx"),
+                         text, TP_MAX_JOB_NODES / 1000, TP_MAX_JOB_NODES % 1000);
     end++;
     while (*end == ' ' || *end == '\t')
         end++;
     if (!*end)
-        return job_error(path, line, "no topology file after \"x\"");
+        return job_error(at, "no topology file after \"x\"");
     if (a->in.job.n_nodes + count > TP_MAX_JOB_NODES)
-        return job_error(path, line, "too many nodes");
-    const char *file = job_path(ctx, path, end);
+        return job_error(at, "%ld more nodes make %ld: a job has at most %d,%03d nodes", count,
+                         a->in.job.n_nodes + count, TP_MAX_JOB_NODES / 1000,
+                         TP_MAX_JOB_NODES % 1000);
+    const char *file = job_path(ctx, at->path, end);
     if (!file)
         return CLI_EXIT_IO;
     for (long i = 0; i < count; i++) {
@@ -63,26 +84,26 @@ static int take_nodes(cli_ctx *ctx, cli_args *a, const char *path, int line, cha
     return 0;
 }
 
-static int take_line(cli_ctx *ctx, cli_args *a, const char *path, int line, char *text)
+static int take_line(cli_ctx *ctx, cli_args *a, const job_line *at, char *text)
 {
     char *eq = strchr(text, '=');
     if (strncmp(text, "NCCL_", 5) == 0 && eq) {
         *eq = '\0';
         tp_error err = {0};
         if (tp_config_set(ctx->cfg, text, eq + 1, &err) != TP_OK)
-            return job_error(path, line, err.message);
+            return job_error(at, "%s", err.message);
         return 0;
     }
     if (strncmp(text, "rank", 4) == 0 && isspace((unsigned char)text[4])) {
         char *end = NULL;
         long r = strtol(text + 5, &end, 10);
         if (end == text + 5 || *end || r < 0 || r > INT32_MAX)
-            return job_error(path, line, "expected \"rank R\"");
+            return job_error(at, "expected \"rank R\"");
         if (!a->rank_given)
             a->in.job.rank = (int)r;
         return 0;
     }
-    return take_nodes(ctx, a, path, line, text);
+    return take_nodes(ctx, a, at, text);
 }
 
 /* Strip comments and surrounding blanks in place. */
@@ -123,11 +144,13 @@ int cli_load_job(cli_ctx *ctx, cli_args *a, const char *path)
             *next++ = '\0';
         line++;
         char *item = trim(s);
+        job_line at = {path, line, (int)(item - s) + 1};
         if (*item)
-            code = take_line(ctx, a, path, line, item);
+            code = take_line(ctx, a, &at, item);
     }
     free(text);
+    job_line last = {path, line, 1};
     if (code == 0 && a->in.job.n_nodes == 0)
-        code = job_error(path, line, "no \"COUNT x TOPO.xml\" line: the job has no node");
+        code = job_error(&last, "no \"COUNT x TOPO.xml\" line: the job has no node");
     return code;
 }

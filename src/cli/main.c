@@ -224,7 +224,8 @@ static int finish_output(cli_ctx *ctx, const char *name, int code)
     if (bad) {
         fprintf(stderr, "topoplan: %s: cannot write: %s\n", name ? name : "standard output",
                 strerror(e ? e : EIO));
-        return code && code != CLI_EXIT_IO ? code : CLI_EXIT_IO;
+        /* A negative answer that could not be written is an I/O error, not an answer. */
+        return code > CLI_EXIT_NEGATIVE ? code : CLI_EXIT_IO;
     }
     return code;
 }

@@ -58,4 +58,15 @@ code=$?
 [ "$code" = 0 ] || fail "exit $code on healthy nodes (expected 0)"
 grep -q "^Summary: 37 nodes against $base: 37 ok, 0 deviate, 0 could not be checked" "$tmp/out.txt" ||
     fail "summary of healthy nodes"
-echo "fleet: planted deviations found exactly (3 of 40 nodes), healthy folder ok"
+# A folder that cannot be read: one line naming it and the system error, exit 4 (root reads
+# every folder, so the check runs as nobody there).
+mkdir "$tmp/unreadable" && chmod 000 "$tmp/unreadable"
+as_user=
+[ "$(id -u)" = 0 ] && as_user="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+chmod o+x "$tmp"
+$as_user "$bin" --no-env check --baseline dgx-h100 "$tmp/unreadable" >/dev/null 2>"$tmp/err.txt"
+code=$?
+[ "$code" = 4 ] || fail "exit $code on an unreadable folder (expected 4)"
+[ "$(cat "$tmp/err.txt")" = "topoplan: $tmp/unreadable: cannot read the folder: Permission denied" ] ||
+    fail "unreadable folder message: $(cat "$tmp/err.txt")"
+echo "fleet: planted deviations found exactly (3 of 40 nodes), healthy folder ok, unreadable folder exit 4"

@@ -6,12 +6,41 @@
 
 #include <limits.h>
 
+/* The largest count NCCL 2.22.3's pow2Up rounds within an int (2^30). */
+#define TP_P2P_POW2_MAX (1 << 30)
+
+/* v in 0..TP_P2P_POW2_MAX (tp_channels__p2p refuses the rest). */
 static int pow2_up(int v)
 {
     int p = 1;
     while (p < v)
         p <<= 1;
     return p;
+}
+
+/*
+ * NCCL 2.22.3 rounds the P2P channel count up to a power of two in an int: above 2^30 that
+ * shifts into the sign bit, below 0 it shifts by 32 (undefined behaviour in both), so NCCL's
+ * counts are meaningless there. Refused, naming the settings that give the count.
+ */
+static tp_status refuse_p2p_count(const tp_config *cfg, int p2p_n, tp_error *err)
+{
+    const char *min_name = tp_config_name(TP_P_MIN_P2P_NCHANNELS);
+    const char *max_name = tp_config_name(TP_P_MAX_P2P_NCHANNELS);
+    const char *min_text = tp_config_str(cfg, TP_P_MIN_P2P_NCHANNELS);
+    const char *max_text = tp_config_str(cfg, TP_P_MAX_P2P_NCHANNELS);
+    if (p2p_n > TP_P2P_POW2_MAX)
+        return tp_fail(err, TP_ERR_CONFIG, NULL, 0, 0,
+                       "%s=%.40s: NCCL 2.22.3 rounds the P2P channel count %d up to a power of "
+                       "two in an int, which overflows above 2^30 (undefined behaviour); "
+                       "refused",
+                       min_name, min_text ? min_text : "", p2p_n);
+    return tp_fail(err, TP_ERR_CONFIG, NULL, 0, 0,
+                   "%s=%.40s with %s=%.40s: a negative P2P channel count (%d), which NCCL 2.22.3 "
+                   "rounds up to a power of two by shifting 1 by 32 bits (undefined behaviour); "
+                   "refused",
+                   min_name, min_text ? min_text : "(default)", max_name,
+                   max_text ? max_text : "(default)", p2p_n);
 }
 
 static int pow2_down(int v)
@@ -119,7 +148,6 @@ static void chunk_size(tp_channels *ch, const tp_system *sys, tp_log *log)
 tp_status tp_channels__p2p(tp_channels *ch, const tp_system *sys, const tp_config *cfg, tp_log *log,
                            tp_error *err)
 {
-    (void)err;
     chunk_size(ch, sys, log);
     int p2p_n = ch->n_channels;
     int max_p2p = (int)tp_config_int(cfg, TP_P_MAX_P2P_NCHANNELS);
@@ -128,6 +156,8 @@ tp_status tp_channels__p2p(tp_channels *ch, const tp_system *sys, const tp_confi
         p2p_n = max_p2p;
     if (p2p_n < min_p2p)
         p2p_n = min_p2p;
+    if (p2p_n < 0 || p2p_n > TP_P2P_POW2_MAX)
+        return refuse_p2p_count(cfg, p2p_n, err);
     int min_ch = p2p_n;
     for (int g = 0; g < sys->nodes[TP_NODE_GPU].count; g++) {
         int n = gpu_min_channels(sys, g, ch->n_ranks, p2p_n, cfg);

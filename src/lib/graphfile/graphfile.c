@@ -350,6 +350,10 @@ tp_status tp_graphfile__load(tp_graph *graph, const tp_system *sys, const tp_con
         tp_log_warn(log, "Could not open XML graph file %s : %s", path, strerror(e));
         c.nccl_code = TP_NCCL_SYSTEM_ERROR;
         trace(&c, NCCL_SEARCH_CC, TP_NCCL_LINE_COMPUTE_FILE);
+        /* An error without a source is a report write (left to the CLI): name the variable. */
+        if (!path[0])
+            return tp_fail(err, TP_ERR_IO, "NCCL_GRAPH_FILE", 0, 0,
+                           "set to the empty path, which NCCL 2.22.3 cannot open: %s", strerror(e));
         return tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open NCCL_GRAPH_FILE: %s", strerror(e));
     }
     fclose(f);
