@@ -32,6 +32,40 @@ int cli_exit_for(tp_status st)
     }
 }
 
+void cli_put_printable(FILE *out, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            fprintf(out, "\\x%02x", *p);
+        else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) /* U+0080..U+009F */
+            fprintf(out, "\\xc2\\x%02x", *++p);
+        else
+            fputc(*p, out);
+    }
+}
+
+void cli_message(const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fputs("topoplan: ", stderr);
+    cli_put_printable(stderr, msg);
+    fputc('\n', stderr);
+}
+
+int cli_set_output(cli_ctx *ctx, const char *path, const char *usage)
+{
+    if (ctx->report.name)
+        return cli_usage_error(usage, "%s: -o given twice", ctx->command ? ctx->command : "-o");
+    int code = cli_out_open(&ctx->report, path);
+    if (code == CLI_EXIT_OK)
+        ctx->out = ctx->report.f;
+    return code;
+}
+
 int cli_fail(const tp_error *err)
 {
     /* Only writes to the report stream fail without a source: main names the file. */
@@ -41,7 +75,7 @@ int cli_fail(const tp_error *err)
     tp_error named = *err;
     cli_name_flag(&named);
     tp_error_format(&named, msg, sizeof(msg));
-    fprintf(stderr, "topoplan: %s\n", msg);
+    cli_message("%s", msg);
     if (err->code == TP_ERR_INTERNAL)
         fprintf(stderr, "topoplan: this is a bug in topoplan; please report it with the input\n");
     return cli_exit_for(err->code);
@@ -49,12 +83,12 @@ int cli_fail(const tp_error *err)
 
 int cli_usage_error(const char *usage, const char *fmt, ...)
 {
+    char msg[2048];
     va_list ap;
     va_start(ap, fmt);
-    fputs("topoplan: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    cli_message("%s", msg);
     if (usage)
         fputs(usage, stderr);
     return CLI_EXIT_USAGE;
@@ -120,6 +154,11 @@ int cli_parse_plain(int argc, char **argv, cli_ctx *ctx, const char *usage, int 
             *code = CLI_EXIT_OK;
             return -1;
         }
+        if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc) {
+            if ((*code = cli_set_output(ctx, argv[++i], usage)) != CLI_EXIT_OK)
+                return -1;
+            continue;
+        }
         const char *value = strncmp(argv[i], "--format=", 9) == 0 ? argv[i] + 9 : NULL;
         if (!value && strcmp(argv[i], "--format") == 0 && i + 1 < argc)
             value = argv[++i];
@@ -168,6 +207,7 @@ static const struct option parse_opts[] = {
     {"format", required_argument, NULL, 'F'},
     {"graph", required_argument, NULL, 'g'},
     {"baseline", required_argument, NULL, 'B'},
+    {"output", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -175,8 +215,8 @@ static const struct option parse_opts[] = {
 /* Whether option c is one this command takes. */
 static bool option_allowed(int c, unsigned extra)
 {
-    return (c != 'F' || (extra & CLI_OPT_FORMAT)) && (c != 'g' || (extra & CLI_OPT_GRAPH)) &&
-           (c != 'B' || (extra & CLI_OPT_BASELINE));
+    return c != 'o' && (c != 'F' || (extra & CLI_OPT_FORMAT)) &&
+           (c != 'g' || (extra & CLI_OPT_GRAPH)) && (c != 'B' || (extra & CLI_OPT_BASELINE));
 }
 
 /* Store one option's value; -1 when the value is invalid. */
@@ -236,11 +276,16 @@ int cli_parse_args(int argc, char **argv, cli_ctx *ctx, cli_syntax syntax, cli_a
     optind = 0;
     int c;
     opterr = 0; /* our own one-line message, prefixed like every error */
-    while ((c = getopt_long(argc, argv, "hn:r:b:", parse_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hn:r:b:o:", parse_opts, NULL)) != -1) {
         if (c == 'h') {
             fputs(usage, stdout);
             *code = CLI_EXIT_OK;
             return -1;
+        }
+        if (c == 'o' && ctx) { /* -o FILE after the command, as before it */
+            if ((*code = cli_set_output(ctx, optarg, usage)) != CLI_EXIT_OK)
+                return -1;
+            continue;
         }
         if (c == '?' || !option_allowed(c, extra)) {
             *code =
