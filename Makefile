@@ -119,6 +119,7 @@ check-golden: $(BUILD)/topoplan
 
 check-fleet: $(BUILD)/topoplan
 	@sh tests/fleet/run.sh $(BUILD)/topoplan
+	@python3 tests/fleet/sharing.py $(BUILD)/topoplan
 
 # Output files (-o, complete -o, tune --plot, dump files) replaced only on success.
 check-output: $(BUILD)/topoplan

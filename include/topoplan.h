@@ -519,6 +519,18 @@ TP_API tp_status tp_compare_plans(tp_comparison **out, const tp_plan *first, con
                                   tp_error *err);
 /** Free a comparison (NULL-safe). */
 TP_API void tp_comparison_free(tp_comparison *cmp);
+/**
+ * A key under which node topologies may share one check against `baseline`
+ * (the fleet check): two texts with equal keys give the same plan for any job
+ * and configuration (up to the GUID values messages print) and the same
+ * comparison with the baseline. It is the tree the plan reads (NCCL's own
+ * reader), every value as written, except that each <net> guid stands for its
+ * class under NCCL's readings of it (the asic "0x%lx", equal or not to a
+ * baseline NET's; the IB port GUID). A text the plan cannot read fails with
+ * the plan's error: it shares nothing. Caller frees *key (free()).
+ */
+TP_API tp_status tp_compare_key(char **key, size_t *key_len, const tp_plan *baseline,
+                                const char *xml, size_t len, tp_error *err);
 /** Number of differences, and difference i (borrowed; NULL past the end). */
 TP_API size_t tp_comparison_count(const tp_comparison *cmp);
 /** Difference i (borrowed; valid until the comparison is freed). */

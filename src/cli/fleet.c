@@ -8,10 +8,10 @@
  * node and a summary object (--format json: JSON lines).
  *
  * Node files of one model differ from machine to machine mostly in their NIC
- * GUIDs, and NCCL 2.22.3 reads a GUID only to tell NET ports of one NIC
- * apart (which GUIDs are equal, as "0x%lx" and as a base-16 number). Nodes
- * whose texts are equal once every GUID is replaced by the number of its
- * class of equal values have the same plan: they share one check.
+ * GUIDs. Nodes with the same tp_compare_key (the tree the plan reads, each
+ * GUID standing for its class under NCCL's readings of it) provably have the
+ * same plan and comparison: they share one check. A node whose key cannot be
+ * made (a file the plan cannot read) shares nothing.
  */
 #include "cli.h"
 
@@ -44,10 +44,10 @@ typedef struct fleet_node {
     bool done;               /* checked (under lock): nodes of the same text wait for it */
 } fleet_node;
 
-/* A checked canonical text and the node that holds its result. */
+/* A checked node's sharing key and the node that holds its result. */
 typedef struct fleet_seen {
     uint64_t hash;
-    char *canon; /* owned */
+    char *canon; /* the key (owned) */
     size_t len;
     size_t node; /* index of the node checked for it */
 } fleet_seen;
@@ -60,7 +60,7 @@ typedef struct fleet {
     fleet_node *nodes;
     size_t n_nodes;
     size_t next;      /* next node to take (under lock) */
-    fleet_seen *seen; /* checked canonical texts (under lock) */
+    fleet_seen *seen; /* checked keys (under lock) */
     size_t n_seen, cap_seen;
     size_t shared; /* nodes that took another node's result */
     pthread_mutex_t lock;
@@ -151,58 +151,6 @@ static void count_kind(fleet_node *r, const char *title)
         r->kinds[r->n_kinds++] = (fleet_kind){.title = title, .nodes = 1, .findings = 1};
 }
 
-/* The GUID equality class of a guid="..." value: its two readings by NCCL. */
-typedef struct guid_key {
-    unsigned long long asic, port_guid;
-} guid_key;
-
-static guid_key read_guid(const char *v, size_t n)
-{
-    char buf[64];
-    snprintf(buf, sizeof(buf), "%.*s", (int)(n < 63 ? n : 63), v);
-    guid_key k = {0, strtoull(buf, NULL, 16)};
-    if (buf[0] == '0' && buf[1] == 'x')
-        k.asic = strtoull(buf + 2, NULL, 16);
-    return k;
-}
-
-/*
- * The text with every guid="..." value replaced by the index of its class of
- * equal readings (first appearance order); NULL when out of memory.
- */
-static char *canonical_text(const char *text, size_t len, size_t *out_len)
-{
-    static const char attr[] = "guid=\"";
-    char *out = malloc(len + 1);
-    guid_key keys[256];
-    int n_keys = 0;
-    size_t o = 0;
-    if (!out)
-        return NULL;
-    for (size_t i = 0; i < len;) {
-        const char *hit = strstr(text + i, attr);
-        size_t upto = hit ? (size_t)(hit - text) + sizeof(attr) - 1 : len;
-        memcpy(out + o, text + i, upto - i);
-        o += upto - i;
-        i = upto;
-        if (!hit)
-            break;
-        const char *end = strchr(text + i, '"');
-        size_t vlen = end ? (size_t)(end - (text + i)) : len - i;
-        guid_key k = read_guid(text + i, vlen);
-        int idx = 0;
-        while (idx < n_keys && (keys[idx].asic != k.asic || keys[idx].port_guid != k.port_guid))
-            idx++;
-        if (idx == n_keys && n_keys < (int)(sizeof(keys) / sizeof(keys[0])))
-            keys[n_keys++] = k;
-        o += (size_t)snprintf(out + o, len + 1 - o, "%d", idx); /* never longer than a value */
-        i += vlen;
-    }
-    out[o] = '\0';
-    *out_len = o;
-    return out;
-}
-
 static uint64_t hash_text(const char *s, size_t n)
 {
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
@@ -211,7 +159,7 @@ static uint64_t hash_text(const char *s, size_t n)
     return h;
 }
 
-/* The node already checked with this canonical text, or SIZE_MAX (then c is recorded for i). */
+/* The node already checked with this key, or SIZE_MAX (then the key is recorded for i). */
 static size_t seen_or_claim(fleet *f, char **canon, size_t len, size_t i)
 {
     uint64_t h = hash_text(*canon, len);
@@ -264,15 +212,16 @@ static void check_text(fleet *f, fleet_node *r, const char *text, size_t len)
         cli_job_effect(&r->effect, f->baseline, r->path, f->job.n_nodes, f->ctx);
 }
 
-/* Node i: read it; a node whose canonical text was checked waits for and takes that result. */
+/* Node i: read it; a node whose key was checked waits for and takes that result. */
 static void check_node(fleet *f, size_t i)
 {
     fleet_node *r = &f->nodes[i];
     char *text = NULL, *canon = NULL;
     size_t len = 0, clen = 0, same = SIZE_MAX;
-    tp_error err = {0};
+    tp_error err = {0}, unshared = {0};
     r->status = tp_read_file(&text, &len, r->path, &err);
-    if (r->status == TP_OK && (canon = canonical_text(text, len, &clen)) != NULL)
+    if (r->status == TP_OK &&
+        tp_compare_key(&canon, &clen, f->base_plan, text, len, &unshared) == TP_OK)
         same = seen_or_claim(f, &canon, clen, i);
     if (r->status != TP_OK) {
         tp_error_format(&err, r->message, sizeof(r->message));
@@ -442,9 +391,8 @@ static void write_summary(FILE *out, const fleet *f, tp_format fmt, int ok, int 
             f->n_nodes, f->n_nodes == 1 ? "" : "s",
             f->baseline->builtin ? f->baseline->builtin : f->baseline->path, ok, bad, failed);
     fprintf(out,
-            "  %zu node%s checked on their own; %zu took the result of a node whose file differs "
-            "only in "
-            "NIC GUID values\n",
+            "  %zu node%s checked on their own; %zu took the result of a node whose file gives "
+            "the same plan (it differs at most in NIC GUID values NCCL reads alike)\n",
             f->n_nodes - f->shared, f->n_nodes - f->shared == 1 ? "" : "s", f->shared);
     if (n > 0)
         fprintf(out, "  %-40s %7s %9s\n", "deviation", "nodes", "findings");
