@@ -76,6 +76,18 @@ if [ -s "$tmp/full.xml" ]; then
     keep "$tmp/full.xml" "complete of a missing file"
 fi
 
+# complete of a file that starts with a UTF-8 byte order mark (issue 25 item 8): the
+# output is XML NCCL reads (the mark is dropped, the comment comes first)
+src=$(ls ../shared/provider/real_aws_p4d.xml 2>/dev/null || ls tests/provider/*.xml | head -1)
+printf '\357\273\277' >"$tmp/bom.xml"
+cat "$src" >>"$tmp/bom.xml"
+T complete "$tmp/bom.xml" --sku aws-p4d.24xlarge -o "$tmp/bom-full.xml" 2>/dev/null || fail "complete of a BOM file"
+[ "$(head -c 4 "$tmp/bom-full.xml")" = "<!--" ] || fail "completed BOM file: the comment is not first"
+T validate "$tmp/bom-full.xml" >/dev/null 2>&1 || fail "completed BOM file: NCCL's reader refuses it"
+python3 -c 'import sys, xml.dom.minidom as m; m.parse(sys.argv[1])' "$tmp/bom-full.xml" 2>/dev/null ||
+    fail "completed BOM file is not XML"
+ok
+
 # tune --plot
 T tune --builtin dgx-a100 --plot "$tmp/plot.svg" >/dev/null || fail "tune --plot"
 save "$tmp/plot.svg"
