@@ -517,6 +517,19 @@ typedef struct tp_comparison tp_comparison;
  */
 TP_API tp_status tp_compare_plans(tp_comparison **out, const tp_plan *first, const tp_plan *second,
                                   tp_error *err);
+/**
+ * Untrusted text (a file name, an NCCL_* value, a message quoting them) as a
+ * terminal may show it: control bytes (C0, DEL and the UTF-8 C1 range) as
+ * \xHH, everything else as it is; cut to fit `size` (room for a NUL). Returns
+ * buf. Every report and message that echoes such text goes through it.
+ */
+TP_API char *tp_printable(char *buf, size_t size, const char *s);
+/**
+ * Write s as a JSON string: quotes, backslashes and control bytes escaped,
+ * every byte that is not part of well-formed UTF-8 (a file name's, say) as
+ * \ufffd, so that any text gives valid JSON. The reports' own writer.
+ */
+TP_API void tp_json_write_string(FILE *out, const char *s);
 /** Free a comparison (NULL-safe). */
 TP_API void tp_comparison_free(tp_comparison *cmp);
 /**

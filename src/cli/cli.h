@@ -136,10 +136,7 @@ int cli_exit_for(tp_status st);
  * on the report stream (no source) is left to main, which names the file.
  */
 int cli_fail(const tp_error *err);
-/*
- * Untrusted text (file names, NCCL_* values, messages quoting them) as it may reach a
- * terminal: control bytes (C0, DEL, UTF-8 C1) as \xHH, everything else as it is.
- */
+/* tp_printable(s) to out (messages up to 2 KiB): file names and values echoed safely. */
 void cli_put_printable(FILE *out, const char *s);
 /* "topoplan: " + the formatted message through cli_put_printable + newline, on stderr. */
 void cli_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

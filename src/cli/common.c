@@ -34,14 +34,8 @@ int cli_exit_for(tp_status st)
 
 void cli_put_printable(FILE *out, const char *s)
 {
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p < 0x20 || *p == 0x7f)
-            fprintf(out, "\\x%02x", *p);
-        else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) /* U+0080..U+009F */
-            fprintf(out, "\\xc2\\x%02x", *++p);
-        else
-            fputc(*p, out);
-    }
+    char buf[4 * 2048 + 16];
+    fputs(tp_printable(buf, sizeof(buf), s), out);
 }
 
 void cli_message(const char *fmt, ...)
@@ -463,19 +457,21 @@ size_t cli_partial_notes(const cli_input *in, const tp_plan *plan, FILE *out, bo
         bool p = tp_lints_is_partial(l, i);
         partial += p;
         if (to_stderr)
-            fprintf(f, "topoplan: %s: %s: %s\n", in->path, p ? "partial file" : "lint",
-                    tp_lints_message(l, i));
+            cli_message("%s: %s: %s", in->path, p ? "partial file" : "lint",
+                        tp_lints_message(l, i));
         else
             fprintf(f, "%s: %s\n", p ? "partial" : "lint", tp_lints_message(l, i));
     }
     if (partial) {
         const char *sku = tp_lints_sku(l);
         const char *cands = tp_lints_candidates(l);
+        char path[1100];
+        tp_printable(path, sizeof(path), in->path);
         fprintf(f,
                 "%s%s%sNCCL completes this file at run time; for the topology it would hold, "
                 "run `topoplan complete %s --sku %s -o FULL.xml`",
-                to_stderr ? "topoplan: " : "hint: ", to_stderr ? in->path : "",
-                to_stderr ? ": " : "", in->path, *sku ? sku : "NAME");
+                to_stderr ? "topoplan: " : "hint: ", to_stderr ? path : "", to_stderr ? ": " : "",
+                path, *sku ? sku : "NAME");
         if (!*sku)
             fprintf(f, " (%s%s)", *cands ? "candidates: " : "see `topoplan complete --list`",
                     cands);

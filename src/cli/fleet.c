@@ -285,35 +285,31 @@ static void run_threads(fleet *f)
 
 static void text_node(FILE *out, const fleet_node *r, const char *base)
 {
+    char path[1100]; /* file names may hold control bytes: escaped for the terminal */
+    tp_printable(path, sizeof(path), r->path);
     if (r->status != TP_OK) {
-        fprintf(out, "%s: ERROR %s\n", r->path, r->message);
+        fprintf(out, "%s: ERROR ", path);
+        cli_put_printable(out, r->message);
+        fputc('\n', out);
         return;
     }
     if (r->errors + r->warnings == 0) {
-        fprintf(out, "%s: ok\n", r->path);
+        fprintf(out, "%s: ok\n", path);
         return;
     }
-    fprintf(out, "%s: DEVIATES (%d error%s, %d warning%s):", r->path, r->errors,
+    fprintf(out, "%s: DEVIATES (%d error%s, %d warning%s):", path, r->errors,
             r->errors == 1 ? "" : "s", r->warnings, r->warnings == 1 ? "" : "s");
     for (int i = 0; i < r->n_kinds; i++)
         fprintf(out, "%s %s x%d", i ? "," : "", r->kinds[i].title, r->kinds[i].findings);
     fputc('\n', out);
     fputs("  ", out);
-    cli_job_effect_text(out, &r->effect, base, r->path);
+    cli_job_effect_text(out, &r->effect, base, path);
 }
 
+/* Paths and titles as JSON strings: bytes of a name that are not UTF-8 as \\ufffd. */
 static void json_str(FILE *out, const char *s)
 {
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(out, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(out, "\\u%04x", (unsigned char)*s);
-        else
-            fputc(*s, out);
-    }
-    fputc('"', out);
+    tp_json_write_string(out, s);
 }
 
 static void json_node(FILE *out, const fleet_node *r)
@@ -387,9 +383,11 @@ static void write_summary(FILE *out, const fleet *f, tp_format fmt, int ok, int 
         fputs("]}}\n", out);
         return;
     }
+    char base[1100];
+    tp_printable(base, sizeof(base),
+                 f->baseline->builtin ? f->baseline->builtin : f->baseline->path);
     fprintf(out, "\nSummary: %zu node%s against %s: %d ok, %d deviate, %d could not be checked\n",
-            f->n_nodes, f->n_nodes == 1 ? "" : "s",
-            f->baseline->builtin ? f->baseline->builtin : f->baseline->path, ok, bad, failed);
+            f->n_nodes, f->n_nodes == 1 ? "" : "s", base, ok, bad, failed);
     fprintf(out,
             "  %zu node%s checked on their own; %zu took the result of a node whose file gives "
             "the same plan (it differs at most in NIC GUID values NCCL reads alike)\n",
@@ -403,7 +401,9 @@ static void write_summary(FILE *out, const fleet *f, tp_format fmt, int ok, int 
 static int report(FILE *out, const fleet *f, tp_format fmt)
 {
     int ok = 0, bad = 0, failed = 0;
-    const char *base = f->baseline->builtin ? f->baseline->builtin : f->baseline->path;
+    char base[1100];
+    tp_printable(base, sizeof(base),
+                 f->baseline->builtin ? f->baseline->builtin : f->baseline->path);
     for (size_t i = 0; i < f->n_nodes; i++) {
         const fleet_node *r = &f->nodes[i];
         if (fmt == TP_FORMAT_JSON)

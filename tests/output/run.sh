@@ -107,5 +107,26 @@ keep "$tmp/topo.dump" "topology dump, full disk"
 full --env NCCL_GRAPH_DUMP_FILE="$tmp/graph.dump" nccl-log --builtin dgx-h100 >/dev/null 2>&1
 [ $? = 4 ] || fail "graph dump on a full disk: exit"
 keep "$tmp/graph.dump" "graph dump, full disk"
+# Untrusted text echoed (issue 25 item 8): control bytes of NCCL_* values and file names
+# never reach the terminal raw; fleet JSON stays valid UTF-8 JSON with any file name
+esc=$(printf '\033')
+T --env "NCCL_CROSS_NIC=${esc}[31mred" env >"$tmp/env.txt" 2>"$tmp/err"
+if grep -q "$esc" "$tmp/env.txt" "$tmp/err"; then fail "an env value's ESC echoed raw"; else ok; fi
+grep -q '\\x1b\[31mred' "$tmp/err" || fail "the env value is not shown escaped"
+T plan "$tmp/x${esc}]0;title.xml" 2>"$tmp/err"
+if grep -q "$esc" "$tmp/err"; then fail "a file name's ESC echoed raw"; else ok; fi
+mkdir "$tmp/fleet"
+cp tests/fixtures/dgx_h100.xml "$tmp/fleet/$(printf 'n\377\303(ode\033[1m.xml')"
+cp tests/fixtures/dgx_h100.xml "$tmp/fleet/ok.xml"
+T --format json check --baseline tests/fixtures/dgx_h100.xml "$tmp/fleet" >"$tmp/fleet.json"
+python3 -c '
+import json, sys
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+names = [json.loads(l).get("node") for l in lines[:-1]]
+assert any("\ufffd" in n and "\x1b" in n for n in names), names
+' "$tmp/fleet.json" 2>/dev/null && ok || fail "fleet JSON of a non-UTF-8 file name"
+T check --baseline tests/fixtures/dgx_h100.xml "$tmp/fleet" >"$tmp/fleet.txt"
+if grep -q "$esc" "$tmp/fleet.txt"; then fail "fleet text: a file name's ESC raw"; else ok; fi
+
 echo "output: $pass passed, $failed failed"
 [ $failed = 0 ]
