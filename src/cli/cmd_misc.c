@@ -21,7 +21,7 @@ int cmd_builtins(int argc, char **argv, cli_ctx *ctx)
         return cli_usage_error(builtins_usage, "builtins: expected at most one NAME");
     const char *name = first < argc ? argv[first] : NULL;
     if (name && !tp_builtin_xml(name)) {
-        fprintf(stderr, "topoplan: unknown builtin \"%s\"\n", name);
+        cli_message("unknown builtin \"%s\"", name);
         return CLI_EXIT_USAGE;
     }
     tp_error err = {0};

@@ -372,8 +372,7 @@ int cli_plan_err(tp_plan **out, const cli_input *in, const cli_ctx *ctx, tp_erro
     if (in->builtin) {
         const char *xml = tp_builtin_xml(in->builtin);
         if (!xml) {
-            fprintf(stderr, "topoplan: unknown builtin \"%s\" (see `topoplan builtins`)\n",
-                    in->builtin);
+            cli_message("unknown builtin \"%s\" (see `topoplan builtins`)", in->builtin);
             return CLI_EXIT_USAGE;
         }
         st = tp_plan_buffer(out, xml, strlen(xml), in->builtin, &in->job, ctx->cfg, &err);

@@ -29,7 +29,7 @@ static const char *job_path(cli_ctx *ctx, const char *job, const char *name)
 
 static int job_error(const char *path, int line, const char *what)
 {
-    fprintf(stderr, "topoplan: %s:%d: %s\n", path, line, what);
+    cli_message("%s:%d: %s", path, line, what);
     return CLI_EXIT_INPUT;
 }
 
