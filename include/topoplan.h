@@ -556,8 +556,33 @@ typedef struct tp_comparison tp_comparison;
  */
 TP_API tp_status tp_compare_plans(tp_comparison **out, const tp_plan *first, const tp_plan *second,
                                   tp_error *err);
+/**
+ * Untrusted text (a file name, an NCCL_* value, a message quoting them) as a
+ * terminal may show it: control bytes (C0, DEL and the UTF-8 C1 range) as
+ * \xHH, everything else as it is; cut to fit `size` (room for a NUL). Returns
+ * buf. Every report and message that echoes such text goes through it.
+ */
+TP_API char *tp_printable(char *buf, size_t size, const char *s);
+/**
+ * Write s as a JSON string: quotes, backslashes and control bytes escaped,
+ * every byte that is not part of well-formed UTF-8 (a file name's, say) as
+ * \ufffd, so that any text gives valid JSON. The reports' own writer.
+ */
+TP_API void tp_json_write_string(FILE *out, const char *s);
 /** Free a comparison (NULL-safe). */
 TP_API void tp_comparison_free(tp_comparison *cmp);
+/**
+ * A key under which node topologies may share one check against `baseline`
+ * (the fleet check): two texts with equal keys give the same plan for any job
+ * and configuration (up to the GUID values messages print) and the same
+ * comparison with the baseline. It is the tree the plan reads (NCCL's own
+ * reader), every value as written, except that each <net> guid stands for its
+ * class under NCCL's readings of it (the asic "0x%lx", equal or not to a
+ * baseline NET's; the IB port GUID). A text the plan cannot read fails with
+ * the plan's error: it shares nothing. Caller frees *key (free()).
+ */
+TP_API tp_status tp_compare_key(char **key, size_t *key_len, const tp_plan *baseline,
+                                const char *xml, size_t len, tp_error *err);
 /** Number of differences, and difference i (borrowed; NULL past the end). */
 TP_API size_t tp_comparison_count(const tp_comparison *cmp);
 /** Difference i (borrowed; valid until the comparison is freed). */

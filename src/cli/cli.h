@@ -25,14 +25,30 @@ typedef enum cli_fmt_bit {
     CLI_FMT_SVG = 1u << 3, /* DOT rendered by Graphviz in the CLI */
 } cli_fmt_bit;
 
+/* An output file written beside its target and renamed over it on success (out_file.c). */
+typedef struct cli_out_file {
+    FILE *f;          /* NULL when not open */
+    const char *name; /* as given, for messages */
+    char target[4096], temp[4096];
+} cli_out_file;
+
+/* Open a new file for `path` (o->f); prints the error and returns CLI_EXIT_IO on failure. */
+int cli_out_open(cli_out_file *o, const char *path);
+/*
+ * Close it: when `keep` and every write succeeded it replaces the target, otherwise the
+ * target stays as it was. Returns CLI_EXIT_IO (the error printed) when a write failed.
+ */
+int cli_out_close(cli_out_file *o, bool keep);
+
 typedef struct cli_ctx {
     tp_config *cfg;   /* from the environment and --env options */
     tp_format format; /* --format (svg: TP_FORMAT_DOT with svg set) */
     bool svg;         /* --format svg: render the DOT report to SVG */
     unsigned formats; /* cli_fmt_bit set: what the running command writes */
     const char *command;
-    FILE *out;    /* stdout or -o FILE */
-    void **owned; /* blocks parsed options point into, freed by cli_ctx_release */
+    FILE *out;           /* stdout or -o FILE */
+    cli_out_file report; /* -o FILE (global or after the command), when given */
+    void **owned;        /* blocks parsed options point into, freed by cli_ctx_release */
     size_t n_owned, cap_owned;
 } cli_ctx;
 
@@ -120,6 +136,12 @@ int cli_exit_for(tp_status st);
  * on the report stream (no source) is left to main, which names the file.
  */
 int cli_fail(const tp_error *err);
+/* tp_printable(s) to out (messages up to 2 KiB): file names and values echoed safely. */
+void cli_put_printable(FILE *out, const char *s);
+/* "topoplan: " + the formatted message through cli_put_printable + newline, on stderr. */
+void cli_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* -o FILE after the command: open it as the report stream (usage error when given twice). */
+int cli_set_output(cli_ctx *ctx, const char *path, const char *usage);
 /* Print "topoplan: <cmd>: message" and the usage (unless NULL) on stderr; return CLI_EXIT_USAGE. */
 int cli_usage_error(const char *usage, const char *fmt, ...);
 /* "unknown builtin NAME (nearest: ...)" on stderr; returns CLI_EXIT_USAGE. */

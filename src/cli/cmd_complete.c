@@ -169,27 +169,20 @@ static int list_skus(FILE *out)
     return CLI_EXIT_OK;
 }
 
+/* The XML to -o FILE (replaced only when written whole) or to the report stream. */
 static int write_xml(const char *path, FILE *fallback, const char *xml)
 {
-    FILE *f = path ? fopen(path, "w") : fallback;
-    if (!f) {
-        fprintf(stderr, "topoplan: %s: cannot open: %s\n", path, strerror(errno));
-        return CLI_EXIT_IO;
+    if (!path) {
+        fputs(xml, fallback);
+        return fflush(fallback) != 0 || ferror(fallback) ? CLI_EXIT_IO : CLI_EXIT_OK;
     }
-    errno = 0;
-    fputs(xml, f);
-    int bad = fflush(f) != 0 || ferror(f), e = errno;
-    if (path && fclose(f) != 0) {
-        bad = 1;
-        e = e ? e : errno;
+    cli_out_file o;
+    int code = cli_out_open(&o, path);
+    if (code == CLI_EXIT_OK) {
+        fputs(xml, o.f);
+        code = cli_out_close(&o, true);
     }
-    if (bad && !path)
-        return CLI_EXIT_IO; /* the report stream: main names it */
-    if (bad) {
-        fprintf(stderr, "topoplan: %s: cannot write: %s\n", path, strerror(e ? e : EIO));
-        return CLI_EXIT_IO;
-    }
-    return CLI_EXIT_OK;
+    return code;
 }
 
 int cmd_complete(int argc, char **argv, cli_ctx *ctx)

@@ -96,7 +96,7 @@ static int take_env(int *argc, char **argv, const cli_ctx *ctx, const char *flag
         if (tp_config_set_from(*cfg, key, eq + 1, flag, &err) != TP_OK)
             return cli_fail(&err);
         for (size_t w = 0; w < tp_config_warning_count(*cfg); w++)
-            fprintf(stderr, "topoplan: warning: %s: %s\n", flag, tp_config_warning(*cfg, w));
+            cli_message("warning: %s: %s", flag, tp_config_warning(*cfg, w));
     }
     *argc = n;
     return CLI_EXIT_OK;

@@ -31,17 +31,15 @@ static int write_hca(cli_ctx *ctx, const char *filter, const tp_hca_port *ports,
         /* NCCL 2.22.3 matches entries as prefixes: "mlx5_1" also catches mlx5_10. */
         if (tp_hca_prefix_trap(filter, ports[i].name, ports[i].port, entry, sizeof(entry)) &&
             selected != exclude)
-            fprintf(stderr,
-                    "topoplan: warning: \"%s\" also %s %s:%d (prefix match); use "
-                    "\"%s=%s\" to %s only that device\n",
-                    entry, exclude ? "excludes" : "selects", ports[i].name, ports[i].port,
-                    exclude ? "^" : "", entry, exclude ? "exclude" : "select");
+            cli_message("warning: \"%s\" also %s %s:%d (prefix match); use "
+                        "\"%s=%s\" to %s only that device",
+                        entry, exclude ? "excludes" : "selects", ports[i].name, ports[i].port,
+                        exclude ? "^" : "", entry, exclude ? "exclude" : "select");
     }
     if (n_selected == 0) {
-        fprintf(stderr,
-                "topoplan: warning: NCCL_IB_HCA=\"%s\" selects no device: NCCL would "
-                "find no IB device and fall back to sockets\n",
-                filter);
+        cli_message("warning: NCCL_IB_HCA=\"%s\" selects no device: NCCL would "
+                    "find no IB device and fall back to sockets",
+                    filter);
         return CLI_EXIT_NEGATIVE;
     }
     return CLI_EXIT_OK;

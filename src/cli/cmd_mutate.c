@@ -6,7 +6,7 @@
 #include <string.h>
 
 static const char usage[] =
-    "usage: topoplan [-o OUT.xml] mutate TOPO.xml EDIT...\n"
+    "usage: topoplan mutate TOPO.xml EDIT... [-o OUT.xml]\n"
     "\n"
     "Apply what-if edits, in order, to a topology and write the result in NCCL's XML\n"
     "format (plan it, or compare it with `topoplan diff`). Bus ids may omit the domain.\n"
@@ -44,6 +44,7 @@ static const struct option opts[] = {
     {"nvlink", required_argument, NULL, OPT_BASE + TP_MUT_NVLINK},
     {"nvlink-down", required_argument, NULL, OPT_BASE + TP_MUT_NVLINK_DOWN},
     {"add", required_argument, NULL, OPT_BASE + TP_MUT_ADD},
+    {"output", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -57,13 +58,15 @@ int cmd_mutate(int argc, char **argv, cli_ctx *ctx)
         return CLI_EXIT_IO;
     optind = 0;
     opterr = 0; /* our own one-line message */
-    while (code == CLI_EXIT_OK && (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while (code == CLI_EXIT_OK && (c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
         if (c == 'h') {
             fputs(usage, stdout);
             free(muts);
             return CLI_EXIT_OK;
         }
-        if (c == '?')
+        if (c == 'o')
+            code = cli_set_output(ctx, optarg, usage);
+        else if (c == '?')
             code = cli_usage_error(usage,
                                    "mutate: bad option \"%s\" (unknown, or its value is missing)",
                                    argv[optind - 1]);

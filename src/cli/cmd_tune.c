@@ -112,23 +112,16 @@ static int write_plot(const tp_plan *plan, const tune_args *t, FILE *out)
         tp_error err = {0};
         return tp_report_tune_svg(out, plan, &t->opt, &err) == TP_OK ? CLI_EXIT_OK : cli_fail(&err);
     }
-    FILE *f = fopen(t->plot, "w");
-    if (!f) {
-        fprintf(stderr, "topoplan: %s: cannot open: %s\n", t->plot, strerror(errno));
-        return CLI_EXIT_IO;
-    }
+    cli_out_file o; /* replaced only when the plot is written whole */
+    int code = cli_out_open(&o, t->plot);
+    if (code != CLI_EXIT_OK)
+        return code;
     tp_error err = {0};
-    tp_status st = tp_report_tune_svg(f, plan, &t->opt, &err);
-    int e = errno;
-    if (fclose(f) != 0 && st == TP_OK) {
-        st = TP_ERR_IO;
-        e = errno;
-    }
-    if (st == TP_ERR_IO) { /* name the plot file, not the report stream */
-        fprintf(stderr, "topoplan: %s: cannot write: %s\n", t->plot, strerror(e));
-        return CLI_EXIT_IO;
-    }
-    return st == TP_OK ? CLI_EXIT_OK : cli_fail(&err);
+    tp_status st = tp_report_tune_svg(o.f, plan, &t->opt, &err);
+    if (st == TP_OK || (st == TP_ERR_IO && ferror(o.f)))
+        return cli_out_close(&o, true); /* a failed write is named there, the target kept */
+    cli_out_close(&o, false);
+    return cli_fail(&err);
 }
 
 int cmd_tune(int argc, char **argv, cli_ctx *ctx)

@@ -32,6 +32,34 @@ int cli_exit_for(tp_status st)
     }
 }
 
+void cli_put_printable(FILE *out, const char *s)
+{
+    char buf[4 * 2048 + 16];
+    fputs(tp_printable(buf, sizeof(buf), s), out);
+}
+
+void cli_message(const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fputs("topoplan: ", stderr);
+    cli_put_printable(stderr, msg);
+    fputc('\n', stderr);
+}
+
+int cli_set_output(cli_ctx *ctx, const char *path, const char *usage)
+{
+    if (ctx->report.name)
+        return cli_usage_error(usage, "%s: -o given twice", ctx->command ? ctx->command : "-o");
+    int code = cli_out_open(&ctx->report, path);
+    if (code == CLI_EXIT_OK)
+        ctx->out = ctx->report.f;
+    return code;
+}
+
 int cli_fail(const tp_error *err)
 {
     /* Only writes to the report stream fail without a source: main names the file. */
@@ -41,7 +69,7 @@ int cli_fail(const tp_error *err)
     tp_error named = *err;
     cli_name_flag(&named);
     tp_error_format(&named, msg, sizeof(msg));
-    fprintf(stderr, "topoplan: %s\n", msg);
+    cli_message("%s", msg);
     if (err->code == TP_ERR_INTERNAL)
         fprintf(stderr, "topoplan: this is a bug in topoplan; please report it with the input\n");
     return cli_exit_for(err->code);
@@ -71,18 +99,19 @@ static void usage_command(const char *usage, char *cmd, size_t size)
 
 int cli_usage_error(const char *usage, const char *fmt, ...)
 {
+    char msg[2048];
     va_list ap;
     va_start(ap, fmt);
-    fputs("topoplan: ", stderr);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     /* One line naming the problem; the whole usage is a --help away. */
     if (usage) {
         char cmd[32];
         usage_command(usage, cmd, sizeof(cmd));
-        fprintf(stderr, "; see `topoplan %s%s--help`", cmd, cmd[0] ? " " : "");
+        cli_message("%s; see `topoplan %s%s--help`", msg, cmd, cmd[0] ? " " : "");
+    } else {
+        cli_message("%s", msg);
     }
-    fputc('\n', stderr);
     return CLI_EXIT_USAGE;
 }
 
@@ -146,6 +175,11 @@ int cli_parse_plain(int argc, char **argv, cli_ctx *ctx, const char *usage, int 
             *code = CLI_EXIT_OK;
             return -1;
         }
+        if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0) && i + 1 < argc) {
+            if ((*code = cli_set_output(ctx, argv[++i], usage)) != CLI_EXIT_OK)
+                return -1;
+            continue;
+        }
         const char *value = strncmp(argv[i], "--format=", 9) == 0 ? argv[i] + 9 : NULL;
         if (!value && strcmp(argv[i], "--format") == 0 && i + 1 < argc)
             value = argv[++i];
@@ -194,6 +228,7 @@ static const struct option parse_opts[] = {
     {"format", required_argument, NULL, 'F'},
     {"graph", required_argument, NULL, 'g'},
     {"baseline", required_argument, NULL, 'B'},
+    {"output", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -201,8 +236,8 @@ static const struct option parse_opts[] = {
 /* Whether option c is one this command takes. */
 static bool option_allowed(int c, unsigned extra)
 {
-    return (c != 'F' || (extra & CLI_OPT_FORMAT)) && (c != 'g' || (extra & CLI_OPT_GRAPH)) &&
-           (c != 'B' || (extra & CLI_OPT_BASELINE));
+    return c != 'o' && (c != 'F' || (extra & CLI_OPT_FORMAT)) &&
+           (c != 'g' || (extra & CLI_OPT_GRAPH)) && (c != 'B' || (extra & CLI_OPT_BASELINE));
 }
 
 /* Store one option's value; -1 when the value is invalid. */
@@ -262,11 +297,16 @@ int cli_parse_args(int argc, char **argv, cli_ctx *ctx, cli_syntax syntax, cli_a
     optind = 0;
     int c;
     opterr = 0; /* our own one-line message, prefixed like every error */
-    while ((c = getopt_long(argc, argv, "hn:r:b:", parse_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hn:r:b:o:", parse_opts, NULL)) != -1) {
         if (c == 'h') {
             fputs(usage, stdout);
             *code = CLI_EXIT_OK;
             return -1;
+        }
+        if (c == 'o' && ctx) { /* -o FILE after the command, as before it */
+            if ((*code = cli_set_output(ctx, optarg, usage)) != CLI_EXIT_OK)
+                return -1;
+            continue;
         }
         if (c == '?' || !option_allowed(c, extra)) {
             *code =
@@ -376,10 +416,10 @@ int cli_unknown_builtin(const char *name)
         if (d < best)
             best = d, nearest = tp_builtin_name(i);
     }
-    fprintf(stderr, "topoplan: unknown builtin \"%s\"", name);
     if (nearest)
-        fprintf(stderr, " (nearest: %s)", nearest);
-    fputs("; see `topoplan builtins`\n", stderr);
+        cli_message("unknown builtin \"%s\" (nearest: %s); see `topoplan builtins`", name, nearest);
+    else
+        cli_message("unknown builtin \"%s\"; see `topoplan builtins`", name);
     return CLI_EXIT_USAGE;
 }
 
@@ -479,19 +519,21 @@ size_t cli_partial_notes(const cli_input *in, const tp_plan *plan, FILE *out, bo
         bool p = tp_lints_is_partial(l, i);
         partial += p;
         if (to_stderr)
-            fprintf(f, "topoplan: %s: %s: %s\n", in->path, p ? "partial file" : "lint",
-                    tp_lints_message(l, i));
+            cli_message("%s: %s: %s", in->path, p ? "partial file" : "lint",
+                        tp_lints_message(l, i));
         else
             fprintf(f, "%s: %s\n", p ? "partial" : "lint", tp_lints_message(l, i));
     }
     if (partial) {
         const char *sku = tp_lints_sku(l);
         const char *cands = tp_lints_candidates(l);
+        char path[1100];
+        tp_printable(path, sizeof(path), in->path);
         fprintf(f,
                 "%s%s%sNCCL completes this file at run time; for the topology it would hold, "
                 "run `topoplan complete %s --sku %s -o FULL.xml`",
-                to_stderr ? "topoplan: " : "hint: ", to_stderr ? in->path : "",
-                to_stderr ? ": " : "", in->path, *sku ? sku : "NAME");
+                to_stderr ? "topoplan: " : "hint: ", to_stderr ? path : "", to_stderr ? ": " : "",
+                path, *sku ? sku : "NAME");
         if (!*sku)
             fprintf(f, " (%s%s)", *cands ? "candidates: " : "see `topoplan complete --list`",
                     cands);

@@ -8,10 +8,10 @@
  * node and a summary object (--format json: JSON lines).
  *
  * Node files of one model differ from machine to machine mostly in their NIC
- * GUIDs, and NCCL 2.22.3 reads a GUID only to tell NET ports of one NIC
- * apart (which GUIDs are equal, as "0x%lx" and as a base-16 number). Nodes
- * whose texts are equal once every GUID is replaced by the number of its
- * class of equal values have the same plan: they share one check.
+ * GUIDs. Nodes with the same tp_compare_key (the tree the plan reads, each
+ * GUID standing for its class under NCCL's readings of it) provably have the
+ * same plan and comparison: they share one check. A node whose key cannot be
+ * made (a file the plan cannot read) shares nothing.
  */
 #include "cli.h"
 
@@ -45,10 +45,10 @@ typedef struct fleet_node {
     bool done;               /* checked (under lock): nodes of the same text wait for it */
 } fleet_node;
 
-/* A checked canonical text and the node that holds its result. */
+/* A checked node's sharing key and the node that holds its result. */
 typedef struct fleet_seen {
     uint64_t hash;
-    char *canon; /* owned */
+    char *canon; /* the key (owned) */
     size_t len;
     size_t node; /* index of the node checked for it */
 } fleet_seen;
@@ -61,7 +61,7 @@ typedef struct fleet {
     fleet_node *nodes;
     size_t n_nodes;
     size_t next;      /* next node to take (under lock) */
-    fleet_seen *seen; /* checked canonical texts (under lock) */
+    fleet_seen *seen; /* checked keys (under lock) */
     size_t n_seen, cap_seen;
     size_t shared; /* nodes that took another node's result */
     pthread_mutex_t lock;
@@ -101,7 +101,7 @@ static int add_folder(cli_ctx *ctx, const char ***list, size_t *n, size_t *cap, 
 {
     DIR *d = opendir(dir);
     if (!d) {
-        fprintf(stderr, "topoplan: %s: cannot read the folder: %s\n", dir, strerror(errno));
+        cli_message("%s: cannot read the folder: %s", dir, strerror(errno));
         return CLI_EXIT_IO;
     }
     size_t first = *n;
@@ -117,7 +117,7 @@ static int add_folder(cli_ctx *ctx, const char ***list, size_t *n, size_t *cap, 
         st = add_path(ctx, list, n, cap, p) ? CLI_EXIT_IO : 0;
     }
     if (st == 0 && errno != 0) {
-        fprintf(stderr, "topoplan: %s: cannot read the folder: %s\n", dir, strerror(errno));
+        cli_message("%s: cannot read the folder: %s", dir, strerror(errno));
         st = CLI_EXIT_IO;
     }
     closedir(d);
@@ -156,58 +156,6 @@ static void count_kind(fleet_node *r, const char *title)
         r->kinds[r->n_kinds++] = (fleet_kind){.title = title, .nodes = 1, .findings = 1};
 }
 
-/* The GUID equality class of a guid="..." value: its two readings by NCCL. */
-typedef struct guid_key {
-    unsigned long long asic, port_guid;
-} guid_key;
-
-static guid_key read_guid(const char *v, size_t n)
-{
-    char buf[64];
-    snprintf(buf, sizeof(buf), "%.*s", (int)(n < 63 ? n : 63), v);
-    guid_key k = {0, strtoull(buf, NULL, 16)};
-    if (buf[0] == '0' && buf[1] == 'x')
-        k.asic = strtoull(buf + 2, NULL, 16);
-    return k;
-}
-
-/*
- * The text with every guid="..." value replaced by the index of its class of
- * equal readings (first appearance order); NULL when out of memory.
- */
-static char *canonical_text(const char *text, size_t len, size_t *out_len)
-{
-    static const char attr[] = "guid=\"";
-    char *out = malloc(len + 1);
-    guid_key keys[256];
-    int n_keys = 0;
-    size_t o = 0;
-    if (!out)
-        return NULL;
-    for (size_t i = 0; i < len;) {
-        const char *hit = strstr(text + i, attr);
-        size_t upto = hit ? (size_t)(hit - text) + sizeof(attr) - 1 : len;
-        memcpy(out + o, text + i, upto - i);
-        o += upto - i;
-        i = upto;
-        if (!hit)
-            break;
-        const char *end = strchr(text + i, '"');
-        size_t vlen = end ? (size_t)(end - (text + i)) : len - i;
-        guid_key k = read_guid(text + i, vlen);
-        int idx = 0;
-        while (idx < n_keys && (keys[idx].asic != k.asic || keys[idx].port_guid != k.port_guid))
-            idx++;
-        if (idx == n_keys && n_keys < (int)(sizeof(keys) / sizeof(keys[0])))
-            keys[n_keys++] = k;
-        o += (size_t)snprintf(out + o, len + 1 - o, "%d", idx); /* never longer than a value */
-        i += vlen;
-    }
-    out[o] = '\0';
-    *out_len = o;
-    return out;
-}
-
 static uint64_t hash_text(const char *s, size_t n)
 {
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
@@ -216,7 +164,7 @@ static uint64_t hash_text(const char *s, size_t n)
     return h;
 }
 
-/* The node already checked with this canonical text, or SIZE_MAX (then c is recorded for i). */
+/* The node already checked with this key, or SIZE_MAX (then the key is recorded for i). */
 static size_t seen_or_claim(fleet *f, char **canon, size_t len, size_t i)
 {
     uint64_t h = hash_text(*canon, len);
@@ -269,15 +217,16 @@ static void check_text(fleet *f, fleet_node *r, const char *text, size_t len)
         cli_job_effect(&r->effect, f->baseline, r->path, f->job.n_nodes, f->ctx);
 }
 
-/* Node i: read it; a node whose canonical text was checked waits for and takes that result. */
+/* Node i: read it; a node whose key was checked waits for and takes that result. */
 static void check_node(fleet *f, size_t i)
 {
     fleet_node *r = &f->nodes[i];
     char *text = NULL, *canon = NULL;
     size_t len = 0, clen = 0, same = SIZE_MAX;
-    tp_error err = {0};
+    tp_error err = {0}, unshared = {0};
     r->status = tp_read_file(&text, &len, r->path, &err);
-    if (r->status == TP_OK && (canon = canonical_text(text, len, &clen)) != NULL)
+    if (r->status == TP_OK &&
+        tp_compare_key(&canon, &clen, f->base_plan, text, len, &unshared) == TP_OK)
         same = seen_or_claim(f, &canon, clen, i);
     if (r->status != TP_OK) {
         tp_error_format(&err, r->message, sizeof(r->message));
@@ -341,35 +290,31 @@ static void run_threads(fleet *f)
 
 static void text_node(FILE *out, const fleet_node *r, const char *base)
 {
+    char path[1100]; /* file names may hold control bytes: escaped for the terminal */
+    tp_printable(path, sizeof(path), r->path);
     if (r->status != TP_OK) {
-        fprintf(out, "%s: ERROR %s\n", r->path, r->message);
+        fprintf(out, "%s: ERROR ", path);
+        cli_put_printable(out, r->message);
+        fputc('\n', out);
         return;
     }
     if (r->errors + r->warnings == 0) {
-        fprintf(out, "%s: ok\n", r->path);
+        fprintf(out, "%s: ok\n", path);
         return;
     }
-    fprintf(out, "%s: DEVIATES (%d error%s, %d warning%s):", r->path, r->errors,
+    fprintf(out, "%s: DEVIATES (%d error%s, %d warning%s):", path, r->errors,
             r->errors == 1 ? "" : "s", r->warnings, r->warnings == 1 ? "" : "s");
     for (int i = 0; i < r->n_kinds; i++)
         fprintf(out, "%s %s x%d", i ? "," : "", r->kinds[i].title, r->kinds[i].findings);
     fputc('\n', out);
     fputs("  ", out);
-    cli_job_effect_text(out, &r->effect, base, r->path);
+    cli_job_effect_text(out, &r->effect, base, path);
 }
 
+/* Paths and titles as JSON strings: bytes of a name that are not UTF-8 as \\ufffd. */
 static void json_str(FILE *out, const char *s)
 {
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(out, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(out, "\\u%04x", (unsigned char)*s);
-        else
-            fputc(*s, out);
-    }
-    fputc('"', out);
+    tp_json_write_string(out, s);
 }
 
 static void json_node(FILE *out, const fleet_node *r, const char *nccl)
@@ -445,13 +390,14 @@ static void write_summary(FILE *out, const fleet *f, tp_format fmt, int ok, int 
         fputs("]}}\n", out);
         return;
     }
+    char base[1100];
+    tp_printable(base, sizeof(base),
+                 f->baseline->builtin ? f->baseline->builtin : f->baseline->path);
     fprintf(out, "\nSummary: %zu node%s against %s: %d ok, %d deviate, %d could not be checked\n",
-            f->n_nodes, f->n_nodes == 1 ? "" : "s",
-            f->baseline->builtin ? f->baseline->builtin : f->baseline->path, ok, bad, failed);
+            f->n_nodes, f->n_nodes == 1 ? "" : "s", base, ok, bad, failed);
     fprintf(out,
-            "  %zu node%s checked on their own; %zu took the result of a node whose file differs "
-            "only in "
-            "NIC GUID values\n",
+            "  %zu node%s checked on their own; %zu took the result of a node whose file gives "
+            "the same plan (it differs at most in NIC GUID values NCCL reads alike)\n",
             f->n_nodes - f->shared, f->n_nodes - f->shared == 1 ? "" : "s", f->shared);
     if (n > 0)
         fprintf(out, "  %-40s %7s %9s\n", "deviation", "nodes", "findings");
@@ -462,7 +408,9 @@ static void write_summary(FILE *out, const fleet *f, tp_format fmt, int ok, int 
 static int report(FILE *out, const fleet *f, tp_format fmt)
 {
     int ok = 0, bad = 0, failed = 0;
-    const char *base = f->baseline->builtin ? f->baseline->builtin : f->baseline->path;
+    char base[1100];
+    tp_printable(base, sizeof(base),
+                 f->baseline->builtin ? f->baseline->builtin : f->baseline->path);
     for (size_t i = 0; i < f->n_nodes; i++) {
         const fleet_node *r = &f->nodes[i];
         if (fmt == TP_FORMAT_JSON)

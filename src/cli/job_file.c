@@ -39,12 +39,12 @@ static int job_error(const job_line *at, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static int job_error(const job_line *at, const char *fmt, ...)
 {
+    char msg[2048];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "topoplan: %s:%d:%d: ", at->path, at->line, at->col);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    cli_message("%s:%d:%d: %s", at->path, at->line, at->col, msg);
     return CLI_EXIT_INPUT;
 }
 

@@ -206,28 +206,30 @@ static int build_config(cli_ctx *ctx, const global_opts *g)
             return cli_fail(&err);
     }
     for (size_t i = 0; i < tp_config_warning_count(ctx->cfg); i++)
-        fprintf(stderr, "topoplan: warning: %s\n", tp_config_warning(ctx->cfg, i));
+        cli_message("warning: %s", tp_config_warning(ctx->cfg, i));
     return 0;
 }
 
-/* Flush and close the report stream; a failed write names the file and the system error. */
-static int finish_output(cli_ctx *ctx, const char *name, int code)
+/*
+ * Flush and close the report stream; a failed write names the file and the system error.
+ * An -o file replaces its target only when the command answered (exit 0 or 1).
+ */
+static int finish_output(cli_ctx *ctx, int code)
 {
-    int earlier = errno; /* a command's failed write leaves its reason here */
-    errno = 0;
-    int bad = fflush(ctx->out) != 0 || ferror(ctx->out);
-    int e = errno ? errno : earlier;
-    if (ctx->out != stdout && fclose(ctx->out) != 0) {
-        bad = 1;
-        e = e ? e : errno;
+    int bad = 0;
+    if (ctx->report.name) {
+        bad = cli_out_close(&ctx->report, code == CLI_EXIT_OK || code == CLI_EXIT_NEGATIVE);
+    } else {
+        int earlier = errno; /* a command's failed write leaves its reason here */
+        errno = 0;
+        bad = fflush(ctx->out) != 0 || ferror(ctx->out);
+        int e = errno ? errno : earlier;
+        if (bad)
+            cli_message("standard output: cannot write: %s", strerror(e ? e : EIO));
     }
-    if (bad) {
-        fprintf(stderr, "topoplan: %s: cannot write: %s\n", name ? name : "standard output",
-                strerror(e ? e : EIO));
-        /* A negative answer that could not be written is an I/O error, not an answer. */
-        return code > CLI_EXIT_NEGATIVE ? code : CLI_EXIT_IO;
-    }
-    return code;
+    ctx->out = stdout;
+    /* A negative answer that could not be written is an I/O error, not an answer. */
+    return bad ? (code > CLI_EXIT_NEGATIVE && code != CLI_EXIT_IO ? code : CLI_EXIT_IO) : code;
 }
 
 int main(int argc, char **argv)
@@ -268,13 +270,12 @@ int main(int argc, char **argv)
     }
     if (code == 0)
         code = build_config(&ctx, &g);
-    if (code == 0 && g.output && !(ctx.out = fopen(g.output, "w"))) {
-        fprintf(stderr, "topoplan: %s: cannot open for writing: %s\n", g.output, strerror(errno));
-        ctx.out = stdout;
-        code = CLI_EXIT_IO;
-    }
+    if (code == 0 && g.output)
+        code = cli_set_output(&ctx, g.output, usage);
     if (code == 0)
-        code = finish_output(&ctx, g.output, cmd->fn(argc - optind, argv + optind, &ctx));
+        code = finish_output(&ctx, cmd->fn(argc - optind, argv + optind, &ctx));
+    else if (ctx.report.name)
+        cli_out_close(&ctx.report, false);
     tp_config_free(ctx.cfg);
     cli_ctx_release(&ctx);
     free(g.env_list);

@@ -339,6 +339,86 @@ static void test_compare_why_names_postset_steps(void **state)
     free(base);
 }
 
+/* The fleet check's sharing key of a text (NULL when it has none). */
+static char *key_of(const tp_plan *base, const char *xml, size_t *len)
+{
+    char *key = NULL;
+    tp_error err = {0};
+    tp_status st = tp_compare_key(&key, len, base, xml, strlen(xml), &err);
+    assert_true(st == TP_OK || key == NULL);
+    return key;
+}
+
+static bool same_key(const tp_plan *base, const char *a, const char *b)
+{
+    size_t la = 0, lb = 0;
+    char *ka = key_of(base, a, &la), *kb = key_of(base, b, &lb);
+    assert_non_null(ka);
+    assert_non_null(kb);
+    bool same = la == lb && memcmp(ka, kb, la) == 0;
+    free(ka);
+    free(kb);
+    return same;
+}
+
+/* Keys are equal only where NCCL reads the GUIDs alike (issue 25 items 1-2). */
+static void test_compare_key_reads_guids_as_nccl(void **state)
+{
+    (void)state;
+    char *xml = helpers_fixture("dgx_h100.xml");
+    tp_plan *base = helpers_plan(xml, NULL, 1, 0);
+    char *other = replace_all(xml, "0x946dae03008c", "0x123456789abc");
+    char *no_prefix = replace_all(xml, "0x946dae03008c", "946dae03008c");
+    char *upper = replace_all(xml, "0x946dae03008c", "0X946dae03008c");
+    char *padded = replace_all(xml, "0x946dae03008c", "0x0000946dae03008c");
+    char *one_port = replace_all(xml, "guid=\"0x946dae03008c4f11\"", "guid=\"0x946dae03008c4f10\"");
+    char *empty = replace_all(xml, "guid=\"0x946dae03008c4f11\"", "guid=\"\"");
+    char *short_guid = replace_all(xml, "guid=\"0x946dae03008c4f11\"", "guid=\"1\"");
+    char *junk = replace_all(xml, "guid=\"0x946dae03008c4f11\"", "guid=\"0x946dae03008c4f11&\"");
+    assert_true(same_key(base, xml, xml));
+    assert_true(same_key(base, xml, padded));     /* the same numbers */
+    assert_false(same_key(base, xml, other));     /* the baseline's GUIDs are kept as they are */
+    assert_false(same_key(base, xml, no_prefix)); /* asic 0: one port for NCCL */
+    assert_false(same_key(base, xml, upper));     /* "0X": sscanf "0x%lx" reads nothing */
+    assert_false(same_key(base, xml, one_port));
+    assert_false(same_key(base, xml, empty));
+    /* "" and "1" both leave the asic 0 and read as a port GUID of their own: alike */
+    assert_true(same_key(base, empty, short_guid));
+    size_t len = 0;
+    assert_null(key_of(base, junk, &len)); /* unreadable: no key, shares nothing */
+    char *key = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_compare_key(&key, &len, NULL, xml, strlen(xml), &err), TP_ERR_ARGUMENT);
+    free(junk);
+    free(short_guid);
+    free(empty);
+    free(one_port);
+    free(padded);
+    free(upper);
+    free(no_prefix);
+    free(other);
+    tp_plan_free(base);
+    free(xml);
+}
+
+/* Two machines of the model other than the baseline's: their GUIDs differ, the key does not. */
+static void test_compare_key_shares_other_machines(void **state)
+{
+    (void)state;
+    char *xml = helpers_fixture("dgx_h100.xml");
+    tp_plan *base = helpers_plan(xml, NULL, 1, 0);
+    char *a = replace_all(xml, "0x946dae03008c", "0x123456789abc");
+    char *b = replace_all(xml, "0x946dae03008c", "0xfedcba987654");
+    char *b_no_prefix = replace_all(xml, "0x946dae03008c", "fedcba987654");
+    assert_true(same_key(base, a, b));
+    assert_false(same_key(base, a, b_no_prefix));
+    free(b_no_prefix);
+    free(b);
+    free(a);
+    tp_plan_free(base);
+    free(xml);
+}
+
 static void test_compare_reports_parse(void **state)
 {
     (void)state;
@@ -375,6 +455,8 @@ int main(void)
         cmocka_unit_test(test_compare_net_follows_its_nic),
         cmocka_unit_test(test_compare_why_names_postset_steps),
         cmocka_unit_test(test_compare_reports_parse),
+        cmocka_unit_test(test_compare_key_reads_guids_as_nccl),
+        cmocka_unit_test(test_compare_key_shares_other_machines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -259,6 +259,34 @@ static void test_log_lines_in_place(void **state)
     assert_int_equal(log.n_lines, 0);
 }
 
+/* Untrusted text for a terminal: control bytes escaped, the rest (UTF-8 too) kept. */
+static void test_printable(void **state)
+{
+    (void)state;
+    char buf[64];
+    assert_string_equal(tp_printable(buf, sizeof(buf), "a\033[31mb\n\x7f"),
+                        "a\\x1b[31mb\\x0a\\x7f");
+    assert_string_equal(tp_printable(buf, sizeof(buf),
+                                     "caf\xc3\xa9 \xc2\x9b"
+                                     "1m"),
+                        "caf\xc3\xa9 \\xc2\\x9b1m"); /* U+009B (CSI) escaped, U+00E9 kept */
+    assert_string_equal(tp_printable(buf, 8, "\001\002\003"), ""); /* no room: cut whole */
+    assert_string_equal(tp_printable(buf, 12, "abc\001"), "abc");
+}
+
+/* JSON strings stay valid JSON whatever the bytes: not UTF-8 -> \ufffd. */
+static void test_json_string(void **state)
+{
+    (void)state;
+    char out[256] = {0};
+    FILE *f = fmemopen(out, sizeof(out) - 1, "w");
+    assert_non_null(f);
+    tp_json_write_string(f, "a\"\\\001\xff\xc3(\xc3\xa9\xed\xa0\x80\xf4\x90\x80\x80\xe2\x82");
+    fclose(f);
+    assert_string_equal(out, "\"a\\\"\\\\\\u0001\\ufffd\\ufffd(\xc3\xa9\\ufffd\\ufffd\\ufffd"
+                             "\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\"");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -274,6 +302,8 @@ int main(void)
         cmocka_unit_test(test_put_ll),
         cmocka_unit_test(test_spaces_and_str_right),
         cmocka_unit_test(test_log_lines_in_place),
+        cmocka_unit_test(test_printable),
+        cmocka_unit_test(test_json_string),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

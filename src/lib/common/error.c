@@ -339,3 +339,28 @@ const char *tp_buf_str(const tp_buf *b)
 {
     return b->data ? b->data : "";
 }
+
+char *tp_printable(char *buf, size_t size, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    if (!buf || size == 0)
+        return buf;
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p && o + 9 < size; p++) {
+        bool c1 = *p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f; /* U+0080..U+009F */
+        if (*p >= 0x20 && *p != 0x7f && !c1) {
+            buf[o++] = (char)*p;
+            continue;
+        }
+        for (int i = 0; i <= (int)c1; i++) {
+            unsigned char b = p[i];
+            buf[o++] = '\\';
+            buf[o++] = 'x';
+            buf[o++] = hex[b >> 4];
+            buf[o++] = hex[b & 15];
+        }
+        p += c1;
+    }
+    buf[o] = '\0';
+    return buf;
+}

@@ -57,7 +57,9 @@ static void text_summary(FILE *out, const tp_comparison *c)
 
 static void diff_text(FILE *out, const tp_comparison *c)
 {
-    fprintf(out, "diff %s -> %s (", c->source[0], c->source[1]);
+    char a[1100], b[1100];
+    fprintf(out, "diff %s -> %s (", tp_printable(a, sizeof(a), c->source[0]),
+            tp_printable(b, sizeof(b), c->source[1]));
     text_job(out, c);
     fprintf(out, ") [NCCL %s]\n", c->nccl_version);
     if (c->n_diffs == 0) {
@@ -176,7 +178,10 @@ static void check_counts(FILE *out, const tp_comparison *c)
 
 static void check_text(FILE *out, const tp_comparison *c)
 {
-    fprintf(out, "check %s against the baseline %s (", c->source[1], c->source[0]);
+    char node[1100], base[1100];
+    fprintf(out, "check %s against the baseline %s (",
+            tp_printable(node, sizeof(node), c->source[1]),
+            tp_printable(base, sizeof(base), c->source[0]));
     text_job(out, c);
     fprintf(out, ") [NCCL %s]\n", c->nccl_version);
     for (int sev = TP_SEVERITY_ERROR; sev >= TP_SEVERITY_INFO; sev--)

@@ -796,7 +796,13 @@ static void comment_put(tp_buf *b, const char *s)
         tp_buf_printf(b, "%c", (*s == '-' && s[1] == '-') ? '~' : *s);
 }
 
-static void header_comment(cctx *c, tp_buf *b, bool dropped_decl)
+/* What the completed file leaves out of the published text's start (NCCL's reader refuses both). */
+typedef struct dropped_start {
+    bool bom;  /* a UTF-8 byte order mark */
+    bool decl; /* an <?xml ...?> declaration */
+} dropped_start;
+
+static void header_comment(cctx *c, tp_buf *b, dropped_start dropped)
 {
     const tp_completion *o = c->out;
     tp_buf_printf(b,
@@ -806,10 +812,15 @@ static void header_comment(cctx *c, tp_buf *b, bool dropped_decl)
     comment_put(b, why(c, "title"));
     tp_buf_put(b, "\n  What NCCL 2.22.3 would add at run time (NVML, sysfs, the network plugin),"
                   "\n  in the form of its NCCL_TOPO_DUMP_FILE; nothing published was changed");
-    tp_buf_put(b, dropped_decl
-                      ? "\n  but the <?xml ...?> declaration, which NCCL 2.22.3's own reader"
-                        "\n  refuses (xml.cc):\n"
-                      : ":\n");
+    if (dropped.bom || dropped.decl)
+        tp_buf_printf(b,
+                      "\n  but the %s%s%s, which NCCL 2.22.3's own reader"
+                      "\n  refuses (xml.cc):\n",
+                      dropped.bom ? "UTF-8 byte order mark" : "",
+                      dropped.bom && dropped.decl ? " and " : "",
+                      dropped.decl ? "<?xml ...?> declaration" : "");
+    else
+        tp_buf_put(b, ":\n");
     /* Grouped by reason, in the order reasons first appear. */
     for (size_t i = 0; i < o->n_adds; i++) {
         if (tp_completion__first_with_reason(o, i) != i)
@@ -838,6 +849,12 @@ static int cmp_edit(const void *a, const void *b)
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* The length of a UTF-8 byte order mark at the start (0 if none). */
+static size_t bom_length(const char *text)
+{
+    return strncmp(text, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+}
+
 /* The length of a leading <?xml ...?> declaration and its line end (0 if none). */
 static size_t declaration_length(const char *text)
 {
@@ -853,11 +870,12 @@ static void splice(cctx *c)
 {
     edit_list el = {0};
     tp_buf head = {0};
-    size_t decl = declaration_length(c->text);
-    if (c->out->n_adds || decl) {
-        header_comment(c, &head, decl > 0);
+    /* The comment goes first: a byte order mark before it would stand inside the document. */
+    size_t bom = bom_length(c->text), decl = declaration_length(c->text + bom);
+    if (c->out->n_adds || bom + decl) {
+        header_comment(c, &head, (dropped_start){.bom = bom > 0, .decl = decl > 0});
         tp_buf_put(&head, "\n");
-        add_edit(c, &el, 0, decl, head.failed ? "" : tp_buf_str(&head));
+        add_edit(c, &el, 0, bom + decl, head.failed ? "" : tp_buf_str(&head));
     }
     pending_edits(c, &el);
     tp_buf out = {0};

@@ -491,17 +491,19 @@ tp_status tp_config_write(FILE *out, const tp_config *cfg, tp_error *err)
         const param_value *v = &cfg->values[i];
         char dflt[160];
         tp_config__default_text(dflt, sizeof(dflt), (int)i);
-        char text[64];
+        char text[64], shown[4 * 256 + 8], source[4 * 256 + 8]; /* values and files echoed */
         snprintf(text, sizeof(text), "%lld", (long long)v->num);
+        tp_printable(shown, sizeof(shown), v->is_set ? v->text : "");
+        tp_printable(source, sizeof(source), v->is_set ? v->source : "");
         if (v->is_set && params[i].kind == TP_KIND_INT && strcmp(text, v->text) != 0)
-            fprintf(out, "%-30s %-20s set by %s; NCCL reads %s\n", params[i].name, v->text,
-                    v->source, text);
+            fprintf(out, "%-30s %-20s set by %s; NCCL reads %s\n", params[i].name, shown, source,
+                    text);
         else if (v->is_set && params[i].kind == TP_KIND_LEVEL &&
                  strcmp(v->text, tp_path_type_name((int)v->num)) != 0)
-            fprintf(out, "%-30s %-20s set by %s; NCCL reads %s\n", params[i].name, v->text,
-                    v->source, tp_path_type_name((int)v->num));
+            fprintf(out, "%-30s %-20s set by %s; NCCL reads %s\n", params[i].name, shown, source,
+                    tp_path_type_name((int)v->num));
         else if (v->is_set)
-            fprintf(out, "%-30s %-20s set by %s\n", params[i].name, v->text, v->source);
+            fprintf(out, "%-30s %-20s set by %s\n", params[i].name, shown, source);
         else
             fprintf(out, "%-30s unset (NCCL default: %s)\n", params[i].name, dflt);
     }

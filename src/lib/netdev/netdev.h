@@ -80,6 +80,8 @@ tp_status tp_ib__discover(tp_ib_discovery *out, const tp_ib_port_info *ports, in
  * IB plugin would not report, merge ports into logical devices, renumber the
  * NET devices. Findings go to notes (may be NULL), never to NCCL's log.
  */
+/* A port's GUID as the IB plugin's merging reads a <net guid="..."> (strtoull base 16). */
+uint64_t tp_netdev__port_guid(const char *guid);
 tp_status tp_netdev__apply_env(tp_xml *doc, const tp_config *cfg, tp_log *notes, tp_error *err);
 
 #endif

@@ -91,6 +91,11 @@ typedef struct port_table {
     int n;
 } port_table;
 
+uint64_t tp_netdev__port_guid(const char *guid)
+{
+    return strtoull(guid, NULL, 16);
+}
+
 static tp_status port_table_init(port_table *t, const net_list *l, tp_error *err)
 {
     t->n = (int)l->count;
@@ -105,7 +110,7 @@ static tp_status port_table_init(port_table *t, const net_list *l, tp_error *err
         t->ports[i].name = tp_xml__attr(e, "name");
         t->ports[i].port = ibv_port(l, i);
         t->ports[i].pci_path = t->paths[i];
-        t->ports[i].guid = guid ? strtoull(guid, NULL, 16) : 0;
+        t->ports[i].guid = guid ? tp_netdev__port_guid(guid) : 0;
         t->ports[i].link_layer = 1; /* the XML does not record it: taken as equal */
         t->ports[i].speed = (int)attr_long(e, "speed", 0);
     }

@@ -7,6 +7,7 @@
  * (ncclTopoPrint), NVLS support, ring / tree / NVLS graphs, then the channels
  * (tp_channels__build) and the P2P counts (tp_channels__p2p).
  */
+#include "common/out_file.h"
 #include "netdev/netdev.h"
 #include "plan/plan.h"
 
@@ -906,16 +907,14 @@ void tp_plan_free(tp_plan *plan)
 }
 
 /* Close a dump file; a failed write or close names the file and the system error. */
-static tp_status close_dump(FILE *f, const char *path, tp_status st, tp_error *err)
+/* Close a dump: kept (over the old file) only when every write succeeded. */
+static tp_status close_dump(tp_out_file *o, const char *path, tp_status st, tp_error *err)
 {
     int e = errno;
-    if (fclose(f) != 0 && st == TP_OK) {
-        st = TP_ERR_IO;
-        e = errno;
-    }
+    tp_status closed = tp_out_file__close(o, st == TP_OK, err);
     if (st == TP_ERR_IO)
-        st = tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot write: %s", strerror(e));
-    return st;
+        return tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot write: %s", strerror(e ? e : EIO));
+    return st == TP_OK ? closed : st;
 }
 
 /* Host of a rank of the job (0 <= rank < facts.n_ranks). */
@@ -942,13 +941,11 @@ static tp_status write_topo_dump(const tp_plan *plan, tp_error *err)
         tp_xml__free(doc);
         return TP_OK;
     }
-    tp_status st = TP_OK;
-    FILE *f = fopen(path, "w");
-    if (!f)
-        st = tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
-    else {
-        st = tp_xml__write(f, doc->root, err);
-        st = close_dump(f, path, st, err);
+    tp_out_file o;
+    tp_status st = tp_out_file__open(&o, path, err);
+    if (st == TP_OK) {
+        st = tp_xml__write(o.f, doc->root, err);
+        st = close_dump(&o, path, st, err);
     }
     tp_xml__free(doc);
     return st;
@@ -971,11 +968,11 @@ static tp_status write_graph_dump(const tp_plan *plan, tp_error *err)
     tp_graph *const graphs[5] = {d->graphs[TP_GRAPH_RING], d->graphs[TP_GRAPH_TREE],
                                  d->graphs[TP_GRAPH_COLLNET_DIRECT],
                                  d->graphs[TP_GRAPH_COLLNET_CHAIN], d->graphs[TP_GRAPH_NVLS]};
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
-    tp_status st = tp_search__dump_graphs(f, d->sys, graphs, 5, err);
-    return close_dump(f, path, st, err);
+    tp_out_file o;
+    tp_status st = tp_out_file__open(&o, path, err);
+    if (st == TP_OK)
+        st = close_dump(&o, path, tp_search__dump_graphs(o.f, d->sys, graphs, 5, err), err);
+    return st;
 }
 
 tp_status tp_plan_write_dumps(const tp_plan *plan, tp_error *err)

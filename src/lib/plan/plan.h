@@ -107,6 +107,11 @@ tp_status tp_plan__check_done(const tp_plan *plan, const char *fn, tp_error *err
  */
 tp_status tp_plan__load_job(tp_plan *plan, char *text, size_t len, const char *source,
                             const tp_job *job, tp_error *err);
+/*
+ * A topology text's tree as the plan reads it (NCCL's replayed loader, then the same checks:
+ * a text NCCL refuses or without a <gpu> fails). Caller owns *out.
+ */
+tp_status tp_plan__read_topology(tp_xml **out, const char *text, size_t len, tp_error *err);
 
 /*
  * Load into a fresh plan the job `from` planned: same hosts, topology texts

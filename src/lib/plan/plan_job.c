@@ -105,6 +105,26 @@ static tp_status kind_of_file(tp_plan *plan, const char *path, int *kind, tp_err
     return st == TP_OK ? parse_kind(k, err) : st;
 }
 
+tp_status tp_plan__read_topology(tp_xml **out, const char *text, size_t len, tp_error *err)
+{
+    tp_host_kind k = {.text = malloc(len + 1), .text_len = len};
+    *out = NULL;
+    if (!k.text)
+        return tp_fail_nomem(err);
+    memcpy(k.text, text, len);
+    k.text[len] = '\0';
+    tp_copy_str(k.source, sizeof(k.source), "<buffer>");
+    tp_status st = replay_nccl_loader(&k, NULL, err);
+    if (st == TP_OK)
+        st = parse_kind(&k, err);
+    if (st == TP_OK)
+        *out = k.topo_xml;
+    else
+        tp_xml__free(k.topo_xml);
+    free(k.text);
+    return st;
+}
+
 /* First rank of every host; the home host (the reported rank's) and its kind. */
 static tp_status number_ranks(tp_plan *plan, const tp_job *job, tp_error *err)
 {

@@ -57,9 +57,11 @@ static void text_channels(FILE *out, uint64_t mask)
 
 static void text_finding(FILE *out, const tp_graph_check *chk, const tp_gc_finding *f)
 {
+    char source[1100];
     fprintf(out, "  %s: ", severity_name(f->severity));
     if (f->line)
-        fprintf(out, "%s:%u:%u: ", chk->source, f->line, f->column);
+        fprintf(out, "%s:%u:%u: ", tp_printable(source, sizeof(source), chk->source), f->line,
+                f->column);
     if (f->channel >= 0)
         fprintf(out, "channel %d: ", f->channel);
     fprintf(out, "%s\n", f->text);

@@ -19,7 +19,9 @@ static void text_graph(FILE *out, const tp_plan *plan, const tp_graph_limits *gl
         const tp_kind_graph *kg = &gl->kinds[k];
         char hosts[256], what[128];
         tp_limits__hosts_text(hosts, sizeof(hosts), plan, k);
-        fprintf(out, "    %-14s (%s): ", hosts, plan->kinds[k].source);
+        char source[1100];
+        fprintf(out, "    %-14s (%s): ", hosts,
+                tp_printable(source, sizeof(source), plan->kinds[k].source));
         graph_values(out, &kg->own);
         tp_limits__what_text(what, sizeof(what), kg->limits);
         fprintf(out, kg->limits ? "   <- sets the job's %s\n" : "\n", what);

@@ -23,19 +23,49 @@ void tp_report__node_short(char *buf, size_t size, const tp_system *sys, const t
         snprintf(buf, size, "%s/%ld", tp_node_type_name(node->type), idx);
 }
 
-void tp_report__json_str(FILE *out, const char *s)
+/* Length of the well-formed UTF-8 sequence at s (no overlong form, surrogate or code point
+ * past U+10FFFF), 0 when the bytes there are not UTF-8. */
+static int utf8_length(const unsigned char *s)
 {
+    static const unsigned lowest[5] = {0, 0, 0x80, 0x800, 0x10000};
+    int n = s[0] < 0x80             ? 1
+            : (s[0] & 0xe0) == 0xc0 ? 2
+            : (s[0] & 0xf0) == 0xe0 ? 3
+            : (s[0] & 0xf8) == 0xf0 ? 4
+                                    : 0;
+    if (n <= 1)
+        return n;
+    unsigned cp = s[0] & (0x7fu >> n);
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) /* the NUL ends a cut sequence here too */
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3fu);
+    }
+    return cp < lowest[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? 0 : n;
+}
+
+void tp_json_write_string(FILE *out, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
     fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
+    while (*p) {
+        int n = utf8_length(p);
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(out, "\\u%04x", *p);
+        else if (n == 0)
+            fputs("\\ufffd", out); /* a byte that is not UTF-8 (a file name's, say) */
         else
-            fputc(c, out);
+            fwrite(p, 1, (size_t)n, out);
+        p += n ? n : 1;
     }
     fputc('"', out);
+}
+
+void tp_report__json_str(FILE *out, const char *s)
+{
+    tp_json_write_string(out, s);
 }
 
 /*

@@ -162,6 +162,8 @@ typedef struct tp_system {
 
 /* An empty system with room for TP_MAX_NODES nodes of each type. */
 tp_status tp_system__new(tp_system **out, tp_error *err);
+/* The asic NCCL 2.22.3 reads from a <net guid="...">: sscanf "0x%lx" (0 without the prefix). */
+uint64_t tp_system__guid_asic(const char *guid);
 /* An empty system with room for caps[type] nodes of each type (at most TP_MAX_NODES):
  * a plan's systems hold a few nodes, and 256 of each type cost the heap ~660 KB a system. */
 tp_status tp_system__new_sized(tp_system **out, const int caps[TP_NODE_TYPE_COUNT], tp_error *err);

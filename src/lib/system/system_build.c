@@ -225,6 +225,15 @@ static bool plain_hex(const char *s, int max_digits, uint64_t *out)
     return n > 0 && s[n] == '\0';
 }
 
+uint64_t tp_system__guid_asic(const char *guid)
+{
+    /* NCCL 2.22.3 scans "0x%lx": a guid without the 0x prefix leaves the asic 0. */
+    uint64_t asic = 0;
+    if (guid[0] == '0' && guid[1] == 'x')
+        return plain_hex(guid + 2, 16, &asic) ? asic : strtoull(guid + 2, NULL, 16);
+    return 0;
+}
+
 /* strtol(s, NULL, 0): PCI ids are "0x" and up to 8 hex digits. */
 static long pci_id(const char *s)
 {
@@ -287,12 +296,7 @@ static tp_status add_net(build_ctx *c, const tp_xml_elem *e, tp_node *nic, int s
         return st;
     net->net.dev = dev;
     const char *guid = tp_xml__attr(e, "guid");
-    /* NCCL 2.22.3 scans "0x%lx": a guid without the 0x prefix leaves the asic 0. */
-    uint64_t asic = 0;
-    if (guid && guid[0] == '0' && guid[1] == 'x')
-        net->net.asic = plain_hex(guid + 2, 16, &asic) ? asic : strtoull(guid + 2, NULL, 16);
-    else if (!guid)
-        net->net.asic = (uint64_t)(int64_t)dev;
+    net->net.asic = guid ? tp_system__guid_asic(guid) : (uint64_t)(int64_t)dev;
     if ((st = net_attrs(c, e, net)) != TP_OK)
         return st;
     return connect_pair(nic, net, TP_LINK_NET, net->net.bw, c->err);
