@@ -85,6 +85,14 @@ const char *tp_config_name(tp_param_id id);
 void tp_config__default_text(char *buf, size_t size, int id);
 /* How the parameter's value is read. */
 tp_param_kind tp_config_kind(tp_param_id id);
+/*
+ * The ENV line NCCL 2.22.3 prints where it reads a parameter the environment
+ * sets: integers "NCCL_X set by environment to V." (param.cc ncclLoadParam,
+ * once: the value is cached, so only at the first read of the log), strings
+ * "NCCL_X set by environment to TEXT" (the reading site's own INFO, at every
+ * read). Nothing when unset or log is NULL.
+ */
+void tp_config__log_env(const tp_config *cfg, tp_param_id id, tp_log *log);
 /* Copy a configuration (a plan keeps its own). */
 tp_status tp_config__copy(tp_config **out, const tp_config *cfg, tp_error *err);
 

@@ -360,6 +360,7 @@ tp_status tp_graphfile__load(tp_graph *graph, const tp_system *sys, const tp_con
                 .role_pattern = graph->pattern,
                 .log = log,
                 .err = err};
+    tp_config__log_env(cfg, TP_P_GRAPH_FILE, log); /* search.cc ncclTopoCompute, per graph */
     FILE *f = fopen(path, "r");
     if (!f) {
         int e = errno;
