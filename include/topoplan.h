@@ -953,6 +953,28 @@ typedef struct tp_rank_channel {
 TP_API tp_status tp_plan_rank_channel(const tp_plan *plan, int rank, int channel,
                                       tp_rank_channel *info, size_t size);
 /**
+ * One rank's NVLS connections on a channel (NCCL 2.22.3 connectNvls): the
+ * NVLS "up" peers are the virtual ranks n_ranks+1 .. n_ranks+n_heads, one per
+ * head; -1: none.
+ */
+typedef struct tp_rank_nvls {
+    int n_heads;      /**< NVLS heads per node */
+    int head_rank;    /**< the head this rank is on its node, -1: it heads none */
+    int down;         /**< nvls.down: the virtual rank n_ranks+1+head_rank */
+    int tree_up;      /**< across nodes: the same head on the parent node */
+    int tree_down[3]; /**< [0] down, then the same head on the child nodes */
+} tp_rank_nvls;
+
+/**
+ * NVLS up/down of any rank on channel `channel` (0..n_channels-1; NVLS tree
+ * channel % 2), as NCCL's "NVLS Trees" line shows them for its own rank.
+ * @return TP_OK; TP_ERR_ARGUMENT on a NULL pointer, a rank or channel out of
+ *   range, or a plan without NVLS
+ */
+TP_API tp_status tp_plan_rank_nvls(const tp_plan *plan, int rank, int channel, tp_rank_nvls *info,
+                                   size_t size);
+
+/**
  * Ring `channel` as NCCL orders it, from rank 0.
  * @param count  receives the rank count (0 on error); not NULL
  * @return borrowed array of *count ranks, NULL on a bad argument
@@ -987,23 +1009,43 @@ TP_API void tp_findings_free(tp_findings *f);
  */
 TP_API int tp_plan_p2p_channel(const tp_plan *plan, int rank, int peer, int part);
 
-/** The NET device a rank uses, and who drives it. */
+/** What a rank does with the NIC of tp_plan_nic. */
+typedef enum tp_nic_role {
+    TP_NIC_NONE = 0,        /**< no NIC: an inner GPU of the ring channel (both its neighbours
+                                 on the channel are GPUs of its node); net_* and proxy_rank -1 */
+    TP_NIC_RECEIVE = 1,     /**< the ring channel's head: receives from the previous node */
+    TP_NIC_SEND = 2,        /**< the channel's tail (or a P2P send): sends to the next node */
+    TP_NIC_RECEIVE_SEND = 3 /**< head and tail (one GPU per node): net_* is the receive
+                                 NET, send_net_dev/send_net_id the send NET */
+} tp_nic_role;
+
+/**
+ * The NET device a rank uses, and who drives it. Fields after `gdr` were
+ * added later: a caller passing the older, smaller sizeof gets the fields it
+ * knows (net_dev -1 then says "no NIC").
+ */
 typedef struct tp_nic_choice {
-    int net_dev;    /**< NET device number on the rank's node */
-    int64_t net_id; /**< NCCL id of that NET */
-    int net_index;  /**< its index in tp_plan_system(), -1 if that system lacks it */
-    int proxy_rank; /**< rank whose proxy drives it: != rank means PXN */
-    bool gdr;       /**< GPU Direct RDMA */
+    int net_dev;         /**< NET device number on the rank's node, -1: no NIC */
+    int64_t net_id;      /**< NCCL id of that NET, -1: no NIC */
+    int net_index;       /**< its index in tp_plan_system(), -1 if that system lacks it */
+    int proxy_rank;      /**< rank whose proxy drives it: != rank means PXN; -1: no NIC */
+    bool gdr;            /**< GPU Direct RDMA */
+    tp_nic_role role;    /**< receive, send, both, or TP_NIC_NONE */
+    int send_net_dev;    /**< TP_NIC_RECEIVE_SEND: the NET it sends on, else -1 */
+    int64_t send_net_id; /**< its NCCL id, else -1 */
+    char why[128];       /**< plain words, e.g. why there is no NIC */
 } tp_nic_choice;
 
 /**
  * The NIC `rank` uses on collective channel `channel` (the ring graph: the
- * channel's head receives on the entry NET, its tail sends on the exit NET),
- * or, with peer >= 0, for P2P sends to `peer` on P2P channel `channel`
- * (ncclTopoGetNetDev). Ranks of any node (nodes are identical).
+ * channel's head receives on the entry NET, its tail sends on the exit NET,
+ * the GPUs between them open none: role TP_NIC_NONE), or, with peer >= 0,
+ * for P2P sends to `peer` on P2P channel `channel` (ncclTopoGetNetDev).
+ * Ranks of any node (nodes are identical).
  * @param peer  -1 for the collective channel, else a rank of another node
- * @return TP_OK; TP_ERR_ARGUMENT on a NULL pointer, out-of-range rank, peer or
- *   channel, or a plan without NETs or failed; TP_ERR_INTERNAL on a bug
+ * @return TP_OK (also for TP_NIC_NONE); TP_ERR_ARGUMENT on a NULL pointer,
+ *   out-of-range rank, peer or channel, or a plan without NETs or failed;
+ *   TP_ERR_INTERNAL on a bug
  */
 TP_API tp_status tp_plan_nic(const tp_plan *plan, int rank, int channel, int peer,
                              tp_nic_choice *info, size_t size);

@@ -204,6 +204,24 @@ class H100Test(unittest.TestCase):
                     checked += 1
         self.assertEqual(checked, 8 * 4 + 8 * 8 * 2)
 
+    def test_inner_gpu_opens_no_nic(self):
+        # ring channel 0: NET/0 -> 0 7 6 5 4 3 2 1 -> NET/1
+        nic = self.plan.nic(rank=3, channel=0)
+        self.assertEqual((nic.role, nic.net_dev, nic.proxy_rank), ("none", -1, -1))
+        self.assertIn("inner GPU of ring channel 0", nic.why)
+        self.assertEqual(self.plan.nic(rank=0, channel=0).role, "receive")
+        self.assertEqual(self.plan.nic(rank=1, channel=0).role, "send")
+
+    def test_nvls_matches_nccl_log(self):
+        t = [self.plan.nvls(0, c) for c in (0, 1)]
+        self.assertEqual((t[0].head_rank, t[0].down, t[0].n_heads), (0, 17, 8))
+        text = "NVLS Trees : %d/%d/%d->0->%d %d/%d/%d->0->%d" % (
+            *t[0].tree_down, t[0].tree_up, *t[1].tree_down, t[1].tree_up)
+        self.assertEqual([l for l in self.plan.log if "NVLS Trees" in l][0],
+                         text)
+        with self.assertRaises(IndexError):
+            self.plan.nvls(16, 0)
+
     def test_nic_findings(self):
         self.assertEqual(self.plan.nic_findings, self.plan.json("nics")["findings"])
 

@@ -25,7 +25,7 @@ from typing import Dict, List, Mapping, Optional, Sequence
 
 __all__ = [
     "TopoplanError", "Plan", "System", "Node", "Link", "Path", "Graph", "GraphChannel",
-    "Decision", "Channels", "RankChannel", "NicChoice", "plan", "builtins", "version",
+    "Decision", "Channels", "RankChannel", "NicChoice", "RankNvls", "plan", "builtins", "version",
     "version_info", "nccl_version", "GRAPH_KINDS", "NODE_TYPES",
 ]
 
@@ -113,7 +113,14 @@ class _RankChannel(ctypes.Structure):
 class _NicChoice(ctypes.Structure):
     _fields_ = [("net_dev", ctypes.c_int), ("net_id", ctypes.c_int64),
                 ("net_index", ctypes.c_int), ("proxy_rank", ctypes.c_int),
-                ("gdr", ctypes.c_bool)]
+                ("gdr", ctypes.c_bool), ("role", ctypes.c_int),
+                ("send_net_dev", ctypes.c_int), ("send_net_id", ctypes.c_int64),
+                ("why", ctypes.c_char * 128)]
+
+
+class _RankNvls(ctypes.Structure):
+    _fields_ = [("n_heads", ctypes.c_int), ("head_rank", ctypes.c_int), ("down", ctypes.c_int),
+                ("tree_up", ctypes.c_int), ("tree_down", ctypes.c_int * 3)]
 
 
 class _TuneCall(ctypes.Structure):
@@ -173,6 +180,7 @@ def _load():
         "tp_plan_rank_channel": (I, [P, I, I, ctypes.POINTER(_RankChannel), S]),
         "tp_plan_ring": (ctypes.POINTER(I), [P, I, ctypes.POINTER(I)]),
         "tp_plan_nic": (I, [P, I, I, I, ctypes.POINTER(_NicChoice), S]),
+        "tp_plan_rank_nvls": (I, [P, I, I, ctypes.POINTER(_RankNvls), S]),
         "tp_plan_p2p_channel": (I, [P, I, I, I]),
         "tp_plan_nic_findings": (I, [ctypes.POINTER(P), P, E]),
         "tp_findings_count": (I, [P]),
@@ -355,10 +363,24 @@ class RankChannel:
 
 @dataclass
 class NicChoice:
+    """The NIC a rank uses on a channel; role "none" (net_dev -1) when it opens none there."""
     net_dev: int
     net_id: int
     proxy_rank: int  # != rank: PXN
     gdr: bool
+    role: str = "send"  # "none", "receive", "send", "receive+send"
+    why: str = ""
+    send_net_dev: int = -1  # role "receive+send": the NET it sends on
+
+
+@dataclass
+class RankNvls:
+    """A rank's NVLS connections on a channel (NCCL's "NVLS Trees" line for that rank)."""
+    n_heads: int
+    head_rank: int  # -1: the rank heads no NVLS channel
+    down: int
+    tree_up: int
+    tree_down: List[int]
 
 
 @dataclass
@@ -568,7 +590,16 @@ class Plan:
         if _lib.tp_plan_nic(self._live(), rank, channel, -1 if peer is None else peer,
                             ctypes.byref(v), ctypes.sizeof(v)):
             raise IndexError(f"no NIC for rank {rank}, channel {channel}, peer {peer}")
-        return NicChoice(v.net_dev, v.net_id, v.proxy_rank, bool(v.gdr))
+        role = ("none", "receive", "send", "receive+send")[v.role]
+        return NicChoice(v.net_dev, v.net_id, v.proxy_rank, bool(v.gdr), role,
+                         v.why.decode(), v.send_net_dev)
+
+    def nvls(self, rank: int, channel: int) -> RankNvls:
+        """NVLS up/down of `rank` on `channel` (ValueError/IndexError without NVLS or out of range)."""
+        v = _RankNvls()
+        if _lib.tp_plan_rank_nvls(self._live(), rank, channel, ctypes.byref(v), ctypes.sizeof(v)):
+            raise IndexError(f"no NVLS channel {channel} of rank {rank}")
+        return RankNvls(v.n_heads, v.head_rank, v.down, v.tree_up, list(v.tree_down))
 
     def p2p_channels(self, rank: int, peer: int) -> List[int]:
         """The channels of the parts of rank's P2P sends to peer (NCCL's p2p schedule)."""

@@ -11,7 +11,11 @@ graph, independently of how topoplan words its explanation:
     result exactly when the trace has it before the result, and after it likewise;
   - a "second pass" line exactly when NCCL raised the speed;
   - the budget line counts the passes whose budget the trace shows spent;
-  - every limit line's arithmetic says one more channel does not fit;
+  - the limit lines name the bound the trace shows: no link for the channel count when
+    the first pass stopped at a rule (maxChannels, totalBw), else links one more channel
+    does not fit on; for the speed, the links the result's channels overfill at the
+    nearest faster setting NCCL tried (a line for each such setting, none for others),
+    each line's arithmetic over the link's capacity;
   - `plan`'s post-search steps (duplication, sm90 doubling, MIN/MAX, NVLS) end at its
     collective channel count.
 Usage: check_whys.py TOPOPLAN CASES_DIR
@@ -100,15 +104,60 @@ def check_graph(g, errors, where):
         fail("budget line says %s passes spent their budget, the trace %d" % (said, spent))
     if ("raise" in kinds) != bool(lines_of(g, "second pass")):
         fail("second-pass line and trace disagree")
+    check_limits(g, ev, kinds, r_i, fail)
+
+
+def faster_tries(ev, r):
+    """The settings NCCL tried faster than the result: lowest intra above it, or inter at its intra."""
+    tries = [e for e in ev if e["kind"] == "try"]
+    intra = [e["bw_intra"] for e in tries if e["bw_intra"] > r["bw_intra"]]
+    inter = [e["bw_inter"] for e in tries
+             if e["bw_intra"] == r["bw_intra"] and e["bw_inter"] > r["bw_inter"]]
+    return (min(intra) if intra else None), (min(inter) if inter else None)
+
+
+def check_limits(g, ev, kinds, r_i, fail):
+    """The bound named is the one the trace shows: the stop rule, or links at the faster tries."""
+    r = ev[r_i]
+    stops = [e for e in ev if e["kind"] == "done"]
+    stopped = bool(stops) and r["n_channels"] >= stops[0]["n_channels"]
+    intra, inter = faster_tries(ev, r)
+    speeds_said = set()
     for text in lines_of(g, "limit"):
         m = re.search(r"([\d.]+) GB/s: (\d+) channels? takes? ([\d.]+); (\d+) would need ([\d.]+)", text)
-        if not m:
-            if "no link" not in text:
-                fail("unreadable limit line %r" % text)
-            continue
-        cap, k, took, k1, need = (float(x) for x in m.groups())
-        if k1 != k + 1 or need <= cap + 1e-3 or took > cap + 1e-2:
-            fail("limit line arithmetic %r" % text)
+        s = re.search(r"([\d.]+) GB/s(?: \(and \d+ more links? alike\))?: at ([\d.]+)(?:/([\d.]+))? GB/s"
+                      r"(?: intra/inter)? the (\d+) channels? crossing it would need ([\d.]+)", text)
+        fits = re.match(r"at ([\d.]+)(?:/([\d.]+))? GB/s.* the same (\d+) channels fit every link", text)
+        if m:
+            cap, k, took, k1, need = (float(x) for x in m.groups())
+            if k1 != k + 1 or need <= cap + 1e-3 or took > cap + 1e-2:
+                fail("limit line arithmetic %r" % text)
+            if stopped:
+                fail("the stop rule set the channel count, yet a link is named for it: %r" % text)
+        elif s:
+            cap, at, at_inter, k, need = (float(x) if x else None for x in s.groups())
+            if need <= cap + 1e-3 or k > r["n_channels"]:
+                fail("speed limit line arithmetic %r" % text)
+            speeds_said.add(at)
+            speeds_said.add(at_inter if at_inter is not None else at)
+        elif fits:
+            speeds_said.add(float(fits.group(2) or fits.group(1)))
+            speeds_said.add(float(fits.group(1)))
+        elif "no link" in text:
+            if not stopped and "one more channel" not in text:
+                fail("%r, but the first pass did not stop at a rule" % text)
+            if "no link bound it" in text and (intra or inter):
+                fail("%r, but NCCL tried faster settings and kept slower ones" % text)
+        else:
+            fail("unreadable limit line %r" % text)
+    for want in (intra, inter):
+        if want is not None and not any(abs(x - want) < 1e-3 for x in speeds_said):
+            fail("NCCL tried %.1f GB/s and kept %.1f/%.1f: no limit line says what bound it (%s)"
+                 % (want, r["bw_intra"], r["bw_inter"], sorted(speeds_said)))
+    tried = {e[f] for e in ev if e["kind"] == "try" for f in ("bw_intra", "bw_inter")}
+    for x in speeds_said:
+        if not any(abs(x - w) < 1e-3 for w in tried):
+            fail("limit line at %.1f GB/s, a speed the trace does not show tried above the result" % x)
 
 
 def check_plan_channels(binary, case, errors, name):

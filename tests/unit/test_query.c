@@ -16,6 +16,7 @@
 
 #include "topoplan.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static tp_plan *plan_of(const char *path, const char *builtin, int nodes, int rank)
@@ -159,15 +160,14 @@ static void test_system_links_and_paths(void **state)
     assert_true(path.bw == 40.0f);
     assert_int_equal(path.hops, 1);
     assert_int_equal(path.bottleneck_hop, 0);
-    assert_int_equal(tp_system_path_hop(sys, TP_NODE_GPU, 0, TP_NODE_GPU, 1, 0, &link,
-                                        sizeof(link)),
-                     TP_OK);
+    assert_int_equal(
+        tp_system_path_hop(sys, TP_NODE_GPU, 0, TP_NODE_GPU, 1, 0, &link, sizeof(link)), TP_OK);
     assert_int_equal(link.type, TP_LINK_NVL);
     assert_int_equal(link.to_type, TP_NODE_GPU);
     assert_int_equal(link.to_index, 1);
-    assert_int_equal(tp_system_path_hop(sys, TP_NODE_GPU, 0, TP_NODE_GPU, 1, 1, &link,
-                                        sizeof(link)),
-                     TP_ERR_ARGUMENT);
+    assert_int_equal(
+        tp_system_path_hop(sys, TP_NODE_GPU, 0, TP_NODE_GPU, 1, 1, &link, sizeof(link)),
+        TP_ERR_ARGUMENT);
     assert_int_equal(tp_system_path(sys, TP_NODE_GPU, 0, TP_NODE_GPU, 0, &path, sizeof(path)),
                      TP_OK);
     assert_int_equal(path.type, TP_PATH_LOC);
@@ -308,7 +308,8 @@ static void test_h100_nics(void **state)
     assert_int_equal(tp_plan_nic(plan, 8, 0, 1, &nic, sizeof(nic)), TP_OK);
     assert_int_equal(nic.net_dev, 1);
     assert_int_equal(nic.proxy_rank, 9);
-    assert_int_equal(tp_plan_nic(plan, 0, 0, 3, &nic, sizeof(nic)), TP_ERR_ARGUMENT); /* same node */
+    assert_int_equal(tp_plan_nic(plan, 0, 0, 3, &nic, sizeof(nic)),
+                     TP_ERR_ARGUMENT); /* same node */
     /* NCCL's p2p schedule: rank 0 sends to rank 8 in round 8, parts on channels 1 and 9. */
     assert_int_equal(tp_plan_p2p_channel(plan, 0, 8, 0), 1);
     assert_int_equal(tp_plan_p2p_channel(plan, 0, 8, 1), 9);
@@ -345,6 +346,87 @@ static void test_h100_nics(void **state)
     assert_int_equal(ch.nccl_nodes, 2);
 }
 
+/* An inner GPU of a ring channel opens no NIC there, and says why; head and tail say their role. */
+static void test_h100_nic_roles(void **state)
+{
+    const tp_plan *plan = *state;
+    tp_nic_choice nic;
+    /* Ring channel 0 of node 0: NET/0 -> 0 7 6 5 4 3 2 1 -> NET/1. */
+    assert_int_equal(tp_plan_nic(plan, 3, 0, -1, &nic, sizeof(nic)), TP_OK);
+    assert_int_equal(nic.role, TP_NIC_NONE);
+    assert_int_equal(nic.net_dev, -1);
+    assert_int_equal(nic.net_id, -1);
+    assert_int_equal(nic.net_index, -1);
+    assert_int_equal(nic.proxy_rank, -1);
+    assert_non_null(strstr(nic.why, "inner GPU of ring channel 0"));
+    assert_non_null(strstr(nic.why, "enters at rank 0 and leaves at rank 1"));
+    assert_int_equal(tp_plan_nic(plan, 11, 0, -1, &nic, sizeof(nic)), TP_OK); /* node 1 alike */
+    assert_int_equal(nic.role, TP_NIC_NONE);
+    assert_non_null(strstr(nic.why, "enters at rank 8 and leaves at rank 9"));
+    assert_int_equal(tp_plan_nic(plan, 0, 0, -1, &nic, sizeof(nic)), TP_OK);
+    assert_int_equal(nic.role, TP_NIC_RECEIVE);
+    assert_int_equal(nic.net_dev, 0);
+    assert_int_equal(nic.send_net_dev, -1);
+    assert_int_equal(tp_plan_nic(plan, 1, 0, -1, &nic, sizeof(nic)), TP_OK);
+    assert_int_equal(nic.role, TP_NIC_SEND);
+    assert_int_equal(nic.net_dev, 1);
+    assert_int_equal(tp_plan_nic(plan, 0, 0, 9, &nic, sizeof(nic)), TP_OK); /* P2P: a send */
+    assert_int_equal(nic.role, TP_NIC_SEND);
+    /* A caller built before role existed gets the old prefix; net_dev -1 says "no NIC". */
+    memset(&nic, 0x55, sizeof(nic));
+    assert_int_equal(tp_plan_nic(plan, 3, 0, -1, &nic, offsetof(tp_nic_choice, role)), TP_OK);
+    assert_int_equal(nic.net_dev, -1);
+    assert_int_equal((int)nic.role, 0x55555555);
+}
+
+/* Every rank's NVLS up/down, checked against NCCL's "NVLS Trees" line of that rank. */
+static void test_h100_rank_nvls(void **state)
+{
+    const tp_plan *plan = *state;
+    tp_rank_nvls v;
+    assert_int_equal(tp_plan_rank_nvls(plan, 0, 0, &v, sizeof(v)), TP_OK);
+    assert_int_equal(v.n_heads, 8);
+    assert_int_equal(v.head_rank, 0);
+    assert_int_equal(v.down, 17);
+    for (int rank = 0; rank < 16; rank += 5) {
+        tp_plan *p = rank ? NULL : (tp_plan *)plan;
+        if (!p) {
+            tp_job job = TP_JOB_INIT;
+            job.n_nodes = 2;
+            job.rank = rank;
+            tp_error err = {0};
+            const char *xml = tp_builtin_xml("dgx-h100");
+            assert_int_equal(tp_plan_buffer(&p, xml, strlen(xml), "dgx-h100", &job, NULL, &err),
+                             TP_OK);
+        }
+        const char *line = NULL;
+        for (int i = 0; i < tp_plan_log_count(p) && !line; i++)
+            line = strstr(tp_plan_log_line(p, i, NULL), "NVLS Trees : ");
+        assert_non_null(line);
+        tp_rank_nvls t[2];
+        assert_int_equal(tp_plan_rank_nvls(plan, rank, 0, &t[0], sizeof(t[0])), TP_OK);
+        assert_int_equal(tp_plan_rank_nvls(plan, rank, 1, &t[1], sizeof(t[1])), TP_OK);
+        char want[128];
+        snprintf(want, sizeof(want), "NVLS Trees : %d/%d/%d->%d->%d %d/%d/%d->%d->%d",
+                 t[0].tree_down[0], t[0].tree_down[1], t[0].tree_down[2], rank, t[0].tree_up,
+                 t[1].tree_down[0], t[1].tree_down[1], t[1].tree_down[2], rank, t[1].tree_up);
+        assert_string_equal(line, want);
+        if (p != plan)
+            tp_plan_free(p);
+    }
+    assert_int_equal(tp_plan_rank_nvls(plan, 16, 0, &v, sizeof(v)), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_plan_rank_nvls(plan, 0, 16, &v, sizeof(v)), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_plan_rank_nvls(plan, 0, 0, NULL, 0), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_plan_rank_nvls(NULL, 0, 0, &v, sizeof(v)), TP_ERR_ARGUMENT);
+}
+
+/* Without NVLS (V100) there is nothing to answer. */
+static void test_v100_no_nvls(void **state)
+{
+    tp_rank_nvls v;
+    assert_int_equal(tp_plan_rank_nvls(*state, 0, 0, &v, sizeof(v)), TP_ERR_ARGUMENT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -356,6 +438,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_channels, setup_v100, teardown),
         cmocka_unit_test_setup_teardown(test_h100_nets, setup_h100, teardown),
         cmocka_unit_test_setup_teardown(test_h100_nics, setup_h100, teardown),
+        cmocka_unit_test_setup_teardown(test_h100_nic_roles, setup_h100, teardown),
+        cmocka_unit_test_setup_teardown(test_h100_rank_nvls, setup_h100, teardown),
+        cmocka_unit_test_setup_teardown(test_v100_no_nvls, setup_v100, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

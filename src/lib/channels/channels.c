@@ -23,8 +23,10 @@ void tp_channels__free(tp_channels *ch)
 {
     free(ch->rings);
     free(ch->ranks);
+    free(ch->nvls);
     ch->rings = NULL;
     ch->ranks = NULL;
+    ch->nvls = NULL;
 }
 
 /* Preset's ring fields of `rank`, at position i of a ring channel. */
@@ -539,6 +541,8 @@ static tp_status postset(tp_chan_ctx *x, tp_error *err)
     size_channels(x);
     ch->n_channels = ch->n_collnet_channels = x->n_channels;
     tp_chan__connect_nvls(x);
+    if ((st = tp_chan__nvls_ranks(x, err)) != TP_OK)
+        return st;
     if ((st = fill_ranks(x, err)) != TP_OK)
         return st;
     if ((st = tp_chan__build_rings(x, err)) != TP_OK)

@@ -49,6 +49,14 @@ typedef struct tp_channel_rank {
     int tree_up, tree_down[TP_MAX_TREE_ARITY];
 } tp_channel_rank;
 
+/* One rank's NVLS connections (NCCL 2.22.3 connect.cc connectNvls); channel c uses tree c % 2. */
+typedef struct tp_nvls_rank {
+    int head_rank;       /* index of the NVLS head the rank is on its node, -1: none */
+    int down;            /* nvls.down: n_ranks + 1 + head_rank */
+    int tree_up[2];      /* the same head on the parent node, -1: none (or one node) */
+    int tree_down[2][3]; /* [0] down, then the same head on the child nodes; -1: none */
+} tp_nvls_rank;
+
 /* The graph fields NCCL all-gathers and combines across ranks (init.cc graphInfo). */
 typedef struct tp_graph_info {
     tp_pattern pattern;
@@ -89,6 +97,7 @@ typedef struct tp_channels {
     tp_channel_count count;                 /* how n_channels was reached */
     int *rings;             /* n_channels x n_ranks: ring order from rank 0 (owned) */
     tp_channel_rank *ranks; /* n_ranks x n_channels (owned) */
+    tp_nvls_rank *nvls;     /* n_ranks (owned), NULL when no NVLS heads */
 } tp_channels;
 
 /* What the builder needs from one domain (ranks sharing a pipeline result). */

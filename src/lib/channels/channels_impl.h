@@ -172,6 +172,8 @@ static inline char *tp_chan__put_line_head(char *p, int c, int zero_width, int f
 tp_status tp_chan__connect_trees(tp_chan_ctx *x, tp_error *err);
 /* connectNvls for the reported rank: "NVLS Head" and "NVLS Trees" lines. */
 void tp_chan__connect_nvls(tp_chan_ctx *x);
+/* Every rank's NVLS head and tree ends into x->ch->nvls (after tp_chan__connect_nvls). */
+tp_status tp_chan__nvls_ranks(tp_chan_ctx *x, tp_error *err);
 /* ncclBuildRings: the rings array, "Channel" lines (rank 0), loop checks. */
 tp_status tp_chan__build_rings(tp_chan_ctx *x, tp_error *err);
 

@@ -244,3 +244,40 @@ void tp_chan__connect_nvls(tp_chan_ctx *x)
                     down[0][0], down[0][1], down[0][2], me, ends[0][0], down[1][0], down[1][1],
                     down[1][2], me, ends[1][0]);
 }
+
+/* NCCL 2.22.3 connectNvls for every rank: its head index, down, and the NVLS trees' ends. */
+tp_status tp_chan__nvls_ranks(tp_chan_ctx *x, tp_error *err)
+{
+    int n_heads = x->ch->nvls_heads, nn = x->ch->n_nodes;
+    if (n_heads <= 0)
+        return TP_OK;
+    tp_nvls_rank *v = malloc((size_t)x->n_ranks * sizeof(*v));
+    if (!v)
+        return tp_fail_nomem(err);
+    for (int r = 0; r < x->n_ranks; r++)
+        v[r] = (tp_nvls_rank){.head_rank = -1,
+                              .down = x->n_ranks,
+                              .tree_up = {-1, -1},
+                              .tree_down = {{-1, -1, -1}, {-1, -1, -1}}};
+    for (int n = 0; n < nn; n++) {
+        int t[2][4];
+        tp_channels__dtree(nn, n, t[0], t[1]);
+        for (int h = 0; h < n_heads; h++) {
+            int r = nvls_head(x, h, n);
+            if (r < 0 || r >= x->n_ranks || v[r].head_rank >= 0)
+                continue; /* a rank heading several: NCCL keeps the first head's trees */
+            v[r].head_rank = h;
+            v[r].down = x->n_ranks + 1 + h;
+            for (int k = 0; k < 2 && nn > 1; k++) {
+                int ix = 1;
+                v[r].tree_up[k] = t[k][0] == -1 ? -1 : nvls_head(x, h, t[k][0]);
+                v[r].tree_down[k][0] = v[r].down;
+                for (int i = 1; i < 3; i++)
+                    if (t[k][i] != -1)
+                        v[r].tree_down[k][ix++] = nvls_head(x, h, t[k][i]);
+            }
+        }
+    }
+    x->ch->nvls = v;
+    return TP_OK;
+}

@@ -41,9 +41,10 @@ struct tp_comparison {
     bool moved[2][TP_NODE_TYPE_COUNT][TP_MAX_NODES];
     tp_difference *diffs;
     size_t n_diffs, cap;
-    bool failed;   /* an allocation failed: the list is incomplete */
-    char why[400]; /* fits "collective channels N -> M: " and both causes */
-    char env[400]; /* NCCL_* values that differ between the two plans ("" when none) */
+    bool failed;          /* an allocation failed: the list is incomplete */
+    char why[400];        /* fits "collective channels N -> M: " and both causes */
+    char env[400];        /* NCCL_* values that differ between the two plans ("" when none) */
+    char graph_rule[400]; /* the NCCL rule behind the first graph's changed NICs ("" when none) */
 };
 
 /* Record a difference (its layer is the kind's); the text is formatted old -> new. */

@@ -180,12 +180,16 @@ static int64_t net_on_side1(const tp_comparison *c, int64_t id)
     return m ? m->id : id;
 }
 
-static bool channel_same(const tp_comparison *c, const tp_graph *g0, const tp_graph *g1, int ch,
-                         int n_gpus)
+static bool order_same(const tp_graph *g0, const tp_graph *g1, int ch, int n_gpus)
 {
     for (int i = 0; i < n_gpus; i++)
         if (g0->intra[ch * n_gpus + i] != g1->intra[ch * n_gpus + i])
             return false;
+    return true;
+}
+
+static bool nics_same(const tp_comparison *c, const tp_graph *g0, const tp_graph *g1, int ch)
+{
     return c->plan[0]->sys->nodes[TP_NODE_NET].count == 0 ||
            (net_on_side1(c, g0->inter[2 * ch]) == g1->inter[2 * ch] &&
             net_on_side1(c, g0->inter[2 * ch + 1]) == g1->inter[2 * ch + 1]);
@@ -211,6 +215,98 @@ static void first_change(char *buf, size_t size, int first, const int *before, c
     snprintf(buf, size, "channel %d: %s -> %s", first, o0, o1);
 }
 
+/* The GPU of the channel's graph that leaves for the network (search.cc backToNet). */
+static int exit_step(const tp_graph *g, int n_gpus)
+{
+    if (g->pattern == TP_PATTERN_RING)
+        return n_gpus - 1;
+    /* balanced trees leave from the first two GPUs, to the same NET */
+    bool second = g->pattern == TP_PATTERN_SPLIT_TREE || g->pattern == TP_PATTERN_BALANCED_TREE;
+    return second && n_gpus > 1 ? 1 : 0;
+}
+
+/* The path type from GPU rank `rank` to NET `net` (to_gpu: the other way), "?" when unknown. */
+static const tp_route *net_route(const tp_system *sys, int rank, int64_t net, bool to_gpu)
+{
+    int ni = tp_system__index_of(sys, TP_NODE_NET, net), gi = -1;
+    for (int k = 0; k < sys->nodes[TP_NODE_GPU].count && gi < 0; k++)
+        gi = sys->nodes[TP_NODE_GPU].nodes[k].gpu.rank == rank ? k : -1;
+    if (ni < 0 || gi < 0)
+        return NULL;
+    const tp_node *from =
+        to_gpu ? &sys->nodes[TP_NODE_NET].nodes[ni] : &sys->nodes[TP_NODE_GPU].nodes[gi];
+    const tp_route *paths = from->paths[to_gpu ? TP_NODE_GPU : TP_NODE_NET];
+    return paths ? &paths[to_gpu ? gi : ni] : NULL;
+}
+
+/* "NET/0 -> NET/1 (in PIX, out PIX, 48.0 GB/s)": a channel's NICs, their paths, the graph's speed.
+ */
+static void nics_text(char *buf, size_t size, const tp_system *sys, const tp_graph *g, int ch,
+                      int n_gpus)
+{
+    int single = g->pattern == TP_PATTERN_NVLS || g->pattern == TP_PATTERN_COLLNET_DIRECT;
+    int head = g->intra[ch * n_gpus],
+        out = g->intra[ch * n_gpus + (single ? 0 : exit_step(g, n_gpus))];
+    int64_t in_net = g->inter[2 * ch], out_net = g->inter[2 * ch + 1];
+    const tp_route *r_in = net_route(sys, head, in_net, true);
+    const tp_route *r_out = net_route(sys, out, out_net, false);
+    snprintf(buf, size, "NET/%lld -> NET/%lld (in %s, out %s, %.1f GB/s)", (long long)in_net,
+             (long long)out_net, r_in ? tp_path_type_name(r_in->type) : "?",
+             r_out ? tp_path_type_name(r_out->type) : "?", g->bw_inter);
+}
+
+/*
+ * The NCCL 2.22.3 rule behind a change of NICs: short (for the difference's
+ * line) and in full (the hint); "" when the graphs' settings do not say.
+ */
+static void nic_rule(char *brief, size_t brief_size, char *full, size_t full_size,
+                     const tp_graph *g0, const tp_graph *g1)
+{
+    brief[0] = full[0] = '\0';
+    if (g0->cross_nic != g1->cross_nic) {
+        const char *what = g1->cross_nic ? "a channel may leave on another NIC than it entered"
+                                         : "a channel must leave on the NIC it entered";
+        snprintf(brief, brief_size, "crossNic %d -> %d: %s", g0->cross_nic, g1->cross_nic, what);
+        snprintf(full, full_size,
+                 "crossNic %d -> %d (NCCL_CROSS_NIC): %s%s (NCCL 2.22.3 search.cc, "
+                 "ncclTopoSearchRecGpu)",
+                 g0->cross_nic, g1->cross_nic, what,
+                 g1->cross_nic ? ", each odd channel on the NICs of the one before, swapped"
+                               : " (same asic and port)");
+    } else if (g0->type_inter != g1->type_inter) {
+        snprintf(brief, brief_size, "GPU-to-NET path type %s -> %s",
+                 tp_path_type_name(g0->type_inter), tp_path_type_name(g1->type_inter));
+        snprintf(full, full_size,
+                 "the search settled at GPU-to-NET path type %s -> %s (its relaxation order, "
+                 "NCCL 2.22.3 search.cc ncclTopoCompute)",
+                 tp_path_type_name(g0->type_inter), tp_path_type_name(g1->type_inter));
+    }
+}
+
+/* Channels whose NICs differ (the GPU order aside): what they were, what they are, the rule. */
+static void graph_nics(tp_comparison *c, const char *name, const tp_graph *g0, const tp_graph *g1,
+                       int n_gpus, int n_ch)
+{
+    int n_diff = 0, first = -1;
+    for (int ch = 0; ch < n_ch; ch++) {
+        if (nics_same(c, g0, g1, ch))
+            continue;
+        n_diff++;
+        first = first < 0 ? ch : first;
+    }
+    if (n_diff == 0)
+        return;
+    char before[96], after[96], rule[120], full[300];
+    nics_text(before, sizeof(before), c->plan[0]->sys, g0, first, n_gpus);
+    nics_text(after, sizeof(after), c->plan[1]->sys, g1, first, n_gpus);
+    nic_rule(rule, sizeof(rule), full, sizeof(full), g0, g1);
+    tp_compare__add(c, TP_DIFF_GRAPH, TP_SEVERITY_INFO, "graph NICs changed",
+                    "%s: NICs differ in %d of %d channels (channel %d: %s -> %s)%s%s", name, n_diff,
+                    n_ch, first, before, after, rule[0] ? ": " : "", rule);
+    if (full[0] && !c->graph_rule[0])
+        snprintf(c->graph_rule, sizeof(c->graph_rule), "%s: %s", name, full);
+}
+
 static void graph_order(tp_comparison *c, const char *name, const tp_graph *g0, const tp_graph *g1)
 {
     int n_gpus = c->plan[0]->sys->nodes[TP_NODE_GPU].count;
@@ -219,19 +315,20 @@ static void graph_order(tp_comparison *c, const char *name, const tp_graph *g0, 
         return; /* another GPU set: the orders cannot be compared */
     int n_diff = 0, first = -1;
     for (int ch = 0; ch < n_ch; ch++) {
-        if (channel_same(c, g0, g1, ch, n_gpus))
+        if (order_same(g0, g1, ch, n_gpus))
             continue;
         n_diff++;
         first = first < 0 ? ch : first;
     }
-    if (n_diff == 0)
-        return;
-    char change[256];
-    first_change(change, sizeof(change), first, &g0->intra[first * n_gpus],
-                 &g1->intra[first * n_gpus], n_gpus);
-    tp_compare__add(c, TP_DIFF_GRAPH, TP_SEVERITY_INFO, "graph channel order changed",
-                    "%s: channel order differs in %d of %d channels (%s)", name, n_diff, n_ch,
-                    change);
+    if (n_diff > 0) {
+        char change[256];
+        first_change(change, sizeof(change), first, &g0->intra[first * n_gpus],
+                     &g1->intra[first * n_gpus], n_gpus);
+        tp_compare__add(c, TP_DIFF_GRAPH, TP_SEVERITY_INFO, "graph channel order changed",
+                        "%s: channel order differs in %d of %d channels (%s)", name, n_diff, n_ch,
+                        change);
+    }
+    graph_nics(c, name, g0, g1, n_gpus, n_ch);
 }
 
 /* One graph setting compared as a count: its label, and how a change is told. */

@@ -15,6 +15,14 @@ static const char *const layer_hints[TP_LAYER_COUNT] = {
     "NCCL_NET_OVERHEAD and the CPUs and GPUs of the job",
 };
 
+/* The layer's hint; for graphs, the NCCL rule that changed them when the comparison found it. */
+static const char *layer_hint(const tp_comparison *c, int layer)
+{
+    if (layer == TP_LAYER_GRAPHS && c->graph_rule[0])
+        return c->graph_rule;
+    return layer_hints[layer];
+}
+
 static size_t layer_count(const tp_comparison *c, int layer)
 {
     size_t n = 0;
@@ -50,7 +58,8 @@ static void text_summary(FILE *out, const tp_comparison *c)
                     n == 1 ? "" : "s", d->text);
     }
     int first = tp_comparison_first_layer(c);
-    fprintf(out, "first difference at %s: %s\n", tp_compare__layer_name(first), layer_hints[first]);
+    fprintf(out, "first difference at %s: %s\n", tp_compare__layer_name(first),
+            layer_hint(c, first));
     if (c->why[0])
         fprintf(out, "why: %s\n", c->why);
 }
@@ -195,7 +204,7 @@ static void check_text(FILE *out, const tp_comparison *c)
     int first = tp_comparison_first_layer(c);
     if (first >= 0)
         fprintf(out, "first difference at %s: %s\n", tp_compare__layer_name(first),
-                layer_hints[first]);
+                layer_hint(c, first));
     check_counts(out, c);
 }
 

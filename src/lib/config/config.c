@@ -473,6 +473,26 @@ bool tp_config_is_set(const tp_config *cfg, tp_param_id id)
     return cfg->values[id].is_set;
 }
 
+void tp_config__log_env(const tp_config *cfg, tp_param_id id, tp_log *log)
+{
+    const param_value *v = &cfg->values[id];
+    if (!log || !v->is_set)
+        return;
+    if (params[id].kind == TP_KIND_STR) {
+        tp_log_info_sub(log, TP_SUB_ENV, "%s set by environment to %s", params[id].name, v->text);
+        return;
+    }
+    if (params[id].kind != TP_KIND_INT)
+        return; /* levels: paths.cc prints its own line, by level name */
+    char line[160];
+    snprintf(line, sizeof(line), "%s set by environment to %lld.", params[id].name,
+             (long long)v->num);
+    for (size_t i = 0; i < log->n_lines; i++)
+        if (strcmp(log->lines[i].text, line) == 0)
+            return; /* read before: NCCL's cached value prints nothing */
+    tp_log_info_sub(log, TP_SUB_ENV, "%s", line);
+}
+
 const char *tp_config_name(tp_param_id id)
 {
     return params[id].name;

@@ -89,6 +89,14 @@ tp_param_kind tp_config_kind(tp_param_id id);
 /* The NCCL version profile the configuration selects (tp_config_set_nccl; default: the newest
  * exact one). Stages read their version-dependent numbers and rules from it. */
 const tp_nccl_profile *tp_config__profile(const tp_config *cfg);
+/*
+ * The ENV line NCCL 2.22.3 prints where it reads a parameter the environment
+ * sets: integers "NCCL_X set by environment to V." (param.cc ncclLoadParam,
+ * once: the value is cached, so only at the first read of the log), strings
+ * "NCCL_X set by environment to TEXT" (the reading site's own INFO, at every
+ * read). Nothing when unset or log is NULL.
+ */
+void tp_config__log_env(const tp_config *cfg, tp_param_id id, tp_log *log);
 /* Copy a configuration (a plan keeps its own). */
 tp_status tp_config__copy(tp_config **out, const tp_config *cfg, tp_error *err);
 

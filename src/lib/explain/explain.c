@@ -1,6 +1,7 @@
 /* Plain-word explanations of graphs, from their decision traces and a bandwidth replay. */
 #include "explain/explain.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,48 +302,136 @@ static float per_channel_use(const tp_gc_link *l)
     return uses ? l->reserved / (float)uses : 0;
 }
 
-/* The first raise NCCL's second pass tried after the result, NULL when none. */
-static const tp_search_event *next_speed(const tp_graph *g, long solution)
+static void link_name(char *buf, size_t size, const tp_gc_link *l)
 {
-    for (size_t i = solution < 0 ? g->n_events : (size_t)solution; i < g->n_events; i++)
-        if (g->events[i].kind == TP_EV_RAISE)
-            return &g->events[i];
-    return NULL;
+    if (l->type == TP_GC_NET_PORT)
+        snprintf(buf, size, "%s port", l->from);
+    else
+        snprintf(buf, size, "%s -> %s (%s)", l->from, l->to, tp_link_type_name(l->type));
 }
 
-static void limit_line(tp_graph_why *w, const tp_gc_link *l, const tp_search_event *r,
-                       const tp_search_event *next)
+/* One more channel at the result's speed does not fit on l. */
+static void channel_limit_line(tp_graph_why *w, const tp_gc_link *l)
 {
     int uses = popcount64(l->channels);
-    float per = per_channel_use(l);
     char name[120];
-    if (l->type == TP_GC_NET_PORT)
-        snprintf(name, sizeof(name), "%s port", l->from);
-    else
-        snprintf(name, sizeof(name), "%s -> %s (%s)", l->from, l->to, tp_link_type_name(l->type));
-    char speed[160] = "";
-    /* Speeds scale every reservation alike; intra ones unless this is a NET port. */
-    bool port = l->type == TP_GC_NET_PORT;
-    float bw = port ? r->bw_inter : r->bw_intra;
-    float nx = next ? (port ? next->bw_inter : next->bw_intra) : 0;
-    if (nx > bw && bw > 0 && l->reserved * nx / bw > l->capacity + 1e-3f)
-        snprintf(speed, sizeof(speed), "; at the next speed tried, %.1f GB/s, they would need %.1f",
-                 nx, l->reserved * nx / bw);
-    add_line(w, "limit", "%s %.1f GB/s: %d channel%s take%s %.1f; %d would need %.1f%s", name,
+    link_name(name, sizeof(name), l);
+    add_line(w, "limit", "%s %.1f GB/s: %d channel%s take%s %.1f; %d would need %.1f", name,
              l->capacity, uses, uses == 1 ? "" : "s", uses == 1 ? "s" : "", l->reserved, uses + 1,
-             l->reserved + per, speed);
+             l->reserved + per_channel_use(l));
 }
 
-/* The links that left too little for one more channel, tightest first. */
-static tp_status explain_limits(tp_graph_why *w, const tp_system *sys, const tp_graph *g,
-                                long solution, tp_error *err)
+/* "9 x 42.0: ..." when an NVLS head crosses its GPU <-> NVSwitch link twice. */
+static void crossings_text(char *buf, size_t size, const tp_gc_link *l, int pattern, float speed)
 {
-    if (w->result < 0)
-        return TP_OK;
-    const tp_search_event *r = &g->events[w->result];
+    buf[0] = '\0';
+    bool nvswitch = strncmp(l->from, "NVS/", 4) == 0 || strncmp(l->to, "NVS/", 4) == 0;
+    int uses = popcount64(l->channels);
+    float crossings = speed > 0 ? l->reserved / speed : 0;
+    int n = (int)(crossings + 0.5f);
+    if (pattern != TP_PATTERN_NVLS || !nvswitch || n <= uses || fabsf(crossings - n) > 1e-3f)
+        return;
+    snprintf(buf, size, " (%d x %.1f: the channel this GPU heads crosses its NVSwitch link twice)",
+             n, speed);
+}
+
+/* At the faster speed `at` (a pass NCCL tried), the result's channels do not fit on l. */
+static void speed_limit_line(tp_graph_why *w, const tp_gc_link *l, const tp_gc_graph *at,
+                             int n_alike)
+{
+    int uses = popcount64(l->channels);
+    float speed = l->type == TP_GC_NET_PORT ? at->bw_inter : at->bw_intra;
+    char name[120], times[160], alike[48] = "", setting[64];
+    bw_text(setting, sizeof(setting), at->bw_intra, at->bw_inter);
+    link_name(name, sizeof(name), l);
+    crossings_text(times, sizeof(times), l, at->pattern, speed);
+    if (n_alike)
+        snprintf(alike, sizeof(alike), " (and %d more link%s alike)", n_alike,
+                 n_alike == 1 ? "" : "s");
+    add_line(w, "limit", "%s %.1f GB/s%s: at %s the %d channel%s crossing it would need %.1f%s",
+             name, l->capacity, alike, setting, uses, uses == 1 ? "" : "s", l->reserved, times);
+}
+
+static bool same_load(const tp_gc_link *a, const tp_gc_link *b)
+{
+    return a->type == b->type && a->capacity == b->capacity && a->reserved == b->reserved &&
+           popcount64(a->channels) == popcount64(b->channels);
+}
+
+/*
+ * The faster setting NCCL tried and did not keep, nearest the result: the
+ * lowest intra speed above the result's or, at the result's intra speed,
+ * the lowest inter speed above its inter one. NULL when none.
+ */
+static const tp_search_event *faster_try(const tp_graph *g, const tp_search_event *r, bool inter)
+{
+    const tp_search_event *best = NULL;
+    for (size_t i = 0; i < g->n_events; i++) {
+        const tp_search_event *e = &g->events[i];
+        if (e->kind != TP_EV_TRY)
+            continue;
+        bool above = inter ? e->bw_intra == r->bw_intra && e->bw_inter > r->bw_inter
+                           : e->bw_intra > r->bw_intra;
+        float key = inter ? e->bw_inter : e->bw_intra;
+        if (above && (!best || key < (inter ? best->bw_inter : best->bw_intra)))
+            best = e;
+    }
+    return best;
+}
+
+/*
+ * Why the result is not faster: its channels replayed at the faster
+ * setting NCCL tried; the links that could not carry them, fullest first.
+ */
+static tp_status explain_speed(tp_graph_why *w, const tp_system *sys, const tp_graph *g,
+                               const tp_search_event *r, const tp_search_event *faster,
+                               tp_error *err)
+{
+    tp_search_event at = *r;
+    at.bw_intra = faster->bw_intra;
+    at.bw_inter = faster->bw_inter;
+    tp_gc_graph gg;
+    tp_status st = replay_result(&gg, sys, g, &at, err);
+    bool shown[256] = {false};
+    int n_shown = 0;
+    while (st == TP_OK && n_shown < TP_WHY_MAX_LIMITS) {
+        long best = -1;
+        for (size_t i = 0; i < gg.n_links && i < ARRAY_LEN(shown); i++) {
+            const tp_gc_link *l = &gg.links[i];
+            if (!shown[i] && l->over &&
+                (best < 0 ||
+                 l->reserved / l->capacity > gg.links[best].reserved / gg.links[best].capacity))
+                best = (long)i;
+        }
+        if (best < 0)
+            break;
+        shown[best] = true;
+        int alike = 0; /* every GPU's NVSwitch link, both ways, reads the same: one line */
+        for (size_t i = 0; i < gg.n_links && i < ARRAY_LEN(shown); i++)
+            if (!shown[i] && gg.links[i].over && same_load(&gg.links[i], &gg.links[best]))
+                shown[i] = true, alike++;
+        speed_limit_line(w, &gg.links[best], &gg, alike);
+        n_shown++;
+    }
+    if (st == TP_OK && n_shown == 0) {
+        char bw[64];
+        bw_text(bw, sizeof(bw), at.bw_intra, at.bw_inter);
+        add_line(w, "limit",
+                 "at %s the same %d channels fit every link: the faster passes failed on "
+                 "the search's order of tries, path types or step budget",
+                 bw, r->n_channels);
+    }
+    free(gg.findings);
+    free(gg.links);
+    return st;
+}
+
+/* The links too full for one more channel at the result's speed, tightest first. */
+static tp_status explain_channel_count(tp_graph_why *w, const tp_system *sys, const tp_graph *g,
+                                       const tp_search_event *r, tp_error *err)
+{
     tp_gc_graph gg;
     tp_status st = replay_result(&gg, sys, g, r, err);
-    const tp_search_event *next = next_speed(g, solution);
     bool shown[TP_WHY_MAX_LIMITS * 64] = {false};
     int n_shown = 0;
     while (st == TP_OK && n_shown < TP_WHY_MAX_LIMITS) {
@@ -358,16 +447,43 @@ static tp_status explain_limits(tp_graph_why *w, const tp_system *sys, const tp_
         if (best < 0)
             break;
         shown[best] = true;
-        limit_line(w, &gg.links[best], r, next);
+        channel_limit_line(w, &gg.links[best]);
         n_shown++;
     }
     if (st == TP_OK && n_shown == 0)
         add_line(w, "limit",
                  "no link of the graph's routes is too full for one more channel: the "
-                 "channel count or speed was set by the search's order of tries and "
-                 "its stop rules above");
+                 "channel count was set by the search's order of tries and its rules above");
     free(gg.findings);
     free(gg.links);
+    return st;
+}
+
+/*
+ * What bound the result: its channel count (the stop rule when the first
+ * pass stopped there, else the links one more channel does not fit on)
+ * and its speed (the links the same channels overfill at the faster
+ * settings NCCL tried).
+ */
+static tp_status explain_limits(tp_graph_why *w, const tp_system *sys, const tp_graph *g,
+                                tp_error *err)
+{
+    if (w->result < 0)
+        return TP_OK;
+    const tp_search_event *r = &g->events[w->result];
+    long stop = find_event(g, TP_EV_DONE, false);
+    bool stopped = stop >= 0 && r->n_channels >= g->events[stop].n_channels;
+    tp_status st = TP_OK;
+    if (!stopped)
+        st = explain_channel_count(w, sys, g, r, err);
+    const tp_search_event *faster[2] = {faster_try(g, r, false), faster_try(g, r, true)};
+    for (int k = 0; k < 2 && st == TP_OK; k++)
+        if (faster[k])
+            st = explain_speed(w, sys, g, r, faster[k], err);
+    if (st == TP_OK && stopped && !faster[0] && !faster[1])
+        add_line(w, "limit",
+                 "no link bound it: the search started at this speed and stopped at the "
+                 "rule above");
     return st;
 }
 
@@ -418,7 +534,7 @@ tp_status tp_explain__graph(tp_graph_why *w, const tp_system *sys, const tp_grap
     explain_second_passes(w, g, solution);
     if (find_event(g, TP_EV_FALLBACK, false) >= 0)
         add_line(w, "fallback", "nothing found: NCCL used one channel in GPU order at 0.1 GB/s");
-    tp_status st = explain_limits(w, sys, g, solution, err);
+    tp_status st = explain_limits(w, sys, g, err);
     if (show_ours)
         explain_ours(w, g);
     return st;

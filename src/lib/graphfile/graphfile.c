@@ -24,7 +24,14 @@ typedef struct gf_ctx {
     int nccl_code;    /* the ncclResult_t NCCL's back-trace would print */
     int n_loaded;     /* channels of the matching graph (NCCL's nChannels) */
     int role_pattern; /* the graph's pattern as the planner uses it (the file may name another) */
+    bool ours;        /* refused by topoplan, not NCCL: no NCCL back-trace */
 } gf_ctx;
+
+/*
+ * How a refusal of topoplan's own starts: NCCL 2.22.3 loads such a file
+ * without a check, then reads channel slots the file left unset.
+ */
+#define OURS "topoplan refuses this graph file, which NCCL 2.22.3 would load unchecked: "
 
 /* NCCL 2.22.3 kvDictLinkType: the path names a graph file may use. */
 static const struct {
@@ -172,21 +179,23 @@ static tp_status check_used_channels(gf_ctx *c, const tp_xml_elem *g, const tp_x
     int n_gpus = c->sys->nodes[TP_NODE_GPU].count;
     if (c->graph->n_channels < 0 || c->graph->n_channels > TP_MAXCHANNELS)
         return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, g,
-                            "nchannels %d out of range (0..%d, NCCL 2.22.3 MAXCHANNELS)",
+                            OURS "nchannels %d out of range (0..%d, NCCL 2.22.3 MAXCHANNELS)",
                             c->graph->n_channels, TP_MAXCHANNELS);
     if (c->graph->n_channels > n_chans)
         return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, g,
-                            "nchannels is %d but the graph has %d <channel> elements",
+                            OURS "nchannels is %d but the graph has %d <channel> elements",
                             c->graph->n_channels, n_chans);
     for (int ch = 0; ch < c->graph->n_channels; ch++) {
         if (c->role_pattern == TP_PATTERN_NVLS) {
             if (n_listed[ch] < 1)
                 return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, chans[ch],
-                                    "channel %d lists no GPU (an NVLS channel needs its head)", ch);
+                                    OURS "channel %d lists no GPU (an NVLS channel needs its head)",
+                                    ch);
             continue;
         }
         if (n_listed[ch] != n_gpus)
             return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, chans[ch],
+                                OURS
                                 "channel %d lists %d GPUs; it must list each of the %d GPUs once",
                                 ch, n_listed[ch], n_gpus);
         const int *intra = c->graph->intra + (size_t)ch * (size_t)n_gpus;
@@ -194,6 +203,7 @@ static tp_status check_used_channels(gf_ctx *c, const tp_xml_elem *g, const tp_x
             for (int j = 0; j < i; j++)
                 if (intra[i] == intra[j])
                     return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, chans[ch],
+                                        OURS
                                         "channel %d lists GPU rank %d twice; it must list each "
                                         "of the %d GPUs once",
                                         ch, intra[i], n_gpus);
@@ -250,9 +260,11 @@ static tp_status load_graph(gf_ctx *c, const tp_xml_elem *e)
     c->graph->cross_nic = cross_nic;
     if ((st = load_graph_attrs(c, e)) != TP_OK)
         return st;
-    if (count_channels(e) > TP_MAXCHANNELS)
-        return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, e, "more than %d channels",
-                            TP_MAXCHANNELS);
+    if (count_channels(e) > TP_MAXCHANNELS) {
+        c->ours = true; /* NCCL would write past its channel arrays */
+        return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, e,
+                            OURS "more than %d channels (NCCL 2.22.3 MAXCHANNELS)", TP_MAXCHANNELS);
+    }
     const tp_xml_elem *chans[TP_MAXCHANNELS];
     int n_listed[TP_MAXCHANNELS] = {0};
     int index = 0;
@@ -267,7 +279,9 @@ static tp_status load_graph(gf_ctx *c, const tp_xml_elem *e)
         index++;
     }
     c->n_loaded = index;
-    return check_used_channels(c, e, chans, n_listed, index);
+    st = check_used_channels(c, e, chans, n_listed, index);
+    c->ours = st != TP_OK;
+    return st;
 }
 
 /*
@@ -297,7 +311,9 @@ static tp_status load_doc(gf_ctx *c)
     for (size_t i = 0; i < root->n_children; i++) {
         if (strcmp(root->children[i]->tag, "graph") != 0)
             continue;
-        if ((st = load_graph(c, root->children[i])) != TP_OK) {
+        if ((st = load_graph(c, root->children[i])) != TP_OK && c->ours)
+            return st; /* NCCL's log has nothing to say: the error says it, as topoplan's */
+        if (st != TP_OK) {
             trace(c, NCCL_SEARCH_CC, TP_NCCL_LINE_GRAPHS);
             trace(c, NCCL_SEARCH_CC, TP_NCCL_LINE_COMPUTE_GRAPHS);
             return st;
@@ -344,6 +360,7 @@ tp_status tp_graphfile__load(tp_graph *graph, const tp_system *sys, const tp_con
                 .role_pattern = graph->pattern,
                 .log = log,
                 .err = err};
+    tp_config__log_env(cfg, TP_P_GRAPH_FILE, log); /* search.cc ncclTopoCompute, per graph */
     FILE *f = fopen(path, "r");
     if (!f) {
         int e = errno;

@@ -235,6 +235,43 @@ static tp_status p2p_part(tp_nic_part *pt, const rank_ctx *c, int peer, tp_error
     return st;
 }
 
+/* One part of a receive from a remote peer: this rank's own NIC of the part's channel. */
+static tp_status p2p_recv_part(tp_nic_part *pt, const rank_ctx *c, tp_error *err)
+{
+    tp_status st =
+        tp_paths__get_net_dev(c->sys, c->plan->cfg, &c->view, c->rank, pt->channel, c->rank,
+                              &pt->net_id, &pt->net, &pt->proxy_rank, NULL, err);
+    pt->proxy_rank = c->rank; /* receives are never relayed (net.cc recvSetup) */
+    if (st == TP_OK)
+        st = tp_paths__check_gdr(c->sys, c->plan->cfg, gpu_bus_id(c), pt->net_id, 0, &pt->gdr, err);
+    return st;
+}
+
+/*
+ * Receives from `peer`: in the round the peer sends to this rank, on the
+ * channels of that round's parts (sender and receiver pair up per round).
+ */
+static tp_status p2p_recvs(tp_nic_p2p *p, const rank_ctx *c, const tp_nics *nx, int peer,
+                           tp_error *err)
+{
+    int per = nx->per_node;
+    p->recv_round = nx->p2p_schedule ? send_round(peer / per, peer % per, nx->n_nodes, per,
+                                                  c->rank / per, c->rank % per)
+                                     : -1;
+    int n = p->recv_round >= 0 ? nx->p2p_per_peer : nx->p2p_channels;
+    for (int k = 0; k < n && k < TP_MAXCHANNELS; k++) {
+        tp_nic_part *pt = &p->recv_parts[p->n_recv_parts];
+        pt->part = k;
+        pt->channel =
+            p->recv_round >= 0 ? part_channel(p->recv_round, per, nx->p2p_channels, k) : k;
+        tp_status st = p2p_recv_part(pt, c, err);
+        if (st != TP_OK)
+            return st;
+        p->n_recv_parts++;
+    }
+    return TP_OK;
+}
+
 /* P2P sends to `peer`: the parts on NCCL's schedule (part 0 is the one summarised). */
 static tp_status p2p_peer(tp_nic_p2p *p, const rank_ctx *c, const tp_nics *nx, int peer,
                           tp_error *err)
@@ -258,7 +295,7 @@ static tp_status p2p_peer(tp_nic_p2p *p, const rank_ctx *c, const tp_nics *nx, i
     p->net = p->parts[0].net;
     p->proxy_rank = p->parts[0].proxy_rank;
     p->gdr = p->parts[0].gdr;
-    return TP_OK;
+    return p2p_recvs(p, c, nx, peer, err);
 }
 
 /* One representative peer per local index, on the next node. */

@@ -57,6 +57,11 @@ typedef struct tp_nic_p2p {
     int nets[TP_MAXCHANNELS];
     int n_parts; /* p2pnChannelsPerPeer: parts of a large send */
     tp_nic_part parts[TP_MAXCHANNELS];
+    /* Receives from this peer: its send's round and parts, each on this rank's NIC of the
+     * part's channel (net.cc recvSetup: ncclTopoGetNetDev with itself as peer, no PXN). */
+    int recv_round;
+    int n_recv_parts;
+    tp_nic_part recv_parts[TP_MAXCHANNELS];
 } tp_nic_p2p;
 
 /* A tree or NVLS channel end of a rank that crosses nodes, and its NIC. */
@@ -76,7 +81,7 @@ typedef struct tp_nic_rank {
     int near_net;  /* NET device closest to the GPU, -1 without NETs */
     int near_type; /* its path type */
     float near_bw;
-    int recv_net, recv_gdr; /* P2P receives: the rank's own NIC */
+    int recv_net, recv_gdr; /* P2P receives on P2P channel 0 (see each peer's recv_parts) */
     tp_nic_use *uses;
     int n_uses;
     tp_nic_p2p *peers;

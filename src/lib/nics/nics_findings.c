@@ -157,7 +157,10 @@ static bool describe_direct_use(const tp_nic_rank *r, int dev, tp_buf *b)
             tp_buf_printf(b, "%s%d",
                           p2p++ ? " " : (n ? "; P2P sends to ranks " : "P2P sends to ranks "),
                           r->peers[p].peer_rank);
-    bool recv = r->recv_net == dev && r->n_peers > 0;
+    bool recv = false;
+    for (int p = 0; p < r->n_peers; p++)
+        for (int i = 0; i < r->peers[p].n_recv_parts; i++)
+            recv |= r->peers[p].recv_parts[i].net == dev;
     if (recv)
         tp_buf_printf(b, "%sP2P receives", n || p2p ? "; " : "");
     return n || p2p || recv;
@@ -223,7 +226,10 @@ static void gdr_list(const tp_nics *nx, const tp_nic_rank *r, bool send, tp_buf 
 {
     for (int k = 0; k < nx->n_nets; k++) {
         int dev = nx->nets[k].dev;
-        bool off = !send && r->recv_net == dev && r->n_peers > 0 && !r->recv_gdr;
+        bool off = false;
+        for (int p = 0; !send && p < r->n_peers; p++)
+            for (int i = 0; i < r->peers[p].n_recv_parts; i++)
+                off |= r->peers[p].recv_parts[i].net == dev && !r->peers[p].recv_parts[i].gdr;
         for (int u = 0; u < r->n_uses; u++)
             off |= r->uses[u].send == send && r->uses[u].net == dev && !r->uses[u].gdr;
         for (int p = 0; send && p < r->n_peers; p++)

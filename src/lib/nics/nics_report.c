@@ -94,6 +94,29 @@ static void text_uses(FILE *out, const tp_nic_rank *r)
     }
 }
 
+/* Receives from each remote peer: the channel of each part and this rank's NIC on it. */
+static void text_recvs(FILE *out, const tp_nic_rank *r)
+{
+    fprintf(out,
+            "  P2P receives from remote peers (%s; each part's channel -> this rank's NIC on "
+            "that channel, never relayed [no GDR])\n    %-6s %-6s %s\n",
+            r->peers[0].recv_round >= 0 ? "NCCL's p2p schedule: the round the peer sends in"
+                                        : "each P2P channel",
+            "peer", "round", "parts");
+    for (int p = 0; p < r->n_peers; p++) {
+        const tp_nic_p2p *peer = &r->peers[p];
+        char round[16];
+        snprintf(round, sizeof(round), peer->recv_round >= 0 ? "%d" : "-", peer->recv_round);
+        fprintf(out, "    %-6d %-6s", peer->peer_rank, round);
+        for (int i = 0; i < peer->n_recv_parts; i++) {
+            const tp_nic_part *pt = &peer->recv_parts[i];
+            fprintf(out, " %d:ch%d->NET/%d%s", pt->part, pt->channel, pt->net,
+                    pt->gdr ? "" : "[no GDR]");
+        }
+        fputc('\n', out);
+    }
+}
+
 static void text_peers(FILE *out, const tp_nics *nx, const tp_nic_rank *r)
 {
     if (r->n_peers == 0)
@@ -130,8 +153,7 @@ static void text_peers(FILE *out, const tp_nics *nx, const tp_nic_rank *r)
         }
         fputc('\n', out);
     }
-    fprintf(out, "  P2P receives: NET/%d (%s), GDR %s\n", r->recv_net, net_name(nx, r->recv_net),
-            r->recv_gdr ? "on" : "off");
+    text_recvs(out, r);
     if (r->pxn_crash) {
         fprintf(out, "  PXN proxy ranks: NCCL 2.22.3 crashes computing them (P2P PXN level 1)\n");
         return;
@@ -248,6 +270,15 @@ static void json_peers(FILE *out, const tp_nic_rank *r)
                     "\"proxy\": %d, \"pxn\": %s, \"gdr\": %s}",
                     i ? ", " : "", pt->part, pt->channel, pt->net, (unsigned long long)pt->net_id,
                     pt->proxy_rank, pt->proxy_rank != r->rank ? "true" : "false",
+                    pt->gdr ? "true" : "false");
+        }
+        fprintf(out, "], \"recv_round\": %d, \"recv_parts\": [", peer->recv_round);
+        for (int i = 0; i < peer->n_recv_parts; i++) {
+            const tp_nic_part *pt = &peer->recv_parts[i];
+            fprintf(out,
+                    "%s{\"part\": %d, \"channel\": %d, \"net\": %d, \"net_id\": \"%llx\", "
+                    "\"gdr\": %s}",
+                    i ? ", " : "", pt->part, pt->channel, pt->net, (unsigned long long)pt->net_id,
                     pt->gdr ? "true" : "false");
         }
         fputs("]}", out);

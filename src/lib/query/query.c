@@ -412,6 +412,23 @@ tp_status tp_plan_rank_channel(const tp_plan *plan, int rank, int channel, tp_ra
     return give(info, size, &v, sizeof(v));
 }
 
+tp_status tp_plan_rank_nvls(const tp_plan *plan, int rank, int channel, tp_rank_nvls *info,
+                            size_t size)
+{
+    const tp_channels *ch = finished(plan) ? &plan->channels : NULL;
+    if (!ch || !info || !ch->nvls || rank < 0 || rank >= ch->n_ranks || channel < 0 ||
+        channel >= ch->n_channels)
+        return TP_ERR_ARGUMENT;
+    const tp_nvls_rank *n = &ch->nvls[rank];
+    int k = channel % 2;
+    tp_rank_nvls v = {.n_heads = ch->nvls_heads,
+                      .head_rank = n->head_rank,
+                      .down = n->down,
+                      .tree_up = n->tree_up[k]};
+    memcpy(v.tree_down, n->tree_down[k], sizeof(v.tree_down));
+    return give(info, size, &v, sizeof(v));
+}
+
 const int *tp_plan_ring(const tp_plan *plan, int channel, int *count)
 {
     if (count)
@@ -513,20 +530,76 @@ static int shifted(const tp_plan *plan, int rank, int shift)
 }
 
 /* The ring graph's NET for a channel: its head receives on inter[2c], its tail sends on [2c+1]. */
-static tp_status collective_nic(const twin *t, int channel, int64_t *id, int *proxy, bool *send,
-                                tp_error *err)
+/* The rank's role on ring channel `channel`: head receives, tail sends, inner GPUs neither. */
+static tp_nic_role ring_role(const twin *t, int c)
 {
     const tp_graph *g = t->ring;
     int ngpus = t->sys->nodes[TP_NODE_GPU].count;
+    bool head = g->intra[c * ngpus] == t->rank, tail = g->intra[c * ngpus + ngpus - 1] == t->rank;
+    return head && tail ? TP_NIC_RECEIVE_SEND
+           : head       ? TP_NIC_RECEIVE
+           : tail       ? TP_NIC_SEND
+                        : TP_NIC_NONE;
+}
+
+static tp_status collective_nic(const twin *t, int channel, int64_t *id, int *proxy,
+                                tp_nic_role *role, tp_error *err)
+{
+    const tp_graph *g = t->ring;
     if (!g || g->n_channels <= 0 || t->sys->nodes[TP_NODE_NET].count == 0)
         return TP_ERR_ARGUMENT;
     int c = channel % g->n_channels;
-    *send = g->intra[c * ngpus] != t->rank;
-    *id = g->inter[c * 2 + (*send ? 1 : 0)];
+    *role = ring_role(t, c);
+    bool send = *role == TP_NIC_SEND;
+    *id = *role == TP_NIC_NONE ? -1 : g->inter[c * 2 + (send ? 1 : 0)];
     *proxy = t->rank;
-    if (*send)
+    if (send)
         return tp_paths__get_intermediate_rank(t->sys, t->rank, *id, proxy, NULL, err);
     return TP_OK;
+}
+
+/* No NIC: the rank is between two GPUs of its node on that ring channel. */
+static tp_status no_nic(const tp_plan *plan, const twin *t, int channel, tp_nic_choice *info,
+                        size_t size)
+{
+    const tp_graph *g = t->ring;
+    int ngpus = t->sys->nodes[TP_NODE_GPU].count, c = channel % g->n_channels;
+    tp_nic_choice v = {.net_dev = -1,
+                       .net_id = -1,
+                       .net_index = -1,
+                       .proxy_rank = -1,
+                       .role = TP_NIC_NONE,
+                       .send_net_dev = -1,
+                       .send_net_id = -1};
+    snprintf(v.why, sizeof(v.why),
+             "inner GPU of ring channel %d: between GPUs of its node, the channel enters at "
+             "rank %d and leaves at rank %d",
+             channel, shifted(plan, g->intra[c * ngpus], t->shift),
+             shifted(plan, g->intra[c * ngpus + ngpus - 1], t->shift));
+    return give(info, size, &v, sizeof(v));
+}
+
+/* The role in words; a head that is also the tail gets its send NET too. */
+static void nic_role_text(tp_nic_choice *v, const twin *t, int channel, int peer)
+{
+    if (peer >= 0) {
+        snprintf(v->why, sizeof(v->why), "P2P sends to rank %d on P2P channel %d", peer, channel);
+        return;
+    }
+    if (v->role == TP_NIC_RECEIVE_SEND) {
+        int c = channel % t->ring->n_channels;
+        v->send_net_id = t->ring->inter[c * 2 + 1];
+        int i = tp_paths__id_to_index(t->sys, TP_NODE_NET, v->send_net_id);
+        v->send_net_dev = i >= 0 ? t->sys->nodes[TP_NODE_NET].nodes[i].net.dev : -1;
+    }
+    snprintf(v->why, sizeof(v->why), "%s of ring channel %d: %s",
+             v->role == TP_NIC_RECEIVE ? "head"
+             : v->role == TP_NIC_SEND  ? "tail"
+                                       : "head and tail",
+             channel,
+             v->role == TP_NIC_RECEIVE ? "receives from the previous node"
+             : v->role == TP_NIC_SEND  ? "sends to the next node"
+                                       : "receives from the previous node and sends to the next");
 }
 
 tp_status tp_plan_nic(const tp_plan *plan, int rank, int channel, int peer, tp_nic_choice *info,
@@ -542,10 +615,10 @@ tp_status tp_plan_nic(const tp_plan *plan, int rank, int channel, int peer, tp_n
     tp_error err = {0};
     int64_t id = -1;
     int dev = -1, proxy = t.rank, gdr = 0;
-    bool send = true;
+    tp_nic_role role = TP_NIC_SEND;
     tp_status st;
     if (peer < 0)
-        st = collective_nic(&t, channel, &id, &proxy, &send, &err);
+        st = collective_nic(&t, channel, &id, &proxy, &role, &err);
     else if (t.sys->nodes[TP_NODE_NET].count == 0)
         st = TP_ERR_ARGUMENT;
     else
@@ -553,6 +626,9 @@ tp_status tp_plan_nic(const tp_plan *plan, int rank, int channel, int peer, tp_n
                                    /* with every rank's dev known, the peer as it is */
                                    plan->rank_devs ? peer : shifted(plan, peer, -t.shift), &id,
                                    &dev, &proxy, NULL, &err);
+    if (st == TP_OK && role == TP_NIC_NONE)
+        return no_nic(plan, &t, channel, info, size);
+    bool send = role == TP_NIC_SEND;
     int net = st == TP_OK ? tp_paths__id_to_index(t.sys, TP_NODE_NET, id) : -1;
     if (st == TP_OK && net < 0)
         st = TP_ERR_INTERNAL;
@@ -569,6 +645,10 @@ tp_status tp_plan_nic(const tp_plan *plan, int rank, int channel, int peer, tp_n
         .net_index = tp_paths__id_to_index(plan->sys, TP_NODE_NET, id),
         .proxy_rank = shifted(plan, proxy, t.shift),
         .gdr = gdr != 0,
+        .role = role,
+        .send_net_dev = -1,
+        .send_net_id = -1,
     };
+    nic_role_text(&v, &t, channel, peer);
     return give(info, size, &v, sizeof(v));
 }

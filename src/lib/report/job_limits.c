@@ -134,10 +134,15 @@ static tp_status limit_lines(tp_kind_graph *kg, const tp_plan *plan, const tp_ho
     tp_status st = why ? fresh_system(&sys, plan, k, &k->domains[d], err) : tp_fail_nomem(err);
     if (st == TP_OK)
         st = tp_explain__graph(why, sys, k->domains[d].graphs[slot], false, err);
-    for (int i = 0; st == TP_OK && i < why->n_lines && kg->n_causes < TP_WHY_MAX_LIMITS; i++)
+    for (int i = 0; st == TP_OK && i < why->n_lines && kg->n_causes < TP_WHY_MAX_LIMITS; i++) {
+        const char *text = why->lines[i].text;
+        /* "no link bound it ..." and "at X GB/s the same channels fit ..." name no link */
+        bool names_link = strncmp(text, "no link", 7) != 0 && strncmp(text, "at ", 3) != 0;
         if (strcmp(why->lines[i].step, "limit") == 0)
-            snprintf(kg->causes[kg->n_causes++], sizeof(kg->causes[0]), "full link: %.*s",
-                     (int)sizeof(kg->causes[0]) - 12, why->lines[i].text); /* cut as before */
+            snprintf(kg->causes[kg->n_causes++], sizeof(kg->causes[0]), "%s%.*s",
+                     names_link ? "full link: " : "", (int)sizeof(kg->causes[0]) - 12,
+                     text); /* cut as before */
+    }
     tp_system__free(sys);
     free(why);
     return st;

@@ -739,10 +739,11 @@ tp_status tp_search__compute_with(tp_system *sys, tp_graph *graph, const tp_conf
     if (n_gpus == 0)
         return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "search: the system has no GPU");
     int p = graph->pattern;
-    int cross_nic = n_nets > 1 && (p == TP_PATTERN_RING || p == TP_PATTERN_BALANCED_TREE ||
-                                   p == TP_PATTERN_SPLIT_TREE)
-                        ? (int)tp_config_int(cfg, TP_P_CROSS_NIC)
-                        : 0;
+    bool reads_cross_nic = n_nets > 1 && (p == TP_PATTERN_RING || p == TP_PATTERN_BALANCED_TREE ||
+                                          p == TP_PATTERN_SPLIT_TREE);
+    if (reads_cross_nic)
+        tp_config__log_env(cfg, TP_P_CROSS_NIC, log);
+    int cross_nic = reads_cross_nic ? (int)tp_config_int(cfg, TP_P_CROSS_NIC) : 0;
     /* NCCL's graphs start zeroed (calloc'ed comm): NVLS prints the untouched slots. */
     memset(graph->intra, 0, (size_t)TP_MAXCHANNELS * (size_t)n_gpus * sizeof(graph->intra[0]));
     memset(graph->inter, 0, sizeof(graph->inter));

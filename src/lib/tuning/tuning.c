@@ -98,6 +98,7 @@ static void set_max_threads(tp_tuning *t, const tp_config *cfg, tp_log *log)
     int simple_def = ring->bw_intra * ring->n_channels <= t->k->pci_bw ? t->k->simple_pci_threads
                                                                        : t->k->simple_max_threads;
     int(*mt)[TP_PROTO_COUNT] = t->max_threads;
+    tp_config__log_env(cfg, TP_P_NTHREADS, log); /* tuning.cc: first read, then NCCL_LL128_ */
     mt[TP_ALGO_RING][TP_PROTO_SIMPLE] =
         nthreads(t->k, log, "NCCL_NTHREADS", env, min, t->k->simple_max_threads, simple_def);
     mt[TP_ALGO_TREE][TP_PROTO_SIMPLE] = nthreads(
@@ -106,6 +107,7 @@ static void set_max_threads(tp_tuning *t, const tp_config *cfg, tp_log *log)
         mt[a][TP_PROTO_SIMPLE] = t->k->max_threads;
     mt[TP_ALGO_RING][TP_PROTO_LL] = mt[TP_ALGO_TREE][TP_PROTO_LL] =
         nthreads(t->k, log, "NCCL_NTHREADS", env, min, t->k->ll_max_threads, t->k->ll_max_threads);
+    tp_config__log_env(cfg, TP_P_LL128_NTHREADS, log);
     mt[TP_ALGO_RING][TP_PROTO_LL128] = mt[TP_ALGO_TREE][TP_PROTO_LL128] =
         nthreads(t->k, log, "NCCL_LL128_NTHREADS", env128,
                  t->k->ll128_max_threads / t->k->ll128_min_threads_div, t->k->ll128_max_threads,
@@ -344,7 +346,7 @@ bool tp_tune__ll128_default(const tp_tuning *t, tp_coll coll, tp_algo algo)
 }
 
 /* NCCL_PROTO, NCCL_ALGO and what NCCL disables by itself. */
-static void parse_enables(tp_tuning *t, const tp_config *cfg)
+static void parse_enables(tp_tuning *t, const tp_config *cfg, tp_log *log)
 {
     const tp_tune_job *job = &t->job;
     int *pe = t->proto_enable, *ae = t->algo_enable;
@@ -354,6 +356,8 @@ static void parse_enables(tp_tuning *t, const tp_config *cfg)
         ae[a] = 1;
     const char *proto = tp_config_str(cfg, TP_P_PROTO);
     const char *algo = tp_config_str(cfg, TP_P_ALGO);
+    tp_config__log_env(cfg, TP_P_PROTO, log); /* tuning.cc: NCCL_PROTO's line, then NCCL_ALGO's */
+    tp_config__log_env(cfg, TP_P_ALGO, log);
     if (proto)
         tp_tune__parse_list(proto, proto_names, TP_PROTO_COUNT, pe);
     if (algo)
@@ -536,6 +540,7 @@ static void thread_thresholds(tp_tuning *t, const tp_config *cfg, tp_log *log)
     th[TP_ALGO_COLLNET_DIRECT][TP_PROTO_SIMPLE] = t->k->collnet_thread_threshold;
     th[TP_ALGO_COLLNET_CHAIN][TP_PROTO_SIMPLE] = t->k->collnet_thread_threshold;
     const char *text = tp_config_str(cfg, TP_P_THREAD_THRESHOLDS);
+    tp_config__log_env(cfg, TP_P_THREAD_THRESHOLDS, log);
     if (text) {
         /* Tree LL/LL128/Simple then Ring; negative or missing values keep the default. */
         long v[2][TP_PROTO_COUNT] = {{-2, -2, -2}, {-2, -2, -2}};
@@ -561,7 +566,7 @@ void tp_tune__model(tp_tuning *t, const tp_tune_job *job, const tp_config *cfg, 
     model_ctx m;
     init_ctx(&m, t, cfg);
     compute_entries(t, &m);
-    parse_enables(t, cfg);
+    parse_enables(t, cfg, log);
     apply_enables(t);
     if (job->rank == 0)
         log_table(t, log);
