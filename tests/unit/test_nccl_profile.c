@@ -8,6 +8,7 @@
 #include "common/nccl_profile.h"
 #include "config/config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static void assert_ladder(tp_speed_ladder got, const float *want, int n)
@@ -68,6 +69,7 @@ static void test_profile_2_22_3_table(void **state)
     assert_int_equal(p->public_passed, 167);
     assert_int_equal(p->public_total, 167);
     assert_int_equal(p->max_channels, 32);
+    assert_int_equal(p->collnet_direct_graph_id, 2);
     assert_common_entries(p);
     assert_int_equal(p->sm100_cc, 0);
     assert_int_equal(p->sm100_speed_intra.count, 0);
@@ -90,6 +92,7 @@ static void test_profile_2_27_5_table(void **state)
     assert_false(p->exact);
     assert_int_equal(p->public_total, 166);
     assert_int_equal(p->max_channels, 64);
+    assert_int_equal(p->collnet_direct_graph_id, 4);
     assert_common_entries(p);
     static const float intra[] = {90, 80, 70, 60, 50, 40, 30, 24, 20, 19, 18};
     static const float inter[] = {48, 45.1f, 42, 40, 30,   24,   22,    20,   17.5f,
@@ -223,6 +226,56 @@ static void test_search_reads_the_profile_ladder(void **state)
     assert_true(bw[1] == 45.0f);
 }
 
+/* A plan of tests/fixtures/v100_nv2.xml (4 V100, NVLink all-to-all, one NIC) under `version`. */
+static tp_plan *plan_v100(const char *version)
+{
+    char *xml = helpers_fixture("v100_nv2.xml");
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    const char *const env[] = {NULL};
+    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+    assert_int_equal(tp_config_set_nccl(cfg, version, &err), TP_OK);
+    tp_job job = TP_JOB_INIT;
+    tp_plan *plan = NULL;
+    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "v100", &job, cfg, &err), TP_OK);
+    tp_config_free(cfg);
+    free(xml);
+    return plan;
+}
+
+/* The log formats follow the profile's rules (expected lines: NCCL 2.22.3's and 2.27.5's own
+ * logs of conformance case seed_v100_nv2). */
+static void test_log_formats_follow_the_profile(void **state)
+{
+    (void)state;
+    static const char *const old_lines[] = {
+        "GPU/1A000 :GPU/0-1a000 (0/5000.0/LOC) GPU/0-1c000 (1/40.0/NVL) GPU/0-1d000 (1/40.0/NVL) "
+        "GPU/0-1e000 (1/40.0/NVL) CPU/0-0 (2/12.0/PHB) ",
+        " 0 : GPU/0 GPU/1 GPU/2 GPU/3",
+        "Channel 00/12 :    0   1   2   3",
+    };
+    static const char *const new_lines[] = {
+        "TOPO/NET : Importing network plugins to topology",
+        "ncclTopoPopulateNics : Filled eth0 in topo with pciPath= keep=1 coll=(null)",
+        "GPU/0-1a000 :GPU/0-1a000 (0/5000.0/LOC) GPU/0-1c000 (1/40.0/NVL) GPU/0-1d000 (1/40.0/NVL) "
+        "GPU/0-1e000 (1/40.0/NVL) CPU/0-0 (2/12.0/PHB) ",
+        " 0 : GPU/0-1a000 GPU/0-1c000 GPU/0-1d000 GPU/0-1e000",
+        "Channel 00/12 : 0 1 2 3",
+        "Check P2P Type isAllDirectP2p 1 directMode 0",
+    };
+    tp_plan *old = plan_v100("2.22.3"), *cur = plan_v100("2.27.5");
+    for (size_t i = 0; i < sizeof(old_lines) / sizeof(old_lines[0]); i++) {
+        assert_true(helpers_log_has(old, old_lines[i]));
+        assert_false(helpers_log_has(cur, old_lines[i]));
+    }
+    for (size_t i = 0; i < sizeof(new_lines) / sizeof(new_lines[0]); i++) {
+        assert_true(helpers_log_has(cur, new_lines[i]));
+        assert_false(helpers_log_has(old, new_lines[i]));
+    }
+    tp_plan_free(old);
+    tp_plan_free(cur);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -232,6 +285,7 @@ int main(void)
         cmocka_unit_test(test_profile_lookup),
         cmocka_unit_test(test_config_carries_the_profile),
         cmocka_unit_test(test_search_reads_the_profile_ladder),
+        cmocka_unit_test(test_log_formats_follow_the_profile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,6 +20,7 @@ static tp_system *fx_new(void)
 {
     tp_system *sys = calloc(1, sizeof(*sys));
     assert_non_null(sys);
+    sys->profile = tp_nccl_profile__find("2.22.3");
     for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
         sys->nodes[t].nodes = calloc(TP_MAX_NODES, sizeof(tp_node));
         assert_non_null(sys->nodes[t].nodes);

@@ -156,7 +156,11 @@ static void test_nvlink_bw_per_compute_capability(void **state)
         {86, 12.0f}, {87, 20.0f}, {89, 20.0f}, {90, 20.6f}, {100, 20.6f},
     };
     for (size_t i = 0; i < ARRAY_LEN(rows); i++)
-        assert_true(tp_system__nvlink_bw(rows[i].sm) == rows[i].bw);
+        assert_true(tp_system__nvlink_bw(tp_nccl_profile__find("2.22.3"), rows[i].sm) ==
+                    rows[i].bw);
+    /* 2.27.5: SM100_NVLINK_BW for Blackwell. */
+    assert_true(tp_system__nvlink_bw(tp_nccl_profile__find("2.27.5"), 100) == 40.1f);
+    assert_true(tp_system__nvlink_bw(tp_nccl_profile__find("2.27.5"), 90) == 20.6f);
 }
 
 /* Two GPUs joined by `count` NVLinks, the first listing the link only. */

@@ -57,6 +57,37 @@ static void log_ring(const tp_chan_ctx *x, int k, const int *ring)
     tp_log_end_line(x->log, end);
 }
 
+/* Longest ring line of 2.23's dumpLine (its buffer, NUL included). */
+#define TP_RING_DIGITS_LINE 128
+
+/*
+ * 2.23 rings.cc dumpLine (TP_RULE_LOG_RING_DIGITS): "Channel %02d/%02d :", then " %*d" per rank
+ * at the width of nranks-1's digits; a line that would pass 127 characters ends in "...".
+ */
+static void log_ring_digits(const tp_chan_ctx *x, int k, const int *ring)
+{
+    char line[TP_RING_DIGITS_LINE + 2 + TP_INT_SIZE];
+    char *p = tp_put_int(TP_PUT_LIT(line, "Channel "), k, 2);
+    p = TP_PUT_LIT(tp_put_int(TP_PUT_LIT(p, "/"), x->n_channels, 2), " :");
+    char digits[TP_INT_SIZE];
+    int width = (int)(tp_put_int(digits, x->n_ranks - 1, 0) - digits);
+    bool cut = false;
+    for (int i = 0; i < x->n_ranks && p - line < TP_RING_DIGITS_LINE - 1; i++) {
+        *p++ = ' ';
+        p = tp_put_int_right(p, ring[i], width);
+        if (p - line >= TP_RING_DIGITS_LINE) {
+            cut = true;
+            break;
+        }
+    }
+    if (cut) {
+        p = line + TP_RING_DIGITS_LINE - 4;
+        p = TP_PUT_LIT(p, "...");
+    }
+    *p = '\0';
+    tp_log_put_sub(x->log, TP_SUB_INIT, line);
+}
+
 /* NCCL's checks of one ring from the reported rank: it loops back, it holds every rank. */
 static tp_status check_ring(const tp_chan_ctx *x, int k, const int *ring, int end,
                             unsigned char *seen, tp_error *err)
@@ -96,6 +127,8 @@ tp_status tp_chan__build_rings(tp_chan_ctx *x, tp_error *err)
         int *ring = ch->rings + (size_t)k * nr, end = walk(x, k, 0, ring);
         if (me != 0)
             end = walk(x, k, me, ring = mine);
+        else if (tp_profile_has(tp_config__profile(x->cfg), TP_RULE_LOG_RING_DIGITS))
+            log_ring_digits(x, k, ring);
         else
             log_ring(x, k, ring);
         st = check_ring(x, k, ring, end, seen, err);

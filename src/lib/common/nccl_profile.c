@@ -86,7 +86,8 @@ static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
             .public_passed = 167,
             .public_total = 167,
             .rules = 0,
-            .max_channels = 32, /* device.h MAXCHANNELS */
+            .max_channels = 32,           /* device.h MAXCHANNELS */
+            .collnet_direct_graph_id = 2, /* init.cc */
             COMMON_ENTRIES,
             .sm100_cc = 0,        /* no sm100 arrays before 2.25.1 */
             .sm100_nvlink_bw = 0, /* no SM100_NVLINK_BW before 2.25.1 */
@@ -103,10 +104,11 @@ static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
             .tag = "v2.27.5-1",
             /* conformance/nccl-2.27.5/cases: tests/conformance-pass-2.27.5.txt (measured) */
             .exact = false,
-            .public_passed = 0,
+            .public_passed = 15,
             .public_total = 166,
             .rules = RULES_2_27_5,
-            .max_channels = 64, /* device.h MAXCHANNELS (2.25.1) */
+            .max_channels = 64,           /* device.h MAXCHANNELS (2.25.1) */
+            .collnet_direct_graph_id = 4, /* init.cc (2.23.4) */
             COMMON_ENTRIES,
             .sm100_cc = 100, /* search.cc ncclTopoCompute: ccMin >= 100 (2.25.1) */
             .sm100_speed_intra = LADDER(sm100_intra_2_27_5),

@@ -82,8 +82,9 @@ typedef struct tp_nccl_profile {
     int public_passed, public_total;
     uint64_t rules; /* bit (1 << tp_rule) per rule the version follows */
 
-    /* ---- src/include/device.h ---- */
-    int max_channels; /* MAXCHANNELS */
+    /* ---- src/include/device.h, src/init.cc ---- */
+    int max_channels;            /* MAXCHANNELS */
+    int collnet_direct_graph_id; /* init.cc: collNetDirectGraph->id (2.23: 2 -> 4) */
 
     /* ---- src/graph/search.cc ---- */
     int sm90_cc;  /* ncclTopoCompute: the sm90 ladders, simpler-tree rung and NVLS from this cc */

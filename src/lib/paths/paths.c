@@ -1081,7 +1081,12 @@ static void print_node_paths(tp_log *log, const tp_system *sys, const route_head
         return;
     char *p = tp_put_str(line.text, tp_node_type_name(node->type));
     *p++ = '/';
-    p = tp_put_hex(p, (unsigned long long)node->id, 1, true);
+    if (tp_profile_has(sys->profile, TP_RULE_LOG_SYSTEM_IDS)) { /* 2.23 printNodePaths */
+        p = tp_put_hex(p, (unsigned long long)TP_ID_SYSTEM_ID(node->id), 1, false);
+        p = tp_put_hex(TP_PUT_LIT(p, "-"), (unsigned long long)TP_ID_LOCAL_ID(node->id), 1, false);
+    } else {
+        p = tp_put_hex(p, (unsigned long long)node->id, 1, true);
+    }
     line.len = (size_t)(TP_PUT_LIT(p, " :") - line.text);
     for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
         if (!node->paths[t])

@@ -232,8 +232,9 @@ static tp_status search_graphs(tp_plan *plan, tp_domain *d, tp_search_ctx **keep
     for (int i = TP_GRAPH_TREE + 1; i < TP_GRAPH_COUNT; i++)
         d->graphs[i] = graph_in_block(d, i);
     new_graph(g[TP_GRAPH_COLLNET_CHAIN], n_gpus, 2, TP_PATTERN_TREE, 1, ring_n, ring_n);
-    new_graph(g[TP_GRAPH_COLLNET_DIRECT], n_gpus, 2, TP_PATTERN_COLLNET_DIRECT, 1, 1,
-              TP_MAXCHANNELS);
+    new_graph(g[TP_GRAPH_COLLNET_DIRECT], n_gpus,
+              tp_config__profile(plan->cfg)->collnet_direct_graph_id, TP_PATTERN_COLLNET_DIRECT, 1,
+              1, TP_MAXCHANNELS);
     new_graph(g[TP_GRAPH_NVLS], n_gpus, 3, TP_PATTERN_NVLS, 0, 1, TP_MAXCHANNELS);
     if (d->nvls_support)
         st = compute_graph(plan, d, TP_GRAPH_NVLS, keep, log, err);
@@ -510,6 +511,29 @@ static void tune_job(const tp_plan *plan, tp_tune_job *tj)
     tj->collnet_support = 0;
 }
 
+/*
+ * 2.27 transport.cc ncclTransportCheckP2pType (rank 0 only): whether every pair of the node's
+ * local ranks connects by P2P without an intermediate rank; directMode is 0, one process per GPU.
+ */
+static tp_status log_p2p_type(tp_plan *plan, tp_error *err)
+{
+    const tp_node_set *gpus = &plan->sys->nodes[TP_NODE_GPU];
+    bool all_direct = plan->channels.local_ranks > 1;
+    for (int i = 0; all_direct && i < gpus->count; i++) {
+        for (int j = i + 1; all_direct && j < gpus->count; j++) {
+            int p2p = 0, inter = -1;
+            tp_status st = tp_paths__check_p2p(plan->sys, plan->cfg, gpus->nodes[i].id,
+                                               gpus->nodes[j].id, &p2p, NULL, &inter, err);
+            if (st != TP_OK)
+                return st;
+            all_direct = p2p && inter == -1;
+        }
+    }
+    tp_log_info_sub(&plan->log, TP_SUB_INIT, "Check P2P Type isAllDirectP2p %d directMode 0",
+                    all_direct ? 1 : 0);
+    return TP_OK;
+}
+
 /* From the domains' graphs to the channels of every rank. */
 static tp_status build_channels(tp_plan *plan, tp_error *err)
 {
@@ -550,6 +574,11 @@ static tp_status build_channels(tp_plan *plan, tp_error *err)
     if (st == TP_OK) {
         plan->facts.cpu_arch = plan->channels.cpu_arch;
         plan->facts.cpu_vendor = plan->channels.cpu_vendor;
+        if (tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_LOG_P2P_TYPE) &&
+            plan->job.rank == 0)
+            st = log_p2p_type(plan, err);
+    }
+    if (st == TP_OK) {
         /* init.cc: the tuning model runs just before the "coll channels" line. */
         tp_tune_job tj;
         tune_job(plan, &tj);
@@ -579,6 +608,8 @@ static tp_status build_kind_system(tp_plan *plan, tp_host_kind *k, bool logged, 
     tp_log *log = logged ? &plan->log : &quiet;
     tp_status st =
         prepare_doc(k->topo_xml, plan, k->rep_host, log, logged ? &plan->nic_notes : NULL, err);
+    if (st == TP_OK && tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_NIC_FUSION))
+        st = tp_plan__log_net_import(k->topo_xml, log, err);
     if (st == TP_OK)
         st = tp_system__from_xml_log(&k->host_sys, k->topo_xml, plan->cfg, (uint64_t)k->rep_host,
                                      log, err);

@@ -805,6 +805,49 @@ static char *put_net(char *p, int64_t id)
     return tp_put_hex(TP_PUT_LIT(p, " NET/"), (unsigned long long)id, 1, false);
 }
 
+/* " GPU/SYS-LOCAL" of the GPU of `rank` (2.27.5 ncclTopoPrintGraph: by topology id). */
+static char *put_gpu_id(char *p, const tp_system *sys, int rank)
+{
+    const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
+    int64_t id = 0;
+    for (int g = 0; g < gpus->count; g++)
+        if (gpus->nodes[g].gpu.rank == rank)
+            id = gpus->nodes[g].id;
+    p = tp_put_hex(TP_PUT_LIT(p, " GPU/"), (unsigned long long)TP_ID_SYSTEM_ID(id), 1, false);
+    return tp_put_hex(TP_PUT_LIT(p, "-"), (unsigned long long)TP_ID_LOCAL_ID(id), 1, false);
+}
+
+/* " NET/SYS-LOCAL" at p (2.23 on). */
+static char *put_net_sys_id(char *p, int64_t id)
+{
+    p = tp_put_hex(TP_PUT_LIT(p, " NET/"), (unsigned long long)TP_ID_SYSTEM_ID(id), 1, false);
+    return tp_put_hex(TP_PUT_LIT(p, "-"), (unsigned long long)TP_ID_LOCAL_ID(id), 1, false);
+}
+
+/* Channel c's line with TP_RULE_LOG_GRAPH_GPU_IDS: NETs and GPUs by topology id; NVLS graphs
+ * (id 3) name only their first GPU. */
+static void print_channel_ids(tp_log *log, const tp_system *sys, const tp_graph *graph, int c,
+                              int n_gpus, int has_net)
+{
+    char *line = tp_log_begin_line(log, TP_SUB_GRAPH, 16 + 2 * 40 + (size_t)n_gpus * 40);
+    if (!line)
+        return;
+    char *p = line;
+    if (c < 10)
+        *p++ = ' '; /* "%2d" */
+    p = TP_PUT_LIT(tp_put_int(p, c, 0), " :");
+    if (has_net)
+        p = put_net_sys_id(p, graph->inter[2 * c]);
+    for (int i = 0; i < n_gpus; i++) {
+        p = put_gpu_id(p, sys, graph->intra[n_gpus * c + i]);
+        if (graph->id == 3)
+            break;
+    }
+    if (has_net)
+        p = put_net_sys_id(p, graph->inter[2 * c + 1]);
+    tp_log_end_line(log, p);
+}
+
 /* Channel c's line: "%2d :", its NETs and GPUs (at most TP_MAX_NODES). */
 static void print_channel(tp_log *log, const tp_graph *graph, int c, int n_gpus, int has_net)
 {
@@ -845,6 +888,11 @@ void tp_search__print_graph(tp_log *log, const tp_system *sys, const tp_graph *g
     int n_gpus = sys->nodes[TP_NODE_GPU].count, has_net = sys->nodes[TP_NODE_NET].count > 0;
     if (n_gpus > TP_MAX_NODES)
         n_gpus = TP_MAX_NODES; /* not a system the builder makes */
-    for (int c = 0; c < graph->n_channels; c++)
-        print_channel(log, graph, c, n_gpus, has_net);
+    bool by_id = tp_profile_has(sys->profile, TP_RULE_LOG_GRAPH_GPU_IDS);
+    for (int c = 0; c < graph->n_channels; c++) {
+        if (by_id)
+            print_channel_ids(log, sys, graph, c, n_gpus, has_net);
+        else
+            print_channel(log, graph, c, n_gpus, has_net);
+    }
 }

@@ -20,6 +20,7 @@ tp_status tp_system__new_sized(tp_system **out, const int caps[TP_NODE_TYPE_COUN
     if (!sys)
         return tp_fail_nomem(err);
     memset(sys, 0, offsetof(tp_system, source));
+    sys->profile = tp_nccl_profile__default();
     sys->source[0] = '\0';
     size_t total = 0;
     for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
@@ -114,6 +115,7 @@ tp_status tp_system__clone(tp_system **out, const tp_system *sys, tp_error *err)
     tp_status st = tp_system__new_sized(&copy, caps, err);
     if (st != TP_OK)
         return st;
+    copy->profile = sys->profile;
     copy->system_id = sys->system_id;
     copy->n_hosts = sys->n_hosts;
     memcpy(copy->host_hashes, sys->host_hashes, (size_t)sys->n_hosts * sizeof(*sys->host_hashes));
@@ -466,9 +468,19 @@ static void put_line(tp_log *log, const print_line *pl, int len)
         memcpy(text, pl->text, (size_t)len + 1);
 }
 
-/* "NAME/ID" (ids in upper-case hex). */
-static char *put_name_id(char *p, const tp_node *n)
+/* "NAME/SYS-LOCAL" (ids in lower-case hex). */
+static char *put_name_sys_id(char *p, const tp_node *n)
 {
+    p = TP_PUT_LIT(tp_put_str(p, tp_node_type_name(n->type)), "/");
+    p = tp_put_hex(p, (unsigned long long)TP_ID_SYSTEM_ID(n->id), 1, false);
+    return tp_put_hex(TP_PUT_LIT(p, "-"), (unsigned long long)TP_ID_LOCAL_ID(n->id), 1, false);
+}
+
+/* "NAME/ID": ids in upper-case hex (2.22.3), "NAME/SYS-LOCAL" with TP_RULE_LOG_SYSTEM_IDS. */
+static char *put_name_id(char *p, const tp_node *n, const tp_nccl_profile *prof)
+{
+    if (tp_profile_has(prof, TP_RULE_LOG_SYSTEM_IDS))
+        return put_name_sys_id(p, n);
     p = TP_PUT_LIT(tp_put_str(p, tp_node_type_name(n->type)), "/");
     return tp_put_hex(p, (unsigned long long)n->id, 1, true);
 }
@@ -476,9 +488,7 @@ static char *put_name_id(char *p, const tp_node *n)
 /* "NAME/SYS-LOCAL" (ids in lower-case hex), then the type's details: the line's length. */
 static int print_node_head(print_line *pl, int offset, const tp_node *n)
 {
-    char *p = TP_PUT_LIT(tp_put_str(pl->text + offset, tp_node_type_name(n->type)), "/");
-    p = tp_put_hex(p, (unsigned long long)TP_ID_SYSTEM_ID(n->id), 1, false);
-    p = tp_put_hex(TP_PUT_LIT(p, "-"), (unsigned long long)TP_ID_LOCAL_ID(n->id), 1, false);
+    char *p = put_name_sys_id(pl->text + offset, n);
     if (n->type == TP_NODE_GPU) {
         p = TP_PUT_LIT(tp_put_int(TP_PUT_LIT(p, " ("), n->gpu.rank, 0), ")");
     } else if (n->type == TP_NODE_CPU) {
@@ -493,9 +503,9 @@ static int print_node_head(print_line *pl, int offset, const tp_node *n)
 }
 
 /* "NAME/ID", a NET with its asic, port and speed ("%f"): the line's length. */
-static int print_leaf(print_line *pl, int offset, const tp_node *rem)
+static int print_leaf(print_line *pl, int offset, const tp_node *rem, const tp_nccl_profile *prof)
 {
-    char *p = put_name_id(pl->text + offset, rem);
+    char *p = put_name_id(pl->text + offset, rem, prof);
     if (rem->type == TP_NODE_NET) {
         p = tp_put_hex(TP_PUT_LIT(p, " ("), rem->net.asic, 1, false);
         p = TP_PUT_LIT(tp_put_int(TP_PUT_LIT(p, "/"), rem->net.port, 0), "/");
@@ -513,8 +523,8 @@ static int print_link_head(print_line *pl, int offset, const tp_link *link)
     return cut(pl, TP_PUT_LIT(tp_put_f1(p, link->bw), "] - "));
 }
 
-static void print_rec(tp_log *log, const tp_node *node, const tp_node *prev, print_line *pl,
-                      int offset, int depth)
+static void print_rec(tp_log *log, const tp_nccl_profile *prof, const tp_node *node,
+                      const tp_node *prev, print_line *pl, int offset, int depth)
 {
     put_line(log, pl, print_node_head(pl, offset, node));
     memset(pl->text, ' ', (size_t)offset);
@@ -524,11 +534,11 @@ static void print_rec(tp_log *log, const tp_node *node, const tp_node *prev, pri
             continue;
         int next = print_link_head(pl, offset, link);
         if (link->type == TP_LINK_LOC)
-            put_line(log, pl, cut(pl, put_name_id(pl->text + next, link->rem)));
+            put_line(log, pl, cut(pl, put_name_id(pl->text + next, link->rem, prof)));
         else if (link->type == TP_LINK_PCI && depth < TP_MAX_NODES)
-            print_rec(log, link->rem, node, pl, next, depth + 1);
+            print_rec(log, prof, link->rem, node, pl, next, depth + 1);
         else
-            put_line(log, pl, print_leaf(pl, next, link->rem));
+            put_line(log, pl, print_leaf(pl, next, link->rem, prof));
     }
 }
 
@@ -542,7 +552,7 @@ void tp_system__print(tp_log *log, const tp_system *sys)
     tp_log_end_line(log, TP_PUT_LIT(tp_put_f1(p, sys->total_bw), " ==="));
     print_line pl;
     for (int n = 0; n < sys->nodes[TP_NODE_CPU].count; n++)
-        print_rec(log, sys->nodes[TP_NODE_CPU].nodes + n, NULL, &pl, 0, 0);
+        print_rec(log, sys->profile, sys->nodes[TP_NODE_CPU].nodes + n, NULL, &pl, 0, 0);
     tp_log_put_sub(log, TP_SUB_GRAPH, "==========================================");
 }
 

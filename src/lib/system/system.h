@@ -142,6 +142,7 @@ typedef struct tp_node_set {
 } tp_node_set;
 
 typedef struct tp_system {
+    const tp_nccl_profile *profile; /* the version whose rules built it (its log formats) */
     int system_id;
     int n_hosts;
     tp_node_set nodes[TP_NODE_TYPE_COUNT];

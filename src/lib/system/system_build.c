@@ -948,6 +948,7 @@ tp_status tp_system__from_xml_log(tp_system **out, tp_xml *doc, const tp_config 
                    .log = log,
                    .err = err};
     tp_copy_str(sys->source, sizeof(sys->source), doc->source);
+    sys->profile = c.profile;
     st = build(&c, doc->root, host_hash);
     if (st == TP_OK && sys->notes.failed)
         st = tp_fail_nomem(err);
