@@ -325,6 +325,8 @@ static int copy_channels(tp_chan_ctx *x, int start, int end)
 static int max_nchannels(const tp_config *cfg, tp_log *log)
 {
     int n = TP_MAXCHANNELS;
+    tp_config__log_env(cfg, TP_P_MAX_NRINGS, log); /* read in this order, at every call */
+    tp_config__log_env(cfg, TP_P_MAX_NCHANNELS, log);
     if (tp_config_int(cfg, TP_P_MAX_NRINGS) != -2)
         n = (int)tp_config_int(cfg, TP_P_MAX_NRINGS);
     if (tp_config_int(cfg, TP_P_MAX_NCHANNELS) != -2)
@@ -342,6 +344,8 @@ static int max_nchannels(const tp_config *cfg, tp_log *log)
 static int min_nchannels(const tp_config *cfg, tp_log *log)
 {
     int n = 0;
+    tp_config__log_env(cfg, TP_P_MIN_NRINGS, log);
+    tp_config__log_env(cfg, TP_P_MIN_NCHANNELS, log);
     if (tp_config_int(cfg, TP_P_MIN_NRINGS) != -2)
         n = (int)tp_config_int(cfg, TP_P_MIN_NRINGS);
     if (tp_config_int(cfg, TP_P_MIN_NCHANNELS) != -2)

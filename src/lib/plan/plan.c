@@ -286,6 +286,7 @@ static bool multicast_capable(const tp_node *gpu)
 /* ncclNvlsInit (NCCL 2.22.3 transport/nvls.cc): more than 2 GPUs, NCCL_NVLS_ENABLE. */
 static void nvls_init(tp_plan *plan, tp_domain *d, int rank, tp_log *log)
 {
+    tp_config__log_env(plan->cfg, TP_P_NVLS_ENABLE, log); /* read first, in every case */
     int64_t enable = tp_config_int(plan->cfg, TP_P_NVLS_ENABLE);
     const tp_node *gpu = gpu_of_rank(d->sys, rank);
     d->nvls_support = d->nvls_channels = 0;
@@ -296,6 +297,7 @@ static void nvls_init(tp_plan *plan, tp_domain *d, int rank, tp_log *log)
                     d->nvls_support ? "" : "not ", gpu->gpu.dev);
     if (!d->nvls_support)
         return;
+    tp_config__log_env(plan->cfg, TP_P_NVLS_NCHANNELS, log);
     int n = (int)tp_config_int(plan->cfg, TP_P_NVLS_NCHANNELS);
     if (n > plan->max_ctas)
         n = plan->max_ctas;
