@@ -569,10 +569,30 @@ static tp_status mark_unreachable(tp_system *sys, const pair_checks *pc, int g, 
     return TP_OK;
 }
 
+/*
+ * NCCL 2.22.3 ncclGetLevel's line for the P2P level the user sets (NCCL_P2P_DISABLE=1 reads
+ * as LOC): printed at the first ncclTopoCheckP2p, in the first path computation, once
+ * (the level is kept in a static).
+ */
+static void log_p2p_level(const tp_system *sys, const tp_config *cfg, tp_log *log)
+{
+    int level = user_p2p_level(cfg);
+    if (!log || level < 0 || sys->nodes[TP_NODE_GPU].count == 0)
+        return;
+    char line[96];
+    snprintf(line, sizeof(line), "NCCL_P2P_LEVEL set by environment to %s",
+             tp_path_type_name(level));
+    for (size_t i = 0; i < log->n_lines; i++)
+        if (strcmp(log->lines[i].text, line) == 0)
+            return;
+    tp_log_info_sub(log, TP_SUB_ALL, "%s", line);
+}
+
 /* The GPUs' P2P and SHM rewrites, GPU by GPU (NCCL 2.22.3 ncclTopoComputePaths). */
 static tp_status gpu_policies(tp_system *sys, const tp_config *cfg, const tp_job_view *job,
                               tp_log *log, unsigned *pending, tp_error *err)
 {
+    log_p2p_level(sys, cfg, log);
     int n = sys->nodes[TP_NODE_GPU].count;
     pair_checks pc = {.sys = sys,
                       .cfg = cfg,
