@@ -225,7 +225,7 @@ static int exit_step(const tp_graph *g, int n_gpus)
     return second && n_gpus > 1 ? 1 : 0;
 }
 
-/* The path type from GPU rank `rank` to NET `net` (to_gpu: the other way), "?" when unknown. */
+/* The route from GPU rank `rank` to NET `net` (to_gpu: the other way), NULL when unknown. */
 static const tp_route *net_route(const tp_system *sys, int rank, int64_t net, bool to_gpu)
 {
     int ni = tp_system__index_of(sys, TP_NODE_NET, net), gi = -1;
