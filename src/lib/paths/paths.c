@@ -572,12 +572,16 @@ static tp_status mark_unreachable(tp_system *sys, const pair_checks *pc, int g, 
 /*
  * NCCL 2.22.3 ncclGetLevel's line for the P2P level the user sets (NCCL_P2P_DISABLE=1 reads
  * as LOC): printed at the first ncclTopoCheckP2p, in the first path computation, once
- * (the level is kept in a static).
+ * (the level is kept in a static); NCCL_NVB_DISABLE's, read in the same computation before.
  */
 static void log_p2p_level(const tp_system *sys, const tp_config *cfg, tp_log *log)
 {
     int level = user_p2p_level(cfg);
-    if (!log || level < 0 || sys->nodes[TP_NODE_GPU].count == 0)
+    if (!log || sys->nodes[TP_NODE_GPU].count == 0)
+        return;
+    /* read before it, by ncclTopoSetPaths as soon as a route goes on from a GPU */
+    tp_config__log_env(cfg, TP_P_NVB_DISABLE, log);
+    if (level < 0)
         return;
     char line[96];
     snprintf(line, sizeof(line), "NCCL_P2P_LEVEL set by environment to %s",
