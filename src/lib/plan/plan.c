@@ -389,6 +389,27 @@ static tp_status rank_paths(tp_plan *plan, tp_host_kind *k, tp_domain *d, int ra
     return st;
 }
 
+/*
+ * NCCL 2.22.3 ncclTopoGetSystem, after the XML is prepared: with NCCL_TOPO_DUMP_FILE set
+ * the dump rank is read (NCCL_TOPO_DUMP_FILE_RANK's ENV line), and that rank says it dumps.
+ */
+static void log_topo_dump(const tp_plan *plan, tp_log *log)
+{
+    if (!tp_config_str(plan->cfg, TP_P_TOPO_DUMP_FILE))
+        return;
+    tp_config__log_env(plan->cfg, TP_P_TOPO_DUMP_FILE_RANK, log);
+    if (plan->job.rank == tp_config_int(plan->cfg, TP_P_TOPO_DUMP_FILE_RANK))
+        tp_config__log_env(plan->cfg, TP_P_TOPO_DUMP_FILE, log);
+}
+
+/* NCCL 2.22.3 init.cc after the searches: the graph dump rank is read, and that rank dumps. */
+static void log_graph_dump(const tp_plan *plan, tp_log *log)
+{
+    tp_config__log_env(plan->cfg, TP_P_GRAPH_DUMP_FILE_RANK, log);
+    if (plan->job.rank == tp_config_int(plan->cfg, TP_P_GRAPH_DUMP_FILE_RANK))
+        tp_config__log_env(plan->cfg, TP_P_GRAPH_DUMP_FILE, log); /* search.cc DumpGraphs */
+}
+
 /* The pipeline of local rank `local` of kind k's representative host; a new domain. */
 static tp_status run_domain(tp_plan *plan, tp_host_kind *k, int local, bool logged, tp_error *err)
 {
@@ -418,6 +439,8 @@ static tp_status run_domain(tp_plan *plan, tp_host_kind *k, int local, bool logg
     t0 = now_us();
     st = compute_graphs(plan, k, d, log, err);
     lap(plan, TP_STAGE_SEARCH, &t0);
+    if (st == TP_OK && logged)
+        log_graph_dump(plan, log);
     return st;
 }
 
@@ -612,6 +635,8 @@ static tp_status build_kind_system(tp_plan *plan, tp_host_kind *k, bool logged, 
         prepare_doc(k->topo_xml, plan, k->rep_host, log, logged ? &plan->nic_notes : NULL, err);
     if (st == TP_OK && tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_NIC_FUSION))
         st = tp_plan__log_net_import(k->topo_xml, log, err);
+    if (st == TP_OK && logged)
+        log_topo_dump(plan, log); /* at the end of ncclTopoGetSystem's XML preparation */
     if (st == TP_OK)
         st = tp_system__from_xml_log(&k->host_sys, k->topo_xml, plan->cfg, (uint64_t)k->rep_host,
                                      log, err);
