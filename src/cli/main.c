@@ -48,7 +48,9 @@ static const char usage[] =
     "  --format FORMAT       text (default), json (every report; see docs/json.md),\n"
     "                        dot or svg (plan); a format a command cannot write\n"
     "                        is a usage error\n"
-    "  -o, --output FILE     write the report to FILE instead of standard output\n";
+    "  -o, --output FILE     write the report to FILE instead of standard output (also\n"
+    "                        after the command); FILE is replaced only when the command\n"
+    "                        answers and every byte is written, never left truncated\n";
 
 static const char exit_codes[] =
     "Exit codes (one per kind of fault, the same for every command):\n"

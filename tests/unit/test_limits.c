@@ -33,8 +33,8 @@ static tp_plan *plan_job(const char *path, int odd)
 {
     const char *topos[3] = {DGX, DGX, DGX};
     topos[odd - 1] = path;
-    tp_job job = {.version = TP_JOB_VERSION, .n_nodes = 4, .rank = 0, .node_topos = topos,
-                  .n_node_topos = 3};
+    tp_job job = {
+        .version = TP_JOB_VERSION, .n_nodes = 4, .rank = 0, .node_topos = topos, .n_node_topos = 3};
     tp_plan *plan = NULL;
     tp_error err = {0};
     assert_int_equal(tp_plan_file(&plan, DGX, &job, NULL, &err), TP_OK);
@@ -118,12 +118,95 @@ static void test_identical_nodes_have_no_limiter(void **state)
     tp_plan_free(plan);
 }
 
+/* The fixture with its NIC GUIDs renumbered (another machine of the model), to a temporary file. */
+static void other_machine(char *buf, size_t size, const char *src, int n)
+{
+    char *xml = NULL;
+    size_t len = 0;
+    tp_error err = {0};
+    assert_int_equal(tp_read_file(&xml, &len, src, &err), TP_OK);
+    snprintf(buf, size, "/tmp/tp_limits_XXXXXX");
+    int fd = mkstemp(buf);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    char guid[16];
+    snprintf(guid, sizeof(guid), "%012x", 0xabc000 + n);
+    for (const char *p = xml, *q; *p; p = q + 12) {
+        q = strstr(p, "946dae03008c");
+        if (!q) {
+            fputs(p, f);
+            break;
+        }
+        fprintf(f, "%.*s%s", (int)(q - p), p, guid);
+    }
+    assert_int_equal(fclose(f), 0);
+    free(xml);
+}
+
+/*
+ * Every kind's cost as limits compute it (kinds that would run as they ran borrowed,
+ * counts only, one re-plan shared by kinds with the same inputs) equals a full re-plan of
+ * the job with that kind's hosts planned like the other kind (issue 25 item 5): a job of 8
+ * nodes, 7 distinct files (GUIDs of other machines, x8 links, a missing NIC, a V100 node),
+ * reported from a rank that is not local rank 0.
+ */
+static void test_costs_equal_full_replans(void **state)
+{
+    (void)state;
+    char x8[64], nonic[64], g1[64], g2[64], x8g[64];
+    degraded_node(x8, sizeof(x8), TP_MUT_SET, "0000:1b:00.0:link_width=8");
+    degraded_node(nonic, sizeof(nonic), TP_MUT_REMOVE_NET, "mlx5_3");
+    other_machine(g1, sizeof(g1), DGX, 1);
+    other_machine(g2, sizeof(g2), DGX, 2);
+    other_machine(x8g, sizeof(x8g), x8, 3);
+    const char *topos[7] = {g1, x8, g2, x8g, nonic, g1, "tests/fixtures/v100_nv2.xml"};
+    for (int rank = 0; rank <= 9; rank += 9) {
+        tp_job job = {.version = TP_JOB_VERSION,
+                      .n_nodes = 8,
+                      .rank = rank,
+                      .node_topos = topos,
+                      .n_node_topos = 7};
+        tp_plan *plan = NULL;
+        tp_error err = {0};
+        assert_int_equal(tp_plan_file(&plan, DGX, &job, NULL, &err), TP_OK);
+        assert_int_equal(plan->n_kinds, 7);
+        tp_job_limits lim;
+        assert_int_equal(tp_limits__compute(&lim, plan, &err), TP_OK);
+        int measured = 0;
+        for (int k = 0; k < plan->n_kinds; k++) {
+            const tp_kind_cost *c = &lim.costs[k];
+            if (c->like < 0)
+                continue;
+            int host_kind[8];
+            for (int h = 0; h < 8; h++)
+                host_kind[h] = plan->host_kind[h] == k ? c->like : plan->host_kind[h];
+            tp_plan *full = NULL;
+            assert_int_equal(tp_plan__replan(&full, plan, NULL, host_kind, &err), TP_OK);
+            assert_int_equal(c->channels_like, full->channels.n_channels);
+            assert_true(c->ring_bw_like == full->channels.combined[TP_GRAPH_RING].bw_intra);
+            assert_true(c->ring_bw_inter_like == full->channels.combined[TP_GRAPH_RING].bw_inter);
+            tp_plan_free(full);
+            measured++;
+        }
+        assert_true(measured >= 6);
+        tp_limits__free(&lim);
+        tp_plan_free(plan);
+    }
+    unlink(x8);
+    unlink(nonic);
+    unlink(g1);
+    unlink(g2);
+    unlink(x8g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpu_link_x8_limits_the_job),
         cmocka_unit_test(test_missing_nic_limits_the_job),
         cmocka_unit_test(test_identical_nodes_have_no_limiter),
+        cmocka_unit_test(test_costs_equal_full_replans),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

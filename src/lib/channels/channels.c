@@ -532,6 +532,11 @@ static tp_status postset(tp_chan_ctx *x, tp_error *err)
         p = tp_put_int(TP_PUT_LIT(p, " localRank "), ch->local_rank, 0);
         tp_log_end_line(x->log, TP_PUT_LIT(p, " MNNVL 0"));
     }
+    if (x->job->counts_only) { /* the counts read no ring or tree */
+        size_channels(x);
+        ch->n_channels = ch->n_collnet_channels = x->n_channels;
+        return TP_OK;
+    }
     x->cross_swap = ch->combined[TP_GRAPH_RING].cross_nic && x->nc % 2 == 0;
     x->ring_prev = tp_chan__alloc(x, (size_t)x->nc * nr, sizeof(int));
     x->ring_next = tp_chan__alloc(x, (size_t)x->nc * nr, sizeof(int));

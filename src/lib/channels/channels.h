@@ -129,6 +129,9 @@ typedef struct tp_channels_job {
     const tp_domain_view *domains; /* of every kind */
     int min_comp_cap;              /* over every GPU of the job */
     int min_ctas, max_ctas;        /* comm config after NCCL's env override */
+    /* Only the combined graphs and the channel counts (no rings, trees or log lines): what a
+     * job's cost of one kind reads, without connecting every rank of the job. */
+    bool counts_only;
 } tp_channels_job;
 
 /*

@@ -588,6 +588,7 @@ static tp_status build_channels(tp_plan *plan, tp_error *err)
             .min_comp_cap = plan->facts.min_comp_cap,
             .min_ctas = plan->min_ctas,
             .max_ctas = plan->max_ctas,
+            .counts_only = plan->counts_only,
         };
         st = tp_channels__build(&plan->channels, &cj, plan->cfg, &plan->log, err);
     }
@@ -596,7 +597,7 @@ static tp_status build_channels(tp_plan *plan, tp_error *err)
     free(global_of);
     free(views);
     free(kinds);
-    if (st == TP_OK) {
+    if (st == TP_OK && !plan->counts_only) {
         plan->facts.cpu_arch = plan->channels.cpu_arch;
         plan->facts.cpu_vendor = plan->channels.cpu_vendor;
         if (tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_LOG_P2P_TYPE) &&
@@ -704,9 +705,10 @@ static void borrow_home(tp_plan *plan)
 static tp_status build_systems(tp_plan *plan, tp_error *err)
 {
     double t0 = now_us();
-    tp_status st = build_kind_system(plan, &plan->kinds[plan->home_kind], true, err);
+    tp_host_kind *home = &plan->kinds[plan->home_kind];
+    tp_status st = home->borrowed ? TP_OK : build_kind_system(plan, home, true, err);
     for (int i = 0; i < plan->n_kinds && st == TP_OK; i++)
-        if (i != plan->home_kind)
+        if (i != plan->home_kind && !plan->kinds[i].borrowed)
             st = build_kind_system(plan, &plan->kinds[i], false, err);
     lap(plan, TP_STAGE_SYSTEM, &t0);
     borrow_home(plan);
@@ -739,14 +741,16 @@ static tp_status run_job(tp_plan *plan, tp_error *err)
     if (st != TP_OK)
         return st;
     tp_host_kind *home = &plan->kinds[plan->home_kind];
-    st = run_kind(plan, home, plan->job.rank - plan->host_first_rank[plan->home_host], true, err);
+    if (!home->borrowed)
+        st = run_kind(plan, home, plan->job.rank - plan->host_first_rank[plan->home_host], true,
+                      err);
     plan->n_domains = home->n_domains;
     if (home->n_domains > 0) {
         plan->sys = home->domains[0].sys;
         memcpy(plan->graphs, home->domains[0].graphs, sizeof(plan->graphs));
     }
     for (int i = 0; i < plan->n_kinds && st == TP_OK; i++)
-        if (i != plan->home_kind)
+        if (i != plan->home_kind && !plan->kinds[i].borrowed)
             st = run_kind(plan, &plan->kinds[i], 0, false, err);
     double t0 = now_us();
     if (st == TP_OK)
@@ -849,6 +853,19 @@ tp_status tp_plan__replan(tp_plan **out, const tp_plan *plan, const tp_config *c
     return plan_run(out, p, st, cfg ? cfg : plan->cfg, err);
 }
 
+tp_status tp_plan__replan_counts(tp_plan **out, const tp_plan *plan, const int *host_kind,
+                                 tp_error *err)
+{
+    *out = NULL;
+    tp_plan *p = new_plan(&plan->job);
+    if (!p)
+        return tp_fail_nomem(err);
+    p->job.rank = 0; /* other kinds may change the rank count */
+    p->counts_only = true;
+    tp_status st = tp_plan__borrow_job(p, plan, host_kind, err);
+    return plan_run(out, p, st, plan->cfg, err);
+}
+
 /* Takes ownership of text. */
 static tp_status plan_text(tp_plan **out, char *text, size_t len, const char *source,
                            const tp_job *job, const tp_config *cfg, tp_error *err)
@@ -935,6 +952,8 @@ static void free_domain(tp_domain *d)
 
 static void free_kind(tp_host_kind *k)
 {
+    if (k->borrowed) /* the re-planned plan's */
+        return;
     for (int i = 0; i < k->n_domains; i++)
         free_domain(&k->domains[i]);
     free(k->domains);

@@ -45,6 +45,9 @@ typedef struct tp_host_kind {
     int min_comp_cap, max_comp_cap;      /* over its GPUs */
     tp_search_mirrors *mirrors;          /* while its domains run: what mirroring derived */
     tp_host_routes *host_routes;         /* while its domains run: the routes they take (or NULL) */
+    /* A re-planned job's kind whose pipeline ran in the plan it re-plans, on the same host and
+     * ranks: every field above is that plan's (not run again, not freed with this one). */
+    bool borrowed;
 } tp_host_kind;
 
 /*
@@ -83,12 +86,13 @@ struct tp_plan {
     tp_system *sys;                   /* reported rank's system: trimmed, with paths (borrowed) */
     tp_graph *graphs[TP_GRAPH_COUNT]; /* reported rank's graphs (borrowed) */
     tp_channels channels;
-    tp_tuning tuning;                /* rank 0's tuning model (valid when tuned) */
-    bool tuned;                      /* the model ran (the channels were built) */
-    tp_log log;                      /* the NCCL lines of the reported rank */
-    tp_log load_log;                 /* NCCL's lines for a topology file it refused (plan_job.c) */
-    tp_log nic_notes;                /* NCCL_IB_HCA / merging findings (nics.c), not NCCL lines */
-    tp_status status;                /* failure NCCL itself reports, TP_OK otherwise */
+    tp_tuning tuning; /* rank 0's tuning model (valid when tuned) */
+    bool tuned;       /* the model ran (the channels were built) */
+    bool counts_only; /* a re-plan for its channel counts: channels.combined and n_channels */
+    tp_log log;       /* the NCCL lines of the reported rank */
+    tp_log load_log;  /* NCCL's lines for a topology file it refused (plan_job.c) */
+    tp_log nic_notes; /* NCCL_IB_HCA / merging findings (nics.c), not NCCL lines */
+    tp_status status; /* failure NCCL itself reports, TP_OK otherwise */
     double stage_us[TP_STAGE_COUNT]; /* time spent per stage (benchmarks only) */
 };
 
@@ -120,6 +124,14 @@ tp_status tp_plan__read_topology(tp_xml **out, const char *text, size_t len, tp_
  */
 tp_status tp_plan__copy_job(tp_plan *plan, const tp_plan *from, const int *host_kind,
                             tp_error *err);
+/*
+ * tp_plan__copy_job for a re-plan under from's configuration: a kind whose pipeline would run
+ * exactly as it ran in `from` (same representative host, same first rank, its domains run
+ * from local rank 0) is borrowed from `from` instead of loaded and run again, so re-planning
+ * a job of many kinds costs the channels, not every kind's search (`from` must outlive plan).
+ */
+tp_status tp_plan__borrow_job(tp_plan *plan, const tp_plan *from, const int *host_kind,
+                              tp_error *err);
 
 /*
  * Plan again the job `plan` planned, under another configuration (NULL:
@@ -129,6 +141,15 @@ tp_status tp_plan__copy_job(tp_plan *plan, const tp_plan *from, const int *host_
  */
 tp_status tp_plan__replan(tp_plan **out, const tp_plan *plan, const tp_config *cfg,
                           const int *host_kind, tp_error *err);
+
+/*
+ * tp_plan__replan with other kinds per host, under the plan's configuration, for the job's
+ * counts only: the kinds that run as they ran are borrowed, and the channels stop at the
+ * combined graphs and n_channels (no rings, trees, tuning or log). Costs the channel count,
+ * not every kind's search: a job's cost per kind scales with the job.
+ */
+tp_status tp_plan__replan_counts(tp_plan **out, const tp_plan *plan, const int *host_kind,
+                                 tp_error *err);
 
 /* Host of a rank of the job (0 <= rank < facts.n_ranks). */
 int tp_plan__host_of_rank(const tp_plan *plan, int rank);

@@ -187,6 +187,71 @@ tp_status tp_plan__load_job(tp_plan *plan, char *text, size_t len, const char *s
     return st;
 }
 
+/* Kind i of `from` runs again exactly as it ran there: borrow it. */
+static bool same_run(const tp_plan *plan, const tp_host_kind *k, const tp_plan *from, int i)
+{
+    const tp_host_kind *src = &from->kinds[i];
+    int rep = src->rep_host;
+    /* from's home kind ran its domains from the reported rank's local index */
+    bool from_zero = i != from->home_kind || from->job.rank == from->host_first_rank[rep];
+    return src->host_sys && src->domain_of && from_zero && k->rep_host == rep &&
+           plan->host_first_rank[rep] == from->host_first_rank[rep];
+}
+
+/* A kind's own copy of src: its text, parsed again. */
+static tp_status copy_kind(tp_host_kind *k, const tp_host_kind *src, tp_error *err)
+{
+    int rep = k->rep_host;
+    memset(k, 0, sizeof(*k));
+    k->rep_host = rep;
+    if (!(k->text = malloc(src->text_len + 1)))
+        return tp_fail_nomem(err);
+    memcpy(k->text, src->text, src->text_len + 1);
+    k->text_len = src->text_len;
+    memcpy(k->source, src->source, sizeof(k->source));
+    return parse_kind(k, err);
+}
+
+tp_status tp_plan__borrow_job(tp_plan *plan, const tp_plan *from, const int *host_kind,
+                              tp_error *err)
+{
+    int n = from->job.n_nodes, rank = plan->job.rank;
+    plan->job = from->job;
+    plan->job.rank = rank;
+    plan->kinds = calloc((size_t)from->n_kinds, sizeof(*plan->kinds));
+    plan->host_kind = malloc((size_t)n * sizeof(int));
+    plan->host_first_rank = calloc((size_t)n + 1, sizeof(int));
+    int *renumber = malloc((size_t)from->n_kinds * sizeof(int));
+    int *source = malloc((size_t)from->n_kinds * sizeof(int));
+    tp_status st = TP_OK;
+    if (!plan->kinds || !plan->host_kind || !plan->host_first_rank || !renumber || !source)
+        st = tp_fail_nomem(err);
+    for (int i = 0; st == TP_OK && i < from->n_kinds; i++)
+        renumber[i] = -1;
+    for (int h = 0; st == TP_OK && h < n; h++)
+        renumber[host_kind[h]] = 0;
+    /* Every kind borrowed first (its GPU count numbers the ranks), then those that would
+     * run otherwise than in `from` get their own copy. */
+    for (int i = 0; st == TP_OK && i < from->n_kinds; i++) {
+        if (renumber[i] < 0)
+            continue;
+        source[plan->n_kinds] = i;
+        renumber[i] = plan->n_kinds;
+        plan->kinds[plan->n_kinds] = from->kinds[i];
+        plan->kinds[plan->n_kinds++].borrowed = true;
+    }
+    for (int h = 0; st == TP_OK && h < n; h++)
+        plan->host_kind[h] = renumber[host_kind[h]];
+    if (st == TP_OK)
+        st = number_ranks(plan, &plan->job, err);
+    for (int i = 0; st == TP_OK && i < plan->n_kinds; i++)
+        if (!same_run(plan, &plan->kinds[i], from, source[i]))
+            st = copy_kind(&plan->kinds[i], &from->kinds[source[i]], err);
+    free(renumber);
+    free(source);
+    return st;
+}
+
 tp_status tp_plan__copy_job(tp_plan *plan, const tp_plan *from, const int *host_kind, tp_error *err)
 {
     int n = from->job.n_nodes;

@@ -88,10 +88,15 @@ static tp_status fresh_system(tp_system **out, const tp_plan *plan, const tp_hos
     return st;
 }
 
-/* Kind k alone, as a job of identical hosts of its own (for comparing kinds). */
+/*
+ * Kind k alone, as a job of identical hosts of its own (for comparing kinds' systems). Two
+ * hosts stand for the job's many: the system layer compared is each host's own, before
+ * the job's size trims it, and a job of every host's kind would cost the job's size per kind.
+ */
 static tp_status plan_kind_alone(tp_plan **out, const tp_plan *plan, int k, tp_error *err)
 {
-    tp_job job = {.version = TP_JOB_VERSION, .n_nodes = plan->job.n_nodes, .rank = 0};
+    int n_nodes = plan->job.n_nodes < 2 ? plan->job.n_nodes : 2;
+    tp_job job = {.version = TP_JOB_VERSION, .n_nodes = n_nodes, .rank = 0};
     const tp_host_kind *kind = &plan->kinds[k];
     return tp_plan_buffer(out, kind->text, kind->text_len, kind->source, &job, plan->cfg, err);
 }
@@ -100,12 +105,14 @@ static tp_status plan_kind_alone(tp_plan **out, const tp_plan *plan, int k, tp_e
  * Kind k's hardware deviations from kind `like` (system layer of the
  * comparison, warnings and errors): what makes its own graph worse.
  */
-static tp_status deviations(tp_kind_graph *kg, const tp_plan *plan, int k, int like, tp_error *err)
+static tp_status deviations(tp_kind_graph *kg, const tp_plan *plan, int k, int like,
+                            tp_plan **alone, tp_error *err)
 {
-    tp_plan *a = NULL, *b = NULL;
+    tp_plan *a = alone[like], *b = NULL; /* the kinds compared with: planned once */
     tp_comparison *cmp = NULL;
     tp_error ignored = {0};
-    tp_status st = plan_kind_alone(&a, plan, like, &ignored);
+    tp_status st = a ? TP_OK : plan_kind_alone(&a, plan, like, &ignored);
+    alone[like] = a;
     if (st == TP_OK)
         st = plan_kind_alone(&b, plan, k, &ignored);
     if (st == TP_OK)
@@ -118,7 +125,6 @@ static tp_status deviations(tp_kind_graph *kg, const tp_plan *plan, int k, int l
         snprintf(kg->causes[kg->n_causes++], sizeof(kg->causes[0]), "%s: %s", d->title, d->text);
     }
     tp_comparison_free(cmp);
-    tp_plan_free(a);
     tp_plan_free(b);
     if (st == TP_ERR_NOMEM)
         return tp_fail_nomem(err);
@@ -162,7 +168,8 @@ static int best_kind(const tp_graph_limits *gl, int n, int k)
     return best;
 }
 
-static tp_status graph_limits(tp_graph_limits *gl, const tp_plan *plan, int slot, tp_error *err)
+static tp_status graph_limits(tp_graph_limits *gl, const tp_plan *plan, int slot, tp_plan **alone,
+                              tp_error *err)
 {
     int n = plan->n_kinds;
     int *worst = calloc((size_t)n, sizeof(int));
@@ -189,7 +196,7 @@ static tp_status graph_limits(tp_graph_limits *gl, const tp_plan *plan, int slot
         kg->limits = limit_bits(&kg->own, &gl->combined, &best);
         if (!kg->limits)
             continue;
-        st = deviations(kg, plan, i, best_kind(gl, n, i), err);
+        st = deviations(kg, plan, i, best_kind(gl, n, i), alone, err);
         /* Same hardware as the best kind: the links its own search found full. */
         if (st == TP_OK && kg->n_causes == 0)
             st = limit_lines(kg, plan, &plan->kinds[i], worst[i], slot, err);
@@ -210,11 +217,66 @@ static int best_other_kind(const tp_job_limits *lim, int k)
     return best;
 }
 
+static bool same_graph(const tp_graph *a, const tp_graph *b)
+{
+    if (!a || !b)
+        return a == b;
+    tp_graph_info x, y;
+    info_of(&x, a);
+    info_of(&y, b);
+    return x.pattern == y.pattern && x.n_channels == y.n_channels &&
+           x.same_channels == y.same_channels && x.bw_intra == y.bw_intra &&
+           x.bw_inter == y.bw_inter && x.type_intra == y.type_intra &&
+           x.type_inter == y.type_inter && x.cross_nic == y.cross_nic &&
+           a->latency_inter == b->latency_inter;
+}
+
+/*
+ * Whether two kinds give the job's channel counts the same inputs: every domain's graphs as
+ * the all-gather combines them, the GPU domains (NCCL nodes per host), CPU, compute
+ * capabilities and NVLS. Then the job re-planned with either kind's hosts planned like a
+ * third one has the same counts (the combination is a minimum over the kinds present).
+ */
+static bool same_counts_inputs(const tp_host_kind *a, const tp_host_kind *b)
+{
+    if (a->n_gpus != b->n_gpus || a->n_domains != b->n_domains || a->cpu_arch != b->cpu_arch ||
+        a->cpu_vendor != b->cpu_vendor || a->cpu_model != b->cpu_model ||
+        a->min_comp_cap != b->min_comp_cap || a->max_comp_cap != b->max_comp_cap || !a->domain_of ||
+        !b->domain_of || memcmp(a->domain_of, b->domain_of, (size_t)a->n_gpus * sizeof(int)) != 0)
+        return false;
+    for (int d = 0; d < a->n_domains; d++) {
+        const tp_domain *x = &a->domains[d], *y = &b->domains[d];
+        if (x->nvls_support != y->nvls_support || x->nvls_channels != y->nvls_channels ||
+            x->sys->nodes[TP_NODE_GPU].count != y->sys->nodes[TP_NODE_GPU].count)
+            return false;
+        for (int s = 0; s < TP_GRAPH_COUNT; s++)
+            if (!same_graph(x->graphs[s], y->graphs[s]))
+                return false;
+    }
+    return true;
+}
+
+/* A kind's cost measured once, for the kinds that would measure the same. */
+typedef struct measured_cost {
+    int kind, like;
+    bool home; /* the kind holds host 0 (rank 0 of the re-planned job) */
+    tp_kind_cost cost;
+} measured_cost;
+
 /* Kind k's cost: the job re-planned with k's hosts planned like another kind. */
 static tp_status kind_cost(tp_kind_cost *c, const tp_plan *plan, const tp_job_limits *lim, int k,
-                           tp_error *err)
+                           measured_cost *memo, int *n_memo, tp_error *err)
 {
     int like = best_other_kind(lim, k), n = plan->job.n_nodes;
+    bool home = plan->host_kind[0] == k;
+    for (int i = 0; like >= 0 && i < *n_memo; i++) {
+        const measured_cost *m = &memo[i];
+        if (m->like == like && m->home == home &&
+            same_counts_inputs(&plan->kinds[m->kind], &plan->kinds[k])) {
+            *c = m->cost;
+            return TP_OK;
+        }
+    }
     c->like = -1;
     c->channels_now = plan->channels.n_channels;
     c->ring_bw_now = plan->channels.combined[TP_GRAPH_RING].bw_intra;
@@ -228,7 +290,7 @@ static tp_status kind_cost(tp_kind_cost *c, const tp_plan *plan, const tp_job_li
         host_kind[h] = plan->host_kind[h] == k ? like : plan->host_kind[h];
     tp_plan *other = NULL;
     tp_error ignored = {0};
-    tp_status st = tp_plan__replan(&other, plan, NULL, host_kind, &ignored);
+    tp_status st = tp_plan__replan_counts(&other, plan, host_kind, &ignored);
     free(host_kind);
     if (st == TP_OK) {
         c->like = like;
@@ -241,6 +303,8 @@ static tp_status kind_cost(tp_kind_cost *c, const tp_plan *plan, const tp_job_li
         st = TP_OK; /* NCCL would fail that way: no figure to give */
     }
     tp_plan_free(other);
+    if (st == TP_OK)
+        memo[(*n_memo)++] = (measured_cost){.kind = k, .like = like, .home = home, .cost = *c};
     return st;
 }
 
@@ -248,13 +312,24 @@ tp_status tp_limits__compute(tp_job_limits *out, const tp_plan *plan, tp_error *
 {
     memset(out, 0, sizeof(*out));
     out->n_kinds = plan->n_kinds;
-    tp_status st = TP_OK;
+    tp_plan **alone = calloc((size_t)plan->n_kinds, sizeof(*alone)); /* kinds compared with */
+    tp_status st = alone ? TP_OK : tp_fail_nomem(err);
     for (int s = 0; s < TP_GRAPH_COUNT && st == TP_OK; s++)
-        st = graph_limits(&out->graphs[s], plan, s, err);
+        st = graph_limits(&out->graphs[s], plan, s, alone, err);
+    for (int k = 0; alone && k < plan->n_kinds; k++)
+        tp_plan_free(alone[k]);
+    free(alone);
     if (st == TP_OK && !(out->costs = calloc((size_t)plan->n_kinds, sizeof(*out->costs))))
         st = tp_fail_nomem(err);
+    /* Kinds that give the counts the same inputs share one re-plan: a job of many node files
+     * of a few models costs a few re-plans, not one per file. */
+    measured_cost *memo = st == TP_OK ? calloc((size_t)plan->n_kinds, sizeof(*memo)) : NULL;
+    int n_memo = 0;
+    if (st == TP_OK && !memo)
+        st = tp_fail_nomem(err);
     for (int k = 0; k < plan->n_kinds && st == TP_OK; k++)
-        st = kind_cost(&out->costs[k], plan, out, k, err);
+        st = kind_cost(&out->costs[k], plan, out, k, memo, &n_memo, err);
+    free(memo);
     return st;
 }
 
