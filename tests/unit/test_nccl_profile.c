@@ -75,6 +75,8 @@ static void test_profile_2_22_3_table(void **state)
     assert_int_equal(p->sm100_speed_intra.count, 0);
     assert_int_equal(p->sm100_speed_inter.count, 0);
     assert_true(p->sm100_nvlink_bw == 0);
+    assert_int_equal(p->intel_srp_min_model, 0);
+    assert_int_equal(p->intel_erp_min_model, 0);
     static const char *const names[] = {"LOC", "NVL", "NVB", "PIX", "PXB",
                                         "PXN", "PHB", "SYS", "NET", "DIS"};
     assert_names(p, names, 10);
@@ -101,6 +103,10 @@ static void test_profile_2_27_5_table(void **state)
     assert_ladder(p->sm100_speed_intra, intra, 11);
     assert_ladder(p->sm100_speed_inter, inter, 17);
     assert_true(p->sm100_nvlink_bw == 40.1f);
+    assert_int_equal(p->intel_srp_min_model, 0x8F);
+    assert_int_equal(p->intel_erp_min_model, 0xCF);
+    assert_true(p->srp_qpi_bw == 22.0f);
+    assert_true(p->erp_qpi_bw == 40.0f);
     static const char *const names[] = {"LOC", "NVL", "NVB", "C2C", "PIX", "PXB",
                                         "P2C", "PXN", "PHB", "SYS", "NET", "DIS"};
     assert_names(p, names, 12);

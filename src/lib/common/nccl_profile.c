@@ -104,7 +104,7 @@ static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
             .tag = "v2.27.5-1",
             /* conformance/nccl-2.27.5/cases: tests/conformance-pass-2.27.5.txt (measured) */
             .exact = false,
-            .public_passed = 41,
+            .public_passed = 43,
             .public_total = 166,
             .rules = RULES_2_27_5,
             .max_channels = 64,           /* device.h MAXCHANNELS (2.25.1) */
@@ -113,7 +113,11 @@ static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
             .sm100_cc = 100, /* search.cc ncclTopoCompute: ccMin >= 100 (2.25.1) */
             .sm100_speed_intra = LADDER(sm100_intra_2_27_5),
             .sm100_speed_inter = LADDER(sm100_inter_2_27_5),
-            .sm100_nvlink_bw = 40.1f, /* topo.h SM100_NVLINK_BW (2.27.5; 40.0 before) */
+            .sm100_nvlink_bw = 40.1f,    /* topo.h SM100_NVLINK_BW (2.27.5; 40.0 before) */
+            .intel_srp_min_model = 0x8F, /* topo.cc ncclTopoAddCpu (2.26) */
+            .intel_erp_min_model = 0xCF,
+            .srp_qpi_bw = 22.0f, /* topo.h SRP_QPI_BW */
+            .erp_qpi_bw = 40.0f, /* topo.h ERP_QPI_BW */
             .path_names = paths_2_27_5,
             .n_path_types = (int)(sizeof(paths_2_27_5) / sizeof(paths_2_27_5[0])),
             .param_defaults = params_2_27_5,

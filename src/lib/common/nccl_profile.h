@@ -111,6 +111,10 @@ typedef struct tp_nccl_profile {
     /* ---- src/graph/topo.cc / topo.h ---- */
     float sm100_nvlink_bw; /* ncclTopoNVLinkBw for cc >= 100 (0: no Blackwell row) */
     uint64_t bcm_id_mask, bcm_gen4_id, bcm_gen5_id, bcm_level, bcm_flattened; /* getBcmGen */
+    /* ncclTopoAddCpu / ncclTopoGetInterCpuBw (2.26): Intel Sapphire and Emerald Rapids, from
+     * these model ids on (0: not told apart from Skylake), with their QPI bandwidths. */
+    int intel_srp_min_model, intel_erp_min_model;
+    float srp_qpi_bw, erp_qpi_bw;
     const char *const *path_names; /* topoPathTypeStr, in NCCL's numbering */
     int n_path_types;
 
