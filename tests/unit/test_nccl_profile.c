@@ -75,6 +75,8 @@ static void test_profile_2_22_3_table(void **state)
     assert_int_equal(p->sm100_speed_intra.count, 0);
     assert_int_equal(p->sm100_speed_inter.count, 0);
     assert_true(p->sm100_nvlink_bw == 0);
+    assert_int_equal(p->intel_srp_min_model, 0);
+    assert_int_equal(p->intel_erp_min_model, 0);
     static const char *const names[] = {"LOC", "NVL", "NVB", "PIX", "PXB",
                                         "PXN", "PHB", "SYS", "NET", "DIS"};
     assert_names(p, names, 10);
@@ -101,6 +103,10 @@ static void test_profile_2_27_5_table(void **state)
     assert_ladder(p->sm100_speed_intra, intra, 11);
     assert_ladder(p->sm100_speed_inter, inter, 17);
     assert_true(p->sm100_nvlink_bw == 40.1f);
+    assert_int_equal(p->intel_srp_min_model, 0x8F);
+    assert_int_equal(p->intel_erp_min_model, 0xCF);
+    assert_true(p->srp_qpi_bw == 22.0f);
+    assert_true(p->erp_qpi_bw == 40.0f);
     static const char *const names[] = {"LOC", "NVL", "NVB", "C2C", "PIX", "PXB",
                                         "P2C", "PXN", "PHB", "SYS", "NET", "DIS"};
     assert_names(p, names, 12);
@@ -130,6 +136,8 @@ static void test_rule_predicates(void **state)
         TP_RULE_RECNET_LOCAL_GPU_FIRST,
         TP_RULE_LOG_GRAPH_GPU_IDS,
         TP_RULE_LOG_P2P_TYPE,
+        TP_RULE_LOG_NET_COLL,
+        TP_RULE_FALLBACK_INFO,
     };
     assert_int_equal(sizeof(in_2_27_5) / sizeof(in_2_27_5[0]), TP_RULE_COUNT);
     for (size_t i = 0; i < sizeof(in_2_27_5) / sizeof(in_2_27_5[0]); i++) {
@@ -227,7 +235,7 @@ static void test_search_reads_the_profile_ladder(void **state)
 }
 
 /* A plan of tests/fixtures/v100_nv2.xml (4 V100, NVLink all-to-all, one NIC) under `version`. */
-static tp_plan *plan_v100(const char *version)
+static tp_plan *plan_v100(const char *version, int nodes)
 {
     char *xml = helpers_fixture("v100_nv2.xml");
     tp_config *cfg = NULL;
@@ -236,6 +244,7 @@ static tp_plan *plan_v100(const char *version)
     assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
     assert_int_equal(tp_config_set_nccl(cfg, version, &err), TP_OK);
     tp_job job = TP_JOB_INIT;
+    job.n_nodes = nodes;
     tp_plan *plan = NULL;
     assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "v100", &job, cfg, &err), TP_OK);
     tp_config_free(cfg);
@@ -263,7 +272,7 @@ static void test_log_formats_follow_the_profile(void **state)
         "Channel 00/12 : 0 1 2 3",
         "Check P2P Type isAllDirectP2p 1 directMode 0",
     };
-    tp_plan *old = plan_v100("2.22.3"), *cur = plan_v100("2.27.5");
+    tp_plan *old = plan_v100("2.22.3", 1), *cur = plan_v100("2.27.5", 1);
     for (size_t i = 0; i < sizeof(old_lines) / sizeof(old_lines[0]); i++) {
         assert_true(helpers_log_has(old, old_lines[i]));
         assert_false(helpers_log_has(cur, old_lines[i]));
@@ -272,6 +281,13 @@ static void test_log_formats_follow_the_profile(void **state)
         assert_true(helpers_log_has(cur, new_lines[i]));
         assert_false(helpers_log_has(old, new_lines[i]));
     }
+    tp_plan_free(old);
+    tp_plan_free(cur);
+    /* Two nodes keep the NIC: its leaf line gains the CollNet support (2.24 ncclTopoPrintRec). */
+    old = plan_v100("2.22.3", 2);
+    cur = plan_v100("2.27.5", 2);
+    assert_true(helpers_log_has(old, "                + NET[1.2] - NET/0 (0/0/1.250000)"));
+    assert_true(helpers_log_has(cur, "                + NET[1.2] - NET/0-0 (0/0/0/1.250000)"));
     tp_plan_free(old);
     tp_plan_free(cur);
 }

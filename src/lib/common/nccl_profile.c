@@ -53,7 +53,7 @@ static const tp_param_default params_2_27_5[] = {
      RULE(TP_RULE_POSTSET_DOUBLE_FROM_SM90) | RULE(TP_RULE_C2C_PATH) |                             \
      RULE(TP_RULE_LOG_GDR_MODE) | RULE(TP_RULE_P2C_BEFORE_PXN) |                                   \
      RULE(TP_RULE_RECNET_LOCAL_GPU_FIRST) | RULE(TP_RULE_LOG_GRAPH_GPU_IDS) |                      \
-     RULE(TP_RULE_LOG_P2P_TYPE))
+     RULE(TP_RULE_LOG_P2P_TYPE) | RULE(TP_RULE_LOG_NET_COLL) | RULE(TP_RULE_FALLBACK_INFO))
 
 /* The entries 2.22.3 and 2.27.5 share (checked by test_nccl_profile for both). */
 #define COMMON_ENTRIES                                                                             \
@@ -104,7 +104,7 @@ static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
             .tag = "v2.27.5-1",
             /* conformance/nccl-2.27.5/cases: tests/conformance-pass-2.27.5.txt (measured) */
             .exact = false,
-            .public_passed = 15,
+            .public_passed = 43,
             .public_total = 166,
             .rules = RULES_2_27_5,
             .max_channels = 64,           /* device.h MAXCHANNELS (2.25.1) */
@@ -113,7 +113,11 @@ static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
             .sm100_cc = 100, /* search.cc ncclTopoCompute: ccMin >= 100 (2.25.1) */
             .sm100_speed_intra = LADDER(sm100_intra_2_27_5),
             .sm100_speed_inter = LADDER(sm100_inter_2_27_5),
-            .sm100_nvlink_bw = 40.1f, /* topo.h SM100_NVLINK_BW (2.27.5; 40.0 before) */
+            .sm100_nvlink_bw = 40.1f,    /* topo.h SM100_NVLINK_BW (2.27.5; 40.0 before) */
+            .intel_srp_min_model = 0x8F, /* topo.cc ncclTopoAddCpu (2.26) */
+            .intel_erp_min_model = 0xCF,
+            .srp_qpi_bw = 22.0f, /* topo.h SRP_QPI_BW */
+            .erp_qpi_bw = 40.0f, /* topo.h ERP_QPI_BW */
             .path_names = paths_2_27_5,
             .n_path_types = (int)(sizeof(paths_2_27_5) / sizeof(paths_2_27_5[0])),
             .param_defaults = params_2_27_5,
@@ -128,6 +132,8 @@ static const struct {
     [TP_RULE_LOG_RING_DIGITS] = {"log-ring-digits", "2.23 rings.cc dumpLine"},
     [TP_RULE_PAT] = {"pat", "2.23 tuning.cc ncclTopoTuneModel"},
     [TP_RULE_NIC_FUSION] = {"nic-fusion", "2.24 topo.cc ncclTopoMakeVNics"},
+    [TP_RULE_LOG_NET_COLL] = {"log-net-coll", "2.24 topo.cc ncclTopoPrintRec"},
+    [TP_RULE_FALLBACK_INFO] = {"fallback-info", "2.27 search.cc ncclTopoCompute"},
     [TP_RULE_ALGO_PER_FUNCTION] = {"algo-per-function", "2.24 tuning.cc parseList"},
     [TP_RULE_LADDER_MIN_MAX_PATH] = {"ladder-min-max-path", "2.25 search.cc ncclTopoCompute"},
     [TP_RULE_NVLS_HEADS_LIMIT] = {"nvls-heads-limit", "2.25 search.cc ncclTopoCompute"},
@@ -191,4 +197,12 @@ int64_t tp_nccl_profile__param_default(const tp_nccl_profile *p, const char *nam
         if (strcmp(p->param_defaults[i].name, name) == 0)
             return p->param_defaults[i].value;
     return base;
+}
+
+int tp_nccl_profile__path_number(const tp_nccl_profile *p, const char *name)
+{
+    for (int i = 0; i < p->n_path_types; i++)
+        if (strcmp(p->path_names[i], name) == 0)
+            return i;
+    return -1;
 }

@@ -33,6 +33,11 @@ typedef enum tp_rule {
     /* 2.24 topo.cc ncclTopoMakeVNics/ncclTopoProcessNet: NICs fused into virtual NICs by the
      * IB plugin (NCCL_NET_MERGE_LEVEL), networks imported from the plugins. */
     TP_RULE_NIC_FUSION,
+    /* 2.24 topo.cc ncclTopoPrintRec: a NET leaf prints "(coll/asic/port/bw)". */
+    TP_RULE_LOG_NET_COLL,
+    /* 2.27 search.cc ncclTopoCompute: "Could not find a path ... simple order" is INFO, not WARN.
+     */
+    TP_RULE_FALLBACK_INFO,
     /* 2.24 init.cc/tuning.cc parseList: NCCL_ALGO/NCCL_PROTO per function, no Ring fallback. */
     TP_RULE_ALGO_PER_FUNCTION,
     /* 2.25 search.cc ncclTopoCompute, paths.cc ncclTopoGetGpuMinPath/MaxPath: the search ladder
@@ -106,6 +111,10 @@ typedef struct tp_nccl_profile {
     /* ---- src/graph/topo.cc / topo.h ---- */
     float sm100_nvlink_bw; /* ncclTopoNVLinkBw for cc >= 100 (0: no Blackwell row) */
     uint64_t bcm_id_mask, bcm_gen4_id, bcm_gen5_id, bcm_level, bcm_flattened; /* getBcmGen */
+    /* ncclTopoAddCpu / ncclTopoGetInterCpuBw (2.26): Intel Sapphire and Emerald Rapids, from
+     * these model ids on (0: not told apart from Skylake), with their QPI bandwidths. */
+    int intel_srp_min_model, intel_erp_min_model;
+    float srp_qpi_bw, erp_qpi_bw;
     const char *const *path_names; /* topoPathTypeStr, in NCCL's numbering */
     int n_path_types;
 
@@ -136,6 +145,10 @@ static inline bool tp_profile_has(const tp_nccl_profile *p, tp_rule rule)
 {
     return (p->rules >> rule) & 1u;
 }
+
+/* The number NCCL gives the path type named `name` in this version (its topoPathTypeStr index),
+ * -1 when the version has no such type. */
+int tp_nccl_profile__path_number(const tp_nccl_profile *p, const char *name);
 
 /* A profile's parameter default for NCCL name `name`, or `base` when it keeps config.h's. */
 int64_t tp_nccl_profile__param_default(const tp_nccl_profile *p, const char *name, int64_t base);

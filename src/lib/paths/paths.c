@@ -645,14 +645,13 @@ static bool gdr_read_allowed(const tp_system *sys, const tp_config *cfg, int g)
     return false;
 }
 
-tp_status tp_paths__check_gdr(const tp_system *sys, const tp_config *cfg, int64_t bus_id,
-                              int64_t net_id, int read, int *use_gdr, tp_error *err)
+/* ncclTopoCheckGdr's distance test: *distance is -1 when the NIC or GPU rules GDR out first. */
+static tp_status gdr_decide(const tp_system *sys, const tp_config *cfg, int g, int n, int read,
+                            int *use_gdr, int *distance_out, int *level_out, tp_error *err)
 {
     *use_gdr = 0;
-    int n = tp_paths__id_to_index(sys, TP_NODE_NET, net_id);
-    int g = tp_paths__id_to_index(sys, TP_NODE_GPU, bus_id);
-    if (n < 0 || g < 0)
-        return tp_paths__internal(err, "GDR check on an unknown GPU or NET");
+    *distance_out = -1;
+    int64_t net_id = sys->nodes[TP_NODE_NET].nodes[n].id;
     const tp_node *net = &sys->nodes[TP_NODE_NET].nodes[n];
     const tp_node *gpu = &sys->nodes[TP_NODE_GPU].nodes[g];
     if (net->net.gdr_support == 0 || gpu->gpu.gdr_support == 0)
@@ -674,11 +673,44 @@ tp_status tp_paths__check_gdr(const tp_system *sys, const tp_config *cfg, int64_
             return tp_paths__internal(err, "PXN proxy rank not in the system");
         distance = sys->nodes[TP_NODE_GPU].nodes[pg].paths[TP_NODE_NET][n].type;
     }
-    /* The "GPU Direct RDMA Enabled/Disabled" lines are NCCL_NET ones: not logged. */
+    *distance_out = distance;
+    *level_out = level;
     if (distance > level)
         return TP_OK;
     *use_gdr = 1;
     return TP_OK;
+}
+
+tp_status tp_paths__check_gdr(const tp_system *sys, const tp_config *cfg, int64_t bus_id,
+                              int64_t net_id, int read, int *use_gdr, tp_error *err)
+{
+    *use_gdr = 0;
+    int n = tp_paths__id_to_index(sys, TP_NODE_NET, net_id);
+    int g = tp_paths__id_to_index(sys, TP_NODE_GPU, bus_id);
+    if (n < 0 || g < 0)
+        return tp_paths__internal(err, "GDR check on an unknown GPU or NET");
+    int distance, level;
+    return gdr_decide(sys, cfg, g, n, read, use_gdr, &distance, &level, err);
+}
+
+/* The "GPU Direct RDMA Enabled/Disabled" lines: NCCL_NET ones in 2.22.3 (not logged), also
+ * NCCL_GRAPH from 2.26 on (TP_RULE_LOG_GDR_MODE), path types in the profile's numbering. */
+static void log_gdr(tp_log *log, const tp_nccl_profile *p, const tp_node *gpu, int64_t net_id,
+                    int use_gdr, int distance, int level)
+{
+    if (!tp_profile_has(p, TP_RULE_LOG_GDR_MODE) || distance < 0)
+        return;
+    int d = tp_nccl_profile__path_number(p, tp_path_type_name(distance));
+    int l = tp_nccl_profile__path_number(p, tp_path_type_name(level));
+    if (use_gdr)
+        tp_log_info_sub(log, TP_SUB_GRAPH,
+                        "GPU Direct RDMA Enabled for GPU %d / HCA %llx (distance %d <= %d), read 0 "
+                        "mode Default",
+                        gpu->gpu.rank, (unsigned long long)net_id, d, l);
+    else
+        tp_log_info_sub(log, TP_SUB_GRAPH,
+                        "GPU Direct RDMA Disabled for GPU %d / HCA %llx (distance %d > %d)",
+                        gpu->gpu.rank, (unsigned long long)net_id, d, l);
 }
 
 /*
@@ -741,9 +773,11 @@ static tp_status check_gdr_route(tp_system *sys, const tp_config *cfg, local_gpu
     tp_node *gpu = &sys->nodes[TP_NODE_GPU].nodes[g];
     if (gpu->paths[TP_NODE_NET][n].type >= TP_PATH_PHB)
         return TP_OK;
-    int gdr, cpu;
-    tp_status st =
-        tp_paths__check_gdr(sys, cfg, gpu->id, sys->nodes[TP_NODE_NET].nodes[n].id, 0, &gdr, err);
+    int gdr, cpu, distance, level;
+    tp_status st = gdr_decide(sys, cfg, g, n, 0, &gdr, &distance, &level, err);
+    if (st == TP_OK)
+        log_gdr(log, tp_config__profile(cfg), gpu, sys->nodes[TP_NODE_NET].nodes[n].id, gdr,
+                distance, level);
     if (st != TP_OK || gdr)
         return st;
     if ((st = local_cpu(sys, g, &cpu, log, err)) != TP_OK)

@@ -342,6 +342,11 @@ static tp_status host_domains(const tp_plan *plan, tp_host_kind *k, tp_system **
         return TP_OK;
     /* Only what the domains read: a trimmed copy computes its routes anew. */
     tp_status st = tp_paths__compute_domains(*sys, plan->cfg, view, log, pending, err);
+    /* From 2.26 the first ComputePaths logs its GDR decisions for every NET (trimmed away
+     * next on one node): it runs whole, as NCCL runs it. */
+    if (st == TP_OK && *pending &&
+        tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_LOG_GDR_MODE))
+        st = tp_paths__finish(*sys, plan->cfg, log, pending, err);
     *computed = st == TP_OK;
     if (st == TP_OK && !(k->host_domains = malloc(sizeof(*k->host_domains))))
         st = tp_fail_nomem(err);

@@ -636,8 +636,13 @@ static void simple_order_fallback(const tp_nccl_profile *p, const tp_system *sys
 {
     if (graph->n_channels != 0 || graph->coll_net != 0 || graph->pattern == TP_PATTERN_NVLS)
         return;
-    tp_log_warn(log, "Could not find a path for pattern %d, falling back to simple order",
-                graph->pattern);
+    if (tp_profile_has(p, TP_RULE_FALLBACK_INFO))
+        tp_log_info_sub(log, TP_SUB_GRAPH,
+                        "Could not find a path for pattern %d, falling back to simple order",
+                        graph->pattern);
+    else
+        tp_log_warn(log, "Could not find a path for pattern %d, falling back to simple order",
+                    graph->pattern);
     for (int i = 0; i < sys->nodes[TP_NODE_GPU].count; i++)
         graph->intra[i] = sys->nodes[TP_NODE_GPU].nodes[i].gpu.rank;
     graph->inter[0] = graph->inter[1] = 0;

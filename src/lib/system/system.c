@@ -506,7 +506,13 @@ static int print_node_head(print_line *pl, int offset, const tp_node *n)
 static int print_leaf(print_line *pl, int offset, const tp_node *rem, const tp_nccl_profile *prof)
 {
     char *p = put_name_id(pl->text + offset, rem, prof);
-    if (rem->type == TP_NODE_NET) {
+    if (rem->type == TP_NODE_NET && tp_profile_has(prof, TP_RULE_LOG_NET_COLL)) {
+        p = TP_PUT_LIT(tp_put_int(TP_PUT_LIT(p, " ("), rem->net.coll_support, 0), "/");
+        p = tp_put_hex(p, rem->net.asic, 1, false);
+        p = TP_PUT_LIT(tp_put_int(TP_PUT_LIT(p, "/"), rem->net.port, 0), "/");
+        p += tp_format_fixed(p, rem->net.bw, 6);
+        p = TP_PUT_LIT(p, ")");
+    } else if (rem->type == TP_NODE_NET) {
         p = tp_put_hex(TP_PUT_LIT(p, " ("), rem->net.asic, 1, false);
         p = TP_PUT_LIT(tp_put_int(TP_PUT_LIT(p, "/"), rem->net.port, 0), "/");
         p += tp_format_fixed(p, rem->net.bw, 6);

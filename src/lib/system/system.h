@@ -50,6 +50,8 @@
 #define TP_CPU_VENDOR_MIXED 4
 #define TP_CPU_TYPE_BDW 1
 #define TP_CPU_TYPE_SKL 2
+#define TP_CPU_TYPE_SRP 3 /* 2.26: Sapphire Rapids */
+#define TP_CPU_TYPE_ERP 4 /* 2.26: Emerald Rapids */
 #define TP_CPU_TYPE_YONGFENG 1
 
 /* NCCL 2.22.3 NCCL_TOPO_UNDEF: a field the XML did not set. */

@@ -457,7 +457,14 @@ static tp_status cpu_model(build_ctx *c, const tp_xml_elem *e, tp_node *cpu)
     if ((st = req_int(c, e, "familyid", &family)) != TP_OK ||
         (st = req_int(c, e, "modelid", &model)) != TP_OK)
         return st;
-    if (cpu->cpu.vendor == TP_CPU_VENDOR_INTEL)
+    const tp_nccl_profile *p = c->profile;
+    if (cpu->cpu.vendor == TP_CPU_VENDOR_INTEL && family == TP_INTEL_SKL_FAMILY &&
+        p->intel_erp_min_model && model >= p->intel_erp_min_model)
+        cpu->cpu.model = TP_CPU_TYPE_ERP;
+    else if (cpu->cpu.vendor == TP_CPU_VENDOR_INTEL && family == TP_INTEL_SKL_FAMILY &&
+             p->intel_srp_min_model && model >= p->intel_srp_min_model)
+        cpu->cpu.model = TP_CPU_TYPE_SRP;
+    else if (cpu->cpu.vendor == TP_CPU_VENDOR_INTEL)
         cpu->cpu.model = family == TP_INTEL_SKL_FAMILY && model >= TP_INTEL_SKL_MIN_MODEL
                              ? TP_CPU_TYPE_SKL
                              : TP_CPU_TYPE_BDW;
@@ -848,7 +855,7 @@ static tp_status flatten_bcm_switches(const tp_nccl_profile *p, tp_system *sys, 
 }
 
 /* NCCL 2.22.3 ncclTopoGetInterCpuBw: the SMP interconnect by CPU arch, vendor and model. */
-static float inter_cpu_bw(const tp_node *cpu)
+static float inter_cpu_bw(const tp_nccl_profile *p, const tp_node *cpu)
 {
     if (cpu->cpu.arch == TP_CPU_ARCH_POWER)
         return TP_P9_BW;
@@ -857,7 +864,10 @@ static float inter_cpu_bw(const tp_node *cpu)
     if (cpu->cpu.arch != TP_CPU_ARCH_X86)
         return TP_LOC_BW;
     if (cpu->cpu.vendor == TP_CPU_VENDOR_INTEL)
-        return cpu->cpu.model == TP_CPU_TYPE_SKL ? TP_SKL_QPI_BW : TP_QPI_BW;
+        return cpu->cpu.model == TP_CPU_TYPE_ERP   ? p->erp_qpi_bw
+               : cpu->cpu.model == TP_CPU_TYPE_SRP ? p->srp_qpi_bw
+               : cpu->cpu.model == TP_CPU_TYPE_SKL ? TP_SKL_QPI_BW
+                                                   : TP_QPI_BW;
     if (cpu->cpu.vendor == TP_CPU_VENDOR_AMD)
         return TP_AMD_BW;
     if (cpu->cpu.vendor == TP_CPU_VENDOR_ZHAOXIN)
@@ -874,7 +884,8 @@ static tp_status connect_cpus(tp_system *sys, tp_error *err)
             tp_node *b = cpus->nodes + p;
             if (n == p || TP_ID_SYSTEM_ID(a->id) != TP_ID_SYSTEM_ID(b->id))
                 continue;
-            tp_status st = tp_system__connect(a, b, TP_LINK_SYS, inter_cpu_bw(a), err);
+            tp_status st =
+                tp_system__connect(a, b, TP_LINK_SYS, inter_cpu_bw(sys->profile, a), err);
             if (st != TP_OK)
                 return st;
         }
