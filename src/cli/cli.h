@@ -129,6 +129,13 @@ typedef tp_status cli_dot_fn(FILE *out, const tp_plan *plan, const void *arg, tp
 /* Write what `draw` writes to ctx->out, as SVG when ctx->svg; returns the exit code. */
 int cli_write_dot(cli_ctx *ctx, const tp_plan *plan, cli_dot_fn *draw, const void *arg);
 
+/*
+ * A diagnostic on stderr ("topoplan: ..." lines). Standard output is flushed
+ * first, so a diagnostic lands at a line boundary of the report even when both
+ * streams go to one pipe (`plan ... 2>&1 | less`).
+ */
+void cli_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Exit code for a status: the only mapping. */
 int cli_exit_for(tp_status st);
 /*
@@ -138,6 +145,12 @@ int cli_exit_for(tp_status st);
 int cli_fail(const tp_error *err);
 /* tp_printable(s) to out (messages up to 2 KiB): file names and values echoed safely. */
 void cli_put_printable(FILE *out, const char *s);
+/*
+ * A diagnostic on stderr, as given. Standard output is flushed first, so a
+ * diagnostic lands at a line boundary of the report even when both streams go
+ * to one pipe (`plan ... 2>&1 | less`); cli_message and the usage errors too.
+ */
+void cli_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "topoplan: " + the formatted message through cli_put_printable + newline, on stderr. */
 void cli_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* -o FILE after the command: open it as the report stream (usage error when given twice). */

@@ -204,6 +204,8 @@ int cmd_complete(int argc, char **argv, cli_ctx *ctx)
     if (tp_complete_file(&c, a.input, &a.opts, &err) != TP_OK)
         return cli_fail(&err);
     code = write_xml(a.output, ctx->out, tp_completion_xml(c));
+    if (!json)
+        fflush(stdout); /* the XML's lines before the additions on stderr (cli_diag) */
     if (code == CLI_EXIT_OK &&
         tp_report_completion(json ? ctx->out : stderr, c, ctx->format, &err) != TP_OK)
         code = cli_fail(&err);

@@ -38,8 +38,18 @@ void cli_put_printable(FILE *out, const char *s)
     fputs(tp_printable(buf, sizeof(buf), s), out);
 }
 
+void cli_diag(const char *fmt, ...)
+{
+    fflush(stdout); /* the report's buffered lines first: never a diagnostic inside one */
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
+
 void cli_message(const char *fmt, ...)
 {
+    fflush(stdout); /* at a line boundary of the report (cli_diag) */
     char msg[2048];
     va_list ap;
     va_start(ap, fmt);
@@ -99,6 +109,7 @@ static void usage_command(const char *usage, char *cmd, size_t size)
 
 int cli_usage_error(const char *usage, const char *fmt, ...)
 {
+    fflush(stdout); /* at a line boundary of the report (cli_diag) */
     char msg[2048];
     va_list ap;
     va_start(ap, fmt);
@@ -514,6 +525,8 @@ size_t cli_partial_notes(const cli_input *in, const tp_plan *plan, FILE *out, bo
     if (in->builtin || !in->path || lint_input(&l, in, plan) != TP_OK)
         return 0; /* the command itself reports unreadable input */
     FILE *f = to_stderr ? stderr : out;
+    if (to_stderr)
+        fflush(stdout); /* at a line boundary of the report (cli_diag) */
     size_t n = tp_lints_count(l), partial = 0;
     for (size_t i = 0; i < n; i++) {
         bool p = tp_lints_is_partial(l, i);
