@@ -1000,6 +1000,56 @@ TP_API const char *tp_findings_get(const tp_findings *f, int i);
 /** Free a list (NULL-safe). */
 TP_API void tp_findings_free(tp_findings *f);
 
+/** @defgroup cost What a change costs a job, in NCCL's own tuning model */
+
+/** The AllReduce calls a cost is stated for: 1 MiB, 64 MiB, 256 MiB and 1 GiB. */
+#define TP_COST_CALLS 4
+
+/** One call in two plans: NCCL's choice and prediction before and after. */
+typedef struct tp_call_cost {
+    uint64_t n_bytes;
+    tp_tune_call before, after; /**< algorithm -1: NCCL finds no algorithm/protocol */
+    double busbw_change_pct;    /**< (after - before) / before x 100: negative is slower */
+} tp_call_cost;
+
+/** What going from one plan to another costs: AllReduce at TP_COST_CALLS sizes. */
+typedef struct tp_job_cost {
+    int n_calls;
+    tp_call_cost calls[TP_COST_CALLS];
+    double worst_change_pct; /**< the lowest busbw_change_pct (0 when no call got slower) */
+} tp_job_cost;
+
+/**
+ * Compare NCCL 2.22.3's choice and predicted bus bandwidth for one float32
+ * AllReduce of each TP_COST_CALLS size in `before` and `after` (e.g. a job of
+ * baseline nodes and the same job with one deviating node).
+ * @return TP_OK; TP_ERR_ARGUMENT on a NULL pointer or a failed plan
+ */
+TP_API tp_status tp_plan_cost(tp_job_cost *out, const tp_plan *before, const tp_plan *after,
+                              tp_error *err);
+/**
+ * A cost in one line: "AllReduce 1 MiB NVLS/Simple 85.1 -> Ring/LL128 60.2
+ * GB/s busbw (-29.3 %), 64 MiB ..."; calls whose choice and busbw stay the
+ * same say "unchanged". Truncated to size bytes (NUL-terminated).
+ */
+TP_API void tp_job_cost_text(const tp_job_cost *cost, char *buf, size_t size);
+
+/**
+ * Setting notes: one line per NCCL_* setting that NCCL 2.22.3 would misread
+ * or that leaves the job on a fallback, with its consequence for this job: an
+ * NCCL_ALGO or NCCL_PROTO name NCCL does not know (ignored; the nearest valid
+ * name is given), a list that leaves no algorithm NCCL can use (NCCL falls
+ * back to Ring and Tree), no protocol at all, an NCCL_IB_HCA that selects no
+ * device (NCCL's IB plugin falls back to sockets) or has an entry that selects
+ * nothing. The consequence is the plan re-planned without the setting,
+ * compared by tp_plan_cost. Each line starts with the setting ("NCCL_ALGO=Rnig: ").
+ * @param cfg   the configuration; NULL: the plan's
+ * @param plan  may be NULL: the notes the configuration alone gives, no consequence
+ * @return TP_OK; TP_ERR_ARGUMENT when out is NULL or both cfg and plan are; TP_ERR_NOMEM
+ */
+TP_API tp_status tp_setting_notes(tp_findings **out, const tp_config *cfg, const tp_plan *plan,
+                                  tp_error *err);
+
 /**
  * The channel NCCL 2.22.3 sends part `part` of rank's P2P messages to `peer`
  * on (init.cc's p2p schedule over the P2P channels; pass it to tp_plan_nic).

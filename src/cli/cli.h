@@ -40,6 +40,13 @@ int cli_out_open(cli_out_file *o, const char *path);
  */
 int cli_out_close(cli_out_file *o, bool keep);
 
+/* The setting notes printed so far (each once, however many plans a command makes). */
+typedef struct cli_seen {
+    char **notes;
+    size_t n, cap;
+    bool planned; /* a plan's notes were printed: the configuration's alone are not needed */
+} cli_seen;
+
 typedef struct cli_ctx {
     tp_config *cfg;   /* from the environment and --env options */
     tp_format format; /* --format (svg: TP_FORMAT_DOT with svg set) */
@@ -49,6 +56,10 @@ typedef struct cli_ctx {
     FILE *out;           /* stdout or -o FILE */
     cli_out_file report; /* -o FILE (global or after the command), when given */
     void **owned;        /* blocks parsed options point into, freed by cli_ctx_release */
+
+    FILE *out;      /* stdout or -o FILE */
+    cli_seen *seen; /* setting notes printed (may be NULL: none printed) */
+    void **owned;   /* blocks parsed options point into, freed by cli_ctx_release */
     size_t n_owned, cap_owned;
 } cli_ctx;
 
@@ -135,6 +146,15 @@ int cli_write_dot(cli_ctx *ctx, const tp_plan *plan, cli_dot_fn *draw, const voi
  * streams go to one pipe (`plan ... 2>&1 | less`).
  */
 void cli_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Print on stderr, once each, the setting notes (tp_setting_notes) of a plan,
+ * or of the context's configuration alone when plan is NULL and no plan's
+ * notes were printed: "topoplan: setting: NCCL_ALGO=Rnig: ...".
+ */
+void cli_setting_notes(const cli_ctx *ctx, const tp_plan *plan);
+/* Free the notes printed (cli_seen). */
+void cli_seen_release(cli_seen *seen);
 
 /* Exit code for a status: the only mapping. */
 int cli_exit_for(tp_status st);

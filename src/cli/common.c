@@ -47,6 +47,49 @@ void cli_diag(const char *fmt, ...)
     va_end(ap);
 }
 
+/* Whether a note was printed already; remember it when not. */
+static bool seen_before(cli_seen *seen, const char *note)
+{
+    for (size_t i = 0; i < seen->n; i++)
+        if (strcmp(seen->notes[i], note) == 0)
+            return true;
+    if (seen->n == seen->cap) {
+        size_t cap = seen->cap ? 2 * seen->cap : 8;
+        char **grown = realloc(seen->notes, cap * sizeof(*grown));
+        if (!grown)
+            return false; /* printed again rather than lost */
+        seen->notes = grown;
+        seen->cap = cap;
+    }
+    char *copy = strdup(note);
+    if (copy)
+        seen->notes[seen->n++] = copy;
+    return false;
+}
+
+void cli_setting_notes(const cli_ctx *ctx, const tp_plan *plan)
+{
+    if (!ctx->seen || (!plan && ctx->seen->planned) || (!plan && !ctx->cfg))
+        return;
+    tp_findings *f = NULL;
+    tp_error err = {0};
+    if (tp_setting_notes(&f, ctx->cfg, plan, &err) != TP_OK)
+        return; /* advisory: the command's own result stands */
+    ctx->seen->planned = ctx->seen->planned || plan;
+    for (int i = 0; i < tp_findings_count(f); i++)
+        if (!seen_before(ctx->seen, tp_findings_get(f, i)))
+            cli_message("setting: %s", tp_findings_get(f, i));
+    tp_findings_free(f);
+}
+
+void cli_seen_release(cli_seen *seen)
+{
+    for (size_t i = 0; i < seen->n; i++)
+        free(seen->notes[i]);
+    free(seen->notes);
+    memset(seen, 0, sizeof(*seen));
+}
+
 void cli_message(const char *fmt, ...)
 {
     fflush(stdout); /* at a line boundary of the report (cli_diag) */
@@ -454,6 +497,8 @@ int cli_plan_err(tp_plan **out, const cli_input *in, const cli_ctx *ctx, tp_erro
         st = tp_plan_file(out, in->path, &in->job, ctx->cfg, &err);
     }
     *failure = err;
+    if (st == TP_OK)
+        cli_setting_notes(ctx, *out);
     return st == TP_OK ? CLI_EXIT_OK : cli_fail(&err);
 }
 
