@@ -55,11 +55,8 @@ typedef struct cli_ctx {
     const char *command;
     FILE *out;           /* stdout or -o FILE */
     cli_out_file report; /* -o FILE (global or after the command), when given */
+    cli_seen *seen;      /* setting notes printed (may be NULL: none printed) */
     void **owned;        /* blocks parsed options point into, freed by cli_ctx_release */
-
-    FILE *out;      /* stdout or -o FILE */
-    cli_seen *seen; /* setting notes printed (may be NULL: none printed) */
-    void **owned;   /* blocks parsed options point into, freed by cli_ctx_release */
     size_t n_owned, cap_owned;
 } cli_ctx;
 
@@ -228,15 +225,18 @@ typedef struct cli_job_effect_t {
     int n_nodes;                     /* nodes of the job (at least 2) */
     int channels_base, channels_odd; /* collective channels without / with the node */
     int search_base, search_odd;     /* ring/tree search channels after combination */
+    tp_job_cost cost;                /* NCCL's tuning model: AllReduce without / with the node */
 } cli_job_effect_t;
 
 /*
  * Plan a job of n_nodes (at least 2) nodes of `base` and the same job with
- * node 1 planned on the file `odd`; 0, or -1 when either job does not plan.
+ * node 1 planned on the file `odd`, and state the cost (cmp, may be NULL:
+ * tp_comparison_set_job rates its root causes by it); 0, or -1 when either
+ * job does not plan.
  */
 int cli_job_effect(cli_job_effect_t *fx, const cli_input *base, const char *odd, int n_nodes,
-                   const cli_ctx *ctx);
-/* "Job effect: ... this node costs the job N channels". */
+                   const cli_ctx *ctx, tp_comparison *cmp);
+/* "Job effect (NCCL's tuning model ...): AllReduce 1 MiB ...; collective channels ...". */
 void cli_job_effect_text(FILE *out, const cli_job_effect_t *fx, const char *base, const char *odd);
 
 /* Fleet check: every NODE (files, or .xml files of folders) against the baseline. */

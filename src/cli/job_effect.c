@@ -28,7 +28,7 @@ static tp_status plan_job_of(tp_plan **out, const cli_input *base, const char *o
 }
 
 int cli_job_effect(cli_job_effect_t *fx, const cli_input *base, const char *odd, int n_nodes,
-                   const cli_ctx *ctx)
+                   const cli_ctx *ctx, tp_comparison *cmp)
 {
     memset(fx, 0, sizeof(*fx));
     fx->n_nodes = n_nodes < 2 ? 2 : n_nodes;
@@ -41,6 +41,10 @@ int cli_job_effect(cli_job_effect_t *fx, const cli_input *base, const char *odd,
     for (int i = 0; i < 2 && st == TP_OK; i++) {
         st = tp_plan_channels(plans[i], &info[i], sizeof(info[i]));
     }
+    if (st == TP_OK)
+        st = tp_plan_cost(&fx->cost, plans[0], plans[1], &err);
+    if (st == TP_OK && cmp)
+        st = tp_comparison_set_job(cmp, plans[0], plans[1], &err);
     if (st == TP_OK) {
         fx->channels_base = info[0].n_channels;
         fx->channels_odd = info[1].n_channels;
@@ -60,17 +64,15 @@ void cli_job_effect_text(FILE *out, const cli_job_effect_t *fx, const char *base
                 odd, base);
         return;
     }
-    int cost = fx->search_base - fx->search_odd;
+    char calls[1024];
+    tp_job_cost_text(&fx->cost, calls, sizeof(calls));
+    bool slower = fx->cost.worst_change_pct <= -TP_COST_ERROR_PCT;
     fprintf(out,
-            "Job effect (re-planned): in a job of %d nodes of %s, one node %s: search "
-            "channels %d -> %d, collective channels %d -> %d: ",
-            fx->n_nodes, base, odd, fx->search_base, fx->search_odd, fx->channels_base,
-            fx->channels_odd);
-    if (cost > 0)
-        fprintf(out, "this node costs the job %d search channel%s\n", cost, cost == 1 ? "" : "s");
-    else if (cost < 0)
-        fprintf(out, "this node gives the job %d more search channel%s\n", -cost,
-                cost == -1 ? "" : "s");
-    else
-        fputs("this node costs the job no channel\n", out);
+            "Job effect (NCCL's tuning model, re-planned): in a job of %d nodes of %s, one node "
+            "%s: %s; collective channels %d -> %d, search channels %d -> %d%s\n",
+            fx->n_nodes, base, odd, calls, fx->channels_base, fx->channels_odd, fx->search_base,
+            fx->search_odd,
+            fx->channels_odd > fx->channels_base && slower ? " (more channels, yet slower)"
+            : slower                                       ? ""
+                                                           : " (no call slower by 1 % or more)");
 }
