@@ -344,10 +344,11 @@ static void json_node(FILE *out, const fleet_node *r, const char *nccl)
     if (bad && r->effect.known)
         fprintf(out,
                 ", \"job\": {\"nodes\": %d, \"search_channels\": [%d, %d], "
-                "\"collective_channels\": [%d, %d], \"search_channels_cost\": %d}",
+                "\"collective_channels\": [%d, %d], \"search_channels_cost\": %d, "
+                "\"worst_busbw_change_pct\": %.2f}",
                 r->effect.n_nodes, r->effect.search_base, r->effect.search_odd,
                 r->effect.channels_base, r->effect.channels_odd,
-                r->effect.search_base - r->effect.search_odd);
+                r->effect.search_base - r->effect.search_odd, r->effect.cost.worst_change_pct);
     fputs("}\n", out);
 }
 

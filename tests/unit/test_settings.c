@@ -13,6 +13,7 @@
 
 #include "topoplan.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 /* The DGX H100 builtin planned for `nodes` nodes under one NCCL_* value (NULL: none). */
@@ -135,12 +136,71 @@ static void test_cost_same_plan(void **state)
     tp_plan_free(plan);
 }
 
+/* A node file planned for a job of `nodes` nodes (the node alone, or node 1 of baseline nodes). */
+static tp_plan *node_plan(const char *path, int nodes, bool among_baseline)
+{
+    tp_job job = TP_JOB_INIT;
+    job.n_nodes = nodes;
+    const char *topos[1] = {path};
+    tp_plan *plan = NULL;
+    tp_error err = {0};
+    if (among_baseline && path) {
+        job.node_topos = topos;
+        job.n_node_topos = 1;
+    }
+    const char *xml = tp_builtin_xml("dgx-h100");
+    tp_status st = among_baseline || !path
+                       ? tp_plan_buffer(&plan, xml, strlen(xml), "dgx-h100", &job, NULL, &err)
+                       : tp_plan_file(&plan, path, &job, NULL, &err);
+    assert_int_equal(st, TP_OK);
+    return plan;
+}
+
+/* GPU 3 at x4 and a missing NIC: one ERROR each (their cost), at --nodes 1 and 2 alike. */
+static void test_check_severity_follows_cost(void **state)
+{
+    (void)state;
+    const char *nodes[] = {"tests/fixtures/dgx_h100_gpu3_x4.xml",
+                           "tests/fixtures/dgx_h100_nic3_missing.xml"};
+    tp_plan *job_base = node_plan(NULL, 2, true);
+    for (int k = 0; k < 2; k++) {
+        tp_plan *job_node = node_plan(nodes[k], 2, true);
+        for (int n = 1; n <= 2; n++) {
+            tp_plan *base = node_plan(NULL, n, true), *node = node_plan(nodes[k], n, false);
+            tp_comparison *cmp = NULL;
+            tp_error err = {0};
+            assert_int_equal(tp_compare_plans(&cmp, base, node, &err), TP_OK);
+            int cost_nodes = -1;
+            assert_null(tp_comparison_job_cost(cmp, &cost_nodes));
+            assert_int_equal(cost_nodes, 0);
+            assert_int_equal(tp_comparison_set_job(cmp, job_base, job_node, &err), TP_OK);
+            const tp_job_cost *cost = tp_comparison_job_cost(cmp, &cost_nodes);
+            assert_non_null(cost);
+            assert_int_equal(cost_nodes, 2);
+            assert_true(cost->worst_change_pct <= -TP_COST_ERROR_PCT);
+            assert_int_equal(tp_comparison_count_severity(cmp, TP_SEVERITY_ERROR), 1);
+            assert_int_equal(tp_comparison_count_severity(cmp, TP_SEVERITY_WARN), 0);
+            /* Every other non-INFO difference is a consequence, listed under the cause. */
+            for (size_t i = 0; i < tp_comparison_count(cmp); i++) {
+                const tp_difference *d = tp_comparison_get(cmp, i);
+                if (d->layer != TP_LAYER_SYSTEM)
+                    assert_true(d->consequence);
+            }
+            tp_comparison_free(cmp);
+            tp_plan_free(base);
+            tp_plan_free(node);
+        }
+        tp_plan_free(job_node);
+    }
+    tp_plan_free(job_base);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_algo_typo),       cmocka_unit_test(test_valid_settings_silent),
         cmocka_unit_test(test_ib_hca_fallback), cmocka_unit_test(test_config_only),
-        cmocka_unit_test(test_cost_same_plan),
+        cmocka_unit_test(test_cost_same_plan),  cmocka_unit_test(test_check_severity_follows_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
