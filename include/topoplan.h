@@ -630,20 +630,22 @@ TP_API size_t tp_comparison_count_severity(const tp_comparison *cmp, tp_severity
 /**
  * State what the second plan's node costs a job (health check): `job_base` is
  * a job of baseline nodes, `job_node` the same job with the checked node among
- * them (both planned by the caller). The cost is NCCL's tuning model's
+ * them, or the node alone (one-node jobs), both planned by the caller. Call it
+ * for up to two job sizes (the node alone, and among baseline nodes); a size
+ * measured again replaces its cost. The cost is NCCL's tuning model's
  * (tp_plan_cost: AllReduce 1 MiB to 1 GiB) and sets the severity of every
- * root cause that is not INFO: ERROR when a call gets at least
- * TP_COST_ERROR_PCT percent slower, else WARN (a missing GPU stays ERROR), so
- * the severity follows the cost, not the --nodes of the comparison. `check`
- * reports then print the cost under the root causes (text and JSON).
- * @return TP_OK; TP_ERR_ARGUMENT on a NULL pointer or a failed plan
+ * root cause that is not INFO: ERROR when a call of any job measured gets at
+ * least TP_COST_ERROR_PCT percent slower, else WARN (a missing GPU stays
+ * ERROR), so the severity follows the cost, not the --nodes of the comparison.
+ * `check` reports print the costs under the root causes (text and JSON).
+ * @return TP_OK; TP_ERR_ARGUMENT on a NULL pointer, a failed plan or a third size
  */
 TP_API tp_status tp_comparison_set_job(tp_comparison *cmp, const tp_plan *job_base,
                                        const tp_plan *job_node, tp_error *err);
 /** Busbw loss (percent, of any TP_COST_CALLS call) from which a deviation is an ERROR. */
 #define TP_COST_ERROR_PCT 1.0
-/** The cost set by tp_comparison_set_job (borrowed), NULL when none; *n_nodes its job size. */
-TP_API const tp_job_cost *tp_comparison_job_cost(const tp_comparison *cmp, int *n_nodes);
+/** Cost i set by tp_comparison_set_job (borrowed), NULL past the end; *n_nodes its job size. */
+TP_API const tp_job_cost *tp_comparison_job_cost(const tp_comparison *cmp, int i, int *n_nodes);
 /** The first layer with a difference, or -1 when the plans are identical. */
 TP_API int tp_comparison_first_layer(const tp_comparison *cmp);
 /**

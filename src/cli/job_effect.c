@@ -27,6 +27,13 @@ static tp_status plan_job_of(tp_plan **out, const cli_input *base, const char *o
     return tp_plan_file(out, base->path, &job, ctx->cfg, err);
 }
 
+/* The node file alone, as a one-node job. */
+static tp_status plan_odd_alone(tp_plan **out, const char *odd, const cli_ctx *ctx, tp_error *err)
+{
+    tp_job job = {.version = TP_JOB_VERSION, .n_nodes = 1};
+    return tp_plan_file(out, odd, &job, ctx->cfg, err);
+}
+
 int cli_job_effect(cli_job_effect_t *fx, const cli_input *base, const char *odd, int n_nodes,
                    const cli_ctx *ctx, tp_comparison *cmp)
 {
@@ -38,9 +45,8 @@ int cli_job_effect(cli_job_effect_t *fx, const cli_input *base, const char *odd,
     tp_status st = plan_job_of(&plans[0], base, NULL, fx->n_nodes, ctx, &err);
     if (st == TP_OK)
         st = plan_job_of(&plans[1], base, odd, fx->n_nodes, ctx, &err);
-    for (int i = 0; i < 2 && st == TP_OK; i++) {
+    for (int i = 0; i < 2 && st == TP_OK; i++)
         st = tp_plan_channels(plans[i], &info[i], sizeof(info[i]));
-    }
     if (st == TP_OK)
         st = tp_plan_cost(&fx->cost, plans[0], plans[1], &err);
     if (st == TP_OK && cmp)
@@ -52,6 +58,13 @@ int cli_job_effect(cli_job_effect_t *fx, const cli_input *base, const char *odd,
         fx->search_odd = info[1].search_channels;
         fx->known = true;
     }
+    tp_plan_free(plans[0]);
+    tp_plan_free(plans[1]);
+    /* The node alone against a baseline node alone: what it costs a one-node job. */
+    plans[0] = plans[1] = NULL;
+    if (st == TP_OK && cmp && (st = plan_job_of(&plans[0], base, NULL, 1, ctx, &err)) == TP_OK &&
+        (st = plan_odd_alone(&plans[1], odd, ctx, &err)) == TP_OK)
+        st = tp_comparison_set_job(cmp, plans[0], plans[1], &err);
     tp_plan_free(plans[0]);
     tp_plan_free(plans[1]);
     return st == TP_OK ? 0 : -1;

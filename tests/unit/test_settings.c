@@ -171,10 +171,10 @@ static void test_check_severity_follows_cost(void **state)
             tp_error err = {0};
             assert_int_equal(tp_compare_plans(&cmp, base, node, &err), TP_OK);
             int cost_nodes = -1;
-            assert_null(tp_comparison_job_cost(cmp, &cost_nodes));
+            assert_null(tp_comparison_job_cost(cmp, 0, &cost_nodes));
             assert_int_equal(cost_nodes, 0);
             assert_int_equal(tp_comparison_set_job(cmp, job_base, job_node, &err), TP_OK);
-            const tp_job_cost *cost = tp_comparison_job_cost(cmp, &cost_nodes);
+            const tp_job_cost *cost = tp_comparison_job_cost(cmp, 0, &cost_nodes);
             assert_non_null(cost);
             assert_int_equal(cost_nodes, 2);
             assert_true(cost->worst_change_pct <= -TP_COST_ERROR_PCT);

@@ -45,11 +45,13 @@ struct tp_comparison {
     char why[400];        /* fits "collective channels N -> M: " and both causes */
     char env[400];        /* NCCL_* values that differ between the two plans ("" when none) */
     char graph_rule[400]; /* the NCCL rule behind the first graph's changed NICs ("" when none) */
-    /* What the checked node costs a job (tp_comparison_set_job): */
-    bool has_job;
-    int job_nodes;
-    int job_channels[2], job_search[2]; /* collective and search channels without / with it */
-    tp_job_cost cost;
+    /* What the checked node costs jobs (tp_comparison_set_job): alone, and among baseline nodes. */
+    struct tp_cmp_job {
+        int nodes;
+        int channels[2], search[2]; /* collective and search channels without / with it */
+        tp_job_cost cost;
+    } jobs[2];
+    int n_jobs;
 };
 
 /* Mark the consequences of the root causes (tp_difference.consequence), after every layer. */

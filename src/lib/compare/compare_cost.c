@@ -48,28 +48,42 @@ void tp_compare__mark_consequences(tp_comparison *c)
     }
 }
 
+/* The lowest busbw change over the jobs measured (0 when none). */
+static double worst_change(const tp_comparison *c)
+{
+    double worst = 0;
+    for (int j = 0; j < c->n_jobs; j++)
+        if (c->jobs[j].cost.worst_change_pct < worst)
+            worst = c->jobs[j].cost.worst_change_pct;
+    return worst;
+}
+
 tp_status tp_comparison_set_job(tp_comparison *cmp, const tp_plan *job_base,
                                 const tp_plan *job_node, tp_error *err)
 {
     if (!cmp)
         return tp_fail_arg(err, "tp_comparison_set_job", "cmp is NULL");
-    tp_job_cost cost;
-    tp_status st = tp_plan_cost(&cost, job_base, job_node, err);
+    struct tp_cmp_job job = {0};
+    tp_status st = tp_plan_cost(&job.cost, job_base, job_node, err);
     tp_channels_info info[2];
     for (int s = 0; s < 2 && st == TP_OK; s++)
         st = tp_plan_channels(s ? job_node : job_base, &info[s], sizeof(info[s]));
     if (st != TP_OK)
-        return st == TP_ERR_ARGUMENT ? st
-                                     : tp_fail_arg(err, "tp_comparison_set_job", "no channels");
-    cmp->has_job = true;
-    cmp->cost = cost;
-    cmp->job_nodes = job_base->job.n_nodes;
+        return st;
+    job.nodes = job_base->job.n_nodes;
     for (int s = 0; s < 2; s++) {
-        cmp->job_channels[s] = info[s].n_channels;
-        cmp->job_search[s] = info[s].search_channels;
+        job.channels[s] = info[s].n_channels;
+        job.search[s] = info[s].search_channels;
     }
+    int j = 0; /* a job of the same size replaces the one measured before */
+    while (j < cmp->n_jobs && cmp->jobs[j].nodes != job.nodes)
+        j++;
+    if (j == (int)ARRAY_LEN(cmp->jobs))
+        return tp_fail_arg(err, "tp_comparison_set_job", "two job sizes are measured already");
+    cmp->jobs[j] = job;
+    cmp->n_jobs += j == cmp->n_jobs;
     tp_severity sev =
-        cost.worst_change_pct <= -TP_COST_ERROR_PCT ? TP_SEVERITY_ERROR : TP_SEVERITY_WARN;
+        worst_change(cmp) <= -TP_COST_ERROR_PCT ? TP_SEVERITY_ERROR : TP_SEVERITY_WARN;
     for (size_t i = 0; i < cmp->n_diffs; i++) {
         tp_difference *d = &cmp->diffs[i];
         if (d->consequence || d->severity == TP_SEVERITY_INFO || d->layer != TP_LAYER_SYSTEM)
@@ -79,9 +93,10 @@ tp_status tp_comparison_set_job(tp_comparison *cmp, const tp_plan *job_base,
     return TP_OK;
 }
 
-const tp_job_cost *tp_comparison_job_cost(const tp_comparison *cmp, int *n_nodes)
+const tp_job_cost *tp_comparison_job_cost(const tp_comparison *cmp, int i, int *n_nodes)
 {
+    bool ok = cmp && i >= 0 && i < cmp->n_jobs;
     if (n_nodes)
-        *n_nodes = cmp && cmp->has_job ? cmp->job_nodes : 0;
-    return cmp && cmp->has_job ? &cmp->cost : NULL;
+        *n_nodes = ok ? cmp->jobs[i].nodes : 0;
+    return ok ? &cmp->jobs[i].cost : NULL;
 }

@@ -199,24 +199,29 @@ static void check_counts(FILE *out, const tp_comparison *c)
     fputc('\n', out);
 }
 
-/* The node's cost to a job: NCCL's tuning model, then the channel counts it comes from. */
+/* The node's cost to each job measured: NCCL's tuning model, then the channel counts. */
 static void cost_text(FILE *out, const tp_comparison *c, const char *indent)
 {
-    if (!c->has_job)
-        return;
-    char calls[1024];
-    tp_job_cost_text(&c->cost, calls, sizeof(calls));
-    bool slower = c->cost.worst_change_pct <= -TP_COST_ERROR_PCT;
-    int more = c->job_channels[1] - c->job_channels[0];
-    fprintf(out,
-            "%scost to a job of %d nodes of the baseline with this node among them (NCCL's "
-            "tuning model, re-planned): %s; collective channels %d -> %d, search channels %d -> "
-            "%d%s\n",
-            indent, c->job_nodes, calls, c->job_channels[0], c->job_channels[1], c->job_search[0],
-            c->job_search[1],
-            more > 0 && slower ? " (more channels, yet slower)"
-            : slower           ? ""
-                               : " (no call slower by 1 % or more)");
+    for (int j = 0; j < c->n_jobs; j++) {
+        const struct tp_cmp_job *job = &c->jobs[j];
+        char calls[1024], who[96];
+        tp_job_cost_text(&job->cost, calls, sizeof(calls));
+        bool slower = job->cost.worst_change_pct <= -TP_COST_ERROR_PCT;
+        int more = job->channels[1] - job->channels[0];
+        if (job->nodes == 1)
+            snprintf(who, sizeof(who), "cost to a one-node job (the node alone)");
+        else
+            snprintf(who, sizeof(who), "cost to a job of %d nodes of the baseline with it",
+                     job->nodes);
+        fprintf(out,
+                "%s%s (NCCL's tuning model, re-planned): %s; collective channels %d -> %d, "
+                "search channels %d -> %d%s\n",
+                indent, who, calls, job->channels[0], job->channels[1], job->search[0],
+                job->search[1],
+                more > 0 && slower ? " (more channels, yet slower)"
+                : slower           ? ""
+                                   : " (no call slower by 1 % or more)");
+    }
 }
 
 static void check_line(FILE *out, const tp_difference *d, const char *indent)
@@ -276,28 +281,29 @@ static void json_call(FILE *out, const tp_tune_call *t)
             t->busbw_gbs);
 }
 
-static void json_job_effect(FILE *out, const tp_comparison *c)
+static void json_job_effects(FILE *out, const tp_comparison *c)
 {
-    fputs("  \"job_effect\": ", out);
-    if (!c->has_job) {
-        fputs("null,\n", out);
-        return;
+    fputs("  \"job_effects\": [", out);
+    for (int j = 0; j < c->n_jobs; j++) {
+        const struct tp_cmp_job *job = &c->jobs[j];
+        fprintf(out,
+                "%s\n   {\"nodes\": %d, \"collective_channels\": [%d, %d], "
+                "\"search_channels\": [%d, %d], \"worst_busbw_change_pct\": %.2f, "
+                "\"allreduce\": [",
+                j ? "," : "", job->nodes, job->channels[0], job->channels[1], job->search[0],
+                job->search[1], job->cost.worst_change_pct);
+        for (int i = 0; i < job->cost.n_calls; i++) {
+            const tp_call_cost *k = &job->cost.calls[i];
+            fprintf(out, "%s\n    {\"bytes\": %llu, \"before\": ", i ? "," : "",
+                    (unsigned long long)k->n_bytes);
+            json_call(out, &k->before);
+            fputs(", \"after\": ", out);
+            json_call(out, &k->after);
+            fprintf(out, ", \"busbw_change_pct\": %.2f}", k->busbw_change_pct);
+        }
+        fputs("]}", out);
     }
-    fprintf(out,
-            "{\"nodes\": %d, \"collective_channels\": [%d, %d], \"search_channels\": [%d, %d], "
-            "\"worst_busbw_change_pct\": %.2f, \"allreduce\": [",
-            c->job_nodes, c->job_channels[0], c->job_channels[1], c->job_search[0],
-            c->job_search[1], c->cost.worst_change_pct);
-    for (int i = 0; i < c->cost.n_calls; i++) {
-        const tp_call_cost *k = &c->cost.calls[i];
-        fprintf(out, "%s\n    {\"bytes\": %llu, \"before\": ", i ? "," : "",
-                (unsigned long long)k->n_bytes);
-        json_call(out, &k->before);
-        fputs(", \"after\": ", out);
-        json_call(out, &k->after);
-        fprintf(out, ", \"busbw_change_pct\": %.2f}", k->busbw_change_pct);
-    }
-    fputs("]},\n", out);
+    fputs(c->n_jobs ? "\n  ],\n" : "],\n", out);
 }
 
 static void check_json(FILE *out, const tp_comparison *c)
@@ -310,7 +316,7 @@ static void check_json(FILE *out, const tp_comparison *c)
             "\"consequences\": %zu,\n",
             e + w ? "false" : "true", e, w, tp_comparison_count_severity(c, TP_SEVERITY_INFO),
             consequence_count(c));
-    json_job_effect(out, c);
+    json_job_effects(out, c);
     fputs("  \"findings\": [", out);
     bool first = true;
     for (int pass = 0; pass < 2; pass++)
