@@ -157,6 +157,20 @@ static int parse(int argc, char **argv, complete_args *a, cli_ctx *ctx, int *cod
     return 0;
 }
 
+/* The provider-file defects completion keeps (guids that make NICs one port, ...): on stderr. */
+static void lint_notes(const char *path, const char *sku)
+{
+    tp_lints *l = NULL;
+    tp_error err = {0};
+    if (tp_lint_file(&l, path, sku, &err) != TP_OK)
+        return; /* completion itself reported the file */
+    for (size_t i = 0; i < tp_lints_count(l); i++)
+        if (!tp_lints_is_partial(l, i))
+            cli_diag("topoplan: %s: lint: %s (completion keeps it)\n", path,
+                     tp_lints_message(l, i));
+    tp_lints_free(l);
+}
+
 static int list_skus(FILE *out)
 {
     for (size_t i = 0; i < tp_sku_count(); i++) {
@@ -210,5 +224,6 @@ int cmd_complete(int argc, char **argv, cli_ctx *ctx)
         tp_report_completion(json ? ctx->out : stderr, c, ctx->format, &err) != TP_OK)
         code = cli_fail(&err);
     tp_completion_free(c);
+    lint_notes(a.input, a.opts.sku);
     return code;
 }

@@ -79,7 +79,8 @@ int cli_compare_run_env(const cli_input *first, const cli_input *second, const t
     tp_plan_free(plans[0]);
     tp_plan_free(plans[1]);
     cli_partial_notes(first, NULL, ctx->out, true);
-    cli_partial_notes(second, NULL, ctx->out, true);
+    if (!(first->path && second->path && strcmp(first->path, second->path) == 0))
+        cli_partial_notes(second, NULL, ctx->out, true); /* a file's notes once */
     return code;
 }
 

@@ -553,7 +553,7 @@ int cli_run_net_report(int argc, char **argv, cli_ctx *ctx, const char *usage,
                        cli_report_fn *report)
 {
     return run_report(argc, argv, ctx, usage,
-                      (report_command){.report = report, .default_nodes = 2, .notes = false});
+                      (report_command){.report = report, .default_nodes = 2, .notes = true});
 }
 
 /* The lints of the input: of the text its plan read when there is one, else of the file. */
