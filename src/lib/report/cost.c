@@ -12,12 +12,28 @@
 static const uint64_t cost_sizes[TP_COST_CALLS] = {1ull << 20, 64ull << 20, 256ull << 20,
                                                    1ull << 30};
 
-/* NCCL's choice for one AllReduce; algorithm -1 when it finds none. */
+/* NCCL's choice for one AllReduce (as tp_plan_tune_call); algorithm -1 when it finds none. */
 static void call_of(const tp_plan *plan, uint64_t n_bytes, tp_tune_call *out)
 {
     memset(out, 0, sizeof(*out));
-    if (tp_plan_tune_call(plan, TP_COLL_ALLREDUCE, n_bytes, out, sizeof(*out)) != TP_OK)
+    out->algorithm = TP_ALGO_RING;
+    out->protocol = TP_PROTO_SIMPLE;
+    if (!plan->tuned || !plan->tuning.modelled)
+        return; /* a one-rank job: NCCL copies locally */
+    tp_tune_choice c;
+    if (!tp_tune__choose(&plan->tuning, TP_COLL_ALLREDUCE, (size_t)n_bytes, &c)) {
         out->algorithm = out->protocol = -1;
+        return;
+    }
+    out->algorithm = c.algo;
+    out->protocol = c.proto;
+    out->time_us = c.time;
+    out->channels = c.n_channels;
+    out->threads = c.n_threads;
+    out->from_backup = c.from_backup;
+    out->algbw_gbs = c.time > 0 ? (double)n_bytes / ((double)c.time * 1e3) : 0;
+    out->busbw_gbs =
+        out->algbw_gbs * tp_tune__busbw_factor(TP_COLL_ALLREDUCE, plan->tuning.job.n_ranks);
 }
 
 tp_status tp_plan_cost(tp_job_cost *out, const tp_plan *before, const tp_plan *after, tp_error *err)
@@ -58,7 +74,8 @@ static const char *choice_text(char *buf, size_t size, const tp_tune_call *c)
 {
     if (c->algorithm < 0)
         return "no algorithm (NCCL fails the call)";
-    snprintf(buf, size, "%s/%s", tp_tune_algo_name(c->algorithm), tp_tune_proto_name(c->protocol));
+    snprintf(buf, size, "%s/%s", tp_tune__algo_name(c->algorithm),
+             tp_tune__proto_name(c->protocol));
     return buf;
 }
 
