@@ -224,6 +224,8 @@ int cmd_complete(int argc, char **argv, cli_ctx *ctx)
         tp_report_completion(json ? ctx->out : stderr, c, ctx->format, &err) != TP_OK)
         code = cli_fail(&err);
     tp_completion_free(c);
-    lint_notes(a.input, a.opts.sku);
+    /* After the written result only: a failed write is reported first, alone. */
+    if (code == CLI_EXIT_OK && fflush(ctx->out) == 0 && !ferror(ctx->out))
+        lint_notes(a.input, a.opts.sku);
     return code;
 }

@@ -275,7 +275,8 @@ int main(int argc, char **argv)
         code = cli_set_output(&ctx, g.output, usage);
     if (code == 0) {
         int done = cmd->fn(argc - optind, argv + optind, &ctx);
-        cli_setting_notes(&ctx, NULL); /* commands without a plan: the configuration's notes */
+        if (done == CLI_EXIT_OK || done == CLI_EXIT_NEGATIVE) /* an error line stays alone */
+            cli_setting_notes(&ctx, NULL); /* commands without a plan: the configuration's */
         code = finish_output(&ctx, done);
     } else if (ctx.report.name) {
         cli_out_close(&ctx.report, false);
