@@ -45,7 +45,7 @@ FUZZ_BIN := $(FUZZ_TARGETS:%=$(BUILD)/tests/replay_%)
 DEPS_STAMP := $(BUILD)/.deps-ok
 CONFORMANCE := ../shared/conformance/run
 
-.PHONY: install uninstall check-package check-provider fuzz check-search-diff all deps demo check check-unit check-golden check-errors check-nccl-errors check-json check-pictures check-fuzz check-output check-header \
+.PHONY: install uninstall check-package check-provider fuzz check-search-diff all deps demo check check-unit check-golden check-errors check-nccl-errors check-notes check-json check-pictures check-fuzz check-output check-header \
         check-lint check-conformance check-conformance-2.27.5 check-explain check-san check-valgrind bench fuzz format-check clean
 
 all: $(BUILD)/topoplan $(BUILD)/libtopoplan.a $(BUILD)/$(SO_REAL) $(BUILD)/$(SONAME) $(BUILD)/libtopoplan.so \
@@ -107,7 +107,7 @@ demo: $(BUILD)/topoplan
 	$(BUILD)/topoplan plan --builtin dgx-h100 --nodes 2
 	$(BUILD)/topoplan search --builtin dgx-h100 --nodes 2
 
-check: check-unit check-golden check-errors check-nccl-errors check-json check-pictures check-fleet check-output check-fuzz check-header check-lint format-check \
+check: check-unit check-golden check-errors check-nccl-errors check-notes check-json check-pictures check-fleet check-output check-fuzz check-header check-lint format-check \
        check-conformance check-explain check-provider check-search-diff check-package check-valgrind \
        check-san
 
@@ -124,6 +124,10 @@ check-fleet: $(BUILD)/topoplan
 # Output files (-o, complete -o, tune --plot, dump files) replaced only on success.
 check-output: $(BUILD)/topoplan
 	@sh tests/output/run.sh $(BUILD)/topoplan
+
+# What every command says on stderr: setting notes, provider lints, never inside a report line.
+check-notes: $(BUILD)/topoplan
+	@sh tests/notes/run.sh $(BUILD)/topoplan
 
 check-errors: $(BUILD)/topoplan
 	@sh tests/errors/run.sh $(BUILD)/topoplan

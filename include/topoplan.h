@@ -496,6 +496,40 @@ TP_API const char *tp_plan_note(const tp_plan *plan, size_t i);
 TP_API tp_status tp_report_validate(FILE *out, const tp_plan *plan, const tp_error *failure,
                                     const tp_graph_check *chk, tp_format fmt, tp_error *err);
 
+/** @defgroup cost What a change costs a job, in NCCL's own tuning model */
+
+/** The AllReduce calls a cost is stated for: 1 MiB, 64 MiB, 256 MiB and 1 GiB. */
+#define TP_COST_CALLS 4
+
+/** One call in two plans: NCCL's choice and prediction before and after. */
+typedef struct tp_call_cost {
+    uint64_t n_bytes;
+    tp_tune_call before, after; /**< algorithm -1: NCCL finds no algorithm/protocol */
+    double busbw_change_pct;    /**< (after - before) / before x 100: negative is slower */
+} tp_call_cost;
+
+/** What going from one plan to another costs: AllReduce at TP_COST_CALLS sizes. */
+typedef struct tp_job_cost {
+    int n_calls;
+    tp_call_cost calls[TP_COST_CALLS];
+    double worst_change_pct; /**< the lowest busbw_change_pct (0 when no call got slower) */
+} tp_job_cost;
+
+/**
+ * Compare NCCL 2.22.3's choice and predicted bus bandwidth for one float32
+ * AllReduce of each TP_COST_CALLS size in `before` and `after` (e.g. a job of
+ * baseline nodes and the same job with one deviating node).
+ * @return TP_OK; TP_ERR_ARGUMENT on a NULL pointer or a failed plan
+ */
+TP_API tp_status tp_plan_cost(tp_job_cost *out, const tp_plan *before, const tp_plan *after,
+                              tp_error *err);
+/**
+ * A cost in one line: "AllReduce 1 MiB NVLS/Simple 85.1 -> Ring/LL128 60.2
+ * GB/s busbw (-29.3 %), 64 MiB ..."; calls whose choice and busbw stay the
+ * same say "unchanged". Truncated to size bytes (NUL-terminated).
+ */
+TP_API void tp_job_cost_text(const tp_job_cost *cost, char *buf, size_t size);
+
 /** @defgroup compare Diff and health check of two topologies */
 
 /** Layers of a comparison, in pipeline order. */
@@ -538,6 +572,10 @@ typedef struct tp_difference {
     tp_severity severity;
     const char *title; /**< static, what it means for a health check: "missing NVLink" */
     char text[320];    /**< old -> new: "PCI link GPU/0-1c000 -> PCI/0-18000: 12.0 -> 3.0 GB/s" */
+    /** 1: a consequence of the root causes (the hardware deviations of the system layer: what
+     *  they change in paths, graphs, channels, tuning, or a NET lost with its NIC); listed under
+     *  them by `check` and not counted by tp_comparison_count_severity. 0: a root cause. */
+    int consequence;
 } tp_difference;
 
 /** Opaque list of the differences between two plans. */
@@ -587,8 +625,27 @@ TP_API tp_status tp_compare_key(char **key, size_t *key_len, const tp_plan *base
 TP_API size_t tp_comparison_count(const tp_comparison *cmp);
 /** Difference i (borrowed; valid until the comparison is freed). */
 TP_API const tp_difference *tp_comparison_get(const tp_comparison *cmp, size_t i);
-/** Number of differences of a severity. */
+/** Number of root causes (differences that are no consequence) of a severity. */
 TP_API size_t tp_comparison_count_severity(const tp_comparison *cmp, tp_severity sev);
+/**
+ * State what the second plan's node costs a job (health check): `job_base` is
+ * a job of baseline nodes, `job_node` the same job with the checked node among
+ * them, or the node alone (one-node jobs), both planned by the caller. Call it
+ * for up to two job sizes (the node alone, and among baseline nodes); a size
+ * measured again replaces its cost. The cost is NCCL's tuning model's
+ * (tp_plan_cost: AllReduce 1 MiB to 1 GiB) and sets the severity of every
+ * root cause that is not INFO: ERROR when a call of any job measured gets at
+ * least TP_COST_ERROR_PCT percent slower, else WARN (a missing GPU stays
+ * ERROR), so the severity follows the cost, not the --nodes of the comparison.
+ * `check` reports print the costs under the root causes (text and JSON).
+ * @return TP_OK; TP_ERR_ARGUMENT on a NULL pointer, a failed plan or a third size
+ */
+TP_API tp_status tp_comparison_set_job(tp_comparison *cmp, const tp_plan *job_base,
+                                       const tp_plan *job_node, tp_error *err);
+/** Busbw loss (percent, of any TP_COST_CALLS call) from which a deviation is an ERROR. */
+#define TP_COST_ERROR_PCT 1.0
+/** Cost i set by tp_comparison_set_job (borrowed), NULL past the end; *n_nodes its job size. */
+TP_API const tp_job_cost *tp_comparison_job_cost(const tp_comparison *cmp, int i, int *n_nodes);
 /** The first layer with a difference, or -1 when the plans are identical. */
 TP_API int tp_comparison_first_layer(const tp_comparison *cmp);
 /**
@@ -999,6 +1056,22 @@ TP_API int tp_findings_count(const tp_findings *f);
 TP_API const char *tp_findings_get(const tp_findings *f, int i);
 /** Free a list (NULL-safe). */
 TP_API void tp_findings_free(tp_findings *f);
+
+/**
+ * Setting notes: one line per NCCL_* setting that NCCL 2.22.3 would misread
+ * or that leaves the job on a fallback, with its consequence for this job: an
+ * NCCL_ALGO or NCCL_PROTO name NCCL does not know (ignored; the nearest valid
+ * name is given), a list that leaves no algorithm NCCL can use (NCCL falls
+ * back to Ring and Tree), no protocol at all, an NCCL_IB_HCA that selects no
+ * device (NCCL's IB plugin falls back to sockets) or has an entry that selects
+ * nothing. The consequence is the plan re-planned without the setting,
+ * compared by tp_plan_cost. Each line starts with the setting ("NCCL_ALGO=Rnig: ").
+ * @param cfg   the configuration; NULL: the plan's
+ * @param plan  may be NULL: the notes the configuration alone gives, no consequence
+ * @return TP_OK; TP_ERR_ARGUMENT when out is NULL or both cfg and plan are; TP_ERR_NOMEM
+ */
+TP_API tp_status tp_setting_notes(tp_findings **out, const tp_config *cfg, const tp_plan *plan,
+                                  tp_error *err);
 
 /**
  * The channel NCCL 2.22.3 sends part `part` of rank's P2P messages to `peer`

@@ -40,6 +40,13 @@ int cli_out_open(cli_out_file *o, const char *path);
  */
 int cli_out_close(cli_out_file *o, bool keep);
 
+/* The setting notes printed so far (each once, however many plans a command makes). */
+typedef struct cli_seen {
+    char **notes;
+    size_t n, cap;
+    bool planned; /* a plan's notes were printed: the configuration's alone are not needed */
+} cli_seen;
+
 typedef struct cli_ctx {
     tp_config *cfg;   /* from the environment and --env options */
     tp_format format; /* --format (svg: TP_FORMAT_DOT with svg set) */
@@ -48,6 +55,7 @@ typedef struct cli_ctx {
     const char *command;
     FILE *out;           /* stdout or -o FILE */
     cli_out_file report; /* -o FILE (global or after the command), when given */
+    cli_seen *seen;      /* setting notes printed (may be NULL: none printed) */
     void **owned;        /* blocks parsed options point into, freed by cli_ctx_release */
     size_t n_owned, cap_owned;
 } cli_ctx;
@@ -129,6 +137,22 @@ typedef tp_status cli_dot_fn(FILE *out, const tp_plan *plan, const void *arg, tp
 /* Write what `draw` writes to ctx->out, as SVG when ctx->svg; returns the exit code. */
 int cli_write_dot(cli_ctx *ctx, const tp_plan *plan, cli_dot_fn *draw, const void *arg);
 
+/*
+ * A diagnostic on stderr ("topoplan: ..." lines). Standard output is flushed
+ * first, so a diagnostic lands at a line boundary of the report even when both
+ * streams go to one pipe (`plan ... 2>&1 | less`).
+ */
+void cli_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Print on stderr, once each, the setting notes (tp_setting_notes) of a plan,
+ * or of the context's configuration alone when plan is NULL and no plan's
+ * notes were printed: "topoplan: setting: NCCL_ALGO=Rnig: ...".
+ */
+void cli_setting_notes(const cli_ctx *ctx, const tp_plan *plan);
+/* Free the notes printed (cli_seen). */
+void cli_seen_release(cli_seen *seen);
+
 /* Exit code for a status: the only mapping. */
 int cli_exit_for(tp_status st);
 /*
@@ -138,6 +162,12 @@ int cli_exit_for(tp_status st);
 int cli_fail(const tp_error *err);
 /* tp_printable(s) to out (messages up to 2 KiB): file names and values echoed safely. */
 void cli_put_printable(FILE *out, const char *s);
+/*
+ * A diagnostic on stderr, as given. Standard output is flushed first, so a
+ * diagnostic lands at a line boundary of the report even when both streams go
+ * to one pipe (`plan ... 2>&1 | less`); cli_message and the usage errors too.
+ */
+void cli_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "topoplan: " + the formatted message through cli_put_printable + newline, on stderr. */
 void cli_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* -o FILE after the command: open it as the report stream (usage error when given twice). */
@@ -195,15 +225,18 @@ typedef struct cli_job_effect_t {
     int n_nodes;                     /* nodes of the job (at least 2) */
     int channels_base, channels_odd; /* collective channels without / with the node */
     int search_base, search_odd;     /* ring/tree search channels after combination */
+    tp_job_cost cost;                /* NCCL's tuning model: AllReduce without / with the node */
 } cli_job_effect_t;
 
 /*
  * Plan a job of n_nodes (at least 2) nodes of `base` and the same job with
- * node 1 planned on the file `odd`; 0, or -1 when either job does not plan.
+ * node 1 planned on the file `odd`, and state the cost (cmp, may be NULL:
+ * tp_comparison_set_job rates its root causes by it); 0, or -1 when either
+ * job does not plan.
  */
 int cli_job_effect(cli_job_effect_t *fx, const cli_input *base, const char *odd, int n_nodes,
-                   const cli_ctx *ctx);
-/* "Job effect: ... this node costs the job N channels". */
+                   const cli_ctx *ctx, tp_comparison *cmp);
+/* "Job effect (NCCL's tuning model ...): AllReduce 1 MiB ...; collective channels ...". */
 void cli_job_effect_text(FILE *out, const cli_job_effect_t *fx, const char *base, const char *odd);
 
 /* Fleet check: every NODE (files, or .xml files of folders) against the baseline. */

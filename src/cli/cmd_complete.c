@@ -157,6 +157,20 @@ static int parse(int argc, char **argv, complete_args *a, cli_ctx *ctx, int *cod
     return 0;
 }
 
+/* The provider-file defects completion keeps (guids that make NICs one port, ...): on stderr. */
+static void lint_notes(const char *path, const char *sku)
+{
+    tp_lints *l = NULL;
+    tp_error err = {0};
+    if (tp_lint_file(&l, path, sku, &err) != TP_OK)
+        return; /* completion itself reported the file */
+    for (size_t i = 0; i < tp_lints_count(l); i++)
+        if (!tp_lints_is_partial(l, i))
+            cli_diag("topoplan: %s: lint: %s (completion keeps it)\n", path,
+                     tp_lints_message(l, i));
+    tp_lints_free(l);
+}
+
 static int list_skus(FILE *out)
 {
     for (size_t i = 0; i < tp_sku_count(); i++) {
@@ -204,9 +218,14 @@ int cmd_complete(int argc, char **argv, cli_ctx *ctx)
     if (tp_complete_file(&c, a.input, &a.opts, &err) != TP_OK)
         return cli_fail(&err);
     code = write_xml(a.output, ctx->out, tp_completion_xml(c));
+    if (!json)
+        fflush(stdout); /* the XML's lines before the additions on stderr (cli_diag) */
     if (code == CLI_EXIT_OK &&
         tp_report_completion(json ? ctx->out : stderr, c, ctx->format, &err) != TP_OK)
         code = cli_fail(&err);
     tp_completion_free(c);
+    /* After the written result only: a failed write is reported first, alone. */
+    if (code == CLI_EXIT_OK && fflush(ctx->out) == 0 && !ferror(ctx->out))
+        lint_notes(a.input, a.opts.sku);
     return code;
 }

@@ -51,6 +51,15 @@ int cli_compare_run_env(const cli_input *first, const cli_input *second, const t
         code = cli_plan(&plans[1], second, &ctx_b);
     if (code == CLI_EXIT_OK && tp_compare_plans(&cmp, plans[0], plans[1], &err) != TP_OK)
         code = cli_fail(&err);
+    /* The second topology as one node of a job of the first: what it costs the job. */
+    bool node_file = second->path && !(first->path && strcmp(first->path, second->path) == 0);
+    if (code == CLI_EXIT_OK && check && node_file &&
+        tp_comparison_count_severity(cmp, TP_SEVERITY_ERROR) +
+                tp_comparison_count_severity(cmp, TP_SEVERITY_WARN) >
+            0) {
+        cli_job_effect_t fx;
+        cli_job_effect(&fx, first, second->path, first->job.n_nodes, ctx, cmp);
+    }
     if (code == CLI_EXIT_OK) {
         tp_status st = check ? tp_report_check(ctx->out, cmp, ctx->format, &err)
                              : tp_report_diff(ctx->out, cmp, ctx->format, &err);
@@ -58,11 +67,10 @@ int cli_compare_run_env(const cli_input *first, const cli_input *second, const t
                                  tp_comparison_count_severity(cmp, TP_SEVERITY_WARN)
                            : tp_comparison_count(cmp);
         code = st != TP_OK ? cli_fail(&err) : bad ? CLI_EXIT_NEGATIVE : CLI_EXIT_OK;
-        /* The second topology as one node of a job of the first: what it costs the job. */
-        if (st == TP_OK && bad && ctx->format == TP_FORMAT_TEXT && second->path &&
-            !(first->path && strcmp(first->path, second->path) == 0)) {
+        /* A diff states it after the differences (a check's report holds it). */
+        if (st == TP_OK && !check && bad && ctx->format == TP_FORMAT_TEXT && node_file) {
             cli_job_effect_t fx;
-            cli_job_effect(&fx, first, second->path, first->job.n_nodes, ctx);
+            cli_job_effect(&fx, first, second->path, first->job.n_nodes, ctx, NULL);
             cli_job_effect_text(ctx->out, &fx, first->builtin ? first->builtin : first->path,
                                 second->path);
         }
@@ -71,7 +79,8 @@ int cli_compare_run_env(const cli_input *first, const cli_input *second, const t
     tp_plan_free(plans[0]);
     tp_plan_free(plans[1]);
     cli_partial_notes(first, NULL, ctx->out, true);
-    cli_partial_notes(second, NULL, ctx->out, true);
+    if (!(first->path && second->path && strcmp(first->path, second->path) == 0))
+        cli_partial_notes(second, NULL, ctx->out, true); /* a file's notes once */
     return code;
 }
 

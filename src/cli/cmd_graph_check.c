@@ -40,6 +40,7 @@ int cmd_graph_check(int argc, char **argv, cli_ctx *ctx)
     else
         code = tp_graph_check_feasible(chk) ? CLI_EXIT_OK : CLI_EXIT_NEGATIVE;
     tp_graph_check_free(chk);
+    cli_partial_notes(&a.in, plan, ctx->out, true); /* lints of the topology checked against */
     tp_plan_free(plan);
     return code;
 }

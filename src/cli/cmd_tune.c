@@ -145,6 +145,7 @@ int cmd_tune(int argc, char **argv, cli_ctx *ctx)
         else if (t.plot)
             code = write_plot(plan, &t, ctx->out);
     }
+    cli_partial_notes(&a.in, plan, ctx->out, true); /* lints that explain the figures */
     tp_plan_free(plan);
     return code;
 }

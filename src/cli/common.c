@@ -38,8 +38,61 @@ void cli_put_printable(FILE *out, const char *s)
     fputs(tp_printable(buf, sizeof(buf), s), out);
 }
 
+void cli_diag(const char *fmt, ...)
+{
+    fflush(stdout); /* the report's buffered lines first: never a diagnostic inside one */
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
+
+/* Whether a note was printed already; remember it when not. */
+static bool seen_before(cli_seen *seen, const char *note)
+{
+    for (size_t i = 0; i < seen->n; i++)
+        if (strcmp(seen->notes[i], note) == 0)
+            return true;
+    if (seen->n == seen->cap) {
+        size_t cap = seen->cap ? 2 * seen->cap : 8;
+        char **grown = realloc(seen->notes, cap * sizeof(*grown));
+        if (!grown)
+            return false; /* printed again rather than lost */
+        seen->notes = grown;
+        seen->cap = cap;
+    }
+    char *copy = strdup(note);
+    if (copy)
+        seen->notes[seen->n++] = copy;
+    return false;
+}
+
+void cli_setting_notes(const cli_ctx *ctx, const tp_plan *plan)
+{
+    if (!ctx->seen || (!plan && ctx->seen->planned) || (!plan && !ctx->cfg))
+        return;
+    tp_findings *f = NULL;
+    tp_error err = {0};
+    if (tp_setting_notes(&f, ctx->cfg, plan, &err) != TP_OK)
+        return; /* advisory: the command's own result stands */
+    ctx->seen->planned = ctx->seen->planned || plan;
+    for (int i = 0; i < tp_findings_count(f); i++)
+        if (!seen_before(ctx->seen, tp_findings_get(f, i)))
+            cli_message("setting: %s", tp_findings_get(f, i));
+    tp_findings_free(f);
+}
+
+void cli_seen_release(cli_seen *seen)
+{
+    for (size_t i = 0; i < seen->n; i++)
+        free(seen->notes[i]);
+    free(seen->notes);
+    memset(seen, 0, sizeof(*seen));
+}
+
 void cli_message(const char *fmt, ...)
 {
+    fflush(stdout); /* at a line boundary of the report (cli_diag) */
     char msg[2048];
     va_list ap;
     va_start(ap, fmt);
@@ -99,6 +152,7 @@ static void usage_command(const char *usage, char *cmd, size_t size)
 
 int cli_usage_error(const char *usage, const char *fmt, ...)
 {
+    fflush(stdout); /* at a line boundary of the report (cli_diag) */
     char msg[2048];
     va_list ap;
     va_start(ap, fmt);
@@ -443,6 +497,8 @@ int cli_plan_err(tp_plan **out, const cli_input *in, const cli_ctx *ctx, tp_erro
         st = tp_plan_file(out, in->path, &in->job, ctx->cfg, &err);
     }
     *failure = err;
+    if (st == TP_OK)
+        cli_setting_notes(ctx, *out);
     return st == TP_OK ? CLI_EXIT_OK : cli_fail(&err);
 }
 
@@ -497,7 +553,7 @@ int cli_run_net_report(int argc, char **argv, cli_ctx *ctx, const char *usage,
                        cli_report_fn *report)
 {
     return run_report(argc, argv, ctx, usage,
-                      (report_command){.report = report, .default_nodes = 2, .notes = false});
+                      (report_command){.report = report, .default_nodes = 2, .notes = true});
 }
 
 /* The lints of the input: of the text its plan read when there is one, else of the file. */
@@ -514,6 +570,8 @@ size_t cli_partial_notes(const cli_input *in, const tp_plan *plan, FILE *out, bo
     if (in->builtin || !in->path || lint_input(&l, in, plan) != TP_OK)
         return 0; /* the command itself reports unreadable input */
     FILE *f = to_stderr ? stderr : out;
+    if (to_stderr)
+        fflush(stdout); /* at a line boundary of the report (cli_diag) */
     size_t n = tp_lints_count(l), partial = 0;
     for (size_t i = 0; i < n; i++) {
         bool p = tp_lints_is_partial(l, i);

@@ -203,9 +203,14 @@ static void check_text(fleet *f, fleet_node *r, const char *text, size_t len)
         cli_name_flag(&err);
         tp_error_format(&err, r->message, sizeof(r->message));
     }
+    /* A deviating node's cost to a job rates its root causes (tp_comparison_set_job). */
+    if (r->status == TP_OK && tp_comparison_count_severity(cmp, TP_SEVERITY_ERROR) +
+                                      tp_comparison_count_severity(cmp, TP_SEVERITY_WARN) >
+                                  0)
+        cli_job_effect(&r->effect, f->baseline, r->path, f->job.n_nodes, f->ctx, cmp);
     for (size_t i = 0; r->status == TP_OK && i < tp_comparison_count(cmp); i++) {
         const tp_difference *d = tp_comparison_get(cmp, i);
-        if (d->severity == TP_SEVERITY_INFO)
+        if (d->severity == TP_SEVERITY_INFO || d->consequence)
             continue;
         r->errors += d->severity == TP_SEVERITY_ERROR;
         r->warnings += d->severity == TP_SEVERITY_WARN;
@@ -213,8 +218,6 @@ static void check_text(fleet *f, fleet_node *r, const char *text, size_t len)
     }
     tp_comparison_free(cmp);
     tp_plan_free(plan);
-    if (r->status == TP_OK && r->errors + r->warnings > 0)
-        cli_job_effect(&r->effect, f->baseline, r->path, f->job.n_nodes, f->ctx);
 }
 
 /* Node i: read it; a node whose key was checked waits for and takes that result. */
@@ -341,10 +344,11 @@ static void json_node(FILE *out, const fleet_node *r, const char *nccl)
     if (bad && r->effect.known)
         fprintf(out,
                 ", \"job\": {\"nodes\": %d, \"search_channels\": [%d, %d], "
-                "\"collective_channels\": [%d, %d], \"search_channels_cost\": %d}",
+                "\"collective_channels\": [%d, %d], \"search_channels_cost\": %d, "
+                "\"worst_busbw_change_pct\": %.2f}",
                 r->effect.n_nodes, r->effect.search_base, r->effect.search_odd,
                 r->effect.channels_base, r->effect.channels_odd,
-                r->effect.search_base - r->effect.search_odd);
+                r->effect.search_base - r->effect.search_odd, r->effect.cost.worst_change_pct);
     fputs("}\n", out);
 }
 

@@ -27,8 +27,15 @@ static tp_status plan_job_of(tp_plan **out, const cli_input *base, const char *o
     return tp_plan_file(out, base->path, &job, ctx->cfg, err);
 }
 
+/* The node file alone, as a one-node job. */
+static tp_status plan_odd_alone(tp_plan **out, const char *odd, const cli_ctx *ctx, tp_error *err)
+{
+    tp_job job = {.version = TP_JOB_VERSION, .n_nodes = 1};
+    return tp_plan_file(out, odd, &job, ctx->cfg, err);
+}
+
 int cli_job_effect(cli_job_effect_t *fx, const cli_input *base, const char *odd, int n_nodes,
-                   const cli_ctx *ctx)
+                   const cli_ctx *ctx, tp_comparison *cmp)
 {
     memset(fx, 0, sizeof(*fx));
     fx->n_nodes = n_nodes < 2 ? 2 : n_nodes;
@@ -38,9 +45,12 @@ int cli_job_effect(cli_job_effect_t *fx, const cli_input *base, const char *odd,
     tp_status st = plan_job_of(&plans[0], base, NULL, fx->n_nodes, ctx, &err);
     if (st == TP_OK)
         st = plan_job_of(&plans[1], base, odd, fx->n_nodes, ctx, &err);
-    for (int i = 0; i < 2 && st == TP_OK; i++) {
+    for (int i = 0; i < 2 && st == TP_OK; i++)
         st = tp_plan_channels(plans[i], &info[i], sizeof(info[i]));
-    }
+    if (st == TP_OK)
+        st = tp_plan_cost(&fx->cost, plans[0], plans[1], &err);
+    if (st == TP_OK && cmp)
+        st = tp_comparison_set_job(cmp, plans[0], plans[1], &err);
     if (st == TP_OK) {
         fx->channels_base = info[0].n_channels;
         fx->channels_odd = info[1].n_channels;
@@ -48,6 +58,13 @@ int cli_job_effect(cli_job_effect_t *fx, const cli_input *base, const char *odd,
         fx->search_odd = info[1].search_channels;
         fx->known = true;
     }
+    tp_plan_free(plans[0]);
+    tp_plan_free(plans[1]);
+    /* The node alone against a baseline node alone: what it costs a one-node job. */
+    plans[0] = plans[1] = NULL;
+    if (st == TP_OK && cmp && (st = plan_job_of(&plans[0], base, NULL, 1, ctx, &err)) == TP_OK &&
+        (st = plan_odd_alone(&plans[1], odd, ctx, &err)) == TP_OK)
+        st = tp_comparison_set_job(cmp, plans[0], plans[1], &err);
     tp_plan_free(plans[0]);
     tp_plan_free(plans[1]);
     return st == TP_OK ? 0 : -1;
@@ -60,17 +77,15 @@ void cli_job_effect_text(FILE *out, const cli_job_effect_t *fx, const char *base
                 odd, base);
         return;
     }
-    int cost = fx->search_base - fx->search_odd;
+    char calls[1024];
+    tp_job_cost_text(&fx->cost, calls, sizeof(calls));
+    bool slower = fx->cost.worst_change_pct <= -TP_COST_ERROR_PCT;
     fprintf(out,
-            "Job effect (re-planned): in a job of %d nodes of %s, one node %s: search "
-            "channels %d -> %d, collective channels %d -> %d: ",
-            fx->n_nodes, base, odd, fx->search_base, fx->search_odd, fx->channels_base,
-            fx->channels_odd);
-    if (cost > 0)
-        fprintf(out, "this node costs the job %d search channel%s\n", cost, cost == 1 ? "" : "s");
-    else if (cost < 0)
-        fprintf(out, "this node gives the job %d more search channel%s\n", -cost,
-                cost == -1 ? "" : "s");
-    else
-        fputs("this node costs the job no channel\n", out);
+            "Job effect (NCCL's tuning model, re-planned): in a job of %d nodes of %s, one node "
+            "%s: %s; collective channels %d -> %d, search channels %d -> %d%s\n",
+            fx->n_nodes, base, odd, calls, fx->channels_base, fx->channels_odd, fx->search_base,
+            fx->search_odd,
+            fx->channels_odd > fx->channels_base && slower ? " (more channels, yet slower)"
+            : slower                                       ? ""
+                                                           : " (no call slower by 1 % or more)");
 }

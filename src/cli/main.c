@@ -238,7 +238,8 @@ int main(int argc, char **argv)
 {
     global_opts g = {.env_list = calloc((size_t)argc + 1, sizeof(char *)),
                      .env_files = calloc((size_t)argc + 1, sizeof(char *))};
-    cli_ctx ctx = {.out = stdout};
+    cli_seen seen = {0};
+    cli_ctx ctx = {.out = stdout, .seen = &seen};
     int code = g.env_list && g.env_files ? parse_globals(argc, argv, &g) : CLI_EXIT_IO;
     if (code == 0 && optind >= argc) {
         print_help();
@@ -274,10 +275,15 @@ int main(int argc, char **argv)
         code = build_config(&ctx, &g);
     if (code == 0 && g.output)
         code = cli_set_output(&ctx, g.output, usage);
-    if (code == 0)
-        code = finish_output(&ctx, cmd->fn(argc - optind, argv + optind, &ctx));
-    else if (ctx.report.name)
+    if (code == 0) {
+        int done = cmd->fn(argc - optind, argv + optind, &ctx);
+        if (done == CLI_EXIT_OK || done == CLI_EXIT_NEGATIVE) /* an error line stays alone */
+            cli_setting_notes(&ctx, NULL); /* commands without a plan: the configuration's */
+        code = finish_output(&ctx, done);
+    } else if (ctx.report.name) {
         cli_out_close(&ctx.report, false);
+    }
+    cli_seen_release(&seen);
     tp_config_free(ctx.cfg);
     cli_ctx_release(&ctx);
     free(g.env_list);

@@ -61,7 +61,7 @@ static int draw_svg(const gvc_api *api, FILE *out, const char *dot)
     unsigned svg_len = 0;
     if (!g || api->layout(gvc, g, "dot") != 0 ||
         api->render_data(gvc, g, "svg", &svg, &svg_len) != 0) {
-        fprintf(stderr, "topoplan: Graphviz could not draw the picture\n");
+        cli_diag("topoplan: Graphviz could not draw the picture\n");
         code = CLI_EXIT_INTERNAL;
     } else if (fwrite(svg, 1, svg_len, out) != svg_len) {
         code = CLI_EXIT_IO;
@@ -83,8 +83,8 @@ int cli_render_svg(FILE *out, const char *dot, size_t len)
     gvc_api api = {0};
     int code;
     if (!load_gvc(&api)) {
-        fprintf(stderr, "topoplan: Graphviz (%s) could not be loaded: %s\n", TP_GVC_SONAME,
-                api.lib ? "a function is missing" : dlerror());
+        cli_diag("topoplan: Graphviz (%s) could not be loaded: %s\n", TP_GVC_SONAME,
+                 api.lib ? "a function is missing" : dlerror());
         code = CLI_EXIT_INTERNAL;
     } else {
         code = draw_svg(&api, out, dot);
@@ -102,7 +102,7 @@ int cli_write_dot(cli_ctx *ctx, const tp_plan *plan, cli_dot_fn *draw, const voi
     size_t len = 0;
     FILE *mem = open_memstream(&dot, &len);
     if (!mem) {
-        fprintf(stderr, "topoplan: out of memory\n");
+        cli_diag("topoplan: out of memory\n");
         return CLI_EXIT_IO;
     }
     tp_status st = draw(mem, plan, arg, &err);

@@ -95,7 +95,7 @@ def single(path, env):
     doc = json.loads(r.stdout)
     kinds = {}
     for f in doc["findings"]:
-        if f["severity"] != "info":
+        if f["severity"] != "info" and f.get("role") != "consequence":  # root causes, as fleet
             kinds[f["title"]] = kinds.get(f["title"], 0) + 1
     effect = None
     if not doc["healthy"]:

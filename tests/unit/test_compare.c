@@ -129,19 +129,26 @@ typedef struct expect_row {
 static const expect_row rows[] = {
     /* x16 -> x4 on GPU 1c000: system and paths change, the plan does not (WARN). */
     {"v100_nv2.xml", "v100_nv2_x4.xml", NULL, 1, TP_LAYER_SYSTEM, TP_DIFF_LINK_BW, TP_SEVERITY_WARN,
-     "PCIe link downgraded", "PCI link GPU/0-1c000 -> PCI/0-18000: 12.0 -> 3.0 GB/s"},
+     "PCIe link downgraded",
+     "PCI link GPU 1 (0000:1c:00.0, GPU/0-1c000) -> PCIe switch 0000:18:00.0 (PCI/0-18000): PCIe "
+     "Gen3 x16 -> x4, 12.0 -> 3.0 GB/s"},
     {"v100_nv2.xml", "v100_nv2_x4.xml", NULL, 1, TP_LAYER_PATHS, TP_DIFF_PATH, TP_SEVERITY_WARN,
-     "GPU-CPU path worse", "GPU/0-1c000 -> CPU/0-0: PHB 12.0 GB/s, 2 hops -> PHB 3.0 GB/s, 2 hops"},
+     "GPU-CPU path worse",
+     "GPU 1 (0000:1c:00.0, GPU/0-1c000) -> NUMA node 0 (CPU/0-0): PHB 12.0 GB/s, 2 hops -> PHB 3.0 "
+     "GB/s, 2 hops"},
     /* NVLinks of the pair 1a000-1c000 removed. */
     {"v100_nv2.xml", "v100_nv2_no_nvl01.xml", NULL, 1, TP_LAYER_SYSTEM, TP_DIFF_LINK_MISSING,
      TP_SEVERITY_ERROR, "missing NVLink",
-     "NVL link GPU/0-1a000 -> GPU/0-1c000: 40.0 GB/s -> missing"},
+     "NVL link GPU 0 (0000:1a:00.0, GPU/0-1a000) -> GPU 1 (0000:1c:00.0, GPU/0-1c000): 40.0 GB/s "
+     "-> missing"},
     {"v100_nv2.xml", "v100_nv2_no_nvl01.xml", NULL, 1, TP_LAYER_PATHS, TP_DIFF_PATH,
      TP_SEVERITY_ERROR, "GPU pair path worse",
-     "GPU/0-1a000 -> GPU/0-1c000: NVL 40.0 GB/s, 1 hop -> NVB 40.0 GB/s, 2 hops"},
+     "GPU 0 (0000:1a:00.0, GPU/0-1a000) -> GPU 1 (0000:1c:00.0, GPU/0-1c000): NVL 40.0 GB/s, 1 hop "
+     "-> NVB 40.0 GB/s, 2 hops"},
     {"v100_nv2.xml", "v100_nv2_no_nvl01.xml", "NCCL_NVB_DISABLE=1", 1, TP_LAYER_PATHS, TP_DIFF_PATH,
      TP_SEVERITY_ERROR, "GPU pair path worse",
-     "GPU/0-1a000 -> GPU/0-1c000: NVL 40.0 GB/s, 1 hop -> PIX 12.0 GB/s, 2 hops"},
+     "GPU 0 (0000:1a:00.0, GPU/0-1a000) -> GPU 1 (0000:1c:00.0, GPU/0-1c000): NVL 40.0 GB/s, 1 hop "
+     "-> PIX 12.0 GB/s, 2 hops"},
     {"v100_nv2.xml", "v100_nv2_no_nvl01.xml", NULL, 1, TP_LAYER_GRAPHS, TP_DIFF_GRAPH,
      TP_SEVERITY_ERROR, "fewer graph channels", "ring: channels 6 -> 4"},
     {"v100_nv2.xml", "v100_nv2_no_nvl01.xml", NULL, 1, TP_LAYER_CHANNELS, TP_DIFF_CHANNELS,
@@ -150,21 +157,25 @@ static const expect_row rows[] = {
      TP_SEVERITY_WARN, "fewer P2P channels", "P2P channels 16 -> 8"},
     /* 2-node job, NIC mlx5_1 (bus 8a000, NET 1) missing. */
     {"pix_nic_2s.xml", "pix_nic_2s_no_nic1.xml", NULL, 2, TP_LAYER_SYSTEM, TP_DIFF_NODE_MISSING,
-     TP_SEVERITY_ERROR, "missing NIC", "NIC/0-8a000: removed"},
+     TP_SEVERITY_ERROR, "missing NIC", "NIC mlx5_1 at 0000:8a:00.0 (NIC/0-8a000): removed"},
     {"pix_nic_2s.xml", "pix_nic_2s_no_nic1.xml", NULL, 2, TP_LAYER_SYSTEM, TP_DIFF_NODE_MISSING,
      TP_SEVERITY_ERROR, "missing NET device",
-     "NET/0-1 (dev 1, port 1, guid 0x506b4b0300fa2e41, 12.5 GB/s): removed"},
+     "mlx5_1 (NET/1) (dev 1, port 1, guid 0x506b4b0300fa2e41, 12.5 GB/s): removed"},
     /* The same NIC moved under CPU 0's PCI switch. */
     {"pix_nic_2s.xml", "pix_nic_2s_nic1_numa0.xml", NULL, 2, TP_LAYER_SYSTEM, TP_DIFF_NODE_MOVED,
      TP_SEVERITY_WARN, "NIC on another PCI switch or NUMA node",
-     "NIC/0-8a000: under PCI/0-86000 (NUMA CPU/0-1) -> under PCI/0-18000 (NUMA CPU/0-0)"},
+     "NIC mlx5_1 at 0000:8a:00.0 (NIC/0-8a000): under PCIe switch 0000:86:00.0 (PCI/0-86000), "
+     "NUMA node 1 (CPU/0-1) -> under PCIe switch 0000:18:00.0 (PCI/0-18000), NUMA node 0 "
+     "(CPU/0-0)"},
     {"pix_nic_2s.xml", "pix_nic_2s_nic1_numa0.xml", NULL, 2, TP_LAYER_PATHS, TP_DIFF_PATH,
      TP_SEVERITY_INFO, "path better",
-     "GPU/0-1a000 -> NET/0-1: SYS 10.0 GB/s, 6 hops -> PIX 12.0 GB/s, 3 hops"},
+     "GPU 0 (0000:1a:00.0, GPU/0-1a000) -> mlx5_1 (NET/1): SYS 10.0 GB/s, 6 hops -> PIX 12.0 GB/s, "
+     "3 hops"},
     /* Bus ids renumbered: matched by position, harmless. */
     {"v100_nv2.xml", "v100_nv2_renumbered.xml", NULL, 1, TP_LAYER_SYSTEM, TP_DIFF_NODE_RENUMBERED,
      TP_SEVERITY_INFO, "renumbered device",
-     "GPU/0-1c000 -> GPU/0-3c000: matched by position (another NCCL id)"},
+     "GPU 1 (0000:1c:00.0, GPU/0-1c000) -> GPU 1 (0000:3c:00.0, GPU/0-3c000): matched by "
+     "position (another NCCL id)"},
 };
 
 static void test_compare_expected_differences(void **state)
@@ -216,8 +227,8 @@ static void test_compare_reverse_direction(void **state)
 {
     (void)state;
     tp_comparison *cmp = compare_fixtures("v100_nv2_no_nvl01.xml", "v100_nv2.xml", NULL, 1);
-    const tp_difference *d =
-        find_text(cmp, "NVL link GPU/0-1a000 -> GPU/0-1c000: none -> 40.0 GB/s");
+    const tp_difference *d = find_text(cmp, "NVL link GPU 0 (0000:1a:00.0, GPU/0-1a000) -> GPU 1 "
+                                            "(0000:1c:00.0, GPU/0-1c000): none -> 40.0 GB/s");
     assert_non_null(d);
     assert_int_equal(d->kind, TP_DIFF_LINK_EXTRA);
     assert_int_equal(d->severity, TP_SEVERITY_WARN);
@@ -237,8 +248,9 @@ static void test_compare_renumbered_gpus_match_by_position(void **state)
     assert_int_equal(tp_comparison_count(cmp), 5);
     assert_int_equal(count_kind(cmp, TP_DIFF_NODE_RENUMBERED), 5);
     assert_int_equal(tp_comparison_count_severity(cmp, TP_SEVERITY_INFO), 5);
-    assert_non_null(
-        find_text(cmp, "PCI/0-18000 -> PCI/0-38000: matched by position (another NCCL id)"));
+    assert_non_null(find_text(
+        cmp, "PCIe switch 0000:18:00.0 (PCI/0-18000) -> PCIe switch 0000:38:00.0 (PCI/0-38000): "
+             "matched by position (another NCCL id)"));
     tp_comparison_free(cmp);
 }
 
@@ -260,12 +272,12 @@ static void test_compare_renumbered_unequal_counts_do_not_match(void **state)
     size_t missing_gpus = 0, extra_gpus = 0;
     for (size_t i = 0; i < tp_comparison_count(cmp); i++) {
         const tp_difference *d = tp_comparison_get(cmp, i);
-        missing_gpus += d->kind == TP_DIFF_NODE_MISSING && strncmp(d->text, "GPU/", 4) == 0;
-        extra_gpus += d->kind == TP_DIFF_NODE_EXTRA && strncmp(d->text, "GPU/", 4) == 0;
+        missing_gpus += d->kind == TP_DIFF_NODE_MISSING && strncmp(d->text, "GPU ", 4) == 0;
+        extra_gpus += d->kind == TP_DIFF_NODE_EXTRA && strncmp(d->text, "GPU ", 4) == 0;
     }
     assert_int_equal(missing_gpus, 4);
     assert_int_equal(extra_gpus, 3);
-    assert_non_null(find_text(cmp, "GPU/0-1a000 (dev 0, sm 70): removed"));
+    assert_non_null(find_text(cmp, "GPU 0 (0000:1a:00.0, GPU/0-1a000) (dev 0, sm 70): removed"));
     tp_comparison_free(cmp);
     tp_plan_free(a);
     tp_plan_free(b);
@@ -278,8 +290,13 @@ static void test_compare_missing_nic_two_nodes(void **state)
 {
     (void)state;
     tp_comparison *cmp = compare_fixtures("pix_nic_2s.xml", "pix_nic_2s_no_nic1.xml", NULL, 2);
-    assert_int_equal(tp_comparison_count_severity(cmp, TP_SEVERITY_ERROR), 2);
+    /* The NET goes with its NIC: one root cause, the NET its consequence. */
+    assert_int_equal(tp_comparison_count_severity(cmp, TP_SEVERITY_ERROR), 1);
     assert_int_equal(count_kind(cmp, TP_DIFF_NODE_MISSING), 2);
+    const tp_difference *net = find_text(
+        cmp, "mlx5_1 (NET/1) (dev 1, port 1, guid 0x506b4b0300fa2e41, 12.5 GB/s): removed");
+    assert_non_null(net);
+    assert_true(net->consequence);
     assert_int_equal(tp_comparison_first_layer(cmp), TP_LAYER_SYSTEM);
     tp_comparison_free(cmp);
 }
@@ -297,9 +314,10 @@ static void test_compare_net_follows_its_nic(void **state)
     memmove(o, end, strlen(end) + 1);
     tp_plan *a = helpers_plan(base, NULL, 2, 0), *b = helpers_plan(other, NULL, 2, 0);
     tp_comparison *cmp = compare(a, b);
-    assert_non_null(find_text(cmp, "NET/0-1 -> NET/0-0: same NIC and port, another device index"));
-    const tp_difference *d =
-        find_text(cmp, "NET/0-0 (dev 0, port 1, guid 0x506b4b0300fa2e40, 12.5 GB/s): removed");
+    assert_non_null(find_text(
+        cmp, "mlx5_1 (NET/1) -> mlx5_1 (NET/0): same NIC and port, another device index"));
+    const tp_difference *d = find_text(
+        cmp, "mlx5_0 (NET/0) (dev 0, port 1, guid 0x506b4b0300fa2e40, 12.5 GB/s): removed");
     assert_non_null(d);
     assert_int_equal(d->severity, TP_SEVERITY_ERROR);
     tp_comparison_free(cmp);
@@ -329,7 +347,8 @@ static void test_compare_why_names_postset_steps(void **state)
     const tp_difference *d = find_text(cmp, "ring: channels 8 -> 7");
     assert_non_null(d);
     assert_int_equal(d->severity, TP_SEVERITY_ERROR);
-    d = find_text(cmp, "PCI link GPU/0-1b000 -> PCI/0-15000: 48.0 -> 24.0 GB/s");
+    d = find_text(cmp, "PCI link GPU 0 (0000:1b:00.0, GPU/0-1b000) -> PCIe switch 0000:15:00.0 "
+                       "(PCI/0-15000): PCIe Gen5 x16 -> x8, 48.0 -> 24.0 GB/s");
     assert_non_null(d);
     assert_int_equal(d->severity, TP_SEVERITY_WARN);
     tp_comparison_free(cmp);
@@ -433,8 +452,10 @@ static void test_compare_reports_parse(void **state)
     fclose(f);
     assert_non_null(strstr(buf, "first difference at system"));
     assert_non_null(strstr(buf, "why: collective channels 12 -> 8"));
-    /* 2 warnings of the graphs, 8 of the tuning layer: slower choices, lower predicted busbw */
-    assert_non_null(strstr(buf, "\"healthy\": false, \"errors\": 5, \"warnings\": 10"));
+    /* One root cause (the NVLink); graphs, channels and the tuning layer's slower choices and
+     * lower predicted busbw are its 19 consequences. */
+    assert_non_null(strstr(buf, "\"healthy\": false, \"errors\": 1, \"warnings\": 0, \"infos\": 0, "
+                                "\"consequences\": 19"));
     assert_non_null(strstr(buf, "the 8 GiB AllReduce: 107402.98 -> 161090.06 us, busbw 120.0 -> "
                                 "80.0 GB/s"));
     free(buf);

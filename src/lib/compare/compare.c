@@ -227,6 +227,7 @@ tp_status tp_compare_plans(tp_comparison **out, const tp_plan *first, const tp_p
     tp_compare__env(c);
     tp_compare__tuning(c);
     tp_compare__why(c);
+    tp_compare__mark_consequences(c);
     c->plan[0] = c->plan[1] = NULL;
     if (c->failed) {
         tp_comparison_free(c);
@@ -260,7 +261,7 @@ size_t tp_comparison_count_severity(const tp_comparison *cmp, tp_severity sev)
     if (!cmp)
         return 0;
     for (size_t i = 0; i < cmp->n_diffs; i++)
-        n += cmp->diffs[i].severity == sev;
+        n += cmp->diffs[i].severity == sev && !cmp->diffs[i].consequence;
     return n;
 }
 

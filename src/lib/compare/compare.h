@@ -45,7 +45,19 @@ struct tp_comparison {
     char why[400];        /* fits "collective channels N -> M: " and both causes */
     char env[400];        /* NCCL_* values that differ between the two plans ("" when none) */
     char graph_rule[400]; /* the NCCL rule behind the first graph's changed NICs ("" when none) */
+    /* What the checked node costs jobs (tp_comparison_set_job): alone, and among baseline nodes. */
+    struct tp_cmp_job {
+        int nodes;
+        int channels[2], search[2]; /* collective and search channels without / with it */
+        tp_job_cost cost;
+    } jobs[2];
+    int n_jobs;
 };
+
+/* Mark the consequences of the root causes (tp_difference.consequence), after every layer. */
+void tp_compare__mark_consequences(tp_comparison *c);
+/* "node_missing", "link_bw", ...: a difference kind's id in JSON. */
+const char *tp_compare__kind_id(int kind);
 
 /* Record a difference (its layer is the kind's); the text is formatted old -> new. */
 void tp_compare__add(tp_comparison *c, tp_diff_kind kind, tp_severity sev, const char *title,

@@ -50,9 +50,9 @@ static void route_diff(tp_comparison *c, const tp_node *src, const tp_node *dst,
     tp_severity sev;
     const char *title;
     route_severity(dst->type, r0, r1, &sev, &title);
-    char a[64], b[64], t0[96], t1[96];
-    tp_report__node_label(a, sizeof(a), src);
-    tp_report__node_label(b, sizeof(b), dst);
+    char a[160], b[160], t0[96], t1[96];
+    tp_report__device_name(a, sizeof(a), c->plan[0]->topo_xml, src);
+    tp_report__device_name(b, sizeof(b), c->plan[0]->topo_xml, dst);
     route_text(t0, sizeof(t0), r0);
     route_text(t1, sizeof(t1), r1);
     tp_compare__add(c, TP_DIFF_PATH, sev, title, "%s -> %s: %s -> %s", a, b, t0, t1);
@@ -89,8 +89,8 @@ static bool mirrored_pair(const tp_comparison *c, const tp_node *g, const tp_nod
 /* A matched GPU in the reported rank's NCCL node on one side only (P2P/SHM impossible). */
 static void gpu_domain(tp_comparison *c, int side, const tp_node *g)
 {
-    char a[64];
-    tp_report__node_label(a, sizeof(a), g);
+    char a[160];
+    tp_report__device_name(a, sizeof(a), c->plan[side]->topo_xml, g);
     bool left = side == 0;
     tp_compare__add(c, TP_DIFF_PATH, left ? TP_SEVERITY_ERROR : TP_SEVERITY_INFO,
                     left ? "GPU left the NCCL node" : "GPU joined the NCCL node",

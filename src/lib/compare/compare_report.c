@@ -96,6 +96,8 @@ static void json_diff_item(FILE *out, const tp_difference *d)
     tp_report__json_str(out, tp_compare__layer_name((int)d->layer));
     static const char *const sev_names[] = {"info", "warning", "error"}; /* as in every JSON */
     fprintf(out, ", \"severity\": \"%s\"", sev_names[d->severity]);
+    fprintf(out, ", \"kind\": \"%s\", \"role\": \"%s\"", tp_compare__kind_id((int)d->kind),
+            d->consequence ? "consequence" : "cause");
     fputs(", \"title\": ", out);
     tp_report__json_str(out, d->title);
     fputs(", \"text\": ", out);
@@ -176,13 +178,60 @@ tp_status tp_report_diff(FILE *out, const tp_comparison *cmp, tp_format fmt, tp_
     return tp_report__check_stream(out, err);
 }
 
+static size_t consequence_count(const tp_comparison *c)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_diffs; i++)
+        n += c->diffs[i].consequence != 0;
+    return n;
+}
+
 static void check_counts(FILE *out, const tp_comparison *c)
 {
     size_t e = tp_comparison_count_severity(c, TP_SEVERITY_ERROR);
     size_t w = tp_comparison_count_severity(c, TP_SEVERITY_WARN);
     size_t i = tp_comparison_count_severity(c, TP_SEVERITY_INFO);
-    fprintf(out, "result: %s: %zu error%s, %zu warning%s, %zu info\n",
+    size_t q = consequence_count(c);
+    fprintf(out, "result: %s: %zu error%s, %zu warning%s, %zu info",
             e + w ? "DEVIATIONS" : "healthy", e, e == 1 ? "" : "s", w, w == 1 ? "" : "s", i);
+    if (q)
+        fprintf(out, " (root causes; %zu consequence%s listed under them)", q, q == 1 ? "" : "s");
+    fputc('\n', out);
+}
+
+/* The node's cost to each job measured: NCCL's tuning model, then the channel counts. */
+static void cost_text(FILE *out, const tp_comparison *c, const char *indent)
+{
+    for (int j = 0; j < c->n_jobs; j++) {
+        const struct tp_cmp_job *job = &c->jobs[j];
+        char calls[1024], who[96];
+        tp_job_cost_text(&job->cost, calls, sizeof(calls));
+        bool slower = job->cost.worst_change_pct <= -TP_COST_ERROR_PCT;
+        int more = job->channels[1] - job->channels[0];
+        if (job->nodes == 1)
+            snprintf(who, sizeof(who), "cost to a one-node job (the node alone)");
+        else
+            snprintf(who, sizeof(who), "cost to a job of %d nodes of the baseline with it",
+                     job->nodes);
+        fprintf(out,
+                "%s%s (NCCL's tuning model, re-planned): %s; collective channels %d -> %d, "
+                "search channels %d -> %d%s\n",
+                indent, who, calls, job->channels[0], job->channels[1], job->search[0],
+                job->search[1],
+                more > 0 && slower ? " (more channels, yet slower)"
+                : slower           ? ""
+                                   : " (no call slower by 1 % or more)");
+    }
+}
+
+static void check_line(FILE *out, const tp_difference *d, const char *indent)
+{
+    if (d->consequence)
+        fprintf(out, "%s%-8s  %s: %s\n", indent, tp_compare__layer_name((int)d->layer), d->title,
+                d->text);
+    else
+        fprintf(out, "%-5s  %-8s  %s: %s\n", tp_compare__severity_name((int)d->severity),
+                tp_compare__layer_name((int)d->layer), d->title, d->text);
 }
 
 static void check_text(FILE *out, const tp_comparison *c)
@@ -193,12 +242,23 @@ static void check_text(FILE *out, const tp_comparison *c)
             tp_printable(base, sizeof(base), c->source[0]));
     text_job(out, c);
     fprintf(out, ") [NCCL %s]\n", c->nccl_version);
-    for (int sev = TP_SEVERITY_ERROR; sev >= TP_SEVERITY_INFO; sev--)
+    bool causes_done = false;
+    for (int sev = TP_SEVERITY_ERROR; sev >= TP_SEVERITY_INFO; sev--) {
+        /* The root causes' cost and consequences follow the last cause that is no INFO. */
+        if (sev == TP_SEVERITY_INFO && !causes_done) {
+            causes_done = true;
+            cost_text(out, c, "  ");
+            if (consequence_count(c))
+                fputs("  consequences:\n", out);
+            for (int s2 = TP_SEVERITY_ERROR; s2 >= TP_SEVERITY_INFO; s2--)
+                for (size_t i = 0; i < c->n_diffs; i++)
+                    if (c->diffs[i].consequence && (int)c->diffs[i].severity == s2)
+                        check_line(out, &c->diffs[i], "    ");
+        }
         for (size_t i = 0; i < c->n_diffs; i++)
-            if ((int)c->diffs[i].severity == sev)
-                fprintf(out, "%-5s  %-8s  %s: %s\n", tp_compare__severity_name(sev),
-                        tp_compare__layer_name((int)c->diffs[i].layer), c->diffs[i].title,
-                        c->diffs[i].text);
+            if ((int)c->diffs[i].severity == sev && !c->diffs[i].consequence)
+                check_line(out, &c->diffs[i], "");
+    }
     if (c->why[0])
         fprintf(out, "why: %s\n", c->why);
     int first = tp_comparison_first_layer(c);
@@ -208,24 +268,67 @@ static void check_text(FILE *out, const tp_comparison *c)
     check_counts(out, c);
 }
 
+static void json_call(FILE *out, const tp_tune_call *t)
+{
+    if (t->algorithm < 0) {
+        fputs("null", out);
+        return;
+    }
+    fprintf(out,
+            "{\"algorithm\": \"%s\", \"protocol\": \"%s\", \"time_us\": %.2f, "
+            "\"busbw_gbs\": %.2f}",
+            tp_tune_algo_name(t->algorithm), tp_tune_proto_name(t->protocol), t->time_us,
+            t->busbw_gbs);
+}
+
+static void json_job_effects(FILE *out, const tp_comparison *c)
+{
+    fputs("  \"job_effects\": [", out);
+    for (int j = 0; j < c->n_jobs; j++) {
+        const struct tp_cmp_job *job = &c->jobs[j];
+        fprintf(out,
+                "%s\n   {\"nodes\": %d, \"collective_channels\": [%d, %d], "
+                "\"search_channels\": [%d, %d], \"worst_busbw_change_pct\": %.2f, "
+                "\"allreduce\": [",
+                j ? "," : "", job->nodes, job->channels[0], job->channels[1], job->search[0],
+                job->search[1], job->cost.worst_change_pct);
+        for (int i = 0; i < job->cost.n_calls; i++) {
+            const tp_call_cost *k = &job->cost.calls[i];
+            fprintf(out, "%s\n    {\"bytes\": %llu, \"before\": ", i ? "," : "",
+                    (unsigned long long)k->n_bytes);
+            json_call(out, &k->before);
+            fputs(", \"after\": ", out);
+            json_call(out, &k->after);
+            fprintf(out, ", \"busbw_change_pct\": %.2f}", k->busbw_change_pct);
+        }
+        fputs("]}", out);
+    }
+    fputs(c->n_jobs ? "\n  ],\n" : "],\n", out);
+}
+
 static void check_json(FILE *out, const tp_comparison *c)
 {
     size_t e = tp_comparison_count_severity(c, TP_SEVERITY_ERROR);
     size_t w = tp_comparison_count_severity(c, TP_SEVERITY_WARN);
     json_head(out, c, "topoplan.check", "baseline", "node");
-    fprintf(out, "  \"healthy\": %s, \"errors\": %zu, \"warnings\": %zu, \"infos\": %zu,\n",
-            e + w ? "false" : "true", e, w, tp_comparison_count_severity(c, TP_SEVERITY_INFO));
+    fprintf(out,
+            "  \"healthy\": %s, \"errors\": %zu, \"warnings\": %zu, \"infos\": %zu, "
+            "\"consequences\": %zu,\n",
+            e + w ? "false" : "true", e, w, tp_comparison_count_severity(c, TP_SEVERITY_INFO),
+            consequence_count(c));
+    json_job_effects(out, c);
     fputs("  \"findings\": [", out);
     bool first = true;
-    for (int sev = TP_SEVERITY_ERROR; sev >= TP_SEVERITY_INFO; sev--) {
-        for (size_t i = 0; i < c->n_diffs; i++) {
-            if ((int)c->diffs[i].severity != sev)
-                continue;
-            fputs(first ? "\n    " : ",\n    ", out);
-            json_diff_item(out, &c->diffs[i]);
-            first = false;
+    for (int pass = 0; pass < 2; pass++)
+        for (int sev = TP_SEVERITY_ERROR; sev >= TP_SEVERITY_INFO; sev--) {
+            for (size_t i = 0; i < c->n_diffs; i++) {
+                if ((int)c->diffs[i].severity != sev || (c->diffs[i].consequence != 0) != pass)
+                    continue;
+                fputs(first ? "\n    " : ",\n    ", out);
+                json_diff_item(out, &c->diffs[i]);
+                first = false;
+            }
         }
-    }
     fputs(first ? "]\n}\n" : "\n  ]\n}\n", out);
 }
 

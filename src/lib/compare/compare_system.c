@@ -33,9 +33,12 @@ static const tp_node *matched_node(const tp_comparison *c, int side, const tp_no
     return other < 0 ? NULL : &host(c, 1 - side)->nodes[n->type].nodes[other];
 }
 
-static void label(char *buf, size_t size, const tp_node *n)
+/* A node by the names operators know, next to NCCL's id (tp_report__device_name). */
+static void label_of(const tp_comparison *c, char *buf, size_t size, const tp_node *n)
 {
-    tp_report__node_label(buf, size, n);
+    const tp_node_set *set = &host(c, 0)->nodes[n->type];
+    int side = n >= set->nodes && n < set->nodes + set->count ? 0 : 1;
+    tp_report__device_name(buf, size, c->plan[side]->topo_xml, n);
 }
 
 static void describe(char *buf, size_t size, const tp_node *n)
@@ -57,8 +60,8 @@ static void node_missing(tp_comparison *c, const tp_node *n)
         [TP_NODE_NIC] = "missing NIC",      [TP_NODE_NET] = "missing NET device",
     };
     bool grave = n->type != TP_NODE_PCI && n->type != TP_NODE_CPU;
-    char a[64], d[128];
-    label(a, sizeof(a), n);
+    char a[160], d[128];
+    label_of(c, a, sizeof(a), n);
     describe(d, sizeof(d), n);
     tp_compare__add(c, TP_DIFF_NODE_MISSING, grave ? TP_SEVERITY_ERROR : TP_SEVERITY_WARN,
                     titles[n->type], "%s%s: removed", a, d);
@@ -66,9 +69,9 @@ static void node_missing(tp_comparison *c, const tp_node *n)
 
 static void node_renumbered(tp_comparison *c, const tp_node *n, const tp_node *m, tp_match_how how)
 {
-    char a[64], b[64];
-    label(a, sizeof(a), n);
-    label(b, sizeof(b), m);
+    char a[160], b[160];
+    label_of(c, a, sizeof(a), n);
+    label_of(c, b, sizeof(b), m);
     tp_compare__add(c, TP_DIFF_NODE_RENUMBERED, TP_SEVERITY_INFO, "renumbered device",
                     "%s -> %s: %s", a, b,
                     how == TP_MATCH_NIC ? "same NIC and port, another device index"
@@ -78,7 +81,7 @@ static void node_renumbered(tp_comparison *c, const tp_node *n, const tp_node *m
 /* Missing, extra and renumbered nodes of one type. */
 static void nodes_of_type(tp_comparison *c, int type)
 {
-    char b[64], d[128];
+    char b[160], d[128];
     for (int i = 0; i < host(c, 0)->nodes[type].count; i++) {
         const tp_node *n = &host(c, 0)->nodes[type].nodes[i];
         const tp_node *m = matched_node(c, 0, n);
@@ -91,7 +94,7 @@ static void nodes_of_type(tp_comparison *c, int type)
         const tp_node *m = &host(c, 1)->nodes[type].nodes[j];
         if (matched_node(c, 1, m))
             continue;
-        label(b, sizeof(b), m);
+        label_of(c, b, sizeof(b), m);
         describe(d, sizeof(d), m);
         tp_compare__add(c, TP_DIFF_NODE_EXTRA, TP_SEVERITY_WARN, "extra device", "%s%s: added", b,
                         d);
@@ -126,8 +129,8 @@ static void net_attrs(tp_comparison *c, const char *who, const tp_node *n, const
 /* Attributes NCCL's decisions read, per node type. */
 static void node_attrs(tp_comparison *c, const tp_node *n, const tp_node *m)
 {
-    char who[64];
-    label(who, sizeof(who), n);
+    char who[160];
+    label_of(c, who, sizeof(who), n);
     if (n->type == TP_NODE_GPU) {
         if (n->gpu.cuda_comp_cap != m->gpu.cuda_comp_cap)
             tp_compare__add(c, TP_DIFF_NODE_ATTR, TP_SEVERITY_WARN, "different GPU model",
@@ -178,14 +181,15 @@ static bool same_node(const tp_comparison *c, const tp_node *a, const tp_node *b
     return a->type == b->type && matched_node(c, 0, a) == b;
 }
 
-static void where(char *buf, size_t size, const tp_node *parent, const tp_node *cpu)
+static void where(const tp_comparison *c, char *buf, size_t size, const tp_node *parent,
+                  const tp_node *cpu)
 {
-    char p[64] = "nothing", n[64] = "none";
+    char p[160] = "nothing", n[160] = "none";
     if (parent)
-        label(p, sizeof(p), parent);
+        label_of(c, p, sizeof(p), parent);
     if (cpu)
-        label(n, sizeof(n), cpu);
-    snprintf(buf, size, "under %s (NUMA %s)", p, n);
+        label_of(c, n, sizeof(n), cpu);
+    snprintf(buf, size, "under %s, %s", p, n);
 }
 
 /* A GPU or NIC under another PCI parent or NUMA node than its match. */
@@ -197,10 +201,10 @@ static void attachment(tp_comparison *c, const tp_node *n, const tp_node *m)
         return;
     c->moved[0][n->type][index_in(host(c, 0), n)] = true;
     c->moved[1][m->type][index_in(host(c, 1), m)] = true;
-    char who[64], w0[160], w1[160];
-    label(who, sizeof(who), n);
-    where(w0, sizeof(w0), p0, n0);
-    where(w1, sizeof(w1), p1, n1);
+    char who[160], w0[400], w1[400];
+    label_of(c, who, sizeof(who), n);
+    where(c, w0, sizeof(w0), p0, n0);
+    where(c, w1, sizeof(w1), p1, n1);
     tp_compare__add(c, TP_DIFF_NODE_MOVED, TP_SEVERITY_WARN,
                     n->type == TP_NODE_NIC ? "NIC on another PCI switch or NUMA node"
                                            : "GPU on another PCI switch or NUMA node",
@@ -278,9 +282,32 @@ static void link_missing(tp_comparison *c, const tp_node *n, const tp_link *l, c
                     l->bw);
 }
 
-static void link_bw(tp_comparison *c, const tp_link *l, const tp_link *l1, const char *a,
-                    const char *b)
+/* "PCIe Gen5 x16 -> x4, " when either end's <pci> changed its link (the child sets the bw). */
+static void pcie_change(const tp_comparison *c, char *buf, size_t size, const tp_node *n,
+                        const tp_node *r)
 {
+    buf[0] = '\0';
+    const tp_node *ends[2] = {n, r};
+    for (int e = 0; e < 2 && !buf[0]; e++) {
+        const tp_node *m = matched_node(c, 0, ends[e]);
+        char before[48], after[48];
+        tp_report__pcie_link(before, sizeof(before), c->plan[0]->topo_xml, ends[e]);
+        tp_report__pcie_link(after, sizeof(after), c->plan[1]->topo_xml, m ? m : ends[e]);
+        const char *tail = after;
+        /* "PCIe Gen5 x16 -> x4": the generation once when it stayed. */
+        if (strncmp(before, after, 9) == 0 && strlen(after) > 10)
+            tail = after + 10;
+        if (before[0] && after[0] && strcmp(before, after) != 0)
+            snprintf(buf, size, "%s -> %s, ", before, tail);
+    }
+}
+
+static void link_bw(tp_comparison *c, const tp_node *n, const tp_link *l, const tp_link *l1,
+                    const char *a, const char *b)
+{
+    char pcie[112] = "";
+    if (l->type == TP_LINK_PCI)
+        pcie_change(c, pcie, sizeof(pcie), n, l->rem);
     bool lower = l1->bw < l->bw;
     const char *title = !lower                   ? "link bandwidth higher"
                         : l->type == TP_LINK_NVL ? "NVLink bandwidth lower"
@@ -289,8 +316,8 @@ static void link_bw(tp_comparison *c, const tp_link *l, const tp_link *l1, const
     tp_severity sev = !lower                   ? TP_SEVERITY_INFO
                       : l->type == TP_LINK_NVL ? TP_SEVERITY_ERROR
                                                : TP_SEVERITY_WARN;
-    tp_compare__add(c, TP_DIFF_LINK_BW, sev, title, "%s link %s -> %s: %.1f -> %.1f GB/s",
-                    tp_link_type_name(l->type), a, b, l->bw, l1->bw);
+    tp_compare__add(c, TP_DIFF_LINK_BW, sev, title, "%s link %s -> %s: %s%.1f -> %.1f GB/s",
+                    tp_link_type_name(l->type), a, b, pcie, l->bw, l1->bw);
 }
 
 /* Side 0's links: missing on side 1, or with another bandwidth. */
@@ -301,13 +328,13 @@ static void links_of(tp_comparison *c, const tp_node *n)
         if (skipped_link(c, 0, n, l))
             continue;
         const tp_link *l1 = find_link(matched_node(c, 0, n), matched_node(c, 0, l->rem), l->type);
-        char a[64], b[64];
-        label(a, sizeof(a), n);
-        label(b, sizeof(b), l->rem);
+        char a[160], b[160];
+        label_of(c, a, sizeof(a), n);
+        label_of(c, b, sizeof(b), l->rem);
         if (!l1)
             link_missing(c, n, l, a, b);
         else if (l1->bw != l->bw)
-            link_bw(c, l, l1, a, b);
+            link_bw(c, n, l, l1, a, b);
     }
 }
 
@@ -319,9 +346,9 @@ static void extra_links_of(tp_comparison *c, const tp_node *m)
         if (skipped_link(c, 1, m, l) ||
             find_link(matched_node(c, 1, m), matched_node(c, 1, l->rem), l->type))
             continue;
-        char a[64], b[64];
-        label(a, sizeof(a), m);
-        label(b, sizeof(b), l->rem);
+        char a[160], b[160];
+        label_of(c, a, sizeof(a), m);
+        label_of(c, b, sizeof(b), l->rem);
         tp_compare__add(c, TP_DIFF_LINK_EXTRA, TP_SEVERITY_WARN, "extra link",
                         "%s link %s -> %s: none -> %.1f GB/s", tp_link_type_name(l->type), a, b,
                         l->bw);

@@ -195,8 +195,15 @@ static tp_status set_param(tp_config *cfg, int id, const char *value, const char
     return TP_OK;
 }
 
-/* Edit distance between two names (short: NCCL variable names). */
-static size_t edit_distance(const char *a, const char *b)
+void tp_config__unset(tp_config *cfg, tp_param_id id)
+{
+    if (!cfg || id < 0 || id >= TP_PARAM_COUNT)
+        return;
+    free(cfg->values[id].text);
+    memset(&cfg->values[id], 0, sizeof(cfg->values[id]));
+}
+
+size_t tp_config__edit_distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
     if (la > 63 || lb > 63)
@@ -231,7 +238,7 @@ static void unknown_name(tp_config *cfg, const char *key, size_t len)
     size_t best = (size_t)-1;
     const char *nearest = NULL;
     for (size_t i = 0; i < ARRAY_LEN(params); i++) {
-        size_t d = edit_distance(name, params[i].name);
+        size_t d = tp_config__edit_distance(name, params[i].name);
         if (d < best)
             best = d, nearest = params[i].name;
     }

@@ -31,9 +31,40 @@ static void scope(tp_nics *nx)
     }
 }
 
+/*
+ * Idle NICs that share guid and port with a used one: NCCL 2.22.3 takes NETs
+ * of one guid and port for ports of one NIC (ncclTopoAddNet), so the search
+ * uses one of them ("30 idle NICs: they share one guid"). "" when none.
+ */
+static void shared_guid_cause(char *buf, size_t size, const tp_nics *nx)
+{
+    int shared = 0;
+    const tp_nic_net *with = NULL;
+    for (int i = 0; i < nx->n_nets; i++) {
+        const tp_nic_net *idle = &nx->nets[i];
+        if (idle->ring_uses > 0)
+            continue;
+        for (int j = 0; j < nx->n_nets; j++)
+            if (nx->nets[j].ring_uses > 0 && nx->nets[j].asic == idle->asic &&
+                nx->nets[j].port == idle->port) {
+                shared++;
+                with = &nx->nets[j];
+                break;
+            }
+    }
+    buf[0] = '\0';
+    if (shared)
+        snprintf(buf, size,
+                 ": %d of them share guid 0x%llx and port %d with %s (NET/%d), so NCCL counts "
+                 "them as one port with it (a topology-file defect, see the lint)",
+                 shared, (unsigned long long)with->asic, with->port, with->name, with->dev);
+}
+
 /* Rails: NICs that no ring channel uses. */
 static void idle_rails(tp_nics *nx)
 {
+    char cause[TP_NIC_NAME_MAX + 256];
+    shared_guid_cause(cause, sizeof(cause), nx);
     tp_buf idle = {0};
     int used = 0, last = -1;
     for (int i = 0; i < nx->n_nets; i++) {
@@ -49,11 +80,11 @@ static void idle_rails(tp_nics *nx)
         net_label(a, sizeof(a), nx, last);
         tp_log_info(&nx->findings,
                     "only one rail carries the ring channels: %s; %s stay idle "
-                    "for collectives",
-                    a, tp_buf_str(&idle));
+                    "for collectives%s",
+                    a, tp_buf_str(&idle), cause);
     } else if (nx->n_nets > 1 && used > 1 && used < nx->n_nets) {
-        tp_log_info(&nx->findings, "%d of %d NICs carry ring channels; %s carry none", used,
-                    nx->n_nets, tp_buf_str(&idle));
+        tp_log_info(&nx->findings, "%d of %d NICs carry ring channels; %s carry none%s", used,
+                    nx->n_nets, tp_buf_str(&idle), cause);
     }
     tp_buf_free(&idle);
 }

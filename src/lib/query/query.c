@@ -8,6 +8,7 @@
  * older (smaller) record keeps working.
  */
 #include "nics/nics.h"
+#include "query/query.h"
 #include "report/report.h"
 
 #include <assert.h>
@@ -441,10 +442,6 @@ const int *tp_plan_ring(const tp_plan *plan, int channel, int *count)
 }
 
 /* ---- NICs ---- */
-
-struct tp_findings {
-    tp_log lines;
-};
 
 tp_status tp_plan_nic_findings(tp_findings **out, const tp_plan *plan, tp_error *err)
 {

@@ -297,6 +297,7 @@ static tp_status kind_cost(tp_kind_cost *c, const tp_plan *plan, const tp_job_li
         c->channels_like = other->channels.n_channels;
         c->ring_bw_like = other->channels.combined[TP_GRAPH_RING].bw_intra;
         c->ring_bw_inter_like = other->channels.combined[TP_GRAPH_RING].bw_inter;
+        tp_plan_cost(&c->calls, other, plan, &ignored); /* none on failure: channels only */
     } else if (st == TP_ERR_NOMEM) {
         st = tp_fail_nomem(err);
     } else {

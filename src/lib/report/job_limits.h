@@ -39,6 +39,7 @@ typedef struct tp_kind_cost {
     int channels_now, channels_like; /* collective channels */
     float ring_bw_now, ring_bw_like; /* combined ring bw_intra */
     float ring_bw_inter_now, ring_bw_inter_like;
+    tp_job_cost calls; /* NCCL's tuning model: AllReduce planned like `like` -> as planned */
 } tp_kind_cost;
 
 typedef struct tp_job_limits {

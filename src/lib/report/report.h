@@ -14,6 +14,21 @@
 void tp_report__node_label(char *buf, size_t size, const tp_node *node);
 /* A short label: "GPU/0" (GPU index = rank order), "NET/3", "CPU/1". */
 void tp_report__node_short(char *buf, size_t size, const tp_system *sys, const tp_node *node);
+/*
+ * A device as an operator knows it, next to NCCL's id where that helps to read
+ * NCCL's log: "GPU 3 (0000:5f:00.0, GPU/0-5f000)", "mlx5_3 (NET/3)", "NIC
+ * mlx5_3 at 0000:5e:00.0 (NIC/0-5e000)", "PCIe switch 0000:5d:00.0
+ * (PCI/0-5d000)", "NVSwitch", "NUMA node 0 (CPU/0-0)". xml (may be NULL:
+ * fewer names) is the topology the node's system was built from.
+ */
+void tp_report__device_name(char *buf, size_t size, const tp_xml *xml, const tp_node *node);
+/* "0000:5f:00.0" of a PCI-addressed node's NCCL id. */
+void tp_report__bus_id(char *buf, size_t size, int64_t id);
+/*
+ * A node's PCIe link as its <pci> element gives it ("PCIe Gen5 x16"), or ""
+ * when xml has no such element or attributes.
+ */
+void tp_report__pcie_link(char *buf, size_t size, const tp_xml *xml, const tp_node *node);
 /* Write s as a JSON string literal. */
 void tp_report__json_str(FILE *out, const char *s);
 /* Write an explanation as a JSON array of {"step", "text"} objects. */

@@ -36,8 +36,9 @@ static void text_costs(FILE *out, const tp_plan *plan, const tp_job_limits *lim)
         const tp_kind_cost *c = &lim->costs[k];
         char hosts[256], like[256];
         int cost = c->channels_like - c->channels_now;
-        if (c->like < 0 || (cost == 0 && c->ring_bw_like == c->ring_bw_now &&
-                            c->ring_bw_inter_like == c->ring_bw_inter_now))
+        if (c->like < 0 ||
+            (cost == 0 && c->ring_bw_like == c->ring_bw_now &&
+             c->ring_bw_inter_like == c->ring_bw_inter_now && c->calls.worst_change_pct == 0))
             continue;
         tp_limits__hosts_text(hosts, sizeof(hosts), plan, k);
         tp_limits__hosts_text(like, sizeof(like), plan, c->like);
@@ -46,12 +47,21 @@ static void text_costs(FILE *out, const tp_plan *plan, const tp_job_limits *lim)
                 "(re-planned): %d, ring %.1f/%.1f GB/s: ",
                 hosts, plan->kinds[k].source, c->channels_now, c->ring_bw_now, c->ring_bw_inter_now,
                 like, c->channels_like, c->ring_bw_like, c->ring_bw_inter_like);
+        bool slower = c->calls.worst_change_pct <= -TP_COST_ERROR_PCT;
         if (cost > 0)
-            fprintf(out, "it costs the job %d channel%s\n", cost, cost == 1 ? "" : "s");
+            fprintf(out, "it costs the job %d channel%s", cost, cost == 1 ? "" : "s");
         else if (cost < 0)
-            fprintf(out, "it gives the job %d more channel%s\n", -cost, cost == -1 ? "" : "s");
+            fprintf(out, "%d more channel%s%s", -cost, cost == -1 ? "" : "s",
+                    slower ? ", yet the job is slower" : "");
         else
-            fputs("same channel count\n", out);
+            fputs("same channel count", out);
+        /* Channels alone mislead: the cost as NCCL's tuning model predicts it. */
+        if (c->calls.n_calls) {
+            char calls[1024];
+            tp_job_cost_text(&c->calls, calls, sizeof(calls));
+            fprintf(out, "; NCCL's tuning model: %s", calls);
+        }
+        fputc('\n', out);
     }
 }
 
@@ -131,9 +141,10 @@ static void json_costs(FILE *out, const tp_plan *plan, const tp_job_limits *lim)
         fprintf(out,
                 ", \"channels\": %d, \"channels_like\": %d, \"channels_cost\": %d, "
                 "\"ring_bw_intra\": %.2f, \"ring_bw_intra_like\": %.2f, \"ring_bw_inter\": "
-                "%.2f, \"ring_bw_inter_like\": %.2f}",
+                "%.2f, \"ring_bw_inter_like\": %.2f, \"worst_busbw_change_pct\": %.2f}",
                 c->channels_now, c->channels_like, c->channels_like - c->channels_now,
-                c->ring_bw_now, c->ring_bw_like, c->ring_bw_inter_now, c->ring_bw_inter_like);
+                c->ring_bw_now, c->ring_bw_like, c->ring_bw_inter_now, c->ring_bw_inter_like,
+                c->calls.worst_change_pct);
     }
     fputs("]", out);
 }
