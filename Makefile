@@ -213,8 +213,9 @@ check-valgrind: $(UNIT_BIN) $(BUILD)/topoplan
 # (one at a time, nice'd) on a working copy of its corpus, with its dictionary
 # (tests/fuzz/dict/TARGET.dict) when there is one. Findings land in
 # build-fuzz/crashes/TARGET/: fix them, then add the input to tests/fuzz/regress/TARGET/.
-FUZZ_CFLAGS := -std=c17 -D_GNU_SOURCE -g -O1 -Iinclude -Isrc/lib -fsanitize=fuzzer,address,undefined \
-               -fno-sanitize-recover=undefined
+# With the invariant checks (as check-san): a broken invariant aborts like a crash.
+FUZZ_CFLAGS := -std=c17 -D_GNU_SOURCE -g -O1 -DTP_CHECK_INVARIANTS -Iinclude -Isrc/lib \
+               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?=
 fuzz: $(DEPS_STAMP) $(BUILD)/gen/builtins_data.c $(BUILD)/gen/skus_data.c
 	@mkdir -p build-fuzz

@@ -136,9 +136,32 @@ class V100Test(unittest.TestCase):
 
     def test_closed(self):
         p = topoplan.plan(V100)
+        system = p.system
         p.close()
         with self.assertRaises(ValueError):
             p.channels
+        # Objects derived from the plan hold its memory: closed with it, never read after.
+        for use in (lambda: system.count("GPU"), lambda: system.node("GPU", 0),
+                    lambda: system.links("GPU", 0), lambda: system.path(("GPU", 0), ("GPU", 1)),
+                    lambda: p.system, lambda: p.nic(0, 0), lambda: p.graph("ring")):
+            with self.assertRaises(ValueError):
+                use()
+
+    def test_integers_beyond_c_int(self):
+        # ctypes would wrap them (2**32 + 2 nodes planned as 2; rank 2**40 read as rank 0).
+        for kwargs in ({"nodes": 2**32 + 2}, {"rank": 2**40}, {"nodes": -2**63}):
+            with self.assertRaises(OverflowError):
+                topoplan.plan(V100, **kwargs)
+        with self.assertRaises(OverflowError):
+            self.plan.nic(2**40, 0)
+        with self.assertRaises(OverflowError):
+            self.plan.rank_channel(0, 2**32)
+        with self.assertRaises(OverflowError):
+            self.plan.system.node("GPU", 2**32)
+        with self.assertRaises(OverflowError):
+            self.plan.tune("AllReduce", 2**64)
+        with self.assertRaises(TypeError):
+            topoplan.plan(V100, nodes=2.0)
 
 
 class EnvironmentTest(unittest.TestCase):

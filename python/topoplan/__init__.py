@@ -18,6 +18,7 @@ system's library directories).
 """
 
 import ctypes
+import types
 import json as _json
 import os
 from dataclasses import asdict, dataclass, field
@@ -141,6 +142,39 @@ class _ProfileInfo(ctypes.Structure):
                 ("public_passed", ctypes.c_int), ("public_total", ctypes.c_int)]
 
 
+# C integer types of the signatures and their ranges: ctypes would wrap a larger Python int
+# silently (2**32 + 2 nodes planned as 2), so a value outside raises instead.
+_INT_RANGES = {}
+for _t in (ctypes.c_int, ctypes.c_int64):
+    _INT_RANGES[_t] = (-(1 << (8 * ctypes.sizeof(_t) - 1)), (1 << (8 * ctypes.sizeof(_t) - 1)) - 1)
+for _t in (ctypes.c_uint, ctypes.c_uint64, ctypes.c_size_t):
+    _INT_RANGES[_t] = (0, (1 << (8 * ctypes.sizeof(_t))) - 1)
+
+
+def _c_int(name: str, value, ctype=ctypes.c_int) -> int:
+    """value as a C integer of ctype: TypeError if not an int, OverflowError if out of range."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, not {type(value).__name__}")
+    lo, hi = _INT_RANGES[ctype]
+    if not lo <= value <= hi:
+        raise OverflowError(f"{name}={value} is outside the C {ctype.__name__} range {lo}..{hi}")
+    return value
+
+
+def _range_checked(name, fn, args):
+    """fn with every integer argument checked against its C type's range."""
+    checks = [(i, t) for i, t in enumerate(args) if t in _INT_RANGES]
+    if not checks:
+        return fn
+
+    def call(*values):
+        for i, t in checks:
+            if i < len(values) and isinstance(values[i], int):
+                _c_int(f"{name} argument {i + 1}", values[i], t)
+        return fn(*values)
+    return call
+
+
 def _load():
     path = os.environ.get("TOPOPLAN_LIBRARY") or "libtopoplan.so.0"
     lib = ctypes.CDLL(path)
@@ -201,10 +235,12 @@ def _load():
         "tp_builtin_name": (ctypes.c_char_p, [S]),
         "tp_builtin_xml": (ctypes.c_char_p, [ctypes.c_char_p]),
     }
+    funcs = {}
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)
         fn.restype, fn.argtypes = res, args
-    return lib
+        funcs[name] = _range_checked(name, fn, args)
+    return types.SimpleNamespace(**funcs)
 
 
 _lib = _load()
@@ -428,7 +464,13 @@ class System:
 
     def __init__(self, plan: "Plan"):
         self._plan = plan
-        self._sys = _lib.tp_plan_system(plan._handle)
+        self._handle = _lib.tp_plan_system(plan._live())
+
+    @property
+    def _sys(self):
+        """The system's handle; ValueError once its plan is closed (the handle is freed)."""
+        self._plan._live()
+        return self._handle
 
     def count(self, node_type: str) -> int:
         return _lib.tp_system_node_count(self._sys, _type_index(node_type))
@@ -709,10 +751,12 @@ def plan(topology: Optional[str] = None, *, xml: Optional[str] = None,
         if text is None:
             raise ValueError(f"unknown builtin {builtin!r} (see topoplan.builtins())")
         xml, source = text.decode(), builtin
+    job = _Job(_JOB_VERSION, _c_int("nodes", nodes), _c_int("rank", rank), None,
+               _c_int("len(node_topos)", len(node_topos)))
+    topos = (ctypes.c_char_p * (len(node_topos) + 1))(*[os.fsencode(t) for t in node_topos])
+    job.node_topos = topos
     cfg = _config(env, nccl)
     modelled = _lib.tp_config_nccl(cfg).decode()
-    topos = (ctypes.c_char_p * (len(node_topos) + 1))(*[os.fsencode(t) for t in node_topos])
-    job = _Job(_JOB_VERSION, nodes, rank, topos, len(node_topos))
     handle, err = ctypes.c_void_p(), _Error()
     try:
         if xml is not None:

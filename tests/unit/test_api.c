@@ -77,6 +77,13 @@ static void test_bad_job_fields(void **state)
     assert_string_equal(err.source, "job.rank");
     err = plan_fails(V100, (tp_job){TP_JOB_VERSION + 1, 1, 0, NULL, 0}, NULL, TP_ERR_ARGUMENT);
     assert_string_equal(err.source, "job.version");
+    /* Checked before they size anything: -1 once wrote past a block of no kinds. */
+    const char *topos[2] = {V100, NULL};
+    err = plan_fails(V100, (tp_job){TP_JOB_VERSION, 2, 0, topos, -1}, NULL, TP_ERR_USAGE);
+    assert_string_equal(err.source, "job.node_topos");
+    err = plan_fails(V100, (tp_job){TP_JOB_VERSION, 3, 0, topos, 2}, NULL, TP_ERR_ARGUMENT);
+    assert_string_equal(err.source, "job.node_topos");
+    assert_string_equal(err.message, "entry 1 (node 2's topology path) is NULL");
 }
 
 /* A topology file NCCL 2.22.3 itself refuses: the failed plan ends with NCCL's last line. */
@@ -129,6 +136,14 @@ static void test_null_arguments(void **state)
     assert_int_equal(tp_plan_file(&plan, V100, NULL, NULL, NULL), TP_ERR_ARGUMENT);
     assert_int_equal(tp_plan_buffer(&plan, NULL, 3, NULL, &job, NULL, &err), TP_ERR_ARGUMENT);
     assert_null(plan);
+    char *text = NULL;
+    size_t len = 0;
+    assert_int_equal(tp_read_file(&text, &len, NULL, &err), TP_ERR_ARGUMENT);
+    assert_string_equal(err.source, "tp_read_file");
+    assert_string_equal(err.message, "path is NULL");
+    assert_int_equal(tp_read_file(NULL, &len, V100, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_read_file(&text, NULL, V100, &err), TP_ERR_ARGUMENT);
+    assert_null(text);
     assert_int_equal(tp_config_new(NULL, NULL, &err), TP_ERR_ARGUMENT);
     assert_int_equal(tp_config_set(NULL, "NCCL_ALGO", "ring", &err), TP_ERR_ARGUMENT);
     tp_config *cfg = empty_config();

@@ -154,7 +154,8 @@ tp_status tp_sku_title(size_t i, char *buf, size_t size, tp_error *err)
         return tp_fail_arg(err, "tp_sku_title", "buf is NULL or size 0");
     buf[0] = '\0';
     if (i >= tp_sku_texts_count)
-        return tp_fail(err, TP_ERR_CONFIG, "sku", 0, 0, "no SKU %zu", i);
+        return tp_fail(err, TP_ERR_ARGUMENT, "tp_sku_title", 0, 0, "i = %zu: no such SKU (%zu)", i,
+                       tp_sku_texts_count);
     tp_sku *sku = NULL;
     tp_status st = tp_sku__parse(&sku, tp_sku_texts[i].text, tp_sku_texts[i].name, err);
     if (st == TP_OK) {

@@ -278,8 +278,9 @@ static tp_status run(net_list *l, const char *hca, bool merge, tp_log *notes, tp
 tp_status tp_netdev__apply_env(tp_xml *doc, const tp_config *cfg, tp_log *notes, tp_error *err)
 {
     const char *hca = tp_config_str(cfg, TP_P_IB_HCA);
-    bool merge =
-        tp_config_is_set(cfg, TP_P_IB_MERGE_NICS) && tp_config_int(cfg, TP_P_IB_MERGE_NICS) == 1;
+    /* NCCL 2.22.3 net_ib.cc: an int, any value but 0 merges. */
+    bool merge = tp_config_is_set(cfg, TP_P_IB_MERGE_NICS) &&
+                 (int)tp_config_int(cfg, TP_P_IB_MERGE_NICS) != 0;
     if ((!hca && !merge) || !doc || !doc->root)
         return TP_OK;
     net_list l = {0};

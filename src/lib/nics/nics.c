@@ -409,7 +409,7 @@ static tp_status pxn_ranks(tp_nic_rank *r, const rank_ctx *c, tp_error *err)
      * which P2P PXN level 1 dereferences as soon as a NIC is at PXN or
      * closer: init crashes. paths.c reports that as an internal error.
      */
-    if (st == TP_ERR_INTERNAL && tp_config_int(c->plan->cfg, TP_P_P2P_PXN_LEVEL) == 1) {
+    if (st == TP_ERR_INTERNAL && (int)tp_config_int(c->plan->cfg, TP_P_P2P_PXN_LEVEL) == 1) {
         r->pxn_crash = true;
         r->n_pxn = 0;
         return TP_OK;

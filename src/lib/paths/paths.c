@@ -342,7 +342,8 @@ static tp_status add_inter_step(tp_system *sys, int tx, int ix, int t1, int i1, 
  */
 static int user_p2p_level(const tp_config *cfg)
 {
-    if (tp_config_is_set(cfg, TP_P_P2P_DISABLE) && tp_config_int(cfg, TP_P_P2P_DISABLE) == 1)
+    /* NCCL 2.22.3 ncclGetLevel: an int from strtol, disabled when it is 1. */
+    if (tp_config_is_set(cfg, TP_P_P2P_DISABLE) && (int)tp_config_int(cfg, TP_P_P2P_DISABLE) == 1)
         return TP_PATH_LOC;
     return (int)tp_config_int(cfg, TP_P_P2P_LEVEL);
 }
@@ -631,7 +632,7 @@ int tp_paths__pxn_disable(const tp_config *cfg)
 /* NCCL 2.22.3: pre-sm80 GDR reads only when the GPU has an NVLink peer (or is alone). */
 static bool gdr_read_allowed(const tp_system *sys, const tp_config *cfg, int g)
 {
-    int64_t param = tp_config_int(cfg, TP_P_NET_GDR_READ);
+    int param = (int)tp_config_int(cfg, TP_P_NET_GDR_READ); /* NCCL 2.22.3 keeps an int */
     const tp_node *gpu = &sys->nodes[TP_NODE_GPU].nodes[g];
     if (param == 0)
         return false;

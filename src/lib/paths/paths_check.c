@@ -2,7 +2,8 @@
  * Invariants of computed paths: each route is a chain of links, every hop a
  * link of the node the previous hop reached, ending at a node of its
  * destination's type and id (NCCL finds nodes by id); its bandwidth finite,
- * not negative and within its narrowest link's.
+ * not negative and within its narrowest link's, read in the direction NCCL's
+ * search walked it (hop_bw).
  * A failure is a bug of topoplan (TP_ERR_INTERNAL).
  */
 #include "paths/paths.h"
@@ -23,6 +24,21 @@ static bool is_link_of(const tp_node *n, const tp_link *l)
     return n->n_links > 0 && l >= n->links && l < n->links + n->n_links;
 }
 
+/*
+ * The bandwidth NCCL's path search gave hop l (from `at`): it walks from the destination
+ * outwards, so a route's bandwidth is the minimum of the links walked back to `at`, the hop's
+ * reverse link of the same type (the hop's own link when there is none). The two differ when
+ * the ends read a link differently: an NVLink's bandwidth comes from its GPU's sm.
+ */
+static float hop_bw(const tp_node *at, const tp_link *l)
+{
+    const tp_node *rem = l->rem;
+    for (int i = 0; i < rem->n_links; i++)
+        if (rem->links[i].rem == at && rem->links[i].type == l->type)
+            return rem->links[i].bw;
+    return l->bw;
+}
+
 /* The hops of r from `from`: each a link of the node reached so far; NULL if one is not. */
 static const tp_node *walk_route(const tp_node *from, const tp_route *r, float *narrowest)
 {
@@ -32,8 +48,9 @@ static const tp_node *walk_route(const tp_node *from, const tp_route *r, float *
         const tp_link *l = r->list[h];
         if (!l || !is_link_of(at, l))
             return NULL;
-        if (l->bw < *narrowest)
-            *narrowest = l->bw;
+        float bw = hop_bw(at, l);
+        if (bw < *narrowest)
+            *narrowest = bw;
         at = l->rem;
     }
     return at;

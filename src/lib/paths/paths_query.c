@@ -339,8 +339,9 @@ tp_status tp_paths__get_net_dev(const tp_system *sys, const tp_config *cfg, cons
         *id = net_id;
     *proxy_rank = rank;
     int64_t cross_nic = tp_config_int(cfg, TP_P_CROSS_NIC);
-    int64_t pxn_level =
-        tp_paths__pxn_disable(cfg) == 1 ? 0 : tp_config_int(cfg, TP_P_P2P_PXN_LEVEL);
+    /* NCCL 2.22.3 keeps the level in an int. */
+    int pxn_level =
+        tp_paths__pxn_disable(cfg) == 1 ? 0 : (int)tp_config_int(cfg, TP_P_P2P_PXN_LEVEL);
     if (cross_nic != 0 && pxn_level == 0)
         return TP_OK;
     int local_rank = dev_to_rank(sys, rank_dev(sys, job, peer_rank));

@@ -27,6 +27,10 @@ static tp_status check_job(const tp_job *job, tp_error *err)
         return tp_fail(err, TP_ERR_USAGE, "job.node_topos", 0, 0,
                        "%d node topologies for %d nodes (at most %d: node 0 uses the main one)",
                        job->n_node_topos, job->n_nodes, job->n_nodes - 1);
+    for (int i = 0; i < job->n_node_topos; i++)
+        if (!job->node_topos[i])
+            return tp_fail(err, TP_ERR_ARGUMENT, "job.node_topos", 0, 0,
+                           "entry %d (node %d's topology path) is NULL", i, i + 1);
     return TP_OK;
 }
 
@@ -157,21 +161,24 @@ static tp_status number_ranks(tp_plan *plan, const tp_job *job, tp_error *err)
 tp_status tp_plan__load_job(tp_plan *plan, char *text, size_t len, const char *source,
                             const tp_job *job, tp_error *err)
 {
+    /* Every field checked before it sizes a block (n_node_topos = -1 would size none). */
     tp_status st = check_job(job, err);
-    int n = job->n_nodes > 0 ? job->n_nodes : 1;
+    if (st != TP_OK) {
+        free(text);
+        return st;
+    }
+    int n = job->n_nodes;
     plan->kinds = calloc((size_t)job->n_node_topos + 1, sizeof(*plan->kinds));
     plan->host_kind = calloc((size_t)n, sizeof(int));
     plan->host_first_rank = calloc((size_t)n + 1, sizeof(int));
     if (!plan->kinds) {
         free(text);
-        return st == TP_OK ? tp_fail_nomem(err) : st;
+        return tp_fail_nomem(err);
     }
     tp_host_kind *main_kind = &plan->kinds[plan->n_kinds++];
     main_kind->text = text;
     main_kind->text_len = len;
     tp_copy_str(main_kind->source, sizeof(main_kind->source), source);
-    if (st != TP_OK)
-        return st;
     if (!plan->host_kind || !plan->host_first_rank)
         return tp_fail_nomem(err);
     /* The reported rank prints NCCL's lines for the main topology when it is on node 0 or

@@ -37,6 +37,8 @@ tp_status tp_report_env(FILE *out, const tp_config *cfg, tp_format fmt, tp_error
         return tp_fail(err, TP_ERR_ARGUMENT, NULL, 0, 0, "env: NULL argument");
     if (fmt == TP_FORMAT_TEXT)
         return tp_config_write(out, cfg, err);
+    if ((int)fmt < TP_FORMAT_TEXT || fmt > TP_FORMAT_DOT)
+        return tp_fail(err, TP_ERR_ARGUMENT, "fmt", 0, 0, "%d is not a tp_format", (int)fmt);
     if (fmt != TP_FORMAT_JSON)
         return tp_fail(err, TP_ERR_CONFIG, "--format", 0, 0, "env writes text or json");
     tp_report__json_begin(out, "topoplan.env", tp_config_nccl(cfg));

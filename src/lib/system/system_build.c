@@ -489,11 +489,36 @@ static tp_status add_cpu_nic(build_ctx *c, const tp_xml_elem *e, tp_node *cpu, i
     return add_nic(c, e, nic, sid);
 }
 
+/* The <cpu> elements of cpu's host (its siblings with the same host_hash), cpu included. */
+static int host_cpus(const tp_xml_elem *cpu)
+{
+    const char *hash = tp_xml__attr(cpu, "host_hash");
+    int n = 0;
+    for (size_t i = 0; cpu->parent && i < cpu->parent->n_children; i++) {
+        const tp_xml_elem *sib = cpu->parent->children[i];
+        const char *h = tp_xml__attr(sib, "host_hash");
+        if (tp_xml__is_tag(sib, "cpu") && (h == hash || (h && hash && strcmp(h, hash) == 0)))
+            n++;
+    }
+    return n ? n : 1;
+}
+
 static tp_status add_cpu(build_ctx *c, const tp_xml_elem *e)
 {
     int numa = 0, sid = 0;
     tp_node *cpu = NULL;
     tp_status st = req_int(c, e, "numaid", &numa);
+    /* NCCL 2.22.3 adds numaid to the host's id (NCCL_TOPO_ID): a negative one borrows from the
+     * host bits, so the CPU lands on another host and no CPU link joins it to its host's other
+     * CPUs. Alone on its host it is harmless (NCCL itself writes -1 when sysfs has no NUMA node).
+     */
+    int others = numa < 0 ? host_cpus(e) - 1 : 0;
+    if (st == TP_OK && others > 0)
+        return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, e,
+                            "numaid=%d beside %d other <cpu> of its host: NCCL 2.22.3 would put "
+                            "this CPU on another host (its node id borrows from the host bits), "
+                            "joined to no other CPU; expected 0 or more",
+                            numa, others);
     if (st != TP_OK || (st = get_system_id(c, e, &sid)) != TP_OK ||
         (st = tp_system__create_node(c->sys, &cpu, TP_NODE_CPU, TP_ID(sid, numa), c->err)))
         return st;
@@ -595,12 +620,27 @@ static tp_status nvlink_remote(build_ctx *c, const tp_xml_elem *e, tp_node *gpu,
     return st;
 }
 
+/*
+ * A link's count or bandwidth below 0: NCCL 2.22.3 multiplies it into the link's bandwidth,
+ * and a negative bandwidth has no meaning in its search (it adds and compares them).
+ */
+static tp_status refuse_negative(build_ctx *c, const tp_xml_elem *e, const char *name, int v)
+{
+    if (v >= 0)
+        return TP_OK;
+    return tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, e,
+                        "%s=%d: negative, NCCL 2.22.3 would give the link a negative bandwidth; "
+                        "expected 0 or more",
+                        name, v);
+}
+
 static tp_status add_nvlink(build_ctx *c, const tp_xml_elem *e, const char *parent_bus, int sid)
 {
     tp_node *gpu = NULL, *remote = NULL;
     int count = 0;
     tp_status st = link_gpu(c, e, parent_bus, sid, &gpu);
     if (st != TP_OK || (st = req_int(c, e, "count", &count)) != TP_OK ||
+        (st = refuse_negative(c, e, "count", count)) != TP_OK ||
         (st = nvlink_remote(c, e, gpu, sid, &remote)) != TP_OK || !remote)
         return st;
     float bw = (float)count * tp_system__nvlink_bw(c->profile, gpu->gpu.cuda_comp_cap);
@@ -624,7 +664,9 @@ static tp_status add_c2c(build_ctx *c, const tp_xml_elem *e, const char *parent_
     int count = 0, bw = 0;
     tp_status st = link_gpu(c, e, parent_bus, sid, &gpu);
     if (st != TP_OK || (st = req_int(c, e, "count", &count)) != TP_OK ||
-        (st = req_int(c, e, "bw", &bw)) != TP_OK)
+        (st = req_int(c, e, "bw", &bw)) != TP_OK ||
+        (st = refuse_negative(c, e, "count", count)) != TP_OK ||
+        (st = refuse_negative(c, e, "bw", bw)) != TP_OK)
         return st;
     tp_node *cpu = find_local_cpu(gpu, NULL, 0);
     if (!cpu)

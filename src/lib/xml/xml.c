@@ -669,6 +669,11 @@ tp_status tp_xml__read_file(char **out, size_t *len_out, const char *path, tp_er
 
 tp_status tp_read_file(char **out, size_t *len, const char *path, tp_error *err)
 {
+    if (!out || !len || !path)
+        return tp_fail_arg(err, "tp_read_file",
+                           !out   ? "out is NULL"
+                           : !len ? "len is NULL"
+                                  : "path is NULL");
     return tp_xml__read_file(out, len, path, err);
 }
 
