@@ -15,7 +15,7 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
            -Wformat=2
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS := -std=c17 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude -Isrc/lib -fvisibility=hidden
-LDLIBS  := -lexpat -lm
+LDLIBS  := -lexpat -lz -lm
 
 # Versions come from the header (one place): TOPOPLAN_VERSION, TOPOPLAN_SOVERSION.
 VERSION   := $(shell sed -n 's/^\#define TOPOPLAN_VERSION "\(.*\)"/\1/p' include/topoplan.h)
@@ -216,7 +216,7 @@ fuzz: $(DEPS_STAMP) $(BUILD)/gen/builtins_data.c $(BUILD)/gen/skus_data.c
 	@mkdir -p build-fuzz
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	    clang $(FUZZ_CFLAGS) -o build-fuzz/fuzz_$$t tests/fuzz/fuzz_$$t.c $(LIB_SRC) \
-	        $(BUILD)/gen/builtins_data.c $(BUILD)/gen/skus_data.c -lexpat -lm -lpthread; \
+	        $(BUILD)/gen/builtins_data.c $(BUILD)/gen/skus_data.c -lexpat -lz -lm -lpthread; \
 	    echo "built build-fuzz/fuzz_$$t"; done
 	@if [ -n "$(FUZZ_SECONDS)" ]; then set -e; for t in $(FUZZ_TARGETS); do \
 	    mkdir -p build-fuzz/corpus/$$t build-fuzz/crashes/$$t; \

@@ -1,0 +1,203 @@
+/* verify: the log against itself (rings of neighbours, job-wide lines, channels, transports). */
+#include "verify/verify.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Most ring channels a rank's lines are followed on (NCCL's MAXCHANNELS). */
+#define TP_VERIFY_MAX_RINGS 64
+
+static void take_ring(tp_vrank *r, const char *norm)
+{
+    int c, prev, me, next;
+    if (sscanf(norm, "INFO Ring %d : %d -> %d -> %d", &c, &prev, &me, &next) != 4 || c < 0 ||
+        c >= TP_VERIFY_MAX_RINGS || me != r->rank)
+        return;
+    if (!r->ring_prev) {
+        r->ring_prev = malloc(TP_VERIFY_MAX_RINGS * sizeof(int));
+        r->ring_next = malloc(TP_VERIFY_MAX_RINGS * sizeof(int));
+        if (!r->ring_prev || !r->ring_next) {
+            free(r->ring_prev);
+            free(r->ring_next);
+            r->ring_prev = r->ring_next = NULL;
+            return;
+        }
+        for (int i = 0; i < TP_VERIFY_MAX_RINGS; i++)
+            r->ring_prev[i] = r->ring_next[i] = -1;
+    }
+    r->ring_prev[c] = prev;
+    r->ring_next[c] = next;
+    if (c + 1 > r->n_ring)
+        r->n_ring = c + 1;
+}
+
+/* "Channel 00/1 : 0[0] -> 8[0] [send] via NET/IB/0/GDRDMA": a connection of the run. */
+static void take_connection(tp_verify *v, tp_vrank *r, const char *norm)
+{
+    const char *via = strstr(norm, " via ");
+    int a, b;
+    const char *colon = strstr(norm, " : ");
+    if (!via || !colon || sscanf(colon, " : %d[%*d] -> %d[", &a, &b) != 2)
+        return;
+    const char *t = via + 5;
+    bool shm = strncmp(t, "SHM", 3) == 0, net = strncmp(t, "NET", 3) == 0;
+    r->conn_p2p += strncmp(t, "P2P", 3) == 0;
+    r->conn_shm += shm;
+    r->conn_net += net;
+    r->conn_gdr += net && strstr(t, "GDRDMA") != NULL;
+    if (!shm && !net)
+        return;
+    /* both ends on one host, yet not P2P: a fallback transport */
+    int peer = a == r->rank ? b : a;
+    if (peer >= 0 && peer < v->n_ranks && v->ranks[peer].host && r->host && r->host[0] &&
+        strcmp(v->ranks[peer].host, r->host) == 0)
+        r->conn_fallback++;
+}
+
+void tp_verify__observe(tp_verify *v, tp_vrank *r, const tp_vstream *s, const char *norm)
+{
+    r->host = s->host;
+    if (strncmp(norm, "INFO Ring ", 10) == 0)
+        take_ring(r, norm);
+    else if (strncmp(norm, "INFO Channel ", 13) == 0 && strstr(norm, " via "))
+        take_connection(v, r, norm);
+    else if (strstr(norm, " coll channels, ")) {
+        r->coll_channels = atoi(norm + 5);
+        r->coll_line = tp_verify__hash(norm);
+    } else if (strncmp(norm, "INFO Pattern 4, ", 16) == 0) {
+        const char *n = strstr(norm, "nChannels ");
+        if (n)
+            r->ring_search_channels = atoi(n + 10);
+    }
+}
+
+static void finding(tp_verify *v, const char *fmt, ...) TP_PRINTF(2, 3);
+static void finding(tp_verify *v, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    tp_verify__note(v, "%s", buf);
+    v->self_findings++;
+}
+
+/* Each rank's next on a ring channel must name it as its previous. */
+static void check_rings(tp_verify *v)
+{
+    int reported = 0;
+    for (int i = 0; i < v->n_ranks && reported < 16; i++) {
+        const tp_vrank *r = &v->ranks[i];
+        for (int c = 0; c < r->n_ring && reported < 16; c++) {
+            int n = r->ring_next[c];
+            if (n < 0 || n >= v->n_ranks || !v->ranks[n].ring_prev)
+                continue;
+            int back = v->ranks[n].ring_prev[c];
+            if (back >= 0 && back != i) {
+                finding(v,
+                        "ring %02d: rank %d sends to rank %d, whose ring line receives from "
+                        "rank %d (one of the two lines is altered or cut)",
+                        c, i, n, back);
+                reported++;
+            }
+        }
+    }
+}
+
+/* The line every rank prints alike: "N coll channels, ...". */
+static void check_job_lines(tp_verify *v)
+{
+    uint64_t common = 0;
+    int votes = 0;
+    for (int i = 0; i < v->n_ranks; i++) {
+        const tp_vrank *r = &v->ranks[i];
+        if (r->coll_channels < 0)
+            continue;
+        if (votes == 0)
+            common = r->coll_line;
+        votes += r->coll_line == common ? 1 : -1;
+    }
+    int odd = 0;
+    for (int i = 0; i < v->n_ranks; i++) {
+        const tp_vrank *r = &v->ranks[i];
+        if (r->coll_channels >= 0 && r->coll_line != common && odd++ < 16)
+            finding(v, "rank %d's channel counts differ from the other ranks' (%d coll channels)",
+                    i, r->coll_channels);
+    }
+    for (int i = 0; i < v->n_ranks; i++) {
+        const tp_vrank *r = &v->ranks[i];
+        if (r->coll_channels >= 0 && r->ring_search_channels > 0 &&
+            r->coll_channels < r->ring_search_channels && i < 64)
+            tp_verify__note(v,
+                            "rank %d: its ring search found %d channels, the job runs %d "
+                            "(another rank's node found fewer, or NCCL_MAX_NCHANNELS)",
+                            i, r->ring_search_channels, r->coll_channels);
+    }
+}
+
+static void check_transports(tp_verify *v)
+{
+    for (int i = 0; i < v->n_ranks; i++) {
+        const tp_vrank *r = &v->ranks[i];
+        if (r->conn_fallback > 0)
+            finding(v,
+                    "rank %d: %d connection(s) to ranks of its own host via SHM or NET, "
+                    "not P2P (a fallback transport)",
+                    i, r->conn_fallback);
+    }
+}
+
+tp_status tp_verify__self_check(tp_verify *v, tp_error *err)
+{
+    (void)err;
+    check_rings(v);
+    check_job_lines(v);
+    check_transports(v);
+    return TP_OK;
+}
+
+/* <gpu>/<net> elements from the system tree lines of one rank: what `complete` can fill. */
+tp_status tp_verify_write_topology(FILE *out, const tp_verify *v, tp_error *err)
+{
+    if (!out || !v)
+        return tp_fail_arg(err, "tp_verify_write_topology", "NULL argument");
+    fprintf(out, "<!-- partial topology from an NCCL log (topoplan verify --emit): GPUs and NETs "
+                 "the log's system lines show -->\n<system version=\"1\">\n");
+    int cpu_open = 0;
+    for (size_t i = 0; i < v->n_tree_lines; i++) {
+        const char *t = v->tree_lines[i];
+        unsigned numa = 0;
+        unsigned long long bus = 0;
+        int rank = -1;
+        char guid[64] = "";
+        int port = 0;
+        float speed = 0;
+        const char *gpu = strstr(t, " - GPU/");
+        const char *net = strstr(t, " - NET/");
+        if (sscanf(t, "CPU/%x-%*x", &numa) == 1 || sscanf(t, "CPU/%x", &numa) == 1) {
+            if (cpu_open)
+                fprintf(out, "  </cpu>\n");
+            fprintf(out, "  <cpu numaid=\"%u\">\n", numa);
+            cpu_open = 1;
+        } else if (gpu && sscanf(gpu, " - GPU/%*x-%llx (%d)", &bus, &rank) == 2) {
+            /* NCCL's id of a bus id: its hex digits, domain:bus:device.function */
+            fprintf(out,
+                    "    <pci busid=\"%04llx:%02llx:%02llx.%llx\"><gpu dev=\"%d\" rank=\"%d\"/>"
+                    "</pci>\n",
+                    bus >> 20, (bus >> 12) & 0xff, (bus >> 4) & 0xff, bus & 0xf, rank, rank);
+        } else if (net && sscanf(net, " - NET/%d (%63[0-9a-fA-F]/%d/%f", &rank, guid, &port,
+                                 &speed) == 4) {
+            fprintf(out,
+                    "    <nic><net name=\"net%d\" dev=\"%d\" guid=\"0x%s\" port=\"%d\" "
+                    "speed=\"%d\"/></nic>\n",
+                    rank, rank, guid, port, (int)(speed * 8000.0f + 0.5f));
+        }
+    }
+    if (cpu_open)
+        fprintf(out, "  </cpu>\n");
+    fprintf(out, "</system>\n");
+    return ferror(out) ? tp_fail(err, TP_ERR_IO, NULL, 0, 0, "write error") : TP_OK;
+}
