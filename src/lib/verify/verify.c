@@ -438,18 +438,37 @@ static tp_status size_job(tp_verify *v, tp_error *err)
 
 /* ---- the plan's lines of a rank ---- */
 
-static tp_status add_expected(const tp_log_line *l, uint64_t mask, int *current,
+/*
+ * Lines compared: those of a section rule (real logs have many rule-less lines of their
+ * own), and threadThresholds only under TUNING (the conformance normalizer's rule 5: NCCL
+ * prints it in every job, the reference logs keep it only with TUNING).
+ */
+static bool compared(const char *norm, uint64_t mask)
+{
+    if (tp_verify__classify(norm, -1) < 0)
+        return false;
+    return (mask & TP_SUB_TUNING) || strncmp(norm, "INFO threadThresholds ", 22) != 0;
+}
+
+/* NCCL's logger prints "[dev] NCCL INFO text" into a char[1024]: long lines lose their end. */
+#define TP_VERIFY_NCCL_LINE 1024
+
+static tp_status add_expected(const tp_log_line *l, uint64_t mask, int dev, int *current,
                               tp_hashes out[TP_VS_COUNT], int want_section, size_t want_index,
                               char **text, tp_error *err)
 {
     if (l->level != TP_LOG_WARN && (l->sub & mask) == 0)
         return TP_OK;
+    char printed[TP_VERIFY_NCCL_LINE];
+    int prefix = snprintf(printed, sizeof(printed), "[%d] NCCL %s ", dev,
+                          l->level == TP_LOG_WARN ? "WARN" : "INFO");
+    snprintf(printed + prefix, sizeof(printed) - (size_t)prefix, "%s", l->text);
     char norm[TP_VERIFY_LINE_MAX + 16];
-    if (!tp_verify__normalize(l->text, l->level == TP_LOG_WARN, norm, sizeof(norm)))
+    if (!tp_verify__normalize(printed + prefix, l->level == TP_LOG_WARN, norm, sizeof(norm)))
+        return TP_OK;
+    if (!compared(norm, mask))
         return TP_OK;
     int sec = tp_verify__classify(norm, -1);
-    if (sec < 0)
-        return TP_OK; /* rule-less lines are not compared: real logs have many of their own */
     *current = sec;
     size_t index = out[sec].n;
     if (sec == want_section && index == want_index && text && !*text)
@@ -462,10 +481,16 @@ static tp_status expected_of_plan(const tp_verify *v, const tp_plan *plan, int r
                                   tp_hashes out[TP_VS_COUNT], int want_section, size_t want_index,
                                   char **text, tp_error *err)
 {
-    int current = TP_VS_SYSTEM;
+    int current = TP_VS_SYSTEM, dev = 0;
+    const tp_system *sys = tp_plan_system(plan);
+    for (int i = 0; sys && i < tp_system_node_count(sys, TP_NODE_GPU); i++) {
+        tp_node_info g;
+        if (tp_system_node(sys, TP_NODE_GPU, i, &g, sizeof(g)) == TP_OK && g.gpu_rank == rank)
+            dev = g.gpu_dev;
+    }
     tp_status st = TP_OK;
     for (size_t i = 0; st == TP_OK && i < plan->log.n_lines; i++)
-        st = add_expected(&plan->log.lines[i], v->subsys_mask, &current, out, want_section,
+        st = add_expected(&plan->log.lines[i], v->subsys_mask, dev, &current, out, want_section,
                           want_index, text, err);
     if (st != TP_OK || !v->has_sizes || rank != 0 || !plan->tuned || plan->status != TP_OK ||
         !plan->tuning.modelled)
@@ -474,8 +499,8 @@ static tp_status expected_of_plan(const tp_verify *v, const tp_plan *plan, int r
     tp_error serr = {0};
     tp_tune__log_sizes(&plan->tuning, &sizes, &serr);
     for (size_t i = 0; st == TP_OK && i < sizes.n_lines; i++)
-        st = add_expected(&sizes.lines[i], v->subsys_mask, &current, out, want_section, want_index,
-                          text, err);
+        st = add_expected(&sizes.lines[i], v->subsys_mask, dev, &current, out, want_section,
+                          want_index, text, err);
     tp_log_clear(&sizes);
     return st;
 }
@@ -483,7 +508,7 @@ static tp_status expected_of_plan(const tp_verify *v, const tp_plan *plan, int r
 tp_status tp_verify__expected(const tp_verify *v, int rank, const tp_config *cfg,
                               const char *mutated_xml, size_t mutated_len,
                               tp_hashes out[TP_VS_COUNT], int want_section, size_t want_index,
-                              char **text, int *plan_status, tp_error *err)
+                              char **text, int *plan_status, bool *out_plan_ok, tp_error *err)
 {
     tp_hashes local[TP_VS_COUNT];
     memset(local, 0, sizeof(local));
@@ -501,6 +526,8 @@ tp_status tp_verify__expected(const tp_verify *v, int rank, const tp_config *cfg
                                   mutated_xml ? mutated_len : v->topo_len, v->topo_source, &job,
                                   cfg ? cfg : v->cfg, &perr);
     *plan_status = st;
+    if (out_plan_ok)
+        *out_plan_ok = plan != NULL;
     if (!plan) {
         if (err)
             *err = perr;
@@ -529,14 +556,17 @@ static tp_status plan_rank(tp_verify *v, tp_vrank *r, tp_error *err)
     r->planned = true;
     tp_error perr = {0};
     tp_status st = tp_verify__expected(v, r->rank, NULL, NULL, 0, r->expected, -1, 0, NULL,
-                                       &r->plan_status, &perr);
+                                       &r->plan_status, &r->expected_ok, &perr);
     if (st == TP_ERR_NOMEM)
         return tp_fail_nomem(err);
-    if (st != TP_OK && r->plan_status != TP_OK && perr.message[0]) {
-        /* NCCL's own failures keep their lines; a job topoplan cannot plan at all is a note */
+    if (st != TP_OK && !r->expected_ok) {
+        /* NCCL's own failures keep their lines (compared); a job that cannot be planned at
+         * all (a topology that is no XML, a rank beyond the job) stops the check */
         char buf[700];
         tp_error_format(&perr, buf, sizeof(buf));
-        tp_verify__note(v, "rank %d cannot be planned: %s", r->rank, buf);
+        return tp_fail(err, st == TP_ERR_USAGE ? TP_ERR_CONFIG : st, NULL, 0, 0,
+                       "rank %d of the log cannot be planned (%d nodes): %s", r->rank, v->n_nodes,
+                       buf);
     }
     return TP_OK;
 }
@@ -553,7 +583,7 @@ static tp_status diverge(tp_verify *v, tp_vrank *r, int sec, const char *norm, c
     if (r->div_index < r->expected[sec].n) {
         int ps = 0;
         tp_status st = tp_verify__expected(v, r->rank, NULL, NULL, 0, NULL, sec, r->div_index,
-                                           &r->div_expected, &ps, NULL);
+                                           &r->div_expected, &ps, NULL, NULL);
         if (st == TP_ERR_NOMEM)
             return tp_fail_nomem(err);
     }
@@ -609,7 +639,7 @@ static tp_status pass2_line(tp_verify *v, size_t input, unsigned no, char *raw, 
         r->cut = true;
         return TP_OK;
     }
-    int sec = tp_verify__classify(norm, -1);
+    int sec = compared(norm, v->subsys_mask) ? tp_verify__classify(norm, -1) : -1;
     tp_verify__observe(v, r, s, norm);
     if (sec < 0) {
         v->unknown_lines++;

@@ -53,7 +53,13 @@ void tp_verify__split(char *raw, tp_vline *out);
 bool tp_verify__normalize(const char *text, bool warn, char *buf, size_t size);
 /* Section of a normalized line; `current` is the section of the line before (rule-less lines). */
 int tp_verify__classify(const char *norm, int current);
-/* 64-bit FNV-1a of a line. */
+/*
+ * Bytes of a line compared: NCCL prints into a char[1024] after its prefix
+ * ("host:pid:tid [dev] NCCL INFO "), so where a long line is cut depends on the
+ * host name's length; up to 900 bytes every line is whole on both sides.
+ */
+#define TP_VERIFY_HASHED 900
+/* 64-bit FNV-1a of a line's first TP_VERIFY_HASHED bytes. */
 uint64_t tp_verify__hash(const char *s);
 
 /* A growable array of line hashes. */
@@ -65,9 +71,10 @@ typedef struct tp_hashes {
 /* Per rank: the plan's lines and the log's lines, as hashes per section. */
 typedef struct tp_vrank {
     int rank;
-    bool seen;     /* the log has a stream for this rank */
-    bool planned;  /* expected[] filled */
-    bool diverged; /* first divergence recorded */
+    bool seen;        /* the log has a stream for this rank */
+    bool planned;     /* expected[] filled */
+    bool expected_ok; /* the plan exists (NCCL's own failures included) */
+    bool diverged;    /* first divergence recorded */
     int plan_status;
     tp_hashes expected[TP_VS_COUNT];
     tp_hashes actual[TP_VS_COUNT];
@@ -189,7 +196,7 @@ tp_status tp_hashes_push(tp_hashes *a, uint64_t h, tp_error *err);
 tp_status tp_verify__expected(const tp_verify *v, int rank, const tp_config *cfg,
                               const char *mutated_xml, size_t mutated_len,
                               tp_hashes out[TP_VS_COUNT], int want_section, size_t want_index,
-                              char **text, int *plan_status, tp_error *err);
+                              char **text, int *plan_status, bool *plan_ok, tp_error *err);
 
 /* Record what a rank's line says for the self-check (verify_self.c). */
 void tp_verify__observe(tp_verify *v, tp_vrank *r, const tp_vstream *s, const char *norm);

@@ -74,7 +74,8 @@ static bool try_candidate(const tp_verify *v, const candidate *c, const tp_vrank
     tp_hashes exp[TP_VS_COUNT];
     memset(exp, 0, sizeof(exp));
     int ps = 0;
-    tp_status st = tp_verify__expected(v, r->rank, c->cfg, xml, len, exp, -1, 0, NULL, &ps, NULL);
+    tp_status st =
+        tp_verify__expected(v, r->rank, c->cfg, xml, len, exp, -1, 0, NULL, &ps, NULL, NULL);
     bool ok = (st == TP_OK || ps != TP_OK) && reproduces(exp, r);
     for (int s = 0; s < TP_VS_COUNT; s++)
         free(exp[s].h);

@@ -19,7 +19,7 @@ const char *tp_verify__section_name(int s)
 uint64_t tp_verify__hash(const char *s)
 {
     uint64_t h = UINT64_C(1469598103934665603);
-    for (; *s; s++)
+    for (const char *end = s + TP_VERIFY_HASHED; *s && s < end; s++)
         h = (h ^ (unsigned char)*s) * UINT64_C(1099511628211);
     return h;
 }

@@ -12,6 +12,9 @@ static const char *verdict_name(tp_verify_verdict v)
     return (unsigned)v < ARRAY_LEN(names) ? names[v] : "?";
 }
 
+/* Diverging ranks the text shows line by line (the JSON has every one). */
+#define TP_VERIFY_TEXT_RANKS 8
+
 static const double busbw_sizes[3] = {1 << 20, 1 << 26, 1 << 30};
 static const char *const busbw_names[3] = {"1 MiB", "64 MiB", "1 GiB"};
 
@@ -67,7 +70,8 @@ static void text_rank(FILE *out, const tp_verify *v, const tp_vrank *r)
     if (r->cut)
         fprintf(out, "  cause: the log is cut inside this rank's last line\n");
     else if (r->cause >= 0)
-        fprintf(out, "  cause: %s\n", v->causes[r->cause].detail);
+        fprintf(out, "  cause: %s (re-planned with it: reproduces all %zu lines of the rank)\n",
+                v->causes[r->cause].what, r->n_lines);
     else
         fprintf(out, "  cause: none of the candidate settings and hardware changes reproduces "
                      "its lines\n");
@@ -100,11 +104,14 @@ static tp_status report_text(FILE *out, const tp_verify *v, tp_error *err)
         absent += info.verdict == TP_VERIFY_ABSENT;
         self += info.verdict == TP_VERIFY_SELF;
         if (info.verdict == TP_VERIFY_DIVERGE) {
-            diverge++;
             uncaused += r->cause < 0;
-            text_rank(out, v, r);
+            if (diverge++ < TP_VERIFY_TEXT_RANKS)
+                text_rank(out, v, r);
         }
     }
+    if (diverge > TP_VERIFY_TEXT_RANKS)
+        fprintf(out, "... %d more diverging ranks (every one in --format json)\n",
+                diverge - TP_VERIFY_TEXT_RANKS);
     if (agree) {
         fprintf(out, "ranks that agree: ");
         rank_ranges(out, v, TP_VERIFY_AGREE);
