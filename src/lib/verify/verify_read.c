@@ -78,7 +78,7 @@ static void split_prefix(const char *start, const char *end, tp_vline *out)
         }
     }
     int host_word = n - 1;
-    for (int i = n - 1; i >= 1; i--)
+    for (int i = n - 1; i >= 0; i--)
         if (bracket_number(words[i], lens[i]) >= 0) {
             out->dev = bracket_number(words[i], lens[i]);
             host_word = i - 1;
