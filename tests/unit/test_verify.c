@@ -53,8 +53,8 @@ static void test_normalize_and_sections(void **state)
                                      sizeof(buf)));
     assert_string_equal(buf, "INFO comm PTR rank 3 nRanks 16 nNodes 2");
     assert_false(tp_verify__normalize("NCCL version 2.22.3+cuda12.4", false, buf, sizeof(buf)));
-    assert_false(tp_verify__normalize("NCCL_CROSS_NIC set by environment to 1.", false, buf,
-                                      sizeof(buf)));
+    assert_false(
+        tp_verify__normalize("NCCL_CROSS_NIC set by environment to 1.", false, buf, sizeof(buf)));
     static const struct {
         const char *line;
         int section;
@@ -87,8 +87,7 @@ static char *job_log(const char *builtin, int n_ranks, const char *version)
         job.rank = r;
         tp_plan *plan = NULL;
         const char *xml = tp_builtin_xml(builtin);
-        assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), builtin, &job, NULL, NULL),
-                         TP_OK);
+        assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), builtin, &job, NULL, NULL), TP_OK);
         size_t len = 0;
         FILE *f = open_memstream(&rank_text[r], &len);
         assert_int_equal(tp_report_nccl_log(f, plan, NULL), TP_OK);
@@ -98,8 +97,7 @@ static char *job_log(const char *builtin, int n_ranks, const char *version)
     char *out = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&out, &len);
-    fprintf(f, "host0:100:1 [0] NCCL INFO NCCL version %s+cuda12.4\nsome other program\n",
-            version);
+    fprintf(f, "host0:100:1 [0] NCCL INFO NCCL version %s+cuda12.4\nsome other program\n", version);
     char *pos[8];
     for (int r = 0; r < n_ranks; r++)
         pos[r] = rank_text[r];

@@ -225,7 +225,7 @@ static void take_comm(tp_verify *v, tp_vstream *s, const char *norm)
     int r, n, nodes, lr, l;
     if (sscanf(norm, "INFO comm PTR rank %d nRanks %d nNodes %d localRanks %d localRank %d", &r, &n,
                &nodes, &lr, &l) != 5 ||
-        r < 0 || n <= 0 || r >= n || n > TP_MAX_JOB_NODES * 64)
+        r < 0 || n <= 0 || r >= n || n > TP_VERIFY_MAX_RANKS)
         return;
     s->rank = r;
     s->n_ranks = n;
@@ -423,12 +423,18 @@ static tp_status size_job(tp_verify *v, tp_error *err)
     if (!v->ranks)
         return tp_fail_nomem(err);
     v->n_ranks = n;
-    for (int r = 0; r < n; r++)
-        v->ranks[r] =
-            (tp_vrank){.rank = r, .cause = -1, .coll_channels = -1, .ring_search_channels = -1};
-    for (size_t i = 0; i < v->n_streams; i++)
-        if (v->streams[i].rank >= n)
+    for (size_t i = 0; i < v->n_streams; i++) {
+        int r = v->streams[i].rank;
+        if (r >= n)
             v->streams[i].rank = -1;
+        if (r < 0 || r >= n || v->ranks[r])
+            continue;
+        /* a record per rank the log has: a job's size alone costs a pointer per rank */
+        if (!(v->ranks[r] = calloc(1, sizeof(tp_vrank))))
+            return tp_fail_nomem(err);
+        *v->ranks[r] =
+            (tp_vrank){.rank = r, .cause = -1, .coll_channels = -1, .ring_search_channels = -1};
+    }
     v->n_nodes = v->opt.job.n_nodes > 0    ? v->opt.job.n_nodes
                  : v->opt.job.n_node_topos ? v->opt.job.n_node_topos + 1
                  : v->n_hosts > 0          ? v->n_hosts
@@ -571,13 +577,19 @@ static tp_status plan_rank(tp_verify *v, tp_vrank *r, tp_error *err)
     return TP_OK;
 }
 
+static void set_where(tp_vrank *r, const char *at)
+{
+    free(r->div_where);
+    r->div_where = at && *at ? strdup(at) : NULL;
+}
+
 static tp_status diverge(tp_verify *v, tp_vrank *r, int sec, const char *norm, const char *at,
                          tp_error *err)
 {
     r->diverged = true;
     r->div_section = sec;
     r->div_index = r->cursor[sec];
-    snprintf(r->div_where, sizeof(r->div_where), "%s", at ? at : "");
+    set_where(r, at);
     if (norm && tp_strdup(&r->div_actual, norm, err) != TP_OK)
         return TP_ERR_NOMEM;
     if (r->div_index < r->expected[sec].n) {
@@ -629,13 +641,13 @@ static tp_status pass2_line(tp_verify *v, size_t input, unsigned no, char *raw, 
     char norm[TP_VERIFY_LINE_MAX + 16];
     if (!tp_verify__normalize(l.text, l.warn, norm, sizeof(norm)))
         return TP_OK;
-    tp_vrank *r = &v->ranks[s->rank];
+    tp_vrank *r = v->ranks[s->rank];
     r->seen = true;
     char at[320];
     where(at, sizeof(at), v, input, no);
     if (v->inputs[input].truncated) {
         tp_verify__note(v, "%s: the log's last line is cut (rank %d): not compared", at, r->rank);
-        snprintf(r->div_where, sizeof(r->div_where), "%s", at);
+        set_where(r, at);
         r->cut = true;
         return TP_OK;
     }
@@ -656,13 +668,13 @@ static tp_status pass2_line(tp_verify *v, size_t input, unsigned no, char *raw, 
 static tp_status finish_ranks(tp_verify *v, tp_error *err)
 {
     for (int i = 0; i < v->n_ranks; i++) {
-        tp_vrank *r = &v->ranks[i];
-        if (!r->seen || r->diverged || v->self_only)
+        tp_vrank *r = v->ranks[i];
+        if (!r || !r->seen || r->diverged || v->self_only)
             continue;
         for (int s = 0; s < TP_VS_COUNT && !r->diverged; s++)
             if (r->cursor[s] < r->expected[s].n) {
                 char at[320];
-                snprintf(at, sizeof(at), "%s", r->div_where);
+                snprintf(at, sizeof(at), "%s", r->div_where ? r->div_where : "");
                 if (diverge(v, r, s, NULL, at, err) != TP_OK)
                     return TP_ERR_NOMEM;
             }
@@ -717,7 +729,7 @@ int tp_verify_divergences(const tp_verify *v)
 {
     int n = 0;
     for (int i = 0; v && i < v->n_ranks; i++)
-        n += v->ranks[i].diverged;
+        n += v->ranks[i] && v->ranks[i]->diverged;
     return n + (v && v->self_only ? v->self_findings : 0);
 }
 
@@ -732,7 +744,12 @@ tp_status tp_verify_rank(const tp_verify *v, int i, tp_verify_rank_info *info, s
 {
     if (!v || !info || i < 0 || i >= v->n_ranks)
         return tp_fail_arg(NULL, "tp_verify_rank", "bad argument");
-    const tp_vrank *r = &v->ranks[i];
+    const tp_vrank *r = v->ranks[i];
+    if (!r) {
+        tp_verify_rank_info absent = {.rank = i, .verdict = TP_VERIFY_ABSENT, .where = ""};
+        memcpy(info, &absent, size < sizeof(absent) ? size : sizeof(absent));
+        return TP_OK;
+    }
     tp_verify_rank_info x = {
         .rank = r->rank,
         .verdict = !r->seen       ? TP_VERIFY_ABSENT
@@ -743,7 +760,7 @@ tp_status tp_verify_rank(const tp_verify *v, int i, tp_verify_rank_info *info, s
         .stage = r->diverged ? tp_verify__section_name(r->div_section) : NULL,
         .expected = r->diverged ? r->div_expected : NULL,
         .actual = r->diverged ? r->div_actual : NULL,
-        .where = r->diverged ? r->div_where : "",
+        .where = r->diverged && r->div_where ? r->div_where : "",
         .cause = cause_text(v, r),
     };
     memcpy(info, &x, size < sizeof(x) ? size : sizeof(x));
@@ -785,12 +802,17 @@ void tp_verify_free(tp_verify *v)
     free(v->settings);
     free(v->hosts);
     for (int i = 0; v->ranks && i < v->n_ranks; i++) {
-        rank_hashes_free(v->ranks[i].expected);
-        rank_hashes_free(v->ranks[i].actual);
-        free(v->ranks[i].ring_prev);
-        free(v->ranks[i].ring_next);
-        free(v->ranks[i].div_expected);
-        free(v->ranks[i].div_actual);
+        tp_vrank *r = v->ranks[i];
+        if (!r)
+            continue;
+        rank_hashes_free(r->expected);
+        rank_hashes_free(r->actual);
+        free(r->ring_prev);
+        free(r->ring_next);
+        free(r->div_expected);
+        free(r->div_actual);
+        free(r->div_where);
+        free(r);
     }
     free(v->ranks);
     for (size_t i = 0; i < v->n_causes; i++) {

@@ -28,6 +28,9 @@ typedef enum tp_vsection {
 
 const char *tp_verify__section_name(int s);
 
+/* Most ranks a log's comm lines may name (65,536 nodes of 8 GPUs). */
+#define TP_VERIFY_MAX_RANKS (TP_MAX_JOB_NODES * 8)
+
 /* Longest log line kept (NCCL's own lines are < 1024 bytes; launchers add prefixes). */
 #define TP_VERIFY_LINE_MAX 4096
 
@@ -85,8 +88,8 @@ typedef struct tp_vrank {
     size_t div_index;
     char *div_expected; /* NULL: the log has a line the plan does not */
     char *div_actual;   /* NULL: the plan has a line the log does not */
-    char div_where[320];
-    int cause; /* index into tp_verify.causes, -1 when none found */
+    char *div_where;    /* "FILE:LINE" (NULL: none) */
+    int cause;          /* index into tp_verify.causes, -1 when none found */
     /* self-check: what this rank's lines say about the job */
     const char *host;           /* its stream's host (borrowed) */
     int coll_channels;          /* "N coll channels", -1 when absent */
@@ -159,7 +162,7 @@ struct tp_verify {
     int log_n_ranks; /* nRanks of the comm lines */
     bool has_graph, has_tuning_table, has_sizes;
     uint64_t subsys_mask;
-    tp_vrank *ranks; /* log_n_ranks */
+    tp_vrank **ranks; /* n_ranks slots, a record only for ranks the log has (rank_of) */
     int n_ranks;
     int n_nodes;    /* the job planned */
     bool self_only; /* no topology: the log against itself */
@@ -197,6 +200,12 @@ tp_status tp_verify__expected(const tp_verify *v, int rank, const tp_config *cfg
                               const char *mutated_xml, size_t mutated_len,
                               tp_hashes out[TP_VS_COUNT], int want_section, size_t want_index,
                               char **text, int *plan_status, bool *plan_ok, tp_error *err);
+
+/* Rank i's record, NULL when the log has no line of it (or i is out of range). */
+static inline tp_vrank *tp_verify__rank(const tp_verify *v, int i)
+{
+    return i >= 0 && i < v->n_ranks ? v->ranks[i] : NULL;
+}
 
 /* Record what a rank's line says for the self-check (verify_self.c). */
 void tp_verify__observe(tp_verify *v, tp_vrank *r, const tp_vstream *s, const char *norm);

@@ -246,8 +246,8 @@ tp_status tp_verify__find_causes(tp_verify *v, tp_error *err)
     int searched = 0;
     tp_status st = TP_OK;
     for (int i = 0; st == TP_OK && i < v->n_ranks; i++) {
-        tp_vrank *r = &v->ranks[i];
-        if (!r->diverged || r->cut)
+        tp_vrank *r = v->ranks[i];
+        if (!r || !r->diverged || r->cut)
             continue;
         /* the causes found first: one job-wide setting usually explains every rank */
         size_t found = 0;

@@ -97,7 +97,7 @@ static tp_status report_text(FILE *out, const tp_verify *v, tp_error *err)
     text_header(out, v);
     int agree = 0, diverge = 0, absent = 0, self = 0, uncaused = 0;
     for (int i = 0; i < v->n_ranks; i++) {
-        const tp_vrank *r = &v->ranks[i];
+        const tp_vrank *r = v->ranks[i];
         tp_verify_rank_info info;
         tp_verify_rank(v, i, &info, sizeof(info));
         agree += info.verdict == TP_VERIFY_AGREE;

@@ -51,8 +51,8 @@ static void take_connection(tp_verify *v, tp_vrank *r, const char *norm)
         return;
     /* both ends on one host, yet not P2P: a fallback transport */
     int peer = a == r->rank ? b : a;
-    if (peer >= 0 && peer < v->n_ranks && v->ranks[peer].host && r->host && r->host[0] &&
-        strcmp(v->ranks[peer].host, r->host) == 0)
+    const tp_vrank *p = tp_verify__rank(v, peer);
+    if (p && p->host && r->host && r->host[0] && strcmp(p->host, r->host) == 0)
         r->conn_fallback++;
 }
 
@@ -90,12 +90,15 @@ static void check_rings(tp_verify *v)
 {
     int reported = 0;
     for (int i = 0; i < v->n_ranks && reported < 16; i++) {
-        const tp_vrank *r = &v->ranks[i];
+        const tp_vrank *r = v->ranks[i];
+        if (!r)
+            continue;
         for (int c = 0; c < r->n_ring && reported < 16; c++) {
             int n = r->ring_next[c];
-            if (n < 0 || n >= v->n_ranks || !v->ranks[n].ring_prev)
+            const tp_vrank *next = tp_verify__rank(v, n);
+            if (!next || !next->ring_prev)
                 continue;
-            int back = v->ranks[n].ring_prev[c];
+            int back = next->ring_prev[c];
             if (back >= 0 && back != i) {
                 finding(v,
                         "ring %02d: rank %d sends to rank %d, whose ring line receives from "
@@ -113,7 +116,9 @@ static void check_job_lines(tp_verify *v)
     uint64_t common = 0;
     int votes = 0;
     for (int i = 0; i < v->n_ranks; i++) {
-        const tp_vrank *r = &v->ranks[i];
+        const tp_vrank *r = v->ranks[i];
+        if (!r)
+            continue;
         if (r->coll_channels < 0)
             continue;
         if (votes == 0)
@@ -122,13 +127,17 @@ static void check_job_lines(tp_verify *v)
     }
     int odd = 0;
     for (int i = 0; i < v->n_ranks; i++) {
-        const tp_vrank *r = &v->ranks[i];
+        const tp_vrank *r = v->ranks[i];
+        if (!r)
+            continue;
         if (r->coll_channels >= 0 && r->coll_line != common && odd++ < 16)
             finding(v, "rank %d's channel counts differ from the other ranks' (%d coll channels)",
                     i, r->coll_channels);
     }
     for (int i = 0; i < v->n_ranks; i++) {
-        const tp_vrank *r = &v->ranks[i];
+        const tp_vrank *r = v->ranks[i];
+        if (!r)
+            continue;
         if (r->coll_channels >= 0 && r->ring_search_channels > 0 &&
             r->coll_channels < r->ring_search_channels && i < 64)
             tp_verify__note(v,
@@ -141,7 +150,9 @@ static void check_job_lines(tp_verify *v)
 static void check_transports(tp_verify *v)
 {
     for (int i = 0; i < v->n_ranks; i++) {
-        const tp_vrank *r = &v->ranks[i];
+        const tp_vrank *r = v->ranks[i];
+        if (!r)
+            continue;
         if (r->conn_fallback > 0)
             finding(v,
                     "rank %d: %d connection(s) to ranks of its own host via SHM or NET, "
