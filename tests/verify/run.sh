@@ -67,6 +67,17 @@ alter 's/NCCL version 2.22.3+cuda12.4/NCCL version 2.27.5+cuda12.9/'
 expect "another NCCL version" 3 'NCCL 2.27.5; topoplan models NCCL 2.22.3' "$tmp/job.log"
 [ "$(verify "$tmp/job.log" 2>&1 | wc -l)" -eq 1 ] && ok || bad "another NCCL version: not one line"
 
+# run-time connection lines: P2P between NVLinked GPUs agrees, SHM between them diverges
+{ cat "$src/job.log"
+  echo "gpu-h-039:20020:20100 [3] NCCL INFO Channel 00/0 : 3[3] -> 0[0] via P2P/CUMEM/read"
+  echo "gpu-h-039:20020:20100 [3] NCCL INFO Channel 00/1 : 3[3] -> 11[3] [send] via NET/IB/0/GDRDMA"
+  echo "gpu-h-039:20020:20100 [3] NCCL INFO Connected all rings"; } >"$tmp/conn.log"
+expect "connections as planned" 0 '16 of 16 ranks agree' "$tmp/conn.log"
+{ cat "$src/job.log"
+  echo "gpu-h-039:20020:20100 [3] NCCL INFO Channel 01/0 : 3[3] -> 2[2] via SHM/direct/direct"; } >"$tmp/conn.log"
+expect "connection via SHM" 1 '^rank 3: diverges in connections' "$tmp/conn.log"
+expect "connection via SHM: the plan's" 1 'between ranks 3 and 2 via P2P' "$tmp/conn.log"
+
 # a setting NCCL reported, missing from the log: the re-planned cause
 cp "$jobs/syn_hgx_a100_nodes2_cross_nic1__clean/topo.xml" "$tmp/topo.xml"
 grep -v 'NCCL_CROSS_NIC set by' "$jobs/syn_hgx_a100_nodes2_cross_nic1__clean/job.log" >"$tmp/job.log"

@@ -512,7 +512,7 @@ static tp_status expected_of_plan(const tp_verify *v, const tp_plan *plan, int r
 }
 
 tp_status tp_verify__expected(const tp_verify *v, int rank, const tp_config *cfg,
-                              const char *mutated_xml, size_t mutated_len,
+                              const char *mutated_xml, size_t mutated_len, tp_vrank *transports,
                               tp_hashes out[TP_VS_COUNT], int want_section, size_t want_index,
                               char **text, int *plan_status, bool *out_plan_ok, tp_error *err)
 {
@@ -540,6 +540,8 @@ tp_status tp_verify__expected(const tp_verify *v, int rank, const tp_config *cfg
         return st == TP_ERR_NOMEM ? TP_ERR_NOMEM : st;
     }
     st = expected_of_plan(v, plan, rank, dst, want_section, want_index, text, err);
+    if (st == TP_OK && transports && plan->status == TP_OK)
+        st = tp_verify__plan_transports(plan, rank, transports, err);
     tp_plan_free(plan);
     if (!out)
         for (int s = 0; s < TP_VS_COUNT; s++)
@@ -561,7 +563,7 @@ static tp_status plan_rank(tp_verify *v, tp_vrank *r, tp_error *err)
 {
     r->planned = true;
     tp_error perr = {0};
-    tp_status st = tp_verify__expected(v, r->rank, NULL, NULL, 0, r->expected, -1, 0, NULL,
+    tp_status st = tp_verify__expected(v, r->rank, NULL, NULL, 0, r, r->expected, -1, 0, NULL,
                                        &r->plan_status, &r->expected_ok, &perr);
     if (st == TP_ERR_NOMEM)
         return tp_fail_nomem(err);
@@ -588,13 +590,13 @@ static tp_status diverge(tp_verify *v, tp_vrank *r, int sec, const char *norm, c
 {
     r->diverged = true;
     r->div_section = sec;
-    r->div_index = r->cursor[sec];
+    r->div_index = sec < TP_VS_COUNT ? r->cursor[sec] : 0;
     set_where(r, at);
     if (norm && tp_strdup(&r->div_actual, norm, err) != TP_OK)
         return TP_ERR_NOMEM;
-    if (r->div_index < r->expected[sec].n) {
+    if (sec < TP_VS_COUNT && r->div_index < r->expected[sec].n) {
         int ps = 0;
-        tp_status st = tp_verify__expected(v, r->rank, NULL, NULL, 0, NULL, sec, r->div_index,
+        tp_status st = tp_verify__expected(v, r->rank, NULL, NULL, 0, NULL, NULL, sec, r->div_index,
                                            &r->div_expected, &ps, NULL, NULL);
         if (st == TP_ERR_NOMEM)
             return tp_fail_nomem(err);
@@ -621,6 +623,23 @@ static tp_status compare_line(tp_verify *v, tp_vrank *r, int sec, const char *no
         return TP_OK;
     }
     return diverge(v, r, sec, norm, at, err);
+}
+
+/* A run-time connection: the transport the plan gives that peer (the rank's first one kept). */
+static tp_status check_connection(tp_verify *v, tp_vrank *r, const char *norm, const char *at,
+                                  tp_error *err)
+{
+    if (r->diverged)
+        return TP_OK;
+    if (!r->planned && plan_rank(v, r, err) != TP_OK)
+        return TP_ERR_NOMEM;
+    char why[300];
+    if (tp_verify__check_connection(r, norm, why, sizeof(why)))
+        return TP_OK;
+    if (diverge(v, r, TP_VS_CONNECTIONS, norm, at, err) != TP_OK ||
+        tp_strdup(&r->div_expected, why, err) != TP_OK)
+        return TP_ERR_NOMEM;
+    return TP_OK;
 }
 
 static tp_status pass2_line(tp_verify *v, size_t input, unsigned no, char *raw, void *arg,
@@ -653,6 +672,11 @@ static tp_status pass2_line(tp_verify *v, size_t input, unsigned no, char *raw, 
     }
     int sec = compared(norm, v->subsys_mask) ? tp_verify__classify(norm, -1) : -1;
     tp_verify__observe(v, r, s, norm);
+    if (sec < 0 && !v->self_only && strncmp(norm, "INFO Channel ", 13) == 0 &&
+        strstr(norm, " via ")) {
+        v->unknown_lines++;
+        return check_connection(v, r, norm, at, err);
+    }
     if (sec < 0) {
         v->unknown_lines++;
         return TP_OK;
@@ -812,6 +836,7 @@ void tp_verify_free(tp_verify *v)
         free(r->div_expected);
         free(r->div_actual);
         free(r->div_where);
+        free(r->transport);
         free(r);
     }
     free(v->ranks);

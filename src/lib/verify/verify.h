@@ -23,7 +23,8 @@ typedef enum tp_vsection {
     TP_VS_SEARCH,
     TP_VS_CHANNELS,
     TP_VS_TUNING,
-    TP_VS_COUNT
+    TP_VS_COUNT,
+    TP_VS_CONNECTIONS = TP_VS_COUNT /* run-time connection lines: checked, not hashed */
 } tp_vsection;
 
 const char *tp_verify__section_name(int s);
@@ -99,6 +100,10 @@ typedef struct tp_vrank {
     int n_ring;
     int conn_p2p, conn_shm, conn_net, conn_gdr, conn_fallback; /* run-time connection lines */
     bool cut; /* its line was the log's cut last line */
+    /* the transport the plan gives each rank of its host: 'P' P2P, 'S' SHM, 'N' NET */
+    int first_local; /* first rank of its host */
+    char *transport; /* per rank of its host (NULL: not planned) */
+    int n_local;
 } tp_vrank;
 
 /* A stream: the lines of one process (host:pid) of one input. */
@@ -197,7 +202,7 @@ tp_status tp_hashes_push(tp_hashes *a, uint64_t h, tp_error *err);
  * node. Returns the plan's status in *plan_status.
  */
 tp_status tp_verify__expected(const tp_verify *v, int rank, const tp_config *cfg,
-                              const char *mutated_xml, size_t mutated_len,
+                              const char *mutated_xml, size_t mutated_len, tp_vrank *transports,
                               tp_hashes out[TP_VS_COUNT], int want_section, size_t want_index,
                               char **text, int *plan_status, bool *plan_ok, tp_error *err);
 
@@ -206,6 +211,11 @@ static inline tp_vrank *tp_verify__rank(const tp_verify *v, int i)
 {
     return i >= 0 && i < v->n_ranks ? v->ranks[i] : NULL;
 }
+
+/* The transports the plan gives between the rank and each rank of its host (verify_self.c). */
+tp_status tp_verify__plan_transports(const tp_plan *plan, int rank, tp_vrank *r, tp_error *err);
+/* A connection line of the rank against those transports: false and *why when they differ. */
+bool tp_verify__check_connection(const tp_vrank *r, const char *norm, char *why, size_t size);
 
 /* Record what a rank's line says for the self-check (verify_self.c). */
 void tp_verify__observe(tp_verify *v, tp_vrank *r, const tp_vstream *s, const char *norm);

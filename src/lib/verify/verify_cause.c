@@ -74,9 +74,17 @@ static bool try_candidate(const tp_verify *v, const candidate *c, const tp_vrank
     tp_hashes exp[TP_VS_COUNT];
     memset(exp, 0, sizeof(exp));
     int ps = 0;
-    tp_status st =
-        tp_verify__expected(v, r->rank, c->cfg, xml, len, exp, -1, 0, NULL, &ps, NULL, NULL);
-    bool ok = (st == TP_OK || ps != TP_OK) && reproduces(exp, r);
+    /* a connection's divergence: the candidate must also give the log's transport */
+    bool conn = r->div_section == TP_VS_CONNECTIONS && r->div_actual;
+    tp_vrank transports = {.rank = r->rank};
+    tp_status st = tp_verify__expected(v, r->rank, c->cfg, xml, len, conn ? &transports : NULL, exp,
+                                       -1, 0, NULL, &ps, NULL, NULL);
+    char why[300];
+    bool ok =
+        (st == TP_OK || ps != TP_OK) && reproduces(exp, r) &&
+        (!conn || (transports.transport &&
+                   tp_verify__check_connection(&transports, r->div_actual, why, sizeof(why))));
+    free(transports.transport);
     for (int s = 0; s < TP_VS_COUNT; s++)
         free(exp[s].h);
     free(xml);

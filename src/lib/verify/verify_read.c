@@ -11,9 +11,9 @@
 
 const char *tp_verify__section_name(int s)
 {
-    static const char *const names[TP_VS_COUNT] = {"system", "paths", "search", "channels",
-                                                   "tuning"};
-    return s >= 0 && s < TP_VS_COUNT ? names[s] : "?";
+    static const char *const names[TP_VS_COUNT + 1] = {"system",   "paths",  "search",
+                                                       "channels", "tuning", "connections"};
+    return s >= 0 && s <= TP_VS_CONNECTIONS ? names[s] : "?";
 }
 
 uint64_t tp_verify__hash(const char *s)
@@ -283,7 +283,8 @@ static bool channels_line(const char *t, bool warn)
         if (q == t + 8 || *q != '/')
             return false;
         const char *r = skip_digits(q + 1);
-        return r > q + 1 && starts(r, " :");
+        /* "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM": a run-time connection, not a ring */
+        return r > q + 1 && starts(r, " :") && !strstr(r, " via ");
     }
     return strcmp(t, "Trees") == 0 || starts(t, "Trees ");
 }

@@ -1,6 +1,10 @@
 /* verify: the log against itself (rings of neighbours, job-wide lines, channels, transports). */
 #include "verify/verify.h"
 
+#include "config/config.h"
+#include "paths/paths.h"
+#include "plan/plan.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,4 +215,64 @@ tp_status tp_verify_write_topology(FILE *out, const tp_verify *v, tp_error *err)
         fprintf(out, "  </cpu>\n");
     fprintf(out, "</system>\n");
     return ferror(out) ? tp_fail(err, TP_ERR_IO, NULL, 0, 0, "write error") : TP_OK;
+}
+
+/* NCCL's transport order (transport.cc): P2P when allowed, else SHM unless disabled or the
+ * network beats the path (ncclTopoCheckNet), else NET. */
+static char transport_between(const tp_plan *plan, const tp_node *me, const tp_node *peer)
+{
+    int p2p = 0, net = 0;
+    if (tp_paths__check_p2p(plan->sys, plan->cfg, me->id, peer->id, &p2p, NULL, NULL, NULL) ==
+            TP_OK &&
+        p2p)
+        return 'P';
+    tp_paths__check_net(plan->sys, plan->cfg, me->id, peer->id, &net);
+    return net || tp_config_int(plan->cfg, TP_P_SHM_DISABLE) ? 'N' : 'S';
+}
+
+tp_status tp_verify__plan_transports(const tp_plan *plan, int rank, tp_vrank *r, tp_error *err)
+{
+    int host = tp_plan__host_of_rank(plan, rank);
+    int first = plan->host_first_rank[host], n = plan->host_first_rank[host + 1] - first;
+    const tp_node_set *gpus = &plan->sys->nodes[TP_NODE_GPU];
+    const tp_node *me = NULL;
+    for (int i = 0; i < gpus->count; i++)
+        if (gpus->nodes[i].gpu.rank == rank)
+            me = &gpus->nodes[i];
+    free(r->transport);
+    r->transport = calloc((size_t)n + 1, 1);
+    if (!r->transport)
+        return tp_fail_nomem(err);
+    r->first_local = first;
+    r->n_local = n;
+    /* GPUs of the host outside the rank's trimmed system reach it by NET only */
+    memset(r->transport, 'N', (size_t)n);
+    for (int i = 0; me && i < gpus->count; i++) {
+        int peer = gpus->nodes[i].gpu.rank - first;
+        if (peer >= 0 && peer < n && &gpus->nodes[i] != me)
+            r->transport[peer] = transport_between(plan, me, &gpus->nodes[i]);
+    }
+    if (!me)
+        memset(r->transport, '?', (size_t)n);
+    return TP_OK;
+}
+
+bool tp_verify__check_connection(const tp_vrank *r, const char *norm, char *why, size_t size)
+{
+    const char *colon = strstr(norm, " : "), *via = strstr(norm, " via ");
+    int a, b;
+    if (!colon || !via || !r->transport || sscanf(colon, " : %d[%*d] -> %d[", &a, &b) != 2)
+        return true;
+    int peer = a == r->rank ? b : a;
+    int local = peer - r->first_local;
+    if (local < 0 || local >= r->n_local || peer == r->rank)
+        return true; /* another host: the network (NIC choices are not checked here) */
+    char want = r->transport[local], got = via[5];
+    if (want == '?' || (got != 'P' && got != 'S' && got != 'N') || got == want)
+        return true;
+    static const char *const names[] = {"P2P", "SHM", "NET"};
+    const char *wname = names[want == 'P' ? 0 : want == 'S' ? 1 : 2];
+    snprintf(why, size, "a connection between ranks %d and %d via %s (the plan's transport)",
+             r->rank, peer, wname);
+    return false;
 }
