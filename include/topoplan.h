@@ -1202,6 +1202,7 @@ typedef struct tp_verify_options {
     tp_job job;              /**< n_nodes 0: the log's host count; rank: a log without rank lines */
     const tp_config *cfg;    /**< settings that override the log's (NULL: none) */
     int find_causes;         /**< 1: re-plan candidate causes of divergences */
+    const char *nccl_version; /**< the NCCL version the job ran ("2.22.3"); NULL: the log's */
 } tp_verify_options;
 
 /** Opaque verification: the inputs, then per rank the verdict. */

@@ -194,6 +194,18 @@ static void test_other_version_and_not_a_log(void **state)
     char *log = job_log("dgx-a100", 2, "2.27.5");
     tp_verify *v = verify_text(log, "dgx-a100", TP_ERR_CONFIG);
     tp_verify_free(v);
+    /* the version is an input: the option names the one the job ran */
+    static const char *const versions[] = {"2.22.3", "2.27.5"};
+    for (int i = 0; i < 2; i++) {
+        tp_verify_options opt = {.job = TP_JOB_INIT, .nccl_version = versions[i]};
+        tp_error err = {0};
+        assert_int_equal(tp_verify_new(&v, &opt, &err), TP_OK);
+        assert_int_equal(tp_verify_add_buffer(v, log, strlen(log), "job.log", &err), TP_OK);
+        assert_int_equal(tp_verify_run(v, &err), i == 0 ? TP_OK : TP_ERR_CONFIG);
+        if (i == 1)
+            assert_non_null(strstr(err.message, "NCCL 2.27.5"));
+        tp_verify_free(v);
+    }
     free(log);
     v = verify_text("hello\nworld\n", "dgx-a100", TP_ERR_CONFIG);
     tp_verify_free(v);

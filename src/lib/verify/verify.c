@@ -382,10 +382,23 @@ static tp_status load_log_topology(tp_verify *v, tp_error *err)
     return TP_OK;
 }
 
-/* The NCCL versions verify models (a version profile's input later: --nccl). */
-static tp_status check_version(const tp_verify *v, tp_error *err)
+/*
+ * Whether topoplan models the NCCL version the job ran: the option's, else the log's
+ * version line. One version today; with version profiles the version chosen here selects
+ * the profile the plans are made with.
+ */
+static bool version_modelled(const char *version)
 {
-    if (!v->version[0] || strcmp(v->version, tp_nccl_version_string()) == 0)
+    return strcmp(version, tp_nccl_version_string()) == 0;
+}
+
+static tp_status check_version(tp_verify *v, tp_error *err)
+{
+    if (v->opt.nccl_version) {
+        snprintf(v->version, sizeof(v->version), "%s", v->opt.nccl_version);
+        snprintf(v->version_where, sizeof(v->version_where), "nccl_version");
+    }
+    if (!v->version[0] || version_modelled(v->version))
         return TP_OK;
     char src[300];
     snprintf(src, sizeof(src), "%s", v->version_where);
