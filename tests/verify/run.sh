@@ -82,6 +82,7 @@ expect "connection via SHM: the plan's" 1 'between ranks 3 and 2 via P2P' "$tmp/
 cp "$jobs/syn_hgx_a100_nodes2_cross_nic1__clean/topo.xml" "$tmp/topo.xml"
 grep -v 'NCCL_CROSS_NIC set by' "$jobs/syn_hgx_a100_nodes2_cross_nic1__clean/job.log" >"$tmp/job.log"
 expect "setting missing" 1 'cause: NCCL_CROSS_NIC=1 (re-planned with it: reproduces all' "$tmp/job.log"
+expect "setting missing: ranks by cause" 1 'NCCL_CROSS_NIC=1: 16 ranks (0-15)' "$tmp/job.log"
 expect "setting missing: the cost" 1 'AllReduce busbw, predicted -> with the cause: 1 MiB' "$tmp/job.log"
 
 # hardware: the log of a machine whose GPU 0000:07:00.0 is at PCIe x4, checked against the healthy one

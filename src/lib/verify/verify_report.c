@@ -40,14 +40,23 @@ static void text_header(FILE *out, const tp_verify *v)
                 v->settings[i].value, v->settings[i].where);
 }
 
-/* Ranks of one verdict as ranges: "0-7, 9". */
-static void rank_ranges(FILE *out, const tp_verify *v, tp_verify_verdict want)
+/* Whether rank i has the verdict `want` (cause < -1) or, as a diverging rank, that cause. */
+static bool rank_in(const tp_verify *v, int i, tp_verify_verdict want, int cause)
+{
+    tp_verify_rank_info info = {0};
+    if (i >= v->n_ranks || tp_verify_rank(v, i, &info, sizeof(info)) != TP_OK)
+        return false;
+    if (cause < -1)
+        return info.verdict == want;
+    return info.verdict == TP_VERIFY_DIVERGE && v->ranks[i]->cause == cause;
+}
+
+/* Ranks of one verdict, or of one cause, as ranges: "0-7, 9". */
+static void rank_ranges(FILE *out, const tp_verify *v, tp_verify_verdict want, int cause)
 {
     int start = -1, n = 0;
     for (int i = 0; i <= v->n_ranks; i++) {
-        tp_verify_rank_info info = {0};
-        bool in = i < v->n_ranks && tp_verify_rank(v, i, &info, sizeof(info)) == TP_OK &&
-                  info.verdict == want;
+        bool in = rank_in(v, i, want, cause);
         if (in && start < 0)
             start = i;
         if (!in && start >= 0) {
@@ -81,7 +90,9 @@ static void text_causes(FILE *out, const tp_verify *v)
 {
     for (size_t i = 0; i < v->n_causes; i++) {
         const tp_vcause *c = &v->causes[i];
-        fprintf(out, "  %s: %d rank%s\n", c->what, c->ranks, c->ranks == 1 ? "" : "s");
+        fprintf(out, "  %s: %d rank%s (", c->what, c->ranks, c->ranks == 1 ? "" : "s");
+        rank_ranges(out, v, TP_VERIFY_DIVERGE, (int)i);
+        fputs(")\n", out);
         if (!c->has_busbw)
             continue;
         fprintf(out, "    AllReduce busbw, predicted -> with the cause:");
@@ -114,12 +125,12 @@ static tp_status report_text(FILE *out, const tp_verify *v, tp_error *err)
                 diverge - TP_VERIFY_TEXT_RANKS);
     if (agree) {
         fprintf(out, "ranks that agree: ");
-        rank_ranges(out, v, TP_VERIFY_AGREE);
+        rank_ranges(out, v, TP_VERIFY_AGREE, -2);
         fputc('\n', out);
     }
     if (absent) {
         fprintf(out, "ranks without lines in the log: ");
-        rank_ranges(out, v, TP_VERIFY_ABSENT);
+        rank_ranges(out, v, TP_VERIFY_ABSENT, -2);
         fputc('\n', out);
     }
     for (size_t i = 0; i < v->n_notes; i++)
@@ -135,8 +146,11 @@ static tp_status report_text(FILE *out, const tp_verify *v, tp_error *err)
                 diverge, diverge == 1 ? "s" : "");
     if (diverge) {
         text_causes(out, v);
-        if (uncaused)
-            fprintf(out, "  no cause found: %d rank%s\n", uncaused, uncaused == 1 ? "" : "s");
+        if (uncaused) {
+            fprintf(out, "  no cause found: %d rank%s (", uncaused, uncaused == 1 ? "" : "s");
+            rank_ranges(out, v, TP_VERIFY_DIVERGE, -1);
+            fputs(")\n", out);
+        }
     }
     return tp_report__check_stream(out, err);
 }
