@@ -248,7 +248,7 @@ static tp_status keep_tree_line(tp_verify *v, const char *text, tp_error *err)
 }
 
 typedef struct pass1_state {
-    const tp_vstream *tree_stream; /* the stream whose system lines --emit writes */
+    size_t tree_stream; /* the stream whose system lines --emit writes (index + 1; 0: none) */
     bool tree_done;
 } pass1_state;
 
@@ -291,8 +291,10 @@ static tp_status pass1_line(tp_verify *v, size_t input, unsigned no, char *raw, 
         else
             v->has_tuning_table = true;
     }
-    if (sec == TP_VS_SYSTEM && !ps->tree_done && (!ps->tree_stream || ps->tree_stream == s)) {
-        ps->tree_stream = s;
+    /* by index: the stream table moves as it grows */
+    size_t index = (size_t)(s - v->streams) + 1;
+    if (sec == TP_VS_SYSTEM && !ps->tree_done && (!ps->tree_stream || ps->tree_stream == index)) {
+        ps->tree_stream = index;
         ps->tree_done = strncmp(norm, "INFO ====", 9) == 0 && strncmp(norm, "INFO === S", 10) != 0;
         return keep_tree_line(v, norm + 5, err);
     }

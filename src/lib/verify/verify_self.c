@@ -179,9 +179,10 @@ tp_status tp_verify_write_topology(FILE *out, const tp_verify *v, tp_error *err)
 {
     if (!out || !v)
         return tp_fail_arg(err, "tp_verify_write_topology", "NULL argument");
-    fprintf(out, "<!-- partial topology from an NCCL log (topoplan verify --emit): GPUs and NETs "
+    /* (no double hyphen inside an XML comment) */
+    fprintf(out, "<!-- partial topology from an NCCL log (topoplan verify, emit): GPUs and NETs "
                  "the log's system lines show -->\n<system version=\"1\">\n");
-    int cpu_open = 0;
+    int cpu_open = 0, local = 0;
     for (size_t i = 0; i < v->n_tree_lines; i++) {
         const char *t = v->tree_lines[i];
         unsigned numa = 0;
@@ -192,7 +193,8 @@ tp_status tp_verify_write_topology(FILE *out, const tp_verify *v, tp_error *err)
         float speed = 0;
         const char *gpu = strstr(t, " - GPU/");
         const char *net = strstr(t, " - NET/");
-        if (sscanf(t, "CPU/%x-%*x", &numa) == 1 || sscanf(t, "CPU/%x", &numa) == 1) {
+        /* "CPU/0-1": the host's index, then the NUMA id */
+        if (sscanf(t, "CPU/%*x-%x", &numa) == 1) {
             if (cpu_open)
                 fprintf(out, "  </cpu>\n");
             fprintf(out, "  <cpu numaid=\"%u\">\n", numa);
@@ -202,7 +204,8 @@ tp_status tp_verify_write_topology(FILE *out, const tp_verify *v, tp_error *err)
             fprintf(out,
                     "    <pci busid=\"%04llx:%02llx:%02llx.%llx\"><gpu dev=\"%d\" rank=\"%d\"/>"
                     "</pci>\n",
-                    bus >> 20, (bus >> 12) & 0xff, (bus >> 4) & 0xff, bus & 0xf, rank, rank);
+                    bus >> 20, (bus >> 12) & 0xff, (bus >> 4) & 0xff, bus & 0xf, local, local);
+            local++; /* the node's GPUs in NCCL's order: its local ranks */
         } else if (net && sscanf(net, " - NET/%d (%63[0-9a-fA-F]/%d/%f", &rank, guid, &port,
                                  &speed) == 4) {
             fprintf(out,
