@@ -78,6 +78,12 @@ expect "connections as planned" 0 '16 of 16 ranks agree' "$tmp/conn.log"
 expect "connection via SHM" 1 '^rank 3: diverges in connections' "$tmp/conn.log"
 expect "connection via SHM: the plan's" 1 'between ranks 3 and 2 via P2P' "$tmp/conn.log"
 
+# a process that initialises a second communicator (a subgroup): only the first is checked
+{ cat "$src/job.log"
+  grep 'gpu-h-039:20020:' "$src/job.log" |
+      sed 's/comm 0x7fffd0000b70 rank 3 nRanks 16 nNodes 2 localRanks 8 localRank 3/comm 0x7fffd0000c00 rank 1 nRanks 2 nNodes 2 localRanks 1 localRank 0/'; } >"$tmp/twocomm.log"
+expect "second communicator" 0 "rank 3's process begins another communicator's init" "$tmp/twocomm.log"
+
 # a setting NCCL reported, missing from the log: the re-planned cause
 cp "$jobs/syn_hgx_a100_nodes2_cross_nic1__clean/topo.xml" "$tmp/topo.xml"
 grep -v 'NCCL_CROSS_NIC set by' "$jobs/syn_hgx_a100_nodes2_cross_nic1__clean/job.log" >"$tmp/job.log"

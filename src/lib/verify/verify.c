@@ -225,8 +225,8 @@ static void take_comm(tp_verify *v, tp_vstream *s, const char *norm)
     int r, n, nodes, lr, l;
     if (sscanf(norm, "INFO comm PTR rank %d nRanks %d nNodes %d localRanks %d localRank %d", &r, &n,
                &nodes, &lr, &l) != 5 ||
-        r < 0 || n <= 0 || r >= n || n > TP_VERIFY_MAX_RANKS)
-        return;
+        r < 0 || n <= 0 || r >= n || n > TP_VERIFY_MAX_RANKS || s->rank >= 0)
+        return; /* a process's later communicators are not the job's first one */
     s->rank = r;
     s->n_ranks = n;
     s->n_nodes = nodes;
@@ -679,6 +679,19 @@ static tp_status pass2_line(tp_verify *v, size_t input, unsigned no, char *raw, 
     r->seen = true;
     char at[320];
     where(at, sizeof(at), v, input, no);
+    if (s->ended)
+        return TP_OK;
+    bool comm = strncmp(norm, "INFO comm PTR rank ", 19) == 0;
+    if (s->comm_seen && (comm || strncmp(norm, "INFO === System : ", 18) == 0)) {
+        /* the process initialises another communicator: only its first one is checked */
+        s->ended = true;
+        tp_verify__note(v,
+                        "%s: rank %d's process begins another communicator's init: its "
+                        "lines are not compared",
+                        at, r->rank);
+        return TP_OK;
+    }
+    s->comm_seen |= comm;
     if (v->inputs[input].truncated) {
         tp_verify__note(v, "%s: the log's last line is cut (rank %d): not compared", at, r->rank);
         set_where(r, at);

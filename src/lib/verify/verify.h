@@ -114,7 +114,9 @@ typedef struct tp_vstream {
     int dev;
     int rank; /* -1 until its comm line */
     int n_ranks, n_nodes, local_ranks, local_rank;
-    int section; /* section of its last line (rule-less lines follow it) */
+    int section;    /* section of its last line (rule-less lines follow it) */
+    bool comm_seen; /* pass 2: its comm line was read */
+    bool ended;     /* pass 2: a second communicator's init began: not compared */
 } tp_vstream;
 
 /* A cause found by re-planning. */
