@@ -160,6 +160,10 @@ int cmd_verify(int argc, char **argv, cli_ctx *ctx)
         return cli_usage_error(usage, "verify writes text or json, not dot");
     if (va.n_logs == 0)
         return cli_usage_error(usage, "verify: expected a LOG file");
+    for (int i = 0; i < va.n_logs; i++)
+        if (strcmp(va.logs[i], "-") == 0)
+            return cli_usage_error(usage, "verify: reads each log twice (streaming, bounded "
+                                          "memory): give a file, not standard input");
     if (va.topo && (a.in.builtin || a.job_file))
         return cli_usage_error(usage, "verify: --topo, --builtin and --job exclude each other");
     return run_verify(&a, &va, ctx);
