@@ -77,6 +77,9 @@ expect "connections as planned" 0 '16 of 16 ranks agree' "$tmp/conn.log"
   echo "gpu-h-039:20020:20100 [3] NCCL INFO Channel 01/0 : 3[3] -> 2[2] via SHM/direct/direct"; } >"$tmp/conn.log"
 expect "connection via SHM" 1 '^rank 3: diverges in connections' "$tmp/conn.log"
 expect "connection via SHM: the plan's" 1 'between ranks 3 and 2 via P2P' "$tmp/conn.log"
+{ cat "$src/job.log"
+  echo "gpu-h-039:20020:20100 [3] NCCL INFO Channel 00/1 : 3[3] -> 11[3] [send] via NET/IB/0"; } >"$tmp/conn.log"
+expect "connection without GDR" 1 'between ranks 3 and 11 via NET with GPU Direct RDMA' "$tmp/conn.log"
 
 # a process that initialises a second communicator (a subgroup): only the first is checked
 { cat "$src/job.log"

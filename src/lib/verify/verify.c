@@ -447,8 +447,8 @@ static tp_status size_job(tp_verify *v, tp_error *err)
         /* a record per rank the log has: a job's size alone costs a pointer per rank */
         if (!(v->ranks[r] = calloc(1, sizeof(tp_vrank))))
             return tp_fail_nomem(err);
-        *v->ranks[r] =
-            (tp_vrank){.rank = r, .cause = -1, .coll_channels = -1, .ring_search_channels = -1};
+        *v->ranks[r] = (tp_vrank){
+            .rank = r, .cause = -1, .coll_channels = -1, .ring_search_channels = -1, .gdr = -1};
     }
     v->n_nodes = v->opt.job.n_nodes > 0    ? v->opt.job.n_nodes
                  : v->opt.job.n_node_topos ? v->opt.job.n_node_topos + 1

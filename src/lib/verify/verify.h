@@ -104,6 +104,7 @@ typedef struct tp_vrank {
     int first_local; /* first rank of its host */
     char *transport; /* per rank of its host (NULL: not planned) */
     int n_local;
+    int gdr; /* GPU Direct RDMA on every NIC of its ring channels 1, on none 0, mixed or none -1 */
 } tp_vrank;
 
 /* A stream: the lines of one process (host:pid) of one input. */

@@ -257,6 +257,23 @@ tp_status tp_verify__plan_transports(const tp_plan *plan, int rank, tp_vrank *r,
     }
     if (!me)
         memset(r->transport, '?', (size_t)n);
+    /* GDR of the NICs its collective channels use (tp_plan_nic): checked when all agree */
+    bool on = false, off = false;
+    tp_channels_info ch;
+    if (tp_plan_channels(plan, &ch, sizeof(ch)) == TP_OK)
+        for (int c = 0; c < ch.n_channels; c++) {
+            /* only the channels where the rank itself is a ring's entry or exit */
+            tp_rank_channel rc;
+            tp_nic_choice nic;
+            if (tp_plan_rank_channel(plan, rank, c, &rc, sizeof(rc)) != TP_OK ||
+                !((rc.ring_next >= 0 && tp_plan__host_of_rank(plan, rc.ring_next) != host) ||
+                  (rc.ring_prev >= 0 && tp_plan__host_of_rank(plan, rc.ring_prev) != host)) ||
+                tp_plan_nic(plan, rank, c, -1, &nic, sizeof(nic)) != TP_OK)
+                continue;
+            on |= nic.gdr;
+            off |= !nic.gdr;
+        }
+    r->gdr = on && !off ? 1 : off && !on ? 0 : -1;
     return TP_OK;
 }
 
@@ -268,8 +285,18 @@ bool tp_verify__check_connection(const tp_vrank *r, const char *norm, char *why,
         return true;
     int peer = a == r->rank ? b : a;
     int local = peer - r->first_local;
-    if (local < 0 || local >= r->n_local || peer == r->rank)
-        return true; /* another host: the network (NIC choices are not checked here) */
+    if (local < 0 || local >= r->n_local) {
+        /* another host: the network; its GDR when the plan gives every NIC of the rank one */
+        bool gdr = strstr(via, "GDRDMA") != NULL;
+        if (strncmp(via + 5, "NET", 3) != 0 || r->gdr < 0 || gdr == (r->gdr == 1))
+            return true;
+        snprintf(why, size,
+                 "a connection between ranks %d and %d via NET %s GPU Direct RDMA (the plan's)",
+                 r->rank, peer, r->gdr ? "with" : "without");
+        return false;
+    }
+    if (peer == r->rank)
+        return true;
     char want = r->transport[local], got = via[5];
     if (want == '?' || (got != 'P' && got != 'S' && got != 'N') || got == want)
         return true;
