@@ -64,7 +64,9 @@ expect "another NIC in a search line" 1 '^rank 3: diverges in search' "$tmp/job.
 alter "/$r3 Trees/s/\[0\] 7\/-1\/-1->3->2/[0] 6\/-1\/-1->3->2/"
 expect "tree line" 1 '^rank 3: diverges in channels' "$tmp/job.log"
 alter 's/NCCL version 2.22.3+cuda12.4/NCCL version 2.27.5+cuda12.9/'
-expect "another NCCL version" 3 'NCCL 2.27.5; topoplan models NCCL 2.22.3' "$tmp/job.log"
+expect "another NCCL version" 3 'the job ran NCCL 2.27.5; topoplan models it only partially' "$tmp/job.log"
+sed -i 's/NCCL version 2.27.5+cuda12.9/NCCL version 2.99.1+cuda12.9/' "$tmp/job.log"
+expect "an NCCL version without a profile" 3 'the job ran NCCL 2.99.1; topoplan does not model it' "$tmp/job.log"
 [ "$(verify "$tmp/job.log" 2>&1 | wc -l)" -eq 1 ] && ok || bad "another NCCL version: not one line"
 
 # run-time connection lines: P2P between NVLinked GPUs agrees, SHM between them diverges

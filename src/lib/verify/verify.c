@@ -385,13 +385,30 @@ static tp_status load_log_topology(tp_verify *v, tp_error *err)
 }
 
 /*
- * Whether topoplan models the NCCL version the job ran: the option's, else the log's
- * version line. One version today; with version profiles the version chosen here selects
- * the profile the plans are made with.
+ * The NCCL version the job ran (the option's, else the log's version line) selects the
+ * profile the plans are made with: a version topoplan models exactly is planned with its
+ * rules; one it models partially or not at all cannot be checked (exit 3, one line).
  */
-static bool version_modelled(const char *version)
+static int profile_of(const char *version, tp_nccl_profile_info *out)
 {
-    return strcmp(version, tp_nccl_version_string()) == 0;
+    for (int i = 0; i < tp_nccl_profile_count(); i++)
+        if (tp_nccl_profile_info_at(i, out, sizeof(*out), NULL) == TP_OK &&
+            strcmp(out->nccl, version) == 0)
+            return 1;
+    return 0;
+}
+
+static tp_status version_error(const tp_verify *v, tp_error *err, const char *why)
+{
+    char src[300];
+    snprintf(src, sizeof(src), "%s", v->version_where);
+    char *colon = strrchr(src, ':');
+    unsigned line = colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 0;
+    if (colon)
+        *colon = '\0';
+    return tp_fail(err, TP_ERR_CONFIG, src, line, 1,
+                   "the job ran NCCL %s; topoplan %s: its decisions cannot be checked", v->version,
+                   why);
 }
 
 static tp_status check_version(tp_verify *v, tp_error *err)
@@ -400,18 +417,25 @@ static tp_status check_version(tp_verify *v, tp_error *err)
         snprintf(v->version, sizeof(v->version), "%s", v->opt.nccl_version);
         snprintf(v->version_where, sizeof(v->version_where), "nccl_version");
     }
-    if (!v->version[0] || version_modelled(v->version))
+    if (!v->version[0] || strcmp(v->version, tp_config_nccl(v->cfg)) == 0)
         return TP_OK;
-    char src[300];
-    snprintf(src, sizeof(src), "%s", v->version_where);
-    char *colon = strrchr(src, ':');
-    unsigned line = colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 0;
-    if (colon)
-        *colon = '\0';
-    return tp_fail(err, TP_ERR_CONFIG, src, line, 1,
-                   "the job ran NCCL %s; topoplan models NCCL %s only: its decisions cannot be "
-                   "checked",
-                   v->version, tp_nccl_version_string());
+    tp_nccl_profile_info info;
+    char why[200];
+    if (!profile_of(v->version, &info)) {
+        snprintf(why, sizeof(why), "does not model it (`topoplan versions`)");
+        return version_error(v, err, why);
+    }
+    if (!info.exact) {
+        snprintf(why, sizeof(why),
+                 "models it only partially (%d of %d public conformance cases, `topoplan "
+                 "versions`)",
+                 info.public_passed, info.public_total);
+        return version_error(v, err, why);
+    }
+    tp_error perr = {0};
+    if (tp_config_set_nccl(v->cfg, v->version, &perr) != TP_OK)
+        return version_error(v, err, perr.message);
+    return TP_OK;
 }
 
 static tp_status check_inputs(const tp_verify *v, tp_error *err)

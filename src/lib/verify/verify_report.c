@@ -226,9 +226,9 @@ static void json_causes(FILE *out, const tp_verify *v)
 
 static tp_status report_json(FILE *out, const tp_verify *v, tp_error *err)
 {
-    tp_report__json_begin(out, "topoplan.verify");
+    tp_report__json_begin(out, "topoplan.verify", tp_config_nccl(v->cfg));
     json_inputs(out, v);
-    fputs("  \"nccl_version\": ", out);
+    fputs("  \"log_nccl_version\": ", out);
     json_opt_str(out, v->version[0] ? v->version : NULL);
     fputs(",\n  \"topology\": ", out);
     json_opt_str(out, v->self_only ? NULL : v->topo_source);
