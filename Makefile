@@ -15,7 +15,7 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
            -Wformat=2
 CFLAGS  ?= -O2 -g
 ALL_CFLAGS := -std=c17 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Iinclude -Isrc/lib -fvisibility=hidden
-LDLIBS  := -lexpat -lm
+LDLIBS  := -lexpat -lz -lm
 
 # Versions come from the header (one place): TOPOPLAN_VERSION, TOPOPLAN_SOVERSION.
 VERSION   := $(shell sed -n 's/^\#define TOPOPLAN_VERSION "\(.*\)"/\1/p' include/topoplan.h)
@@ -45,7 +45,7 @@ FUZZ_BIN := $(FUZZ_TARGETS:%=$(BUILD)/tests/replay_%)
 DEPS_STAMP := $(BUILD)/.deps-ok
 CONFORMANCE := ../shared/conformance/run
 
-.PHONY: install uninstall check-package check-provider fuzz check-search-diff all deps demo check check-unit check-golden check-errors check-nccl-errors check-notes check-json check-pictures check-fuzz check-output check-header \
+.PHONY: check-verify install uninstall check-package check-provider fuzz check-search-diff all deps demo check check-unit check-golden check-errors check-nccl-errors check-notes check-json check-pictures check-fuzz check-output check-header \
         check-lint check-conformance check-conformance-2.27.5 check-explain check-san check-valgrind bench fuzz format-check clean
 
 all: $(BUILD)/topoplan $(BUILD)/libtopoplan.a $(BUILD)/$(SO_REAL) $(BUILD)/$(SONAME) $(BUILD)/libtopoplan.so \
@@ -107,7 +107,7 @@ demo: $(BUILD)/topoplan
 	$(BUILD)/topoplan plan --builtin dgx-h100 --nodes 2
 	$(BUILD)/topoplan search --builtin dgx-h100 --nodes 2
 
-check: check-unit check-golden check-errors check-nccl-errors check-notes check-json check-pictures check-fleet check-output check-fuzz check-header check-lint format-check \
+check: check-unit check-golden check-errors check-nccl-errors check-notes check-json check-pictures check-fleet check-output check-verify check-fuzz check-header check-lint format-check \
        check-conformance check-explain check-provider check-search-diff check-package check-valgrind \
        check-san
 
@@ -132,6 +132,11 @@ check-notes: $(BUILD)/topoplan
 check-errors: $(BUILD)/topoplan
 	@sh tests/errors/run.sh $(BUILD)/topoplan
 	@sh tests/errors/env_edges.sh $(BUILD)/topoplan
+
+# verify: the shared job logs' verdicts, altered logs found and attributed, every public
+# conformance case's own log agreeing for its rank (~25 s)
+check-verify: $(BUILD)/topoplan
+	@sh tests/verify/run.sh $(BUILD)/topoplan
 
 # NCCL 2.22.3's own failures while loading topology and graph files: its WARN and back-trace lines.
 check-nccl-errors: $(BUILD)/topoplan
@@ -221,7 +226,7 @@ fuzz: $(DEPS_STAMP) $(BUILD)/gen/builtins_data.c $(BUILD)/gen/skus_data.c
 	@mkdir -p build-fuzz
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	    clang $(FUZZ_CFLAGS) -o build-fuzz/fuzz_$$t tests/fuzz/fuzz_$$t.c $(LIB_SRC) \
-	        $(BUILD)/gen/builtins_data.c $(BUILD)/gen/skus_data.c -lexpat -lm -lpthread; \
+	        $(BUILD)/gen/builtins_data.c $(BUILD)/gen/skus_data.c -lexpat -lz -lm -lpthread; \
 	    echo "built build-fuzz/fuzz_$$t"; done
 	@if [ -n "$(FUZZ_SECONDS)" ]; then set -e; for t in $(FUZZ_TARGETS); do \
 	    mkdir -p build-fuzz/corpus/$$t build-fuzz/crashes/$$t; \

@@ -1255,6 +1255,81 @@ TP_API const char *tp_lints_candidates(const tp_lints *l);
 /** Free (NULL-safe). */
 TP_API void tp_lints_free(tp_lints *l);
 
+/**
+ * @defgroup verify Checking a real NCCL log against the prediction
+ * `topoplan verify`: an NCCL_DEBUG=INFO log of a whole job (one file per
+ * rank, or every rank interleaved as launchers write it; plain or gzip) is
+ * read in two streaming passes with bounded memory, every rank's lines are
+ * compared section by section (system, paths, search, channels, tuning) with
+ * the lines the plan of that rank gives, and a divergence is explained by
+ * re-planning candidate causes (NCCL_* settings, a GPU's PCIe width, a missing
+ * NIC or NVLink), each kept only when it reproduces the rank's lines.
+ */
+
+/** What a verification compares the log with. Zero-initialise, then set. */
+typedef struct tp_verify_options {
+    const char *topo_path; /**< topology XML; NULL: the log's NCCL_TOPO_FILE, else self-check */
+    const char *topo_xml;  /**< or the topology as text (a builtin), with its length */
+    size_t topo_len;
+    const char *topo_source; /**< the text's name in messages */
+    tp_job job;              /**< n_nodes 0: the log's host count; rank: a log without rank lines */
+    const tp_config *cfg;    /**< settings that override the log's (NULL: none) */
+    int find_causes;         /**< 1: re-plan candidate causes of divergences */
+    const char *nccl_version; /**< the NCCL version the job ran ("2.22.3"); NULL: the log's */
+} tp_verify_options;
+
+/** Opaque verification: the inputs, then per rank the verdict. */
+typedef struct tp_verify tp_verify;
+
+/** A rank's verdict. */
+typedef enum tp_verify_verdict {
+    TP_VERIFY_AGREE,   /**< every line of the rank is the plan's */
+    TP_VERIFY_DIVERGE, /**< the first divergence is recorded */
+    TP_VERIFY_ABSENT,  /**< the job has the rank, the log has no line of it */
+    TP_VERIFY_SELF,    /**< no topology: checked against the other ranks only */
+} tp_verify_verdict;
+
+/** One rank's result (borrowed strings, valid until tp_verify_free). */
+typedef struct tp_verify_rank_info {
+    int rank;
+    tp_verify_verdict verdict;
+    size_t n_lines;       /**< the log's normalized lines of the rank */
+    const char *stage;    /**< section of the first divergence ("channels"), NULL when none */
+    const char *expected; /**< the plan's line there, NULL when the log has an extra line */
+    const char *actual;   /**< the log's line, NULL when the log lacks the plan's line */
+    const char *where;    /**< "FILE:LINE" of the log's line, "" when none */
+    const char *cause;    /**< the re-planned cause that reproduces the rank, NULL when none */
+} tp_verify_rank_info;
+
+/** New verification (caller owns *out; tp_verify_free). Reads the topology now. */
+TP_API tp_status tp_verify_new(tp_verify **out, const tp_verify_options *opt, tp_error *err);
+/** Add a log file (gzip or plain; read when tp_verify_run runs). */
+TP_API tp_status tp_verify_add_file(tp_verify *v, const char *path, tp_error *err);
+/** Add a log held in memory (borrowed until tp_verify_run returns); `source` names it. */
+TP_API tp_status tp_verify_add_buffer(tp_verify *v, const char *text, size_t len,
+                                      const char *source, tp_error *err);
+/**
+ * Read the logs and compare. TP_ERR_CONFIG (FILE:LINE) when the log names an
+ * NCCL version topoplan does not model, or when an input has no NCCL line at
+ * all (not an NCCL log); TP_ERR_IO when an input cannot be read.
+ */
+TP_API tp_status tp_verify_run(tp_verify *v, tp_error *err);
+/** Ranks of the job (0 before tp_verify_run or for a NULL v). */
+TP_API int tp_verify_rank_count(const tp_verify *v);
+/** Rank i's result. TP_ERR_ARGUMENT on a NULL pointer or i out of range. */
+TP_API tp_status tp_verify_rank(const tp_verify *v, int i, tp_verify_rank_info *info, size_t size);
+/** Ranks that diverge (the self-check's findings count when there is no topology). */
+TP_API int tp_verify_divergences(const tp_verify *v);
+/** Findings in plain words (reader notes, the log against itself): count, note i. */
+TP_API size_t tp_verify_note_count(const tp_verify *v);
+TP_API const char *tp_verify_note(const tp_verify *v, size_t i);
+/** The whole result as text or JSON (schema topoplan.verify). */
+TP_API tp_status tp_report_verify(FILE *out, const tp_verify *v, tp_format fmt, tp_error *err);
+/** The partial topology the log's system lines reveal, as NCCL XML (for `complete`/`validate`). */
+TP_API tp_status tp_verify_write_topology(FILE *out, const tp_verify *v, tp_error *err);
+/** Free (NULL-safe). */
+TP_API void tp_verify_free(tp_verify *v);
+
 #ifdef __cplusplus
 }
 #endif

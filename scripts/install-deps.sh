@@ -4,6 +4,8 @@ set -e
 need=""
 pkg-config --exists expat 2>/dev/null || need="$need libexpat1-dev"
 pkg-config --exists cmocka 2>/dev/null || need="$need libcmocka-dev"
+# zlib: verify reads gzip-compressed NCCL logs (launchers and log collectors compress them)
+pkg-config --exists zlib 2>/dev/null || need="$need zlib1g-dev"
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
 command -v dot >/dev/null 2>&1 || need="$need graphviz"
 command -v rsvg-convert >/dev/null 2>&1 || need="$need librsvg2-bin"

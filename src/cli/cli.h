@@ -259,5 +259,6 @@ int cmd_mutate(int argc, char **argv, cli_ctx *ctx);
 int cmd_nics(int argc, char **argv, cli_ctx *ctx);
 int cmd_complete(int argc, char **argv, cli_ctx *ctx);
 int cmd_tune(int argc, char **argv, cli_ctx *ctx);
+int cmd_verify(int argc, char **argv, cli_ctx *ctx);
 
 #endif

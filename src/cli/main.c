@@ -31,6 +31,7 @@ static const cli_cmd cmds[] = {
     {"builtins", cmd_builtins, REPORT, "list the built-in topologies (or print one)"},
     {"env", cmd_env, REPORT, "the effective NCCL_* parameters"},
     {"versions", cmd_versions, REPORT, "the NCCL versions modelled (--nccl), exact or partial"},
+    {"verify", cmd_verify, REPORT, "check a real NCCL log against the plan, rank by rank, and why"},
 };
 
 static const char usage[] =

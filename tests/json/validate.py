@@ -62,6 +62,22 @@ def inline_refs(node, schema, store):
     return {k: inline_refs(v, schema, store) for k, v in node.items()}
 
 
+def undescribed(node, path=""):
+    """Keys of a schema's "properties" without a "description" (schemas that declare
+    "x-topoplan-described": every key of their documents is explained)."""
+    missing = []
+    if isinstance(node, dict):
+        for key, sub in node.get("properties", {}).items():
+            if isinstance(sub, dict) and "description" not in sub:
+                missing.append(f"{path}/{key}")
+        for key, sub in node.items():
+            missing += undescribed(sub, f"{path}/{key}" if key != "properties" else path)
+    elif isinstance(node, list):
+        for sub in node:
+            missing += undescribed(sub, path)
+    return missing
+
+
 def make_validator(schema, store):
     flat = inline_refs(schema, schema, store)
     flat.pop("$defs", None)
@@ -125,6 +141,9 @@ def main():
             failures.append(f"{name}: schema of no command and no x-topoplan-tests")
     for c in missing:
         failures.append(f"{c}: writes JSON but has no schemas/{c}.schema.json")
+    for name, schema in store.items():
+        if schema.get("x-topoplan-described"):
+            failures += [f"{name}: key {k} has no description" for k in undescribed(schema)]
     jobs = []
     lines = {name: schema.get("x-topoplan-json-lines", False) for name, schema in store.items()}
     for name, schema in store.items():

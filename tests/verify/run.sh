@@ -1,0 +1,152 @@
+#!/bin/sh
+# make check-verify: topoplan verify on whole-job logs.
+#  1. every job of ../shared/logs/jobs gives its `expected` verdict (agree, or diverge R:
+#     R the first and only diverging rank);
+#  2. logs altered here from a clean job are each found and attributed: a changed ring, a
+#     missing channel, another NIC in a search line, a tree line, another NCCL version,
+#     a setting missing from the log (its cause found by re-planning), a GPU at PCIe x8
+#     (its cause found), CRLF, gzip, a cut last line, launcher prefixes, not a log;
+#  3. the log against itself (no topology) and --emit;
+#  4. every public conformance case's expected.log agrees for its rank (cases.sh).
+# usage: run.sh TOPOPLAN
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+here=$(cd "$(dirname "$0")" && pwd)
+shared=$here/../../../shared
+jobs=$shared/logs/jobs
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 n=0
+ok() { n=$((n + 1)); }
+bad() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL $*"; }
+
+verify() { env -i PATH="$PATH" "$bin" --no-env verify "$@"; }
+
+if [ ! -d "$jobs" ]; then
+    echo "no job logs at $jobs: check-verify skipped"
+    exit 0
+fi
+
+# 1. the shared jobs
+for d in "$jobs"/*/; do
+    name=$(basename "$d")
+    args=$(sed "s#node\([0-9]*\).xml#$d/node\1.xml#g" "$d/args")
+    out=$(verify "$d/job.log" $args 2>&1)
+    rc=$?
+    set -- $(cat "$d/expected")
+    first=$(echo "$out" | sed -n 's/^rank \([0-9]*\): diverges.*/\1/p' | head -1)
+    count=$(echo "$out" | grep -c '^rank [0-9]*: diverges')
+    if [ "$1" = agree ] && [ $rc -eq 0 ]; then ok
+    elif [ "$1" = diverge ] && [ $rc -eq 1 ] && [ "$first" = "$2" ] && [ "$count" = 1 ]; then ok
+    else bad "$name: expected '$*', exit $rc, first diverging rank '$first' ($count)"; fi
+done
+
+# 2. alterations of one clean job: rank 3 is pid 20020 of gpu-h-039
+src=$jobs/syn_dgx1v_nodes2__clean
+cp "$src/topo.xml" "$tmp/"
+r3='gpu-h-039:20020:20100 \[3\] NCCL INFO'
+expect() { # NAME EXIT PATTERN FILE [args]: exit code and a line of the report
+    name=$1 want=$2 pattern=$3 file=$4
+    shift 4
+    out=$(verify "$file" "$@" 2>&1)
+    rc=$?
+    if [ $rc -eq "$want" ] && echo "$out" | grep -q -- "$pattern"; then ok
+    else bad "$name: exit $rc (want $want), no line matching '$pattern'"; echo "$out" | head -12 | sed 's/^/    /'; fi
+}
+alter() { sed "$1" "$src/job.log" >"$tmp/job.log"; }
+
+alter "/$r3 Ring 02 :/s/2 -> 3 -> 0/0 -> 3 -> 2/"
+expect "changed ring" 1 '^rank 3: diverges in channels' "$tmp/job.log"
+expect "a topology that is no XML" 3 'cannot be planned' "$tmp/job.log" --topo /dev/null
+alter "/$r3 Ring 05 :/d"
+expect "missing channel" 1 '^rank 3: diverges in channels' "$tmp/job.log"
+alter "/$r3  1 : NET\/1 GPU\/2 GPU\/1/s/NET\/1 GPU\/2/NET\/0 GPU\/2/"
+expect "another NIC in a search line" 1 '^rank 3: diverges in search' "$tmp/job.log"
+alter "/$r3 Trees/s/\[0\] 7\/-1\/-1->3->2/[0] 6\/-1\/-1->3->2/"
+expect "tree line" 1 '^rank 3: diverges in channels' "$tmp/job.log"
+alter 's/NCCL version 2.22.3+cuda12.4/NCCL version 2.27.5+cuda12.9/'
+expect "another NCCL version" 3 'the job ran NCCL 2.27.5; topoplan models it only partially' "$tmp/job.log"
+sed -i 's/NCCL version 2.27.5+cuda12.9/NCCL version 2.99.1+cuda12.9/' "$tmp/job.log"
+expect "an NCCL version without a profile" 3 'the job ran NCCL 2.99.1; topoplan does not model it' "$tmp/job.log"
+[ "$(verify "$tmp/job.log" 2>&1 | wc -l)" -eq 1 ] && ok || bad "another NCCL version: not one line"
+
+# run-time connection lines: P2P between NVLinked GPUs agrees, SHM between them diverges
+{ cat "$src/job.log"
+  echo "gpu-h-039:20020:20100 [3] NCCL INFO Channel 00/0 : 3[3] -> 0[0] via P2P/CUMEM/read"
+  echo "gpu-h-039:20020:20100 [3] NCCL INFO Channel 00/1 : 3[3] -> 11[3] [send] via NET/IB/0/GDRDMA"
+  echo "gpu-h-039:20020:20100 [3] NCCL INFO Connected all rings"; } >"$tmp/conn.log"
+expect "connections as planned" 0 '16 of 16 ranks agree' "$tmp/conn.log"
+{ cat "$src/job.log"
+  echo "gpu-h-039:20020:20100 [3] NCCL INFO Channel 01/0 : 3[3] -> 2[2] via SHM/direct/direct"; } >"$tmp/conn.log"
+expect "connection via SHM" 1 '^rank 3: diverges in connections' "$tmp/conn.log"
+expect "connection via SHM: the plan's" 1 'between ranks 3 and 2 via P2P' "$tmp/conn.log"
+{ cat "$src/job.log"
+  echo "gpu-h-039:20020:20100 [3] NCCL INFO Channel 00/1 : 3[3] -> 11[3] [send] via NET/IB/0"; } >"$tmp/conn.log"
+expect "connection without GDR" 1 'between ranks 3 and 11 via NET with GPU Direct RDMA' "$tmp/conn.log"
+
+# a process that initialises a second communicator (a subgroup): only the first is checked
+{ cat "$src/job.log"
+  grep 'gpu-h-039:20020:' "$src/job.log" |
+      sed 's/comm 0x7fffd0000b70 rank 3 nRanks 16 nNodes 2 localRanks 8 localRank 3/comm 0x7fffd0000c00 rank 1 nRanks 2 nNodes 2 localRanks 1 localRank 0/'; } >"$tmp/twocomm.log"
+expect "second communicator" 0 "rank 3's process begins another communicator's init" "$tmp/twocomm.log"
+
+# a setting NCCL reported, missing from the log: the re-planned cause
+cp "$jobs/syn_hgx_a100_nodes2_cross_nic1__clean/topo.xml" "$tmp/topo.xml"
+grep -v 'NCCL_CROSS_NIC set by' "$jobs/syn_hgx_a100_nodes2_cross_nic1__clean/job.log" >"$tmp/job.log"
+expect "setting missing" 1 'cause: NCCL_CROSS_NIC=1 (re-planned with it: reproduces all' "$tmp/job.log"
+expect "setting missing: ranks by cause" 1 'NCCL_CROSS_NIC=1: 16 ranks (0-15)' "$tmp/job.log"
+expect "setting missing: the cost" 1 'AllReduce busbw, predicted -> with the cause: 1 MiB' "$tmp/job.log"
+
+# hardware: the log of a machine whose GPU 0000:07:00.0 is at PCIe x4, checked against the healthy one
+case_dir=$shared/conformance/cases/syn_dgx1v
+if [ -d "$case_dir" ]; then
+    cp "$case_dir/topo.xml" "$tmp/topo.xml"
+    "$bin" --no-env mutate "$tmp/topo.xml" --set 0000:07:00.0:link_width=4 >"$tmp/x4.xml"
+    : >"$tmp/job.log"
+    for r in 0 1 2 3 4 5 6 7; do
+        "$bin" --no-env nccl-log "$tmp/x4.xml" --rank $r | sed "s/^/node1:$((100 + r)):1 /" >>"$tmp/job.log"
+    done
+    expect "GPU at x4" 1 'cause: topoplan mutate --set 0000:07:00.0:link_width=4' "$tmp/job.log" --topo "$tmp/topo.xml"
+fi
+
+# the way logs arrive: CRLF, gzip, launcher prefixes, a cut last line
+cp "$src/topo.xml" "$tmp/topo.xml"
+sed 's/$/\r/' "$src/job.log" >"$tmp/crlf.log"
+expect "CRLF" 0 '16 of 16 ranks agree' "$tmp/crlf.log"
+gzip -c "$src/job.log" >"$tmp/job.log.gz"
+expect "gzip" 0 '16 of 16 ranks agree' "$tmp/job.log.gz"
+verify "$tmp/job.log.gz" --format json | grep -q '"gzip": true' && ok || bad "gzip: not in the JSON"
+sed 's/^gpu-\([hb]\)/[rank\1]:gpu-\1/' "$src/job.log" >"$tmp/torchrun.log"
+expect "torchrun prefixes" 0 '16 of 16 ranks agree' "$tmp/torchrun.log"
+sed 's/^/[1,3]<stdout>:/' "$src/job.log" >"$tmp/mpirun.log"
+expect "mpirun prefixes" 0 '16 of 16 ranks agree' "$tmp/mpirun.log"
+sed 's/^/[2026-12-07 18:00:00.123] /' "$src/job.log" >"$tmp/stamped.log"
+expect "timestamps" 0 '16 of 16 ranks agree' "$tmp/stamped.log"
+head -c -40 "$src/job.log" >"$tmp/cut.log"
+expect "cut last line" 1 'the log.s last line is cut (rank 13)' "$tmp/cut.log"
+expect "cut last line: the rank" 1 '^rank 13: diverges' "$tmp/cut.log"
+for r in 0 1 2 3 4 5 6 7; do "$bin" --no-env nccl-log "$tmp/topo.xml" --rank $r >"$tmp/rank$r.log"; done
+expect "one file per rank" 0 '8 of 8 ranks agree' "$tmp"/rank[0-7].log --topo "$tmp/topo.xml" --nodes 1
+printf 'hello\nworld\n' >"$tmp/notnccl.log"
+expect "not an NCCL log" 3 'not an NCCL log' "$tmp/notnccl.log"
+[ "$(verify "$tmp/notnccl.log" 2>&1 | wc -l)" -eq 1 ] && ok || bad "not an NCCL log: not one line"
+expect "missing log" 4 'cannot open' "$tmp/none.log"
+
+# 3. without a topology: the log against itself, and the partial topology it shows
+grep -v 'NCCL_TOPO_FILE set by' "$src/job.log" >"$tmp/self.log"
+expect "self-check clean" 0 'checked against each other, 0 findings' "$tmp/self.log"
+sed "/$r3 Ring 02 :/s/2 -> 3 -> 0/0 -> 3 -> 2/" "$tmp/self.log" >"$tmp/self-ring.log"
+expect "self-check ring" 1 'ring 02: rank 3 sends to rank 2' "$tmp/self-ring.log"
+sed "/$r3 8 coll channels/s/8 coll/6 coll/" "$tmp/self.log" >"$tmp/self-count.log"
+expect "self-check counts" 1 "rank 3's channel counts differ" "$tmp/self-count.log"
+verify "$tmp/self.log" --emit "$tmp/partial.xml" >/dev/null
+if [ "$(grep -c '<gpu ' "$tmp/partial.xml")" = 8 ] && [ "$(grep -c '<net ' "$tmp/partial.xml")" = 4 ] &&
+    grep -q 'numaid="1"' "$tmp/partial.xml" && grep -q 'busid="0000:8a:00.0"><gpu dev="7"' "$tmp/partial.xml" &&
+    "$bin" --no-env validate "$tmp/partial.xml" 2>&1 | grep -q 'partial file'; then ok
+else bad "--emit: partial topology"; fi
+
+echo "verify: $((n - fails)) of $n checks passed"
+# 4. the conformance cases' own logs
+if [ -d "$shared/conformance/cases" ]; then
+    sh "$here/cases.sh" "$bin" "$shared/conformance/cases" | tail -n 20 || fails=$((fails + 1))
+fi
+[ $fails -eq 0 ]
