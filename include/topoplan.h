@@ -341,6 +341,20 @@ TP_API tp_status tp_report_matrix(FILE *out, const tp_plan *plan, tp_format fmt,
  */
 TP_API tp_status tp_report_topology_xml(FILE *out, const tp_plan *plan, tp_error *err);
 
+/**
+ * The plan as one self-contained HTML page (`topoplan report`): CSS, script
+ * and SVG pictures inline, no network, the same bytes for the same plan. The
+ * reported rank's system laid out by rows (NVSwitches, GPUs in index order,
+ * PCI switches, CPUs with their NUMA sides, NICs by name) with a picker that
+ * highlights a channel's route or a pattern's links, hover details (link
+ * bandwidth, paths and channels; a GPU's NIC per channel, PXN, GDR), each
+ * graph's explanation with its bounding links, the path matrix as a heat map,
+ * the tuning model on log axes with a table of common sizes, and, for nodes
+ * that differ, the node that limits the job beside a good one. Without the
+ * script the pictures stay whole (ring channel 0 highlighted).
+ */
+TP_API tp_status tp_report_html(FILE *out, const tp_plan *plan, tp_error *err);
+
 /** @defgroup tune Tuning: NCCL's algorithm/protocol choice and predicted bandwidth */
 
 /** What a tuning report covers. */

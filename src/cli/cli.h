@@ -226,5 +226,6 @@ int cmd_mutate(int argc, char **argv, cli_ctx *ctx);
 int cmd_nics(int argc, char **argv, cli_ctx *ctx);
 int cmd_complete(int argc, char **argv, cli_ctx *ctx);
 int cmd_tune(int argc, char **argv, cli_ctx *ctx);
+int cmd_report(int argc, char **argv, cli_ctx *ctx);
 
 #endif

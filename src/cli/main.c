@@ -31,6 +31,8 @@ static const cli_cmd cmds[] = {
     {"builtins", cmd_builtins, REPORT, "list the built-in topologies (or print one)"},
     {"env", cmd_env, REPORT, "the effective NCCL_* parameters"},
     {"versions", cmd_versions, REPORT, "the NCCL versions modelled (--nccl), exact or partial"},
+    {"report", cmd_report, CLI_FMT_TEXT,
+     "the plan as one HTML page: system, channels, why, paths, tuning"},
 };
 
 static const char usage[] =

@@ -1,0 +1,84 @@
+/* topoplan report: the plan as one self-contained HTML page. */
+#include "cli.h"
+
+#include <errno.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: topoplan report [--nodes N] [--rank R] [--node-topo FILE]... [--job FILE]\n"
+    "                       [-o FILE.html] (TOPO.xml | --builtin NAME)\n"
+    "\n"
+    "Write the plan as one HTML page that opens from disk in any current browser (CSS,\n"
+    "script and SVG pictures inline, no network; the same bytes for the same input):\n"
+    "the system of rank R's node as an operator pictures it (NVSwitches above the GPUs\n"
+    "in index order, PCI switches and CPUs below with their NUMA sides, NICs by name),\n"
+    "a picker that highlights one channel's route or every ring/tree/NVLS channel's\n"
+    "links, details on hover or keyboard focus (a link's type, bandwidth, paths and\n"
+    "channels; a GPU's NIC per channel, PXN proxy and GDR), each graph's explanation\n"
+    "with a button that shows its bounding link, the path matrix as a heat map, the\n"
+    "tuning model as log-scale busbw plots with NCCL's choice and a table of common\n"
+    "sizes; for nodes that differ (--node-topo, --job) the node that limits the job\n"
+    "beside a good one and what it costs. Without scripts the pictures stay whole.\n"
+    "  -o, --output FILE  write the page to FILE (default: standard output)\n";
+
+/* Take -o/--output FILE out of argv; 0 when absent or taken, -1 when its value is missing. */
+static int take_output(int *argc, char **argv, const char **path)
+{
+    int n = 0;
+    for (int i = 0; i < *argc; i++) {
+        bool known = i > 0 && (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output"));
+        if (!known) {
+            argv[n++] = argv[i];
+            continue;
+        }
+        if (i + 1 >= *argc)
+            return -1;
+        *path = argv[++i];
+    }
+    *argc = n;
+    return 0;
+}
+
+/* Write the page to path; a failure names the path and the system error. */
+static int write_page(const tp_plan *plan, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "topoplan: %s: cannot open for writing: %s\n", path, strerror(errno));
+        return CLI_EXIT_IO;
+    }
+    tp_error err = {0};
+    tp_status st = tp_report_html(f, plan, &err);
+    int e = errno;
+    if (fclose(f) != 0 && st == TP_OK) {
+        st = TP_ERR_IO;
+        e = errno;
+    }
+    if (st == TP_ERR_IO) {
+        fprintf(stderr, "topoplan: %s: cannot write: %s\n", path, strerror(e ? e : EIO));
+        return CLI_EXIT_IO;
+    }
+    return st == TP_OK ? CLI_EXIT_OK : cli_fail(&err);
+}
+
+int cmd_report(int argc, char **argv, cli_ctx *ctx)
+{
+    const char *path = NULL;
+    if (take_output(&argc, argv, &path) != 0)
+        return cli_usage_error(usage, "report: -o needs a file name");
+    cli_args a;
+    int code = 0;
+    if (cli_parse_args(argc, argv, ctx, (cli_syntax){.usage = usage, .n_files = 1}, &a, &code) != 0)
+        return code;
+    tp_plan *plan = NULL;
+    code = cli_plan(&plan, &a.in, ctx);
+    if (code == CLI_EXIT_OK && path) {
+        code = write_page(plan, path);
+    } else if (code == CLI_EXIT_OK) {
+        tp_error err = {0};
+        code = tp_report_html(ctx->out, plan, &err) == TP_OK ? CLI_EXIT_OK : cli_fail(&err);
+    }
+    cli_partial_notes(&a.in, plan, ctx->out, true);
+    tp_plan_free(plan);
+    return code;
+}

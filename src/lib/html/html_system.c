@@ -1,0 +1,462 @@
+/* The system picture of the page: SVG written here, laid out by html_model.c. */
+#include "html/html_model.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *link_class(int type)
+{
+    switch (type) {
+    case TP_LINK_NVL:
+        return "NVL";
+    case TP_LINK_PCI:
+        return "PCI";
+    case TP_LINK_SYS:
+        return "SYS";
+    case TP_LINK_NET:
+        return "NET";
+    default:
+        return "LOC";
+    }
+}
+
+/* "ring 0, 1, 2; tree 0": the channels of each graph that walk a link. */
+static void channels_text(char *buf, size_t size, const pic_link *l)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < TP_GRAPH_COUNT; k++) {
+        if (!l->channels[k])
+            continue;
+        n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%s", n ? "; " : "",
+                              tp_channels__graph_name(k));
+        for (int c = 0, first = 1; c < 64; c++)
+            if (l->channels[k] >> c & 1) {
+                n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%d", first ? " " : ", ",
+                                      c);
+                first = 0;
+            }
+    }
+}
+
+static void link_info(char *buf, size_t size, const pic_model *m, const pic_link *l)
+{
+    char chans[600], bw[64];
+    channels_text(chans, sizeof(chans), l);
+    if (l->bw == l->bw_back)
+        snprintf(bw, sizeof(bw), "%.1f GB/s", l->bw);
+    else
+        snprintf(bw, sizeof(bw), "%.1f GB/s down, %.1f GB/s back", l->bw, l->bw_back);
+    snprintf(buf, size, "%s link %s - %s: %s\n%d GPU/NIC path%s walk it\nreserved by: %s",
+             link_class(l->type), m->nodes[l->a].name, m->nodes[l->b].name, bw, l->paths,
+             l->paths == 1 ? "" : "s", chans[0] ? chans : "no channel");
+}
+
+/* Channels with the same NIC choice grouped: "ch 0, 8: mlx5_0 (NET/0), GDR". */
+static void gpu_nics(char *buf, size_t size, const tp_html_pic *pic, const pic_model *m, int rank)
+{
+    tp_channels_info ch;
+    size_t n = strlen(buf);
+    if (!pic->nic_plan || tp_plan_channels(pic->nic_plan, &ch, sizeof(ch)) != TP_OK)
+        return;
+    bool done[TP_MAXCHANNELS * 2] = {false};
+    tp_nic_choice a, b;
+    for (int c = 0; c < ch.n_channels && c < TP_MAXCHANNELS * 2; c++) {
+        if (done[c] || tp_plan_nic(pic->nic_plan, rank, c, -1, &a, sizeof(a)) != TP_OK)
+            continue;
+        n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "\nch %d", c);
+        for (int d = c + 1; d < ch.n_channels && d < TP_MAXCHANNELS * 2; d++)
+            if (!done[d] && tp_plan_nic(pic->nic_plan, rank, d, -1, &b, sizeof(b)) == TP_OK &&
+                b.net_id == a.net_id && b.proxy_rank == a.proxy_rank && b.gdr == a.gdr) {
+                done[d] = true;
+                n += (size_t)snprintf(buf + n, n < size ? size - n : 0, ", %d", d);
+            }
+        const char *name = a.net_index >= 0 && a.net_index < m->sys->nodes[TP_NODE_NET].count
+                               ? m->nodes[m->first[TP_NODE_NET] + a.net_index].name
+                               : "?";
+        n += (size_t)snprintf(buf + n, n < size ? size - n : 0, ": NIC %s (NET/%d)%s%s", name,
+                              a.net_dev, a.gdr ? ", GDR" : ", no GDR", "");
+        if (a.proxy_rank != rank)
+            n += (size_t)snprintf(buf + n, n < size ? size - n : 0, ", PXN via rank %d",
+                                  a.proxy_rank);
+    }
+}
+
+static void node_info(char *buf, size_t size, const tp_html_pic *pic, const pic_model *m,
+                      const pic_node *p)
+{
+    const tp_node *n = p->n;
+    char numa[32] = "";
+    if (p->numa >= 0)
+        snprintf(numa, sizeof(numa), ", NUMA %d", p->numa);
+    switch (p->type) {
+    case TP_NODE_GPU:
+        snprintf(buf, size, "%s (%s): CUDA dev %d, sm%d, %s%s%s", p->name, p->label, n->gpu.dev,
+                 n->gpu.cuda_comp_cap, n->gpu.gdr_support ? "GDR capable" : "no GDR", numa,
+                 pic->nic_plan ? "\nNIC per collective channel:" : "");
+        gpu_nics(buf, size, pic, m, n->gpu.rank);
+        break;
+    case TP_NODE_NET:
+        snprintf(buf, size, "NIC port %s (NET/%d, port %d): %.1f GB/s, %s%s%s", p->name, n->net.dev,
+                 n->net.port, n->net.bw, n->net.gdr_support ? "GDR" : "no GDR",
+                 n->net.coll_support ? ", CollNet" : "", numa);
+        break;
+    default:
+        snprintf(buf, size, "%s (%s)%s, %d link%s", p->name, p->label, numa, n->n_links,
+                 n->n_links == 1 ? "" : "s");
+    }
+}
+
+static void svg_link(FILE *out, const tp_html_pic *pic, const pic_model *m, int k,
+                     const pic_route *shown)
+{
+    const pic_link *l = &m->links[k];
+    const pic_node *a = &m->nodes[l->a], *b = &m->nodes[l->b];
+    if (a->y > b->y || (a->y == b->y && a->x > b->x)) {
+        const pic_node *t = a;
+        a = b;
+        b = t;
+    }
+    bool on = false;
+    for (int i = 0; shown && i < shown->n_links; i++)
+        on = on || shown->links[i] == k;
+    char info[1024];
+    link_info(info, sizeof(info), m, l);
+    fprintf(out, "<g class=\"link t-%s%s\" id=\"%s-l%d\" data-info=\"", link_class(l->type),
+            on ? " on" : "", pic->id, k);
+    tp_html__text(out, info);
+    fputs("\"><title>", out);
+    tp_html__text(out, info);
+    double width = 1.5 + 0.6 * log2(l->bw > 1 ? l->bw : 1);
+    width = width > 6 ? 6 : width;
+    if (a->row != b->row) {
+        fprintf(out, "</title><path d=\"M%.1f %.1fL%.1f %.1f\" stroke-width=\"%.1f\"/></g>\n", a->x,
+                a->y + a->h / 2, b->x, b->y - b->h / 2, width);
+        return;
+    }
+    double dx = b->x - a->x, h = 16 + 0.22 * dx;
+    bool up = a->row == 0 || a->row == m->gpu_row;
+    h = up ? (h > 150 ? 150 : h) : (h > 34 ? 34 : h);
+    double y = up ? a->y - a->h / 2 : a->y + a->h / 2;
+    fprintf(out,
+            "</title><path d=\"M%.1f %.1fQ%.1f %.1f %.1f %.1f\" stroke-width=\"%.1f\" "
+            "fill=\"none\"/></g>\n",
+            a->x, y, (a->x + b->x) / 2, up ? y - 2 * h : y + 2 * h, b->x, y, width);
+}
+
+static const char *sub_text(char *buf, size_t size, const pic_node *p)
+{
+    const tp_node *n = p->n;
+    if (p->type == TP_NODE_GPU)
+        snprintf(buf, size, "dev %d · sm%d", n->gpu.dev, n->gpu.cuda_comp_cap);
+    else if (p->type == TP_NODE_NET)
+        snprintf(buf, size, "NET/%d · %.0f GB/s", n->net.dev, n->net.bw);
+    else if (p->type == TP_NODE_CPU)
+        snprintf(buf, size, "NUMA %lld", (long long)TP_ID_LOCAL_ID(n->id));
+    else
+        buf[0] = '\0';
+    return buf;
+}
+
+static void svg_node(FILE *out, const tp_html_pic *pic, const pic_model *m, int i,
+                     const pic_route *shown)
+{
+    const pic_node *p = &m->nodes[i];
+    int ord = -1;
+    for (int s = 0; shown && s < shown->n_seq; s++)
+        if (shown->seq[s] == i && ord < 0)
+            ord = s;
+    char info[2048], sub[64];
+    node_info(info, sizeof(info), pic, m, p);
+    fprintf(out, "<g class=\"node k-%s%s\" id=\"%s-n%d\" tabindex=\"0\" role=\"img\" aria-label=\"",
+            tp_node_type_name(p->type), ord >= 0 ? " on" : "", pic->id, i);
+    tp_html__text(out, info);
+    fputs("\" data-info=\"", out);
+    tp_html__text(out, info);
+    fputs("\"><title>", out);
+    tp_html__text(out, info);
+    fprintf(out, "</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"%d\"/>",
+            p->x - p->w / 2, p->y - p->h / 2, p->w, p->h, p->type == TP_NODE_NET ? 12 : 4);
+    bool two = sub_text(sub, sizeof(sub), p)[0] != '\0';
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">", p->x, p->y + (two ? -2 : 4));
+    tp_html__text(out, p->name);
+    fputs("</text>", out);
+    if (two) {
+        fprintf(out, "<text class=\"sub\" x=\"%.1f\" y=\"%.1f\">", p->x, p->y + 11);
+        tp_html__text(out, sub);
+        fputs("</text>", out);
+    }
+    fprintf(out, "<text class=\"ord\" x=\"%.1f\" y=\"%.1f\">", p->x + p->w / 2 - 2,
+            p->y - p->h / 2 - 3);
+    if (ord >= 0)
+        fprintf(out, "%d", ord);
+    fputs("</text></g>\n", out);
+}
+
+/* A faint band behind the nodes of each NUMA node, named at its foot. */
+static void svg_numa(FILE *out, const pic_model *m)
+{
+    for (int c = 0; c < m->sys->nodes[TP_NODE_CPU].count; c++) {
+        int numa = (int)TP_ID_LOCAL_ID(m->sys->nodes[TP_NODE_CPU].nodes[c].id);
+        double lo = 0, hi = 0, top = 0, bottom = 0;
+        bool any = false;
+        for (int i = 0; i < m->n_nodes; i++) {
+            const pic_node *p = &m->nodes[i];
+            if (p->numa != numa || p->type == TP_NODE_NVS)
+                continue;
+            if (!any || p->x - p->w / 2 < lo)
+                lo = p->x - p->w / 2;
+            if (!any || p->x + p->w / 2 > hi)
+                hi = p->x + p->w / 2;
+            if (!any || p->y - p->h / 2 < top)
+                top = p->y - p->h / 2;
+            if (!any || p->y + p->h / 2 > bottom)
+                bottom = p->y + p->h / 2;
+            any = true;
+        }
+        if (!any)
+            continue;
+        fprintf(out,
+                "<g class=\"numa\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+                "rx=\"10\"/><text x=\"%.1f\" y=\"%.1f\">NUMA %d</text></g>\n",
+                lo - 10, top - 18, hi - lo + 20, bottom - top + 26, lo - 4, top - 6, numa);
+    }
+}
+
+static const pic_route *find_route(const pic_model *m, int graph, int channel)
+{
+    for (int i = 0; i < m->n_routes; i++)
+        if (m->routes[i].graph == graph && m->routes[i].channel == channel)
+            return &m->routes[i];
+    return NULL;
+}
+
+static void svg_picture(FILE *out, const tp_html_pic *pic, const pic_model *m,
+                        const pic_route *shown)
+{
+    const tp_system *sys = m->sys;
+    fprintf(
+        out,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"system%s\" viewBox=\"0 0 %.0f %.0f\" "
+        "width=\"%.0f\" height=\"%.0f\" role=\"group\" aria-labelledby=\"%s-t %s-d\">\n"
+        "<title id=\"%s-t\">",
+        shown ? " has-route" : "", m->width, m->height, m->width, m->height, pic->id, pic->id,
+        pic->id);
+    tp_html__text(out, pic->title);
+    fprintf(out,
+            "</title><desc id=\"%s-d\">%d GPUs in index order, %d NVSwitch nodes above, %d PCI "
+            "switches and %d CPUs below, %d NICs with %d network ports by name; %d links</desc>\n",
+            pic->id, sys->nodes[TP_NODE_GPU].count, sys->nodes[TP_NODE_NVS].count,
+            sys->nodes[TP_NODE_PCI].count, sys->nodes[TP_NODE_CPU].count,
+            sys->nodes[TP_NODE_NIC].count, sys->nodes[TP_NODE_NET].count, m->n_links);
+    svg_numa(out, m);
+    fputs("<g class=\"links\">\n", out);
+    for (int k = 0; k < m->n_links; k++)
+        svg_link(out, pic, m, k, shown);
+    fputs("</g><g class=\"nodes\">\n", out);
+    for (int i = 0; i < m->n_nodes; i++)
+        svg_node(out, pic, m, i, shown);
+    fputs("</g></svg>\n", out);
+}
+
+/* "ring channel 0: NET mlx5_0 -> GPU 0 -> ... -> NET mlx5_1 (9 links)": a channel's order. */
+static void route_text(char *buf, size_t size, const pic_model *m, const pic_route *r)
+{
+    size_t n = (size_t)snprintf(buf, size, "%s channel %d: ", tp_channels__graph_name(r->graph),
+                                r->channel);
+    for (int s = 0; s < r->n_seq; s++)
+        n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%s", s ? " \xe2\x86\x92 " : "",
+                              m->nodes[r->seq[s]].name);
+    snprintf(buf + n, n < size ? size - n : 0, " (%d link%s)", r->n_links,
+             r->n_links == 1 ? "" : "s");
+}
+
+static void json_ints(FILE *out, const int *v, int n)
+{
+    fputc('[', out);
+    for (int i = 0; i < n; i++)
+        fprintf(out, "%s%d", i ? "," : "", v[i]);
+    fputc(']', out);
+}
+
+/* The routes as data for the script: "ring/0" per channel, "ring" for every channel. */
+static void routes_json(FILE *out, const tp_html_pic *pic, const pic_model *m)
+{
+    fprintf(out, "<script type=\"application/json\" id=\"%s-routes\">{", pic->id);
+    for (int i = 0; i < m->n_routes; i++) {
+        const pic_route *r = &m->routes[i];
+        fprintf(out, "%s\n\"%s/%d\":{\"links\":", i ? "," : "", tp_channels__graph_name(r->graph),
+                r->channel);
+        json_ints(out, r->links, r->n_links);
+        fputs(",\"seq\":", out);
+        json_ints(out, r->seq, r->n_seq);
+        char text[4096];
+        route_text(text, sizeof(text), m, r);
+        fputs(",\"text\":", out);
+        tp_html__json_str(out, text);
+        fputc('}', out);
+    }
+    for (int k = 0; k < TP_GRAPH_COUNT; k++) {
+        int n_ch = 0;
+        fprintf(out, "%s\n\"%s\":{\"links\":[", m->n_routes || k ? "," : "",
+                tp_channels__graph_name(k));
+        for (int l = 0, first = 1; l < m->n_links; l++)
+            if (m->links[l].channels[k]) {
+                fprintf(out, "%s%d", first ? "" : ",", l);
+                first = 0;
+            }
+        fputs("],\"seq\":[]", out);
+        for (int i = 0; i < m->n_routes; i++)
+            n_ch += m->routes[i].graph == k;
+        fprintf(out, ",\"text\":\"every %s channel (%d): the links they reserve\"}",
+                tp_channels__graph_name(k), n_ch);
+    }
+    fputs("}</script>\n", out);
+}
+
+static void picker(FILE *out, const tp_html_pic *pic, const pic_model *m, const pic_route *shown)
+{
+    fprintf(out,
+            "<div class=\"controls\"><label for=\"%s-pick\">Highlight</label> "
+            "<select id=\"%s-pick\" class=\"pick\" data-view=\"%s\">"
+            "<option value=\"\">nothing (every link)</option>\n",
+            pic->id, pic->id, pic->id);
+    for (int k = 0; k < TP_GRAPH_COUNT; k++) {
+        const tp_graph *g = pic->graphs ? pic->graphs[k] : NULL;
+        if (!g || g->n_channels == 0)
+            continue;
+        const char *name = tp_channels__graph_name(k);
+        fprintf(out, "<optgroup label=\"%s\"><option value=\"%s\">%s: every channel</option>", name,
+                name, name);
+        for (int c = 0; c < g->n_channels && c < TP_MAXCHANNELS; c++)
+            fprintf(out, "<option value=\"%s/%d\"%s>%s channel %d</option>", name, c,
+                    shown && shown->graph == k && shown->channel == c ? " selected" : "", name, c);
+        fputs("</optgroup>\n", out);
+    }
+    fprintf(out, "</select> <span class=\"route\" id=\"%s-route\" aria-live=\"polite\">", pic->id);
+    char text[4096];
+    if (shown) {
+        route_text(text, sizeof(text), m, shown);
+        tp_html__text(out, text);
+    }
+    fputs("</span></div>\n", out);
+}
+
+static void link_table(FILE *out, const pic_model *m)
+{
+    fprintf(out,
+            "<details class=\"links-table\"><summary>Every link (%d) as a table</summary>"
+            "<table><thead><tr><th>from</th><th>to</th><th>type</th><th>GB/s</th>"
+            "<th>paths</th><th>channels</th></tr></thead><tbody>\n",
+            m->n_links);
+    for (int k = 0; k < m->n_links; k++) {
+        const pic_link *l = &m->links[k];
+        char chans[600];
+        channels_text(chans, sizeof(chans), l);
+        fputs("<tr><td>", out);
+        tp_html__text(out, m->nodes[l->a].name);
+        fputs("</td><td>", out);
+        tp_html__text(out, m->nodes[l->b].name);
+        fprintf(out, "</td><td>%s</td><td>%.1f</td><td>%d</td><td>%s</td></tr>\n",
+                link_class(l->type), l->bw, l->paths, chans);
+    }
+    fputs("</tbody></table></details>\n", out);
+}
+
+/* The links a graph's "limit" lines name, as picture link numbers (-1: not drawn). */
+static void why_section(FILE *out, const tp_html_pic *pic, const pic_model *m);
+
+tp_status tp_html__system(FILE *out, const tp_html_pic *pic, tp_error *err)
+{
+    pic_model m;
+    tp_status st = tp_html__model(&m, pic, err);
+    if (st != TP_OK) {
+        tp_html__model_free(&m);
+        return st;
+    }
+    const pic_route *shown = find_route(&m, TP_GRAPH_RING, 0);
+    fprintf(out, "<section class=\"sysview\" id=\"%s\" aria-labelledby=\"%s-h\"><h2 id=\"%s-h\">",
+            pic->id, pic->id, pic->id);
+    tp_html__text(out, pic->title);
+    fputs("</h2>\n", out);
+    picker(out, pic, &m, shown);
+    fputs("<div class=\"pic-row\"><div class=\"pic\">", out);
+    svg_picture(out, pic, &m, shown);
+    fprintf(out,
+            "</div><aside class=\"info\" id=\"%s-info\" aria-live=\"polite\">Point at or focus "
+            "(Tab) a GPU, NIC or link for its details: bandwidth and type, the paths and "
+            "channels through a link, a GPU's NIC per channel, PXN proxy and GDR.</aside></div>\n",
+            pic->id);
+    fputs("<p class=\"legend\"><span class=\"sw NVL\"></span>NVLink <span class=\"sw PCI\"></span>"
+          "PCIe <span class=\"sw SYS\"></span>CPU-CPU <span class=\"sw NET\"></span>NIC port "
+          "<span class=\"sw on\"></span>picked channel (numbers: its order) "
+          "<span class=\"sw bound\"></span>bounding link. Line width grows with bandwidth.</p>\n",
+          out);
+    routes_json(out, pic, &m);
+    link_table(out, &m);
+    if (pic->whys)
+        why_section(out, pic, &m);
+    fputs("</section>\n", out);
+    tp_html__model_free(&m);
+    return TP_OK;
+}
+
+/* The node a "limit" line's label names, -1 when none. */
+static int node_of_label(const pic_model *m, const char *label)
+{
+    for (int i = 0; label[0] && i < m->n_nodes; i++)
+        if (strcmp(m->nodes[i].label, label) == 0)
+            return i;
+    return -1;
+}
+
+static void why_graph(FILE *out, const tp_html_pic *pic, const pic_model *m, int k)
+{
+    const tp_graph_why *w = &pic->whys[k];
+    const tp_graph *g = pic->graphs ? pic->graphs[k] : NULL;
+    if (!g || w->n_lines == 0)
+        return;
+    const char *name = tp_channels__graph_name(k);
+    if (g->n_channels == 0) {
+        fprintf(out, "<div class=\"why\"><h3>%s: no channel</h3><p>", name);
+        tp_html__text(out, w->lines[0].text);
+        fputs("</p></div>\n", out);
+        return;
+    }
+    fprintf(out, "<div class=\"why\"><h3>%s: %d channel%s, %.1f GB/s intra, %.1f inter, %s/%s</h3>",
+            name, g->n_channels, g->n_channels == 1 ? "" : "s", g->bw_intra, g->bw_inter,
+            tp_path_type_name(g->type_intra), tp_path_type_name(g->type_inter));
+    fputs("<ol>", out);
+    for (int i = 0; i < w->n_lines; i++) {
+        fprintf(out, "<li><b>%s</b> ", w->lines[i].step);
+        tp_html__text(out, w->lines[i].text);
+        fputs("</li>", out);
+    }
+    fputs("</ol>", out);
+    for (int i = 0; i < w->n_limits; i++) {
+        const tp_why_limit *l = &w->limits[i];
+        int a = node_of_label(m, l->from), b = node_of_label(m, l->to);
+        int link = a >= 0 && b >= 0 ? tp_html__link_of(m, a, b) : -1;
+        fprintf(out,
+                "<button type=\"button\" class=\"bound\" data-view=\"%s\" data-graph=\"%s\" "
+                "data-links=\"%d\" data-nodes=\"%d\">Show the bounding link %s",
+                pic->id, name, link, link < 0 ? a : -1, i ? "" : "");
+        tp_html__text(out, l->from);
+        if (l->to[0]) {
+            fputs(" \xe2\x86\x92 ", out);
+            tp_html__text(out, l->to);
+        } else {
+            fputs(" port", out);
+        }
+        fputs("</button> ", out);
+    }
+    fputs("</div>\n", out);
+}
+
+static void why_section(FILE *out, const tp_html_pic *pic, const pic_model *m)
+{
+    fputs("<div class=\"whys\"><h2>Why each graph is what it is</h2>\n", out);
+    for (int k = 0; k < TP_GRAPH_COUNT; k++)
+        why_graph(out, pic, m, k);
+    fputs("</div>\n", out);
+}
