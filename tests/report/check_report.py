@@ -136,11 +136,23 @@ class Browser:
                   {"width": 1400, "height": min(int(h), 16000), "deviceScaleFactor": 1,
                    "mobile": False}, session=True)
         data = self.call("Page.captureScreenshot", {"format": "png"}, session=True)["data"]
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(data))
+        # the parts alone, readable at a glance: the system, the job's nodes, the tuning
+        for sel, part in (("#sys .pic-row", "system"), ("#job", "job"), ("#tune", "tune")):
+            r = self.eval("(function(){var e=document.querySelector('%s');if(!e)return null;"
+                          "var b=e.getBoundingClientRect();return [b.left,b.top+window.scrollY,"
+                          "b.width,b.height];})()" % sel)
+            if not r:
+                continue
+            clip = {"x": r[0], "y": r[1], "width": r[2], "height": min(r[3], 4000), "scale": 1}
+            data = self.call("Page.captureScreenshot", {"format": "png", "clip": clip},
+                             session=True)["data"]
+            with open(path.replace(".png", f"-{part}.png"), "wb") as f:
+                f.write(base64.b64decode(data))
         self.call("Emulation.setDeviceMetricsOverride",
                   {"width": 1400, "height": 1000, "deviceScaleFactor": 1, "mobile": False},
                   session=True)
-        with open(path, "wb") as f:
-            f.write(base64.b64decode(data))
 
     def close(self):
         try:
@@ -195,6 +207,7 @@ PAGE_CHECKS = r"""
  if(pick.tabIndex<0) bad('channel picker not keyboard-focusable');
  if(!svg.querySelector('title')||!svg.querySelector('desc')) bad('picture without title/desc');
  out.kinds=document.querySelectorAll('section.sysview').length;
+ out.job_limits=document.querySelectorAll('#job table.limits td.bad').length;
  return out;
 })()
 """
@@ -289,6 +302,9 @@ def main():
                     problems.append(f"GPUs {got.get('gpus')} in the picture, the plan has {gpus}")
                 if len(got.get("nets", [])) != n_nets:
                     problems.append(f"{len(got.get('nets', []))} NIC ports drawn, plan {n_nets}")
+                if c["node_topos"] and (got.get("kinds", 0) < 3 or not got.get("job_limits")):
+                    problems.append(f"nodes differ but no limiting node beside a good one: "
+                                    f"{got.get('kinds')} pictures, {got.get('job_limits')} marks")
                 if got.get("links") != n_links:
                     problems.append(f"{got.get('links')} links drawn, the plan has {n_links}")
                 browser.screenshot(os.path.join(shots, c["name"] + ".png"))

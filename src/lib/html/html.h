@@ -30,7 +30,11 @@ typedef struct tp_html_pic {
     const tp_plan *nic_plan;  /* non-NULL: GPUs list the plan's NIC per channel */
     const tp_graph_why *whys; /* TP_GRAPH_COUNT explanations shown beside, or NULL */
     const tp_xml_elem *xml;   /* the topology's XML root, for NIC names (may be NULL) */
+    bool fold_whys;           /* the explanations folded (pictures side by side) */
 } tp_html_pic;
+
+/* The last part of a path ("dir/node1.xml" -> "node1.xml"). */
+const char *tp_html__base_name(const char *path);
 
 /* The picture with its channel picker, hover panel, link table and explanations. */
 tp_status tp_html__system(FILE *out, const tp_html_pic *pic, tp_error *err);

@@ -37,8 +37,10 @@ static void limits_table(FILE *out, const tp_plan *plan, const tp_job_limits *li
             tp_limits__hosts_text(hosts, sizeof(hosts), plan, k);
             fputs("<tr><td>", out);
             tp_html__text(out, hosts);
-            fputs("</td><td>", out);
+            fputs("</td><td title=\"", out);
             tp_html__text(out, plan->kinds[k].source);
+            fputs("\">", out);
+            tp_html__text(out, tp_html__base_name(plan->kinds[k].source));
             fputs("</td>", out);
             graph_cells(out, &kg->own, kg->limits);
             fputs("<td>", out);
@@ -66,7 +68,7 @@ static void costs_list(FILE *out, const tp_plan *plan, const tp_job_limits *lim)
         fputs("<li><b>", out);
         tp_html__text(out, hosts);
         fputs("</b> (", out);
-        tp_html__text(out, plan->kinds[k].source);
+        tp_html__text(out, tp_html__base_name(plan->kinds[k].source));
         fprintf(out,
                 "): the job has %d collective channels, ring %.1f/%.1f GB/s; with these "
                 "nodes planned like ",
@@ -118,34 +120,42 @@ static tp_status kind_picture(FILE *out, const tp_plan *plan, int k, const char 
     char id[16], hosts[256], title[600];
     snprintf(id, sizeof(id), "kind%d", k);
     tp_limits__hosts_text(hosts, sizeof(hosts), plan, k);
-    snprintf(title, sizeof(title), "%s: %s (%s)", role, hosts, kind->source);
+    snprintf(title, sizeof(title), "%s: %s (%s)", role, hosts, tp_html__base_name(kind->source));
     tp_html_pic pic = {.id = id,
                        .title = title,
                        .sys = kind->domains[0].sys,
                        .graphs = kind->domains[0].graphs,
                        .whys = st == TP_OK ? whys : NULL,
+                       .fold_whys = true,
                        .xml = kind->topo_xml ? kind->topo_xml->root : NULL};
     st = tp_html__system(out, &pic, err);
     free(whys);
     return st;
 }
 
-/* The kind that sets most of the job's values, and the kind that sets none (-1: none). */
+/* How many of the job's values kind k sets (tp_limit_bit over the graphs). */
+static int kind_sets(const tp_plan *plan, const tp_job_limits *lim, int k)
+{
+    int n = 0;
+    (void)plan;
+    for (int s = 0; s < TP_GRAPH_COUNT; s++)
+        if (lim->graphs[s].shown)
+            for (unsigned b = lim->graphs[s].kinds[k].limits; b; b &= b - 1)
+                n++;
+    return n;
+}
+
+/* The kind that sets most of the job's values, and the other that sets fewest (-1: none). */
 static void pick_kinds(const tp_plan *plan, const tp_job_limits *lim, int *worst, int *good)
 {
-    int most = 0;
+    int most = 0, fewest = 0;
     *worst = *good = -1;
-    for (int k = 0; k < plan->n_kinds; k++) {
-        int n = 0;
-        for (int s = 0; s < TP_GRAPH_COUNT; s++)
-            if (lim->graphs[s].shown)
-                for (unsigned b = lim->graphs[s].kinds[k].limits; b; b &= b - 1)
-                    n++;
-        if (n > most)
-            most = n, *worst = k;
-        if (n == 0 && *good < 0)
-            *good = k;
-    }
+    for (int k = 0; k < plan->n_kinds; k++)
+        if (kind_sets(plan, lim, k) > most)
+            most = kind_sets(plan, lim, k), *worst = k;
+    for (int k = 0; k < plan->n_kinds; k++)
+        if (k != *worst && (*good < 0 || kind_sets(plan, lim, k) < fewest))
+            fewest = kind_sets(plan, lim, k), *good = k;
 }
 
 tp_status tp_html__job(FILE *out, const tp_plan *plan, tp_error *err)
@@ -167,7 +177,7 @@ tp_status tp_html__job(FILE *out, const tp_plan *plan, tp_error *err)
     if (worst >= 0)
         st = kind_picture(out, plan, worst, "The node that limits the job", err);
     if (st == TP_OK && good >= 0)
-        st = kind_picture(out, plan, good, "A node that does not", err);
+        st = kind_picture(out, plan, good, "Beside it, a node that sets less of the job", err);
     fputs("</div></section>\n", out);
     tp_limits__free(&lim);
     return st;

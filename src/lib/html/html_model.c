@@ -2,13 +2,15 @@
 #include "html/html_model.h"
 #include "nics/nics.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define GPU_GAP 104 /* between GPU centres */
 #define NET_GAP 92
 #define ROW_GAP 104
-#define MIN_SEP 12 /* between boxes of one row */
+#define MIN_SEP 12  /* between boxes of one row */
+#define NET_LINE 16 /* NET ports per line, at least */
 
 int tp_html__node_of(const pic_model *m, const tp_node *n)
 {
@@ -49,16 +51,24 @@ static void node_name(pic_node *p, const tp_html_pic *pic)
         snprintf(p->name, sizeof(p->name), "%s %llx", tp_node_type_name(n->type), local);
     }
     tp_graphcheck__label(p->label, sizeof(p->label), n);
+    if (n->type == TP_NODE_GPU)
+        snprintf(p->sub, sizeof(p->sub), "dev %d, sm%d", n->gpu.dev, n->gpu.cuda_comp_cap);
+    else if (n->type == TP_NODE_NET)
+        snprintf(p->sub, sizeof(p->sub), "NET/%d, %.0f GB/s", n->net.dev, n->net.bw);
+    else if (n->type == TP_NODE_CPU)
+        snprintf(p->sub, sizeof(p->sub), "NUMA %llu", local);
 }
 
+/* Wide enough for its texts (12 px and 10 px sans-serif, about 7 and 5.8 px a character). */
 static void node_size(pic_node *p)
 {
-    static const double w[TP_NODE_TYPE_COUNT] = {84, 70, 120, 96, 56, 80};
-    static const double h[TP_NODE_TYPE_COUNT] = {46, 26, 30, 34, 22, 30};
+    static const double w[TP_NODE_TYPE_COUNT] = {84, 70, 120, 96, 56, 84};
+    static const double h[TP_NODE_TYPE_COUNT] = {46, 26, 30, 34, 22, 32};
+    double name = 7.0 * (double)strlen(p->name) + 14, sub = 5.8 * (double)strlen(p->sub) + 12;
     p->w = w[p->type];
+    p->w = name > p->w ? name : p->w;
+    p->w = sub > p->w ? sub : p->w;
     p->h = h[p->type];
-    if (p->type == TP_NODE_NET && strlen(p->name) > 10)
-        p->w = 8.0 * (double)strlen(p->name);
 }
 
 /* PCI depth below the CPUs (a breadth-first walk over PCI links), 1 for an unreached switch. */
@@ -87,7 +97,35 @@ static void pci_depths(const pic_model *m, int *depth)
         depth[i] = depth[i] ? depth[i] : 1;
 }
 
-/* Rows top down: NVSwitches, GPUs, PCI switches (deepest first), CPUs, NICs, NET ports. */
+/* Names in the order people count them: mlx5_2 before mlx5_10. */
+static int natural_cmp(const char *a, const char *b)
+{
+    while (*a && *b) {
+        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            char *ea, *eb;
+            unsigned long x = strtoul(a, &ea, 10), y = strtoul(b, &eb, 10);
+            if (x != y)
+                return x < y ? -1 : 1;
+            a = ea;
+            b = eb;
+        } else if (*a != *b) {
+            return (unsigned char)*a - (unsigned char)*b;
+        } else {
+            a++, b++;
+        }
+    }
+    return (unsigned char)*a - (unsigned char)*b;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    const pic_node *x = *(pic_node *const *)a, *y = *(pic_node *const *)b;
+    int c = natural_cmp(x->name, y->name);
+    return c ? c : x->index - y->index;
+}
+
+/* Rows top down: NVSwitches, GPUs, PCI switches (deepest first), CPUs, NICs, NET ports by
+ * name (in lines of NET_LINE or the GPU count, so that 61 ports stay readable). */
 static void assign_rows(pic_model *m)
 {
     const tp_system *sys = m->sys;
@@ -114,10 +152,21 @@ static void assign_rows(pic_model *m)
             p->row = cpu_row;
             break;
         default:
-            p->row = cpu_row + (p->type == TP_NODE_NIC ? 1 : 2);
+            p->row = cpu_row + 1; /* NICs; NET ports below */
         }
     }
-    m->n_rows = cpu_row + 3;
+    int n_nets = sys->nodes[TP_NODE_NET].count, n_gpus = sys->nodes[TP_NODE_GPU].count;
+    int per_line = n_gpus > NET_LINE ? n_gpus : NET_LINE;
+    pic_node *nets[TP_MAX_NODES];
+    for (int i = 0; i < n_nets; i++)
+        nets[i] = &m->nodes[m->first[TP_NODE_NET] + i];
+    qsort(nets, (size_t)n_nets, sizeof(*nets), by_name);
+    for (int i = 0; i < n_nets; i++) {
+        nets[i]->row = cpu_row + 2 + i / per_line;
+        nets[i]->column = i % per_line;
+    }
+    m->net_row = cpu_row + 2;
+    m->n_rows = m->net_row + (n_nets ? (n_nets + per_line - 1) / per_line : 1);
 }
 
 /* Mean x of the node's placed neighbours; false when none. */
@@ -171,13 +220,6 @@ static void spread_row(pic_model *m, int row, bool *placed)
     }
 }
 
-static int by_name(const void *a, const void *b)
-{
-    const pic_node *x = *(pic_node *const *)a, *y = *(pic_node *const *)b;
-    int c = strcmp(x->name, y->name);
-    return c ? c : x->index - y->index;
-}
-
 /* The order of the placing: GPUs by index, NETs by name, then who hangs off them. */
 static void place(pic_model *m)
 {
@@ -191,21 +233,20 @@ static void place(pic_model *m)
         m->nodes[m->first[TP_NODE_GPU] + i].x = i * GPU_GAP;
         placed[m->first[TP_NODE_GPU] + i] = true;
     }
-    pic_node *nets[TP_MAX_NODES];
-    for (int i = 0; i < n_nets; i++)
-        nets[i] = &m->nodes[m->first[TP_NODE_NET] + i];
-    qsort(nets, (size_t)n_nets, sizeof(*nets), by_name);
-    double x = centre - (n_nets - 1) * NET_GAP / 2.0;
+    int per_line = 1;
     for (int i = 0; i < n_nets; i++) {
-        nets[i]->ideal = x;
-        x += NET_GAP + (nets[i]->w > 80 ? nets[i]->w - 80 : 0);
+        const pic_node *p = &m->nodes[m->first[TP_NODE_NET] + i];
+        per_line = p->column + 1 > per_line ? p->column + 1 : per_line;
     }
-    for (int i = 0; i < n_nets; i++)
-        placed[tp_html__node_of(m, nets[i]->n)] = false;
-    spread_row(m, m->n_rows - 1, placed);
+    for (int i = 0; i < n_nets; i++) {
+        pic_node *p = &m->nodes[m->first[TP_NODE_NET] + i];
+        p->ideal = centre + (p->column - (per_line - 1) / 2.0) * NET_GAP;
+    }
+    for (int r = m->net_row; r < m->n_rows; r++)
+        spread_row(m, r, placed);
     /* then the NICs under their ports, the switches from the GPUs down, the CPUs, NVSwitches */
-    int order[3 * TP_MAX_NODES + 4], n_order = 0, cpu_row = m->n_rows - 3;
-    order[n_order++] = m->n_rows - 2;
+    int order[3 * TP_MAX_NODES + 4], n_order = 0, cpu_row = m->net_row - 2;
+    order[n_order++] = m->net_row - 1;
     for (int r = m->gpu_row + 1; r < cpu_row; r++)
         order[n_order++] = r;
     order[n_order++] = cpu_row;
@@ -441,7 +482,8 @@ tp_status tp_html__model(pic_model *m, const tp_html_pic *pic, tp_error *err)
             p->n = &m->sys->nodes[t].nodes[i];
             p->type = t;
             p->index = i;
-            p->numa = tp_nics__local_numa(m->sys, t, i);
+            /* NVSwitches and CPUs are not on a side: a CPU is the side */
+            p->numa = t == TP_NODE_NVS || t == TP_NODE_CPU ? -1 : tp_nics__local_numa(m->sys, t, i);
             node_name(p, pic);
             node_size(p);
         }

@@ -11,12 +11,13 @@
 typedef struct pic_node {
     const tp_node *n;
     int type, index;
-    int row;
+    int row, column;   /* column: a NET port's place in its line */
     double x, y, w, h; /* centre and size */
     double ideal;      /* where its neighbours pull it (layout) */
     int numa;          /* NUMA id of its closest CPU, -1 when none */
     char name[64];     /* what the picture writes on it */
     char label[48];    /* tp_graphcheck__label: how explanations name it */
+    char sub[40];      /* a second line: "dev 0, sm90", "NET/3, 50 GB/s", "NUMA 1" */
 } pic_node;
 
 typedef struct pic_link {
@@ -45,8 +46,8 @@ typedef struct pic_model {
     int n_links, links_cap;
     pic_route *routes;
     int n_routes;
-    int n_rows, gpu_row;
-    double width, height, top; /* top: room above the first row for arcs */
+    int n_rows, gpu_row, net_row; /* net_row: the first line of NET ports */
+    double width, height, top;    /* top: room above the first row for arcs */
 } pic_model;
 
 tp_status tp_html__model(pic_model *m, const tp_html_pic *pic, tp_error *err);

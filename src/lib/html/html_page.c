@@ -1,6 +1,8 @@
 /* The page's style sheet and script, inline: the page opens from disk with no network. */
 #include "html/html.h"
 
+#include <string.h>
+
 void tp_html__text(FILE *out, const char *s)
 {
     for (; *s; s++) {
@@ -21,6 +23,12 @@ void tp_html__text(FILE *out, const char *s)
             fputc(*s, out);
         }
     }
+}
+
+const char *tp_html__base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash && slash[1] ? slash + 1 : path;
 }
 
 void tp_html__json_str(FILE *out, const char *s)
@@ -76,8 +84,10 @@ static const char style[] =
     "svg.system .link:hover path{opacity:1;stroke-width:7}\n"
     "svg.system .link.bound path{stroke:#d00;opacity:1;stroke-dasharray:7 4;stroke-width:7}\n"
     "svg.system .node.bound rect{stroke:#d00;stroke-width:3.5}\n"
-    "svg.system .numa rect{fill:#f7f3fb;stroke:#d9cde6;stroke-dasharray:4 3}\n"
-    "svg.system .numa text{font-size:11px;fill:#7a4f9a;text-anchor:start}\n"
+    "svg.system .numa rect{fill:#f6f1fb;stroke:#d9cde6}\n"
+    "svg.system .numa.n1 rect{fill:#fcf6e8;stroke:#eadbb5}\n"
+    "svg.system .numa text{font-size:10px;fill:#7a4f9a;text-anchor:start}\n"
+    "svg.system .numa.n1 text{fill:#8a6a1a}\n"
     ".legend{font-size:12px;color:#444}.sw{display:inline-block;width:18px;height:4px;"
     "margin:0 4px 2px 10px;vertical-align:middle}\n"
     ".sw.NVL{background:#2e8b57}.sw.PCI{background:#4169e1}.sw.SYS{background:#b22222}"
@@ -96,6 +106,8 @@ static const char style[] =
     ".tune svg{max-width:100%;height:auto;border:1px solid #e4e4e4;border-radius:6px}\n"
     ".tune text{font-size:12px}.tune .grid{stroke:#eee}.tune .axis{stroke:#888}\n"
     ".kinds{display:flex;gap:16px;flex-wrap:wrap}.kinds>section{flex:1 1 600px;min-width:0}\n"
+    ".kinds .pic-row{flex-direction:column;align-items:stretch}.kinds .info{flex:none;"
+    "min-height:60px}.kinds h2{font-size:16px;overflow-wrap:anywhere}\n"
     ".limits td.bad{background:#ffe3e3;font-weight:600}.note{color:#555;font-size:13px}\n"
     "details{margin:6px 0}summary{cursor:pointer;color:#245}\n"
     "@media print{.controls,button{display:none}}\n";

@@ -2,6 +2,7 @@
 #include "html/html_model.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *link_class(int type)
@@ -87,7 +88,7 @@ static void node_info(char *buf, size_t size, const tp_html_pic *pic, const pic_
 {
     const tp_node *n = p->n;
     char numa[32] = "";
-    if (p->numa >= 0)
+    if (p->numa >= 0 && p->type != TP_NODE_CPU)
         snprintf(numa, sizeof(numa), ", NUMA %d", p->numa);
     switch (p->type) {
     case TP_NODE_GPU:
@@ -144,20 +145,6 @@ static void svg_link(FILE *out, const tp_html_pic *pic, const pic_model *m, int 
             a->x, y, (a->x + b->x) / 2, up ? y - 2 * h : y + 2 * h, b->x, y, width);
 }
 
-static const char *sub_text(char *buf, size_t size, const pic_node *p)
-{
-    const tp_node *n = p->n;
-    if (p->type == TP_NODE_GPU)
-        snprintf(buf, size, "dev %d · sm%d", n->gpu.dev, n->gpu.cuda_comp_cap);
-    else if (p->type == TP_NODE_NET)
-        snprintf(buf, size, "NET/%d · %.0f GB/s", n->net.dev, n->net.bw);
-    else if (p->type == TP_NODE_CPU)
-        snprintf(buf, size, "NUMA %lld", (long long)TP_ID_LOCAL_ID(n->id));
-    else
-        buf[0] = '\0';
-    return buf;
-}
-
 static void svg_node(FILE *out, const tp_html_pic *pic, const pic_model *m, int i,
                      const pic_route *shown)
 {
@@ -166,7 +153,7 @@ static void svg_node(FILE *out, const tp_html_pic *pic, const pic_model *m, int 
     for (int s = 0; shown && s < shown->n_seq; s++)
         if (shown->seq[s] == i && ord < 0)
             ord = s;
-    char info[2048], sub[64];
+    char info[2048];
     node_info(info, sizeof(info), pic, m, p);
     fprintf(out, "<g class=\"node k-%s%s\" id=\"%s-n%d\" tabindex=\"0\" role=\"img\" aria-label=\"",
             tp_node_type_name(p->type), ord >= 0 ? " on" : "", pic->id, i);
@@ -177,13 +164,13 @@ static void svg_node(FILE *out, const tp_html_pic *pic, const pic_model *m, int 
     tp_html__text(out, info);
     fprintf(out, "</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"%d\"/>",
             p->x - p->w / 2, p->y - p->h / 2, p->w, p->h, p->type == TP_NODE_NET ? 12 : 4);
-    bool two = sub_text(sub, sizeof(sub), p)[0] != '\0';
+    bool two = p->sub[0] != '\0';
     fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">", p->x, p->y + (two ? -2 : 4));
     tp_html__text(out, p->name);
     fputs("</text>", out);
     if (two) {
         fprintf(out, "<text class=\"sub\" x=\"%.1f\" y=\"%.1f\">", p->x, p->y + 11);
-        tp_html__text(out, sub);
+        tp_html__text(out, p->sub);
         fputs("</text>", out);
     }
     fprintf(out, "<text class=\"ord\" x=\"%.1f\" y=\"%.1f\">", p->x + p->w / 2 - 2,
@@ -193,34 +180,43 @@ static void svg_node(FILE *out, const tp_html_pic *pic, const pic_model *m, int 
     fputs("</text></g>\n", out);
 }
 
-/* A faint band behind the nodes of each NUMA node, named at its foot. */
+static int by_x(const void *a, const void *b)
+{
+    const pic_node *x = *(pic_node *const *)a, *y = *(pic_node *const *)b;
+    return x->x < y->x ? -1 : x->x > y->x;
+}
+
+/* One band behind a run of neighbours of one NUMA node in a row, named at its corner. */
+static void numa_band(FILE *out, pic_node *const *run, int n)
+{
+    double lo = run[0]->x - run[0]->w / 2, hi = run[n - 1]->x + run[n - 1]->w / 2, h = 0;
+    for (int i = 0; i < n; i++)
+        h = run[i]->h > h ? run[i]->h : h;
+    double top = run[0]->y - h / 2 - 15;
+    fprintf(out,
+            "<g class=\"numa n%d\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+            "height=\"%.1f\" rx=\"8\"/><text x=\"%.1f\" y=\"%.1f\">NUMA %d</text></g>\n",
+            run[0]->numa % 2, lo - 7, top, hi - lo + 14, h + 22, lo - 3, top + 11, run[0]->numa);
+}
+
+/* The NUMA sides: per row, a band behind each run of nodes closest to one CPU. */
 static void svg_numa(FILE *out, const pic_model *m)
 {
-    for (int c = 0; c < m->sys->nodes[TP_NODE_CPU].count; c++) {
-        int numa = (int)TP_ID_LOCAL_ID(m->sys->nodes[TP_NODE_CPU].nodes[c].id);
-        double lo = 0, hi = 0, top = 0, bottom = 0;
-        bool any = false;
-        for (int i = 0; i < m->n_nodes; i++) {
-            const pic_node *p = &m->nodes[i];
-            if (p->numa != numa || p->type == TP_NODE_NVS)
-                continue;
-            if (!any || p->x - p->w / 2 < lo)
-                lo = p->x - p->w / 2;
-            if (!any || p->x + p->w / 2 > hi)
-                hi = p->x + p->w / 2;
-            if (!any || p->y - p->h / 2 < top)
-                top = p->y - p->h / 2;
-            if (!any || p->y + p->h / 2 > bottom)
-                bottom = p->y + p->h / 2;
-            any = true;
-        }
-        if (!any)
-            continue;
-        fprintf(out,
-                "<g class=\"numa\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-                "rx=\"10\"/><text x=\"%.1f\" y=\"%.1f\">NUMA %d</text></g>\n",
-                lo - 10, top - 18, hi - lo + 20, bottom - top + 26, lo - 4, top - 6, numa);
+    pic_node **row = malloc((size_t)(m->n_nodes ? m->n_nodes : 1) * sizeof(*row));
+    for (int r = 0; row && r < m->n_rows; r++) {
+        int n = 0;
+        for (int i = 0; i < m->n_nodes; i++)
+            if (m->nodes[i].row == r)
+                row[n++] = &m->nodes[i];
+        qsort(row, (size_t)n, sizeof(*row), by_x);
+        for (int i = 0, start = 0; i <= n; i++)
+            if (i == n || row[i]->numa != row[start]->numa) {
+                if (i > start && row[start]->numa >= 0)
+                    numa_band(out, row + start, i - start);
+                start = i;
+            }
     }
+    free(row); /* without memory, no bands: the picture is still right */
 }
 
 static const pic_route *find_route(const pic_model *m, int graph, int channel)
@@ -455,8 +451,11 @@ static void why_graph(FILE *out, const tp_html_pic *pic, const pic_model *m, int
 
 static void why_section(FILE *out, const tp_html_pic *pic, const pic_model *m)
 {
-    fputs("<div class=\"whys\"><h2>Why each graph is what it is</h2>\n", out);
+    fputs(pic->fold_whys ? "<details class=\"whys\"><summary>Why each graph of this node is what "
+                           "it is, with its bounding links</summary>\n"
+                         : "<div class=\"whys\"><h2>Why each graph is what it is</h2>\n",
+          out);
     for (int k = 0; k < TP_GRAPH_COUNT; k++)
         why_graph(out, pic, m, k);
-    fputs("</div>\n", out);
+    fputs(pic->fold_whys ? "</details>\n" : "</div>\n", out);
 }
