@@ -615,6 +615,16 @@ TP_API tp_status tp_report_diff(FILE *out, const tp_comparison *cmp, tp_format f
 /** `topoplan check`: the differences as findings, errors first (text or JSON). */
 TP_API tp_status tp_report_check(FILE *out, const tp_comparison *cmp, tp_format fmt, tp_error *err);
 
+/**
+ * `check --report` / `diff --report`: one self-contained HTML page (as
+ * tp_report_html) with both plans' systems side by side, the devices and
+ * links one side lacks or has otherwise marked in each, and the findings
+ * (check == true) or differences, each with a button marking the devices it
+ * names. `first` and `second` are the plans compared into `cmp`.
+ */
+TP_API tp_status tp_report_compare_html(FILE *out, const tp_comparison *cmp, const tp_plan *first,
+                                        const tp_plan *second, bool check, tp_error *err);
+
 /** @defgroup hca NCCL_IB_HCA */
 
 /**

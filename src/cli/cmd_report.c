@@ -21,26 +21,23 @@ static const char usage[] =
     "beside a good one and what it costs. Without scripts the pictures stay whole.\n"
     "  -o, --output FILE  write the page to FILE (default: standard output)\n";
 
-/* Take -o/--output FILE out of argv; 0 when absent or taken, -1 when its value is missing. */
-static int take_output(int *argc, char **argv, const char **path)
+int cli_take_value(int *argc, char **argv, const char *flag, const char **value)
 {
     int n = 0;
     for (int i = 0; i < *argc; i++) {
-        bool known = i > 0 && (!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output"));
-        if (!known) {
+        if (i == 0 || strcmp(argv[i], flag) != 0) {
             argv[n++] = argv[i];
             continue;
         }
         if (i + 1 >= *argc)
             return -1;
-        *path = argv[++i];
+        *value = argv[++i];
     }
     *argc = n;
     return 0;
 }
 
-/* Write the page to path; a failure names the path and the system error. */
-static int write_page(const tp_plan *plan, const char *path)
+int cli_write_html(const char *path, cli_html_fn *write, const void *arg)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
@@ -48,7 +45,7 @@ static int write_page(const tp_plan *plan, const char *path)
         return CLI_EXIT_IO;
     }
     tp_error err = {0};
-    tp_status st = tp_report_html(f, plan, &err);
+    tp_status st = write(f, arg, &err);
     int e = errno;
     if (fclose(f) != 0 && st == TP_OK) {
         st = TP_ERR_IO;
@@ -61,10 +58,16 @@ static int write_page(const tp_plan *plan, const char *path)
     return st == TP_OK ? CLI_EXIT_OK : cli_fail(&err);
 }
 
+static tp_status plan_page(FILE *out, const void *plan, tp_error *err)
+{
+    return tp_report_html(out, plan, err);
+}
+
 int cmd_report(int argc, char **argv, cli_ctx *ctx)
 {
     const char *path = NULL;
-    if (take_output(&argc, argv, &path) != 0)
+    if (cli_take_value(&argc, argv, "-o", &path) != 0 ||
+        cli_take_value(&argc, argv, "--output", &path) != 0)
         return cli_usage_error(usage, "report: -o needs a file name");
     cli_args a;
     int code = 0;
@@ -73,7 +76,7 @@ int cmd_report(int argc, char **argv, cli_ctx *ctx)
     tp_plan *plan = NULL;
     code = cli_plan(&plan, &a.in, ctx);
     if (code == CLI_EXIT_OK && path) {
-        code = write_page(plan, path);
+        code = cli_write_html(path, plan_page, plan);
     } else if (code == CLI_EXIT_OK) {
         tp_error err = {0};
         code = tp_report_html(ctx->out, plan, &err) == TP_OK ? CLI_EXIT_OK : cli_fail(&err);

@@ -139,7 +139,8 @@ class Browser:
         with open(path, "wb") as f:
             f.write(base64.b64decode(data))
         # the parts alone, readable at a glance: the system, the job's nodes, the tuning
-        for sel, part in (("#sys .pic-row", "system"), ("#job", "job"), ("#tune", "tune")):
+        for sel, part in (("#sys .pic-row", "system"), ("#job", "job"), ("#tune", "tune"),
+                          ("main > .kinds", "sides")):
             r = self.eval("(function(){var e=document.querySelector('%s');if(!e)return null;"
                           "var b=e.getBoundingClientRect();return [b.left,b.top+window.scrollY,"
                           "b.width,b.height];})()" % sel)
@@ -212,6 +213,26 @@ PAGE_CHECKS = r"""
 })()
 """
 
+# Runs in a check --report page: both pictures, what differs marked, the findings' buttons.
+COMPARE_CHECKS = r"""
+(function(){
+ var out={problems:[]}; function bad(s){out.problems.push(s);}
+ if(document.documentElement.getAttribute('data-ready')!=='1') bad('script did not run to its end');
+ var a=document.querySelector('#first svg.system'), b=document.querySelector('#second svg.system');
+ if(!a||!b){bad('not both pictures');return out;}
+ out.changed=b.querySelectorAll('.changed').length+a.querySelectorAll('.changed').length;
+ if(!out.changed) bad('nothing marked as changed');
+ var rows=document.querySelectorAll('table.findings tbody tr').length, btns=document.querySelectorAll('button.finding');
+ out.findings=rows; if(!rows) bad('no findings listed');
+ var marked=0;
+ Array.prototype.forEach.call(btns,function(x){x.click();
+   if(a.querySelector('.bound')||b.querySelector('.bound')) marked++;
+   else bad('finding '+x.getAttribute('data-labels')+' marks nothing');});
+ out.marked=marked;
+ return out;
+})()
+"""
+
 STATIC_CHECKS = r"""
 (function(){
  var svg=document.querySelector('#sys svg.system');
@@ -262,6 +283,8 @@ def cases(root):
         topos = [os.path.join(d, args[i + 1]) for i, a in enumerate(args) if a == "--node-topo"]
         out.append({"name": os.path.basename(d), "topo": os.path.join(d, "topo.xml"),
                     "nodes": nodes, "node_topos": topos})
+    for c in [c for c in out if c["node_topos"] and len(c["node_topos"]) == 1]:
+        out.append(dict(c, name=c["name"] + "_check", compare=True))
     big = next((c for c in out if c["node_topos"]), None)
     if big:
         out.append(dict(big, name=big["name"] + "_64nodes", nodes=64, big=True))
@@ -284,8 +307,26 @@ def main():
             cmd = [exe, "--no-env", "report", c["topo"], "--nodes", str(c["nodes"]), "-o", page]
             for t in c["node_topos"]:
                 cmd += ["--node-topo", t]
+            if c.get("compare"):
+                cmd = [exe, "--no-env", "check", c["node_topos"][0], "--baseline", c["topo"],
+                       "--nodes", str(c["nodes"]), "--report", page]
             r = subprocess.run(cmd, capture_output=True, text=True)
             problems = []
+            if c.get("compare"):
+                if r.returncode not in (0, 1) or not os.path.exists(page):
+                    problems.append(f"exit {r.returncode}: {r.stderr.strip()[:300]}")
+                else:
+                    browser.open("file://" + page)
+                    got = browser.eval(COMPARE_CHECKS)
+                    problems += got["problems"] + browser.errors()
+                    browser.screenshot(os.path.join(shots, c["name"] + ".png"))
+                print(("FAIL " if problems else "ok ") + c["name"] + (
+                    "" if problems else f": {got['findings']} findings, {got['changed']} marked, "
+                    f"{got['marked']} buttons mark devices"))
+                for p in problems:
+                    print("   ", p)
+                fails += bool(problems)
+                continue
             if r.returncode != 0:
                 problems.append(f"exit {r.returncode}: {r.stderr.strip()[:300]}")
             else:

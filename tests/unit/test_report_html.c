@@ -3,7 +3,8 @@
  * nothing fetched from the network, every GPU, NIC port and link of the
  * system in the picture, each graph's bounding links resolved to a drawn
  * link, and a 64-node job of nodes that differ under 2 MB with its limiting
- * node drawn. The browser side (script, picking) is make check-report.
+ * node drawn; the check page marks the link that differs on both sides. The browser side (script,
+ * picking) is make check-report.
  */
 #include "helpers.h"
 
@@ -147,6 +148,29 @@ static void test_job_of_64_nodes(void **state)
     tp_plan_free(plan);
 }
 
+/* check --report: a GPU's PCIe link at x8 is marked on both sides, its finding can be shown. */
+static void test_compare_marks_the_changed_link(void **state)
+{
+    (void)state;
+    tp_plan *base = plan_file(DGX, 1, NULL), *node = plan_file(DGX_X8, 1, NULL);
+    tp_comparison *cmp = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_compare_plans(&cmp, base, node, &err), TP_OK);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_int_equal(tp_report_compare_html(f, cmp, base, node, true, &err), TP_OK);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(count(text, "class=\"link t-PCI changed\""), 2);
+    assert_int_equal(count(text, " changed\" id=\"first-l"), 1);
+    assert_int_equal(count(text, " changed\" id=\"second-l"), 1);
+    assert_true(count(text, "class=\"finding\" data-labels=\"GPU/") > 0);
+    free(text);
+    tp_comparison_free(cmp);
+    tp_plan_free(base);
+    tp_plan_free(node);
+}
+
 static void test_bad_arguments(void **state)
 {
     (void)state;
@@ -162,6 +186,7 @@ int main(void)
         cmocka_unit_test(test_every_node_and_link_drawn),
         cmocka_unit_test(test_bounding_links_resolved),
         cmocka_unit_test(test_job_of_64_nodes),
+        cmocka_unit_test(test_compare_marks_the_changed_link),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,6 +31,10 @@ typedef struct tp_html_pic {
     const tp_graph_why *whys; /* TP_GRAPH_COUNT explanations shown beside, or NULL */
     const tp_xml_elem *xml;   /* the topology's XML root, for NIC names (may be NULL) */
     bool fold_whys;           /* the explanations folded (pictures side by side) */
+    /* Marks of a comparison (NULL: none): a node or link the other side lacks or differs in. */
+    bool (*node_changed)(const void *ctx, const tp_node *n);
+    bool (*link_changed)(const void *ctx, const tp_node *from, const tp_link *l);
+    const void *change_ctx;
 } tp_html_pic;
 
 /* The last part of a path ("dir/node1.xml" -> "node1.xml"). */

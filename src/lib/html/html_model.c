@@ -486,8 +486,19 @@ tp_status tp_html__model(pic_model *m, const tp_html_pic *pic, tp_error *err)
             p->numa = t == TP_NODE_NVS || t == TP_NODE_CPU ? -1 : tp_nics__local_numa(m->sys, t, i);
             node_name(p, pic);
             node_size(p);
+            tp_report__node_label(p->nccl, sizeof(p->nccl), p->n);
+            p->changed = pic->node_changed && pic->node_changed(pic->change_ctx, p->n);
         }
     tp_status st = collect_links(m, err);
+    for (int k = 0; st == TP_OK && pic->link_changed && k < m->n_links; k++) {
+        const tp_node *a = m->nodes[m->links[k].a].n, *b = m->nodes[m->links[k].b].n;
+        for (int l = 0; l < a->n_links; l++)
+            if (a->links[l].rem == b)
+                m->links[k].changed |= pic->link_changed(pic->change_ctx, a, &a->links[l]);
+        for (int l = 0; l < b->n_links; l++)
+            if (b->links[l].rem == a)
+                m->links[k].changed |= pic->link_changed(pic->change_ctx, b, &b->links[l]);
+    }
     if (st == TP_OK) {
         assign_rows(m);
         place(m);

@@ -18,6 +18,8 @@ typedef struct pic_node {
     char name[64];     /* what the picture writes on it */
     char label[48];    /* tp_graphcheck__label: how explanations name it */
     char sub[40];      /* a second line: "dev 0, sm90", "NET/3, 50 GB/s", "NUMA 1" */
+    char nccl[48];     /* NCCL's label ("GPU/0-1c000"), as comparisons name nodes */
+    bool changed;      /* the other side of a comparison lacks it or has it otherwise */
 } pic_node;
 
 typedef struct pic_link {
@@ -25,6 +27,7 @@ typedef struct pic_link {
     int type; /* tp_link_type */
     float bw, bw_back;
     int paths;                         /* GPU/NET paths that walk it (either way) */
+    bool changed;                      /* the other side of a comparison differs */
     uint64_t channels[TP_GRAPH_COUNT]; /* bit c: channel c of that graph walks it */
 } pic_link;
 

@@ -123,8 +123,12 @@ static void svg_link(FILE *out, const tp_html_pic *pic, const pic_model *m, int 
         on = on || shown->links[i] == k;
     char info[1024];
     link_info(info, sizeof(info), m, l);
-    fprintf(out, "<g class=\"link t-%s%s\" id=\"%s-l%d\" data-info=\"", link_class(l->type),
-            on ? " on" : "", pic->id, k);
+    if (l->changed)
+        strncat(info, "\nCHANGED: the other side lacks this link or has another bandwidth",
+                sizeof(info) - strlen(info) - 1);
+    fprintf(out, "<g class=\"link t-%s%s%s\" id=\"%s-l%d\" data-ends=\"%d %d\" data-info=\"",
+            link_class(l->type), on ? " on" : "", l->changed ? " changed" : "", pic->id, k, l->a,
+            l->b);
     tp_html__text(out, info);
     fputs("\"><title>", out);
     tp_html__text(out, info);
@@ -155,8 +159,14 @@ static void svg_node(FILE *out, const tp_html_pic *pic, const pic_model *m, int 
             ord = s;
     char info[2048];
     node_info(info, sizeof(info), pic, m, p);
-    fprintf(out, "<g class=\"node k-%s%s\" id=\"%s-n%d\" tabindex=\"0\" role=\"img\" aria-label=\"",
-            tp_node_type_name(p->type), ord >= 0 ? " on" : "", pic->id, i);
+    if (p->changed)
+        strncat(info, "\nCHANGED: the other side lacks this device or has it elsewhere",
+                sizeof(info) - strlen(info) - 1);
+    fprintf(out,
+            "<g class=\"node k-%s%s%s\" id=\"%s-n%d\" data-nccl=\"%s\" tabindex=\"0\" "
+            "role=\"img\" aria-label=\"",
+            tp_node_type_name(p->type), ord >= 0 ? " on" : "", p->changed ? " changed" : "",
+            pic->id, i, p->nccl);
     tp_html__text(out, info);
     fputs("\" data-info=\"", out);
     tp_html__text(out, info);
@@ -386,8 +396,11 @@ tp_status tp_html__system(FILE *out, const tp_html_pic *pic, tp_error *err)
     fputs("<p class=\"legend\"><span class=\"sw NVL\"></span>NVLink <span class=\"sw PCI\"></span>"
           "PCIe <span class=\"sw SYS\"></span>CPU-CPU <span class=\"sw NET\"></span>NIC port "
           "<span class=\"sw on\"></span>picked channel (numbers: its order) "
-          "<span class=\"sw bound\"></span>bounding link. Line width grows with bandwidth.</p>\n",
+          "<span class=\"sw bound\"></span>bounding link or a finding's devices",
           out);
+    fputs(pic->link_changed ? " <span class=\"sw changed\"></span>differs from the other side" : "",
+          out);
+    fputs(". Line width grows with bandwidth.</p>\n", out);
     routes_json(out, pic, &m);
     link_table(out, &m);
     if (pic->whys)
