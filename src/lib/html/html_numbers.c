@@ -117,6 +117,12 @@ static double ty(const tune_axes *p, double bw)
     return Y1 - (v - p->y_lo) / (p->y_hi - p->y_lo) * (Y1 - Y0);
 }
 
+/* Whether bw is above the plot's floor (points below it are left out, not flattened). */
+static bool on_plot(const tune_axes *p, double bw)
+{
+    return bw > 0 && log10(bw) >= p->y_lo - 1e-9;
+}
+
 static double pair_bw(const tune_axes *p, int k, int a, int pr)
 {
     const tune_row *r = trow(p, k);
@@ -163,7 +169,7 @@ static void tune_line(FILE *out, const tune_axes *p, int a, int pr)
     bool open = false;
     for (int k = 0; k < p->s->n_sizes; k++) {
         double bw = pair_bw(p, k, a, pr);
-        if (bw <= 0) {
+        if (!on_plot(p, bw)) {
             fputs(open ? "\"/>\n" : "", out);
             open = false;
             continue;
@@ -186,7 +192,7 @@ static void tune_choice(FILE *out, const tune_axes *p)
           "stroke-linejoin=\"round\" points=\"",
           out);
     for (int k = 0, first = 1; k < p->s->n_sizes; k++)
-        if (trow(p, k)->ok && trow(p, k)->busbw > 0) {
+        if (trow(p, k)->ok && on_plot(p, trow(p, k)->busbw)) {
             fprintf(out, "%s%.1f,%.1f", first ? "" : " ", tx(p, trow(p, k)->bytes),
                     ty(p, trow(p, k)->busbw));
             first = 0;
@@ -194,7 +200,9 @@ static void tune_choice(FILE *out, const tune_axes *p)
     fputs("\"/>\n", out);
     for (int k = 0, n = 0; k < p->s->n_sizes; k++) {
         const tune_row *r = trow(p, k);
-        if (!r->ok || r->busbw <= 0 || (k && !tp_report__tune_crossover(trow(p, k - 1), r)))
+        /* the first choice on the plot, then every change */
+        if (!r->ok || !on_plot(p, r->busbw) ||
+            (n && k && !tp_report__tune_crossover(trow(p, k - 1), r)))
             continue;
         double x = tx(p, r->bytes), y = ty(p, r->busbw);
         fprintf(out,
@@ -241,7 +249,7 @@ static void tune_panel(FILE *out, tune_axes *p)
             }
     p->y_hi = ceil(log10(hi > 0 ? hi : 1) + 1e-9);
     p->y_lo = floor(log10(lo > 0 ? lo : 1e-3));
-    p->y_lo = p->y_lo < p->y_hi - 6 ? p->y_hi - 6 : p->y_lo; /* six decades at most */
+    p->y_lo = p->y_lo < p->y_hi - 4 ? p->y_hi - 4 : p->y_lo; /* four decades: the sizes compared */
     p->y_lo = p->y_lo >= p->y_hi ? p->y_hi - 1 : p->y_lo;
     const char *coll = tp_tune__coll_name(p->s->colls[p->i]);
     fprintf(out,
@@ -265,7 +273,8 @@ static void tune_panel(FILE *out, tune_axes *p)
 static void tune_table(FILE *out, const tune_sweep *s)
 {
     static const int shifts[] = {10, 16, 20, 24, 28, 30, 33};
-    fputs("<table class=\"sizes\"><caption>NCCL's choice at common sizes: algorithm/protocol, "
+    fputs("<div class=\"pic\"><table class=\"sizes\"><caption>NCCL's choice at common sizes: "
+          "algorithm/protocol, "
           "channels, predicted time, busbw</caption><thead><tr><th>size</th>",
           out);
     for (int i = 0; i < s->n_colls; i++)
@@ -287,13 +296,13 @@ static void tune_table(FILE *out, const tune_sweep *s)
                 fputs("<td>none</td>", out);
                 continue;
             }
-            fprintf(out, "<td>%s/%s, %d ch, %.1f us, %.1f GB/s</td>",
+            fprintf(out, "<td>%s/%s, %d ch<br><small>%.1f us, %.1f GB/s</small></td>",
                     tp_tune__algo_name(r->choice.algo), tp_tune__proto_name(r->choice.proto),
                     r->choice.n_channels, r->choice.time, r->busbw);
         }
         fputs("</tr>\n", out);
     }
-    fputs("</tbody></table>\n", out);
+    fputs("</tbody></table></div>\n", out);
 }
 
 tp_status tp_html__tune(FILE *out, const tp_plan *plan, tp_error *err)
