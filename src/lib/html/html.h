@@ -34,6 +34,7 @@ typedef struct tp_html_pic {
     /* Marks of a comparison (NULL: none): a node or link the other side lacks or differs in. */
     bool (*node_changed)(const void *ctx, const tp_node *n);
     bool (*link_changed)(const void *ctx, const tp_node *from, const tp_link *l);
+    bool (*channel_differs)(const void *ctx, int graph, int channel);
     const void *change_ctx;
 } tp_html_pic;
 

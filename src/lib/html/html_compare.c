@@ -54,6 +54,35 @@ static bool link_changed(const void *ctx, const tp_node *from, const tp_link *l)
     return true;
 }
 
+/* Channel c of a graph: its GPUs (by CUDA device) and NET devices, as the other side's? */
+static bool channel_differs(const void *ctx, int graph, int c)
+{
+    const side_ctx *sc = ctx;
+    const tp_plan *me = sc->plan[sc->side], *other = sc->plan[1 - sc->side];
+    const tp_graph *g = me->graphs[graph], *h = other->graphs[graph];
+    int n = me->sys->nodes[TP_NODE_GPU].count, n_other = other->sys->nodes[TP_NODE_GPU].count;
+    if (!h || c >= h->n_channels || n != n_other)
+        return true;
+    for (int i = 0; i < n; i++) {
+        int r = g->intra[c * n + i], q = h->intra[c * n + i];
+        int dev_r = -1, dev_q = -1;
+        for (int j = 0; j < n; j++) {
+            if (me->sys->nodes[TP_NODE_GPU].nodes[j].gpu.rank == r)
+                dev_r = me->sys->nodes[TP_NODE_GPU].nodes[j].gpu.dev;
+            if (other->sys->nodes[TP_NODE_GPU].nodes[j].gpu.rank == q)
+                dev_q = other->sys->nodes[TP_NODE_GPU].nodes[j].gpu.dev;
+        }
+        if (dev_r != dev_q)
+            return true;
+    }
+    const tp_node *in = node_by_id(me->sys, TP_NODE_NET, g->inter[2 * c]);
+    const tp_node *out = node_by_id(me->sys, TP_NODE_NET, g->inter[2 * c + 1]);
+    const tp_node *in_o = node_by_id(other->sys, TP_NODE_NET, h->inter[2 * c]);
+    const tp_node *out_o = node_by_id(other->sys, TP_NODE_NET, h->inter[2 * c + 1]);
+    return (in ? counterpart(sc, in) : NULL) != in_o ||
+           (out ? counterpart(sc, out) : NULL) != out_o;
+}
+
 /* The NCCL labels a finding names ("GPU/0-1c000 PCI/0-18000"), space separated. */
 static void labels_of(char *buf, size_t size, const char *text)
 {
@@ -144,6 +173,7 @@ static tp_status side_picture(FILE *out, const side_ctx *c, const char *id, cons
                        .fold_whys = true,
                        .node_changed = node_changed,
                        .link_changed = link_changed,
+                       .channel_differs = channel_differs,
                        .change_ctx = c};
     if (st == TP_OK)
         st = tp_html__system(out, &pic, err);

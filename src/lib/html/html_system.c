@@ -334,9 +334,13 @@ static void picker(FILE *out, const tp_html_pic *pic, const pic_model *m, const 
         const char *name = tp_channels__graph_name(k);
         fprintf(out, "<optgroup label=\"%s\"><option value=\"%s\">%s: every channel</option>", name,
                 name, name);
-        for (int c = 0; c < g->n_channels && c < TP_MAXCHANNELS; c++)
-            fprintf(out, "<option value=\"%s/%d\"%s>%s channel %d</option>", name, c,
-                    shown && shown->graph == k && shown->channel == c ? " selected" : "", name, c);
+        for (int c = 0; c < g->n_channels && c < TP_MAXCHANNELS; c++) {
+            bool differs = pic->channel_differs && pic->channel_differs(pic->change_ctx, k, c);
+            fprintf(out, "<option value=\"%s/%d\"%s%s>%s channel %d%s</option>", name, c,
+                    differs ? " class=\"changed\"" : "",
+                    shown && shown->graph == k && shown->channel == c ? " selected" : "", name, c,
+                    differs ? " (differs)" : "");
+        }
         fputs("</optgroup>\n", out);
     }
     fprintf(out, "</select> <span class=\"route\" id=\"%s-route\" aria-live=\"polite\">", pic->id);
