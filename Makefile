@@ -143,8 +143,8 @@ check-pictures: $(BUILD)/topoplan
 	else echo "conformance cases not found: pictures skipped"; fi
 
 # topoplan report pages of the public real_* topologies and the heterogeneous jobs (and one
-# of 64 nodes) in headless Chromium: DOM checks, screenshots in build/report-shots/. Not in
-# `make check`: it takes about 2 minutes (one browser, ~45 pages).
+# of 64 nodes, and check --report pages) in headless Chromium: DOM checks, screenshots in
+# build/report-shots/. Not in `make check`: 51 pages take about 5 minutes on a loaded machine.
 check-report: $(BUILD)/topoplan $(BUILD)/$(SONAME)
 	@if [ -d ../shared/conformance/cases ]; then \
 	  TOPOPLAN_LIBRARY=$(BUILD)/$(SONAME) python3 tests/report/check_report.py $(BUILD)/topoplan \

@@ -10,7 +10,8 @@ pipe, runs the page's script and checks the DOM:
   - every GPU, NIC port and link of the plan's system (read through the Python
     binding, not from the page) is in the picture, by name;
   - picking channels changes what is highlighted: each channel highlights its own
-    route (the links of its route data, the same number of .on links), two ring
+    route (the links of its route data), each ring channel's GPUs in the plan's order
+    (read through the Python binding), two ring
     channels with different routes highlight different links, "nothing" none;
   - hovering a GPU fills the details panel, a bounding-link button marks a link;
   - with scripts off the picture is whole (the SVG, ring channel 0 highlighted);
@@ -190,6 +191,9 @@ PAGE_CHECKS = r"""
  });
  var rings=values.filter(function(x){return /^ring\/\d+$/.test(x);});
  out.ring_channels=rings.length;
+ out.ring_orders=rings.map(function(k){return data[k].seq.map(function(n){
+   return document.getElementById('sys-n'+n).querySelector('text').textContent;})
+   .filter(function(t){return /^GPU /.test(t);});});
  for(var i=1;i<rings.length;i++){
    var a=data[rings[0]].links.slice().sort().join(), b=data[rings[i]].links.slice().sort().join();
    if(a!==b && seen[rings[0]]===seen[rings[i]]) bad('ring channels 0 and '+i+' differ but highlight the same links');
@@ -260,7 +264,8 @@ def expected(case):
                     a, b = (t, i), (li.to_type, li.to_index)
                     if a != b:
                         pairs.add(tuple(sorted([a, b])))
-        return gpus, s.count("net"), len(pairs)
+        rings = [[f"GPU {r}" for r in ch.gpus] for ch in p.graph("ring").channels]
+        return gpus, s.count("net"), len(pairs), rings
 
 
 def cases(root):
@@ -338,7 +343,10 @@ def main():
                     problems.append(f"loaded in {took:.1f} s, over the {LOAD_LIMIT_S} s limit")
                 got = browser.eval(PAGE_CHECKS)
                 problems += got["problems"] + browser.errors()
-                gpus, n_nets, n_links = expected(c)
+                gpus, n_nets, n_links, rings = expected(c)
+                if got.get("ring_orders") != rings:
+                    problems.append(f"ring channels drawn in the orders {got.get('ring_orders')}, "
+                                    f"the plan's are {rings}")
                 if sorted(got.get("gpus", [])) != gpus:
                     problems.append(f"GPUs {got.get('gpus')} in the picture, the plan has {gpus}")
                 if len(got.get("nets", [])) != n_nets:
