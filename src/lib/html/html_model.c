@@ -340,8 +340,13 @@ static void walk_route(pic_model *m, const tp_node *from, int to_type, int to,
 
 static void count_path(pic_model *m, int link, void *arg)
 {
-    (void)arg;
-    m->links[link].paths++;
+    const int *ends = arg;
+    pic_link *l = &m->links[link];
+    if (l->paths < TP_HTML_PATHS_NAMED) {
+        l->path_ends[l->paths][0] = ends[0];
+        l->path_ends[l->paths][1] = ends[1];
+    }
+    l->paths++;
 }
 
 /* How many GPU and NET paths (either way) walk each link. */
@@ -352,9 +357,11 @@ static void count_paths(pic_model *m)
         for (int i = 0; i < m->sys->nodes[ends[f]].count; i++)
             for (size_t t = 0; t < 2; t++)
                 for (int j = 0; j < m->sys->nodes[ends[t]].count; j++)
-                    if (ends[f] != ends[t] || i != j)
+                    if (ends[f] != ends[t] || i != j) {
+                        int path[2] = {m->first[ends[f]] + i, m->first[ends[t]] + j};
                         walk_route(m, &m->sys->nodes[ends[f]].nodes[i], ends[t], j, count_path,
-                                   NULL);
+                                   path);
+                    }
 }
 
 static void route_link(pic_model *m, int link, void *arg)

@@ -8,6 +8,9 @@
 
 #include "html/html.h"
 
+/* Paths named in a link's details (the rest are counted). */
+#define TP_HTML_PATHS_NAMED 6
+
 typedef struct pic_node {
     const tp_node *n;
     int type, index;
@@ -26,9 +29,10 @@ typedef struct pic_link {
     int a, b; /* node numbers, a drawn first */
     int type; /* tp_link_type */
     float bw, bw_back;
-    int paths;                         /* GPU/NET paths that walk it (either way) */
-    bool changed;                      /* the other side of a comparison differs */
-    uint64_t channels[TP_GRAPH_COUNT]; /* bit c: channel c of that graph walks it */
+    int paths;                             /* GPU/NET paths that walk it (either way) */
+    int path_ends[TP_HTML_PATHS_NAMED][2]; /* the first paths' ends (node numbers) */
+    bool changed;                          /* the other side of a comparison differs */
+    uint64_t channels[TP_GRAPH_COUNT];     /* bit c: channel c of that graph walks it */
 } pic_link;
 
 /* One graph channel: the nodes in its order and the links its route walks. */

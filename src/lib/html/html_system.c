@@ -40,17 +40,32 @@ static void channels_text(char *buf, size_t size, const pic_link *l)
     }
 }
 
+/* "GPU 0 -> GPU 3, GPU 0 -> mlx5_1, ... and 12 more": the paths through a link. */
+static void paths_text(char *buf, size_t size, const pic_model *m, const pic_link *l)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < l->paths && i < TP_HTML_PATHS_NAMED; i++)
+        n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%s \xe2\x86\x92 %s",
+                              i ? ", " : "", m->nodes[l->path_ends[i][0]].name,
+                              m->nodes[l->path_ends[i][1]].name);
+    if (l->paths > TP_HTML_PATHS_NAMED)
+        snprintf(buf + n, n < size ? size - n : 0, " and %d more", l->paths - TP_HTML_PATHS_NAMED);
+}
+
 static void link_info(char *buf, size_t size, const pic_model *m, const pic_link *l)
 {
-    char chans[600], bw[64];
+    char chans[600], bw[64], paths[600];
     channels_text(chans, sizeof(chans), l);
+    paths_text(paths, sizeof(paths), m, l);
     if (l->bw == l->bw_back)
         snprintf(bw, sizeof(bw), "%.1f GB/s", l->bw);
     else
         snprintf(bw, sizeof(bw), "%.1f GB/s down, %.1f GB/s back", l->bw, l->bw_back);
-    snprintf(buf, size, "%s link %s - %s: %s\n%d GPU/NIC path%s walk it\nreserved by: %s",
-             link_class(l->type), m->nodes[l->a].name, m->nodes[l->b].name, bw, l->paths,
-             l->paths == 1 ? "" : "s", chans[0] ? chans : "no channel");
+    snprintf(buf, size, "%s link %s - %s: %s\nreserved by: %s\n%d GPU/NIC path%s walk it%s%s",
+             link_class(l->type), m->nodes[l->a].name, m->nodes[l->b].name, bw,
+             chans[0] ? chans : "no channel", l->paths, l->paths == 1 ? "" : "s",
+             l->paths ? ": " : "", paths);
 }
 
 /* Channels with the same NIC choice grouped: "ch 0, 8: mlx5_0 (NET/0), GDR". */
@@ -121,7 +136,7 @@ static void svg_link(FILE *out, const tp_html_pic *pic, const pic_model *m, int 
     bool on = false;
     for (int i = 0; shown && i < shown->n_links; i++)
         on = on || shown->links[i] == k;
-    char info[1024];
+    char info[2048];
     link_info(info, sizeof(info), m, l);
     if (l->changed)
         strncat(info, "\nCHANGED: the other side lacks this link or has another bandwidth",
