@@ -143,6 +143,8 @@ static void test_job_of_64_nodes(void **state)
     assert_true(len < 2u * 1024 * 1024);
     assert_non_null(strstr(text, "The node that limits the job: node 1 (dgx_h100_gpu0_x8.xml)"));
     assert_non_null(strstr(text, "nodes 0, 2-63"));
+    /* rings: the first four nodes written out, the other 60 counted */
+    assert_non_null(strstr(text, "\xe2\x80\xa6 480 more ranks on 60 more nodes"));
     assert_int_equal(count(text, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"system"), 3);
     free(text);
     tp_plan_free(plan);

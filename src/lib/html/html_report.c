@@ -19,6 +19,35 @@ static void summary_graph(FILE *out, const tp_plan *plan, int s)
     fputs("</td></tr>\n", out);
 }
 
+#define RING_NODES_SHOWN 4 /* nodes of a ring written out; the rest are counted */
+
+/* The job's rings (ranks in ring order from rank 0): the first nodes' ranks, the rest counted. */
+static void rings(FILE *out, const tp_plan *plan)
+{
+    tp_channels_info ch;
+    if (plan->job.n_nodes < 2 || tp_plan_channels(plan, &ch, sizeof(ch)) != TP_OK)
+        return;
+    int per_node = plan->n_gpus_per_node > 0 ? plan->n_gpus_per_node : 1;
+    fprintf(out,
+            "<details id=\"rings\"><summary>The job's %d ring%s across its %d nodes (ranks in "
+            "ring order from rank 0; the first %d nodes' ranks written out)</summary><table "
+            "class=\"rings\"><tbody>\n",
+            ch.n_channels, ch.n_channels == 1 ? "" : "s", plan->job.n_nodes, RING_NODES_SHOWN);
+    for (int c = 0; c < ch.n_channels; c++) {
+        int n = 0;
+        const int *ring = tp_plan_ring(plan, c, &n);
+        int shown = n < RING_NODES_SHOWN * per_node ? n : RING_NODES_SHOWN * per_node;
+        fprintf(out, "<tr><th scope=\"row\">ring %d</th><td>", c);
+        for (int i = 0; ring && i < shown; i++)
+            fprintf(out, "%s%d", i == 0 ? "" : i % per_node ? " " : " | ", ring[i]);
+        if (n > shown)
+            fprintf(out, " | \xe2\x80\xa6 %d more ranks on %d more nodes", n - shown,
+                    (n - shown + per_node - 1) / per_node);
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</tbody></table></details>\n", out);
+}
+
 static void summary(FILE *out, const tp_plan *plan)
 {
     const tp_channels *ch = &plan->channels;
@@ -51,7 +80,9 @@ static void summary(FILE *out, const tp_plan *plan)
         tp_html__text(out, w.lines[i].text);
         fputs("</li>", out);
     }
-    fputs("</ol></details></section>\n", out);
+    fputs("</ol></details>\n", out);
+    rings(out, plan);
+    fputs("</section>\n", out);
 }
 
 static void head(FILE *out, const tp_plan *plan)
