@@ -185,6 +185,28 @@ static void test_compare_marks_the_changed_link(void **state)
     tp_plan_free(node);
 }
 
+/* NICs at their own speed: NCCL 2.22.3's NVLS search leaves bandwidth taken on NETs of the
+ * searched system (OCI H100: half of them under 1 GB/s), which is not what the NIC is. */
+static void test_nic_speed_before_search(void **state)
+{
+    (void)state;
+    tp_plan *plan = plan_file("tests/fixtures/oci_h100.xml", 2, NULL);
+    const tp_system *sys = tp_plan_system(plan);
+    int drained = 0;
+    for (int i = 0; i < tp_system_node_count(sys, TP_NODE_NET); i++) {
+        tp_node_info net;
+        assert_int_equal(tp_system_node(sys, TP_NODE_NET, i, &net, sizeof(net)), TP_OK);
+        drained += net.net_bw < 1; /* of 22.5 GB/s */
+    }
+    assert_true(drained > 0); /* the case this test is about */
+    size_t len;
+    char *text = page(plan, &len);
+    assert_int_equal(count(text, ", 0 GB/s"), 0);
+    assert_int_equal(count(text, ": 0.0 GB/s"), 0);
+    free(text);
+    tp_plan_free(plan);
+}
+
 static void test_bad_arguments(void **state)
 {
     (void)state;
@@ -201,6 +223,7 @@ int main(void)
         cmocka_unit_test(test_bounding_links_resolved),
         cmocka_unit_test(test_job_of_64_nodes),
         cmocka_unit_test(test_compare_marks_the_changed_link),
+        cmocka_unit_test(test_nic_speed_before_search),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -26,6 +26,7 @@ typedef struct tp_html_pic {
     const char *id;           /* element id prefix, unique in the page */
     const char *title;        /* the picture's heading */
     const tp_system *sys;     /* the system drawn (its node, trimmed, with paths) */
+    const tp_system *host;    /* the same before the searches (NIC and link speeds), or NULL */
     tp_graph *const *graphs;  /* TP_GRAPH_COUNT graphs of that system, may be NULL */
     const tp_plan *nic_plan;  /* non-NULL: GPUs list the plan's NIC per channel */
     const tp_graph_why *whys; /* TP_GRAPH_COUNT explanations shown beside, or NULL */

@@ -167,6 +167,7 @@ static tp_status side_picture(FILE *out, const side_ctx *c, const char *id, cons
     tp_html_pic pic = {.id = id,
                        .title = title,
                        .sys = plan->sys,
+                       .host = plan->host_sys,
                        .graphs = plan->graphs,
                        .whys = st == TP_OK ? whys : NULL,
                        .xml = plan->topo_xml ? plan->topo_xml->root : NULL,

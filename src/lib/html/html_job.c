@@ -124,6 +124,7 @@ static tp_status kind_picture(FILE *out, const tp_plan *plan, int k, const char 
     tp_html_pic pic = {.id = id,
                        .title = title,
                        .sys = kind->domains[0].sys,
+                       .host = kind->host_sys,
                        .graphs = kind->domains[0].graphs,
                        .whys = st == TP_OK ? whys : NULL,
                        .fold_whys = true,

@@ -26,6 +26,25 @@ int tp_html__link_of(const pic_model *m, int a, int b)
     return -1;
 }
 
+/* The node as it was before the searches (NCCL 2.22.3's NVLS search leaves bandwidth taken on
+ * NETs), or n itself without that system. */
+static const tp_node *unsearched(const tp_html_pic *pic, const tp_node *n)
+{
+    int i = pic->host ? tp_system__index_of(pic->host, n->type, n->id) : -1;
+    return i >= 0 ? &pic->host->nodes[n->type].nodes[i] : n;
+}
+
+/* A link's own bandwidth: the same link before the searches, else as drawn. */
+static float own_bw(const tp_html_pic *pic, const tp_node *from, const tp_link *l)
+{
+    const tp_node *a = unsearched(pic, from), *b = unsearched(pic, l->rem);
+    for (int k = 0; a != from && k < a->n_links; k++)
+        if (a->links[k].type == l->type && a->links[k].rem->id == b->id &&
+            a->links[k].rem->type == b->type)
+            return a->links[k].bw;
+    return l->bw;
+}
+
 static void node_name(pic_node *p, const tp_html_pic *pic)
 {
     const tp_node *n = p->n;
@@ -54,7 +73,8 @@ static void node_name(pic_node *p, const tp_html_pic *pic)
     if (n->type == TP_NODE_GPU)
         snprintf(p->sub, sizeof(p->sub), "dev %d, sm%d", n->gpu.dev, n->gpu.cuda_comp_cap);
     else if (n->type == TP_NODE_NET)
-        snprintf(p->sub, sizeof(p->sub), "NET/%d, %.0f GB/s", n->net.dev, n->net.bw);
+        snprintf(p->sub, sizeof(p->sub), "NET/%d, %.0f GB/s", n->net.dev,
+                 unsearched(pic, n)->net.bw);
     else if (n->type == TP_NODE_CPU)
         snprintf(p->sub, sizeof(p->sub), "NUMA %llu", local);
 }
@@ -289,7 +309,7 @@ static void frame(pic_model *m)
 }
 
 /* Each pair of linked nodes once (the lower node number first), with both directions' bw. */
-static tp_status collect_links(pic_model *m, tp_error *err)
+static tp_status collect_links(pic_model *m, const tp_html_pic *pic, tp_error *err)
 {
     for (int i = 0; i < m->n_nodes; i++) {
         const tp_node *n = m->nodes[i].n;
@@ -298,9 +318,10 @@ static tp_status collect_links(pic_model *m, tp_error *err)
             if (r == i)
                 continue;
             int k = tp_html__link_of(m, i, r);
+            float bw = own_bw(pic, n, &n->links[l]);
             if (k >= 0) {
                 if (m->links[k].a == r)
-                    m->links[k].bw_back = n->links[l].bw;
+                    m->links[k].bw_back = bw;
                 continue;
             }
             if (m->n_links == m->links_cap) {
@@ -494,9 +515,10 @@ tp_status tp_html__model(pic_model *m, const tp_html_pic *pic, tp_error *err)
             node_name(p, pic);
             node_size(p);
             tp_report__node_label(p->nccl, sizeof(p->nccl), p->n);
+            p->net_bw = t == TP_NODE_NET ? unsearched(pic, p->n)->net.bw : 0;
             p->changed = pic->node_changed && pic->node_changed(pic->change_ctx, p->n);
         }
-    tp_status st = collect_links(m, err);
+    tp_status st = collect_links(m, pic, err);
     for (int k = 0; st == TP_OK && pic->link_changed && k < m->n_links; k++) {
         const tp_node *a = m->nodes[m->links[k].a].n, *b = m->nodes[m->links[k].b].n;
         for (int l = 0; l < a->n_links; l++)

@@ -23,6 +23,7 @@ typedef struct pic_node {
     char sub[40];      /* a second line: "dev 0, sm90", "NET/3, 50 GB/s", "NUMA 1" */
     char nccl[48];     /* NCCL's label ("GPU/0-1c000"), as comparisons name nodes */
     bool changed;      /* the other side of a comparison lacks it or has it otherwise */
+    float net_bw;      /* a NET's own speed, before the searches */
 } pic_node;
 
 typedef struct pic_link {

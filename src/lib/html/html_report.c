@@ -117,6 +117,7 @@ static tp_status body(FILE *out, const tp_plan *plan, tp_graph_why *whys, tp_err
         .id = "sys",
         .title = title,
         .sys = plan->sys,
+        .host = plan->host_sys,
         .graphs = plan->graphs,
         .nic_plan = plan->job.n_nodes > 1 && plan->sys->nodes[TP_NODE_NET].count > 0 ? plan : NULL,
         .whys = whys,

@@ -114,7 +114,7 @@ static void node_info(char *buf, size_t size, const tp_html_pic *pic, const pic_
         break;
     case TP_NODE_NET:
         snprintf(buf, size, "NIC port %s (NET/%d, port %d): %.1f GB/s, %s%s%s", p->name, n->net.dev,
-                 n->net.port, n->net.bw, n->net.gdr_support ? "GDR" : "no GDR",
+                 n->net.port, p->net_bw, n->net.gdr_support ? "GDR" : "no GDR",
                  n->net.coll_support ? ", CollNet" : "", numa);
         break;
     default:
