@@ -58,7 +58,7 @@ static void link_info(char *buf, size_t size, const pic_model *m, const pic_link
     char chans[600], bw[64], paths[600];
     channels_text(chans, sizeof(chans), l);
     paths_text(paths, sizeof(paths), m, l);
-    if (l->bw == l->bw_back)
+    if (fabsf(l->bw - l->bw_back) < 0.05f) /* one speed as printed */
         snprintf(bw, sizeof(bw), "%.1f GB/s", l->bw);
     else
         snprintf(bw, sizeof(bw), "%.1f GB/s down, %.1f GB/s back", l->bw, l->bw_back);
