@@ -1,7 +1,6 @@
 /* topoplan report: the plan as one self-contained HTML page. */
 #include "cli.h"
 
-#include <errno.h>
 #include <string.h>
 
 static const char usage[] =
@@ -19,7 +18,8 @@ static const char usage[] =
     "tuning model as log-scale busbw plots with NCCL's choice and a table of common\n"
     "sizes; for nodes that differ (--node-topo, --job) the node that limits the job\n"
     "beside a good one and what it costs. Without scripts the pictures stay whole.\n"
-    "  -o, --output FILE  write the page to FILE (default: standard output)\n";
+    "  -o FILE  write the page to FILE (default: standard output), replaced only when\n"
+    "           the whole page was written\n";
 
 int cli_take_value(int *argc, char **argv, const char *flag, const char **value)
 {
@@ -39,45 +39,27 @@ int cli_take_value(int *argc, char **argv, const char *flag, const char **value)
 
 int cli_write_html(const char *path, cli_html_fn *write, const void *arg)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "topoplan: %s: cannot open for writing: %s\n", path, strerror(errno));
-        return CLI_EXIT_IO;
-    }
+    cli_out_file o;
+    int code = cli_out_open(&o, path);
+    if (code != CLI_EXIT_OK)
+        return code;
     tp_error err = {0};
-    tp_status st = write(f, arg, &err);
-    int e = errno;
-    if (fclose(f) != 0 && st == TP_OK) {
-        st = TP_ERR_IO;
-        e = errno;
-    }
-    if (st == TP_ERR_IO) {
-        fprintf(stderr, "topoplan: %s: cannot write: %s\n", path, strerror(e ? e : EIO));
-        return CLI_EXIT_IO;
-    }
-    return st == TP_OK ? CLI_EXIT_OK : cli_fail(&err);
-}
-
-static tp_status plan_page(FILE *out, const void *plan, tp_error *err)
-{
-    return tp_report_html(out, plan, err);
+    tp_status st = write(o.f, arg, &err);
+    code = cli_out_close(&o, st == TP_OK);
+    if (code == CLI_EXIT_OK && st != TP_OK)
+        code = cli_fail(&err);
+    return code;
 }
 
 int cmd_report(int argc, char **argv, cli_ctx *ctx)
 {
-    const char *path = NULL;
-    if (cli_take_value(&argc, argv, "-o", &path) != 0 ||
-        cli_take_value(&argc, argv, "--output", &path) != 0)
-        return cli_usage_error(usage, "report: -o needs a file name");
     cli_args a;
     int code = 0;
     if (cli_parse_args(argc, argv, ctx, (cli_syntax){.usage = usage, .n_files = 1}, &a, &code) != 0)
         return code;
     tp_plan *plan = NULL;
     code = cli_plan(&plan, &a.in, ctx);
-    if (code == CLI_EXIT_OK && path) {
-        code = cli_write_html(path, plan_page, plan);
-    } else if (code == CLI_EXIT_OK) {
+    if (code == CLI_EXIT_OK) {
         tp_error err = {0};
         code = tp_report_html(ctx->out, plan, &err) == TP_OK ? CLI_EXIT_OK : cli_fail(&err);
     }
