@@ -46,7 +46,7 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 CONFORMANCE := ../shared/conformance/run
 
 .PHONY: check-verify install uninstall check-package check-provider fuzz check-search-diff all deps demo check check-unit check-golden check-errors check-nccl-errors check-notes check-json check-pictures check-fuzz check-output check-header \
-        check-lint check-conformance check-conformance-2.27.5 check-explain check-san check-valgrind bench fuzz format-check clean
+        check-lint check-report check-conformance check-conformance-2.27.5 check-explain check-san check-valgrind bench fuzz format-check clean
 
 all: $(BUILD)/topoplan $(BUILD)/libtopoplan.a $(BUILD)/$(SO_REAL) $(BUILD)/$(SONAME) $(BUILD)/libtopoplan.so \
      $(BUILD)/topoplan.1 $(BUILD)/topoplan.3
@@ -150,6 +150,15 @@ JSON_PYTHON ?= $(shell [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import js
 check-pictures: $(BUILD)/topoplan
 	@if [ -d ../shared/conformance/cases ]; then sh tests/pictures/render.sh $(BUILD)/topoplan; \
 	else echo "conformance cases not found: pictures skipped"; fi
+
+# topoplan report pages of the public real_* topologies and the heterogeneous jobs (and one
+# of 64 nodes, and check --report pages) in headless Chromium: DOM checks, screenshots in
+# build/report-shots/. Not in `make check`: 51 pages take about 5 minutes on a loaded machine.
+check-report: $(BUILD)/topoplan $(BUILD)/$(SONAME)
+	@if [ -d ../shared/conformance/cases ]; then \
+	  TOPOPLAN_LIBRARY=$(BUILD)/$(SONAME) python3 tests/report/check_report.py $(BUILD)/topoplan \
+	    ../shared/conformance/cases; \
+	else echo "conformance cases not found: report pages skipped"; fi
 
 check-json: $(BUILD)/topoplan
 	@if [ -d ../shared/conformance/cases ]; then \

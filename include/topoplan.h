@@ -341,6 +341,20 @@ TP_API tp_status tp_report_matrix(FILE *out, const tp_plan *plan, tp_format fmt,
  */
 TP_API tp_status tp_report_topology_xml(FILE *out, const tp_plan *plan, tp_error *err);
 
+/**
+ * The plan as one self-contained HTML page (`topoplan report`): CSS, script
+ * and SVG pictures inline, no network, the same bytes for the same plan. The
+ * reported rank's system laid out by rows (NVSwitches, GPUs in index order,
+ * PCI switches, CPUs with their NUMA sides, NICs by name) with a picker that
+ * highlights a channel's route or a pattern's links, hover details (link
+ * bandwidth, paths and channels; a GPU's NIC per channel, PXN, GDR), each
+ * graph's explanation with its bounding links, the path matrix as a heat map,
+ * the tuning model on log axes with a table of common sizes, and, for nodes
+ * that differ, the node that limits the job beside a good one. Without the
+ * script the pictures stay whole (ring channel 0 highlighted).
+ */
+TP_API tp_status tp_report_html(FILE *out, const tp_plan *plan, tp_error *err);
+
 /** @defgroup tune Tuning: NCCL's algorithm/protocol choice and predicted bandwidth */
 
 /** What a tuning report covers. */
@@ -657,6 +671,16 @@ TP_API const char *tp_comparison_why(const tp_comparison *cmp);
 TP_API tp_status tp_report_diff(FILE *out, const tp_comparison *cmp, tp_format fmt, tp_error *err);
 /** `topoplan check`: the differences as findings, errors first (text or JSON). */
 TP_API tp_status tp_report_check(FILE *out, const tp_comparison *cmp, tp_format fmt, tp_error *err);
+
+/**
+ * `check --report` / `diff --report`: one self-contained HTML page (as
+ * tp_report_html) with both plans' systems side by side, the devices and
+ * links one side lacks or has otherwise marked in each, and the findings
+ * (check == true) or differences, each with a button marking the devices it
+ * names. `first` and `second` are the plans compared into `cmp`.
+ */
+TP_API tp_status tp_report_compare_html(FILE *out, const tp_comparison *cmp, const tp_plan *first,
+                                        const tp_plan *second, bool check, tp_error *err);
 
 /** @defgroup hca NCCL_IB_HCA */
 

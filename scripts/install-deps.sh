@@ -16,6 +16,7 @@ command -v c++ >/dev/null 2>&1 || need="$need g++"
 command -v valgrind >/dev/null 2>&1 || need="$need valgrind"
 command -v groff >/dev/null 2>&1 || need="$need groff-base"
 command -v clang-format >/dev/null 2>&1 || need="$need clang-format"
+command -v chromium >/dev/null 2>&1 || need="$need chromium" # make check-report
 [ -z "$need" ] && exit 0
 echo "installing:$need"
 SUDO=""

@@ -6,7 +6,7 @@ fail=0
 # A file's module is its folder under src/lib/ (src/lib/search/accel/search_memo.c: search);
 # a file directly in src/lib/ belongs to no module and fails.
 order="common config xml provider mutate netdev system paths search graphfile channels tuning \
-       plan graphcheck explain report validate nics query compare complete verify"
+       plan graphcheck explain report validate nics query compare complete verify html"
 rank() {
     i=0
     for s in $order; do

@@ -56,6 +56,7 @@ typedef struct cli_ctx {
     FILE *out;           /* stdout or -o FILE */
     cli_out_file report; /* -o FILE (global or after the command), when given */
     cli_seen *seen;      /* setting notes printed (may be NULL: none printed) */
+    const char *html;    /* check/diff --report FILE.html: also write the HTML page there */
     void **owned;        /* blocks parsed options point into, freed by cli_ctx_release */
     size_t n_owned, cap_owned;
 } cli_ctx;
@@ -260,5 +261,13 @@ int cmd_nics(int argc, char **argv, cli_ctx *ctx);
 int cmd_complete(int argc, char **argv, cli_ctx *ctx);
 int cmd_tune(int argc, char **argv, cli_ctx *ctx);
 int cmd_verify(int argc, char **argv, cli_ctx *ctx);
+int cmd_report(int argc, char **argv, cli_ctx *ctx);
+
+/* Take `flag` VALUE out of argv (the last one wins); 0, or -1 when its value is missing. */
+int cli_take_value(int *argc, char **argv, const char *flag, const char **value);
+/* Something that writes an HTML page. */
+typedef tp_status cli_html_fn(FILE *out, const void *arg, tp_error *err);
+/* Write a page to path; a failure names the path and the system error. Returns the exit code. */
+int cli_write_html(const char *path, cli_html_fn *write, const void *arg);
 
 #endif

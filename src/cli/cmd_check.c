@@ -6,7 +6,7 @@
 
 static const char usage[] =
     "usage: topoplan check [--nodes N] [--rank R] [--node-topo FILE]... [--job FILE] [--format "
-    "text|json] NODE.xml --baseline "
+    "text|json] [--report FILE.html] NODE.xml --baseline "
     "BASE.xml\n"
     "       topoplan check [--nodes N] [--format text|json] --baseline BASE.xml (NODE.xml | "
     "FOLDER)...\n"
@@ -37,12 +37,17 @@ static const char usage[] =
     "costs the job in NCCL's tuning model), then a table of deviation kinds; --format json gives\n"
     "one JSON object per node and a last {\"summary\": ...} line. Exit 1 when any node\n"
     "deviates or cannot be checked.\n"
+    "--report FILE.html also writes both nodes as one HTML page (as `topoplan report`):\n"
+    "the findings, each with a button marking the devices it names, and both systems\n"
+    "side by side with what differs marked.\n"
     "Exit status: 0 healthy (no error or warning), 1 deviations, 3 invalid input.\n";
 
 int cmd_check(int argc, char **argv, cli_ctx *ctx)
 {
     cli_args a;
     int code = CLI_EXIT_OK;
+    if (cli_take_value(&argc, argv, "--report", &ctx->html) != 0)
+        return cli_usage_error(usage, "check: --report needs a file name");
     if (cli_parse_args(argc, argv, ctx,
                        (cli_syntax){.usage = usage,
                                     .options = CLI_OPT_FORMAT | CLI_OPT_BASELINE | CLI_OPT_MANY,
@@ -60,7 +65,10 @@ int cmd_check(int argc, char **argv, cli_ctx *ctx)
         baseline.builtin = a.baseline;
     }
     struct stat sb;
-    if (a.n_rest > 1 || (a.n_rest == 1 && stat(a.rest[0], &sb) == 0 && S_ISDIR(sb.st_mode)))
+    if (a.n_rest > 1 || (a.n_rest == 1 && stat(a.rest[0], &sb) == 0 && S_ISDIR(sb.st_mode))) {
+        if (ctx->html)
+            return cli_usage_error(usage, "check: --report takes one NODE.xml, not a fleet");
         return cli_fleet_check(&a, &baseline, ctx);
+    }
     return cli_compare_run(&baseline, &a.in, ctx, true);
 }

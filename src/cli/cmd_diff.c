@@ -8,8 +8,8 @@
 static const char usage[] =
     "usage: topoplan diff [--nodes N] [--rank R] [--node-topo FILE]... [--job FILE] [--format "
     "text|json]\n"
-    "                     [--env-a KEY=VALUE]... [--env-b KEY=VALUE]... A.xml (B.xml | --builtin "
-    "NAME)\n"
+    "                     [--env-a KEY=VALUE]... [--env-b KEY=VALUE]... [--report FILE.html]\n"
+    "                     A.xml (B.xml | --builtin NAME)\n"
     "       topoplan diff [options] --env-a KEY=VALUE... --env-b KEY=VALUE... TOPO.xml\n"
     "\n"
     "Plan both topologies for the same job (N identical nodes, rank R's view) under\n"
@@ -26,9 +26,24 @@ static const char usage[] =
     "  --env-a KEY=VALUE  an NCCL_* value for A only (repeatable), over the common ones\n"
     "  --env-b KEY=VALUE  an NCCL_* value for B only (repeatable): a what-if on the\n"
     "                     environment, e.g. `diff A.xml A.xml --env-b NCCL_PROTO=^LL128`\n"
+    "  --report FILE.html also write both sides as one HTML page (as `topoplan report`),\n"
+    "                     the devices and links that differ marked in each picture\n"
     "  With --env-a/--env-b and one topology, both sides plan it: an A/B of the\n"
     "  environment alone, e.g. `diff topo.xml --env-a NCCL_CROSS_NIC=0 --env-b NCCL_CROSS_NIC=1`\n"
     "Exit status: 0 identical, 1 different, 3 invalid input.\n";
+
+/* The HTML page of a comparison (--report), for cli_write_html. */
+typedef struct compare_page {
+    const tp_comparison *cmp;
+    const tp_plan *first, *second;
+    bool check;
+} compare_page;
+
+static tp_status write_compare_page(FILE *out, const void *arg, tp_error *err)
+{
+    const compare_page *p = arg;
+    return tp_report_compare_html(out, p->cmp, p->first, p->second, p->check, err);
+}
 
 int cli_compare_run(const cli_input *first, const cli_input *second, cli_ctx *ctx, bool check)
 {
@@ -59,6 +74,10 @@ int cli_compare_run_env(const cli_input *first, const cli_input *second, const t
             0) {
         cli_job_effect_t fx;
         cli_job_effect(&fx, first, second->path, first->job.n_nodes, ctx, cmp);
+    }
+    if (code == CLI_EXIT_OK && ctx->html) {
+        compare_page page = {cmp, plans[0], plans[1], check};
+        code = cli_write_html(ctx->html, write_compare_page, &page);
     }
     if (code == CLI_EXIT_OK) {
         tp_status st = check ? tp_report_check(ctx->out, cmp, ctx->format, &err)
@@ -135,6 +154,8 @@ int cmd_diff(int argc, char **argv, cli_ctx *ctx)
     cli_args a;
     tp_config *cfg_a = NULL, *cfg_b = NULL;
     int code = take_env(&argc, argv, ctx, "--env-a", &cfg_a);
+    if (code == CLI_EXIT_OK && cli_take_value(&argc, argv, "--report", &ctx->html) != 0)
+        code = cli_usage_error(usage, "diff: --report needs a file name");
     if (code == CLI_EXIT_OK)
         code = take_env(&argc, argv, ctx, "--env-b", &cfg_b);
     /* One topology with an environment per side: A/B of the environment alone. */

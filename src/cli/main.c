@@ -32,6 +32,8 @@ static const cli_cmd cmds[] = {
     {"env", cmd_env, REPORT, "the effective NCCL_* parameters"},
     {"versions", cmd_versions, REPORT, "the NCCL versions modelled (--nccl), exact or partial"},
     {"verify", cmd_verify, REPORT, "check a real NCCL log against the plan, rank by rank, and why"},
+    {"report", cmd_report, CLI_FMT_TEXT,
+     "the plan as one HTML page: system, channels, why, paths, tuning"},
 };
 
 static const char usage[] =

@@ -68,6 +68,7 @@ static inline void fuzz_reports(const tp_plan *plan)
         return; /* the log up to an NCCL-reported failure is all there is */
     fuzz_require_no_bug(tp_report_nccl_log_sizes(out, plan, &err));
     fuzz_require_no_bug(tp_report_topology_xml(out, plan, &err));
+    fuzz_require_no_bug(tp_report_html(out, plan, &err));
     for (int f = TP_FORMAT_TEXT; f <= TP_FORMAT_DOT; f++) {
         fuzz_require_no_bug(tp_report_paths(out, plan, (tp_format)f, &err));
         fuzz_require_no_bug(tp_report_search(out, plan, (tp_format)f, &err));

@@ -1,6 +1,6 @@
 /*
  * Fuzz target: any bytes as the topology `diff` and `check` compare with each
- * builtin (both ways, 1 and 2 nodes, text and JSON reports).
+ * builtin (both ways, 1 and 2 nodes, text, JSON and HTML reports).
  */
 #include "fuzz_common.h"
 
@@ -15,6 +15,7 @@ static void compare(const tp_plan *a, const tp_plan *b)
             tp_report_diff(fuzz_sink(), cmp, (tp_format)f, &err);
             tp_report_check(fuzz_sink(), cmp, (tp_format)f, &err);
         }
+        fuzz_require_no_bug(tp_report_compare_html(fuzz_sink(), cmp, a, b, true, &err));
         for (size_t i = 0; i < tp_comparison_count(cmp); i++)
             (void)tp_comparison_get(cmp, i);
         (void)tp_comparison_first_layer(cmp);

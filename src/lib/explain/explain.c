@@ -29,6 +29,7 @@ static void why_reset(tp_graph_why *w)
 {
     w->start = w->result = w->dup = -1;
     w->n_lines = 0;
+    w->n_limits = 0;
 }
 
 static long find_event(const tp_graph *g, tp_search_event_kind kind, bool last)
@@ -310,12 +311,24 @@ static void link_name(char *buf, size_t size, const tp_gc_link *l)
         snprintf(buf, size, "%s -> %s (%s)", l->from, l->to, tp_link_type_name(l->type));
 }
 
+/* Keep the link a "limit" line names, for pictures (tp_graph_why.limits). */
+static void note_limit(tp_graph_why *w, const tp_gc_link *l)
+{
+    if (w->n_limits == TP_WHY_MAX_LINES)
+        return;
+    tp_why_limit *m = &w->limits[w->n_limits++];
+    snprintf(m->from, sizeof(m->from), "%s", l->from);
+    snprintf(m->to, sizeof(m->to), "%s", l->to);
+    m->type = l->type;
+}
+
 /* One more channel at the result's speed does not fit on l. */
 static void channel_limit_line(tp_graph_why *w, const tp_gc_link *l)
 {
     int uses = popcount64(l->channels);
     char name[120];
     link_name(name, sizeof(name), l);
+    note_limit(w, l);
     add_line(w, "limit", "%s %.1f GB/s: %d channel%s take%s %.1f; %d would need %.1f", name,
              l->capacity, uses, uses == 1 ? "" : "s", uses == 1 ? "s" : "", l->reserved, uses + 1,
              l->reserved + per_channel_use(l));
@@ -344,6 +357,7 @@ static void speed_limit_line(tp_graph_why *w, const tp_gc_link *l, const tp_gc_g
     char name[120], times[160], alike[48] = "", setting[64];
     bw_text(setting, sizeof(setting), at->bw_intra, at->bw_inter);
     link_name(name, sizeof(name), l);
+    note_limit(w, l);
     crossings_text(times, sizeof(times), l, at->pattern, speed);
     if (n_alike)
         snprintf(alike, sizeof(alike), " (and %d more link%s alike)", n_alike,

@@ -22,12 +22,20 @@ typedef struct tp_why_line {
     char text[512];
 } tp_why_line;
 
+/* A link a "limit" line names (labels as tp_graphcheck__label writes them), for pictures. */
+typedef struct tp_why_limit {
+    char from[48], to[48]; /* `to` is empty for a NET port */
+    int type;              /* tp_link_type, or TP_GC_NET_PORT */
+} tp_why_limit;
+
 typedef struct tp_graph_why {
     long start;  /* first search pass (TP_EV_TRY), -1 when none */
     long result; /* the TP_EV_IMPROVED event that left the final graph, -1 when none */
     long dup;    /* TP_EV_DUP, -1 when none */
     int n_lines;
     tp_why_line lines[TP_WHY_MAX_LINES];
+    int n_limits; /* the links of the "limit" lines, tightest first */
+    tp_why_limit limits[TP_WHY_MAX_LINES];
 } tp_graph_why;
 
 /*
