@@ -206,6 +206,51 @@ static void test_config_carries_the_profile(void **state)
     tp_config_free(cfg);
 }
 
+/* Names in a conformance ratchet list (one case a line, '#' comments). */
+static int ratchet_count(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[256];
+    int n = 0;
+    while (fgets(line, sizeof(line), f))
+        n += line[0] != '#' && line[0] != '\n';
+    fclose(f);
+    return n;
+}
+
+/* `topoplan versions`: every profile with its status, and a tally that is the ratchet's own
+ * count (the list `make check-conformance*` requires), so the status cannot drift from it. */
+static void test_report_versions(void **state)
+{
+    (void)state;
+    const char *const env[] = {NULL};
+    static const char *const ratchets[] = {"tests/conformance-pass.txt",
+                                           "tests/conformance-pass-2.27.5.txt"};
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+    for (int fmt = 0; fmt < 2; fmt++) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *out = open_memstream(&text, &len);
+        assert_int_equal(tp_report_versions(out, cfg, fmt ? TP_FORMAT_JSON : TP_FORMAT_TEXT, &err),
+                         TP_OK);
+        fclose(out);
+        for (int i = 0; i < tp_nccl_profile_count(); i++) {
+            tp_nccl_profile_info info;
+            assert_int_equal(tp_nccl_profile_info_at(i, &info, sizeof(info), NULL), TP_OK);
+            assert_non_null(strstr(text, info.nccl));
+            assert_int_equal(info.public_passed, ratchet_count(ratchets[i]));
+            assert_int_equal(info.exact, info.public_passed == info.public_total);
+        }
+        assert_non_null(strstr(text, fmt ? "\"status\": \"partial\"" : "partial"));
+        free(text);
+    }
+    assert_int_equal(tp_report_versions(NULL, cfg, TP_FORMAT_TEXT, &err), TP_ERR_ARGUMENT);
+    tp_config_free(cfg);
+}
+
 /* The system and search read the profile: on 8 B200 GPUs (18 NVLinks each) 2.22.3 counts 20.6
  * GB/s a link and searches the sm90 ladder (top 60, duplicated to 30 a channel); 2.27.5 counts
  * 40.1 (SM100_NVLINK_BW) and searches the sm100 ladder (top 90, duplicated to 45). */
@@ -300,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_rule_predicates),
         cmocka_unit_test(test_profile_lookup),
         cmocka_unit_test(test_config_carries_the_profile),
+        cmocka_unit_test(test_report_versions),
         cmocka_unit_test(test_search_reads_the_profile_ladder),
         cmocka_unit_test(test_log_formats_follow_the_profile),
     };
