@@ -111,6 +111,28 @@ static int take_env(int *argc, char **argv, const cli_ctx *ctx, const char *flag
     return CLI_EXIT_OK;
 }
 
+/* Each `flag` VERSION (--nccl-a, --nccl-b) out of argv: that side models this NCCL version. */
+static int take_nccl(int *argc, char **argv, const cli_ctx *ctx, const char *flag, tp_config **cfg)
+{
+    int n = 0;
+    for (int i = 0; i < *argc; i++) {
+        if (i == 0 || strcmp(argv[i], flag) != 0) {
+            argv[n++] = argv[i];
+            continue;
+        }
+        const char *version = i + 1 < *argc ? argv[++i] : NULL;
+        if (!version)
+            return cli_usage_error(usage, "%s needs a VERSION (`topoplan versions`)", flag);
+        tp_error err = {0};
+        if (!*cfg && tp_config_copy(cfg, ctx->cfg, &err) != TP_OK)
+            return cli_fail(&err);
+        if (tp_config_set_nccl(*cfg, version, &err) != TP_OK)
+            return cli_usage_error(usage, "%s: %s", flag, err.message);
+    }
+    *argc = n;
+    return CLI_EXIT_OK;
+}
+
 /* File arguments on the command line (options' values excluded); --builtin counts as one. */
 static int count_files(int argc, char **argv)
 {
@@ -137,7 +159,11 @@ int cmd_diff(int argc, char **argv, cli_ctx *ctx)
     int code = take_env(&argc, argv, ctx, "--env-a", &cfg_a);
     if (code == CLI_EXIT_OK)
         code = take_env(&argc, argv, ctx, "--env-b", &cfg_b);
-    /* One topology with an environment per side: A/B of the environment alone. */
+    if (code == CLI_EXIT_OK)
+        code = take_nccl(&argc, argv, ctx, "--nccl-a", &cfg_a);
+    if (code == CLI_EXIT_OK)
+        code = take_nccl(&argc, argv, ctx, "--nccl-b", &cfg_b);
+    /* One topology with an environment or NCCL version per side: A/B of those alone. */
     int n_files = (cfg_a || cfg_b) && count_files(argc, argv) == 1 ? 1 : 2;
     if (code == CLI_EXIT_OK &&
         cli_parse_args(argc, argv, ctx,

@@ -3,6 +3,7 @@
  * (diff) or as findings ordered by severity (check), in text or JSON.
  */
 #include "compare/compare.h"
+#include "report/report_tune.h"
 
 /* Where to look when the first difference is at a layer (regression localisation). */
 static const char *const layer_hints[TP_LAYER_COUNT] = {
@@ -64,28 +65,119 @@ static void text_summary(FILE *out, const tp_comparison *c)
         fprintf(out, "why: %s\n", c->why);
 }
 
+/* "2.22.3 -> 2.27.5" or "2.22.3": the version(s) the comparison modelled. */
+static void text_versions(FILE *out, const tp_comparison *c)
+{
+    if (tp_compare__is_version_diff(c))
+        fprintf(out, "%s -> %s", c->profile[0]->version, c->profile[1]->version);
+    else
+        fputs(c->nccl_version, out);
+}
+
+/* One line per side whose profile is not yet exact on its public suite. */
+static void text_partial(FILE *out, const tp_comparison *c)
+{
+    for (int s = 0; s < 2; s++)
+        if (!c->profile[s]->exact && (s == 0 || c->profile[1] != c->profile[0]))
+            fprintf(out,
+                    "note: the NCCL %s profile is partial (%d of %d public conformance cases "
+                    "pass): its prediction is not yet exact\n",
+                    c->profile[s]->version, c->profile[s]->public_passed,
+                    c->profile[s]->public_total);
+}
+
+static const char *yes_no(bool b)
+{
+    return b ? "yes" : "no";
+}
+
+/* The differing rules acting on `stages` (one bit set): "name (a -> b, source)". */
+static void text_layer_rules(FILE *out, const tp_comparison *c, unsigned stage)
+{
+    bool any = false;
+    for (int r = 0; r < TP_RULE_COUNT; r++) {
+        if (!((c->rules_differ >> r) & 1u) || !(tp_compare__rule_stages((tp_rule)r) & stage))
+            continue;
+        fprintf(out, "%s%s", any ? ", " : "  rules that differ here: ", tp_rule_name((tp_rule)r));
+        any = true;
+    }
+    if (any)
+        fputc('\n', out);
+}
+
+static void text_rules(FILE *out, const tp_comparison *c)
+{
+    int n = 0;
+    for (int r = 0; r < TP_RULE_COUNT; r++)
+        n += (int)((c->rules_differ >> r) & 1u);
+    fprintf(out, "\nrules that differ between NCCL %s and %s: %d\n", c->profile[0]->version,
+            c->profile[1]->version, n);
+    for (int r = 0; r < TP_RULE_COUNT; r++) {
+        if (!((c->rules_differ >> r) & 1u))
+            continue;
+        char stages[64];
+        tp_compare__rule_stage_names((tp_rule)r, stages, sizeof(stages));
+        fprintf(out, "  %-26s %-3s -> %-3s  %-15s %s\n", tp_rule_name((tp_rule)r),
+                yes_no(tp_profile_has(c->profile[0], (tp_rule)r)),
+                yes_no(tp_profile_has(c->profile[1], (tp_rule)r)),
+                stages[0] ? stages : "unassigned", tp_rule_source((tp_rule)r));
+    }
+}
+
+static void text_busbw(FILE *out, const tp_comparison *c)
+{
+    fprintf(out, "\nAllReduce bus bandwidth, NCCL %s -> %s (each side's tuning model):\n",
+            c->profile[0]->version, c->profile[1]->version);
+    for (int i = 0; i < TP_VERSION_DIFF_SIZES; i++) {
+        char size[32];
+        tp_report__size_name(size, sizeof(size), (uint64_t)1 << tp_compare__version_sizes_log2[i]);
+        fprintf(out, "  %-7s ", size);
+        for (int s = 0; s < 2; s++) {
+            if (c->busbw_ok[s][i])
+                fprintf(out, "%s%.1f", s ? " -> " : "", c->busbw[s][i]);
+            else
+                fprintf(out, "%s-", s ? " -> " : "");
+        }
+        if (c->busbw_ok[0][i] && c->busbw_ok[1][i] && c->busbw[0][i] > 0)
+            fprintf(out, " GB/s (%+.1f%%)\n", 100.0 * (c->busbw[1][i] / c->busbw[0][i] - 1.0));
+        else
+            fputs(" GB/s (no model on a side)\n", out);
+    }
+}
+
 static void diff_text(FILE *out, const tp_comparison *c)
 {
     char a[1100], b[1100];
+    bool versions = tp_compare__is_version_diff(c);
     fprintf(out, "diff %s -> %s (", tp_printable(a, sizeof(a), c->source[0]),
             tp_printable(b, sizeof(b), c->source[1]));
     text_job(out, c);
-    fprintf(out, ") [NCCL %s]\n", c->nccl_version);
-    if (c->n_diffs == 0) {
+    fputs(") [NCCL ", out);
+    text_versions(out, c);
+    fputs("]\n", out);
+    if (versions)
+        text_partial(out, c);
+    if (c->n_diffs == 0)
         fputs("identical at every layer: system, paths, graphs, channels, tuning\n", out);
-        return;
-    }
-    for (int l = 0; l < TP_LAYER_COUNT; l++) {
+    for (int l = 0; l < TP_LAYER_COUNT && (c->n_diffs || versions); l++) {
         size_t n = layer_count(c, l);
-        if (n == 0) {
+        if (n == 0)
             fprintf(out, "\n%s: identical\n", tp_compare__layer_name(l));
-            continue;
-        }
-        fprintf(out, "\n%s: %zu difference%s\n", tp_compare__layer_name(l), n, n == 1 ? "" : "s");
+        else
+            fprintf(out, "\n%s: %zu difference%s\n", tp_compare__layer_name(l), n,
+                    n == 1 ? "" : "s");
         for (size_t i = 0; i < c->n_diffs; i++)
             if ((int)c->diffs[i].layer == l)
                 fprintf(out, "  %s\n", c->diffs[i].text);
+        if (versions)
+            text_layer_rules(out, c, 1u << l);
     }
+    if (versions) {
+        text_rules(out, c);
+        text_busbw(out, c);
+    }
+    if (c->n_diffs == 0)
+        return;
     fputc('\n', out);
     text_summary(out, c);
 }
