@@ -226,6 +226,81 @@ static void json_head(FILE *out, const tp_comparison *c, const char *schema, con
     fputs(",\n", out);
 }
 
+/* , "rules": [names] of the differing rules acting on the layer `stage`. */
+static void json_layer_rules(FILE *out, const tp_comparison *c, unsigned stage)
+{
+    fputs(", \"rules\": [", out);
+    bool any = false;
+    for (int r = 0; r < TP_RULE_COUNT; r++) {
+        if (!((c->rules_differ >> r) & 1u) || !(tp_compare__rule_stages((tp_rule)r) & stage))
+            continue;
+        fputs(any ? ", " : "", out);
+        tp_report__json_str(out, tp_rule_name((tp_rule)r));
+        any = true;
+    }
+    fputc(']', out);
+}
+
+static void json_profile(FILE *out, const tp_nccl_profile *p)
+{
+    fputs("{\"nccl\": ", out);
+    tp_report__json_str(out, p->version);
+    fprintf(out, ", \"exact\": %s, \"public_passed\": %d, \"public_total\": %d}",
+            p->exact ? "true" : "false", p->public_passed, p->public_total);
+}
+
+static void json_rule(FILE *out, const tp_comparison *c, tp_rule r)
+{
+    char stages[64];
+    tp_compare__rule_stage_names(r, stages, sizeof(stages));
+    fputs("{\"rule\": ", out);
+    tp_report__json_str(out, tp_rule_name(r));
+    fputs(", \"source\": ", out);
+    tp_report__json_str(out, tp_rule_source(r));
+    fputs(", \"stages\": [", out);
+    for (int l = 0, any = 0; l <= TP_LAYER_COUNT; l++) {
+        if (!(tp_compare__rule_stages(r) & (1u << l)))
+            continue;
+        fputs(any++ ? ", " : "", out);
+        tp_report__json_str(out, l == TP_LAYER_COUNT ? "log" : tp_compare__layer_name(l));
+    }
+    fprintf(out, "], \"a\": %s, \"b\": %s}", tp_profile_has(c->profile[0], r) ? "true" : "false",
+            tp_profile_has(c->profile[1], r) ? "true" : "false");
+}
+
+/* The version-diff keys: both profiles, the differing rules, AllReduce busbw per size. */
+static void json_versions(FILE *out, const tp_comparison *c)
+{
+    fputs(",\n  \"nccl_a\": ", out);
+    json_profile(out, c->profile[0]);
+    fputs(",\n  \"nccl_b\": ", out);
+    json_profile(out, c->profile[1]);
+    fputs(",\n  \"rules\": [", out);
+    bool any = false;
+    for (int r = 0; r < TP_RULE_COUNT; r++) {
+        if (!((c->rules_differ >> r) & 1u))
+            continue;
+        fputs(any ? ",\n    " : "\n    ", out);
+        json_rule(out, c, (tp_rule)r);
+        any = true;
+    }
+    fputs(any ? "\n  ]" : "]", out);
+    fputs(",\n  \"allreduce_busbw\": [", out);
+    for (int i = 0; i < TP_VERSION_DIFF_SIZES; i++) {
+        fprintf(out, "%s\n    {\"bytes\": %llu", i ? "," : "",
+                1ULL << tp_compare__version_sizes_log2[i]);
+        for (int s = 0; s < 2; s++) {
+            fprintf(out, ", \"%s\": ", s ? "b_gbs" : "a_gbs");
+            if (c->busbw_ok[s][i])
+                fprintf(out, "%.2f", c->busbw[s][i]);
+            else
+                fputs("null", out);
+        }
+        fputc('}', out);
+    }
+    fputs("\n  ]", out);
+}
+
 static void diff_json(FILE *out, const tp_comparison *c)
 {
     json_head(out, c, "topoplan.diff", "a", "b");
@@ -241,9 +316,15 @@ static void diff_json(FILE *out, const tp_comparison *c)
             json_diff_item(out, &c->diffs[i]);
             first = false;
         }
-        fputs(first ? "]}" : "\n    ]}", out);
+        fputs(first ? "]" : "\n    ]", out);
+        if (tp_compare__is_version_diff(c))
+            json_layer_rules(out, c, 1u << l);
+        fputc('}', out);
     }
-    fputs("\n  ]\n}\n", out);
+    fputs("\n  ]", out);
+    if (tp_compare__is_version_diff(c))
+        json_versions(out, c);
+    fputs("\n}\n", out);
 }
 
 static tp_status check_format(tp_format fmt, const char *what, tp_error *err)
