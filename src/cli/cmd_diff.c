@@ -8,9 +8,9 @@
 static const char usage[] =
     "usage: topoplan diff [--nodes N] [--rank R] [--node-topo FILE]... [--job FILE] [--format "
     "text|json]\n"
-    "                     [--env-a KEY=VALUE]... [--env-b KEY=VALUE]... A.xml (B.xml | --builtin "
-    "NAME)\n"
-    "       topoplan diff [options] --env-a KEY=VALUE... --env-b KEY=VALUE... TOPO.xml\n"
+    "                     [--env-a KEY=VALUE]... [--env-b KEY=VALUE]... [--nccl-a VERSION]\n"
+    "                     [--nccl-b VERSION] A.xml (B.xml | --builtin NAME)\n"
+    "       topoplan diff [options] (--env-a/-b KEY=VALUE | --nccl-a/-b VERSION)... TOPO.xml\n"
     "\n"
     "Plan both topologies for the same job (N identical nodes, rank R's view) under\n"
     "the same NCCL_* environment and list their differences in pipeline order:\n"
@@ -28,7 +28,15 @@ static const char usage[] =
     "                     environment, e.g. `diff A.xml A.xml --env-b NCCL_PROTO=^LL128`\n"
     "  With --env-a/--env-b and one topology, both sides plan it: an A/B of the\n"
     "  environment alone, e.g. `diff topo.xml --env-a NCCL_CROSS_NIC=0 --env-b NCCL_CROSS_NIC=1`\n"
-    "Exit status: 0 identical, 1 different, 3 invalid input.\n";
+    "  --nccl-a VERSION   side A models this NCCL version (`topoplan versions`)\n"
+    "  --nccl-b VERSION   side B models this one: what an upgrade changes, e.g.\n"
+    "                     `diff topo.xml --nccl-a 2.22.3 --nccl-b 2.27.5` (one or two\n"
+    "                     topologies, combinable with --env-a/--env-b). Each layer then\n"
+    "                     lists the profile rules that differ between the versions and act\n"
+    "                     on it, then every such rule (A -> B, stage, NCCL source), and\n"
+    "                     AllReduce bus bandwidth at 1 MiB, 64 MiB and 1 GiB on each\n"
+    "                     side; a partial profile (not yet exact) is noted in one line\n"
+    "Exit status: 0 identical, 1 different, 2 usage (an unknown VERSION), 3 invalid input.\n";
 
 int cli_compare_run(const cli_input *first, const cli_input *second, cli_ctx *ctx, bool check)
 {

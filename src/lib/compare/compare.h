@@ -23,6 +23,8 @@
 /* AllReduce sizes whose bus bandwidth a version diff reports: 1 MiB, 64 MiB, 1 GiB. */
 #define TP_VERSION_DIFF_SIZES 3
 extern const int tp_compare__version_sizes_log2[TP_VERSION_DIFF_SIZES];
+/* Most profile numbers a version diff lists. */
+#define TP_VERSION_DIFF_VALUES 24
 
 /* How two nodes were matched (rules 1-3 above). */
 typedef enum tp_match_how {
@@ -42,6 +44,12 @@ struct tp_comparison {
     /* AllReduce at the version-diff sizes (compare_rules.c): ok, bus bandwidth (GB/s). */
     bool busbw_ok[2][TP_VERSION_DIFF_SIZES];
     double busbw[2][TP_VERSION_DIFF_SIZES];
+    /* The profiles' numbers and defaults that differ (limits, ladders, parameter defaults). */
+    struct {
+        unsigned stages; /* as tp_compare__rule_stages */
+        char text[160];  /* "MAXCHANNELS 32 -> 64 (device.h)" */
+    } values[TP_VERSION_DIFF_VALUES];
+    int n_values;
     tp_job job;
     int n_ranks[2];
     /* match[side][type][index]: index of the other side's node, -1 when none. */

@@ -105,6 +105,14 @@ static void text_layer_rules(FILE *out, const tp_comparison *c, unsigned stage)
         fputc('\n', out);
 }
 
+/* The profile numbers that differ and act on the layer `stage`. */
+static void text_layer_values(FILE *out, const tp_comparison *c, unsigned stage)
+{
+    for (int i = 0; i < c->n_values; i++)
+        if (c->values[i].stages & stage)
+            fprintf(out, "  profile value that differs here: %s\n", c->values[i].text);
+}
+
 static void text_rules(FILE *out, const tp_comparison *c)
 {
     int n = 0;
@@ -169,8 +177,10 @@ static void diff_text(FILE *out, const tp_comparison *c)
         for (size_t i = 0; i < c->n_diffs; i++)
             if ((int)c->diffs[i].layer == l)
                 fprintf(out, "  %s\n", c->diffs[i].text);
-        if (versions)
+        if (versions) {
             text_layer_rules(out, c, 1u << l);
+            text_layer_values(out, c, 1u << l);
+        }
     }
     if (versions) {
         text_rules(out, c);
@@ -285,6 +295,12 @@ static void json_versions(FILE *out, const tp_comparison *c)
         any = true;
     }
     fputs(any ? "\n  ]" : "]", out);
+    fputs(",\n  \"profile_values\": [", out);
+    for (int i = 0; i < c->n_values; i++) {
+        fputs(i ? ",\n    " : "\n    ", out);
+        tp_report__json_str(out, c->values[i].text);
+    }
+    fputs(c->n_values ? "\n  ]" : "]", out);
     fputs(",\n  \"allreduce_busbw\": [", out);
     for (int i = 0; i < TP_VERSION_DIFF_SIZES; i++) {
         fprintf(out, "%s\n    {\"bytes\": %llu", i ? "," : "",

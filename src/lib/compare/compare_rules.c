@@ -7,6 +7,7 @@
 #include "compare/compare.h"
 #include "config/config.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 
 const int tp_compare__version_sizes_log2[TP_VERSION_DIFF_SIZES] = {20, 26, 30};
@@ -72,6 +73,62 @@ static void allreduce_busbw(tp_comparison *c, int s)
     }
 }
 
+static void add_value(tp_comparison *c, unsigned stages, const char *fmt, ...) TP_PRINTF(3, 4);
+static void add_value(tp_comparison *c, unsigned stages, const char *fmt, ...)
+{
+    if (c->n_values >= TP_VERSION_DIFF_VALUES)
+        return;
+    c->values[c->n_values].stages = stages;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->values[c->n_values].text, sizeof(c->values[0].text), fmt, ap);
+    va_end(ap);
+    c->n_values++;
+}
+
+static int ladder_top(const tp_speed_ladder *l, float *top)
+{
+    *top = l->count ? l->speeds[0] : 0.0f;
+    return l->count;
+}
+
+/* The profiles' numbers that differ, with the stage they act on. */
+static void profile_values(tp_comparison *c)
+{
+    const tp_nccl_profile *a = c->profile[0], *b = c->profile[1];
+    float ta, tb;
+    if (a->max_channels != b->max_channels)
+        add_value(c, STAGE(TP_LAYER_GRAPHS) | STAGE(TP_LAYER_CHANNELS),
+                  "MAXCHANNELS %d -> %d (device.h)", a->max_channels, b->max_channels);
+    if (a->n_path_types != b->n_path_types)
+        add_value(c, STAGE(TP_LAYER_PATHS), "path types %d -> %d (topo.cc topoPathTypeStr)",
+                  a->n_path_types, b->n_path_types);
+    if (a->sm100_cc != b->sm100_cc) {
+        int na = ladder_top(&a->sm100_speed_intra, &ta),
+            nb = ladder_top(&b->sm100_speed_intra, &tb);
+        add_value(c, STAGE(TP_LAYER_GRAPHS),
+                  "sm100 speed ladders from cc %d -> %d, %d -> %d intra speeds (search.cc)",
+                  a->sm100_cc, b->sm100_cc, na, nb);
+    }
+    if (a->sm100_nvlink_bw != b->sm100_nvlink_bw)
+        add_value(c, STAGE(TP_LAYER_SYSTEM), "SM100_NVLINK_BW %.1f -> %.1f GB/s (topo.h)",
+                  (double)a->sm100_nvlink_bw, (double)b->sm100_nvlink_bw);
+    if (a->collnet_direct_graph_id != b->collnet_direct_graph_id)
+        add_value(c, TP_RULE_STAGE_LOG, "CollNetDirect graph id %d -> %d (init.cc)",
+                  a->collnet_direct_graph_id, b->collnet_direct_graph_id);
+    /* Parameter defaults: the value each side reads where neither environment sets it. */
+    for (int id = 0; id < TP_PARAM_COUNT; id++) {
+        const tp_config *ca = c->plan[0]->cfg, *cb = c->plan[1]->cfg;
+        if (tp_config_kind((tp_param_id)id) == TP_KIND_STR ||
+            tp_config_is_set(ca, (tp_param_id)id) || tp_config_is_set(cb, (tp_param_id)id))
+            continue;
+        int64_t va = tp_config_int(ca, (tp_param_id)id), vb = tp_config_int(cb, (tp_param_id)id);
+        if (va != vb)
+            add_value(c, STAGE(TP_LAYER_CHANNELS), "%s default %lld -> %lld",
+                      tp_config_name((tp_param_id)id), (long long)va, (long long)vb);
+    }
+}
+
 void tp_compare__versions(tp_comparison *c)
 {
     c->rules_differ = 0;
@@ -82,4 +139,7 @@ void tp_compare__versions(tp_comparison *c)
             c->rules_differ |= UINT64_C(1) << r;
     for (int s = 0; s < 2; s++)
         allreduce_busbw(c, s);
+    c->n_values = 0;
+    if (tp_compare__is_version_diff(c))
+        profile_values(c);
 }
