@@ -16,11 +16,17 @@ static const char *const layer_hints[TP_LAYER_COUNT] = {
     "NCCL_NET_OVERHEAD and the CPUs and GPUs of the job",
 };
 
-/* The layer's hint; for graphs, the NCCL rule that changed them when the comparison found it. */
+/*
+ * The layer's hint; for graphs, the NCCL rule that changed them when the comparison found it;
+ * in a version diff, the version's rules and numbers listed under the layer.
+ */
 static const char *layer_hint(const tp_comparison *c, int layer)
 {
     if (layer == TP_LAYER_GRAPHS && c->graph_rule[0])
         return c->graph_rule;
+    if (tp_compare__is_version_diff(c))
+        return "the NCCL versions differ: see the rules and profile values listed under this "
+               "layer (and the environment, when it differs too)";
     return layer_hints[layer];
 }
 
