@@ -20,6 +20,8 @@ static const unsigned rule_stages[TP_RULE_COUNT] = {
     [TP_RULE_LOG_RING_DIGITS] = TP_RULE_STAGE_LOG,
     [TP_RULE_PAT] = STAGE(TP_LAYER_TUNING),
     [TP_RULE_NIC_FUSION] = STAGE(TP_LAYER_SYSTEM), /* NICs and NETs of the system */
+    [TP_RULE_LOG_NET_COLL] = TP_RULE_STAGE_LOG,
+    [TP_RULE_FALLBACK_INFO] = TP_RULE_STAGE_LOG,
     [TP_RULE_ALGO_PER_FUNCTION] = STAGE(TP_LAYER_TUNING),
     [TP_RULE_LADDER_MIN_MAX_PATH] = STAGE(TP_LAYER_GRAPHS),
     [TP_RULE_NVLS_HEADS_LIMIT] = STAGE(TP_LAYER_GRAPHS),
@@ -113,6 +115,14 @@ static void profile_values(tp_comparison *c)
     if (a->sm100_nvlink_bw != b->sm100_nvlink_bw)
         add_value(c, STAGE(TP_LAYER_SYSTEM), "SM100_NVLINK_BW %.1f -> %.1f GB/s (topo.h)",
                   (double)a->sm100_nvlink_bw, (double)b->sm100_nvlink_bw);
+    if (a->intel_srp_min_model != b->intel_srp_min_model ||
+        a->intel_erp_min_model != b->intel_erp_min_model)
+        add_value(c, STAGE(TP_LAYER_SYSTEM) | STAGE(TP_LAYER_PATHS),
+                  "Intel Sapphire/Emerald Rapids CPUs told apart from model %#x/%#x -> %#x/%#x "
+                  "(0: not), QPI %.1f/%.1f -> %.1f/%.1f GB/s (topo.cc ncclTopoAddCpu)",
+                  a->intel_srp_min_model, a->intel_erp_min_model, b->intel_srp_min_model,
+                  b->intel_erp_min_model, (double)a->srp_qpi_bw, (double)a->erp_qpi_bw,
+                  (double)b->srp_qpi_bw, (double)b->erp_qpi_bw);
     if (a->collnet_direct_graph_id != b->collnet_direct_graph_id)
         add_value(c, TP_RULE_STAGE_LOG, "CollNetDirect graph id %d -> %d (init.cc)",
                   a->collnet_direct_graph_id, b->collnet_direct_graph_id);
