@@ -8,9 +8,9 @@
 static const char usage[] =
     "usage: topoplan diff [--nodes N] [--rank R] [--node-topo FILE]... [--job FILE] [--format "
     "text|json]\n"
-    "                     [--env-a KEY=VALUE]... [--env-b KEY=VALUE]... [--report FILE.html]\n"
-    "                     A.xml (B.xml | --builtin NAME)\n"
-    "       topoplan diff [options] --env-a KEY=VALUE... --env-b KEY=VALUE... TOPO.xml\n"
+    "                     [--env-a KEY=VALUE]... [--env-b KEY=VALUE]... [--nccl-a VERSION]\n"
+    "                     [--nccl-b VERSION] [--report FILE.html] A.xml (B.xml | --builtin NAME)\n"
+    "       topoplan diff [options] (--env-a/-b KEY=VALUE | --nccl-a/-b VERSION)... TOPO.xml\n"
     "\n"
     "Plan both topologies for the same job (N identical nodes, rank R's view) under\n"
     "the same NCCL_* environment and list their differences in pipeline order:\n"
@@ -30,7 +30,15 @@ static const char usage[] =
     "                     the devices and links that differ marked in each picture\n"
     "  With --env-a/--env-b and one topology, both sides plan it: an A/B of the\n"
     "  environment alone, e.g. `diff topo.xml --env-a NCCL_CROSS_NIC=0 --env-b NCCL_CROSS_NIC=1`\n"
-    "Exit status: 0 identical, 1 different, 3 invalid input.\n";
+    "  --nccl-a VERSION   side A models this NCCL version (`topoplan versions`)\n"
+    "  --nccl-b VERSION   side B models this one: what an upgrade changes, e.g.\n"
+    "                     `diff topo.xml --nccl-a 2.22.3 --nccl-b 2.27.5` (one or two\n"
+    "                     topologies, combinable with --env-a/--env-b). Each layer then\n"
+    "                     lists the profile rules that differ between the versions and act\n"
+    "                     on it, then every such rule (A -> B, stage, NCCL source), and\n"
+    "                     AllReduce bus bandwidth at 1 MiB, 64 MiB and 1 GiB on each\n"
+    "                     side; a partial profile (not yet exact) is noted in one line\n"
+    "Exit status: 0 identical, 1 different, 2 usage (an unknown VERSION), 3 invalid input.\n";
 
 /* The HTML page of a comparison (--report), for cli_write_html. */
 typedef struct compare_page {
@@ -130,6 +138,28 @@ static int take_env(int *argc, char **argv, const cli_ctx *ctx, const char *flag
     return CLI_EXIT_OK;
 }
 
+/* Each `flag` VERSION (--nccl-a, --nccl-b) out of argv: that side models this NCCL version. */
+static int take_nccl(int *argc, char **argv, const cli_ctx *ctx, const char *flag, tp_config **cfg)
+{
+    int n = 0;
+    for (int i = 0; i < *argc; i++) {
+        if (i == 0 || strcmp(argv[i], flag) != 0) {
+            argv[n++] = argv[i];
+            continue;
+        }
+        const char *version = i + 1 < *argc ? argv[++i] : NULL;
+        if (!version)
+            return cli_usage_error(usage, "%s needs a VERSION (`topoplan versions`)", flag);
+        tp_error err = {0};
+        if (!*cfg && tp_config_copy(cfg, ctx->cfg, &err) != TP_OK)
+            return cli_fail(&err);
+        if (tp_config_set_nccl(*cfg, version, &err) != TP_OK)
+            return cli_usage_error(usage, "%s: %s", flag, err.message);
+    }
+    *argc = n;
+    return CLI_EXIT_OK;
+}
+
 /* File arguments on the command line (options' values excluded); --builtin counts as one. */
 static int count_files(int argc, char **argv)
 {
@@ -158,7 +188,11 @@ int cmd_diff(int argc, char **argv, cli_ctx *ctx)
         code = cli_usage_error(usage, "diff: --report needs a file name");
     if (code == CLI_EXIT_OK)
         code = take_env(&argc, argv, ctx, "--env-b", &cfg_b);
-    /* One topology with an environment per side: A/B of the environment alone. */
+    if (code == CLI_EXIT_OK)
+        code = take_nccl(&argc, argv, ctx, "--nccl-a", &cfg_a);
+    if (code == CLI_EXIT_OK)
+        code = take_nccl(&argc, argv, ctx, "--nccl-b", &cfg_b);
+    /* One topology with an environment or NCCL version per side: A/B of those alone. */
     int n_files = (cfg_a || cfg_b) && count_files(argc, argv) == 1 ? 1 : 2;
     if (code == CLI_EXIT_OK &&
         cli_parse_args(argc, argv, ctx,

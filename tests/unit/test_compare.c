@@ -462,6 +462,76 @@ static void test_compare_reports_parse(void **state)
     tp_comparison_free(cmp);
 }
 
+/* The V100 seed fixture planned on 2 nodes with NCCL version `nccl`. */
+static tp_plan *versioned_plan(const char *nccl)
+{
+    char *xml = helpers_fixture("v100_nv2.xml");
+    const char *const empty[] = {NULL};
+    tp_config *cfg = NULL;
+    tp_plan *plan = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_config_new(&cfg, empty, &err), TP_OK);
+    assert_int_equal(tp_config_set_nccl(cfg, nccl, &err), TP_OK);
+    tp_job job = {.n_nodes = 2, .rank = 0};
+    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "<test>", &job, cfg, &err), TP_OK);
+    tp_config_free(cfg);
+    free(xml);
+    return plan;
+}
+
+/* The report of a version diff as text (caller frees). */
+static char *diff_text_of(const tp_comparison *cmp)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    tp_error err = {0};
+    assert_int_equal(tp_report_diff(f, cmp, TP_FORMAT_TEXT, &err), TP_OK);
+    fclose(f);
+    return buf;
+}
+
+/*
+ * A version diff lists exactly the rules one profile follows and the other
+ * does not (the profiles' raw rule bits), each named in the report with its
+ * source, and each with a stage; the same version on both sides lists none.
+ */
+static void test_compare_version_diff_lists_differing_rules(void **state)
+{
+    (void)state;
+    const tp_nccl_profile *pa = tp_nccl_profile__find("2.22.3");
+    const tp_nccl_profile *pb = tp_nccl_profile__find("2.27.5");
+    assert_non_null(pa);
+    assert_non_null(pb);
+    tp_plan *a = versioned_plan("2.22.3"), *b = versioned_plan("2.27.5");
+    tp_comparison *cmp = compare(a, b);
+    uint64_t all = TP_RULE_COUNT >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << TP_RULE_COUNT) - 1;
+    assert_true((pa->rules ^ pb->rules) != 0);
+    assert_true(cmp->rules_differ == ((pa->rules ^ pb->rules) & all));
+    assert_true(tp_compare__is_version_diff(cmp));
+    char *text = diff_text_of(cmp);
+    assert_non_null(strstr(text, "[NCCL 2.22.3 -> 2.27.5]"));
+    for (int r = 0; r < TP_RULE_COUNT; r++) {
+        assert_true(tp_compare__rule_stages((tp_rule)r) != 0); /* every rule has a stage */
+        char line[160];
+        snprintf(line, sizeof(line), "  %-26s ", tp_rule_name((tp_rule)r));
+        bool differs = tp_profile_has(pa, (tp_rule)r) != tp_profile_has(pb, (tp_rule)r);
+        assert_int_equal(strstr(text, line) != NULL, differs);
+        if (differs)
+            assert_non_null(strstr(text, tp_rule_source((tp_rule)r)));
+    }
+    free(text);
+    tp_comparison_free(cmp);
+    tp_plan *b2 = versioned_plan("2.22.3");
+    cmp = compare(a, b2);
+    assert_true(cmp->rules_differ == 0);
+    assert_false(tp_compare__is_version_diff(cmp));
+    tp_comparison_free(cmp);
+    tp_plan_free(a);
+    tp_plan_free(b);
+    tp_plan_free(b2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -478,6 +548,7 @@ int main(void)
         cmocka_unit_test(test_compare_reports_parse),
         cmocka_unit_test(test_compare_key_reads_guids_as_nccl),
         cmocka_unit_test(test_compare_key_shares_other_machines),
+        cmocka_unit_test(test_compare_version_diff_lists_differing_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -226,6 +226,7 @@ tp_status tp_compare_plans(tp_comparison **out, const tp_plan *first, const tp_p
     tp_compare__channels(c);
     tp_compare__env(c);
     tp_compare__tuning(c);
+    tp_compare__versions(c);
     tp_compare__why(c);
     tp_compare__mark_consequences(c);
     c->plan[0] = c->plan[1] = NULL;

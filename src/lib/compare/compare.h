@@ -20,6 +20,12 @@
 
 #include "report/report.h"
 
+/* AllReduce sizes whose bus bandwidth a version diff reports: 1 MiB, 64 MiB, 1 GiB. */
+#define TP_VERSION_DIFF_SIZES 3
+extern const int tp_compare__version_sizes_log2[TP_VERSION_DIFF_SIZES];
+/* Most profile numbers a version diff lists. */
+#define TP_VERSION_DIFF_VALUES 24
+
 /* How two nodes were matched (rules 1-3 above). */
 typedef enum tp_match_how {
     TP_MATCH_NONE,
@@ -32,6 +38,18 @@ struct tp_comparison {
     const tp_plan *plan[2]; /* borrowed while comparing only; NULL afterwards */
     char source[2][256];
     char nccl_version[16]; /* the NCCL version side 0's plan models */
+    /* Each side's NCCL profile (the plans' configurations); a version diff when they differ. */
+    const tp_nccl_profile *profile[2];
+    uint64_t rules_differ; /* bit (1 << tp_rule) per rule one profile follows and not the other */
+    /* AllReduce at the version-diff sizes (compare_rules.c): ok, bus bandwidth (GB/s). */
+    bool busbw_ok[2][TP_VERSION_DIFF_SIZES];
+    double busbw[2][TP_VERSION_DIFF_SIZES];
+    /* The profiles' numbers and defaults that differ (limits, ladders, parameter defaults). */
+    struct {
+        unsigned stages; /* as tp_compare__rule_stages */
+        char text[160];  /* "MAXCHANNELS 32 -> 64 (device.h)" */
+    } values[TP_VERSION_DIFF_VALUES];
+    int n_values;
     tp_job job;
     int n_ranks[2];
     /* match[side][type][index]: index of the other side's node, -1 when none. */
@@ -84,6 +102,22 @@ void tp_compare__channels(tp_comparison *c);
 void tp_compare__env(tp_comparison *c);
 /* NCCL's choice per collective and size, and the predicted times (compare_tune.c). */
 void tp_compare__tuning(tp_comparison *c);
+/*
+ * A version diff (compare_rules.c): the rules whose value differs between the
+ * two profiles into c->rules_differ, and each side's AllReduce bus bandwidth.
+ */
+void tp_compare__versions(tp_comparison *c);
+/* Whether the comparison's two sides model different NCCL versions. */
+bool tp_compare__is_version_diff(const tp_comparison *c);
+/*
+ * The stages a rule acts on: bit (1 << tp_layer) per diff layer, TP_RULE_STAGE_LOG
+ * for the log lines only (no layer); 0 for a rule without an entry.
+ */
+#define TP_RULE_STAGE_LOG (1u << TP_LAYER_COUNT)
+unsigned tp_compare__rule_stages(tp_rule rule);
+/* "system, paths" / "log" into buf: the stage names of a rule. */
+void tp_compare__rule_stage_names(tp_rule rule, char *buf, size_t size);
+
 /* The plain-words reason for a changed collective channel count into c->why. */
 void tp_compare__why(tp_comparison *c);
 

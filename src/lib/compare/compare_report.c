@@ -3,6 +3,7 @@
  * (diff) or as findings ordered by severity (check), in text or JSON.
  */
 #include "compare/compare.h"
+#include "report/report_tune.h"
 
 /* Where to look when the first difference is at a layer (regression localisation). */
 static const char *const layer_hints[TP_LAYER_COUNT] = {
@@ -15,11 +16,17 @@ static const char *const layer_hints[TP_LAYER_COUNT] = {
     "NCCL_NET_OVERHEAD and the CPUs and GPUs of the job",
 };
 
-/* The layer's hint; for graphs, the NCCL rule that changed them when the comparison found it. */
+/*
+ * The layer's hint; for graphs, the NCCL rule that changed them when the comparison found it;
+ * in a version diff, the version's rules and numbers listed under the layer.
+ */
 static const char *layer_hint(const tp_comparison *c, int layer)
 {
     if (layer == TP_LAYER_GRAPHS && c->graph_rule[0])
         return c->graph_rule;
+    if (tp_compare__is_version_diff(c))
+        return "the NCCL versions differ: see the rules and profile values listed under this "
+               "layer (and the environment, when it differs too)";
     return layer_hints[layer];
 }
 
@@ -64,28 +71,129 @@ static void text_summary(FILE *out, const tp_comparison *c)
         fprintf(out, "why: %s\n", c->why);
 }
 
+/* "2.22.3 -> 2.27.5" or "2.22.3": the version(s) the comparison modelled. */
+static void text_versions(FILE *out, const tp_comparison *c)
+{
+    if (tp_compare__is_version_diff(c))
+        fprintf(out, "%s -> %s", c->profile[0]->version, c->profile[1]->version);
+    else
+        fputs(c->nccl_version, out);
+}
+
+/* One line per side whose profile is not yet exact on its public suite. */
+static void text_partial(FILE *out, const tp_comparison *c)
+{
+    for (int s = 0; s < 2; s++)
+        if (!c->profile[s]->exact && (s == 0 || c->profile[1] != c->profile[0]))
+            fprintf(out,
+                    "note: the NCCL %s profile is partial (%d of %d public conformance cases "
+                    "pass): its prediction is not yet exact\n",
+                    c->profile[s]->version, c->profile[s]->public_passed,
+                    c->profile[s]->public_total);
+}
+
+static const char *yes_no(bool b)
+{
+    return b ? "yes" : "no";
+}
+
+/* The differing rules acting on `stages` (one bit set): "name (a -> b, source)". */
+static void text_layer_rules(FILE *out, const tp_comparison *c, unsigned stage)
+{
+    bool any = false;
+    for (int r = 0; r < TP_RULE_COUNT; r++) {
+        if (!((c->rules_differ >> r) & 1u) || !(tp_compare__rule_stages((tp_rule)r) & stage))
+            continue;
+        fprintf(out, "%s%s", any ? ", " : "  rules that differ here: ", tp_rule_name((tp_rule)r));
+        any = true;
+    }
+    if (any)
+        fputc('\n', out);
+}
+
+/* The profile numbers that differ and act on the layer `stage`. */
+static void text_layer_values(FILE *out, const tp_comparison *c, unsigned stage)
+{
+    for (int i = 0; i < c->n_values; i++)
+        if (c->values[i].stages & stage)
+            fprintf(out, "  profile value that differs here: %s\n", c->values[i].text);
+}
+
+static void text_rules(FILE *out, const tp_comparison *c)
+{
+    int n = 0;
+    for (int r = 0; r < TP_RULE_COUNT; r++)
+        n += (int)((c->rules_differ >> r) & 1u);
+    fprintf(out, "\nrules that differ between NCCL %s and %s: %d\n", c->profile[0]->version,
+            c->profile[1]->version, n);
+    for (int r = 0; r < TP_RULE_COUNT; r++) {
+        if (!((c->rules_differ >> r) & 1u))
+            continue;
+        char stages[64];
+        tp_compare__rule_stage_names((tp_rule)r, stages, sizeof(stages));
+        fprintf(out, "  %-26s %-3s -> %-3s  %-15s %s\n", tp_rule_name((tp_rule)r),
+                yes_no(tp_profile_has(c->profile[0], (tp_rule)r)),
+                yes_no(tp_profile_has(c->profile[1], (tp_rule)r)),
+                stages[0] ? stages : "unassigned", tp_rule_source((tp_rule)r));
+    }
+}
+
+static void text_busbw(FILE *out, const tp_comparison *c)
+{
+    fprintf(out, "\nAllReduce bus bandwidth, NCCL %s -> %s (each side's tuning model):\n",
+            c->profile[0]->version, c->profile[1]->version);
+    for (int i = 0; i < TP_VERSION_DIFF_SIZES; i++) {
+        char size[32];
+        tp_report__size_name(size, sizeof(size), (uint64_t)1 << tp_compare__version_sizes_log2[i]);
+        fprintf(out, "  %-7s ", size);
+        for (int s = 0; s < 2; s++) {
+            if (c->busbw_ok[s][i])
+                fprintf(out, "%s%.1f", s ? " -> " : "", c->busbw[s][i]);
+            else
+                fprintf(out, "%s-", s ? " -> " : "");
+        }
+        if (c->busbw_ok[0][i] && c->busbw_ok[1][i] && c->busbw[0][i] > 0)
+            fprintf(out, " GB/s (%+.1f%%)\n", 100.0 * (c->busbw[1][i] / c->busbw[0][i] - 1.0));
+        else
+            fputs(" GB/s (no model on a side)\n", out);
+    }
+}
+
 static void diff_text(FILE *out, const tp_comparison *c)
 {
     char a[1100], b[1100];
+    bool versions = tp_compare__is_version_diff(c);
     fprintf(out, "diff %s -> %s (", tp_printable(a, sizeof(a), c->source[0]),
             tp_printable(b, sizeof(b), c->source[1]));
     text_job(out, c);
-    fprintf(out, ") [NCCL %s]\n", c->nccl_version);
-    if (c->n_diffs == 0) {
+    fputs(") [NCCL ", out);
+    text_versions(out, c);
+    fputs("]\n", out);
+    if (versions)
+        text_partial(out, c);
+    if (c->n_diffs == 0)
         fputs("identical at every layer: system, paths, graphs, channels, tuning\n", out);
-        return;
-    }
-    for (int l = 0; l < TP_LAYER_COUNT; l++) {
+    for (int l = 0; l < TP_LAYER_COUNT && (c->n_diffs || versions); l++) {
         size_t n = layer_count(c, l);
-        if (n == 0) {
+        if (n == 0)
             fprintf(out, "\n%s: identical\n", tp_compare__layer_name(l));
-            continue;
-        }
-        fprintf(out, "\n%s: %zu difference%s\n", tp_compare__layer_name(l), n, n == 1 ? "" : "s");
+        else
+            fprintf(out, "\n%s: %zu difference%s\n", tp_compare__layer_name(l), n,
+                    n == 1 ? "" : "s");
         for (size_t i = 0; i < c->n_diffs; i++)
             if ((int)c->diffs[i].layer == l)
                 fprintf(out, "  %s\n", c->diffs[i].text);
+        if (versions) {
+            text_layer_rules(out, c, 1u << l);
+            text_layer_values(out, c, 1u << l);
+        }
     }
+    if (versions) {
+        text_rules(out, c);
+        text_busbw(out, c);
+    }
+    if (c->n_diffs == 0)
+        return;
     fputc('\n', out);
     text_summary(out, c);
 }
@@ -134,6 +242,87 @@ static void json_head(FILE *out, const tp_comparison *c, const char *schema, con
     fputs(",\n", out);
 }
 
+/* , "rules": [names] of the differing rules acting on the layer `stage`. */
+static void json_layer_rules(FILE *out, const tp_comparison *c, unsigned stage)
+{
+    fputs(", \"rules\": [", out);
+    bool any = false;
+    for (int r = 0; r < TP_RULE_COUNT; r++) {
+        if (!((c->rules_differ >> r) & 1u) || !(tp_compare__rule_stages((tp_rule)r) & stage))
+            continue;
+        fputs(any ? ", " : "", out);
+        tp_report__json_str(out, tp_rule_name((tp_rule)r));
+        any = true;
+    }
+    fputc(']', out);
+}
+
+static void json_profile(FILE *out, const tp_nccl_profile *p)
+{
+    fputs("{\"nccl\": ", out);
+    tp_report__json_str(out, p->version);
+    fprintf(out, ", \"exact\": %s, \"public_passed\": %d, \"public_total\": %d}",
+            p->exact ? "true" : "false", p->public_passed, p->public_total);
+}
+
+static void json_rule(FILE *out, const tp_comparison *c, tp_rule r)
+{
+    char stages[64];
+    tp_compare__rule_stage_names(r, stages, sizeof(stages));
+    fputs("{\"rule\": ", out);
+    tp_report__json_str(out, tp_rule_name(r));
+    fputs(", \"source\": ", out);
+    tp_report__json_str(out, tp_rule_source(r));
+    fputs(", \"stages\": [", out);
+    for (int l = 0, any = 0; l <= TP_LAYER_COUNT; l++) {
+        if (!(tp_compare__rule_stages(r) & (1u << l)))
+            continue;
+        fputs(any++ ? ", " : "", out);
+        tp_report__json_str(out, l == TP_LAYER_COUNT ? "log" : tp_compare__layer_name(l));
+    }
+    fprintf(out, "], \"a\": %s, \"b\": %s}", tp_profile_has(c->profile[0], r) ? "true" : "false",
+            tp_profile_has(c->profile[1], r) ? "true" : "false");
+}
+
+/* The version-diff keys: both profiles, the differing rules, AllReduce busbw per size. */
+static void json_versions(FILE *out, const tp_comparison *c)
+{
+    fputs(",\n  \"nccl_a\": ", out);
+    json_profile(out, c->profile[0]);
+    fputs(",\n  \"nccl_b\": ", out);
+    json_profile(out, c->profile[1]);
+    fputs(",\n  \"rules\": [", out);
+    bool any = false;
+    for (int r = 0; r < TP_RULE_COUNT; r++) {
+        if (!((c->rules_differ >> r) & 1u))
+            continue;
+        fputs(any ? ",\n    " : "\n    ", out);
+        json_rule(out, c, (tp_rule)r);
+        any = true;
+    }
+    fputs(any ? "\n  ]" : "]", out);
+    fputs(",\n  \"profile_values\": [", out);
+    for (int i = 0; i < c->n_values; i++) {
+        fputs(i ? ",\n    " : "\n    ", out);
+        tp_report__json_str(out, c->values[i].text);
+    }
+    fputs(c->n_values ? "\n  ]" : "]", out);
+    fputs(",\n  \"allreduce_busbw\": [", out);
+    for (int i = 0; i < TP_VERSION_DIFF_SIZES; i++) {
+        fprintf(out, "%s\n    {\"bytes\": %llu", i ? "," : "",
+                1ULL << tp_compare__version_sizes_log2[i]);
+        for (int s = 0; s < 2; s++) {
+            fprintf(out, ", \"%s\": ", s ? "b_gbs" : "a_gbs");
+            if (c->busbw_ok[s][i])
+                fprintf(out, "%.2f", c->busbw[s][i]);
+            else
+                fputs("null", out);
+        }
+        fputc('}', out);
+    }
+    fputs("\n  ]", out);
+}
+
 static void diff_json(FILE *out, const tp_comparison *c)
 {
     json_head(out, c, "topoplan.diff", "a", "b");
@@ -149,9 +338,15 @@ static void diff_json(FILE *out, const tp_comparison *c)
             json_diff_item(out, &c->diffs[i]);
             first = false;
         }
-        fputs(first ? "]}" : "\n    ]}", out);
+        fputs(first ? "]" : "\n    ]", out);
+        if (tp_compare__is_version_diff(c))
+            json_layer_rules(out, c, 1u << l);
+        fputc('}', out);
     }
-    fputs("\n  ]\n}\n", out);
+    fputs("\n  ]", out);
+    if (tp_compare__is_version_diff(c))
+        json_versions(out, c);
+    fputs("\n}\n", out);
 }
 
 static tp_status check_format(tp_format fmt, const char *what, tp_error *err)
