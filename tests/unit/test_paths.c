@@ -1039,6 +1039,17 @@ static void test_paths_gdr_log_both_passes(void **state)
     assert_int_equal(count_version_lines("dgx_h100.xml", "2.22.3", 2, line), 0);
 }
 
+/* 2.23 ncclTopoCheckP2p: P2P stays below the CPU by default even on AMD hosts of more than 2
+ * GPUs (pxb_2level: GPU pairs across the CPU), so not every local pair is direct P2P. */
+static void test_paths_p2p_level_pxb_from_2_23(void **state)
+{
+    (void)state;
+    const char *no = "Check P2P Type isAllDirectP2p 0 directMode 0";
+    assert_int_equal(count_version_lines("pxb_2level.xml", "2.27.5", 1, no), 1);
+    assert_int_equal(count_version_lines("rtx4090_4numa.xml", "2.27.5", 1, no), 1);
+    assert_int_equal(count_version_lines("pxb_2level.xml", "2.22.3", 1, "Check P2P Type"), 0);
+}
+
 /* seed_v100_sparse_ring(_nvb_disable). */
 static void test_paths_xml_sparse_ring(void **state)
 {
@@ -1099,6 +1110,7 @@ int main(void)
         cmocka_unit_test(test_paths_deferred_net_searches),
         cmocka_unit_test(test_paths_net_searches_wait_behind_wide_routes),
         cmocka_unit_test(test_paths_gdr_log_both_passes),
+        cmocka_unit_test(test_paths_p2p_level_pxb_from_2_23),
         cmocka_unit_test(test_paths_xml_sparse_ring),
         cmocka_unit_test(test_paths_xml_pix_nic),
         cmocka_unit_test(test_paths_invariants),
