@@ -1007,6 +1007,49 @@ static void check_plan_lines(const char *fixture, const char *const *env, int n_
     free(xml);
 }
 
+/* Plan fixture's rank 0 under NCCL version nccl; lines of its log that contain text. */
+static int count_version_lines(const char *fixture, const char *nccl, int n_nodes, const char *text)
+{
+    char *xml = helpers_fixture(fixture);
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    const char *const none[] = {NULL};
+    assert_int_equal(tp_config_new(&cfg, none, &err), TP_OK);
+    assert_int_equal(tp_config_set_nccl(cfg, nccl, &err), TP_OK);
+    tp_job job = {.n_nodes = n_nodes, .rank = 0};
+    tp_plan *plan = NULL;
+    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "<test>", &job, cfg, &err), TP_OK);
+    int count = 0;
+    for (size_t i = 0; i < plan->log.n_lines; i++)
+        count += strstr(plan->log.lines[i].text, text) != NULL;
+    tp_plan_free(plan);
+    tp_config_free(cfg);
+    free(xml);
+    return count;
+}
+
+/* 2.27.5 init.cc: both ComputePaths (before and after the trim) log each GPU/NET GDR decision,
+ * also when the trim keeps every node (several nodes); 2.22.3 logs none of them. */
+static void test_paths_gdr_log_both_passes(void **state)
+{
+    (void)state;
+    const char *line = "GPU Direct RDMA Enabled for GPU 0 / HCA 0 ";
+    assert_int_equal(count_version_lines("dgx_h100.xml", "2.27.5", 2, line), 2);
+    assert_int_equal(count_version_lines("dgx_h100.xml", "2.27.5", 1, line), 1);
+    assert_int_equal(count_version_lines("dgx_h100.xml", "2.22.3", 2, line), 0);
+}
+
+/* 2.23 ncclTopoCheckP2p: P2P stays below the CPU by default even on AMD hosts of more than 2
+ * GPUs (pxb_2level: GPU pairs across the CPU), so not every local pair is direct P2P. */
+static void test_paths_p2p_level_pxb_from_2_23(void **state)
+{
+    (void)state;
+    const char *no = "Check P2P Type isAllDirectP2p 0 directMode 0";
+    assert_int_equal(count_version_lines("pxb_2level.xml", "2.27.5", 1, no), 1);
+    assert_int_equal(count_version_lines("rtx4090_4numa.xml", "2.27.5", 1, no), 1);
+    assert_int_equal(count_version_lines("pxb_2level.xml", "2.22.3", 1, "Check P2P Type"), 0);
+}
+
 /* seed_v100_sparse_ring(_nvb_disable). */
 static void test_paths_xml_sparse_ring(void **state)
 {
@@ -1066,6 +1109,8 @@ int main(void)
         cmocka_unit_test(test_paths_trimmed_copies_take_host_routes),
         cmocka_unit_test(test_paths_deferred_net_searches),
         cmocka_unit_test(test_paths_net_searches_wait_behind_wide_routes),
+        cmocka_unit_test(test_paths_gdr_log_both_passes),
+        cmocka_unit_test(test_paths_p2p_level_pxb_from_2_23),
         cmocka_unit_test(test_paths_xml_sparse_ring),
         cmocka_unit_test(test_paths_xml_pix_nic),
         cmocka_unit_test(test_paths_invariants),

@@ -53,7 +53,8 @@ static const tp_param_default params_2_27_5[] = {
      RULE(TP_RULE_POSTSET_DOUBLE_FROM_SM90) | RULE(TP_RULE_C2C_PATH) |                             \
      RULE(TP_RULE_LOG_GDR_MODE) | RULE(TP_RULE_P2C_BEFORE_PXN) |                                   \
      RULE(TP_RULE_RECNET_LOCAL_GPU_FIRST) | RULE(TP_RULE_LOG_GRAPH_GPU_IDS) |                      \
-     RULE(TP_RULE_LOG_P2P_TYPE) | RULE(TP_RULE_LOG_NET_COLL) | RULE(TP_RULE_FALLBACK_INFO))
+     RULE(TP_RULE_LOG_P2P_TYPE) | RULE(TP_RULE_LOG_NET_COLL) | RULE(TP_RULE_FALLBACK_INFO) |       \
+     RULE(TP_RULE_P2P_LEVEL_PXB))
 
 /* The entries 2.22.3 and 2.27.5 share (checked by test_nccl_profile for both). */
 #define COMMON_ENTRIES                                                                             \
@@ -104,7 +105,7 @@ static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
             .tag = "v2.27.5-1",
             /* conformance/nccl-2.27.5/cases: tests/conformance-pass-2.27.5.txt (measured) */
             .exact = false,
-            .public_passed = 43,
+            .public_passed = 72,
             .public_total = 166,
             .rules = RULES_2_27_5,
             .max_channels = 64,           /* device.h MAXCHANNELS (2.25.1) */
@@ -146,6 +147,7 @@ static const struct {
                                         "2.27.5 search.cc ncclTopoSearchRecNet"},
     [TP_RULE_LOG_GRAPH_GPU_IDS] = {"log-graph-gpu-ids", "2.27.5 search.cc ncclTopoPrintGraph"},
     [TP_RULE_LOG_P2P_TYPE] = {"log-p2p-type", "2.27 transport.cc p2pSetup"},
+    [TP_RULE_P2P_LEVEL_PXB] = {"p2p-level-pxb", "2.23 paths.cc ncclTopoCheckP2p"},
 };
 
 const tp_nccl_profile *tp_nccl_profile__at(int i)

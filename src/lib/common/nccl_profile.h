@@ -62,6 +62,9 @@ typedef enum tp_rule {
     TP_RULE_LOG_GRAPH_GPU_IDS,
     /* 2.27 transport.cc: the "Check P2P Type isAllDirectP2p %d directMode %d" line. */
     TP_RULE_LOG_P2P_TYPE,
+    /* 2.23 paths.cc ncclTopoCheckP2p: P2P by default up to PXB whatever the CPU, up to SYS on
+     * AMD x86 with at most 2 GPUs (2.22.3: SYS, PXB on ARM, Intel and Zhaoxin). */
+    TP_RULE_P2P_LEVEL_PXB,
     TP_RULE_COUNT
 } tp_rule;
 

@@ -348,9 +348,21 @@ static int user_p2p_level(const tp_config *cfg)
     return (int)tp_config_int(cfg, TP_P_P2P_LEVEL);
 }
 
-/* NCCL 2.22.3: P2P is kept below the CPU on ARM, Intel and Zhaoxin CPUs. */
-static int default_p2p_level(const tp_system *sys)
+/* From 2.23 P2P stays below the CPU unless an AMD x86 host has at most 2 GPUs. */
+static int default_p2p_level_pxb(const tp_system *sys)
 {
+    const tp_node *cpu = sys->nodes[TP_NODE_CPU].count ? &sys->nodes[TP_NODE_CPU].nodes[0] : NULL;
+    if (cpu && cpu->cpu.arch == TP_CPU_ARCH_X86 && cpu->cpu.vendor == TP_CPU_VENDOR_AMD &&
+        sys->nodes[TP_NODE_GPU].count <= 2)
+        return TP_PATH_SYS;
+    return TP_P2P_LEVEL_RESTRICTED;
+}
+
+/* NCCL 2.22.3: P2P is kept below the CPU on ARM, Intel and Zhaoxin CPUs. */
+static int default_p2p_level(const tp_system *sys, const tp_config *cfg)
+{
+    if (tp_profile_has(tp_config__profile(cfg), TP_RULE_P2P_LEVEL_PXB))
+        return default_p2p_level_pxb(sys);
     if (sys->nodes[TP_NODE_CPU].count == 0)
         return TP_P2P_LEVEL_DEFAULT;
     const tp_node *cpu = &sys->nodes[TP_NODE_CPU].nodes[0];
@@ -366,7 +378,7 @@ static int default_p2p_level(const tp_system *sys)
 static int p2p_level(const tp_system *sys, const tp_config *cfg)
 {
     int level = user_p2p_level(cfg);
-    return level == TP_LEVEL_UNSET ? default_p2p_level(sys) : level;
+    return level == TP_LEVEL_UNSET ? default_p2p_level(sys, cfg) : level;
 }
 
 /* NCCL ncclTopoCheckP2p: P2P read only between GPUs of the profile's compute capability over

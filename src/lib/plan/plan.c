@@ -383,6 +383,9 @@ static tp_status rank_paths(tp_plan *plan, tp_host_kind *k, tp_domain *d, int ra
      * line logged, as they succeeded): computing them again would give the same routes. */
     bool same = computed && gpus == d->sys->nodes[TP_NODE_GPU].count &&
                 nets == d->sys->nodes[TP_NODE_NET].count;
+    /* From 2.26 the second ComputePaths logs its GDR decisions again, trimmed or not. */
+    if (same && log->enabled && tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_LOG_GDR_MODE))
+        same = false;
     if (st == TP_OK && !same && k->host_routes)
         st = tp_paths__compute_trimmed(d->sys, k->host_routes, plan->cfg, &view, log, err);
     else if (st == TP_OK && !same)
