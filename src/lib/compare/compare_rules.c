@@ -32,6 +32,7 @@ static const unsigned rule_stages[TP_RULE_COUNT] = {
     [TP_RULE_RECNET_LOCAL_GPU_FIRST] = STAGE(TP_LAYER_GRAPHS),
     [TP_RULE_LOG_GRAPH_GPU_IDS] = TP_RULE_STAGE_LOG,
     [TP_RULE_LOG_P2P_TYPE] = TP_RULE_STAGE_LOG,
+    [TP_RULE_P2P_LEVEL_PXB] = STAGE(TP_LAYER_PATHS), /* P2P vs SHM between GPUs */
 };
 
 unsigned tp_compare__rule_stages(tp_rule rule)
