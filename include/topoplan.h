@@ -103,6 +103,31 @@ TP_API void tp_error_format(const tp_error *err, char *buf, size_t size);
  */
 TP_API tp_status tp_read_file(char **out, size_t *len, const char *path, tp_error *err);
 
+/**
+ * An output file that never destroys what it replaces: the text goes to a new
+ * file beside the target (same folder, so the rename is atomic) and replaces
+ * the target only at tp_output_close(..., keep = true) after every byte was
+ * written. A failure, or keep = false, leaves the target as it was. A target
+ * that exists and is not a regular file (a terminal, /dev/null, a FIFO) is
+ * written in place. The library's own dump files are written this way.
+ */
+typedef struct tp_output tp_output;
+/**
+ * @param out   receives the file; the caller owns it (tp_output_close)
+ * @param path  the target
+ * @return TP_OK; TP_ERR_IO naming the path and the system error; TP_ERR_ARGUMENT for NULLs
+ */
+TP_API tp_status tp_output_open(tp_output **out, const char *path, tp_error *err);
+/** The stream to write to (borrowed, valid until tp_output_close); NULL when o is NULL. */
+TP_API FILE *tp_output_stream(const tp_output *o);
+/**
+ * Close and free the file: with keep, rename it over the target when every
+ * write succeeded; otherwise remove it. NULL is a no-op.
+ * @return TP_OK; TP_ERR_IO naming the target when a write or the close failed
+ *   (kept or not: the target is then as it was)
+ */
+TP_API tp_status tp_output_close(tp_output *o, bool keep, tp_error *err);
+
 /** Output formats of the readable reports. */
 typedef enum tp_format { TP_FORMAT_TEXT, TP_FORMAT_JSON, TP_FORMAT_DOT } tp_format;
 

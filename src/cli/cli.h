@@ -25,11 +25,11 @@ typedef enum cli_fmt_bit {
     CLI_FMT_SVG = 1u << 3, /* DOT rendered by Graphviz in the CLI */
 } cli_fmt_bit;
 
-/* An output file written beside its target and renamed over it on success (out_file.c). */
+/* An output file written beside its target and renamed over it on success (tp_output). */
 typedef struct cli_out_file {
     FILE *f;          /* NULL when not open */
     const char *name; /* as given, for messages */
-    char target[4096], temp[4096];
+    tp_output *out;
 } cli_out_file;
 
 /* Open a new file for `path` (o->f); prints the error and returns CLI_EXIT_IO on failure. */

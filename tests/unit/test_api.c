@@ -513,6 +513,59 @@ static void test_other_modules_reach(void **state)
     fclose(sink);
 }
 
+/* The text of a whole file, or "" when it cannot be read. */
+static void read_back(const char *path, char *buf, size_t size)
+{
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, size - 1, f) : 0;
+    buf[n] = '\0';
+    if (f)
+        fclose(f);
+}
+
+/* tp_output replaces its target only when told to keep a whole write. */
+static void test_output_replaces_only_on_success(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tp_output_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[64], text[64];
+    snprintf(path, sizeof(path), "%s/out.txt", dir);
+    FILE *f = fopen(path, "w");
+    fputs("old\n", f);
+    fclose(f);
+    tp_error err = {0};
+    tp_output *o = NULL;
+    /* Not kept: the target stays as it was, and no new file is left beside it. */
+    assert_int_equal(tp_output_open(&o, path, &err), TP_OK);
+    fputs("new\n", tp_output_stream(o));
+    assert_int_equal(tp_output_close(o, false, &err), TP_OK);
+    read_back(path, text, sizeof(text));
+    assert_string_equal(text, "old\n");
+    /* Kept: replaced whole. */
+    assert_int_equal(tp_output_open(&o, path, &err), TP_OK);
+    fputs("new\n", tp_output_stream(o));
+    assert_int_equal(tp_output_close(o, true, &err), TP_OK);
+    read_back(path, text, sizeof(text));
+    assert_string_equal(text, "new\n");
+    /* A write that fails is an I/O error naming the target. */
+    assert_int_equal(tp_output_open(&o, "/dev/full", &err), TP_OK);
+    fputs("x\n", tp_output_stream(o));
+    assert_int_equal(tp_output_close(o, true, &err), TP_ERR_IO);
+    assert_string_equal(err.source, "/dev/full");
+    /* A folder that does not exist, and NULLs. */
+    char missing[80];
+    snprintf(missing, sizeof(missing), "%s/no/such", dir);
+    assert_int_equal(tp_output_open(&o, missing, &err), TP_ERR_IO);
+    assert_null(o);
+    assert_int_equal(tp_output_open(NULL, path, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_output_open(&o, NULL, &err), TP_ERR_ARGUMENT);
+    assert_null(tp_output_stream(NULL));
+    assert_int_equal(tp_output_close(NULL, true, &err), TP_OK);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(rmdir(dir), 0); /* empty: no temporary file left */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -531,6 +584,7 @@ int main(void)
         cmocka_unit_test(test_more_reports),
         cmocka_unit_test(test_contract_reports),
         cmocka_unit_test(test_other_modules_reach),
+        cmocka_unit_test(test_output_replaces_only_on_success),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,7 +37,8 @@ tp_status tp_out_file__open(tp_out_file *o, const char *path, tp_error *err)
     if (exists && !S_ISREG(sb.st_mode)) { /* a device or FIFO: written in place */
         tp_copy_str(o->target, sizeof(o->target), path);
         if (!(o->f = fopen(path, "w")))
-            return tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+            return tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open for writing: %s",
+                           strerror(errno));
         return TP_OK;
     }
     char resolved[PATH_MAX];
@@ -45,14 +46,14 @@ tp_status tp_out_file__open(tp_out_file *o, const char *path, tp_error *err)
     tp_copy_str(o->target, sizeof(o->target), exists && realpath(path, resolved) ? resolved : path);
     int fd = create_beside(o->temp, sizeof(o->temp), o->target);
     if (fd < 0)
-        return tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+        return tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open for writing: %s", strerror(errno));
     if (exists)
         (void)fchmod(fd, sb.st_mode & 07777); /* the replaced file's permissions */
     if (!(o->f = fdopen(fd, "w"))) {
         int e = errno;
         close(fd);
         unlink(o->temp);
-        return tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open: %s", strerror(e));
+        return tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot open for writing: %s", strerror(e));
     }
     return TP_OK;
 }
@@ -61,9 +62,10 @@ tp_status tp_out_file__close(tp_out_file *o, bool keep, tp_error *err)
 {
     if (!o->f)
         return TP_OK;
+    int earlier = errno; /* a failed write of the caller leaves its reason here */
     errno = 0;
     bool bad = fflush(o->f) != 0 || ferror(o->f);
-    int e = errno;
+    int e = errno ? errno : earlier;
     if (fclose(o->f) != 0 && !bad) {
         bad = true;
         e = errno;
@@ -76,7 +78,44 @@ tp_status tp_out_file__close(tp_out_file *o, bool keep, tp_error *err)
         }
         unlink(o->temp);
     }
-    if (keep && bad)
+    if (bad)
         return tp_fail(err, TP_ERR_IO, o->target, 0, 0, "cannot write: %s", strerror(e ? e : EIO));
     return TP_OK;
+}
+
+/* The public face of tp_out_file: one allocation the caller owns. */
+struct tp_output {
+    tp_out_file file;
+};
+
+tp_status tp_output_open(tp_output **out, const char *path, tp_error *err)
+{
+    if (!out || !path)
+        return tp_fail(err, TP_ERR_ARGUMENT, NULL, 0, 0, "tp_output_open: %s is NULL",
+                       out ? "path" : "out");
+    *out = NULL;
+    tp_output *o = malloc(sizeof(*o));
+    if (!o)
+        return tp_fail(err, TP_ERR_NOMEM, path, 0, 0, "out of memory");
+    tp_status st = tp_out_file__open(&o->file, path, err);
+    if (st != TP_OK) {
+        free(o);
+        return st;
+    }
+    *out = o;
+    return TP_OK;
+}
+
+FILE *tp_output_stream(const tp_output *o)
+{
+    return o ? o->file.f : NULL;
+}
+
+tp_status tp_output_close(tp_output *o, bool keep, tp_error *err)
+{
+    if (!o)
+        return TP_OK;
+    tp_status st = tp_out_file__close(&o->file, keep, err);
+    free(o);
+    return st;
 }

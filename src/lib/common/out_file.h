@@ -22,7 +22,7 @@ typedef struct tp_out_file {
 /* Open a new file for `path` (o->f); TP_ERR_IO naming the path on failure. */
 tp_status tp_out_file__open(tp_out_file *o, const char *path, tp_error *err);
 /* Close it: keep (rename over the target) when `keep` and every write succeeded, otherwise
- * remove the new file. TP_ERR_IO naming the path when a write failed while keeping. */
+ * remove the new file. TP_ERR_IO naming the path when a write failed (kept or not). */
 tp_status tp_out_file__close(tp_out_file *o, bool keep, tp_error *err);
 
 #endif

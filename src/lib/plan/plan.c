@@ -991,12 +991,12 @@ void tp_plan_free(tp_plan *plan)
     free(plan);
 }
 
-/* Close a dump file; a failed write or close names the file and the system error. */
-/* Close a dump: kept (over the old file) only when every write succeeded. */
+/* Close a dump: kept (over the old file) only when every write succeeded; a failed write or
+ * close names the file and the system error. */
 static tp_status close_dump(tp_out_file *o, const char *path, tp_status st, tp_error *err)
 {
     int e = errno;
-    tp_status closed = tp_out_file__close(o, st == TP_OK, err);
+    tp_status closed = tp_out_file__close(o, st == TP_OK, st == TP_OK ? err : NULL);
     if (st == TP_ERR_IO)
         return tp_fail(err, TP_ERR_IO, path, 0, 0, "cannot write: %s", strerror(e ? e : EIO));
     return st == TP_OK ? closed : st;
