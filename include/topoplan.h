@@ -1203,6 +1203,12 @@ TP_API const char *tp_builtin_name(size_t i);
 TP_API const char *tp_builtin_about(size_t i);
 /** XML text of the builtin called `name`, or NULL (static storage). */
 TP_API const char *tp_builtin_xml(const char *name);
+/**
+ * The builtin whose name is nearest to `name` (fewest edits; the first of
+ * equals), for "did you mean" after an unknown name.
+ * @return its name (static), or NULL when name is NULL or longer than 63 bytes
+ */
+TP_API const char *tp_builtin_nearest(const char *name);
 
 /** @defgroup complete Partial provider files: completion, SKU catalogue, lints */
 

@@ -439,37 +439,9 @@ void cli_name_flag(tp_error *err)
             snprintf(err->source, sizeof(err->source), "%s", flags[i][1]);
 }
 
-/* Edits (insert, delete, replace) from a to b; names up to 63 bytes, longer ones are far. */
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b), row[64];
-    if (la > 63 || lb > 63)
-        return SIZE_MAX;
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-            best = up + 1 < best ? up + 1 : best;
-            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 int cli_unknown_builtin(const char *name)
 {
-    const char *nearest = NULL;
-    size_t best = SIZE_MAX;
-    for (size_t i = 0; i < tp_builtin_count(); i++) {
-        size_t d = edit_distance(name, tp_builtin_name(i));
-        if (d < best)
-            best = d, nearest = tp_builtin_name(i);
-    }
+    const char *nearest = tp_builtin_nearest(name);
     if (nearest)
         cli_message("unknown builtin \"%s\" (nearest: %s); see `topoplan builtins`", name, nearest);
     else

@@ -566,6 +566,19 @@ static void test_output_replaces_only_on_success(void **state)
     assert_int_equal(rmdir(dir), 0); /* empty: no temporary file left */
 }
 
+/* "Did you mean" for builtins: the nearest name by edits. */
+static void test_builtin_nearest(void **state)
+{
+    (void)state;
+    assert_string_equal(tp_builtin_nearest("dgx-h10"), "dgx-h100");
+    assert_string_equal(tp_builtin_nearest("dgx-a100"), "dgx-a100"); /* a name is its own */
+    assert_null(tp_builtin_nearest(NULL));
+    char very_long[80];
+    memset(very_long, 'x', sizeof(very_long) - 1);
+    very_long[sizeof(very_long) - 1] = '\0';
+    assert_null(tp_builtin_nearest(very_long));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -585,6 +598,7 @@ int main(void)
         cmocka_unit_test(test_contract_reports),
         cmocka_unit_test(test_other_modules_reach),
         cmocka_unit_test(test_output_replaces_only_on_success),
+        cmocka_unit_test(test_builtin_nearest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
 #include "common/internal.h"
 
 #include <assert.h>
+#include <stdint.h>
 #include <string.h>
 
 static const char *const node_type_names[] = {
@@ -68,4 +69,29 @@ const char *tp_pattern_name(int pattern)
     if (pattern < 0 || (size_t)pattern >= ARRAY_LEN(names) || !names[pattern])
         return "?";
     return names[pattern];
+}
+
+size_t tp_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return SIZE_MAX;
+    size_t row[64];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
 }

@@ -11,6 +11,10 @@
 /* The enumerations themselves (tp_node_type, tp_link_type, tp_path_type,
  * tp_pattern) are public: include/topoplan.h. */
 
+/* Edits (insert, delete, replace) from a to b, for "did you mean": SIZE_MAX when either name
+ * is longer than 63 bytes (such names are far from every known one). */
+size_t tp_edit_distance(const char *a, const char *b);
+
 /* "balanced tree", "ring", ...; "?" for an unknown pattern. */
 const char *tp_pattern_name(int pattern);
 /* "GPU", "PCI", ... */

@@ -203,31 +203,6 @@ void tp_config__unset(tp_config *cfg, tp_param_id id)
     memset(&cfg->values[id], 0, sizeof(cfg->values[id]));
 }
 
-size_t tp_config__edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63)
-        return (size_t)-1;
-    size_t row[64];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
-}
-
 /* An NCCL_* name topoplan does not model: say so, naming the nearest one it does. */
 static void unknown_name(tp_config *cfg, const char *key, size_t len)
 {
@@ -238,7 +213,7 @@ static void unknown_name(tp_config *cfg, const char *key, size_t len)
     size_t best = (size_t)-1;
     const char *nearest = NULL;
     for (size_t i = 0; i < ARRAY_LEN(params); i++) {
-        size_t d = tp_config__edit_distance(name, params[i].name);
+        size_t d = tp_edit_distance(name, params[i].name);
         if (d < best)
             best = d, nearest = params[i].name;
     }

@@ -99,8 +99,6 @@ const tp_nccl_profile *tp_config__profile(const tp_config *cfg);
 void tp_config__log_env(const tp_config *cfg, tp_param_id id, tp_log *log);
 /* Forget the user's value of a parameter: NCCL's default again (a what-if without it). */
 void tp_config__unset(tp_config *cfg, tp_param_id id);
-/* Edit distance between two short names (SIZE_MAX past 63 characters): "did you mean". */
-size_t tp_config__edit_distance(const char *a, const char *b);
 /* Copy a configuration (a plan keeps its own). */
 tp_status tp_config__copy(tp_config **out, const tp_config *cfg, tp_error *err);
 

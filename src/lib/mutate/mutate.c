@@ -1,4 +1,5 @@
 /* What-if edits of a topology XML: attributes, removals, NVLink counts. */
+#include "common/names.h"
 #include "mutate/mutate.h"
 
 #include <ctype.h>
@@ -28,28 +29,6 @@ static bool in_set(const attr_set *set, const char *name)
         if (strcmp(set->names[i], name) == 0)
             return true;
     return false;
-}
-
-/* Edit distance of two short names, for "did you mean". */
-static size_t distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b), row[64];
-    if (la > 63 || lb > 63)
-        return (size_t)-1;
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-            best = up + 1 < best ? up + 1 : best;
-            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb];
 }
 
 /* Fail naming an attribute the loader does not read on any of `sets`. */
@@ -160,7 +139,7 @@ static tp_status unknown_attr(tp_error *err, const tp_mutation *m, const char *n
                                 sets[s].tag);
         for (size_t i = 0; i < sets[s].n && len < sizeof(known); i++) {
             len += (size_t)snprintf(known + len, sizeof(known) - len, " %s", sets[s].names[i]);
-            size_t d = distance(name, sets[s].names[i]);
+            size_t d = tp_edit_distance(name, sets[s].names[i]);
             if (d < best)
                 best = d, nearest = sets[s].names[i];
         }

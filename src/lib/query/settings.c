@@ -4,6 +4,7 @@
  * (the plan re-planned without the setting, compared in NCCL's tuning model).
  * A CLI prints them for every command; a library user reads them here.
  */
+#include "common/names.h"
 #include "netdev/netdev.h"
 #include "plan/plan.h"
 #include "query/query.h"
@@ -40,7 +41,7 @@ static const char *nearest_name(const char *token, const char *const *names, int
     const char *nearest = names[0];
     for (int i = 0; i < n; i++) {
         lower_copy(b, sizeof(b), names[i]);
-        size_t d = tp_config__edit_distance(a, b);
+        size_t d = tp_edit_distance(a, b);
         if (d < best)
             best = d, nearest = names[i];
     }
