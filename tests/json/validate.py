@@ -13,11 +13,14 @@ A schema lists the command lines to test in "x-topoplan-tests" (default:
   {other}  another distinct topology (the next one, in case-name order)
   {case}   every case folder holding the file named by "cases_with"
   {each}   every file matching the glob "each" (relative to the repository)
+  {builtin} every built-in topology (`topoplan builtins`), with {nodes} as above
 A line without placeholders runs once. Every line runs as
 `topoplan --no-env --format json ARGS`; its output must be one JSON document
 valid against the schema, naming it ("schema") and its version.
 
-Also checked: every command of `topoplan --help` that accepts --format json
+Also checked: every schema is strict (every object closes its keys with
+additionalProperties or unevaluatedProperties: false, so an undocumented key fails) and
+every property has a "description"; every command of `topoplan --help` that accepts --format json
 has a schema here (so a new command cannot ship JSON without a contract).
 """
 import concurrent.futures
@@ -78,6 +81,51 @@ def undescribed(node, path=""):
     return missing
 
 
+def schema_gaps(name, store):
+    """What makes a schema loose: a property without a "description", an object whose keys
+    are listed but that accepts others (no additionalProperties or unevaluatedProperties:
+    an undocumented key would pass), an object or array whose content is not described.
+    Followed through $ref into common.schema.json; a branch of allOf may leave the closing
+    to its parent (unevaluatedProperties: false)."""
+    gaps = []
+
+    def resolve(node, owner):
+        while isinstance(node, dict) and "$ref" in node:
+            target, _, pointer = node["$ref"].partition("#")
+            owner = target[: -len(".schema.json")] if target else owner
+            node = store[owner]
+            for part in pointer.strip("/").split("/"):
+                node = node[part]
+        return node, owner
+
+    def walk(node, owner, where, branch=False):
+        node, owner = resolve(node, owner)
+        if not isinstance(node, dict):
+            return
+        closed = "additionalProperties" in node or "unevaluatedProperties" in node
+        if "properties" in node and not closed and not branch:
+            gaps.append(f"{where}: lists its keys but accepts others (additionalProperties: false)")
+        if node.get("type") == "object" and "properties" not in node and not closed:
+            gaps.append(f"{where}: an object without properties or additionalProperties")
+        if node.get("type") == "array" and "items" not in node:
+            gaps.append(f"{where}: an array without items")
+        for key, prop in node.get("properties", {}).items():
+            target, _ = resolve(prop, owner)
+            if "description" not in prop and "description" not in target:
+                gaps.append(f"{where}/{key}: no description")
+            walk(prop, owner, f"{where}/{key}")
+        if isinstance(node.get("additionalProperties"), dict):
+            walk(node["additionalProperties"], owner, f"{where}/*")
+        if isinstance(node.get("items"), dict):
+            walk(node["items"], owner, f"{where}[]")
+        for combiner in ("allOf", "anyOf", "oneOf"):
+            for sub in node.get(combiner, []):
+                walk(sub, owner, where, branch=combiner == "allOf" and ("unevaluatedProperties" in node or branch))
+
+    walk(store[name], name, name)
+    return gaps
+
+
 def make_validator(schema, store):
     flat = inline_refs(schema, schema, store)
     flat.pop("$defs", None)
@@ -95,10 +143,18 @@ def distinct_topologies(cases_dir):
     return topos
 
 
-def expand(test, topos, cases_dir):
+def builtin_names(binary):
+    out = subprocess.run([binary, "builtins"], capture_output=True, text=True, check=True).stdout
+    return [line.split()[0] for line in out.splitlines() if line.strip()]
+
+
+def expand(test, topos, cases_dir, builtins=()):
     """All argument lists of one test line."""
     args = test["args"]
     text = " ".join(args)
+    if "{builtin}" in text:
+        node_counts = [1, 2] if "{nodes}" in text else [None]
+        return [[a.replace("{builtin}", b).replace("{nodes}", str(n)) for a in args] for b in builtins for n in node_counts]
     if "{each}" in text:
         return [[a.replace("{each}", f) for a in args] for f in sorted(glob.glob(test["each"]))]
     if "{case}" in text:
@@ -132,6 +188,7 @@ def main():
     binary, schema_dir, cases_dir = sys.argv[1:4]
     store = load_schemas(schema_dir)
     topos = distinct_topologies(cases_dir)
+    builtins = builtin_names(binary)
     failures = []
     commands = json_commands(binary)
     missing = [c for c in commands if c not in store]
@@ -144,6 +201,9 @@ def main():
     for name, schema in store.items():
         if schema.get("x-topoplan-described"):
             failures += [f"{name}: key {k} has no description" for k in undescribed(schema)]
+    for name in store:
+        if name != "common":
+            failures += [f"schema {gap}" for gap in schema_gaps(name, store)]
     jobs = []
     lines = {name: schema.get("x-topoplan-json-lines", False) for name, schema in store.items()}
     for name, schema in store.items():
@@ -152,7 +212,7 @@ def main():
         tests = schema.get("x-topoplan-tests", [{"args": [name, "{topo}", "--nodes", "{nodes}"]}])
         validator = make_validator(schema, store)
         for test in tests:
-            for args in expand(test, topos, cases_dir):
+            for args in expand(test, topos, cases_dir, builtins):
                 jobs.append((name, validator, args, test.get("exit", [0])))
     counts = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:

@@ -324,7 +324,7 @@ static void write_json(FILE *out, const tp_nics *nx, const char *nccl_version)
 {
     tp_report__json_begin(out, "topoplan.nics", nccl_version);
     fprintf(out,
-            "  \"node\": %d, \"nodes\": %d, \"ranks_per_node\": %d, \"cross_nic\": %lld, "
+            "  \"node\": %d, \"nodes\": %d, \"gpus_per_node\": %d, \"cross_nic\": %lld, "
             "\"pxn_level\": %d, \"ring_channels\": %d, \"p2p_channels\": %d, "
             "\"p2p_channels_per_peer\": %d, \"p2p_schedule\": %s,\n",
             nx->node, nx->n_nodes, nx->per_node, (long long)nx->cross_nic, nx->pxn_level,
