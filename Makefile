@@ -306,6 +306,7 @@ check-package: all
 	@rc=0; sh tests/package/check-exports.sh $(BUILD)/$(SO_REAL) $(SONAME) include/topoplan.h || rc=1; \
 	sh tests/package/check-api-tested.sh include/topoplan.h || rc=1; \
 	sh tests/package/check-man.sh $(BUILD)/topoplan $(BUILD)/topoplan.1 || rc=1; \
-	sh tests/package/check-install.sh "$(MAKE)" $(STAGE) $(BUILD) || rc=1; exit $$rc
+	sh tests/package/check-install.sh "$(MAKE)" $(STAGE) $(BUILD) || rc=1; \
+	sh tests/package/check-python-package.sh "$(MAKE)" $(BUILD) || rc=1; exit $$rc
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
