@@ -295,6 +295,10 @@ install: all
 	sed $(PC_SED) topoplan.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/topoplan.pc
 	install -m 644 $(BUILD)/topoplan.1 $(DESTDIR)$(MANDIR)/man1/topoplan.1
 	install -m 644 $(BUILD)/topoplan.3 $(DESTDIR)$(MANDIR)/man3/topoplan.3
+	@case "$(LIBDIR)" in /usr/lib|/usr/lib64|/lib|/lib64|/usr/lib/*-linux-gnu) ;; *) \
+	    echo "note: $(LIBDIR) may not be on the dynamic loader's path: run 'sudo ldconfig' if it is listed"; \
+	    echo "      in /etc/ld.so.conf.d (Debian lists /usr/local/lib), else LD_LIBRARY_PATH=$(LIBDIR);"; \
+	    echo "      pkg-config: PKG_CONFIG_PATH=$(PKGCONFIGDIR); man: MANPATH=$(MANDIR):; Python: pip install ./python";; esac
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALL_FILES))

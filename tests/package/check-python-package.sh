@@ -23,7 +23,10 @@ cp -r python "$tmp/src"   # pip builds in the source tree: keep the repository c
 if ! "$venv/bin/python" -m pip install -q --no-index "$tmp/src" > "$tmp/pip.txt" 2>&1; then
     echo "FAIL python package: pip install ./python:"; tail -n 15 "$tmp/pip.txt"; exit 1
 fi
-$make --no-print-directory -s install PREFIX="$venv" BUILD="$build" >/dev/null 2>&1
+$make --no-print-directory -s install PREFIX="$venv" BUILD="$build" > "$tmp/install.txt" 2>&1
+# a prefix off the loader's path: the install says how to reach the library
+grep -q "LD_LIBRARY_PATH=$venv/lib" "$tmp/install.txt" && grep -q "ldconfig" "$tmp/install.txt" ||
+    { echo "FAIL make install PREFIX=$venv: no LD_LIBRARY_PATH/ldconfig note:"; cat "$tmp/install.txt"; fail=1; }
 
 clean_env="env -u TOPOPLAN_LIBRARY -u LD_LIBRARY_PATH -u PYTHONPATH"
 cd "$tmp"
