@@ -116,6 +116,7 @@ check-unit: $(UNIT_BIN)
 
 check-golden: $(BUILD)/topoplan
 	@sh tests/golden/run.sh $(BUILD)/topoplan
+	@sh tests/golden/job_line.sh $(BUILD)/topoplan
 
 check-fleet: $(BUILD)/topoplan
 	@sh tests/fleet/run.sh $(BUILD)/topoplan

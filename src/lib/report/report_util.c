@@ -207,6 +207,22 @@ int tp_report__schema_version(const char *schema)
     return 0;
 }
 
+void tp_report__job_line(FILE *out, const tp_plan *p)
+{
+    const tp_channels *ch = &p->channels;
+    fprintf(out,
+            "Job: %d node%s x %d GPUs = %d ranks; reported rank %d (NCCL node %d, local "
+            "rank %d of %d) [NCCL %s]\n",
+            p->job.n_nodes, p->job.n_nodes == 1 ? "" : "s", p->n_gpus_per_node, ch->n_ranks,
+            p->job.rank, ch->node, ch->local_rank, ch->local_ranks, tp_config_nccl(p->cfg));
+}
+
+void tp_report__json_job(FILE *out, const tp_plan *p)
+{
+    fprintf(out, "  \"nodes\": %d, \"gpus_per_node\": %d, \"ranks\": %d, \"rank\": %d,\n",
+            p->job.n_nodes, p->n_gpus_per_node, p->channels.n_ranks, p->job.rank);
+}
+
 void tp_report__json_begin(FILE *out, const char *schema, const char *nccl_version)
 {
     fprintf(out, "{\n  \"schema\": \"%s\", \"schema_version\": %d,\n", schema,
