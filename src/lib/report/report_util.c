@@ -193,7 +193,7 @@ static const struct {
 } json_schemas[] = {
     {"topoplan.plan", 1},        {"topoplan.search", 1},   {"topoplan.paths", 1},
     {"topoplan.nics", 2},        {"topoplan.diff", 1},     {"topoplan.check", 1},
-    {"topoplan.graph-check", 1}, {"topoplan.validate", 1}, {"topoplan.env", 1},
+    {"topoplan.graph-check", 2}, {"topoplan.validate", 1}, {"topoplan.env", 1},
     {"topoplan.versions", 1},    {"topoplan.builtins", 1}, {"topoplan.hca", 1},
     {"topoplan.matrix", 1},      {"topoplan.complete", 1}, {"topoplan.tune", 1},
     {"topoplan.verify", 1},
