@@ -191,7 +191,7 @@ static const struct {
     const char *name;
     int version;
 } json_schemas[] = {
-    {"topoplan.plan", 1},        {"topoplan.search", 1},   {"topoplan.paths", 1},
+    {"topoplan.plan", 2},        {"topoplan.search", 1},   {"topoplan.paths", 1},
     {"topoplan.nics", 2},        {"topoplan.diff", 1},     {"topoplan.check", 1},
     {"topoplan.graph-check", 2}, {"topoplan.validate", 1}, {"topoplan.env", 1},
     {"topoplan.versions", 1},    {"topoplan.builtins", 1}, {"topoplan.hca", 1},
