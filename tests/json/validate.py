@@ -82,7 +82,8 @@ def undescribed(node, path=""):
 
 
 def schema_gaps(name, store):
-    """What makes a schema loose: a property without a "description", an object whose keys
+    """What makes a schema loose: a property without a "description", a required key that
+    is not a property, an object whose keys
     are listed but that accepts others (no additionalProperties or unevaluatedProperties:
     an undocumented key would pass), an object or array whose content is not described.
     Followed through $ref into common.schema.json; a branch of allOf may leave the closing
@@ -109,6 +110,10 @@ def schema_gaps(name, store):
             gaps.append(f"{where}: an object without properties or additionalProperties")
         if node.get("type") == "array" and "items" not in node:
             gaps.append(f"{where}: an array without items")
+        if "properties" in node:
+            for key in node.get("required", []):
+                if key not in node["properties"]:
+                    gaps.append(f"{where}/{key}: required but not among the properties")
         for key, prop in node.get("properties", {}).items():
             target, _ = resolve(prop, owner)
             if "description" not in prop and "description" not in target:
@@ -124,6 +129,19 @@ def schema_gaps(name, store):
 
     walk(store[name], name, name)
     return gaps
+
+
+def check_schema_gaps_itself():
+    """schema_gaps finds each kind of looseness (so the check above cannot pass vacuously)."""
+    loose = {"type": "object", "required": ["a", "c"], "properties": {
+        "a": {"type": "integer"},
+        "b": {"description": "b", "type": "object", "properties": {"x": {"description": "x"}}},
+        "d": {"description": "d", "type": "array"}}}
+    found = schema_gaps("t", {"t": loose})
+    wanted = ["t: lists its keys", "t/a: no description", "t/c: required but not",
+              "t/b: lists its keys", "t/d: an array without items"]
+    missed = [w for w in wanted if not any(f.startswith(w) for f in found)]
+    return [f"schema_gaps misses: {m}" for m in missed]
 
 
 def make_validator(schema, store):
@@ -201,6 +219,7 @@ def main():
     for name, schema in store.items():
         if schema.get("x-topoplan-described"):
             failures += [f"{name}: key {k} has no description" for k in undescribed(schema)]
+    failures += check_schema_gaps_itself()
     for name in store:
         if name != "common":
             failures += [f"schema {gap}" for gap in schema_gaps(name, store)]
