@@ -27,6 +27,7 @@ for c in plan matrix paths search tune nics validate; do
     check_one "$c" "$c" --builtin dgx-h100
 done
 check_one check check --builtin dgx-h100 --baseline dgx-a100
+check_one graph-check graph-check tests/fixtures/graph_v100_nv2_exact.xml tests/fixtures/v100_nv2.xml
 check_one diff diff --builtin dgx-h100 --env-a NCCL_CROSS_NIC=0 --env-b NCCL_CROSS_NIC=1
 [ $fail = 0 ] && echo "job line: $n reports state their job size (text first line, JSON top level)"
 exit $fail
