@@ -281,7 +281,7 @@ static void write_json(FILE *out, const tp_plan *p, const tp_graph_why *whys,
     const tp_channels *ch = &p->channels;
     tp_report__json_begin(out, "topoplan.plan", tp_config_nccl(p->cfg));
     fprintf(out,
-            "  \"nodes\": %d, \"gpus_per_node\": %d, \"ranks\": %d, \"rank\": %d, "
+            "  \"nodes\": %d, \"gpus_per_node\": %d, \"n_ranks\": %d, \"rank\": %d, "
             "\"nccl_nodes\": %d,\n",
             p->job.n_nodes, p->n_gpus_per_node, ch->n_ranks, p->job.rank, ch->n_nodes);
     json_graphs(out, p, whys);

@@ -195,7 +195,7 @@ static const struct {
     {"topoplan.nics", 2},        {"topoplan.diff", 1},     {"topoplan.check", 1},
     {"topoplan.graph-check", 2}, {"topoplan.validate", 1}, {"topoplan.env", 1},
     {"topoplan.versions", 1},    {"topoplan.builtins", 1}, {"topoplan.hca", 1},
-    {"topoplan.matrix", 1},      {"topoplan.complete", 1}, {"topoplan.tune", 1},
+    {"topoplan.matrix", 1},      {"topoplan.complete", 1}, {"topoplan.tune", 2},
     {"topoplan.verify", 1},
 };
 
@@ -219,7 +219,7 @@ void tp_report__job_line(FILE *out, const tp_plan *p)
 
 void tp_report__json_job(FILE *out, const tp_plan *p)
 {
-    fprintf(out, "  \"nodes\": %d, \"gpus_per_node\": %d, \"ranks\": %d, \"rank\": %d,\n",
+    fprintf(out, "  \"nodes\": %d, \"gpus_per_node\": %d, \"n_ranks\": %d, \"rank\": %d,\n",
             p->job.n_nodes, p->n_gpus_per_node, p->channels.n_ranks, p->job.rank);
 }
 
