@@ -389,7 +389,7 @@ static void write_summary(FILE *out, const fleet *f, tp_format fmt, int ok, int 
             fputs(i ? ", " : "", out);
             fputs("{\"kind\": ", out);
             json_str(out, kinds[i].title);
-            fprintf(out, ", \"deviating_nodes\": %d, \"findings\": %d}", kinds[i].nodes,
+            fprintf(out, ", \"deviating_nodes\": %d, \"n_findings\": %d}", kinds[i].nodes,
                     kinds[i].findings);
         }
         fputs("]}}\n", out);

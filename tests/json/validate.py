@@ -131,6 +131,35 @@ def schema_gaps(name, store):
     return gaps
 
 
+# Names that are a list in one place and a count in another, known and documented
+# (docs/json.md): plan's "channels" object counts channels by kind ("nvls", "p2p"),
+# while nics lists a rank's "channels", "nvls" and "p2p" uses; tune counts "channels".
+LIST_AND_COUNT = {"channels", "nvls", "p2p"}
+
+
+def list_count_clashes(store):
+    """A property name that is an array (a list) somewhere and an integer (a count)
+    elsewhere: the same name must mean the same thing in every document."""
+    kinds = {}
+
+    def walk(node, where):
+        if isinstance(node, dict):
+            for key, prop in node.get("properties", {}).items():
+                kind = prop.get("type") if isinstance(prop, dict) else None
+                if kind in ("array", "integer"):
+                    kinds.setdefault(key, {}).setdefault(kind, where + "/" + key)
+            for value in node.values():
+                walk(value, where)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value, where)
+
+    for name, schema in store.items():
+        walk(schema, name)
+    return [f"{key}: a list at {seen['array']}, a count at {seen['integer']} (name counts n_{key})"
+            for key, seen in sorted(kinds.items()) if len(seen) == 2 and key not in LIST_AND_COUNT]
+
+
 def check_schema_gaps_itself():
     """schema_gaps finds each kind of looseness (so the check above cannot pass vacuously)."""
     loose = {"type": "object", "required": ["a", "c"], "properties": {
@@ -220,6 +249,7 @@ def main():
         if schema.get("x-topoplan-described"):
             failures += [f"{name}: key {k} has no description" for k in undescribed(schema)]
     failures += check_schema_gaps_itself()
+    failures += [f"schema names: {c}" for c in list_count_clashes(store)]
     for name in store:
         if name != "common":
             failures += [f"schema {gap}" for gap in schema_gaps(name, store)]
