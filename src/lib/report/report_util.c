@@ -196,7 +196,7 @@ static const struct {
     {"topoplan.graph-check", 2}, {"topoplan.validate", 1}, {"topoplan.env", 1},
     {"topoplan.versions", 1},    {"topoplan.builtins", 1}, {"topoplan.hca", 1},
     {"topoplan.matrix", 1},      {"topoplan.complete", 1}, {"topoplan.tune", 2},
-    {"topoplan.verify", 1},
+    {"topoplan.verify", 2},
 };
 
 int tp_report__schema_version(const char *schema)
