@@ -116,6 +116,7 @@ check-unit: $(UNIT_BIN)
 
 check-golden: $(BUILD)/topoplan
 	@sh tests/golden/run.sh $(BUILD)/topoplan
+	@sh tests/golden/job_line.sh $(BUILD)/topoplan
 
 check-fleet: $(BUILD)/topoplan
 	@sh tests/fleet/run.sh $(BUILD)/topoplan
@@ -259,9 +260,12 @@ clean:
 	rm -rf build build-san build-fuzz
 
 # ---- The library as a package: shared library, install, pkg-config, man pages ----
+# One man page per @defgroup of the header: topoplan_plan(3), topoplan_query(3), ...
+MAN3_GROUPS := $(shell sed -n 's/.*@defgroup \([a-z0-9_]*\).*/\1/p' include/topoplan.h)
 INSTALL_FILES := $(BINDIR)/topoplan $(INCLUDEDIR)/topoplan.h $(LIBDIR)/libtopoplan.a \
     $(LIBDIR)/$(SO_REAL) $(LIBDIR)/$(SONAME) $(LIBDIR)/libtopoplan.so \
-    $(PKGCONFIGDIR)/topoplan.pc $(MANDIR)/man1/topoplan.1 $(MANDIR)/man3/topoplan.3
+    $(PKGCONFIGDIR)/topoplan.pc $(MANDIR)/man1/topoplan.1 $(MANDIR)/man3/topoplan.3 \
+    $(addprefix $(MANDIR)/man3/topoplan_,$(addsuffix .3,$(MAN3_GROUPS)))
 
 # Only TP_API symbols are exported (-fvisibility=hidden); --no-undefined: every
 # dependency is named here, so users link with -ltopoplan alone.
@@ -277,7 +281,7 @@ $(BUILD)/topoplan.1: $(BUILD)/topoplan scripts/gen-man.sh
 
 $(BUILD)/topoplan.3: include/topoplan.h scripts/gen-man3.sh
 	@mkdir -p $(@D)
-	sh scripts/gen-man3.sh include/topoplan.h $(VERSION) > $@.tmp && mv $@.tmp $@
+	sh scripts/gen-man3.sh include/topoplan.h $(VERSION) $(BUILD)/man3 && cp $(BUILD)/man3/topoplan.3 $@
 
 # The .pc names the install's own directories: written at install time.
 PC_SED := -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
@@ -295,6 +299,11 @@ install: all
 	sed $(PC_SED) topoplan.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/topoplan.pc
 	install -m 644 $(BUILD)/topoplan.1 $(DESTDIR)$(MANDIR)/man1/topoplan.1
 	install -m 644 $(BUILD)/topoplan.3 $(DESTDIR)$(MANDIR)/man3/topoplan.3
+	install -m 644 $(addprefix $(BUILD)/man3/topoplan_,$(addsuffix .3,$(MAN3_GROUPS))) $(DESTDIR)$(MANDIR)/man3/
+	@case "$(LIBDIR)" in /usr/lib|/usr/lib64|/lib|/lib64|/usr/lib/*-linux-gnu) ;; *) \
+	    echo "note: $(LIBDIR) may not be on the dynamic loader's path: run 'sudo ldconfig' if it is listed"; \
+	    echo "      in /etc/ld.so.conf.d (Debian lists /usr/local/lib), else LD_LIBRARY_PATH=$(LIBDIR);"; \
+	    echo "      pkg-config: PKG_CONFIG_PATH=$(PKGCONFIGDIR); man: MANPATH=$(MANDIR):; Python: pip install ./python";; esac
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALL_FILES))
@@ -306,6 +315,8 @@ check-package: all
 	@rc=0; sh tests/package/check-exports.sh $(BUILD)/$(SO_REAL) $(SONAME) include/topoplan.h || rc=1; \
 	sh tests/package/check-api-tested.sh include/topoplan.h || rc=1; \
 	sh tests/package/check-man.sh $(BUILD)/topoplan $(BUILD)/topoplan.1 || rc=1; \
-	sh tests/package/check-install.sh "$(MAKE)" $(STAGE) $(BUILD) || rc=1; exit $$rc
+	sh tests/package/check-man3.sh include/topoplan.h $(BUILD)/man3 || rc=1; \
+	sh tests/package/check-install.sh "$(MAKE)" $(STAGE) $(BUILD) || rc=1; \
+	sh tests/package/check-python-package.sh "$(MAKE)" $(BUILD) || rc=1; exit $$rc
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

@@ -12,15 +12,19 @@ the CLI prints:
         print(p.nic(rank=0, channel=0).net_dev)
         doc = p.json("plan")
 
-The library is found through the TOPOPLAN_LIBRARY environment variable (a
-path), else as libtopoplan.so.0 by the dynamic loader (LD_LIBRARY_PATH, the
-system's library directories).
+The shared library is found, in this order: the TOPOPLAN_LIBRARY environment
+variable (a path to libtopoplan.so.0); libtopoplan.so.0 by the dynamic loader
+(LD_LIBRARY_PATH, the ldconfig cache, /lib, /usr/lib); then the lib
+directories of the usual install prefixes, where `make install PREFIX=...`
+puts it: this Python's own prefix (a venv), ~/.local, /usr/local, /opt/topoplan,
+/usr. Install the module with `pip install ./python`.
 """
 
 import ctypes
 import types
 import json as _json
 import os
+import sys
 from dataclasses import asdict, dataclass, field
 from typing import Dict, List, Mapping, Optional, Sequence
 
@@ -175,9 +179,47 @@ def _range_checked(name, fn, args):
     return call
 
 
+_SONAME = "libtopoplan.so.0"
+
+
+def _library_candidates():
+    """Where `make install PREFIX=P` puts the library: P/lib, for the usual P."""
+    prefixes = [sys.prefix, sys.base_prefix, os.path.expanduser("~/.local"), "/usr/local",
+                "/opt/topoplan", "/usr"]
+    seen, paths = set(), []
+    for prefix in prefixes:
+        for lib in ("lib", "lib64", "lib/" + _multiarch()):
+            path = os.path.join(prefix, lib, _SONAME)
+            if path not in seen:
+                seen.add(path)
+                paths.append(path)
+    return paths
+
+
+def _multiarch():
+    return getattr(sys.implementation, "_multiarch", "") or ""
+
+
+def _open_library():
+    explicit = os.environ.get("TOPOPLAN_LIBRARY")
+    if explicit:
+        return ctypes.CDLL(explicit)  # asked for by path: its own error if it cannot load
+    try:
+        return ctypes.CDLL(_SONAME)
+    except OSError:
+        pass
+    tried = _library_candidates()
+    for path in tried:
+        if os.path.exists(path):
+            return ctypes.CDLL(path)
+    raise ImportError(
+        f"topoplan: {_SONAME} not found: install it (`make install PREFIX=/usr/local`, then "
+        f"`sudo ldconfig` or LD_LIBRARY_PATH=PREFIX/lib), or set TOPOPLAN_LIBRARY to its path; "
+        f"looked in the dynamic loader's path and {', '.join(os.path.dirname(p) for p in tried)}")
+
+
 def _load():
-    path = os.environ.get("TOPOPLAN_LIBRARY") or "libtopoplan.so.0"
-    lib = ctypes.CDLL(path)
+    lib = _open_library()
     P, I, S, E = ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t, ctypes.POINTER(_Error)
     sigs = {
         "tp_version": (ctypes.c_uint, [ctypes.POINTER(I)] * 3),

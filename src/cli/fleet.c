@@ -26,7 +26,7 @@
 #define FLEET_MAX_KINDS 64 /* distinct deviation titles counted in the summary */
 #define FLEET_MAX_THREADS 64
 #define FLEET_SCHEMA "topoplan.fleet-check" /* JSON lines: every line names it */
-#define FLEET_SCHEMA_VERSION 1
+#define FLEET_SCHEMA_VERSION 2
 
 typedef struct fleet_kind {
     const char *title; /* static (the comparison's titles) */
@@ -380,8 +380,8 @@ static void write_summary(FILE *out, const fleet *f, tp_format fmt, int ok, int 
     if (fmt == TP_FORMAT_JSON) {
         fprintf(out,
                 "{\"schema\": \"%s\", \"schema_version\": %d, \"nccl_version\": \"%s\", "
-                "\"summary\": {\"nodes\": %zu, "
-                "\"planned\": %zu, \"ok\": %d, \"deviate\": %d, \"errors\": %d, "
+                "\"summary\": {\"checked\": %zu, "
+                "\"planned\": %zu, \"ok\": %d, \"deviating\": %d, \"failed\": %d, "
                 "\"kinds\": [",
                 FLEET_SCHEMA, FLEET_SCHEMA_VERSION, tp_config_nccl(f->ctx->cfg), f->n_nodes,
                 f->n_nodes - f->shared, ok, bad, failed);
@@ -389,7 +389,8 @@ static void write_summary(FILE *out, const fleet *f, tp_format fmt, int ok, int 
             fputs(i ? ", " : "", out);
             fputs("{\"kind\": ", out);
             json_str(out, kinds[i].title);
-            fprintf(out, ", \"nodes\": %d, \"findings\": %d}", kinds[i].nodes, kinds[i].findings);
+            fprintf(out, ", \"deviating_nodes\": %d, \"n_findings\": %d}", kinds[i].nodes,
+                    kinds[i].findings);
         }
         fputs("]}}\n", out);
         return;

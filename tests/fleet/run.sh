@@ -47,8 +47,8 @@ for n in nodes:
         assert "job" in n, n
     else:
         assert n["status"] == "ok", n
-assert summary["nodes"] == 40 and summary["ok"] == 37 and summary["deviate"] == 3, summary
-kinds = {k["kind"]: k["nodes"] for k in summary["kinds"]}
+assert summary["checked"] == 40 and summary["ok"] == 37 and summary["deviating"] == 3, summary
+kinds = {k["kind"]: k["deviating_nodes"] for k in summary["kinds"]}
 for kind in want.values():
     assert kinds.get(kind) == 1, kinds
 PY

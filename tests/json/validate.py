@@ -13,11 +13,14 @@ A schema lists the command lines to test in "x-topoplan-tests" (default:
   {other}  another distinct topology (the next one, in case-name order)
   {case}   every case folder holding the file named by "cases_with"
   {each}   every file matching the glob "each" (relative to the repository)
+  {builtin} every built-in topology (`topoplan builtins`), with {nodes} as above
 A line without placeholders runs once. Every line runs as
 `topoplan --no-env --format json ARGS`; its output must be one JSON document
 valid against the schema, naming it ("schema") and its version.
 
-Also checked: every command of `topoplan --help` that accepts --format json
+Also checked: every schema is strict (every object closes its keys with
+additionalProperties or unevaluatedProperties: false, so an undocumented key fails) and
+every property has a "description"; every command of `topoplan --help` that accepts --format json
 has a schema here (so a new command cannot ship JSON without a contract).
 """
 import concurrent.futures
@@ -78,6 +81,98 @@ def undescribed(node, path=""):
     return missing
 
 
+def schema_gaps(name, store):
+    """What makes a schema loose: a property without a "description", a required key that
+    is not a property, an object whose keys
+    are listed but that accepts others (no additionalProperties or unevaluatedProperties:
+    an undocumented key would pass), an object or array whose content is not described.
+    Followed through $ref into common.schema.json; a branch of allOf may leave the closing
+    to its parent (unevaluatedProperties: false)."""
+    gaps = []
+
+    def resolve(node, owner):
+        while isinstance(node, dict) and "$ref" in node:
+            target, _, pointer = node["$ref"].partition("#")
+            owner = target[: -len(".schema.json")] if target else owner
+            node = store[owner]
+            for part in pointer.strip("/").split("/"):
+                node = node[part]
+        return node, owner
+
+    def walk(node, owner, where, branch=False):
+        node, owner = resolve(node, owner)
+        if not isinstance(node, dict):
+            return
+        closed = "additionalProperties" in node or "unevaluatedProperties" in node
+        if "properties" in node and not closed and not branch:
+            gaps.append(f"{where}: lists its keys but accepts others (additionalProperties: false)")
+        if node.get("type") == "object" and "properties" not in node and not closed:
+            gaps.append(f"{where}: an object without properties or additionalProperties")
+        if node.get("type") == "array" and "items" not in node:
+            gaps.append(f"{where}: an array without items")
+        if "properties" in node:
+            for key in node.get("required", []):
+                if key not in node["properties"]:
+                    gaps.append(f"{where}/{key}: required but not among the properties")
+        for key, prop in node.get("properties", {}).items():
+            target, _ = resolve(prop, owner)
+            if "description" not in prop and "description" not in target:
+                gaps.append(f"{where}/{key}: no description")
+            walk(prop, owner, f"{where}/{key}")
+        if isinstance(node.get("additionalProperties"), dict):
+            walk(node["additionalProperties"], owner, f"{where}/*")
+        if isinstance(node.get("items"), dict):
+            walk(node["items"], owner, f"{where}[]")
+        for combiner in ("allOf", "anyOf", "oneOf"):
+            for sub in node.get(combiner, []):
+                walk(sub, owner, where, branch=combiner == "allOf" and ("unevaluatedProperties" in node or branch))
+
+    walk(store[name], name, name)
+    return gaps
+
+
+# Names that are a list in one place and a count in another, known and documented
+# (docs/json.md): plan's "channels" object counts channels by kind ("nvls", "p2p"),
+# while nics lists a rank's "channels", "nvls" and "p2p" uses; tune counts "channels".
+LIST_AND_COUNT = {"channels", "nvls", "p2p"}
+
+
+def list_count_clashes(store):
+    """A property name that is an array (a list) somewhere and an integer (a count)
+    elsewhere: the same name must mean the same thing in every document."""
+    kinds = {}
+
+    def walk(node, where):
+        if isinstance(node, dict):
+            for key, prop in node.get("properties", {}).items():
+                kind = prop.get("type") if isinstance(prop, dict) else None
+                if kind in ("array", "integer"):
+                    kinds.setdefault(key, {}).setdefault(kind, where + "/" + key)
+            for value in node.values():
+                walk(value, where)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value, where)
+
+    for name, schema in store.items():
+        walk(schema, name)
+    return [f"{key}: a list at {seen['array']}, a count at {seen['integer']} (name counts n_{key})"
+            for key, seen in sorted(kinds.items()) if len(seen) == 2 and key not in LIST_AND_COUNT]
+
+
+def check_schema_gaps_itself():
+    """schema_gaps finds each kind of looseness (so the check above cannot pass vacuously)."""
+    loose = {"type": "object", "required": ["a", "c"], "properties": {
+        "a": {"type": "integer"},
+        "b": {"description": "b", "type": "object", "properties": {"x": {"description": "x"}}},
+        "d": {"description": "d", "type": "array"}}}
+    found = schema_gaps("t", {"t": loose})
+    wanted = ["t: lists its keys", "t/a: no description", "t/c: required but not",
+              "t/b: lists its keys", "t/d: an array without items"]
+    missed = [w for w in wanted if not any(f.startswith(w) for f in found)]
+    return [f"schema_gaps misses: {m}" for m in missed]
+
+
 def make_validator(schema, store):
     flat = inline_refs(schema, schema, store)
     flat.pop("$defs", None)
@@ -95,10 +190,18 @@ def distinct_topologies(cases_dir):
     return topos
 
 
-def expand(test, topos, cases_dir):
+def builtin_names(binary):
+    out = subprocess.run([binary, "builtins"], capture_output=True, text=True, check=True).stdout
+    return [line.split()[0] for line in out.splitlines() if line.strip()]
+
+
+def expand(test, topos, cases_dir, builtins=()):
     """All argument lists of one test line."""
     args = test["args"]
     text = " ".join(args)
+    if "{builtin}" in text:
+        node_counts = [1, 2] if "{nodes}" in text else [None]
+        return [[a.replace("{builtin}", b).replace("{nodes}", str(n)) for a in args] for b in builtins for n in node_counts]
     if "{each}" in text:
         return [[a.replace("{each}", f) for a in args] for f in sorted(glob.glob(test["each"]))]
     if "{case}" in text:
@@ -132,6 +235,7 @@ def main():
     binary, schema_dir, cases_dir = sys.argv[1:4]
     store = load_schemas(schema_dir)
     topos = distinct_topologies(cases_dir)
+    builtins = builtin_names(binary)
     failures = []
     commands = json_commands(binary)
     missing = [c for c in commands if c not in store]
@@ -144,6 +248,11 @@ def main():
     for name, schema in store.items():
         if schema.get("x-topoplan-described"):
             failures += [f"{name}: key {k} has no description" for k in undescribed(schema)]
+    failures += check_schema_gaps_itself()
+    failures += [f"schema names: {c}" for c in list_count_clashes(store)]
+    for name in store:
+        if name != "common":
+            failures += [f"schema {gap}" for gap in schema_gaps(name, store)]
     jobs = []
     lines = {name: schema.get("x-topoplan-json-lines", False) for name, schema in store.items()}
     for name, schema in store.items():
@@ -152,7 +261,7 @@ def main():
         tests = schema.get("x-topoplan-tests", [{"args": [name, "{topo}", "--nodes", "{nodes}"]}])
         validator = make_validator(schema, store)
         for test in tests:
-            for args in expand(test, topos, cases_dir):
+            for args in expand(test, topos, cases_dir, builtins):
                 jobs.append((name, validator, args, test.get("exit", [0])))
     counts = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:

@@ -14,7 +14,7 @@ $make --no-print-directory -s install DESTDIR="$stage" PREFIX=$prefix BUILD="$bu
 fail=0
 for f in bin/topoplan include/topoplan.h lib/libtopoplan.a lib/libtopoplan.so \
          lib/libtopoplan.so.0 lib/pkgconfig/topoplan.pc share/man/man1/topoplan.1 \
-         share/man/man3/topoplan.3; do
+         share/man/man3/topoplan.3 share/man/man3/topoplan_plan.3 share/man/man3/topoplan_query.3; do
     [ -e "$stage$prefix/$f" ] || { echo "FAIL install: $prefix/$f missing"; fail=1; }
 done
 [ $fail = 0 ] || exit 1

@@ -109,6 +109,7 @@ static void write_text(FILE *out, const tp_plan *plan)
 {
     const tp_system *sys = plan->sys;
     int n_nets = sys->nodes[TP_NODE_NET].count;
+    tp_report__job_line(out, plan);
     text_gpu_block(out, sys);
     for (int first = 0; first < n_nets; first += MATRIX_NET_COLUMNS)
         text_net_block(out, sys, first,

@@ -221,7 +221,7 @@ static void json_nets(FILE *out, const tp_nics *nx)
     fputs("  \"nets\": [", out);
     for (int i = 0; i < nx->n_nets; i++) {
         const tp_nic_net *n = &nx->nets[i];
-        fprintf(out, "%s\n    {\"dev\": %d, \"id\": \"%llx\", \"name\": ", i ? "," : "", n->dev,
+        fprintf(out, "%s\n    {\"dev\": %d, \"id\": \"%llx\", \"device\": ", i ? "," : "", n->dev,
                 (unsigned long long)n->id);
         tp_report__json_str(out, n->name);
         fprintf(out,
@@ -308,7 +308,7 @@ static void json_rank(FILE *out, const tp_nic_rank *r)
     char bus[32];
     bus_id_text(bus, sizeof(bus), r->bus_id);
     fprintf(out,
-            "    {\"rank\": %d, \"local\": %d, \"dev\": %d, \"busid\": \"%s\", \"numa\": %d, "
+            "    {\"rank\": %d, \"local\": %d, \"cuda_dev\": %d, \"busid\": \"%s\", \"numa\": %d, "
             "\"nearest_net\": %d, \"nearest_path\": \"%s\", \"nearest_bw\": %.1f,\n     ",
             r->rank, r->local, r->dev, bus, r->numa, r->near_net,
             r->near_net >= 0 ? tp_path_type_name(r->near_type) : "", r->near_bw);
@@ -324,7 +324,7 @@ static void write_json(FILE *out, const tp_nics *nx, const char *nccl_version)
 {
     tp_report__json_begin(out, "topoplan.nics", nccl_version);
     fprintf(out,
-            "  \"node\": %d, \"nodes\": %d, \"ranks_per_node\": %d, \"cross_nic\": %lld, "
+            "  \"node_index\": %d, \"nodes\": %d, \"gpus_per_node\": %d, \"cross_nic\": %lld, "
             "\"pxn_level\": %d, \"ring_channels\": %d, \"p2p_channels\": %d, "
             "\"p2p_channels_per_peer\": %d, \"p2p_schedule\": %s,\n",
             nx->node, nx->n_nodes, nx->per_node, (long long)nx->cross_nic, nx->pxn_level,

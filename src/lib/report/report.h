@@ -35,6 +35,11 @@ void tp_report__json_str(FILE *out, const char *s);
 void tp_report__json_why(FILE *out, const tp_graph_why *w);
 /* The version of a JSON schema ("topoplan.plan"), 0 when unknown. */
 int tp_report__schema_version(const char *schema);
+/* The job a report was computed for, as its first line ("Job: 2 nodes x 8 GPUs = 16 ranks;
+ * reported rank 0 ..."): the commands' default --nodes differ (nics: 2), so each says it. */
+void tp_report__job_line(FILE *out, const tp_plan *plan);
+/* The same for JSON: "nodes", "gpus_per_node", "ranks" and "rank" keys (one line). */
+void tp_report__json_job(FILE *out, const tp_plan *plan);
 /* Open a JSON document: "{", its schema name and version; the caller adds fields. */
 /* "{", the schema, its version and the NCCL version the document models (tp_config_nccl). */
 void tp_report__json_begin(FILE *out, const char *schema, const char *nccl_version);

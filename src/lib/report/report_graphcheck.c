@@ -166,7 +166,7 @@ static void json_link(FILE *out, const tp_gc_link *l)
     fputs(", \"to\": ", out);
     tp_report__json_str(out, l->type == TP_GC_NET_PORT ? "" : l->to);
     fprintf(out,
-            ", \"type\": \"%s\", \"capacity\": %g, \"reserved\": %g, \"left\": %g, "
+            ", \"link\": \"%s\", \"capacity\": %g, \"reserved\": %g, \"left\": %g, "
             "\"over\": %s, \"channels\": [",
             link_kind(l), l->capacity, l->reserved, l->left, l->over ? "true" : "false");
     const char *sep = "";
@@ -208,7 +208,7 @@ static void write_json(FILE *out, const tp_graph_check *chk)
     fputs(", \"topology\": ", out);
     tp_report__json_str(out, chk->topology);
     fprintf(out,
-            ",\n  \"nodes\": %d, \"gpus\": %d, \"nets\": %d, \"nvswitches\": %d,\n"
+            ",\n  \"nodes\": %d, \"n_gpus\": %d, \"n_nets\": %d, \"n_nvswitches\": %d,\n"
             "  \"feasible\": %s, \"errors\": %zu, \"warnings\": %zu,\n  \"findings\": ",
             chk->n_nodes, chk->n_gpus, chk->n_nets, chk->n_nvs,
             tp_graph_check_feasible(chk) ? "true" : "false", tp_graph_check_error_count(chk),

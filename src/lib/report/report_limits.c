@@ -111,7 +111,7 @@ static void json_limits(FILE *out, unsigned limits)
 
 static void json_kind(FILE *out, const tp_plan *plan, const tp_kind_graph *kg, int k)
 {
-    fputs("{\"nodes\": ", out);
+    fputs("{\"node_indices\": ", out);
     json_hosts(out, plan, k);
     fputs(", \"topology\": ", out);
     tp_report__json_str(out, plan->kinds[k].source);
@@ -134,7 +134,7 @@ static void json_costs(FILE *out, const tp_plan *plan, const tp_job_limits *lim)
         const tp_kind_cost *c = &lim->costs[k];
         if (c->like < 0)
             continue;
-        fprintf(out, "%s\n      {\"nodes\": ", n++ ? "," : "");
+        fprintf(out, "%s\n      {\"node_indices\": ", n++ ? "," : "");
         json_hosts(out, plan, k);
         fputs(", \"planned_like\": ", out);
         json_hosts(out, plan, c->like);

@@ -129,9 +129,11 @@ static void json_nodes(FILE *out, const tp_system *sys, int type)
     fputs(set->count ? "\n  " : "", out);
 }
 
-static void write_json(FILE *out, const tp_system *sys, const char *nccl_version)
+static void write_json(FILE *out, const tp_plan *plan)
 {
-    tp_report__json_begin(out, "topoplan.paths", nccl_version);
+    const tp_system *sys = plan->sys;
+    tp_report__json_begin(out, "topoplan.paths", tp_config_nccl(plan->cfg));
+    tp_report__json_job(out, plan);
     fputs("  \"gpus\": [", out);
     json_nodes(out, sys, TP_NODE_GPU);
     fputs("],\n  \"nets\": [", out);
@@ -165,11 +167,12 @@ tp_status tp_report_paths(FILE *out, const tp_plan *plan, tp_format fmt, tp_erro
     const tp_system *sys = plan->sys;
     if (!sys || sys->nodes[TP_NODE_GPU].count == 0 || !sys->nodes[TP_NODE_GPU].nodes[0].paths[0])
         return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0, "the plan has no paths");
-    if (fmt == TP_FORMAT_JSON)
-        write_json(out, sys, tp_config_nccl(plan->cfg));
-    else if (fmt == TP_FORMAT_TEXT)
+    if (fmt == TP_FORMAT_JSON) {
+        write_json(out, plan);
+    } else if (fmt == TP_FORMAT_TEXT) {
+        tp_report__job_line(out, plan);
         write_text(out, sys);
-    else
+    } else
         return tp_fail(err, TP_ERR_CONFIG, "fmt", 0, 0, "paths: no dot output (use text or json)");
     return tp_report__check_stream(out, err);
 }

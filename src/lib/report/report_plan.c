@@ -58,11 +58,7 @@ static void num_channel(num_out *o, int c)
 static void text_header(FILE *out, const tp_plan *p)
 {
     const tp_channels *ch = &p->channels;
-    fprintf(out,
-            "Job: %d node%s x %d GPUs = %d ranks; reported rank %d (NCCL node %d, local "
-            "rank %d of %d) [NCCL %s]\n",
-            p->job.n_nodes, p->job.n_nodes == 1 ? "" : "s", p->n_gpus_per_node, ch->n_ranks,
-            p->job.rank, ch->node, ch->local_rank, ch->local_ranks, tp_config_nccl(p->cfg));
+    tp_report__job_line(out, p);
     if (ch->n_nodes != p->job.n_nodes)
         fprintf(out,
                 "  note: NCCL sees %d nodes for %d hosts: GPUs of one host that cannot "
@@ -285,7 +281,7 @@ static void write_json(FILE *out, const tp_plan *p, const tp_graph_why *whys,
     const tp_channels *ch = &p->channels;
     tp_report__json_begin(out, "topoplan.plan", tp_config_nccl(p->cfg));
     fprintf(out,
-            "  \"nodes\": %d, \"gpus_per_node\": %d, \"ranks\": %d, \"rank\": %d, "
+            "  \"nodes\": %d, \"gpus_per_node\": %d, \"n_ranks\": %d, \"rank\": %d, "
             "\"nccl_nodes\": %d,\n",
             p->job.n_nodes, p->n_gpus_per_node, ch->n_ranks, p->job.rank, ch->n_nodes);
     json_graphs(out, p, whys);

@@ -156,7 +156,10 @@ static tp_status report_search(FILE *out, const tp_plan *plan, tp_format fmt, bo
     }
     if (fmt == TP_FORMAT_JSON) {
         tp_report__json_begin(out, "topoplan.search", tp_config_nccl(plan->cfg));
+        tp_report__json_job(out, plan);
         fputs("  \"graphs\": [\n", out);
+    } else {
+        tp_report__job_line(out, plan);
     }
     bool first = true;
     for (int slot = 0; slot < TP_GRAPH_COUNT; slot++) {

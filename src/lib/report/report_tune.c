@@ -237,7 +237,7 @@ static void write_json(FILE *out, const tp_plan *plan, const tune_sweep *s)
     fputs("  \"source\": ", out);
     tp_report__json_str(out, plan->source);
     fprintf(out,
-            ",\n  \"ranks\": %d, \"nccl_nodes\": %d, \"channels\": %d, \"nvls_channels\": %d, "
+            ",\n  \"n_ranks\": %d, \"nccl_nodes\": %d, \"channels\": %d, \"nvls_channels\": %d, "
             "\"modelled\": %s,\n  \"collectives\": [",
             j->n_ranks, j->n_nodes, j->n_channels, j->nvls_channels,
             plan->tuning.modelled ? "true" : "false");

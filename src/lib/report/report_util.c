@@ -191,12 +191,12 @@ static const struct {
     const char *name;
     int version;
 } json_schemas[] = {
-    {"topoplan.plan", 1},        {"topoplan.search", 1},   {"topoplan.paths", 1},
-    {"topoplan.nics", 1},        {"topoplan.diff", 1},     {"topoplan.check", 1},
-    {"topoplan.graph-check", 1}, {"topoplan.validate", 1}, {"topoplan.env", 1},
+    {"topoplan.plan", 2},        {"topoplan.search", 1},   {"topoplan.paths", 1},
+    {"topoplan.nics", 2},        {"topoplan.diff", 1},     {"topoplan.check", 1},
+    {"topoplan.graph-check", 2}, {"topoplan.validate", 1}, {"topoplan.env", 1},
     {"topoplan.versions", 1},    {"topoplan.builtins", 1}, {"topoplan.hca", 1},
-    {"topoplan.matrix", 1},      {"topoplan.complete", 1}, {"topoplan.tune", 1},
-    {"topoplan.verify", 1},
+    {"topoplan.matrix", 1},      {"topoplan.complete", 1}, {"topoplan.tune", 2},
+    {"topoplan.verify", 2},
 };
 
 int tp_report__schema_version(const char *schema)
@@ -205,6 +205,22 @@ int tp_report__schema_version(const char *schema)
         if (strcmp(json_schemas[i].name, schema) == 0)
             return json_schemas[i].version;
     return 0;
+}
+
+void tp_report__job_line(FILE *out, const tp_plan *p)
+{
+    const tp_channels *ch = &p->channels;
+    fprintf(out,
+            "Job: %d node%s x %d GPUs = %d ranks; reported rank %d (NCCL node %d, local "
+            "rank %d of %d) [NCCL %s]\n",
+            p->job.n_nodes, p->job.n_nodes == 1 ? "" : "s", p->n_gpus_per_node, ch->n_ranks,
+            p->job.rank, ch->node, ch->local_rank, ch->local_ranks, tp_config_nccl(p->cfg));
+}
+
+void tp_report__json_job(FILE *out, const tp_plan *p)
+{
+    fprintf(out, "  \"nodes\": %d, \"gpus_per_node\": %d, \"n_ranks\": %d, \"rank\": %d,\n",
+            p->job.n_nodes, p->n_gpus_per_node, p->channels.n_ranks, p->job.rank);
 }
 
 void tp_report__json_begin(FILE *out, const char *schema, const char *nccl_version)

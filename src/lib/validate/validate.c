@@ -42,6 +42,8 @@ static void validate_json(FILE *out, const tp_plan *plan, const tp_error *failur
     /* A plan that failed before it existed models the default version. */
     const char *nccl = plan ? tp_config_nccl(plan->cfg) : tp_nccl_profile__default()->version;
     tp_report__json_begin(out, "topoplan.validate", nccl);
+    if (plan && !failure)
+        tp_report__json_job(out, plan);
     fprintf(out, "  \"accepted\": %s,\n  \"error\": ", failure ? "false" : "true");
     if (failure)
         json_error(out, failure);
@@ -65,8 +67,11 @@ static void validate_text(FILE *out, const tp_plan *plan, const tp_error *failur
                           const tp_graph_check *chk)
 {
     if (failure)
-        return; /* the error itself goes to standard error */
-    fputs("ok\n", out);
+        return;                              /* the error itself goes to standard error */
+    const tp_channels *ch = &plan->channels; /* the job it was checked for, as every report */
+    fprintf(out, "ok: job of %d node%s x %d GPUs = %d ranks, reported rank %d [NCCL %s]\n",
+            plan->job.n_nodes, plan->job.n_nodes == 1 ? "" : "s", plan->n_gpus_per_node,
+            ch->n_ranks, plan->job.rank, tp_config_nccl(plan->cfg));
     for (size_t i = 0; i < tp_plan_note_count(plan); i++)
         fprintf(out, "note: %s\n", tp_plan_note(plan, i));
     size_t n = chk ? tp_graph_check_error_count(chk) : 0;

@@ -210,7 +210,7 @@ static void json_causes(FILE *out, const tp_verify *v)
         tp_report__json_str(out, c->what);
         fputs(", \"detail\": ", out);
         tp_report__json_str(out, c->detail);
-        fprintf(out, ", \"ranks\": %d, \"allreduce_busbw\": ", c->ranks);
+        fprintf(out, ", \"n_ranks\": %d, \"allreduce_busbw\": ", c->ranks);
         if (!c->has_busbw) {
             fputs("null}", out);
             continue;
