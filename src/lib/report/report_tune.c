@@ -104,11 +104,13 @@ bool tp_report__tune_crossover(const tune_row *prev, const tune_row *r)
 static void text_header(FILE *out, const tp_plan *plan)
 {
     const tp_tune_job *j = &plan->tuning.job;
+    char source[4 * 256 + 16]; /* a file name's control bytes shown, not sent to the terminal */
     fprintf(out,
             "NCCL %s tuning model of %s: %d rank%s, %d NCCL node%s, %d channels, "
             "%d NVLS channels\n",
-            tp_config_nccl(plan->cfg), plan->source, j->n_ranks, j->n_ranks == 1 ? "" : "s",
-            j->n_nodes, j->n_nodes == 1 ? "" : "s", j->n_channels, j->nvls_channels);
+            tp_config_nccl(plan->cfg), tp_printable(source, sizeof(source), plan->source),
+            j->n_ranks, j->n_ranks == 1 ? "" : "s", j->n_nodes, j->n_nodes == 1 ? "" : "s",
+            j->n_channels, j->nvls_channels);
     fprintf(out, "Rank 0's view; one call of float32 sum per size, not grouped; no CollNet, no "
                  "tuner plugin.\n");
 }
