@@ -497,11 +497,12 @@ static void number_domains(tp_plan *plan, int **global_of)
     }
 }
 
-/* NCCL 2.22.3 algorithm order (Tree, Ring, CollNetDirect, CollNetChain, NVLS,
- * NVLSTree) to our graph slots: NVLS and NVLSTree share the NVLS graph. */
-static const int tune_slot[TP_ALGO_COUNT] = {TP_GRAPH_TREE,           TP_GRAPH_RING,
-                                             TP_GRAPH_COLLNET_DIRECT, TP_GRAPH_COLLNET_CHAIN,
-                                             TP_GRAPH_NVLS,           TP_GRAPH_NVLS};
+/* NCCL's algorithm order (Tree, Ring, CollNetDirect, CollNetChain, NVLS,
+ * NVLSTree, PAT) to our graph slots: NVLS and NVLSTree share the NVLS graph,
+ * PAT runs on the Tree graph (2.23 init.cc). */
+static const int tune_slot[TP_ALGO_COUNT] = {
+    TP_GRAPH_TREE, TP_GRAPH_RING, TP_GRAPH_COLLNET_DIRECT, TP_GRAPH_COLLNET_CHAIN, TP_GRAPH_NVLS,
+    TP_GRAPH_NVLS, TP_GRAPH_TREE};
 
 /*
  * The tuning record of the job, from rank 0's view: the combined graphs with
@@ -538,6 +539,7 @@ static void tune_job(const tp_plan *plan, tp_tune_job *tj)
     }
     /* init.cc: Ring and Tree keep the smaller channel count of the two. */
     tj->graphs[TP_ALGO_RING].n_channels = tj->graphs[TP_ALGO_TREE].n_channels = ch->search_channels;
+    tj->graphs[TP_ALGO_PAT].n_channels = ch->search_channels; /* the Tree graph itself */
     tj->n_channels = ch->n_channels;
     tj->nvls_channels = ch->n_nvls_channels;
     tj->nvls_support = d0->nvls_support && ch->combined[TP_GRAPH_NVLS].n_channels > 0;

@@ -16,7 +16,7 @@
 #include "common/names.h"
 #include "system/system.h"
 
-/* NCCL 2.22.3 collectives, algorithms and protocols, in NCCL's numbering. */
+/* NCCL's collectives, algorithms and protocols, in NCCL's numbering. */
 typedef enum tp_coll {
     TP_COLL_BROADCAST,
     TP_COLL_REDUCE,
@@ -33,6 +33,7 @@ typedef enum tp_algo {
     TP_ALGO_COLLNET_CHAIN,
     TP_ALGO_NVLS,
     TP_ALGO_NVLS_TREE,
+    TP_ALGO_PAT, /* 2.23 on (TP_RULE_PAT); 2.22.3's model leaves it at zero */
     TP_ALGO_COUNT
 } tp_algo;
 typedef enum tp_proto {
@@ -91,6 +92,8 @@ typedef struct tp_tuning {
     int proto_enable[TP_PROTO_COUNT]; /* after NCCL_PROTO: 0, 1 or TP_PROTO_BY_RULE */
     int algo_enable[TP_ALGO_COUNT];   /* after NCCL_ALGO and NCCL's own disabling */
     bool modelled;                    /* false for a one-rank job: NCCL stops early */
+    bool model_2_27;                  /* the profile's TP_RULE_TUNE_MODEL_2_27 (tuning_2_27.c) */
+    bool size_lines;                  /* "--sizes" logs the per-call choice (not from 2.24) */
 } tp_tuning;
 
 /*

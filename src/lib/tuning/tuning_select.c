@@ -165,7 +165,7 @@ tp_status tp_tune__log_sizes(const tp_tuning *t, tp_log *log, tp_error *err)
                 return tp_fail(err, TP_ERR_GRAPH, tp_tune__coll_name(order[i]), 0, 0,
                                "no algorithm/protocol available for %zu bytes", n_bytes);
             }
-            if (t->job.rank == 0)
+            if (t->job.rank == 0 && t->size_lines)
                 tp_log_info_sub(log, TP_SUB_TUNING, "%ld Bytes -> Algo %d proto %d time %f",
                                 (long)n_bytes, c.algo, c.proto, (double)c.time);
         }
