@@ -8,6 +8,7 @@
 
 #include "tuning/tuning_table.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* A job of n_ranks over n_nodes with every graph at 2 channels of 20 GB/s on NVLink and PIX. */
@@ -167,6 +168,88 @@ static void test_ll128_rule(void **state)
     }
 }
 
+/* The level of the plan's log line `text` (-1 when absent). */
+static int line_level(const tp_plan *plan, const char *text)
+{
+    for (size_t i = 0; i < plan->log.n_lines; i++)
+        if (strcmp(plan->log.lines[i].text, text) == 0)
+            return (int)plan->log.lines[i].level;
+    return -1;
+}
+
+/* A plan of the V100 fixture (8 GPUs, one node) under `version` with env. */
+static tp_status plan_v100(const char *version, const char *const *env, tp_plan **plan)
+{
+    char *xml = helpers_fixture("v100_nv2.xml");
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+    assert_int_equal(tp_config_set_nccl(cfg, version, &err), TP_OK);
+    tp_job job = TP_JOB_INIT;
+    *plan = NULL;
+    tp_status st = tp_plan_buffer(plan, xml, strlen(xml), "v100", &job, cfg, &err);
+    tp_config_free(cfg);
+    free(xml);
+    return st;
+}
+
+/* 2.24 parseList: one list per function after "func:", the first entry for every function. */
+static void test_algo_per_function(void **state)
+{
+    (void)state;
+    const char *const env[] = {"NCCL_ALGO=ring;allreduce:tree", NULL};
+    tp_plan *plan = NULL;
+    assert_int_equal(plan_v100("2.27.5", env, &plan), TP_OK);
+    const tp_tuning *t = &plan->tuning;
+    assert_true(t->bandwidth[TP_COLL_ALLREDUCE][TP_ALGO_RING][TP_PROTO_SIMPLE] == 0.0f);
+    assert_true(t->bandwidth[TP_COLL_ALLREDUCE][TP_ALGO_TREE][TP_PROTO_SIMPLE] > 0.0f);
+    assert_true(t->bandwidth[TP_COLL_ALLGATHER][TP_ALGO_RING][TP_PROTO_SIMPLE] > 0.0f);
+    assert_true(helpers_log_has(plan, "Enabled NCCL Func/Proto/Algo Matrix:"));
+    tp_plan_free(plan);
+    /* 2.22.3 has no prefixes: "allreduce:tree" is an unknown name, ignored */
+    assert_int_equal(plan_v100("2.22.3", env, &plan), TP_OK);
+    assert_true(plan->tuning.bandwidth[TP_COLL_ALLREDUCE][TP_ALGO_RING][TP_PROTO_SIMPLE] > 0.0f);
+    assert_false(helpers_log_has(plan, "Enabled NCCL Func/Proto/Algo Matrix:"));
+    tp_plan_free(plan);
+}
+
+/* 2.24: an unknown name, prefix or a second entry without a prefix fails NCCL's init. */
+static void test_algo_list_strict(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"NCCL_ALGO=bogus", "NCCL_PROTO=LL;Simple",
+                                      "NCCL_ALGO=allreduce:ring;foo:tree"};
+    for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
+        const char *const env[] = {bad[i], NULL};
+        tp_plan *plan = NULL;
+        if (plan_v100("2.27.5", env, &plan) != TP_ERR_CONFIG)
+            fail_msg("%s: accepted", bad[i]);
+        tp_plan_free(plan);
+        if (plan_v100("2.22.3", env, &plan) != TP_OK)
+            fail_msg("%s: 2.22.3 rejects it", bad[i]);
+        tp_plan_free(plan);
+    }
+}
+
+/* 2.27: no Ring fallback when NCCL_ALGO leaves a function nothing; invalid thread counts are
+ * INFO lines. */
+static void test_no_ring_fallback_and_nthreads_info(void **state)
+{
+    (void)state;
+    const char *const env[] = {"NCCL_ALGO=CollNetDirect", "NCCL_NTHREADS=100", NULL};
+    tp_plan *plan = NULL;
+    assert_int_equal(plan_v100("2.27.5", env, &plan), TP_OK);
+    assert_true(plan->tuning.bandwidth[TP_COLL_ALLREDUCE][TP_ALGO_RING][TP_PROTO_SIMPLE] == 0.0f);
+    assert_int_equal(line_level(plan, "Invalid NCCL_NTHREADS 100 (must be a multiple of 32)"),
+                     TP_LOG_INFO);
+    tp_plan_free(plan);
+    assert_int_equal(plan_v100("2.22.3", env, &plan), TP_OK);
+    assert_true(plan->tuning.bandwidth[TP_COLL_ALLREDUCE][TP_ALGO_RING][TP_PROTO_SIMPLE] > 0.0f);
+    assert_int_equal(line_level(plan, "Invalid NCCL_NTHREADS 100 (must be a multiple of 32)"),
+                     TP_LOG_WARN);
+    tp_plan_free(plan);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -176,6 +259,9 @@ int main(void)
         cmocka_unit_test(test_nvls_allgather_bw),
         cmocka_unit_test(test_constants),
         cmocka_unit_test(test_ll128_rule),
+        cmocka_unit_test(test_algo_per_function),
+        cmocka_unit_test(test_algo_list_strict),
+        cmocka_unit_test(test_no_ring_fallback_and_nthreads_info),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -73,6 +73,9 @@ typedef enum tp_rule {
     /* 2.24 enqueue.cc topoGetAlgoInfo: "Bytes -> Algo" is a TRACE line; the choice is logged
      * when a task is scheduled, which "--sizes" does not model (no selection lines). */
     TP_RULE_NO_SIZE_LINES,
+    /* 2.27 tuning.cc getNthreads: an invalid NCCL_NTHREADS / NCCL_LL128_NTHREADS is an INFO
+     * (GRAPH|ENV) line, not a WARN. */
+    TP_RULE_NTHREADS_INFO,
     TP_RULE_COUNT
 } tp_rule;
 

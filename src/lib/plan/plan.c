@@ -619,6 +619,9 @@ static tp_status build_channels(tp_plan *plan, tp_error *err)
         tp_tune_job tj;
         tune_job(plan, &tj);
         tp_tune__model(&plan->tuning, &tj, plan->cfg, &plan->log);
+        if (plan->tuning.env_invalid) /* 2.24 parseList: NCCL's init fails (ncclInvalidUsage) */
+            return tp_fail(err, TP_ERR_CONFIG, "NCCL_ALGO/NCCL_PROTO", 0, 0,
+                           "NCCL rejects the list (see its WARN line)");
         plan->tuned = true;
         st = tp_channels__p2p(&plan->channels, plan->sys, plan->cfg, &plan->log, err);
     }

@@ -58,22 +58,28 @@ void tp_tune__parse_list(const char *text, const char *const *names, int n, int 
     }
 }
 
-/* NCCL 2.22.3 getNthreads: a set value must be a multiple of a warp, within [min, max]. */
-static int nthreads(const tp_tune_constants *k, tp_log *log, const char *name, int env, int min,
-                    int max, int def)
+/* An invalid thread count: WARN in 2.22.3, INFO (GRAPH|ENV) from 2.27 (rule nthreads-info). */
+#define NTHREADS_COMPLAIN(info, log, ...)                                                          \
+    ((info) ? tp_log_info_sub(log, TP_SUB_GRAPH | TP_SUB_ENV, __VA_ARGS__)                         \
+            : tp_log_warn(log, __VA_ARGS__))
+
+/* NCCL getNthreads: a set value must be a multiple of a warp, within [min, max]. */
+static int nthreads(const tp_tuning *t, tp_log *log, const char *name, int env, int min, int max,
+                    int def)
 {
     if (env <= 0)
         return def;
-    if (env % k->warp_size != 0) {
-        tp_log_warn(log, "Invalid %s %d (must be a multiple of %d)", name, env, k->warp_size);
+    if (env % t->k->warp_size != 0) {
+        NTHREADS_COMPLAIN(t->nthreads_info, log, "Invalid %s %d (must be a multiple of %d)", name,
+                          env, t->k->warp_size);
         return max;
     }
     if (env > max) {
-        tp_log_warn(log, "Invalid %s %d (maximum %d).", name, env, max);
+        NTHREADS_COMPLAIN(t->nthreads_info, log, "Invalid %s %d (maximum %d).", name, env, max);
         return max;
     }
     if (env < min) {
-        tp_log_warn(log, "Invalid %s %d (minimum %d).", name, env, min);
+        NTHREADS_COMPLAIN(t->nthreads_info, log, "Invalid %s %d (minimum %d).", name, env, min);
         return min;
     }
     return env;
@@ -90,16 +96,16 @@ static void set_max_threads(tp_tuning *t, const tp_config *cfg, tp_log *log)
     int(*mt)[TP_PROTO_COUNT] = t->max_threads;
     tp_config__log_env(cfg, TP_P_NTHREADS, log); /* tuning.cc: first read, then NCCL_LL128_ */
     mt[TP_ALGO_RING][TP_PROTO_SIMPLE] =
-        nthreads(t->k, log, "NCCL_NTHREADS", env, min, t->k->simple_max_threads, simple_def);
+        nthreads(t, log, "NCCL_NTHREADS", env, min, t->k->simple_max_threads, simple_def);
     mt[TP_ALGO_TREE][TP_PROTO_SIMPLE] = nthreads(
-        t->k, log, "NCCL_NTHREADS", env, min, t->k->simple_max_threads, t->k->simple_max_threads);
+        t, log, "NCCL_NTHREADS", env, min, t->k->simple_max_threads, t->k->simple_max_threads);
     for (int a = TP_ALGO_COLLNET_DIRECT; a <= TP_ALGO_NVLS_TREE; a++) /* not PAT: NCCL leaves 0 */
         mt[a][TP_PROTO_SIMPLE] = t->k->max_threads;
     mt[TP_ALGO_RING][TP_PROTO_LL] = mt[TP_ALGO_TREE][TP_PROTO_LL] =
-        nthreads(t->k, log, "NCCL_NTHREADS", env, min, t->k->ll_max_threads, t->k->ll_max_threads);
+        nthreads(t, log, "NCCL_NTHREADS", env, min, t->k->ll_max_threads, t->k->ll_max_threads);
     tp_config__log_env(cfg, TP_P_LL128_NTHREADS, log);
     mt[TP_ALGO_RING][TP_PROTO_LL128] = mt[TP_ALGO_TREE][TP_PROTO_LL128] =
-        nthreads(t->k, log, "NCCL_LL128_NTHREADS", env128,
+        nthreads(t, log, "NCCL_LL128_NTHREADS", env128,
                  t->k->ll128_max_threads / t->k->ll128_min_threads_div, t->k->ll128_max_threads,
                  t->k->ll128_max_threads);
 }
@@ -334,11 +340,12 @@ bool tp_tune__ll128_default(const tp_tuning *t, tp_coll coll, tp_algo algo)
     return on;
 }
 
-/* NCCL_PROTO, NCCL_ALGO and what NCCL disables by itself. */
+/* NCCL_PROTO, NCCL_ALGO and what NCCL 2.22.3 disables by itself (the same for every
+ * collective). */
 static void parse_enables(tp_tuning *t, const tp_config *cfg, tp_log *log)
 {
     const tp_tune_job *job = &t->job;
-    int *pe = t->proto_enable, *ae = t->algo_enable;
+    int *pe = t->proto_enable[0], *ae = t->algo_enable[0];
     pe[TP_PROTO_LL] = pe[TP_PROTO_SIMPLE] = 1;
     pe[TP_PROTO_LL128] = TP_PROTO_BY_RULE;
     for (int a = 0; a < TP_ALGO_COUNT; a++)
@@ -361,12 +368,16 @@ static void parse_enables(tp_tuning *t, const tp_config *cfg, tp_log *log)
         if (!ae[TP_ALGO_RING] && !ae[TP_ALGO_TREE] && !ae[TP_ALGO_NVLS] && !ae[TP_ALGO_NVLS_TREE])
             ae[TP_ALGO_RING] = ae[TP_ALGO_TREE] = 1;
     }
+    for (int c = 1; c < TP_COLL_COUNT; c++) {
+        memcpy(t->proto_enable[c], pe, sizeof(t->proto_enable[c]));
+        memcpy(t->algo_enable[c], ae, sizeof(t->algo_enable[c]));
+    }
 }
 
 /* Whether protocol p stays on for collective c on algorithm a (NCCL's LL128 rule when by rule). */
 static bool proto_on(const tp_tuning *t, tp_coll c, tp_algo a, tp_proto p)
 {
-    int on = t->proto_enable[p];
+    int on = t->proto_enable[c][p];
     return on == TP_PROTO_BY_RULE && p == TP_PROTO_LL128 ? tp_tune__ll128_default(t, c, a)
                                                          : on != 0;
 }
@@ -386,13 +397,13 @@ static void apply_enables(tp_tuning *t)
         for (int a = 0; a < TP_ALGO_COUNT; a++)
             for (int p = 0; p < TP_PROTO_COUNT; p++) {
                 bool on = proto_on(t, c, a, p);
-                if (!on || !t->algo_enable[a])
+                if (!on || !t->algo_enable[c][a])
                     t->bandwidth[c][a][p] = 0;
                 if (a == TP_ALGO_RING && !on)
                     t->ring_backup_bw[c][p] = 0;
             }
-        /* A collective left without any algorithm gets its Ring bandwidths back. */
-        if (!any_bandwidth(t, c))
+        /* A collective left without any algorithm gets its Ring bandwidths back (2.22.3). */
+        if (!t->model_2_27 && !any_bandwidth(t, c))
             for (int p = 0; p < TP_PROTO_COUNT; p++)
                 t->bandwidth[c][TP_ALGO_RING][p] = t->ring_backup_bw[c][p];
     }
@@ -556,6 +567,7 @@ void tp_tune__model(tp_tuning *t, const tp_tune_job *job, const tp_config *cfg, 
     t->k = tp_tune__constants(profile);
     t->model_2_27 = tp_profile_has(profile, TP_RULE_TUNE_MODEL_2_27);
     t->size_lines = !tp_profile_has(profile, TP_RULE_NO_SIZE_LINES);
+    t->nthreads_info = tp_profile_has(profile, TP_RULE_NTHREADS_INFO);
     t->job = *job;
     set_max_threads(t, cfg, log);
     if (job->n_ranks <= 1)
@@ -564,7 +576,13 @@ void tp_tune__model(tp_tuning *t, const tp_tune_job *job, const tp_config *cfg, 
     model_ctx m;
     init_ctx(&m, t, cfg);
     compute_entries(t, &m);
-    parse_enables(t, cfg, log);
+    if (t->model_2_27) {
+        tp_tune__names names = {coll_names, algo_names, proto_names};
+        t->env_invalid = !tp_tune__parse_enables_2_27(t, cfg, log, &names);
+        if (t->env_invalid)
+            return; /* NCCL's init fails here */
+    } else
+        parse_enables(t, cfg, log);
     apply_enables(t);
     if (job->rank == 0)
         log_table(t, log);

@@ -89,11 +89,14 @@ typedef struct tp_tuning {
     float bandwidth[TP_COLL_COUNT][TP_ALGO_COUNT][TP_PROTO_COUNT]; /* GB/s, algorithm bw */
     float ring_backup_bw[TP_COLL_COUNT][TP_PROTO_COUNT];           /* comm->ringbdw */
     long thread_threshold[TP_ALGO_COUNT][TP_PROTO_COUNT];
-    int proto_enable[TP_PROTO_COUNT]; /* after NCCL_PROTO: 0, 1 or TP_PROTO_BY_RULE */
-    int algo_enable[TP_ALGO_COUNT];   /* after NCCL_ALGO and NCCL's own disabling */
-    bool modelled;                    /* false for a one-rank job: NCCL stops early */
-    bool model_2_27;                  /* the profile's TP_RULE_TUNE_MODEL_2_27 (tuning_2_27.c) */
-    bool size_lines;                  /* "--sizes" logs the per-call choice (not from 2.24) */
+    /* per collective (2.22.3: every row alike; 2.24 parseList sets them per function) */
+    int proto_enable[TP_COLL_COUNT][TP_PROTO_COUNT]; /* after NCCL_PROTO: 0, 1 or BY_RULE */
+    int algo_enable[TP_COLL_COUNT][TP_ALGO_COUNT];   /* after NCCL_ALGO and NCCL's disabling */
+    bool modelled;      /* false for a one-rank job: NCCL stops early */
+    bool model_2_27;    /* the profile's TP_RULE_TUNE_MODEL_2_27 (tuning_2_27.c) */
+    bool size_lines;    /* "--sizes" logs the per-call choice (not from 2.24) */
+    bool nthreads_info; /* rule nthreads-info: invalid thread counts are INFO lines */
+    bool env_invalid;   /* 2.24: NCCL_ALGO / NCCL_PROTO did not parse (NCCL's init fails) */
 } tp_tuning;
 
 /*

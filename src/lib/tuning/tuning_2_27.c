@@ -9,6 +9,10 @@
  */
 #include "tuning/tuning_model.h"
 
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
 static bool ag_rs(tp_coll coll)
 {
     return coll == TP_COLL_ALLGATHER || coll == TP_COLL_REDUCESCATTER;
@@ -195,4 +199,108 @@ bool tp_tune__ll128_default_2_27(const tp_tuning *t, tp_coll coll, tp_algo algo)
     return on && !(cc < t->k->ll128_min_cc ||
                    (cc == 90 && t->k->cudart_version == 11080 && coll == TP_COLL_ALLREDUCE &&
                     algo == TP_ALGO_RING && job->n_ranks == 2));
+}
+
+/* One "prefix:list" entry of parseList: sets the rows of the matching prefixes. */
+static bool parse_entry(char *entry, bool first, const char *text, const char *const *prefixes,
+                        int n_prefixes, const char *const *names, int n, int *list, tp_log *log)
+{
+    char *save = NULL;
+    char *prefix = strtok_r(entry, ":", &save);
+    char *elems = strtok_r(NULL, ":", &save);
+    if (!elems) {
+        if (!first) {
+            tp_log_warn(log, "All entries except the first must have a prefix: \"%s\"", text);
+            return false;
+        }
+        elems = prefix;
+        prefix = NULL;
+    }
+    int set = 1;
+    if (elems[0] == '^') {
+        set = 0;
+        elems++;
+    }
+    bool found_prefix = false;
+    for (int f = 0; f < n_prefixes; f++) {
+        if (prefix && strcasecmp(prefix, prefixes[f]) != 0)
+            continue;
+        found_prefix = true;
+        for (int e = 0; e < n; e++)
+            list[f * n + e] = !set;
+        char *copy = strdup(elems), *esave = NULL;
+        if (!copy)
+            return false;
+        for (char *elem = strtok_r(copy, ",", &esave); elem; elem = strtok_r(NULL, ",", &esave)) {
+            int e = 0;
+            while (e < n && strcasecmp(elem, names[e]) != 0)
+                e++;
+            if (e == n) {
+                tp_log_warn(log, "Unrecognized element token \"%s\" when parsing \"%s\"", elem,
+                            text);
+                free(copy);
+                return false;
+            }
+            list[f * n + e] = set;
+        }
+        free(copy);
+    }
+    if (!found_prefix)
+        tp_log_warn(log, "Unrecognized prefix token \"%s\" when parsing \"%s\"", prefix, text);
+    return found_prefix;
+}
+
+/* 2.24 parseList: "[prefix:]list;prefix:list...", each list as 2.22.3's ("^" inverts) applied
+ * to the named function's row (every row without a prefix); unknown names fail. */
+static bool parse_list(const char *text, const char *const *prefixes, int n_prefixes,
+                       const char *const *names, int n, int *list, tp_log *log)
+{
+    char *all = strdup(text), *save = NULL;
+    if (!all)
+        return false;
+    bool ok = true;
+    for (char *entry = strtok_r(all, ";", &save); entry && ok; entry = strtok_r(NULL, ";", &save)) {
+        char *copy = strdup(entry);
+        ok = copy &&
+             parse_entry(copy, entry == all, text, prefixes, n_prefixes, names, n, list, log);
+        free(copy);
+    }
+    free(all);
+    return ok;
+}
+
+bool tp_tune__parse_enables_2_27(tp_tuning *t, const tp_config *cfg, tp_log *log,
+                                 const tp_tune__names *names)
+{
+    const tp_tune_job *job = &t->job;
+    for (int c = 0; c < TP_COLL_COUNT; c++) {
+        for (int p = 0; p < TP_PROTO_COUNT; p++)
+            t->proto_enable[c][p] = p == TP_PROTO_LL128 ? TP_PROTO_BY_RULE : 1;
+        for (int a = 0; a < TP_ALGO_COUNT; a++)
+            t->algo_enable[c][a] = 1;
+    }
+    const char *proto = tp_config_str(cfg, TP_P_PROTO);
+    const char *algo = tp_config_str(cfg, TP_P_ALGO);
+    tp_config__log_env(cfg, TP_P_PROTO, log);
+    if (proto && !parse_list(proto, names->coll, TP_COLL_COUNT, names->proto, TP_PROTO_COUNT,
+                             t->proto_enable[0], log))
+        return false;
+    tp_config__log_env(cfg, TP_P_ALGO, log);
+    if (algo && !parse_list(algo, names->coll, TP_COLL_COUNT, names->algo, TP_ALGO_COUNT,
+                            t->algo_enable[0], log))
+        return false;
+    /* The matrix follows on lines of its own, which NCCL prints without a prefix. */
+    if (job->rank == 0 && (algo || proto))
+        tp_log_info_sub(log, TP_SUB_ENV, "Enabled NCCL Func/Proto/Algo Matrix:");
+    for (int c = 0; c < TP_COLL_COUNT; c++) {
+        int *ae = t->algo_enable[c];
+        if (job->n_nodes == 1)
+            ae[TP_ALGO_NVLS_TREE] = 0;
+        if (!job->collnet_support) {
+            ae[TP_ALGO_COLLNET_DIRECT] = ae[TP_ALGO_COLLNET_CHAIN] = 0;
+            if (job->n_nodes > 1)
+                ae[TP_ALGO_NVLS] = 0;
+        }
+    }
+    return true;
 }

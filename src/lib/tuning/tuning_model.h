@@ -42,4 +42,14 @@ float tp_tune__entry_lat_2_27(const model_ctx *m, tp_coll coll, tp_algo a, tp_pr
 /* 2.27's LL128 default rule (NCCL_LL128_C2C at its default 1). */
 bool tp_tune__ll128_default_2_27(const tp_tuning *t, tp_coll coll, tp_algo algo);
 
+/* NCCL's names, by number (tuning.c). */
+typedef struct tp_tune__names {
+    const char *const *coll, *const *algo, *const *proto;
+} tp_tune__names;
+
+/* 2.24-2.27 NCCL_PROTO / NCCL_ALGO per function (parseList), the "Enabled NCCL Func/Proto/Algo
+ * Matrix" line and NCCL's own disabling. False after NCCL's WARN for a list it rejects. */
+bool tp_tune__parse_enables_2_27(tp_tuning *t, const tp_config *cfg, tp_log *log,
+                                 const tp_tune__names *names);
+
 #endif
