@@ -250,6 +250,31 @@ static void test_no_ring_fallback_and_nthreads_info(void **state)
     tp_plan_free(plan);
 }
 
+/* 2.27 choice: PAT runs with every thread; no Ring backup bandwidth when NCCL_ALGO leaves a
+ * function no algorithm (2.22.3 falls back on Ring). */
+static void test_choice(void **state)
+{
+    (void)state;
+    tp_tuning t;
+    tp_tune_job job = job_of(4, 4, 80);
+    job.graphs[TP_ALGO_RING].n_channels = 0; /* leave PAT alone for AllGather */
+    model(&t, "2.27.5", &job);
+    tp_tune_choice c;
+    assert_true(tp_tune__choose(&t, TP_COLL_ALLGATHER, 1 << 20, &c));
+    assert_int_equal(c.algo, TP_ALGO_PAT);
+    assert_int_equal(c.proto, TP_PROTO_SIMPLE);
+    assert_int_equal(c.n_threads, 640);
+    const char *const env[] = {"NCCL_ALGO=Tree", NULL};
+    tp_plan *plan = NULL;
+    assert_int_equal(plan_v100("2.27.5", env, &plan), TP_OK);
+    assert_false(tp_tune__choose(&plan->tuning, TP_COLL_ALLGATHER, 1 << 20, &c));
+    tp_plan_free(plan);
+    assert_int_equal(plan_v100("2.22.3", env, &plan), TP_OK);
+    assert_true(tp_tune__choose(&plan->tuning, TP_COLL_ALLGATHER, 1 << 20, &c));
+    assert_int_equal(c.algo, TP_ALGO_RING); /* its Ring bandwidths come back */
+    tp_plan_free(plan);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -262,6 +287,7 @@ int main(void)
         cmocka_unit_test(test_algo_per_function),
         cmocka_unit_test(test_algo_list_strict),
         cmocka_unit_test(test_no_ring_fallback_and_nthreads_info),
+        cmocka_unit_test(test_choice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -541,6 +541,7 @@ static void tune_job(const tp_plan *plan, tp_tune_job *tj)
     tj->graphs[TP_ALGO_RING].n_channels = tj->graphs[TP_ALGO_TREE].n_channels = ch->search_channels;
     tj->graphs[TP_ALGO_PAT].n_channels = ch->search_channels; /* the Tree graph itself */
     tj->n_channels = ch->n_channels;
+    tj->local_ranks = ch->local_ranks;
     tj->nvls_channels = ch->n_nvls_channels;
     tj->nvls_support = d0->nvls_support && ch->combined[TP_GRAPH_NVLS].n_channels > 0;
     tj->collnet_support = 0;

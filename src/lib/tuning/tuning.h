@@ -75,6 +75,7 @@ typedef struct tp_tune_job {
     int nvls_channels;                   /* comm->nvlsChannels */
     int nvls_support;                    /* comm->nvlsSupport after AllGather3 */
     int collnet_support;                 /* always 0: no CollNet plugin */
+    int local_ranks;                     /* comm->localRanks of the reported rank */
 } tp_tune_job;
 
 /* protoEnable's third state (tuning.cc): on where NCCL's LL128 default rule allows it. */

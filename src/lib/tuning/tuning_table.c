@@ -158,6 +158,7 @@ const tp_tune_constants tp_tune_nccl_2_27_5 = {
     .pat_rank_lat = 2.8,
     .nvls_ag_rs_inter_share = 0.9f,
     .ll128_min_cc = 70,
+    .max_nvls_arity = 32,
 };
 /* clang-format on */
 

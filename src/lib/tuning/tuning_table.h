@@ -93,6 +93,8 @@ typedef struct tp_tune_constants {
     double pat_rank_lat;           /* nRanks * 2.8 us */
     double nvls_ag_rs_inter_share; /* NVLS AllGather/ReduceScatter: bwInter * 0.9f */
     int ll128_min_cc;              /* 2.27: LL128 by default from sm70 on (2.22.3: 70/80/90) */
+    int max_nvls_arity; /* 2.27 updateCollCostTable: NVLS beyond AllReduce up to this many local
+                           ranks (NCCL_MAX_NVLS_ARITY; 0: no such limit) */
 } tp_tune_constants;
 
 extern const tp_tune_constants tp_tune_nccl_2_22_3, tp_tune_nccl_2_27_5;
