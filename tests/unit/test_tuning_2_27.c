@@ -8,6 +8,7 @@
 
 #include "tuning/tuning_table.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -275,6 +276,34 @@ static void test_choice(void **state)
     tp_plan_free(plan);
 }
 
+/* Whether "--sizes" logs any per-call selection line for the plan. */
+static bool logs_selection(const tp_plan *plan)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    tp_error err = {0};
+    assert_int_equal(tp_report_nccl_log_sizes(out, plan, &err), TP_OK);
+    fclose(out);
+    bool found = strstr(text, "Bytes -> Algo") != NULL;
+    free(text);
+    return found;
+}
+
+/* 2.24 on: no "Bytes -> Algo" lines at --sizes (rule no-size-lines). */
+static void test_no_size_lines(void **state)
+{
+    (void)state;
+    const char *const env[] = {"NCCL_DEBUG=INFO", "NCCL_DEBUG_SUBSYS=TUNING", NULL};
+    tp_plan *plan = NULL;
+    assert_int_equal(plan_v100("2.27.5", env, &plan), TP_OK);
+    assert_false(logs_selection(plan));
+    tp_plan_free(plan);
+    assert_int_equal(plan_v100("2.22.3", env, &plan), TP_OK);
+    assert_true(logs_selection(plan));
+    tp_plan_free(plan);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -288,6 +317,7 @@ int main(void)
         cmocka_unit_test(test_algo_list_strict),
         cmocka_unit_test(test_no_ring_fallback_and_nthreads_info),
         cmocka_unit_test(test_choice),
+        cmocka_unit_test(test_no_size_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
