@@ -139,6 +139,9 @@ static void test_rule_predicates(void **state)
         TP_RULE_LOG_NET_COLL,
         TP_RULE_FALLBACK_INFO,
         TP_RULE_P2P_LEVEL_PXB,
+        TP_RULE_TUNE_MODEL_2_27,
+        TP_RULE_NO_SIZE_LINES,
+        TP_RULE_NTHREADS_INFO,
     };
     assert_int_equal(sizeof(in_2_27_5) / sizeof(in_2_27_5[0]), TP_RULE_COUNT);
     for (size_t i = 0; i < sizeof(in_2_27_5) / sizeof(in_2_27_5[0]); i++) {

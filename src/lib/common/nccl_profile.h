@@ -65,6 +65,17 @@ typedef enum tp_rule {
     /* 2.23 paths.cc ncclTopoCheckP2p: P2P by default up to PXB whatever the CPU, up to SYS on
      * AMD x86 with at most 2 GPUs (2.22.3: SYS, PXB on ARM, Intel and Zhaoxin). */
     TP_RULE_P2P_LEVEL_PXB,
+    /* 2.23-2.27 tuning.cc ncclTopoTuneModel (variant tuning_2_27.c): no LL128 ppn discount, Tree
+     * only for AllReduce, ppn-1 jobs take Tree's network latency, nNodes-1 inter-node ring steps,
+     * the algorithm-bandwidth ratio only for Ring on AllGather/ReduceScatter, NVLS
+     * AllGather/ReduceScatter bandwidth, LL128 from sm70 with no upper bound (PXN from sm90). */
+    TP_RULE_TUNE_MODEL_2_27,
+    /* 2.24 enqueue.cc topoGetAlgoInfo: "Bytes -> Algo" is a TRACE line; the choice is logged
+     * when a task is scheduled, which "--sizes" does not model (no selection lines). */
+    TP_RULE_NO_SIZE_LINES,
+    /* 2.27 tuning.cc getNthreads: an invalid NCCL_NTHREADS / NCCL_LL128_NTHREADS is an INFO
+     * (GRAPH|ENV) line, not a WARN. */
+    TP_RULE_NTHREADS_INFO,
     TP_RULE_COUNT
 } tp_rule;
 

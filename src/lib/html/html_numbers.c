@@ -88,8 +88,8 @@ void tp_html__paths(FILE *out, const tp_system *sys, const tp_xml_elem *xml)
 #define Y0 36
 #define Y1 300
 
-static const char *const algo_colour[TP_ALGO_COUNT] = {"#1f77b4", "#d62728", "#9467bd",
-                                                       "#8c564b", "#2ca02c", "#ff7f0e"};
+static const char *const algo_colour[TP_ALGO_COUNT] = {"#1f77b4", "#d62728", "#9467bd", "#8c564b",
+                                                       "#2ca02c", "#ff7f0e", "#17becf"};
 static const char *const proto_dash[TP_PROTO_COUNT] = {"2 4", "9 4", "none"};
 
 typedef struct tune_axes {

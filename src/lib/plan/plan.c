@@ -497,11 +497,12 @@ static void number_domains(tp_plan *plan, int **global_of)
     }
 }
 
-/* NCCL 2.22.3 algorithm order (Tree, Ring, CollNetDirect, CollNetChain, NVLS,
- * NVLSTree) to our graph slots: NVLS and NVLSTree share the NVLS graph. */
-static const int tune_slot[TP_ALGO_COUNT] = {TP_GRAPH_TREE,           TP_GRAPH_RING,
-                                             TP_GRAPH_COLLNET_DIRECT, TP_GRAPH_COLLNET_CHAIN,
-                                             TP_GRAPH_NVLS,           TP_GRAPH_NVLS};
+/* NCCL's algorithm order (Tree, Ring, CollNetDirect, CollNetChain, NVLS,
+ * NVLSTree, PAT) to our graph slots: NVLS and NVLSTree share the NVLS graph,
+ * PAT runs on the Tree graph (2.23 init.cc). */
+static const int tune_slot[TP_ALGO_COUNT] = {
+    TP_GRAPH_TREE, TP_GRAPH_RING, TP_GRAPH_COLLNET_DIRECT, TP_GRAPH_COLLNET_CHAIN, TP_GRAPH_NVLS,
+    TP_GRAPH_NVLS, TP_GRAPH_TREE};
 
 /*
  * The tuning record of the job, from rank 0's view: the combined graphs with
@@ -538,7 +539,9 @@ static void tune_job(const tp_plan *plan, tp_tune_job *tj)
     }
     /* init.cc: Ring and Tree keep the smaller channel count of the two. */
     tj->graphs[TP_ALGO_RING].n_channels = tj->graphs[TP_ALGO_TREE].n_channels = ch->search_channels;
+    tj->graphs[TP_ALGO_PAT].n_channels = ch->search_channels; /* the Tree graph itself */
     tj->n_channels = ch->n_channels;
+    tj->local_ranks = ch->local_ranks;
     tj->nvls_channels = ch->n_nvls_channels;
     tj->nvls_support = d0->nvls_support && ch->combined[TP_GRAPH_NVLS].n_channels > 0;
     tj->collnet_support = 0;
@@ -617,6 +620,9 @@ static tp_status build_channels(tp_plan *plan, tp_error *err)
         tp_tune_job tj;
         tune_job(plan, &tj);
         tp_tune__model(&plan->tuning, &tj, plan->cfg, &plan->log);
+        if (plan->tuning.env_invalid) /* 2.24 parseList: NCCL's init fails (ncclInvalidUsage) */
+            return tp_fail(err, TP_ERR_CONFIG, "NCCL_ALGO/NCCL_PROTO", 0, 0,
+                           "NCCL rejects the list (see its WARN line)");
         plan->tuned = true;
         st = tp_channels__p2p(&plan->channels, plan->sys, plan->cfg, &plan->log, err);
     }

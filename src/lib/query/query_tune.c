@@ -1,5 +1,6 @@
 /* The public queries of the tuning model (include/topoplan.h, group "tune"). */
 #include "plan/plan.h"
+#include "tuning/tuning_table.h"
 
 #include <string.h>
 
@@ -50,8 +51,8 @@ tp_status tp_plan_tune_entry(const tp_plan *plan, int coll, int algorithm, int p
                              float *latency_us, float *bw_gbs)
 {
     if (!tuned(plan) || !plan->tuning.modelled || !latency_us || !bw_gbs || coll < 0 ||
-        coll >= TP_COLL_COUNT || algorithm < 0 || algorithm >= TP_ALGO_COUNT || protocol < 0 ||
-        protocol >= TP_PROTO_COUNT)
+        coll >= TP_COLL_COUNT || algorithm < 0 || algorithm >= plan->tuning.k->algo_count ||
+        protocol < 0 || protocol >= TP_PROTO_COUNT)
         return TP_ERR_ARGUMENT;
     *latency_us = plan->tuning.latency[coll][algorithm][protocol];
     *bw_gbs = plan->tuning.bandwidth[coll][algorithm][protocol];

@@ -8,6 +8,7 @@
 #include "netdev/netdev.h"
 #include "plan/plan.h"
 #include "query/query.h"
+#include "tuning/tuning_table.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -132,9 +133,11 @@ static bool any_on(const int *on, int n)
 }
 
 /* NCCL's algorithm or protocol names into names[] (room for TP_ALGO_COUNT); their count. */
-static int names_of(tp_param_id id, const char **names)
+static int names_of(const tp_config *cfg, tp_param_id id, const char **names)
 {
-    int n = id == TP_P_ALGO ? TP_ALGO_COUNT : TP_PROTO_COUNT;
+    /* the profile's algorithms: PAT from 2.23 on */
+    int n =
+        id == TP_P_ALGO ? tp_tune__constants(tp_config__profile(cfg))->algo_count : TP_PROTO_COUNT;
     for (int i = 0; i < n; i++)
         names[i] = id == TP_P_ALGO ? tp_tune__algo_name(i) : tp_tune__proto_name(i);
     return n;
@@ -150,14 +153,15 @@ static void algo_note(notes_ctx *c)
     if (!text)
         return;
     const char *names[TP_ALGO_COUNT];
-    int n = names_of(TP_P_ALGO, names);
+    int n = names_of(c->cfg, TP_P_ALGO, names);
     char note[NOTE_MAX];
     snprintf(note, sizeof(note), "NCCL_ALGO=%s: ", text);
     int unknown = unknown_names(note, text, names, n, "algorithm");
     int asked[TP_ALGO_COUNT];
     tp_tune__parse_list(text, names, n, asked);
     bool tuned = c->plan && c->plan->tuned && c->plan->tuning.modelled;
-    const int *on = tuned ? c->plan->tuning.algo_enable : NULL;
+    /* AllReduce's row (2.22.3: every row alike) */
+    const int *on = tuned ? c->plan->tuning.algo_enable[TP_COLL_ALLREDUCE] : NULL;
     bool used = false;
     for (int a = 0; on && a < n; a++)
         used = used || (asked[a] && on[a]);
@@ -183,7 +187,7 @@ static void proto_note(notes_ctx *c)
     if (!text)
         return;
     const char *names[TP_ALGO_COUNT];
-    int n = names_of(TP_P_PROTO, names);
+    int n = names_of(c->cfg, TP_P_PROTO, names);
     char note[NOTE_MAX];
     snprintf(note, sizeof(note), "NCCL_PROTO=%s: ", text);
     int unknown = unknown_names(note, text, names, n, "protocol");

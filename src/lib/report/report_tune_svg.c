@@ -16,8 +16,8 @@
 #define PLOT_Y1 340 /* bottom */
 #define LEGEND_X 745
 
-static const char *const algo_colour[TP_ALGO_COUNT] = {"#1f77b4", "#d62728", "#9467bd",
-                                                       "#8c564b", "#2ca02c", "#ff7f0e"};
+static const char *const algo_colour[TP_ALGO_COUNT] = {"#1f77b4", "#d62728", "#9467bd", "#8c564b",
+                                                       "#2ca02c", "#ff7f0e", "#17becf"};
 static const char *const proto_dash[TP_PROTO_COUNT] = {"2,4", "9,4", "none"};
 
 typedef struct panel {

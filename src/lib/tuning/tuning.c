@@ -4,7 +4,7 @@
  * constants and std::min/std::max of doubles), so the printed %8.1f/%6.1f
  * figures match to the last digit.
  */
-#include "tuning/tuning_table.h"
+#include "tuning/tuning_model.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,8 +13,8 @@
 
 static const char *const coll_names[TP_COLL_COUNT] = {"Broadcast", "Reduce", "AllGather",
                                                       "ReduceScatter", "AllReduce"};
-static const char *const algo_names[TP_ALGO_COUNT] = {"Tree",         "Ring", "CollNetDirect",
-                                                      "CollNetChain", "NVLS", "NVLSTree"};
+static const char *const algo_names[TP_ALGO_COUNT] = {
+    "Tree", "Ring", "CollNetDirect", "CollNetChain", "NVLS", "NVLSTree", "PAT"};
 static const char *const proto_names[TP_PROTO_COUNT] = {"LL", "LL128", "Simple"};
 
 const char *tp_tune__coll_name(tp_coll c)
@@ -30,19 +30,9 @@ const char *tp_tune__proto_name(tp_proto p)
     return p >= 0 && p < TP_PROTO_COUNT ? proto_names[p] : "?";
 }
 
-/* std::min / std::max as NCCL calls them: the first argument on ties. */
-static double min_d(double a, double b)
-{
-    return b < a ? b : a;
-}
-static float min_f(float a, float b)
-{
-    return b < a ? b : a;
-}
-static float max_f(float a, float b)
-{
-    return a < b ? b : a;
-}
+#define min_d tp_tune__min_d
+#define min_f tp_tune__min_f
+#define max_f tp_tune__max_f
 
 /* NCCL's log2i: floor(log2(n)), -1 for 0. */
 
@@ -68,22 +58,28 @@ void tp_tune__parse_list(const char *text, const char *const *names, int n, int 
     }
 }
 
-/* NCCL 2.22.3 getNthreads: a set value must be a multiple of a warp, within [min, max]. */
-static int nthreads(const tp_tune_constants *k, tp_log *log, const char *name, int env, int min,
-                    int max, int def)
+/* An invalid thread count: WARN in 2.22.3, INFO (GRAPH|ENV) from 2.27 (rule nthreads-info). */
+#define NTHREADS_COMPLAIN(info, log, ...)                                                          \
+    ((info) ? tp_log_info_sub(log, TP_SUB_GRAPH | TP_SUB_ENV, __VA_ARGS__)                         \
+            : tp_log_warn(log, __VA_ARGS__))
+
+/* NCCL getNthreads: a set value must be a multiple of a warp, within [min, max]. */
+static int nthreads(const tp_tuning *t, tp_log *log, const char *name, int env, int min, int max,
+                    int def)
 {
     if (env <= 0)
         return def;
-    if (env % k->warp_size != 0) {
-        tp_log_warn(log, "Invalid %s %d (must be a multiple of %d)", name, env, k->warp_size);
+    if (env % t->k->warp_size != 0) {
+        NTHREADS_COMPLAIN(t->nthreads_info, log, "Invalid %s %d (must be a multiple of %d)", name,
+                          env, t->k->warp_size);
         return max;
     }
     if (env > max) {
-        tp_log_warn(log, "Invalid %s %d (maximum %d).", name, env, max);
+        NTHREADS_COMPLAIN(t->nthreads_info, log, "Invalid %s %d (maximum %d).", name, env, max);
         return max;
     }
     if (env < min) {
-        tp_log_warn(log, "Invalid %s %d (minimum %d).", name, env, min);
+        NTHREADS_COMPLAIN(t->nthreads_info, log, "Invalid %s %d (minimum %d).", name, env, min);
         return min;
     }
     return env;
@@ -100,30 +96,19 @@ static void set_max_threads(tp_tuning *t, const tp_config *cfg, tp_log *log)
     int(*mt)[TP_PROTO_COUNT] = t->max_threads;
     tp_config__log_env(cfg, TP_P_NTHREADS, log); /* tuning.cc: first read, then NCCL_LL128_ */
     mt[TP_ALGO_RING][TP_PROTO_SIMPLE] =
-        nthreads(t->k, log, "NCCL_NTHREADS", env, min, t->k->simple_max_threads, simple_def);
+        nthreads(t, log, "NCCL_NTHREADS", env, min, t->k->simple_max_threads, simple_def);
     mt[TP_ALGO_TREE][TP_PROTO_SIMPLE] = nthreads(
-        t->k, log, "NCCL_NTHREADS", env, min, t->k->simple_max_threads, t->k->simple_max_threads);
-    for (int a = TP_ALGO_COLLNET_DIRECT; a < TP_ALGO_COUNT; a++)
+        t, log, "NCCL_NTHREADS", env, min, t->k->simple_max_threads, t->k->simple_max_threads);
+    for (int a = TP_ALGO_COLLNET_DIRECT; a <= TP_ALGO_NVLS_TREE; a++) /* not PAT: NCCL leaves 0 */
         mt[a][TP_PROTO_SIMPLE] = t->k->max_threads;
     mt[TP_ALGO_RING][TP_PROTO_LL] = mt[TP_ALGO_TREE][TP_PROTO_LL] =
-        nthreads(t->k, log, "NCCL_NTHREADS", env, min, t->k->ll_max_threads, t->k->ll_max_threads);
+        nthreads(t, log, "NCCL_NTHREADS", env, min, t->k->ll_max_threads, t->k->ll_max_threads);
     tp_config__log_env(cfg, TP_P_LL128_NTHREADS, log);
     mt[TP_ALGO_RING][TP_PROTO_LL128] = mt[TP_ALGO_TREE][TP_PROTO_LL128] =
-        nthreads(t->k, log, "NCCL_LL128_NTHREADS", env128,
+        nthreads(t, log, "NCCL_LL128_NTHREADS", env128,
                  t->k->ll128_max_threads / t->k->ll128_min_threads_div, t->k->ll128_max_threads,
                  t->k->ll128_max_threads);
 }
-
-/* What every entry of the model shares. */
-typedef struct model_ctx {
-    const tp_tune_constants *k; /* the profile's (tuning_table.h) */
-    const tp_tune_job *job;
-    float hw_lat[TP_HW_COUNT][TP_ALGO_COUNT][TP_PROTO_COUNT];
-    double ll_max_bw, tree_max_bw, ring_ll128_max_bw, tree_ll128_max_bw;
-    float ppn;
-    float net_overhead;
-    tp_hw_class intra_hw[TP_ALGO_COUNT], hw[TP_ALGO_COUNT];
-} model_ctx;
 
 /* NCCL 2.22.3 getNetOverhead: NCCL_NET_OVERHEAD (ns), else by the job's x86 CPU vendor. */
 static float net_overhead(const tp_tune_constants *k, const tp_tune_job *job, const tp_config *cfg)
@@ -144,12 +129,17 @@ static void init_ctx(model_ctx *m, const tp_tuning *t, const tp_config *cfg)
     m->k = t->k;
     m->job = job;
     memcpy(m->hw_lat, m->k->hw_lat, sizeof(m->hw_lat));
-    tp_cc_class cc = job->min_comp_cap >= 90   ? TP_CC_HOPPER
-                     : job->min_comp_cap >= 80 ? TP_CC_AMPERE
-                                               : TP_CC_VOLTA;
+    int blackwell = m->k->blackwell_cc;
+    tp_cc_class cc = blackwell && job->min_comp_cap >= blackwell ? TP_CC_BLACKWELL
+                     : job->min_comp_cap >= 90                   ? TP_CC_HOPPER
+                     : job->min_comp_cap >= 80                   ? TP_CC_AMPERE
+                                                                 : TP_CC_VOLTA;
     int nodes = job->n_nodes <= 2 ? job->n_nodes - 1 : 2;
-    /* One node: LL by GPU; several: by rank 0's CPU vendor (AMD row, else Intel). */
-    int ll_row = job->n_nodes == 1 ? cc : job->cpu_vendor == TP_CPU_VENDOR_AMD ? 1 : 0;
+    /* One node: LL by GPU; several: by rank 0's CPU vendor (AMD row, else Intel; 2.27: the
+     * job's MIXED vendors take the AMD row too). */
+    bool amd_row = job->cpu_vendor == TP_CPU_VENDOR_AMD ||
+                   (t->model_2_27 && job->cpu_vendor == TP_CPU_VENDOR_MIXED);
+    int ll_row = job->n_nodes == 1 ? (int)cc : amd_row ? 1 : 0;
     m->ll_max_bw = m->k->ll_max_bw[ll_row][nodes];
     m->tree_max_bw = m->k->tree_max_bw[cc][nodes];
     m->ring_ll128_max_bw = m->k->ring_ll128_max_bw[cc][nodes];
@@ -315,20 +305,25 @@ static float entry_lat(const model_ctx *m, tp_coll coll, tp_algo a, tp_proto p)
 
 static void compute_entries(tp_tuning *t, const model_ctx *m)
 {
+    bool v27 = t->model_2_27;
     for (int c = 0; c < TP_COLL_COUNT; c++)
-        for (int a = 0; a < TP_ALGO_COUNT; a++)
+        for (int a = 0; a < t->k->algo_count; a++)
             for (int p = 0; p < TP_PROTO_COUNT; p++) {
-                if (!modelled(c, a, p))
+                if (v27 ? !tp_tune__modelled_2_27(t->k, &t->job, c, a, p) : !modelled(c, a, p))
                     continue;
-                t->bandwidth[c][a][p] = entry_bw(m, c, a, p);
+                t->bandwidth[c][a][p] =
+                    v27 ? tp_tune__entry_bw_2_27(m, c, a, p) : entry_bw(m, c, a, p);
                 if (a == TP_ALGO_RING)
                     t->ring_backup_bw[c][p] = t->bandwidth[c][a][p];
-                t->latency[c][a][p] = entry_lat(m, c, a, p);
+                t->latency[c][a][p] =
+                    v27 ? tp_tune__entry_lat_2_27(m, c, a, p) : entry_lat(m, c, a, p);
             }
 }
 
 bool tp_tune__ll128_default(const tp_tuning *t, tp_coll coll, tp_algo algo)
 {
+    if (t->model_2_27)
+        return tp_tune__ll128_default_2_27(t, coll, algo);
     const tp_tune_job *job = &t->job;
     const tp_tune_graph *g = &job->graphs[algo];
     int cc = job->min_comp_cap;
@@ -345,11 +340,12 @@ bool tp_tune__ll128_default(const tp_tuning *t, tp_coll coll, tp_algo algo)
     return on;
 }
 
-/* NCCL_PROTO, NCCL_ALGO and what NCCL disables by itself. */
+/* NCCL_PROTO, NCCL_ALGO and what NCCL 2.22.3 disables by itself (the same for every
+ * collective). */
 static void parse_enables(tp_tuning *t, const tp_config *cfg, tp_log *log)
 {
     const tp_tune_job *job = &t->job;
-    int *pe = t->proto_enable, *ae = t->algo_enable;
+    int *pe = t->proto_enable[0], *ae = t->algo_enable[0];
     pe[TP_PROTO_LL] = pe[TP_PROTO_SIMPLE] = 1;
     pe[TP_PROTO_LL128] = TP_PROTO_BY_RULE;
     for (int a = 0; a < TP_ALGO_COUNT; a++)
@@ -372,12 +368,16 @@ static void parse_enables(tp_tuning *t, const tp_config *cfg, tp_log *log)
         if (!ae[TP_ALGO_RING] && !ae[TP_ALGO_TREE] && !ae[TP_ALGO_NVLS] && !ae[TP_ALGO_NVLS_TREE])
             ae[TP_ALGO_RING] = ae[TP_ALGO_TREE] = 1;
     }
+    for (int c = 1; c < TP_COLL_COUNT; c++) {
+        memcpy(t->proto_enable[c], pe, sizeof(t->proto_enable[c]));
+        memcpy(t->algo_enable[c], ae, sizeof(t->algo_enable[c]));
+    }
 }
 
 /* Whether protocol p stays on for collective c on algorithm a (NCCL's LL128 rule when by rule). */
 static bool proto_on(const tp_tuning *t, tp_coll c, tp_algo a, tp_proto p)
 {
-    int on = t->proto_enable[p];
+    int on = t->proto_enable[c][p];
     return on == TP_PROTO_BY_RULE && p == TP_PROTO_LL128 ? tp_tune__ll128_default(t, c, a)
                                                          : on != 0;
 }
@@ -397,21 +397,24 @@ static void apply_enables(tp_tuning *t)
         for (int a = 0; a < TP_ALGO_COUNT; a++)
             for (int p = 0; p < TP_PROTO_COUNT; p++) {
                 bool on = proto_on(t, c, a, p);
-                if (!on || !t->algo_enable[a])
+                if (!on || !t->algo_enable[c][a])
                     t->bandwidth[c][a][p] = 0;
                 if (a == TP_ALGO_RING && !on)
                     t->ring_backup_bw[c][p] = 0;
             }
-        /* A collective left without any algorithm gets its Ring bandwidths back. */
-        if (!any_bandwidth(t, c))
+        /* A collective left without any algorithm gets its Ring bandwidths back (2.22.3). */
+        if (!t->model_2_27 && !any_bandwidth(t, c))
             for (int p = 0; p < TP_PROTO_COUNT; p++)
                 t->bandwidth[c][TP_ALGO_RING][p] = t->ring_backup_bw[c][p];
     }
 }
 
+/* Algorithms per table block. */
+#define TABLE_BLOCK_ALGOS 3
+
 /* Room for a table line: 15 + 9 x 17 characters, more with very large values
  * (each at most TP_F1_SIZE, "%8.1f/%6.1f |" per cell). */
-#define TABLE_LINE_SIZE (16 + TP_ALGO_COUNT / 2 * TP_PROTO_COUNT * (2 * TP_F1_SIZE + 4))
+#define TABLE_LINE_SIZE (16 + TABLE_BLOCK_ALGOS * TP_PROTO_COUNT * (2 * TP_F1_SIZE + 4))
 
 /* A row's cells: its text after the collective's name ("%13s |"). */
 #define ROW_CELLS 15
@@ -465,7 +468,8 @@ static const char *log_row(const tp_tuning *t, tp_log *log, int c, int a0, int a
     return row;
 }
 
-/* The block's heading lines: algorithms, protocols, thread counts. */
+/* The block's heading lines: algorithms, protocols (NCCL prints three algorithms' worth even in
+ * a short last block), thread counts. */
 static void log_heading(const tp_tuning *t, tp_log *log, int a0, int a1)
 {
     char *p = tp_log_begin_line(log, TP_SUB_TUNING, TABLE_LINE_SIZE);
@@ -480,7 +484,7 @@ static void log_heading(const tp_tuning *t, tp_log *log, int a0, int a1)
     if (!(p = tp_log_begin_line(log, TP_SUB_TUNING, TABLE_LINE_SIZE)))
         return;
     p = TP_PUT_LIT(p, "  Protocol    |");
-    for (int a = a0; a < a1; a++)
+    for (int a = 0; a < TABLE_BLOCK_ALGOS; a++)
         for (int pr = 0; pr < TP_PROTO_COUNT; pr++)
             p = TP_PUT_LIT(tp_put_str_right(p, proto_names[pr], 15), " |");
     tp_log_end_line(log, p);
@@ -493,13 +497,15 @@ static void log_heading(const tp_tuning *t, tp_log *log, int a0, int a1)
     tp_log_end_line(log, p);
 }
 
-/* Rank 0's table: two blocks of three algorithms. */
+/* Rank 0's table: blocks of three algorithms (two, three with PAT). */
 static void log_table(const tp_tuning *t, tp_log *log)
 {
     if (!log || !log->enabled)
         return;
-    for (int block = 0; block < 2; block++) {
-        int a0 = block * TP_ALGO_COUNT / 2, a1 = a0 + TP_ALGO_COUNT / 2;
+    int n = t->k->algo_count;
+    for (int block = 0; block * TABLE_BLOCK_ALGOS < n; block++) {
+        int a0 = block * TABLE_BLOCK_ALGOS;
+        int a1 = a0 + TABLE_BLOCK_ALGOS < n ? a0 + TABLE_BLOCK_ALGOS : n;
         log_heading(t, log, a0, a1);
         const char *row = NULL;
         size_t len = 0;
@@ -557,7 +563,11 @@ static void thread_thresholds(tp_tuning *t, const tp_config *cfg, tp_log *log)
 void tp_tune__model(tp_tuning *t, const tp_tune_job *job, const tp_config *cfg, tp_log *log)
 {
     memset(t, 0, sizeof(*t));
-    t->k = tp_tune__constants(tp_config__profile(cfg));
+    const tp_nccl_profile *profile = tp_config__profile(cfg);
+    t->k = tp_tune__constants(profile);
+    t->model_2_27 = tp_profile_has(profile, TP_RULE_TUNE_MODEL_2_27);
+    t->size_lines = !tp_profile_has(profile, TP_RULE_NO_SIZE_LINES);
+    t->nthreads_info = tp_profile_has(profile, TP_RULE_NTHREADS_INFO);
     t->job = *job;
     set_max_threads(t, cfg, log);
     if (job->n_ranks <= 1)
@@ -566,7 +576,13 @@ void tp_tune__model(tp_tuning *t, const tp_tune_job *job, const tp_config *cfg, 
     model_ctx m;
     init_ctx(&m, t, cfg);
     compute_entries(t, &m);
-    parse_enables(t, cfg, log);
+    if (t->model_2_27) {
+        tp_tune__names names = {coll_names, algo_names, proto_names};
+        t->env_invalid = !tp_tune__parse_enables_2_27(t, cfg, log, &names);
+        if (t->env_invalid)
+            return; /* NCCL's init fails here */
+    } else
+        parse_enables(t, cfg, log);
     apply_enables(t);
     if (job->rank == 0)
         log_table(t, log);

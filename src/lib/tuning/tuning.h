@@ -16,7 +16,7 @@
 #include "common/names.h"
 #include "system/system.h"
 
-/* NCCL 2.22.3 collectives, algorithms and protocols, in NCCL's numbering. */
+/* NCCL's collectives, algorithms and protocols, in NCCL's numbering. */
 typedef enum tp_coll {
     TP_COLL_BROADCAST,
     TP_COLL_REDUCE,
@@ -33,6 +33,7 @@ typedef enum tp_algo {
     TP_ALGO_COLLNET_CHAIN,
     TP_ALGO_NVLS,
     TP_ALGO_NVLS_TREE,
+    TP_ALGO_PAT, /* 2.23 on (TP_RULE_PAT); 2.22.3's model leaves it at zero */
     TP_ALGO_COUNT
 } tp_algo;
 typedef enum tp_proto {
@@ -74,6 +75,7 @@ typedef struct tp_tune_job {
     int nvls_channels;                   /* comm->nvlsChannels */
     int nvls_support;                    /* comm->nvlsSupport after AllGather3 */
     int collnet_support;                 /* always 0: no CollNet plugin */
+    int local_ranks;                     /* comm->localRanks of the reported rank */
 } tp_tune_job;
 
 /* protoEnable's third state (tuning.cc): on where NCCL's LL128 default rule allows it. */
@@ -88,9 +90,14 @@ typedef struct tp_tuning {
     float bandwidth[TP_COLL_COUNT][TP_ALGO_COUNT][TP_PROTO_COUNT]; /* GB/s, algorithm bw */
     float ring_backup_bw[TP_COLL_COUNT][TP_PROTO_COUNT];           /* comm->ringbdw */
     long thread_threshold[TP_ALGO_COUNT][TP_PROTO_COUNT];
-    int proto_enable[TP_PROTO_COUNT]; /* after NCCL_PROTO: 0, 1 or TP_PROTO_BY_RULE */
-    int algo_enable[TP_ALGO_COUNT];   /* after NCCL_ALGO and NCCL's own disabling */
-    bool modelled;                    /* false for a one-rank job: NCCL stops early */
+    /* per collective (2.22.3: every row alike; 2.24 parseList sets them per function) */
+    int proto_enable[TP_COLL_COUNT][TP_PROTO_COUNT]; /* after NCCL_PROTO: 0, 1 or BY_RULE */
+    int algo_enable[TP_COLL_COUNT][TP_ALGO_COUNT];   /* after NCCL_ALGO and NCCL's disabling */
+    bool modelled;      /* false for a one-rank job: NCCL stops early */
+    bool model_2_27;    /* the profile's TP_RULE_TUNE_MODEL_2_27 (tuning_2_27.c) */
+    bool size_lines;    /* "--sizes" logs the per-call choice (not from 2.24) */
+    bool nthreads_info; /* rule nthreads-info: invalid thread counts are INFO lines */
+    bool env_invalid;   /* 2.24: NCCL_ALGO / NCCL_PROTO did not parse (NCCL's init fails) */
 } tp_tuning;
 
 /*

@@ -1,5 +1,5 @@
 /*
- * Stage 6, per call: NCCL 2.22.3's algorithm/protocol choice for one
+ * Stage 6, per call: NCCL's algorithm/protocol choice (2.22.3; 2.27.5 where noted) for one
  * collective (enqueue.cc initCollCostTable, updateCollCostTable,
  * topoGetAlgoInfo; tuning.cc ncclTopoGetAlgoTime), without tuner plugin
  * and without CollNet, for one call not aggregated in a group.
@@ -13,7 +13,8 @@ float tp_tune__algo_time(const tp_tuning *t, tp_coll coll, tp_algo algo, tp_prot
     float bw = t->bandwidth[coll][algo][proto];
     float lat = t->latency[coll][algo][proto];
     *backup = false;
-    if (algo == TP_ALGO_RING && bw == 0.0f) {
+    /* 2.22.3's Ring backup bandwidth (comm->ringbdw); 2.27 has none. */
+    if (algo == TP_ALGO_RING && bw == 0.0f && !t->model_2_27) {
         bw = t->ring_backup_bw[coll][proto];
         *backup = true;
     }
@@ -33,10 +34,27 @@ float tp_tune__algo_time(const tp_tuning *t, tp_coll coll, tp_algo algo, tp_prot
     return lat * lat_count + (float)n_bytes / (t->k->bytes_per_us_per_gbs * bw);
 }
 
+/* 2.27 updateCollCostTable: NVLS needs NVLS support, beyond AllReduce at most
+ * NCCL_MAX_NVLS_ARITY local ranks; across nodes CollNet (never here). PAT's scaled
+ * ReduceScatter ops are not modelled (sum). */
+static bool considered_2_27(const tp_tuning *t, tp_coll coll, tp_algo a)
+{
+    const tp_tune_job *job = &t->job;
+    if ((a == TP_ALGO_COLLNET_DIRECT || a == TP_ALGO_COLLNET_CHAIN) && job->collnet_support != 1)
+        return false;
+    if ((a == TP_ALGO_NVLS || a == TP_ALGO_NVLS_TREE) &&
+        (!job->nvls_support ||
+         (coll != TP_COLL_ALLREDUCE && job->local_ranks > t->k->max_nvls_arity)))
+        return false;
+    return !(a == TP_ALGO_NVLS && job->collnet_support != 1 && job->n_nodes > 1);
+}
+
 /* updateCollCostTable: which algorithms a call may take. */
 static bool considered(const tp_tuning *t, tp_coll coll, tp_algo a)
 {
     const tp_tune_job *job = &t->job;
+    if (t->model_2_27)
+        return considered_2_27(t, coll, a);
     if ((a == TP_ALGO_COLLNET_DIRECT || a == TP_ALGO_COLLNET_CHAIN) && job->collnet_support != 1)
         return false;
     if ((a == TP_ALGO_NVLS || a == TP_ALGO_NVLS_TREE) && job->nvls_support != 1 &&
@@ -79,8 +97,8 @@ static void size_launch(const tp_tuning *t, size_t n_bytes, tp_tune_choice *c)
         nt += t->k->tree_simple_extra_warps * t->k->warp_size;
     if (nt / t->k->warp_size < t->k->min_warps)
         nt = t->k->min_warps * t->k->warp_size;
-    if (c->algo == TP_ALGO_TREE)
-        nt = t->k->max_threads; /* trees use every thread */
+    if (c->algo == TP_ALGO_TREE || c->algo == TP_ALGO_PAT)
+        nt = t->k->max_threads; /* trees (2.27: and PAT) use every thread */
     c->n_channels = nc;
     c->n_threads = nt;
 }
@@ -165,7 +183,7 @@ tp_status tp_tune__log_sizes(const tp_tuning *t, tp_log *log, tp_error *err)
                 return tp_fail(err, TP_ERR_GRAPH, tp_tune__coll_name(order[i]), 0, 0,
                                "no algorithm/protocol available for %zu bytes", n_bytes);
             }
-            if (t->job.rank == 0)
+            if (t->job.rank == 0 && t->size_lines)
                 tp_log_info_sub(log, TP_SUB_TUNING, "%ld Bytes -> Algo %d proto %d time %f",
                                 (long)n_bytes, c.algo, c.proto, (double)c.time);
         }

@@ -11,8 +11,15 @@
 
 /* Hardware classes of the latency table (NCCL_HW_NVLINK, NCCL_HW_PCI, NCCL_HW_NET). */
 typedef enum tp_hw_class { TP_HW_NVLINK, TP_HW_PCI, TP_HW_NET, TP_HW_COUNT } tp_hw_class;
-/* Rows of the per-architecture tables: Volta, Ampere, Hopper (compute capability 70/80/90+). */
-typedef enum tp_cc_class { TP_CC_VOLTA, TP_CC_AMPERE, TP_CC_HOPPER, TP_CC_COUNT } tp_cc_class;
+/* Rows of the per-architecture tables: Volta, Ampere, Hopper, Blackwell (compute capability
+ * 70/80/90/100+; a table without a Blackwell row maps 100+ to Hopper). */
+typedef enum tp_cc_class {
+    TP_CC_VOLTA,
+    TP_CC_AMPERE,
+    TP_CC_HOPPER,
+    TP_CC_BLACKWELL,
+    TP_CC_COUNT
+} tp_cc_class;
 /* Columns: 1 node, 2 nodes, more. */
 #define TP_NODE_CLASSES 3
 /* treeCorrectionFactor: powers of two from 64 B to 256 MB. */
@@ -20,6 +27,8 @@ typedef enum tp_cc_class { TP_CC_VOLTA, TP_CC_AMPERE, TP_CC_HOPPER, TP_CC_COUNT 
 
 typedef struct tp_tune_constants {
     const char *nccl_version;
+    int algo_count;   /* NCCL_NUM_ALGORITHMS: 6, 7 with PAT (2.23) */
+    int blackwell_cc; /* the Blackwell row from this compute capability (0: no such row) */
     float base_lat[TP_ALGO_COUNT][TP_PROTO_COUNT];            /* baseLat, us */
     float hw_lat[TP_HW_COUNT][TP_ALGO_COUNT][TP_PROTO_COUNT]; /* hwLat, us */
     /* llMaxBws: single node by GPU row; several nodes: row 0 Intel, row 1 AMD */
@@ -76,9 +85,19 @@ typedef struct tp_tune_constants {
     int thread_halving_step;     /* nt halves while a multiple of 128 */
     int tree_simple_extra_warps; /* Tree/Simple: 4 more warps (Ring/Simple: 1) */
     int min_warps;               /* at least 3 warps */
+    /* PAT (2.23 ncclPatEnable, ncclTopoTuneModel): from sm60, one rank per node */
+    int pat_min_cc;
+    double pat_share;              /* busBw * .75 */
+    double pat_base_lat;           /* 8 us */
+    double pat_inter_lat_div;      /* log2i(nNodes) * interLat / 3.5 */
+    double pat_rank_lat;           /* nRanks * 2.8 us */
+    double nvls_ag_rs_inter_share; /* NVLS AllGather/ReduceScatter: bwInter * 0.9f */
+    int ll128_min_cc;              /* 2.27: LL128 by default from sm70 on (2.22.3: 70/80/90) */
+    int max_nvls_arity; /* 2.27 updateCollCostTable: NVLS beyond AllReduce up to this many local
+                           ranks (NCCL_MAX_NVLS_ARITY; 0: no such limit) */
 } tp_tune_constants;
 
-extern const tp_tune_constants tp_tune_nccl_2_22_3;
+extern const tp_tune_constants tp_tune_nccl_2_22_3, tp_tune_nccl_2_27_5;
 /* The tuning constants of a profile (its variant table, by profile id). */
 const tp_tune_constants *tp_tune__constants(const tp_nccl_profile *p);
 
