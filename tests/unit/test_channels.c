@@ -108,8 +108,10 @@ static bool log_has(const tp_log *log, const char *text)
 }
 
 /* seed_v100_nv2's graphs (expected.log "Pattern" lines): 6 ring and 6 tree channels. */
-static const int nv2_ring[] = {0, 1, 2, 3, 0, 1, 3, 2, 0, 2, 3, 1, 0, 2, 1, 3, 0, 3, 1, 2, 0, 3, 2, 1};
-static const int nv2_tree[] = {0, 1, 2, 3, 0, 1, 2, 3, 0, 2, 1, 3, 0, 2, 1, 3, 1, 0, 3, 2, 1, 0, 3, 2};
+static const int nv2_ring[] = {0, 1, 2, 3, 0, 1, 3, 2, 0, 2, 3, 1,
+                               0, 2, 1, 3, 0, 3, 1, 2, 0, 3, 2, 1};
+static const int nv2_tree[] = {0, 1, 2, 3, 0, 1, 2, 3, 0, 2, 1, 3,
+                               0, 2, 1, 3, 1, 0, 3, 2, 1, 0, 3, 2};
 
 static void test_channels_seed_nv2_lines(void **state)
 {
@@ -125,22 +127,42 @@ static void test_channels_seed_nv2_lines(void **state)
     assert_int_equal(ch.n_nodes, 1);
     static const char *const expected[] = {
         "comm PTR rank 0 nRanks 4 nNodes 1 localRanks 4 localRank 0 MNNVL 0",
-        "Tree 0 : -1 -> 0 -> 1/-1/-1", "Tree 6 : -1 -> 0 -> 1/-1/-1",
-        "Tree 1 : -1 -> 0 -> 1/-1/-1", "Tree 7 : -1 -> 0 -> 1/-1/-1",
-        "Tree 2 : -1 -> 0 -> 2/-1/-1", "Tree 8 : -1 -> 0 -> 2/-1/-1",
-        "Tree 3 : -1 -> 0 -> 2/-1/-1", "Tree 9 : -1 -> 0 -> 2/-1/-1",
-        "Tree 4 : 1 -> 0 -> 3/-1/-1", "Tree 10 : 1 -> 0 -> 3/-1/-1",
-        "Tree 5 : 1 -> 0 -> 3/-1/-1", "Tree 11 : 1 -> 0 -> 3/-1/-1",
-        "Channel 00/12 :    0   1   2   3", "Channel 01/12 :    0   1   3   2",
-        "Channel 02/12 :    0   2   3   1", "Channel 03/12 :    0   2   1   3",
-        "Channel 04/12 :    0   3   1   2", "Channel 05/12 :    0   3   2   1",
-        "Channel 06/12 :    0   1   2   3", "Channel 07/12 :    0   1   3   2",
-        "Channel 08/12 :    0   2   3   1", "Channel 09/12 :    0   2   1   3",
-        "Channel 10/12 :    0   3   1   2", "Channel 11/12 :    0   3   2   1",
-        "Ring 00 : 3 -> 0 -> 1", "Ring 01 : 2 -> 0 -> 1", "Ring 02 : 1 -> 0 -> 2",
-        "Ring 03 : 3 -> 0 -> 2", "Ring 04 : 2 -> 0 -> 3", "Ring 05 : 1 -> 0 -> 3",
-        "Ring 06 : 3 -> 0 -> 1", "Ring 07 : 2 -> 0 -> 1", "Ring 08 : 1 -> 0 -> 2",
-        "Ring 09 : 3 -> 0 -> 2", "Ring 10 : 2 -> 0 -> 3", "Ring 11 : 1 -> 0 -> 3",
+        "Tree 0 : -1 -> 0 -> 1/-1/-1",
+        "Tree 6 : -1 -> 0 -> 1/-1/-1",
+        "Tree 1 : -1 -> 0 -> 1/-1/-1",
+        "Tree 7 : -1 -> 0 -> 1/-1/-1",
+        "Tree 2 : -1 -> 0 -> 2/-1/-1",
+        "Tree 8 : -1 -> 0 -> 2/-1/-1",
+        "Tree 3 : -1 -> 0 -> 2/-1/-1",
+        "Tree 9 : -1 -> 0 -> 2/-1/-1",
+        "Tree 4 : 1 -> 0 -> 3/-1/-1",
+        "Tree 10 : 1 -> 0 -> 3/-1/-1",
+        "Tree 5 : 1 -> 0 -> 3/-1/-1",
+        "Tree 11 : 1 -> 0 -> 3/-1/-1",
+        "Channel 00/12 :    0   1   2   3",
+        "Channel 01/12 :    0   1   3   2",
+        "Channel 02/12 :    0   2   3   1",
+        "Channel 03/12 :    0   2   1   3",
+        "Channel 04/12 :    0   3   1   2",
+        "Channel 05/12 :    0   3   2   1",
+        "Channel 06/12 :    0   1   2   3",
+        "Channel 07/12 :    0   1   3   2",
+        "Channel 08/12 :    0   2   3   1",
+        "Channel 09/12 :    0   2   1   3",
+        "Channel 10/12 :    0   3   1   2",
+        "Channel 11/12 :    0   3   2   1",
+        "Ring 00 : 3 -> 0 -> 1",
+        "Ring 01 : 2 -> 0 -> 1",
+        "Ring 02 : 1 -> 0 -> 2",
+        "Ring 03 : 3 -> 0 -> 2",
+        "Ring 04 : 2 -> 0 -> 3",
+        "Ring 05 : 1 -> 0 -> 3",
+        "Ring 06 : 3 -> 0 -> 1",
+        "Ring 07 : 2 -> 0 -> 1",
+        "Ring 08 : 1 -> 0 -> 2",
+        "Ring 09 : 3 -> 0 -> 2",
+        "Ring 10 : 2 -> 0 -> 3",
+        "Ring 11 : 1 -> 0 -> 3",
         "Trees [0] 1/-1/-1->0->-1 [1] 1/-1/-1->0->-1 [2] 2/-1/-1->0->-1 [3] 2/-1/-1->0->-1 "
         "[4] 3/-1/-1->0->1 [5] 3/-1/-1->0->1 [6] 1/-1/-1->0->-1 [7] 1/-1/-1->0->-1 "
         "[8] 2/-1/-1->0->-1 [9] 2/-1/-1->0->-1 [10] 3/-1/-1->0->1 [11] 3/-1/-1->0->1",
@@ -168,7 +190,8 @@ static void test_channels_min_max_table(void **state)
         {"NCCL_MAX_NRINGS=3", 3, NULL},
         {"NCCL_MAX_CTAS=5", 5, NULL},
         {"NCCL_MIN_CTAS=20", 20, NULL},
-        {"NCCL_MAX_CTAS=64", 12, "maxCTAs 64 is larger than #channels upper limit 32, cap it to 32"},
+        {"NCCL_MAX_CTAS=64", 12,
+         "maxCTAs 64 is larger than #channels upper limit 32, cap it to 32"},
     };
     for (size_t i = 0; i < ARRAY_LEN(rows); i++) {
         const char *env[] = {rows[i].env, NULL};
@@ -265,8 +288,8 @@ static void test_channels_nvls_heads(void **state)
             rows[c * 8 + i] = i;
             nvls_rows[c * 8 + i] = (c + i) % 8;
         }
-    build_case bc = {.n_hosts = 2, .per_host = 8, .rank = 0, .nvls_channels = 16,
-                     .min_comp_cap = 90};
+    build_case bc = {
+        .n_hosts = 2, .per_host = 8, .rank = 0, .nvls_channels = 16, .min_comp_cap = 90};
     bc.ring = mk_graph(TP_PATTERN_RING, 8, 8, rows, 0);
     bc.tree = mk_graph(TP_PATTERN_TREE, 8, 8, rows, 0);
     bc.nvls = mk_graph(TP_PATTERN_NVLS, 8, 8, nvls_rows, 0);
@@ -277,10 +300,16 @@ static void test_channels_nvls_heads(void **state)
     assert_int_equal(ch.n_nvls_channels, 16);
     assert_int_equal(ch.nvls_heads, 8);
     static const char *const expected[] = {
-        "NVLS Head  0:  0  8", "NVLS Head  1:  1  9", "NVLS Head  2:  2 10",
-        "NVLS Head  3:  3 11", "NVLS Head  4:  4 12", "NVLS Head  5:  5 13",
-        "NVLS Head  6:  6 14", "NVLS Head  7:  7 15",
-        "NVLS Trees : 17/8/-1->0->-1 17/-1/-1->0->8", NULL,
+        "NVLS Head  0:  0  8",
+        "NVLS Head  1:  1  9",
+        "NVLS Head  2:  2 10",
+        "NVLS Head  3:  3 11",
+        "NVLS Head  4:  4 12",
+        "NVLS Head  5:  5 13",
+        "NVLS Head  6:  6 14",
+        "NVLS Head  7:  7 15",
+        "NVLS Trees : 17/8/-1->0->-1 17/-1/-1->0->8",
+        NULL,
     };
     assert_lines(&log, "NVLS ", expected);
     tp_channels__free(&ch);
@@ -324,7 +353,7 @@ static void test_channels_btree_table(void **state)
     static const struct {
         int rank, up, down0, down1;
     } rows[] = {
-        {0, -1, -1, 8}, {8, 0, 4, 12}, {4, 8, 2, 6},  {12, 8, 10, 13},
+        {0, -1, -1, 8}, {8, 0, 4, 12},   {4, 8, 2, 6},     {12, 8, 10, 13},
         {2, 4, 1, 3},   {10, 12, 9, 11}, {13, 12, -1, -1}, {1, 2, -1, -1},
     };
     for (size_t i = 0; i < ARRAY_LEN(rows); i++) {
@@ -410,6 +439,58 @@ static void test_channels_seed_one_channel_replay(void **state)
     tp_plan_free(plan);
 }
 
+/* dgx_h100's GPUs turned into compute capability `sm` ("100"), or kept with NULL. */
+static char *h100_fixture_as(const char *sm)
+{
+    char *xml = helpers_fixture("dgx_h100.xml");
+    if (!sm)
+        return xml;
+    char *out = malloc(strlen(xml) * 2 + 1), *o = out;
+    assert_non_null(out);
+    for (const char *s = xml; *s;)
+        if (strncmp(s, "sm=\"90\"", 7) == 0) {
+            o += sprintf(o, "sm=\"%s\"", sm);
+            s += 7;
+        } else {
+            *o++ = *s++;
+        }
+    *o = '\0';
+    free(xml);
+    return out;
+}
+
+/* The NVLS channel count rank 0 of n_nodes hosts gets under NCCL version nccl. */
+static int nvls_channels_of(const char *sm, const char *nccl, int n_nodes)
+{
+    char *xml = h100_fixture_as(sm);
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    const char *const none[] = {NULL};
+    assert_int_equal(tp_config_new(&cfg, none, &err), TP_OK);
+    assert_int_equal(tp_config_set_nccl(cfg, nccl, &err), TP_OK);
+    tp_job job = {.n_nodes = n_nodes, .rank = 0};
+    tp_plan *plan = NULL;
+    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "<test>", &job, cfg, &err), TP_OK);
+    int n = plan->channels.n_nvls_channels;
+    tp_plan_free(plan);
+    tp_config_free(cfg);
+    free(xml);
+    return n;
+}
+
+/* 2.25 ncclNvlsInit: NCCL_NVLS_NCHANNELS' default -2 leaves the count to the architecture
+ * (16 sm90; sm100: 24 on one node, 32 across nodes) instead of the CTA minimum of 1;
+ * 2.22.3's default is 16 whatever the architecture. */
+static void test_channels_nvls_default_by_arch(void **state)
+{
+    (void)state;
+    assert_int_equal(nvls_channels_of(NULL, "2.27.5", 1), 16);
+    assert_int_equal(nvls_channels_of("100", "2.27.5", 1), 24);
+    assert_int_equal(nvls_channels_of("100", "2.27.5", 2), 32);
+    assert_int_equal(nvls_channels_of(NULL, "2.22.3", 1), 16);
+    assert_int_equal(nvls_channels_of("100", "2.22.3", 2), 16);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -422,6 +503,7 @@ int main(void)
         cmocka_unit_test(test_channels_btree_table),
         cmocka_unit_test(test_channels_seed_final_counts),
         cmocka_unit_test(test_channels_seed_one_channel_replay),
+        cmocka_unit_test(test_channels_nvls_default_by_arch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

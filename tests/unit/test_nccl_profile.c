@@ -70,6 +70,7 @@ static void test_profile_2_22_3_table(void **state)
     assert_int_equal(p->public_total, 167);
     assert_int_equal(p->max_channels, 32);
     assert_int_equal(p->collnet_direct_graph_id, 2);
+    assert_int_equal(p->nvls_channels_sm90, 0); /* NCCL_NVLS_NCHANNELS 16 as is */
     assert_common_entries(p);
     assert_int_equal(p->sm100_cc, 0);
     assert_int_equal(p->sm100_speed_intra.count, 0);
@@ -95,6 +96,9 @@ static void test_profile_2_27_5_table(void **state)
     assert_int_equal(p->public_total, 166);
     assert_int_equal(p->max_channels, 64);
     assert_int_equal(p->collnet_direct_graph_id, 4);
+    assert_int_equal(p->nvls_channels_sm90, 16); /* nvls.cc NVLS_NCHANNELS_SM90 */
+    assert_int_equal(p->nvls_channels_sm100, 32);
+    assert_int_equal(p->nvls_channels_sm100_one_node, 24);
     assert_common_entries(p);
     static const float intra[] = {90, 80, 70, 60, 50, 40, 30, 24, 20, 19, 18};
     static const float inter[] = {48, 45.1f, 42, 40, 30,   24,   22,    20,   17.5f,

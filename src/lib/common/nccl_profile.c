@@ -106,11 +106,15 @@ static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
             .tag = "v2.27.5-1",
             /* conformance/nccl-2.27.5/cases: tests/conformance-pass-2.27.5.txt (measured) */
             .exact = false,
-            .public_passed = 95,
+            .public_passed = 115,
             .public_total = 166,
             .rules = RULES_2_27_5,
             .max_channels = 64,           /* device.h MAXCHANNELS (2.25.1) */
             .collnet_direct_graph_id = 4, /* init.cc (2.23.4) */
+            /* nvls.cc NVLS_NCHANNELS_SM90, _SM100, _SM100_NVL (2.25) */
+            .nvls_channels_sm90 = 16,
+            .nvls_channels_sm100 = 32,
+            .nvls_channels_sm100_one_node = 24,
             COMMON_ENTRIES,
             .sm100_cc = 100, /* search.cc ncclTopoCompute: ccMin >= 100 (2.25.1) */
             .sm100_speed_intra = LADDER(sm100_intra_2_27_5),

@@ -104,6 +104,9 @@ typedef struct tp_nccl_profile {
     /* ---- src/include/device.h, src/init.cc ---- */
     int max_channels;            /* MAXCHANNELS */
     int collnet_direct_graph_id; /* init.cc: collNetDirectGraph->id (2.23: 2 -> 4) */
+    /* nvls.cc ncclNvlsInit: NVLS channels when NCCL_NVLS_NCHANNELS is not above 0: sm90,
+     * sm100 across nodes, sm100 on one node (0: no such default, the parameter's value). */
+    int nvls_channels_sm90, nvls_channels_sm100, nvls_channels_sm100_one_node;
 
     /* ---- src/graph/search.cc ---- */
     int sm90_cc;  /* ncclTopoCompute: the sm90 ladders, simpler-tree rung and NVLS from this cc */

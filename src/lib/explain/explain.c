@@ -573,7 +573,10 @@ static void nvls_steps(tp_graph_why *w, const tp_plan *p)
     int asked = (int)tp_config_int(p->cfg, TP_P_NVLS_NCHANNELS);
     const char *src =
         tp_config_is_set(p->cfg, TP_P_NVLS_NCHANNELS) ? "NCCL_NVLS_NCHANNELS" : "NCCL's default";
-    if (n == asked)
+    if (asked <= 0) /* 2.25 on: the architecture's count (plan.c nvls_default_channels) */
+        add_line(w, "nvls-channels", "%d NVLS channels: %s %d, the GPU architecture's count", n,
+                 src, asked);
+    else if (n == asked)
         add_line(w, "nvls-channels", "%d NVLS channels: %s", n, src);
     else if (n < asked)
         add_line(w, "nvls-channels", "%d NVLS channels: %d from %s, capped by %s", n, asked, src,

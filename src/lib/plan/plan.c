@@ -283,6 +283,17 @@ static bool multicast_capable(const tp_node *gpu)
     return false;
 }
 
+/* 2.25 ncclNvlsInit: a parameter not above 0 leaves the count to the architecture (fewer
+ * channels for sm100 on one node); profiles without such defaults keep the value. */
+static int nvls_default_channels(const tp_plan *plan, const tp_node *gpu, int asked)
+{
+    const tp_nccl_profile *p = tp_config__profile(plan->cfg);
+    int n = gpu->gpu.cuda_comp_cap < 100 ? p->nvls_channels_sm90
+            : plan->job.n_nodes > 1      ? p->nvls_channels_sm100
+                                         : p->nvls_channels_sm100_one_node;
+    return n > 0 ? n : asked;
+}
+
 /* ncclNvlsInit (NCCL 2.22.3 transport/nvls.cc): more than 2 GPUs, NCCL_NVLS_ENABLE. */
 static void nvls_init(tp_plan *plan, tp_domain *d, int rank, tp_log *log)
 {
@@ -299,6 +310,8 @@ static void nvls_init(tp_plan *plan, tp_domain *d, int rank, tp_log *log)
         return;
     tp_config__log_env(plan->cfg, TP_P_NVLS_NCHANNELS, log);
     int n = (int)tp_config_int(plan->cfg, TP_P_NVLS_NCHANNELS);
+    if (n <= 0)
+        n = nvls_default_channels(plan, gpu, n);
     if (n > plan->max_ctas)
         n = plan->max_ctas;
     d->nvls_channels = n < plan->min_ctas ? plan->min_ctas : n;
