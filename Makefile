@@ -46,7 +46,7 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 CONFORMANCE := ../shared/conformance/run
 
 .PHONY: check-verify install uninstall check-package check-provider fuzz check-search-diff all deps demo check check-unit check-golden check-errors check-nccl-errors check-notes check-json check-pictures check-fuzz check-output check-header \
-        check-lint check-report check-conformance check-conformance-2.27.5 check-explain check-san check-valgrind bench fuzz format-check clean
+        check-lint check-report check-report-quick check-conformance check-conformance-2.27.5 check-explain check-san check-valgrind bench fuzz format-check clean
 
 all: $(BUILD)/topoplan $(BUILD)/libtopoplan.a $(BUILD)/$(SO_REAL) $(BUILD)/$(SONAME) $(BUILD)/libtopoplan.so \
      $(BUILD)/topoplan.1 $(BUILD)/topoplan.3
@@ -107,7 +107,7 @@ demo: $(BUILD)/topoplan
 	$(BUILD)/topoplan plan --builtin dgx-h100 --nodes 2
 	$(BUILD)/topoplan search --builtin dgx-h100 --nodes 2
 
-check: check-unit check-golden check-errors check-nccl-errors check-notes check-json check-pictures check-fleet check-output check-verify check-fuzz check-header check-lint format-check \
+check: check-unit check-golden check-errors check-nccl-errors check-notes check-json check-pictures check-fleet check-output check-verify check-report-quick check-fuzz check-header check-lint format-check \
        check-conformance check-explain check-provider check-search-diff check-package check-valgrind \
        check-san
 
@@ -155,6 +155,15 @@ check-pictures: $(BUILD)/topoplan
 # topoplan report pages of the public real_* topologies and the heterogeneous jobs (and one
 # of 64 nodes, and check --report pages) in headless Chromium: DOM checks, screenshots in
 # build/report-shots/. Not in `make check`: 51 pages take about 5 minutes on a loaded machine.
+# make check opens a few pages (a real machine with its check page twin, a degraded-node job and
+# its check page: about 10 s); check-report opens every one (51 pages, about 5 minutes).
+REPORT_QUICK := real_oci_h100 hetero_dgx_h100_gpu3_x8_nodes2
+check-report-quick: $(BUILD)/topoplan $(BUILD)/$(SONAME)
+	@if [ -d ../shared/conformance/cases ]; then \
+	  TOPOPLAN_LIBRARY=$(BUILD)/$(SONAME) python3 tests/report/check_report.py $(BUILD)/topoplan \
+	    ../shared/conformance/cases $(REPORT_QUICK); \
+	else echo "conformance cases not found: report pages skipped"; fi
+
 check-report: $(BUILD)/topoplan $(BUILD)/$(SONAME)
 	@if [ -d ../shared/conformance/cases ]; then \
 	  TOPOPLAN_LIBRARY=$(BUILD)/$(SONAME) python3 tests/report/check_report.py $(BUILD)/topoplan \
