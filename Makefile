@@ -108,7 +108,7 @@ demo: $(BUILD)/topoplan
 	$(BUILD)/topoplan search --builtin dgx-h100 --nodes 2
 
 check: check-unit check-golden check-errors check-nccl-errors check-notes check-json check-pictures check-fleet check-output check-verify check-report-quick check-fuzz check-header check-lint format-check \
-       check-conformance check-explain check-provider check-search-diff check-package check-valgrind \
+       check-conformance check-conformance-2.27.5 check-explain check-provider check-search-diff check-package check-valgrind \
        check-san
 
 check-unit: $(UNIT_BIN)
@@ -198,7 +198,8 @@ check-conformance: $(BUILD)/topoplan
 check-conformance-2.27.5: $(BUILD)/topoplan
 	@if [ -x $(CONFORMANCE) ] && [ -d ../shared/conformance/nccl-2.27.5/cases ]; then \
 	    set -o pipefail; $(CONFORMANCE) --jobs 2 --cases ../shared/conformance/nccl-2.27.5/cases \
-	        --require tests/conformance-pass-2.27.5.txt $(BUILD)/topoplan | tail -n 4; \
+	        --require tests/conformance-pass-2.27.5.txt $(BUILD)/topoplan | tail -n 4 | \
+	        sed -E 's/^([0-9]+) passed, ([0-9]+) failed$$/NCCL 2.27.5 (partial profile): \1 cases pass, \2 not yet exact; the ratchet above is what must pass/'; \
 	else echo "NCCL 2.27.5 conformance suite not found: skipped"; fi
 
 # Every public case: each graph's explanation agrees with its decision trace and final graph.
