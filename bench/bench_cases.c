@@ -3,7 +3,7 @@
  * conformance case against NCCL 2.22.3's own reference total from
  * nccl-timings.tsv. Timings only: never pass/fail.
  *
- * usage: bench_cases CASES_DIR TIMINGS_TSV [RUNS] [--topoplan BIN] [--instructions FILE]
+ * usage: bench_cases CASES_DIR TIMINGS_TSV [RUNS] [--nccl VERSION] [--topoplan BIN] [--instructions FILE]
  *                    [--process-instructions FILE]
  *        bench_cases CASES_DIR TIMINGS_TSV --count-instructions   (under callgrind)
  *
@@ -42,6 +42,7 @@
 
 typedef struct options {
     const char *cases, *tsv, *topoplan, *instructions, *process_instructions;
+    const char *nccl; /* the profile planned (NULL: the default), as the TSV's NCCL ran */
     const struct rss_spawner *spawner; /* runs the peak-RSS measures (NULL: none) */
     int runs;
     int count_instructions;
@@ -63,6 +64,7 @@ typedef struct bench_case {
     char name[256];
     char dir[1024];
     char args[256];
+    char nccl[32]; /* --nccl VERSION, "" for the default profile */
     int nodes;
     double ref[6]; /* NCCL: xml_load system_build paths search postset total (us) */
 } bench_case;
@@ -97,8 +99,10 @@ static int nccl_row(const char *tsv, bench_case *c)
 }
 
 /* The case's args line (--nodes N ...); rank 0 is reported, as in NCCL's figures. */
-static int load_case(bench_case *c, const char *cases, const char *name, const char *tsv)
+static int load_case(bench_case *c, const options *o, const char *name)
 {
+    const char *cases = o->cases, *tsv = o->tsv;
+    snprintf(c->nccl, sizeof(c->nccl), "%s", o->nccl ? o->nccl : "");
     snprintf(c->name, sizeof(c->name), "%s", name);
     snprintf(c->dir, sizeof(c->dir), "%s/%s", cases, name);
     char path[1100];
@@ -125,6 +129,11 @@ static tp_config *case_config(const bench_case *c)
     tp_error err = {0};
     if (tp_config_new(&cfg, none, &err) != TP_OK)
         return NULL;
+    if (c->nccl[0] && tp_config_set_nccl(cfg, c->nccl, &err) != TP_OK) {
+        fprintf(stderr, "bench_cases: %s\n", err.message);
+        tp_config_free(cfg);
+        return NULL;
+    }
     snprintf(path, sizeof(path), "%s/env", c->dir);
     FILE *f = fopen(path, "r");
     while (f && fgets(line, sizeof(line), f)) {
@@ -209,6 +218,12 @@ static pid_t spawn_plan(const bench_case *c, const char *bin, bool via_env)
     if (via_env)
         argv[n++] = "/usr/bin/env";
     argv[n++] = (char *)bin;
+    char nccl[sizeof(c->nccl)];
+    snprintf(nccl, sizeof(nccl), "%s", c->nccl);
+    if (nccl[0]) {
+        argv[n++] = "--nccl";
+        argv[n++] = nccl;
+    }
     argv[n++] = "plan";
     argv[n++] = "topo.xml";
     snprintf(args, sizeof(args), "%s", c->args);
@@ -436,6 +451,8 @@ static int parse_options(options *o, int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--topoplan") == 0 && i + 1 < argc)
             o->topoplan = argv[++i];
+        else if (strcmp(argv[i], "--nccl") == 0 && i + 1 < argc)
+            o->nccl = argv[++i];
         else if (strcmp(argv[i], "--instructions") == 0 && i + 1 < argc)
             o->instructions = argv[++i];
         else if (strcmp(argv[i], "--process-instructions") == 0 && i + 1 < argc)
@@ -469,10 +486,11 @@ static int list_cases(const char *dir, char **names)
     return n;
 }
 
-static void print_header(void)
+static void print_header(const options *o)
 {
+    const char *v = o->nccl ? o->nccl : "2.22.3";
+    printf("times in us, topoplan/NCCL %s, each planning as NCCL %s (NCCL: %s);\n", v, v, o->tsv);
     printf(
-        "times in us, topoplan/NCCL 2.22.3 (NCCL: ../shared/conformance/nccl-timings.tsv);\n"
         "speedup: NCCL's total / ours in process ('<': under 10x); Minstr: instructions of\n"
         "one plan (callgrind); proc Mi: of `topoplan plan` as a process (start-up, lint and\n"
         "report included), xplan: proc Mi / Minstr; proc ms, RSS MB: that process (best wall)\n");
@@ -502,7 +520,7 @@ int main(int argc, char **argv)
     options o;
     if (parse_options(&o, argc, argv) != 0) {
         fprintf(stderr,
-                "usage: %s CASES_DIR TIMINGS_TSV [RUNS] [--topoplan BIN] "
+                "usage: %s CASES_DIR TIMINGS_TSV [RUNS] [--nccl VERSION] [--topoplan BIN] "
                 "[--instructions FILE] [--process-instructions FILE] [--count-instructions]\n",
                 argv[0]);
         return 2;
@@ -516,11 +534,11 @@ int main(int argc, char **argv)
     if (!o.count_instructions) {
         spawner_start(&spawner, o.topoplan);
         o.spawner = &spawner;
-        print_header();
+        print_header(&o);
     }
     for (int i = 0; i < n; i++) {
         bench_case c;
-        if (load_case(&c, o.cases, names[i], o.tsv)) {
+        if (load_case(&c, &o, names[i])) {
             if (o.count_instructions)
                 count_case(&c);
             else

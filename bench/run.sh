@@ -42,6 +42,21 @@ fi
 # In process: the best of RUNS warm plans (30: on the shared machine, 5 left the first,
 # colder plans of a case in the figure; a library planning repeatedly runs warm).
 build/bench/bench_cases "$CASES" "$TSV" "${RUNS:-30}" --topoplan "$PWD/build/topoplan" $instr
+# Every other profile against that NCCL version's own timings (in process only: the
+# figures issue 24 asks for, >= 10x each version's planner on every timed case).
+for suite in ../shared/conformance/nccl-*/; do
+    version=$(basename "$suite")
+    version=${version#nccl-}
+    [ -f "$suite/nccl-timings.tsv" ] || continue
+    if ! build/topoplan versions | grep -q "^  $version "; then
+        echo
+        echo "NCCL $version: no profile yet, not timed"
+        continue
+    fi
+    echo
+    build/bench/bench_cases "$suite/cases" "$suite/nccl-timings.tsv" "${RUNS:-30}" --nccl "$version" |
+        grep -v '^ *$'
+done
 echo
 echo "scale: 4096 nodes x 8 GPUs (dgx-h100)"
 build/bench/bench_scale 4096 dgx-h100 3
