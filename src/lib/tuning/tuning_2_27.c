@@ -70,7 +70,7 @@ static float collnet_direct_bw(const model_ctx *m, tp_coll coll, float bus)
     factor -= (factor - 1) / 2;
     bus /= factor;
     if (m->job->min_comp_cap >= 90)
-        bus = (float)(bus * m->k->collnet_sm90_share);
+        bus = (float)(bus * m->k->shared->collnet_sm90_share);
     return bus;
 }
 
@@ -80,19 +80,20 @@ static float bus_bw(const model_ctx *m, tp_coll coll, tp_algo a, tp_proto p)
     int n_ch = m->job->graphs[a].n_channels;
     float bus = n_ch * graph_bw(m, coll, a);
     if (a == TP_ALGO_RING && p == TP_PROTO_LL)
-        bus = (float)tp_tune__min_d(m->ll_max_bw, bus * k->ring_ll_share);
+        bus = (float)tp_tune__min_d(m->ll_max_bw, bus * k->shared->ring_ll_share);
     if (a == TP_ALGO_RING && p == TP_PROTO_LL128)
-        bus = (float)tp_tune__min_d(bus * k->ring_ll128_share, n_ch * m->ring_ll128_max_bw);
+        bus = (float)tp_tune__min_d(bus * k->shared->ring_ll128_share, n_ch * m->ring_ll128_max_bw);
     if (a == TP_ALGO_TREE && coll == TP_COLL_ALLREDUCE)
-        bus = (float)tp_tune__min_d(bus * k->tree_share, n_ch * m->tree_max_bw);
+        bus = (float)tp_tune__min_d(bus * k->shared->tree_share, n_ch * m->tree_max_bw);
     if (a == TP_ALGO_TREE && p == TP_PROTO_LL)
-        bus = (float)tp_tune__min_d(bus * 1.0 / k->tree_ll_div, m->ll_max_bw);
+        bus = (float)tp_tune__min_d(bus * 1.0 / k->shared->tree_ll_div, m->ll_max_bw);
     if (a == TP_ALGO_TREE && p == TP_PROTO_LL128)
-        bus = (float)tp_tune__min_d(
-            bus * (m->job->n_nodes == 1 ? k->tree_ll128_share_one_node : k->tree_ll128_share),
-            n_ch * m->tree_ll128_max_bw);
+        bus =
+            (float)tp_tune__min_d(bus * (m->job->n_nodes == 1 ? k->shared->tree_ll128_share_one_node
+                                                              : k->shared->tree_ll128_share),
+                                  n_ch * m->tree_ll128_max_bw);
     if (a == TP_ALGO_TREE && m->job->graphs[a].pattern == TP_PATTERN_TREE)
-        bus = (float)(bus * k->tree_pattern_share);
+        bus = (float)(bus * k->shared->tree_pattern_share);
     if (a == TP_ALGO_PAT)
         bus = (float)(bus * k->pat_share);
     if ((a == TP_ALGO_COLLNET_DIRECT || a == TP_ALGO_COLLNET_CHAIN) && p != TP_PROTO_SIMPLE)
@@ -119,9 +120,9 @@ float tp_tune__entry_bw_2_27(const model_ctx *m, tp_coll coll, tp_algo a, tp_pro
     if (a == TP_ALGO_RING)
         ratio = (float)(ratio * ((1.0 * n_ranks) / nsteps));
     else if (a == TP_ALGO_NVLS || a == TP_ALGO_NVLS_TREE)
-        ratio = (float)(ratio * m->k->nvls_algo_ratio);
+        ratio = (float)(ratio * m->k->shared->nvls_algo_ratio);
     else
-        ratio = (float)(ratio * m->k->tree_algo_ratio);
+        ratio = (float)(ratio * m->k->shared->tree_algo_ratio);
     return bus * ratio;
 }
 
@@ -143,7 +144,7 @@ static float ring_lat(const model_ctx *m, tp_coll coll, tp_proto p, float base, 
     }
     float overhead = m->net_overhead;
     if (n_nodes > 1 && p == TP_PROTO_SIMPLE)
-        overhead *= m->k->ring_simple_net_overhead_mul;
+        overhead *= m->k->shared->ring_simple_net_overhead_mul;
     intra = tp_tune__max_f(intra, overhead);
     int n_inter = n_nodes == 1 ? 0 : coll == TP_COLL_ALLREDUCE ? 2 * (n_nodes - 1) : n_nodes - 1;
     return base + ((nsteps - n_inter) * intra + n_inter * inter);
@@ -154,7 +155,7 @@ float tp_tune__entry_lat_2_27(const model_ctx *m, tp_coll coll, tp_algo a, tp_pr
     const tp_tune_job *job = m->job;
     const tp_tune_graph *g = &job->graphs[a];
     int n_nodes = job->n_nodes, local = job->n_ranks / n_nodes - 1;
-    float base = m->k->base_lat[a][p];
+    float base = m->base_lat[a][p];
     float intra = m->hw_lat[m->intra_hw[a]][a][p];
     /* One rank per node exposes the whole network latency: Tree's. */
     float inter = m->ppn == 1 ? m->hw_lat[TP_HW_NET][TP_ALGO_TREE][p] : m->hw_lat[TP_HW_NET][a][p];
@@ -169,9 +170,9 @@ float tp_tune__entry_lat_2_27(const model_ctx *m, tp_coll coll, tp_algo a, tp_pr
                    ? base + 2 * (local * intra + tp_tune__log2i(n_nodes) * inter)
                    : base;
     case TP_ALGO_COLLNET_DIRECT:
-        return (float)(base +
-                       (2 * ((local < 1 ? local : 1) * intra + local * m->k->collnet_arity_lat) +
-                        inter));
+        return (float)(base + (2 * ((local < 1 ? local : 1) * intra +
+                                    local * m->k->shared->collnet_arity_lat) +
+                               inter));
     case TP_ALGO_COLLNET_CHAIN:
         return base + (2 * local * intra + inter);
     case TP_ALGO_NVLS:
@@ -197,8 +198,8 @@ bool tp_tune__ll128_default_2_27(const tp_tuning *t, tp_coll coll, tp_algo algo)
     on = on && g->type_intra <= TP_PATH_NVB;
     on = on && job->min_comp_cap == job->max_comp_cap;
     return on && !(cc < t->k->ll128_min_cc ||
-                   (cc == 90 && t->k->cudart_version == 11080 && coll == TP_COLL_ALLREDUCE &&
-                    algo == TP_ALGO_RING && job->n_ranks == 2));
+                   (cc == 90 && t->k->shared->cudart_version == 11080 &&
+                    coll == TP_COLL_ALLREDUCE && algo == TP_ALGO_RING && job->n_ranks == 2));
 }
 
 /* One "prefix:list" entry of parseList: sets the rows of the matching prefixes. */

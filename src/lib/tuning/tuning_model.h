@@ -10,6 +10,8 @@
 typedef struct model_ctx {
     const tp_tune_constants *k; /* the profile's (tuning_table.h) */
     const tp_tune_job *job;
+    /* baseLat and hwLat: the shared tables with the version's cells */
+    float base_lat[TP_ALGO_COUNT][TP_PROTO_COUNT];
     float hw_lat[TP_HW_COUNT][TP_ALGO_COUNT][TP_PROTO_COUNT];
     double ll_max_bw, tree_max_bw, ring_ll128_max_bw, tree_ll128_max_bw;
     float ppn;
