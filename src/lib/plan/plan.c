@@ -283,11 +283,13 @@ static bool multicast_capable(const tp_node *gpu)
     return false;
 }
 
-/* 2.25 ncclNvlsInit: a parameter not above 0 leaves the count to the architecture (fewer
- * channels for sm100 on one node); profiles without such defaults keep the value. */
+/* 2.25 ncclNvlsInit (rule nvls-channels-by-arch): a parameter not above 0 leaves the count to
+ * the architecture (fewer channels for sm100 on one node); without the rule it stays as asked. */
 static int nvls_default_channels(const tp_plan *plan, const tp_node *gpu, int asked)
 {
     const tp_nccl_profile *p = tp_config__profile(plan->cfg);
+    if (!tp_profile_has(p, TP_RULE_NVLS_CHANNELS_BY_ARCH))
+        return asked;
     int n = gpu->gpu.cuda_comp_cap < 100 ? p->nvls_channels_sm90
             : plan->job.n_nodes > 1      ? p->nvls_channels_sm100
                                          : p->nvls_channels_sm100_one_node;
