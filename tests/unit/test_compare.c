@@ -532,6 +532,30 @@ static void test_compare_version_diff_lists_differing_rules(void **state)
     tp_plan_free(b2);
 }
 
+/* 2.27.5's NVLS channel defaults by GPU architecture are a named rule of the channels stage,
+ * which a version diff lists with its NCCL source. */
+static void test_compare_version_diff_names_nvls_channels_rule(void **state)
+{
+    (void)state;
+    tp_plan *a = versioned_plan("2.22.3"), *b = versioned_plan("2.27.5");
+    tp_comparison *cmp = compare(a, b);
+    assert_true(cmp->rules_differ & (UINT64_C(1) << TP_RULE_NVLS_CHANNELS_BY_ARCH));
+    assert_int_equal(tp_compare__rule_stages(TP_RULE_NVLS_CHANNELS_BY_ARCH),
+                     1u << TP_LAYER_CHANNELS);
+    char *text = diff_text_of(cmp);
+    assert_non_null(strstr(text, "  nvls-channels-by-arch      no  -> yes  channels        "
+                                 "2.25 nvls.cc ncclNvlsInit\n"));
+    const char *channels = strstr(text, "\nchannels: ");
+    assert_non_null(channels);
+    const char *rules = strstr(channels, "  rules that differ here: ");
+    assert_non_null(rules);
+    assert_true(strstr(rules, "nvls-channels-by-arch") < strchr(rules, '\n'));
+    free(text);
+    tp_comparison_free(cmp);
+    tp_plan_free(a);
+    tp_plan_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -549,6 +573,7 @@ int main(void)
         cmocka_unit_test(test_compare_key_reads_guids_as_nccl),
         cmocka_unit_test(test_compare_key_shares_other_machines),
         cmocka_unit_test(test_compare_version_diff_lists_differing_rules),
+        cmocka_unit_test(test_compare_version_diff_names_nvls_channels_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -146,6 +146,7 @@ static void test_rule_predicates(void **state)
         TP_RULE_TUNE_MODEL_2_27,
         TP_RULE_NO_SIZE_LINES,
         TP_RULE_NTHREADS_INFO,
+        TP_RULE_NVLS_CHANNELS_BY_ARCH,
     };
     assert_int_equal(sizeof(in_2_27_5) / sizeof(in_2_27_5[0]), TP_RULE_COUNT);
     for (size_t i = 0; i < sizeof(in_2_27_5) / sizeof(in_2_27_5[0]); i++) {
@@ -159,6 +160,15 @@ static void test_rule_predicates(void **state)
         for (int b = a + 1; b < TP_RULE_COUNT; b++)
             assert_string_not_equal(tp_rule_name((tp_rule)a), tp_rule_name((tp_rule)b));
     }
+    /* The NVLS channel defaults are read only under their rule: a profile has both or neither. */
+    for (int v = 0; v < TP_NCCL_COUNT; v++) {
+        const tp_nccl_profile *q = v == TP_NCCL_2_22_3 ? old : p;
+        bool by_arch = q->nvls_channels_sm90 > 0 && q->nvls_channels_sm100 > 0 &&
+                       q->nvls_channels_sm100_one_node > 0;
+        assert_int_equal(tp_profile_has(q, TP_RULE_NVLS_CHANNELS_BY_ARCH), by_arch);
+    }
+    assert_string_equal(tp_rule_name(TP_RULE_NVLS_CHANNELS_BY_ARCH), "nvls-channels-by-arch");
+    assert_string_equal(tp_rule_source(TP_RULE_NVLS_CHANNELS_BY_ARCH), "2.25 nvls.cc ncclNvlsInit");
     assert_string_equal(tp_rule_name(TP_RULE_P2C_BEFORE_PXN), "p2c-before-pxn");
 }
 

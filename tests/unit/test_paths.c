@@ -944,7 +944,7 @@ static unsigned check_deferred_paths(const tp_system *host, const tp_config *cfg
     assert_int_equal(tp_paths__domains(whole, &da, &err), TP_OK);
     assert_int_equal(tp_paths__domains(part, &db, &err), TP_OK);
     assert_memory_equal(da.domain, db.domain, (size_t)n * sizeof(da.domain[0]));
-    assert_int_equal(tp_paths__finish(part, cfg, NULL, &pending, &err), TP_OK);
+    assert_int_equal(tp_paths__finish(part, cfg, NULL, &pending, NULL, &err), TP_OK);
     assert_int_equal(pending, 0);
     assert_same_path_lines(whole, part);
     tp_system__free(whole);

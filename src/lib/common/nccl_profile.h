@@ -76,6 +76,10 @@ typedef enum tp_rule {
     /* 2.27 tuning.cc getNthreads: an invalid NCCL_NTHREADS / NCCL_LL128_NTHREADS is an INFO
      * (GRAPH|ENV) line, not a WARN. */
     TP_RULE_NTHREADS_INFO,
+    /* 2.25 nvls.cc ncclNvlsInit: NCCL_NVLS_NCHANNELS defaults to -2 and a value not above 0
+     * takes the architecture's count (nvls_channels_sm90/_sm100/_sm100_one_node: 16/32/24);
+     * 2.22.3 uses the parameter's 16 as is. */
+    TP_RULE_NVLS_CHANNELS_BY_ARCH,
     TP_RULE_COUNT
 } tp_rule;
 
@@ -104,8 +108,8 @@ typedef struct tp_nccl_profile {
     /* ---- src/include/device.h, src/init.cc ---- */
     int max_channels;            /* MAXCHANNELS */
     int collnet_direct_graph_id; /* init.cc: collNetDirectGraph->id (2.23: 2 -> 4) */
-    /* nvls.cc ncclNvlsInit: NVLS channels when NCCL_NVLS_NCHANNELS is not above 0: sm90,
-     * sm100 across nodes, sm100 on one node (0: no such default, the parameter's value). */
+    /* nvls.cc ncclNvlsInit (rule nvls-channels-by-arch): NVLS channels when NCCL_NVLS_NCHANNELS
+     * is not above 0: sm90, sm100 across nodes, sm100 on one node. */
     int nvls_channels_sm90, nvls_channels_sm100, nvls_channels_sm100_one_node;
 
     /* ---- src/graph/search.cc ---- */

@@ -85,22 +85,16 @@ static void report_json(FILE *out, const tp_completion *c)
     tp_report__json_str(out, c->sku);
     fputs(",\n  \"plugin_mode\": ", out);
     tp_report__json_str(out, c->mode);
+    static const char *const add_keys[] = {"element", "added", "reason"};
     fputs(",\n  \"added\": [", out);
     for (size_t i = 0; i < c->n_adds; i++) {
-        fputs(i ? ",\n    {\"element\": " : "\n    {\"element\": ", out);
-        tp_report__json_str(out, c->adds[i].element);
-        fputs(", \"added\": ", out);
-        tp_report__json_str(out, c->adds[i].added);
-        fputs(", \"reason\": ", out);
-        tp_report__json_str(out, c->adds[i].reason);
-        fputs("}", out);
+        const char *const values[] = {c->adds[i].element, c->adds[i].added, c->adds[i].reason};
+        fputs(i ? ",\n    " : "\n    ", out);
+        tp_report__json_str_fields(out, add_keys, values, ARRAY_LEN(add_keys));
     }
-    fputs(c->n_adds ? "\n  ],\n  \"notes\": [" : "],\n  \"notes\": [", out);
-    for (size_t i = 0; i < c->n_notes; i++) {
-        fputs(i ? ", " : "", out);
-        tp_report__json_str(out, c->notes[i]);
-    }
-    fputs("]\n}\n", out);
+    fputs(c->n_adds ? "\n  ],\n  \"notes\": " : "],\n  \"notes\": ", out);
+    tp_report__json_str_array(out, (const char *const *)c->notes, c->n_notes);
+    fputs("\n}\n", out);
 }
 
 size_t tp_completion__first_with_reason(const tp_completion *c, size_t i)

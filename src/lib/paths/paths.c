@@ -708,8 +708,30 @@ tp_status tp_paths__check_gdr(const tp_system *sys, const tp_config *cfg, int64_
 
 /* The "GPU Direct RDMA Enabled/Disabled" lines: NCCL_NET ones in 2.22.3 (not logged), also
  * NCCL_GRAPH from 2.26 on (TP_RULE_LOG_GDR_MODE), path types in the profile's numbering. */
-static void log_gdr(tp_log *log, const tp_nccl_profile *p, const tp_node *gpu, int64_t net_id,
-                    int use_gdr, int distance, int level)
+/* Keep the place of the log's last line, a GDR line (a failed line leaves them incomplete). */
+static void keep_gdr(tp_gdr_lines *kept, const tp_log *log)
+{
+    if (!kept || kept->failed || !log || !log->enabled)
+        return;
+    if (log->failed) {
+        kept->failed = true;
+        return;
+    }
+    if (kept->count == kept->cap) {
+        int cap = kept->cap ? 2 * kept->cap : 64;
+        size_t *grown = realloc(kept->at, (size_t)cap * sizeof(*grown));
+        if (!grown) {
+            kept->failed = true;
+            return;
+        }
+        kept->at = grown;
+        kept->cap = cap;
+    }
+    kept->at[kept->count++] = log->n_lines - 1;
+}
+
+static void log_gdr(tp_log *log, tp_gdr_lines *kept, const tp_nccl_profile *p, const tp_node *gpu,
+                    int64_t net_id, int use_gdr, int distance, int level)
 {
     if (!tp_profile_has(p, TP_RULE_LOG_GDR_MODE) || distance < 0)
         return;
@@ -724,6 +746,21 @@ static void log_gdr(tp_log *log, const tp_nccl_profile *p, const tp_node *gpu, i
         tp_log_info_sub(log, TP_SUB_GRAPH,
                         "GPU Direct RDMA Disabled for GPU %d / HCA %llx (distance %d > %d)",
                         gpu->gpu.rank, (unsigned long long)net_id, d, l);
+    keep_gdr(kept, log);
+}
+
+void tp_paths__gdr_lines_free(tp_gdr_lines *l)
+{
+    free(l->at);
+    *l = (tp_gdr_lines){0};
+}
+
+void tp_paths__log_gdr_lines(const tp_gdr_lines *l, tp_log *log)
+{
+    for (int i = 0; i < l->count; i++) {
+        const tp_log_line *line = &log->lines[l->at[i]];
+        tp_log_put_sub(log, line->sub, line->text); /* the text stays put as the log grows */
+    }
 }
 
 /*
@@ -781,7 +818,7 @@ static tp_status try_pxn(tp_system *sys, local_gpu_cache *lc, int n, int g, tp_e
 
 /* NCCL 2.22.3: without GDR, NIC traffic goes through the CPU local to the GPU, both ways. */
 static tp_status check_gdr_route(tp_system *sys, const tp_config *cfg, local_gpu_cache *lc, int n,
-                                 int g, tp_log *log, tp_error *err)
+                                 int g, tp_log *log, tp_gdr_lines *kept, tp_error *err)
 {
     tp_node *gpu = &sys->nodes[TP_NODE_GPU].nodes[g];
     if (gpu->paths[TP_NODE_NET][n].type >= TP_PATH_PHB)
@@ -789,7 +826,7 @@ static tp_status check_gdr_route(tp_system *sys, const tp_config *cfg, local_gpu
     int gdr, cpu, distance, level;
     tp_status st = gdr_decide(sys, cfg, g, n, 0, &gdr, &distance, &level, err);
     if (st == TP_OK)
-        log_gdr(log, tp_config__profile(cfg), gpu, sys->nodes[TP_NODE_NET].nodes[n].id, gdr,
+        log_gdr(log, kept, tp_config__profile(cfg), gpu, sys->nodes[TP_NODE_NET].nodes[n].id, gdr,
                 distance, level);
     if (st != TP_OK || gdr)
         return st;
@@ -801,7 +838,8 @@ static tp_status check_gdr_route(tp_system *sys, const tp_config *cfg, local_gpu
     return add_inter_step(sys, TP_NODE_CPU, cpu, TP_NODE_GPU, g, TP_NODE_NET, n, err);
 }
 
-static tp_status net_policies(tp_system *sys, const tp_config *cfg, tp_log *log, tp_error *err)
+static tp_status net_policies(tp_system *sys, const tp_config *cfg, tp_log *log, tp_gdr_lines *kept,
+                              tp_error *err)
 {
     bool pxn = tp_paths__pxn_disable(cfg) != 1;
     local_gpu_cache lc = {.net = -1, .memo = tp_paths__local_nets_memo_new(sys)};
@@ -820,7 +858,7 @@ static tp_status net_policies(tp_system *sys, const tp_config *cfg, tp_log *log,
             if (pxn)
                 st = try_pxn(sys, &lc, n, g, err);
             if (st == TP_OK)
-                st = check_gdr_route(sys, cfg, &lc, n, g, log, err);
+                st = check_gdr_route(sys, cfg, &lc, n, g, log, kept, err);
         }
     }
     tp_paths__local_nets_memo_free(lc.memo);
@@ -845,7 +883,7 @@ tp_status tp_paths__rewrites(tp_system *sys, const tp_config *cfg, const tp_job_
 {
     tp_status st = gpu_policies(sys, cfg, job, log, NULL, err);
     if (st == TP_OK)
-        st = net_policies(sys, cfg, log, err);
+        st = net_policies(sys, cfg, log, NULL, err);
     return check_invariants(sys, st, err);
 }
 
@@ -952,13 +990,16 @@ tp_status tp_paths__compute_domains(tp_system *sys, const tp_config *cfg, const 
 }
 
 tp_status tp_paths__finish(tp_system *sys, const tp_config *cfg, tp_log *log, unsigned *pending,
-                           tp_error *err)
+                           tp_gdr_lines *gdr, tp_error *err)
 {
     tp_status st = TP_OK;
     if (*pending & TP_PATHS_NET_SEARCHES)
         st = tp_paths__searches(sys, cfg, log, TP_DOMAIN_SEARCHES, TP_SEARCH_KINDS, err);
-    if (st == TP_OK && (*pending & TP_PATHS_NET_POLICIES))
-        st = net_policies(sys, cfg, log, err);
+    if (st == TP_OK && (*pending & TP_PATHS_NET_POLICIES)) {
+        st = net_policies(sys, cfg, log, gdr, err);
+        if (gdr)
+            gdr->kept = st == TP_OK && !gdr->failed;
+    }
     if (*pending)
         st = check_invariants(sys, st, err);
     *pending = 0;

@@ -67,10 +67,25 @@ enum { TP_PATHS_NET_SEARCHES = 1u, TP_PATHS_NET_POLICIES = 2u };
  */
 tp_status tp_paths__compute_domains(tp_system *sys, const tp_config *cfg, const tp_job_view *job,
                                     tp_log *log, unsigned *pending, tp_error *err);
-/* The parts of the paths stage in *pending (cleared): sys is then as tp_paths__compute leaves it.
+/*
+ * The GDR lines a path computation logs (2.26 ncclTopoCheckGdr, TP_RULE_LOG_GDR_MODE), kept
+ * (by their place in the log) so that a second computation of the same routes (an untrimmed
+ * system) logs them again from the log instead of computing the routes again.
  */
+typedef struct tp_gdr_lines {
+    size_t *at; /* indices in the log's lines */
+    int count, cap;
+    bool kept;   /* the lines of one whole computation are here */
+    bool failed; /* a line or an allocation failed: incomplete */
+} tp_gdr_lines;
+void tp_paths__gdr_lines_free(tp_gdr_lines *l);
+/* Log the kept lines again (the log they were kept from). */
+void tp_paths__log_gdr_lines(const tp_gdr_lines *l, tp_log *log);
+
+/* The parts of the paths stage in *pending (cleared): sys is then as tp_paths__compute leaves it.
+ * gdr (may be NULL) keeps the GDR lines the NET rewrites log. */
 tp_status tp_paths__finish(tp_system *sys, const tp_config *cfg, tp_log *log, unsigned *pending,
-                           tp_error *err);
+                           tp_gdr_lines *gdr, tp_error *err);
 /*
  * ncclTopoTrimSystem: drop GPUs of other domains and, when the whole job is
  * local, NETs. Frees the routes (recompute them afterwards, as NCCL does).

@@ -283,11 +283,13 @@ static bool multicast_capable(const tp_node *gpu)
     return false;
 }
 
-/* 2.25 ncclNvlsInit: a parameter not above 0 leaves the count to the architecture (fewer
- * channels for sm100 on one node); profiles without such defaults keep the value. */
+/* 2.25 ncclNvlsInit (rule nvls-channels-by-arch): a parameter not above 0 leaves the count to
+ * the architecture (fewer channels for sm100 on one node); without the rule it stays as asked. */
 static int nvls_default_channels(const tp_plan *plan, const tp_node *gpu, int asked)
 {
     const tp_nccl_profile *p = tp_config__profile(plan->cfg);
+    if (!tp_profile_has(p, TP_RULE_NVLS_CHANNELS_BY_ARCH))
+        return asked;
     int n = gpu->gpu.cuda_comp_cap < 100 ? p->nvls_channels_sm90
             : plan->job.n_nodes > 1      ? p->nvls_channels_sm100
                                          : p->nvls_channels_sm100_one_node;
@@ -347,7 +349,7 @@ static bool several_domains(const tp_gpu_domains *dom)
  */
 static tp_status host_domains(const tp_plan *plan, tp_host_kind *k, tp_system **sys,
                               const tp_job_view *view, tp_log *log, bool *computed,
-                              unsigned *pending, tp_error *err)
+                              unsigned *pending, tp_gdr_lines *gdr, tp_error *err)
 {
     *computed = false;
     *pending = 0;
@@ -359,7 +361,7 @@ static tp_status host_domains(const tp_plan *plan, tp_host_kind *k, tp_system **
      * next on one node): it runs whole, as NCCL runs it. */
     if (st == TP_OK && *pending &&
         tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_LOG_GDR_MODE))
-        st = tp_paths__finish(*sys, plan->cfg, log, pending, err);
+        st = tp_paths__finish(*sys, plan->cfg, log, pending, gdr, err);
     *computed = st == TP_OK;
     if (st == TP_OK && !(k->host_domains = malloc(sizeof(*k->host_domains))))
         st = tp_fail_nomem(err);
@@ -385,9 +387,10 @@ static tp_status rank_paths(tp_plan *plan, tp_host_kind *k, tp_domain *d, int ra
     tp_job_view view = job_view(plan, k, rank);
     bool computed = false;
     unsigned pending = 0;
+    tp_gdr_lines gdr = {0};
     tp_status st = tp_system__clone(&d->sys, k->host_sys, err);
     if (st == TP_OK)
-        st = host_domains(plan, k, &d->sys, &view, log, &computed, &pending, err);
+        st = host_domains(plan, k, &d->sys, &view, log, &computed, &pending, &gdr, err);
     int gpus = st == TP_OK ? d->sys->nodes[TP_NODE_GPU].count : 0;
     int nets = st == TP_OK ? d->sys->nodes[TP_NODE_NET].count : 0;
     if (st == TP_OK)
@@ -396,15 +399,21 @@ static tp_status rank_paths(tp_plan *plan, tp_host_kind *k, tp_domain *d, int ra
      * line logged, as they succeeded): computing them again would give the same routes. */
     bool same = computed && gpus == d->sys->nodes[TP_NODE_GPU].count &&
                 nets == d->sys->nodes[TP_NODE_NET].count;
-    /* From 2.26 the second ComputePaths logs its GDR decisions again, trimmed or not. */
-    if (same && log->enabled && tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_LOG_GDR_MODE))
+    /* From 2.26 the second ComputePaths logs its GDR decisions again, trimmed or not: on the
+     * same routes, the lines the first one kept (computed again only when it kept none). */
+    bool gdr_lines =
+        log->enabled && tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_LOG_GDR_MODE);
+    if (same && gdr_lines && !gdr.kept)
         same = false;
     if (st == TP_OK && !same && k->host_routes)
         st = tp_paths__compute_trimmed(d->sys, k->host_routes, plan->cfg, &view, log, err);
     else if (st == TP_OK && !same)
         st = tp_paths__compute(d->sys, plan->cfg, &view, log, err);
     else if (st == TP_OK && pending)
-        st = tp_paths__finish(d->sys, plan->cfg, log, &pending, err);
+        st = tp_paths__finish(d->sys, plan->cfg, log, &pending, NULL, err);
+    if (st == TP_OK && same && gdr_lines)
+        tp_paths__log_gdr_lines(&gdr, log);
+    tp_paths__gdr_lines_free(&gdr);
     if (st == TP_OK)
         st = tp_search__init(d->sys, err);
     return st;

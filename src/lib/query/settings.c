@@ -143,65 +143,75 @@ static int names_of(const tp_config *cfg, tp_param_id id, const char **names)
     return n;
 }
 
-/*
- * NCCL_ALGO: unknown names, and a list that leaves no algorithm the job can
- * use (NCCL then enables Ring and Tree: tuning.cc, no CollNet).
- */
-static void algo_note(notes_ctx *c)
-{
-    const char *text = tp_config_str(c->cfg, TP_P_ALGO);
-    if (!text)
-        return;
+/* An NCCL_ALGO / NCCL_PROTO value read as NCCL's parseList reads it. */
+typedef struct name_list {
+    const char *text;
     const char *names[TP_ALGO_COUNT];
-    int n = names_of(c->cfg, TP_P_ALGO, names);
-    char note[NOTE_MAX];
-    snprintf(note, sizeof(note), "NCCL_ALGO=%s: ", text);
-    int unknown = unknown_names(note, text, names, n, "algorithm");
+    int n;
     int asked[TP_ALGO_COUNT];
-    tp_tune__parse_list(text, names, n, asked);
+    int unknown; /* names NCCL ignores */
+} name_list;
+
+/*
+ * NCCL_ALGO: a list that leaves no algorithm the job can use (NCCL then
+ * enables Ring and Tree: tuning.cc, no CollNet). Whether it says so.
+ */
+static bool algo_fallback(const notes_ctx *c, const name_list *l, char *note)
+{
     bool tuned = c->plan && c->plan->tuned && c->plan->tuning.modelled;
     /* AllReduce's row (2.22.3: every row alike) */
     const int *on = tuned ? c->plan->tuning.algo_enable[TP_COLL_ALLREDUCE] : NULL;
     bool used = false;
-    for (int a = 0; on && a < n; a++)
-        used = used || (asked[a] && on[a]);
-    bool fallback = text[0] != '^' && (tuned ? !used : !any_on(asked, n));
-    if (!unknown && !fallback)
-        return;
-    if (fallback) {
-        put(note, "%sthe list leaves no algorithm this job can use, so NCCL falls back to ",
-            unknown ? "; " : "");
-        if (on)
-            put_set(note, on, names, n);
-        else
-            put(note, "Ring and Tree");
-    }
-    put_cost(note, c, TP_P_ALGO);
-    add(c, note);
+    for (int a = 0; on && a < l->n; a++)
+        used = used || (l->asked[a] && on[a]);
+    if (l->text[0] == '^' || (tuned ? used : any_on(l->asked, l->n)))
+        return false;
+    put(note, "%sthe list leaves no algorithm this job can use, so NCCL falls back to ",
+        l->unknown ? "; " : "");
+    if (on)
+        put_set(note, on, l->names, l->n);
+    else
+        put(note, "Ring and Tree");
+    return true;
 }
 
-/* NCCL_PROTO: unknown names, and a list that leaves no protocol (every call fails). */
-static void proto_note(notes_ctx *c)
+/* NCCL_PROTO: a list that leaves no protocol (every call fails). Whether it says so. */
+static bool no_protocol(const notes_ctx *c, const name_list *l, char *note)
 {
-    const char *text = tp_config_str(c->cfg, TP_P_PROTO);
-    if (!text)
+    (void)c;
+    if (any_on(l->asked, l->n))
+        return false;
+    put(note,
+        "%sno protocol is left: NCCL 2.22.3 fails every collective (\"no "
+        "algorithm/protocol available\")",
+        l->unknown ? "; " : "");
+    return true;
+}
+
+/* The name-list settings: their names' kind and what a list can leave the job without. */
+static const struct name_list_setting {
+    tp_param_id id;
+    const char *what;
+    bool (*consequence)(const notes_ctx *c, const name_list *l, char *note);
+} name_list_settings[] = {
+    {TP_P_ALGO, "algorithm", algo_fallback},
+    {TP_P_PROTO, "protocol", no_protocol},
+};
+
+/* One name-list setting's note: unknown names and the consequence, with the cost. */
+static void name_list_note(notes_ctx *c, const struct name_list_setting *s)
+{
+    name_list l = {.text = tp_config_str(c->cfg, s->id)};
+    if (!l.text)
         return;
-    const char *names[TP_ALGO_COUNT];
-    int n = names_of(c->cfg, TP_P_PROTO, names);
+    l.n = names_of(c->cfg, s->id, l.names);
     char note[NOTE_MAX];
-    snprintf(note, sizeof(note), "NCCL_PROTO=%s: ", text);
-    int unknown = unknown_names(note, text, names, n, "protocol");
-    int asked[TP_PROTO_COUNT];
-    tp_tune__parse_list(text, names, n, asked);
-    bool none = !any_on(asked, n);
-    if (!unknown && !none)
+    snprintf(note, sizeof(note), "%s=%s: ", tp_config_name(s->id), l.text);
+    l.unknown = unknown_names(note, l.text, l.names, l.n, s->what);
+    tp_tune__parse_list(l.text, l.names, l.n, l.asked);
+    if (!s->consequence(c, &l, note) && !l.unknown)
         return;
-    if (none)
-        put(note,
-            "%sno protocol is left: NCCL 2.22.3 fails every collective (\"no "
-            "algorithm/protocol available\")",
-            unknown ? "; " : "");
-    put_cost(note, c, TP_P_PROTO);
+    put_cost(note, c, s->id);
     add(c, note);
 }
 
@@ -313,8 +323,8 @@ tp_status tp_setting_notes(tp_findings **out, const tp_config *cfg, const tp_pla
         return tp_fail_nomem(err);
     f->lines.enabled = true;
     notes_ctx c = {.f = f, .cfg = cfg ? cfg : plan->cfg, .plan = plan};
-    algo_note(&c);
-    proto_note(&c);
+    for (size_t i = 0; i < ARRAY_LEN(name_list_settings); i++)
+        name_list_note(&c, &name_list_settings[i]);
     hca_note(&c);
     *out = f;
     return TP_OK;

@@ -31,6 +31,13 @@ void tp_report__bus_id(char *buf, size_t size, int64_t id);
 void tp_report__pcie_link(char *buf, size_t size, const tp_xml *xml, const tp_node *node);
 /* Write s as a JSON string literal. */
 void tp_report__json_str(FILE *out, const char *s);
+/* ... or null when s is NULL. */
+void tp_report__json_opt_str(FILE *out, const char *s);
+/* Write n strings as a JSON array: ["a", "b"]. */
+void tp_report__json_str_array(FILE *out, const char *const *items, size_t n);
+/* Write a JSON object of n string fields: {"keys[0]": "values[0]", ...}. */
+void tp_report__json_str_fields(FILE *out, const char *const *keys, const char *const *values,
+                                size_t n);
 /* Write an explanation as a JSON array of {"step", "text"} objects. */
 void tp_report__json_why(FILE *out, const tp_graph_why *w);
 /* The version of a JSON schema ("topoplan.plan"), 0 when unknown. */

@@ -182,6 +182,35 @@ void tp_report__json_str(FILE *out, const char *s)
     tp_json_write_string(out, s);
 }
 
+void tp_report__json_opt_str(FILE *out, const char *s)
+{
+    if (s)
+        tp_json_write_string(out, s);
+    else
+        fputs("null", out);
+}
+
+void tp_report__json_str_array(FILE *out, const char *const *items, size_t n)
+{
+    fputc('[', out);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ", " : "", out);
+        tp_json_write_string(out, items[i]);
+    }
+    fputc(']', out);
+}
+
+void tp_report__json_str_fields(FILE *out, const char *const *keys, const char *const *values,
+                                size_t n)
+{
+    fputc('{', out);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(out, "%s\"%s\": ", i ? ", " : "", keys[i]);
+        tp_json_write_string(out, values[i]);
+    }
+    fputc('}', out);
+}
+
 /*
  * Every JSON document names its schema (schemas/<name>.schema.json) and the
  * schema's version, bumped on any incompatible change (a removed or renamed
@@ -239,13 +268,12 @@ tp_status tp_report__check_stream(FILE *out, tp_error *err)
 
 void tp_report__json_why(FILE *out, const tp_graph_why *w)
 {
+    static const char *const keys[] = {"step", "text"};
     fputs("[", out);
     for (int i = 0; i < w->n_lines; i++) {
-        fprintf(out, "%s{\"step\": ", i ? ", " : "");
-        tp_report__json_str(out, w->lines[i].step);
-        fputs(", \"text\": ", out);
-        tp_report__json_str(out, w->lines[i].text);
-        fputc('}', out);
+        const char *const values[] = {w->lines[i].step, w->lines[i].text};
+        fputs(i ? ", " : "", out);
+        tp_report__json_str_fields(out, keys, values, ARRAY_LEN(keys));
     }
     fputs("]", out);
 }

@@ -69,9 +69,9 @@ static int nthreads(const tp_tuning *t, tp_log *log, const char *name, int env, 
 {
     if (env <= 0)
         return def;
-    if (env % t->k->warp_size != 0) {
+    if (env % t->k->shared->warp_size != 0) {
         NTHREADS_COMPLAIN(t->nthreads_info, log, "Invalid %s %d (must be a multiple of %d)", name,
-                          env, t->k->warp_size);
+                          env, t->k->shared->warp_size);
         return max;
     }
     if (env > max) {
@@ -90,24 +90,27 @@ static void set_max_threads(tp_tuning *t, const tp_config *cfg, tp_log *log)
     const tp_tune_graph *ring = &t->job.graphs[TP_ALGO_RING];
     int env = (int)tp_config_int(cfg, TP_P_NTHREADS);
     int env128 = (int)tp_config_int(cfg, TP_P_LL128_NTHREADS);
-    int min = t->k->min_thread_warps * t->k->warp_size;
-    int simple_def = ring->bw_intra * ring->n_channels <= t->k->pci_bw ? t->k->simple_pci_threads
-                                                                       : t->k->simple_max_threads;
+    int min = t->k->shared->min_thread_warps * t->k->shared->warp_size;
+    int simple_def = ring->bw_intra * ring->n_channels <= t->k->shared->pci_bw
+                         ? t->k->shared->simple_pci_threads
+                         : t->k->shared->simple_max_threads;
     int(*mt)[TP_PROTO_COUNT] = t->max_threads;
     tp_config__log_env(cfg, TP_P_NTHREADS, log); /* tuning.cc: first read, then NCCL_LL128_ */
     mt[TP_ALGO_RING][TP_PROTO_SIMPLE] =
-        nthreads(t, log, "NCCL_NTHREADS", env, min, t->k->simple_max_threads, simple_def);
-    mt[TP_ALGO_TREE][TP_PROTO_SIMPLE] = nthreads(
-        t, log, "NCCL_NTHREADS", env, min, t->k->simple_max_threads, t->k->simple_max_threads);
+        nthreads(t, log, "NCCL_NTHREADS", env, min, t->k->shared->simple_max_threads, simple_def);
+    mt[TP_ALGO_TREE][TP_PROTO_SIMPLE] =
+        nthreads(t, log, "NCCL_NTHREADS", env, min, t->k->shared->simple_max_threads,
+                 t->k->shared->simple_max_threads);
     for (int a = TP_ALGO_COLLNET_DIRECT; a <= TP_ALGO_NVLS_TREE; a++) /* not PAT: NCCL leaves 0 */
-        mt[a][TP_PROTO_SIMPLE] = t->k->max_threads;
+        mt[a][TP_PROTO_SIMPLE] = t->k->shared->max_threads;
     mt[TP_ALGO_RING][TP_PROTO_LL] = mt[TP_ALGO_TREE][TP_PROTO_LL] =
-        nthreads(t, log, "NCCL_NTHREADS", env, min, t->k->ll_max_threads, t->k->ll_max_threads);
+        nthreads(t, log, "NCCL_NTHREADS", env, min, t->k->shared->ll_max_threads,
+                 t->k->shared->ll_max_threads);
     tp_config__log_env(cfg, TP_P_LL128_NTHREADS, log);
     mt[TP_ALGO_RING][TP_PROTO_LL128] = mt[TP_ALGO_TREE][TP_PROTO_LL128] =
         nthreads(t, log, "NCCL_LL128_NTHREADS", env128,
-                 t->k->ll128_max_threads / t->k->ll128_min_threads_div, t->k->ll128_max_threads,
-                 t->k->ll128_max_threads);
+                 t->k->shared->ll128_max_threads / t->k->shared->ll128_min_threads_div,
+                 t->k->shared->ll128_max_threads, t->k->shared->ll128_max_threads);
 }
 
 /* NCCL 2.22.3 getNetOverhead: NCCL_NET_OVERHEAD (ns), else by the job's x86 CPU vendor. */
@@ -117,10 +120,47 @@ static float net_overhead(const tp_tune_constants *k, const tp_tune_job *job, co
     if (ns != -2)
         return (float)((double)ns * .001);
     if (job->comm_cpu_arch == TP_CPU_ARCH_X86 && job->comm_cpu_vendor == TP_CPU_VENDOR_INTEL)
-        return (float)k->net_overhead_intel;
+        return (float)k->shared->net_overhead_intel;
     if (job->comm_cpu_arch == TP_CPU_ARCH_X86 && job->comm_cpu_vendor == TP_CPU_VENDOR_AMD)
-        return (float)k->net_overhead_amd;
-    return (float)k->net_overhead_other;
+        return (float)k->shared->net_overhead_amd;
+    return (float)k->shared->net_overhead_other;
+}
+
+/* The shared latency tables with the version's own cells. */
+static void init_latencies(model_ctx *m)
+{
+    const tp_tune_constants *k = m->k;
+    memcpy(m->base_lat, k->shared->base_lat, sizeof(m->base_lat));
+    memcpy(m->hw_lat, k->shared->hw_lat, sizeof(m->hw_lat));
+    for (int i = 0; i < k->n_lat_cells; i++) {
+        const tp_tune_lat_cell *c = &k->lat_cells[i];
+        float *cell = c->hw == TP_TUNE_BASE_LAT ? &m->base_lat[c->algo][c->proto]
+                                                : &m->hw_lat[c->hw][c->algo][c->proto];
+        *cell = c->us;
+    }
+}
+
+/* The per-architecture bandwidth caps: the shared rows, or the version's Blackwell row. */
+static void init_bw_caps(model_ctx *m, const tp_tuning *t)
+{
+    const tp_tune_job *job = &t->job;
+    const tp_tune_constants *k = m->k;
+    const tp_tune_shared *s = k->shared;
+    bool blackwell = k->blackwell && job->min_comp_cap >= k->blackwell_cc;
+    tp_cc_class cc = job->min_comp_cap >= 90   ? TP_CC_HOPPER
+                     : job->min_comp_cap >= 80 ? TP_CC_AMPERE
+                                               : TP_CC_VOLTA;
+    int nodes = job->n_nodes <= 2 ? job->n_nodes - 1 : 2;
+    /* One node: LL by GPU; several: by rank 0's CPU vendor (AMD row, else Intel; 2.27: the
+     * job's MIXED vendors take the AMD row too). */
+    bool amd_row = job->cpu_vendor == TP_CPU_VENDOR_AMD ||
+                   (t->model_2_27 && job->cpu_vendor == TP_CPU_VENDOR_MIXED);
+    int ll_row = job->n_nodes == 1 ? (int)cc : amd_row ? 1 : 0;
+    const tp_tune_cc_row *row = blackwell ? k->blackwell : NULL;
+    m->ll_max_bw = row && job->n_nodes == 1 ? row->ll_max_bw[nodes] : s->ll_max_bw[ll_row][nodes];
+    m->tree_max_bw = row ? row->tree_max_bw[nodes] : s->tree_max_bw[cc][nodes];
+    m->ring_ll128_max_bw = row ? row->ring_ll128_max_bw[nodes] : s->ring_ll128_max_bw[cc][nodes];
+    m->tree_ll128_max_bw = row ? row->tree_ll128_max_bw[nodes] : s->tree_ll128_max_bw[cc][nodes];
 }
 
 static void init_ctx(model_ctx *m, const tp_tuning *t, const tp_config *cfg)
@@ -128,22 +168,8 @@ static void init_ctx(model_ctx *m, const tp_tuning *t, const tp_config *cfg)
     const tp_tune_job *job = &t->job;
     m->k = t->k;
     m->job = job;
-    memcpy(m->hw_lat, m->k->hw_lat, sizeof(m->hw_lat));
-    int blackwell = m->k->blackwell_cc;
-    tp_cc_class cc = blackwell && job->min_comp_cap >= blackwell ? TP_CC_BLACKWELL
-                     : job->min_comp_cap >= 90                   ? TP_CC_HOPPER
-                     : job->min_comp_cap >= 80                   ? TP_CC_AMPERE
-                                                                 : TP_CC_VOLTA;
-    int nodes = job->n_nodes <= 2 ? job->n_nodes - 1 : 2;
-    /* One node: LL by GPU; several: by rank 0's CPU vendor (AMD row, else Intel; 2.27: the
-     * job's MIXED vendors take the AMD row too). */
-    bool amd_row = job->cpu_vendor == TP_CPU_VENDOR_AMD ||
-                   (t->model_2_27 && job->cpu_vendor == TP_CPU_VENDOR_MIXED);
-    int ll_row = job->n_nodes == 1 ? (int)cc : amd_row ? 1 : 0;
-    m->ll_max_bw = m->k->ll_max_bw[ll_row][nodes];
-    m->tree_max_bw = m->k->tree_max_bw[cc][nodes];
-    m->ring_ll128_max_bw = m->k->ring_ll128_max_bw[cc][nodes];
-    m->tree_ll128_max_bw = m->k->tree_ll128_max_bw[cc][nodes];
+    init_latencies(m);
+    init_bw_caps(m, t);
     /* NCCL 2.22.3 favours Tree on POWER: Tree/Simple takes Ring's PCI latency. */
     if (job->cpu_arch == TP_CPU_ARCH_POWER)
         m->hw_lat[TP_HW_PCI][TP_ALGO_TREE][TP_PROTO_SIMPLE] =
@@ -169,138 +195,169 @@ static bool modelled(tp_coll coll, tp_algo a, tp_proto p)
     return !((a == TP_ALGO_NVLS || a == TP_ALGO_NVLS_TREE) && p != TP_PROTO_SIMPLE);
 }
 
-/* CollNetDirect's refinements (no CollNet plugin here: its graphs have no channel). */
-static float collnet_direct_bw(const model_ctx *m, tp_coll coll, float bus, float bw)
+int tp_tune__ring_steps(tp_coll coll, int n_ranks)
 {
-    const tp_tune_job *job = m->job;
-    float ppn = m->ppn;
-    if (coll == TP_COLL_ALLGATHER || coll == TP_COLL_REDUCESCATTER) {
-        bus = ppn * bw;
-        if (job->n_nodes > 1)
-            bus = 0; /* needs the plugin's iallgather / ireducescatter */
-        float w = (ppn - 1) / (m->k->collnet_ag_rs_measured_ppn - 1);
-        return (float)(bus * (w * m->k->collnet_ag_rs_share_max_ppn +
-                              (1 - w) * m->k->collnet_ag_rs_share_1ppn));
-    }
-    int n_ch = job->graphs[TP_ALGO_COLLNET_DIRECT].n_channels;
-    if (n_ch == 0)
-        return 0; /* NCCL divides by zero here; CollNet is disabled anyway */
-    float factor = (float)(ppn / (1.0 * n_ch));
-    factor -= (factor - 1) / 2;
-    bus /= factor;
-    if (job->min_comp_cap >= 90)
-        bus = (float)(bus * m->k->collnet_sm90_share);
-    return bus;
+    return coll == TP_COLL_ALLREDUCE                                    ? 2 * (n_ranks - 1)
+           : coll == TP_COLL_REDUCESCATTER || coll == TP_COLL_ALLGATHER ? n_ranks - 1
+                                                                        : n_ranks;
 }
 
-/* Bus bandwidth to algorithm bandwidth. */
-static float algo_bw(const model_ctx *m, tp_coll coll, tp_algo a, float bus)
+float tp_tune__graph_bw(const model_ctx *m, tp_algo a)
 {
-    int n_ranks = m->job->n_ranks;
-    int nsteps = coll == TP_COLL_ALLREDUCE                                    ? 2 * (n_ranks - 1)
-                 : coll == TP_COLL_REDUCESCATTER || coll == TP_COLL_ALLGATHER ? n_ranks - 1
-                                                                              : n_ranks;
-    if (a == TP_ALGO_COLLNET_DIRECT && (coll == TP_COLL_ALLGATHER || coll == TP_COLL_REDUCESCATTER))
-        return bus;
-    float ratio = 1.0f;
-    if (a == TP_ALGO_RING)
-        ratio = (float)(ratio * ((1.0 * n_ranks) / nsteps));
-    else if (a == TP_ALGO_NVLS || a == TP_ALGO_NVLS_TREE)
-        ratio = (float)(ratio * m->k->nvls_algo_ratio);
-    else
-        ratio = (float)(ratio * m->k->tree_algo_ratio);
-    return bus * ratio;
-}
-
-static float entry_bw(const model_ctx *m, tp_coll coll, tp_algo a, tp_proto p)
-{
-    const tp_tune_job *job = m->job;
-    const tp_tune_graph *g = &job->graphs[a];
-    int n_nodes = job->n_nodes, n_ch = g->n_channels;
+    const tp_tune_graph *g = &m->job->graphs[a];
+    int n_nodes = m->job->n_nodes;
     bool collnet = a == TP_ALGO_COLLNET_DIRECT || a == TP_ALGO_COLLNET_CHAIN;
     float bw = n_nodes <= 2 || collnet ? g->bw_intra : g->bw_inter;
     if (a == TP_ALGO_NVLS)
         bw = min_f(g->bw_intra, g->bw_inter);
     if (a == TP_ALGO_NVLS_TREE)
         bw = min_f(g->bw_intra, n_nodes <= 2 ? g->bw_inter : g->bw_inter / 2);
-    float bus = n_ch * bw;
+    return bw;
+}
+
+float tp_tune__ring_tree_bus_bw(const model_ctx *m, tp_algo a, tp_proto p, float bus,
+                                double ring_ll128_share)
+{
+    const tp_tune_shared *s = m->k->shared;
+    const tp_tune_graph *g = &m->job->graphs[a];
+    int n_ch = g->n_channels;
     if (a == TP_ALGO_RING && p == TP_PROTO_LL)
-        bus = (float)min_d(m->ll_max_bw, bus * m->k->ring_ll_share);
+        bus = (float)min_d(m->ll_max_bw, bus * s->ring_ll_share);
     if (a == TP_ALGO_RING && p == TP_PROTO_LL128)
-        bus = (float)min_d(
-            bus * (m->ppn < 2 ? m->k->ring_ll128_share_low_ppn : m->k->ring_ll128_share),
-            n_ch * m->ring_ll128_max_bw);
+        bus = (float)min_d(bus * ring_ll128_share, n_ch * m->ring_ll128_max_bw);
     if (a == TP_ALGO_TREE)
-        bus = (float)min_d(bus * m->k->tree_share, n_ch * m->tree_max_bw);
+        bus = (float)min_d(bus * s->tree_share, n_ch * m->tree_max_bw);
     if (a == TP_ALGO_TREE && p == TP_PROTO_LL)
-        bus = (float)min_d(bus * 1.0 / m->k->tree_ll_div, m->ll_max_bw);
+        bus = (float)min_d(bus * 1.0 / s->tree_ll_div, m->ll_max_bw);
     if (a == TP_ALGO_TREE && p == TP_PROTO_LL128)
         bus = (float)min_d(
-            bus * (n_nodes == 1 ? m->k->tree_ll128_share_one_node : m->k->tree_ll128_share),
+            bus * (m->job->n_nodes == 1 ? s->tree_ll128_share_one_node : s->tree_ll128_share),
             n_ch * m->tree_ll128_max_bw);
     if (a == TP_ALGO_TREE && g->pattern == TP_PATTERN_TREE)
-        bus = (float)(bus * m->k->tree_pattern_share);
-    if (collnet && p != TP_PROTO_SIMPLE)
+        bus = (float)(bus * s->tree_pattern_share);
+    return bus;
+}
+
+float tp_tune__collnet_direct_bus_bw(const model_ctx *m, float bus)
+{
+    int n_ch = m->job->graphs[TP_ALGO_COLLNET_DIRECT].n_channels;
+    if (n_ch == 0)
+        return 0; /* NCCL divides by zero here; CollNet is disabled anyway */
+    float factor = (float)(m->ppn / (1.0 * n_ch));
+    factor -= (factor - 1) / 2;
+    bus /= factor;
+    if (m->job->min_comp_cap >= 90)
+        bus = (float)(bus * m->k->shared->collnet_sm90_share);
+    return bus;
+}
+
+/* 2.22.3's CollNetDirect AllGather/ReduceScatter (no CollNet plugin here). */
+static float collnet_direct_bw(const model_ctx *m, tp_coll coll, float bus, float bw)
+{
+    const tp_tune_shared *s = m->k->shared;
+    float ppn = m->ppn;
+    if (coll != TP_COLL_ALLGATHER && coll != TP_COLL_REDUCESCATTER)
+        return tp_tune__collnet_direct_bus_bw(m, bus);
+    bus = ppn * bw;
+    if (m->job->n_nodes > 1)
+        bus = 0; /* needs the plugin's iallgather / ireducescatter */
+    float w = (ppn - 1) / (s->collnet_ag_rs_measured_ppn - 1);
+    return (float)(bus *
+                   (w * s->collnet_ag_rs_share_max_ppn + (1 - w) * s->collnet_ag_rs_share_1ppn));
+}
+
+float tp_tune__algo_ratio(const model_ctx *m, tp_coll coll, tp_algo a)
+{
+    int n_ranks = m->job->n_ranks;
+    float ratio = 1.0f;
+    if (a == TP_ALGO_RING)
+        ratio = (float)(ratio * ((1.0 * n_ranks) / tp_tune__ring_steps(coll, n_ranks)));
+    else if (a == TP_ALGO_NVLS || a == TP_ALGO_NVLS_TREE)
+        ratio = (float)(ratio * m->k->shared->nvls_algo_ratio);
+    else
+        ratio = (float)(ratio * m->k->shared->tree_algo_ratio);
+    return ratio;
+}
+
+static float entry_bw(const model_ctx *m, tp_coll coll, tp_algo a, tp_proto p)
+{
+    const tp_tune_shared *s = m->k->shared;
+    float bw = tp_tune__graph_bw(m, a);
+    float bus = m->job->graphs[a].n_channels * bw;
+    bus = tp_tune__ring_tree_bus_bw(m, a, p, bus,
+                                    m->ppn < 2 ? s->ring_ll128_share_low_ppn : s->ring_ll128_share);
+    if ((a == TP_ALGO_COLLNET_DIRECT || a == TP_ALGO_COLLNET_CHAIN) && p != TP_PROTO_SIMPLE)
         bus = 0;
     if (a == TP_ALGO_COLLNET_DIRECT && p == TP_PROTO_SIMPLE)
         bus = collnet_direct_bw(m, coll, bus, bw);
-    return algo_bw(m, coll, a, bus);
+    if (a == TP_ALGO_COLLNET_DIRECT && (coll == TP_COLL_ALLGATHER || coll == TP_COLL_REDUCESCATTER))
+        return bus;
+    return bus * tp_tune__algo_ratio(m, coll, a);
 }
 
-/* Ring latency: per step, or for the pipelined Broadcast/Reduce per chunk. */
-static float ring_lat(const model_ctx *m, tp_coll coll, tp_proto p, float base, float intra,
-                      float inter)
+tp_tune_lat tp_tune__lat_parts(const model_ctx *m, tp_algo a, tp_proto p, tp_algo net_algo)
+{
+    float latency_inter = m->job->graphs[a].latency_inter;
+    tp_tune_lat l = {
+        .base = m->base_lat[a][p],
+        .intra = m->hw_lat[m->intra_hw[a]][a][p],
+        .inter = m->hw_lat[TP_HW_NET][net_algo][p] + latency_inter,
+    };
+    if (p == TP_PROTO_SIMPLE)
+        l.inter += latency_inter; /* the flush */
+    return l;
+}
+
+float tp_tune__ring_lat(const model_ctx *m, tp_coll coll, tp_proto p, tp_tune_lat l, int n_inter)
 {
     const tp_tune_job *job = m->job;
-    int a = TP_ALGO_RING, n_ranks = job->n_ranks, n_nodes = job->n_nodes;
-    int nsteps = coll == TP_COLL_ALLREDUCE                                    ? 2 * (n_ranks - 1)
-                 : coll == TP_COLL_REDUCESCATTER || coll == TP_COLL_ALLGATHER ? n_ranks - 1
-                                                                              : n_ranks;
-    int n_inter = coll == TP_COLL_ALLREDUCE ? (n_nodes > 1 ? 2 * n_nodes : 0)
-                  : coll == TP_COLL_REDUCESCATTER || coll == TP_COLL_ALLGATHER ? n_nodes - 1
-                                                                               : n_nodes;
+    int a = TP_ALGO_RING, nsteps = tp_tune__ring_steps(coll, job->n_ranks);
     float lat = m->hw_lat[m->hw[a]][a][p];
     if (coll == TP_COLL_REDUCE || coll == TP_COLL_BROADCAST) {
         if (job->graphs[a].same_channels)
-            return base + lat;
+            return l.base + lat;
         if (p == TP_PROTO_SIMPLE)
             lat = m->hw_lat[m->hw[a]][TP_ALGO_TREE][p];
-        return base + nsteps * lat;
+        return l.base + nsteps * lat;
     }
     /* Inter-node rings still launch nsteps network operations. */
     float overhead = m->net_overhead;
-    if (n_nodes > 1 && p == TP_PROTO_SIMPLE)
-        overhead *= m->k->ring_simple_net_overhead_mul;
-    intra = max_f(intra, overhead);
-    return base + ((nsteps - n_inter) * intra + n_inter * inter);
+    if (job->n_nodes > 1 && p == TP_PROTO_SIMPLE)
+        overhead *= m->k->shared->ring_simple_net_overhead_mul;
+    float intra = max_f(l.intra, overhead);
+    return l.base + ((nsteps - n_inter) * intra + n_inter * l.inter);
+}
+
+float tp_tune__tree_like_lat(const model_ctx *m, tp_algo a, tp_tune_lat l)
+{
+    int n_nodes = m->job->n_nodes, local = m->job->n_ranks / n_nodes - 1;
+    switch (a) {
+    case TP_ALGO_TREE:
+        return l.base + 2 * (local * l.intra + tp_tune__log2i(n_nodes) * l.inter);
+    case TP_ALGO_COLLNET_DIRECT: /* plus the arity serialization, in double */
+        return (float)(l.base + (2 * ((local < 1 ? local : 1) * l.intra +
+                                      local * m->k->shared->collnet_arity_lat) +
+                                 l.inter));
+    case TP_ALGO_COLLNET_CHAIN:
+        return l.base + (2 * local * l.intra + l.inter);
+    case TP_ALGO_NVLS:
+        return n_nodes > 1 ? l.intra + l.inter : l.intra;
+    default: /* NVLSTree */
+        return l.base + (l.intra + 2 * tp_tune__log2i(n_nodes) * l.inter);
+    }
 }
 
 static float entry_lat(const model_ctx *m, tp_coll coll, tp_algo a, tp_proto p)
 {
-    const tp_tune_job *job = m->job;
-    const tp_tune_graph *g = &job->graphs[a];
-    int n_nodes = job->n_nodes, local = job->n_ranks / n_nodes - 1;
-    float base = m->k->base_lat[a][p];
-    float intra = m->hw_lat[m->intra_hw[a]][a][p];
-    float inter = m->hw_lat[TP_HW_NET][a][p] + g->latency_inter;
-    if (p == TP_PROTO_SIMPLE)
-        inter += g->latency_inter; /* the flush */
-    switch (a) {
-    case TP_ALGO_RING:
-        return ring_lat(m, coll, p, base, intra, inter);
-    case TP_ALGO_TREE:
-        return base + 2 * (local * intra + tp_tune__log2i(n_nodes) * inter);
-    case TP_ALGO_COLLNET_DIRECT: /* plus the arity serialization, in double */
-        return (float)(base +
-                       (2 * ((local < 1 ? local : 1) * intra + local * m->k->collnet_arity_lat) +
-                        inter));
-    case TP_ALGO_COLLNET_CHAIN:
-        return base + (2 * local * intra + inter);
-    case TP_ALGO_NVLS:
-        return n_nodes > 1 ? intra + inter : intra;
-    default: /* NVLSTree */
-        return base + (intra + 2 * tp_tune__log2i(n_nodes) * inter);
-    }
+    tp_tune_lat l = tp_tune__lat_parts(m, a, p, a);
+    if (a != TP_ALGO_RING)
+        return tp_tune__tree_like_lat(m, a, l);
+    /* 2.22.3 counts 2 nNodes network steps in an AllReduce ring, nNodes in Broadcast/Reduce */
+    int n_nodes = m->job->n_nodes;
+    int n_inter = coll == TP_COLL_ALLREDUCE ? (n_nodes > 1 ? 2 * n_nodes : 0)
+                  : coll == TP_COLL_REDUCESCATTER || coll == TP_COLL_ALLGATHER ? n_nodes - 1
+                                                                               : n_nodes;
+    return tp_tune__ring_lat(m, coll, p, l, n_inter);
 }
 
 static void compute_entries(tp_tuning *t, const model_ctx *m)
@@ -333,7 +390,7 @@ bool tp_tune__ll128_default(const tp_tuning *t, tp_coll coll, tp_algo algo)
     on = on && g->type_intra <= TP_PATH_NVB;
     on = on && job->min_comp_cap == job->max_comp_cap;
     if (cc == 90)
-        on = on && !(t->k->cudart_version == 11080 && coll == TP_COLL_ALLREDUCE &&
+        on = on && !(t->k->shared->cudart_version == 11080 && coll == TP_COLL_ALLREDUCE &&
                      algo == TP_ALGO_RING && job->n_ranks == 2);
     else if (cc != 70 && cc != 80)
         on = false;
@@ -538,13 +595,13 @@ static void thread_thresholds(tp_tuning *t, const tp_config *cfg, tp_log *log)
 {
     long(*th)[TP_PROTO_COUNT] = t->thread_threshold;
     for (int a = 0; a < TP_ALGO_COUNT; a++) {
-        th[a][TP_PROTO_LL] = t->k->ll_thread_threshold;
-        th[a][TP_PROTO_LL128] = t->k->ll128_thread_threshold;
-        th[a][TP_PROTO_SIMPLE] = t->k->simple_thread_threshold;
+        th[a][TP_PROTO_LL] = t->k->shared->ll_thread_threshold;
+        th[a][TP_PROTO_LL128] = t->k->shared->ll128_thread_threshold;
+        th[a][TP_PROTO_SIMPLE] = t->k->shared->simple_thread_threshold;
     }
     th[TP_ALGO_RING][TP_PROTO_LL] *= t->job.n_ranks;
-    th[TP_ALGO_COLLNET_DIRECT][TP_PROTO_SIMPLE] = t->k->collnet_thread_threshold;
-    th[TP_ALGO_COLLNET_CHAIN][TP_PROTO_SIMPLE] = t->k->collnet_thread_threshold;
+    th[TP_ALGO_COLLNET_DIRECT][TP_PROTO_SIMPLE] = t->k->shared->collnet_thread_threshold;
+    th[TP_ALGO_COLLNET_CHAIN][TP_PROTO_SIMPLE] = t->k->shared->collnet_thread_threshold;
     const char *text = tp_config_str(cfg, TP_P_THREAD_THRESHOLDS);
     tp_config__log_env(cfg, TP_P_THREAD_THRESHOLDS, log);
     if (text) {

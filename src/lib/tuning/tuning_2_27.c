@@ -40,59 +40,34 @@ bool tp_tune__modelled_2_27(const tp_tune_constants *k, const tp_tune_job *job, 
     return !(a == TP_ALGO_PAT && (p != TP_PROTO_SIMPLE || !tp_tune__pat_enabled(k, job)));
 }
 
-/* The graph bandwidth an entry starts from. */
+/* The graph bandwidth an entry starts from: 2.27's NVLS AllGather/ReduceScatter takes the
+ * other local ranks' share of bwIntra and 0.9 of bwInter. */
 static float graph_bw(const model_ctx *m, tp_coll coll, tp_algo a)
 {
     const tp_tune_graph *g = &m->job->graphs[a];
-    bool collnet = a == TP_ALGO_COLLNET_DIRECT || a == TP_ALGO_COLLNET_CHAIN;
-    float bw = m->job->n_nodes <= 2 || collnet ? g->bw_intra : g->bw_inter;
     float ppn = m->ppn;
-    if (a == TP_ALGO_NVLS)
-        bw = coll == TP_COLL_ALLREDUCE
-                 ? tp_tune__min_f(g->bw_intra, g->bw_inter)
-                 : tp_tune__min_f(g->bw_intra * (ppn - 1.0f) / ppn,
-                                  g->bw_inter * (float)m->k->nvls_ag_rs_inter_share);
-    if (a == TP_ALGO_NVLS_TREE)
-        bw = tp_tune__min_f(g->bw_intra, m->job->n_nodes <= 2 ? g->bw_inter : g->bw_inter / 2);
-    return bw;
+    if (a == TP_ALGO_NVLS && coll != TP_COLL_ALLREDUCE)
+        return tp_tune__min_f(g->bw_intra * (ppn - 1.0f) / ppn,
+                              g->bw_inter * (float)m->k->nvls_ag_rs_inter_share);
+    return tp_tune__graph_bw(m, a);
 }
 
-/* CollNetDirect on Simple (no CollNet plugin: its graphs have no channel). */
+/* CollNetDirect on Simple: 2.27's AllGather/ReduceScatter bandwidth, else as 2.22.3. */
 static float collnet_direct_bw(const model_ctx *m, tp_coll coll, float bus)
 {
     const tp_tune_graph *g = &m->job->graphs[TP_ALGO_COLLNET_DIRECT];
     if (ag_rs(coll))
         return m->ppn *
                tp_tune__min_f(g->bw_intra, g->bw_inter * (float)m->k->nvls_ag_rs_inter_share);
-    if (g->n_channels == 0)
-        return 0; /* NCCL divides by zero here; CollNet is disabled anyway */
-    float factor = (float)(m->ppn / (1.0 * g->n_channels));
-    factor -= (factor - 1) / 2;
-    bus /= factor;
-    if (m->job->min_comp_cap >= 90)
-        bus = (float)(bus * m->k->collnet_sm90_share);
-    return bus;
+    return tp_tune__collnet_direct_bus_bw(m, bus);
 }
 
 static float bus_bw(const model_ctx *m, tp_coll coll, tp_algo a, tp_proto p)
 {
     const tp_tune_constants *k = m->k;
-    int n_ch = m->job->graphs[a].n_channels;
-    float bus = n_ch * graph_bw(m, coll, a);
-    if (a == TP_ALGO_RING && p == TP_PROTO_LL)
-        bus = (float)tp_tune__min_d(m->ll_max_bw, bus * k->ring_ll_share);
-    if (a == TP_ALGO_RING && p == TP_PROTO_LL128)
-        bus = (float)tp_tune__min_d(bus * k->ring_ll128_share, n_ch * m->ring_ll128_max_bw);
-    if (a == TP_ALGO_TREE && coll == TP_COLL_ALLREDUCE)
-        bus = (float)tp_tune__min_d(bus * k->tree_share, n_ch * m->tree_max_bw);
-    if (a == TP_ALGO_TREE && p == TP_PROTO_LL)
-        bus = (float)tp_tune__min_d(bus * 1.0 / k->tree_ll_div, m->ll_max_bw);
-    if (a == TP_ALGO_TREE && p == TP_PROTO_LL128)
-        bus = (float)tp_tune__min_d(
-            bus * (m->job->n_nodes == 1 ? k->tree_ll128_share_one_node : k->tree_ll128_share),
-            n_ch * m->tree_ll128_max_bw);
-    if (a == TP_ALGO_TREE && m->job->graphs[a].pattern == TP_PATTERN_TREE)
-        bus = (float)(bus * k->tree_pattern_share);
+    float bus = m->job->graphs[a].n_channels * graph_bw(m, coll, a);
+    /* no Ring/LL128 discount below 2 ranks per node */
+    bus = tp_tune__ring_tree_bus_bw(m, a, p, bus, k->shared->ring_ll128_share);
     if (a == TP_ALGO_PAT)
         bus = (float)(bus * k->pat_share);
     if ((a == TP_ALGO_COLLNET_DIRECT || a == TP_ALGO_COLLNET_CHAIN) && p != TP_PROTO_SIMPLE)
@@ -111,79 +86,31 @@ float tp_tune__entry_bw_2_27(const model_ctx *m, tp_coll coll, tp_algo a, tp_pro
     float bus = bus_bw(m, coll, a, p);
     if (a != TP_ALGO_RING && ag_rs(coll))
         return bus; /* the ratio is Ring's only for these */
-    int n_ranks = m->job->n_ranks;
-    int nsteps = coll == TP_COLL_ALLREDUCE ? 2 * (n_ranks - 1)
-                 : ag_rs(coll)             ? n_ranks - 1
-                                           : n_ranks;
-    float ratio = 1.0f;
-    if (a == TP_ALGO_RING)
-        ratio = (float)(ratio * ((1.0 * n_ranks) / nsteps));
-    else if (a == TP_ALGO_NVLS || a == TP_ALGO_NVLS_TREE)
-        ratio = (float)(ratio * m->k->nvls_algo_ratio);
-    else
-        ratio = (float)(ratio * m->k->tree_algo_ratio);
-    return bus * ratio;
-}
-
-static float ring_lat(const model_ctx *m, tp_coll coll, tp_proto p, float base, float intra,
-                      float inter)
-{
-    const tp_tune_job *job = m->job;
-    int a = TP_ALGO_RING, n_ranks = job->n_ranks, n_nodes = job->n_nodes;
-    int nsteps = coll == TP_COLL_ALLREDUCE ? 2 * (n_ranks - 1)
-                 : ag_rs(coll)             ? n_ranks - 1
-                                           : n_ranks;
-    float lat = m->hw_lat[m->hw[a]][a][p];
-    if (coll == TP_COLL_REDUCE || coll == TP_COLL_BROADCAST) {
-        if (job->graphs[a].same_channels)
-            return base + lat;
-        if (p == TP_PROTO_SIMPLE)
-            lat = m->hw_lat[m->hw[a]][TP_ALGO_TREE][p];
-        return base + nsteps * lat;
-    }
-    float overhead = m->net_overhead;
-    if (n_nodes > 1 && p == TP_PROTO_SIMPLE)
-        overhead *= m->k->ring_simple_net_overhead_mul;
-    intra = tp_tune__max_f(intra, overhead);
-    int n_inter = n_nodes == 1 ? 0 : coll == TP_COLL_ALLREDUCE ? 2 * (n_nodes - 1) : n_nodes - 1;
-    return base + ((nsteps - n_inter) * intra + n_inter * inter);
+    return bus * tp_tune__algo_ratio(m, coll, a);
 }
 
 float tp_tune__entry_lat_2_27(const model_ctx *m, tp_coll coll, tp_algo a, tp_proto p)
 {
     const tp_tune_job *job = m->job;
-    const tp_tune_graph *g = &job->graphs[a];
-    int n_nodes = job->n_nodes, local = job->n_ranks / n_nodes - 1;
-    float base = m->k->base_lat[a][p];
-    float intra = m->hw_lat[m->intra_hw[a]][a][p];
+    int n_nodes = job->n_nodes;
     /* One rank per node exposes the whole network latency: Tree's. */
-    float inter = m->ppn == 1 ? m->hw_lat[TP_HW_NET][TP_ALGO_TREE][p] : m->hw_lat[TP_HW_NET][a][p];
-    inter += g->latency_inter;
-    if (p == TP_PROTO_SIMPLE)
-        inter += g->latency_inter; /* the flush */
+    tp_tune_lat l = tp_tune__lat_parts(m, a, p, m->ppn == 1 ? TP_ALGO_TREE : a);
     switch (a) {
-    case TP_ALGO_RING:
-        return ring_lat(m, coll, p, base, intra, inter);
+    case TP_ALGO_RING: /* nNodes-1 network steps (twice for AllReduce) */
+        return tp_tune__ring_lat(m, coll, p, l,
+                                 n_nodes == 1                ? 0
+                                 : coll == TP_COLL_ALLREDUCE ? 2 * (n_nodes - 1)
+                                                             : n_nodes - 1);
     case TP_ALGO_TREE:
-        return coll == TP_COLL_ALLREDUCE
-                   ? base + 2 * (local * intra + tp_tune__log2i(n_nodes) * inter)
-                   : base;
-    case TP_ALGO_COLLNET_DIRECT:
-        return (float)(base +
-                       (2 * ((local < 1 ? local : 1) * intra + local * m->k->collnet_arity_lat) +
-                        inter));
-    case TP_ALGO_COLLNET_CHAIN:
-        return base + (2 * local * intra + inter);
-    case TP_ALGO_NVLS:
-        return n_nodes > 1 ? intra + inter : intra;
-    case TP_ALGO_NVLS_TREE:
-        return base + (intra + 2 * tp_tune__log2i(n_nodes) * inter);
-    default: /* PAT: a base, a log part across nodes, a linear part */
+        return coll == TP_COLL_ALLREDUCE ? tp_tune__tree_like_lat(m, a, l) : l.base;
+    case TP_ALGO_PAT: /* a base, a log part across nodes, a linear part */
         if (!ag_rs(coll))
-            return base;
+            return l.base;
         return (float)(m->k->pat_base_lat +
-                       tp_tune__log2i(n_nodes) * (inter / m->k->pat_inter_lat_div) +
+                       tp_tune__log2i(n_nodes) * (l.inter / m->k->pat_inter_lat_div) +
                        job->n_ranks * m->k->pat_rank_lat);
+    default:
+        return tp_tune__tree_like_lat(m, a, l);
     }
 }
 
@@ -197,8 +124,8 @@ bool tp_tune__ll128_default_2_27(const tp_tuning *t, tp_coll coll, tp_algo algo)
     on = on && g->type_intra <= TP_PATH_NVB;
     on = on && job->min_comp_cap == job->max_comp_cap;
     return on && !(cc < t->k->ll128_min_cc ||
-                   (cc == 90 && t->k->cudart_version == 11080 && coll == TP_COLL_ALLREDUCE &&
-                    algo == TP_ALGO_RING && job->n_ranks == 2));
+                   (cc == 90 && t->k->shared->cudart_version == 11080 &&
+                    coll == TP_COLL_ALLREDUCE && algo == TP_ALGO_RING && job->n_ranks == 2));
 }
 
 /* One "prefix:list" entry of parseList: sets the rows of the matching prefixes. */

@@ -10,6 +10,8 @@
 typedef struct model_ctx {
     const tp_tune_constants *k; /* the profile's (tuning_table.h) */
     const tp_tune_job *job;
+    /* baseLat and hwLat: the shared tables with the version's cells */
+    float base_lat[TP_ALGO_COUNT][TP_PROTO_COUNT];
     float hw_lat[TP_HW_COUNT][TP_ALGO_COUNT][TP_PROTO_COUNT];
     double ll_max_bw, tree_max_bw, ring_ll128_max_bw, tree_ll128_max_bw;
     float ppn;
@@ -30,6 +32,36 @@ static inline float tp_tune__max_f(float a, float b)
 {
     return a < b ? b : a;
 }
+
+/*
+ * The pieces of an entry both model versions compute alike (tuning.c); each version's entry
+ * functions call them and keep only their own rules.
+ */
+/* Steps of a ring: 2(n-1) for AllReduce, n-1 for AllGather/ReduceScatter, n for Broadcast/Reduce.
+ */
+int tp_tune__ring_steps(tp_coll coll, int n_ranks);
+/* The per-channel graph bandwidth an entry starts from (bwIntra up to 2 nodes and for CollNet,
+ * else bwInter; NVLS the smaller of both, NVLSTree half bwInter beyond 2 nodes). */
+float tp_tune__graph_bw(const model_ctx *m, tp_algo a);
+/* Ring's and Tree's per-protocol caps on the bus bandwidth (both versions model Tree for AllReduce
+ * only); Ring/LL128's share is the version's. */
+float tp_tune__ring_tree_bus_bw(const model_ctx *m, tp_algo a, tp_proto p, float bus,
+                                double ring_ll128_share);
+/* CollNetDirect/Simple outside AllGather/ReduceScatter: the arity factor, sm90's share. */
+float tp_tune__collnet_direct_bus_bw(const model_ctx *m, float bus);
+/* Bus to algorithm bandwidth: Ring nRanks/nsteps, NVLS and NVLSTree 5/6, the others .5. */
+float tp_tune__algo_ratio(const model_ctx *m, tp_coll coll, tp_algo a);
+
+/* An entry's latency parts, us: base, intra-node step and inter-node step (network latency of
+ * algorithm net_algo plus the graph's latencyInter, twice on Simple for the flush). */
+typedef struct tp_tune_lat {
+    float base, intra, inter;
+} tp_tune_lat;
+tp_tune_lat tp_tune__lat_parts(const model_ctx *m, tp_algo a, tp_proto p, tp_algo net_algo);
+/* Ring latency with n_inter network steps: per step, or per chunk for Broadcast/Reduce. */
+float tp_tune__ring_lat(const model_ctx *m, tp_coll coll, tp_proto p, tp_tune_lat l, int n_inter);
+/* Tree, CollNetDirect, CollNetChain, NVLS and NVLSTree latency. */
+float tp_tune__tree_like_lat(const model_ctx *m, tp_algo a, tp_tune_lat l);
 
 /* NCCL 2.27 ncclPatEnable (NCCL_PAT_ENABLE at its default 2, host network). */
 bool tp_tune__pat_enabled(const tp_tune_constants *k, const tp_tune_job *job);

@@ -20,18 +20,18 @@ float tp_tune__algo_time(const tp_tuning *t, tp_coll coll, tp_algo algo, tp_prot
     }
     if (bw == 0)
         return -1.0f;
-    int log_size = tp_tune__log2i((long)(n_bytes >> t->k->tree_correction_shift));
+    int log_size = tp_tune__log2i((long)(n_bytes >> t->k->shared->tree_correction_shift));
     /* NCCL 2.22.3: trees are corrected by a measured factor from 64 B to 256 MB. */
     if (algo == TP_ALGO_TREE && log_size >= 0 && log_size < TP_TREE_CORRECTION_SIZES)
-        bw *= t->k->tree_correction[proto][log_size];
+        bw *= t->k->shared->tree_correction[proto][log_size];
     /* ... and large inter-node Ring/Simple AllReduce pays a plateau on its latency. */
     if (algo == TP_ALGO_RING && proto == TP_PROTO_SIMPLE && job->n_nodes > 1 &&
         coll == TP_COLL_ALLREDUCE &&
-        n_bytes / (size_t)(job->n_channels * job->n_ranks) >= t->k->ring_plateau_min_bytes)
-        lat = (float)(lat * (job->min_comp_cap < 80 ? t->k->ring_plateau_pre_sm80
-                                                    : t->k->ring_plateau_sm80));
+        n_bytes / (size_t)(job->n_channels * job->n_ranks) >= t->k->shared->ring_plateau_min_bytes)
+        lat = (float)(lat * (job->min_comp_cap < 80 ? t->k->shared->ring_plateau_pre_sm80
+                                                    : t->k->shared->ring_plateau_sm80));
     int lat_count = 1; /* one operation: numPipeOps 1 for Ring, DIVUP(1, batch) for others */
-    return lat * lat_count + (float)n_bytes / (t->k->bytes_per_us_per_gbs * bw);
+    return lat * lat_count + (float)n_bytes / (t->k->shared->bytes_per_us_per_gbs * bw);
 }
 
 /* 2.27 updateCollCostTable: NVLS needs NVLS support, beyond AllReduce at most
@@ -89,16 +89,17 @@ static void size_launch(const tp_tuning *t, size_t n_bytes, tp_tune_choice *c)
         while (below(n_bytes, nc, nt, threshold) && nc >= 2)
             nc--;
     if (!nvls && c->algo != TP_ALGO_COLLNET_DIRECT)
-        while (below(n_bytes, nc, nt, threshold) && nt % t->k->thread_halving_step == 0 && nt > 0)
+        while (below(n_bytes, nc, nt, threshold) && nt % t->k->shared->thread_halving_step == 0 &&
+               nt > 0)
             nt /= 2;
     if (c->proto == TP_PROTO_SIMPLE && c->algo == TP_ALGO_RING)
-        nt += t->k->warp_size; /* a sync warp */
+        nt += t->k->shared->warp_size; /* a sync warp */
     if (c->proto == TP_PROTO_SIMPLE && c->algo == TP_ALGO_TREE)
-        nt += t->k->tree_simple_extra_warps * t->k->warp_size;
-    if (nt / t->k->warp_size < t->k->min_warps)
-        nt = t->k->min_warps * t->k->warp_size;
+        nt += t->k->shared->tree_simple_extra_warps * t->k->shared->warp_size;
+    if (nt / t->k->shared->warp_size < t->k->shared->min_warps)
+        nt = t->k->shared->min_warps * t->k->shared->warp_size;
     if (c->algo == TP_ALGO_TREE || c->algo == TP_ALGO_PAT)
-        nt = t->k->max_threads; /* trees (2.27: and PAT) use every thread */
+        nt = t->k->shared->max_threads; /* trees (2.27: and PAT) use every thread */
     c->n_channels = nc;
     c->n_threads = nt;
 }
@@ -112,12 +113,12 @@ bool tp_tune__choose(const tp_tuning *t, tp_coll coll, size_t n_bytes, tp_tune_c
     c->n_channels = c->n_threads = 0;
     for (int a = 0; a < TP_ALGO_COUNT; a++)
         for (int p = 0; p < TP_PROTO_COUNT; p++)
-            c->times[a][p] = t->k->proto_ignore;
+            c->times[a][p] = t->k->shared->proto_ignore;
     if (t->job.n_ranks == 1)
         c->times[TP_ALGO_RING][TP_PROTO_SIMPLE] = 0.0f;
     tp_algo backup_algo = TP_ALGO_UNDEF;
     tp_proto backup_proto = TP_PROTO_UNDEF;
-    float backup_time = t->k->max_time;
+    float backup_time = t->k->shared->max_time;
     for (int a = 0; a < TP_ALGO_COUNT && t->job.n_ranks > 1; a++) {
         if (!considered(t, coll, a))
             continue;
@@ -133,10 +134,10 @@ bool tp_tune__choose(const tp_tuning *t, tp_coll coll, size_t n_bytes, tp_tune_c
             }
         }
     }
-    float min_time = t->k->max_time;
+    float min_time = t->k->shared->max_time;
     for (int a = 0; a < TP_ALGO_COUNT; a++)
         for (int p = 0; p < TP_PROTO_COUNT; p++)
-            if (c->times[a][p] != t->k->proto_ignore && c->times[a][p] >= 0.0f &&
+            if (c->times[a][p] != t->k->shared->proto_ignore && c->times[a][p] >= 0.0f &&
                 c->times[a][p] < min_time) {
                 c->algo = a;
                 c->proto = p;

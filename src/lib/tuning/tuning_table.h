@@ -1,6 +1,7 @@
 /*
- * The version-dependent constants of NCCL's tuning model, all in one table:
- * NCCL 2.22.3 (graph/tuning.cc, device.h, topo.h). Float fields are float
+ * The constants of NCCL's tuning model (graph/tuning.cc, device.h, topo.h):
+ * one record of what every supported version shares, and per version only
+ * what differs (QEMU's machine-compat tables). Float fields are float
  * where NCCL declares float and double where NCCL declares double, because
  * the printed figures depend on the arithmetic type.
  */
@@ -25,17 +26,19 @@ typedef enum tp_cc_class {
 /* treeCorrectionFactor: powers of two from 64 B to 256 MB. */
 #define TP_TREE_CORRECTION_SIZES 23
 
-typedef struct tp_tune_constants {
-    const char *nccl_version;
-    int algo_count;   /* NCCL_NUM_ALGORITHMS: 6, 7 with PAT (2.23) */
-    int blackwell_cc; /* the Blackwell row from this compute capability (0: no such row) */
-    float base_lat[TP_ALGO_COUNT][TP_PROTO_COUNT];            /* baseLat, us */
-    float hw_lat[TP_HW_COUNT][TP_ALGO_COUNT][TP_PROTO_COUNT]; /* hwLat, us */
+/* The rows every version has: Volta, Ampere, Hopper. */
+#define TP_TUNE_SHARED_CC_ROWS TP_CC_BLACKWELL
+
+/* The constants every supported version shares (tp_tune_shared_constants). */
+typedef struct tp_tune_shared {
+    /* baseLat and hwLat, us; the Tree/Simple cells are each version's (tp_tune_lat_cell) */
+    float base_lat[TP_ALGO_COUNT][TP_PROTO_COUNT];
+    float hw_lat[TP_HW_COUNT][TP_ALGO_COUNT][TP_PROTO_COUNT];
     /* llMaxBws: single node by GPU row; several nodes: row 0 Intel, row 1 AMD */
-    double ll_max_bw[TP_CC_COUNT][TP_NODE_CLASSES];
-    double ring_ll128_max_bw[TP_CC_COUNT][TP_NODE_CLASSES]; /* perChMaxRingLL128Bws */
-    double tree_ll128_max_bw[TP_CC_COUNT][TP_NODE_CLASSES]; /* perChMaxTreeLL128Bws */
-    double tree_max_bw[TP_CC_COUNT][TP_NODE_CLASSES];       /* perChMaxTreeBws */
+    double ll_max_bw[TP_TUNE_SHARED_CC_ROWS][TP_NODE_CLASSES];
+    double ring_ll128_max_bw[TP_TUNE_SHARED_CC_ROWS][TP_NODE_CLASSES]; /* perChMaxRingLL128Bws */
+    double tree_ll128_max_bw[TP_TUNE_SHARED_CC_ROWS][TP_NODE_CLASSES]; /* perChMaxTreeLL128Bws */
+    double tree_max_bw[TP_TUNE_SHARED_CC_ROWS][TP_NODE_CLASSES];       /* perChMaxTreeBws */
     float tree_correction[TP_PROTO_COUNT][TP_TREE_CORRECTION_SIZES];
     double pci_bw;            /* PCI_BW: Ring/Simple gets 256 threads at or below it */
     int warp_size;            /* WARP_SIZE */
@@ -85,6 +88,34 @@ typedef struct tp_tune_constants {
     int thread_halving_step;     /* nt halves while a multiple of 128 */
     int tree_simple_extra_warps; /* Tree/Simple: 4 more warps (Ring/Simple: 1) */
     int min_warps;               /* at least 3 warps */
+} tp_tune_shared;
+
+/* A version's baseLat (hw TP_TUNE_BASE_LAT) or hwLat cell over the shared tables. */
+#define TP_TUNE_BASE_LAT TP_HW_COUNT
+typedef struct tp_tune_lat_cell {
+    int hw; /* tp_hw_class, or TP_TUNE_BASE_LAT */
+    tp_algo algo;
+    tp_proto proto;
+    float us;
+} tp_tune_lat_cell;
+
+/* A Blackwell row of each per-architecture table (2.27: twice Hopper's). */
+typedef struct tp_tune_cc_row {
+    double ll_max_bw[TP_NODE_CLASSES];
+    double ring_ll128_max_bw[TP_NODE_CLASSES];
+    double tree_ll128_max_bw[TP_NODE_CLASSES];
+    double tree_max_bw[TP_NODE_CLASSES];
+} tp_tune_cc_row;
+
+/* One version's constants: the shared record and what this version has of its own. */
+typedef struct tp_tune_constants {
+    const char *nccl_version;
+    const tp_tune_shared *shared;
+    int algo_count;                    /* NCCL_NUM_ALGORITHMS: 6, 7 with PAT (2.23) */
+    const tp_tune_lat_cell *lat_cells; /* over the shared baseLat/hwLat */
+    int n_lat_cells;
+    int blackwell_cc;                /* the Blackwell row from this compute capability */
+    const tp_tune_cc_row *blackwell; /* NULL: no such row (100+ maps to Hopper) */
     /* PAT (2.23 ncclPatEnable, ncclTopoTuneModel): from sm60, one rank per node */
     int pat_min_cc;
     double pat_share;              /* busBw * .75 */
@@ -97,6 +128,7 @@ typedef struct tp_tune_constants {
                            ranks (NCCL_MAX_NVLS_ARITY; 0: no such limit) */
 } tp_tune_constants;
 
+extern const tp_tune_shared tp_tune_shared_constants;
 extern const tp_tune_constants tp_tune_nccl_2_22_3, tp_tune_nccl_2_27_5;
 /* The tuning constants of a profile (its variant table, by profile id). */
 const tp_tune_constants *tp_tune__constants(const tp_nccl_profile *p);

@@ -155,14 +155,6 @@ static tp_status report_text(FILE *out, const tp_verify *v, tp_error *err)
     return tp_report__check_stream(out, err);
 }
 
-static void json_opt_str(FILE *out, const char *s)
-{
-    if (s)
-        tp_report__json_str(out, s);
-    else
-        fputs("null", out);
-}
-
 static void json_inputs(FILE *out, const tp_verify *v)
 {
     fputs("  \"inputs\": [", out);
@@ -187,15 +179,15 @@ static void json_ranks(FILE *out, const tp_verify *v)
         tp_verify_rank(v, i, &info, sizeof(info));
         fprintf(out, "%s\n    {\"rank\": %d, \"verdict\": \"%s\", \"lines\": %zu, \"stage\": ",
                 i ? "," : "", i, verdict_name(info.verdict), info.n_lines);
-        json_opt_str(out, info.stage);
+        tp_report__json_opt_str(out, info.stage);
         fputs(", \"expected\": ", out);
-        json_opt_str(out, info.expected);
+        tp_report__json_opt_str(out, info.expected);
         fputs(", \"actual\": ", out);
-        json_opt_str(out, info.actual);
+        tp_report__json_opt_str(out, info.actual);
         fputs(", \"where\": ", out);
         tp_report__json_str(out, info.where);
         fputs(", \"cause\": ", out);
-        json_opt_str(out, info.cause);
+        tp_report__json_opt_str(out, info.cause);
         fputc('}', out);
     }
     fputs("],\n", out);
@@ -229,30 +221,25 @@ static tp_status report_json(FILE *out, const tp_verify *v, tp_error *err)
     tp_report__json_begin(out, "topoplan.verify", tp_config_nccl(v->cfg));
     json_inputs(out, v);
     fputs("  \"log_nccl_version\": ", out);
-    json_opt_str(out, v->version[0] ? v->version : NULL);
+    tp_report__json_opt_str(out, v->version[0] ? v->version : NULL);
     fputs(",\n  \"topology\": ", out);
-    json_opt_str(out, v->self_only ? NULL : v->topo_source);
+    tp_report__json_opt_str(out, v->self_only ? NULL : v->topo_source);
     fprintf(out, ",\n  \"mode\": \"%s\", \"nodes\": %d, \"hosts\": %d, \"n_ranks\": %d,\n",
             v->self_only ? "self" : "plan", v->n_nodes, v->n_hosts, v->n_ranks);
+    static const char *const setting_keys[] = {"name", "value", "where"};
     fputs("  \"settings\": [", out);
     for (size_t i = 0; i < v->n_settings; i++) {
-        fprintf(out, "%s{\"name\": ", i ? ", " : "");
-        tp_report__json_str(out, v->settings[i].name);
-        fputs(", \"value\": ", out);
-        tp_report__json_str(out, v->settings[i].value);
-        fputs(", \"where\": ", out);
-        tp_report__json_str(out, v->settings[i].where);
-        fputc('}', out);
+        const char *const values[] = {v->settings[i].name, v->settings[i].value,
+                                      v->settings[i].where};
+        fputs(i ? ", " : "", out);
+        tp_report__json_str_fields(out, setting_keys, values, ARRAY_LEN(setting_keys));
     }
     fprintf(out, "],\n  \"skipped_lines\": %lu, \"unattributed_lines\": %lu,\n", v->unknown_lines,
             v->unattributed_lines);
     json_ranks(out, v);
     json_causes(out, v);
-    fputs("  \"notes\": [", out);
-    for (size_t i = 0; i < v->n_notes; i++) {
-        fputs(i ? ", " : "", out);
-        tp_report__json_str(out, v->notes[i]);
-    }
+    fputs("  \"notes\": ", out);
+    tp_report__json_str_array(out, (const char *const *)v->notes, v->n_notes);
     int counts[4] = {0, 0, 0, 0};
     for (int i = 0; i < v->n_ranks; i++) {
         tp_verify_rank_info info;
@@ -260,7 +247,7 @@ static tp_status report_json(FILE *out, const tp_verify *v, tp_error *err)
         counts[info.verdict]++;
     }
     fprintf(out,
-            "],\n  \"summary\": {\"agree\": %d, \"diverge\": %d, \"absent\": %d, \"self\": %d, "
+            ",\n  \"summary\": {\"agree\": %d, \"diverge\": %d, \"absent\": %d, \"self\": %d, "
             "\"self_findings\": %d}\n}\n",
             counts[0], counts[1], counts[2], counts[3], v->self_findings);
     return tp_report__check_stream(out, err);
