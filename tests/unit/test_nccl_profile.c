@@ -146,6 +146,7 @@ static void test_rule_predicates(void **state)
         TP_RULE_TUNE_MODEL_2_27,
         TP_RULE_NO_SIZE_LINES,
         TP_RULE_NTHREADS_INFO,
+        TP_RULE_CROSS_NIC_RING_ALTERNATE,
     };
     assert_int_equal(sizeof(in_2_27_5) / sizeof(in_2_27_5[0]), TP_RULE_COUNT);
     for (size_t i = 0; i < sizeof(in_2_27_5) / sizeof(in_2_27_5[0]); i++) {
@@ -287,6 +288,49 @@ static void test_search_reads_the_profile_ladder(void **state)
     assert_true(bw[1] == 45.0f);
 }
 
+/* The ring of `builtin` on two nodes under NCCL `version`, NCCL_CROSS_NIC unset (2). */
+static tp_plan *plan_two_nodes(const char *builtin, const char *version)
+{
+    const char *xml = tp_builtin_xml(builtin);
+    assert_non_null(xml);
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    const char *const env[] = {NULL};
+    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+    assert_int_equal(tp_config_set_nccl(cfg, version, &err), TP_OK);
+    tp_job job = TP_JOB_INIT;
+    job.n_nodes = 2;
+    tp_plan *plan = NULL;
+    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), builtin, &job, cfg, &err), TP_OK);
+    tp_config_free(cfg);
+    return plan;
+}
+
+/* Rule cross-nic-ring-alternate (2.23 ncclTopoCompute / ncclTopoSearchRecGpu / RecNet): the DGX
+ * H100 ring needs the crossNic retry. 2.22.3 retries at crossNic 1, 2.27.5 at crossNic 2; both
+ * alternate: an odd channel enters by the previous channel's exit NET and leaves by its entry. */
+static void test_search_cross_nic_retry(void **state)
+{
+    (void)state;
+    for (int v = 0; v < 2; v++) {
+        tp_plan *plan = plan_two_nodes("dgx-h100", v ? "2.27.5" : "2.22.3");
+        tp_graph_summary g;
+        assert_int_equal(tp_plan_graph(plan, TP_GRAPH_RING, &g, sizeof(g)), TP_OK);
+        assert_int_equal(g.cross_nic, v ? 2 : 1);
+        assert_true(g.n_channels >= 2);
+        for (int c = 1; c < g.n_channels; c += 2) {
+            int count = 0, prev_count = 0;
+            const int64_t *nets = tp_plan_graph_nets(plan, TP_GRAPH_RING, c, &count);
+            const int64_t *prev = tp_plan_graph_nets(plan, TP_GRAPH_RING, c - 1, &prev_count);
+            assert_int_equal(count, 2);
+            assert_int_equal(prev_count, 2);
+            assert_true(nets[0] == prev[1]);
+            assert_true(nets[1] == prev[0]);
+        }
+        tp_plan_free(plan);
+    }
+}
+
 /* A plan of tests/fixtures/v100_nv2.xml (4 V100, NVLink all-to-all, one NIC) under `version`. */
 static tp_plan *plan_v100(const char *version, int nodes)
 {
@@ -355,6 +399,7 @@ int main(void)
         cmocka_unit_test(test_config_carries_the_profile),
         cmocka_unit_test(test_report_versions),
         cmocka_unit_test(test_search_reads_the_profile_ladder),
+        cmocka_unit_test(test_search_cross_nic_retry),
         cmocka_unit_test(test_log_formats_follow_the_profile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

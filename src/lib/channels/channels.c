@@ -537,7 +537,11 @@ static tp_status postset(tp_chan_ctx *x, tp_error *err)
         ch->n_channels = ch->n_collnet_channels = x->n_channels;
         return TP_OK;
     }
-    x->cross_swap = ch->combined[TP_GRAPH_RING].cross_nic && x->nc % 2 == 0;
+    /* connect.cc ncclTopoPostset: odd nodes exchange rings c and c^1 (from 2.23 at crossNic 2). */
+    int ring_cross = ch->combined[TP_GRAPH_RING].cross_nic;
+    if (tp_profile_has(tp_config__profile(x->cfg), TP_RULE_CROSS_NIC_RING_ALTERNATE))
+        ring_cross = ring_cross == 2;
+    x->cross_swap = ring_cross && x->nc % 2 == 0;
     x->ring_prev = tp_chan__alloc(x, (size_t)x->nc * nr, sizeof(int));
     x->ring_next = tp_chan__alloc(x, (size_t)x->nc * nr, sizeof(int));
     x->trees = tp_chan__alloc(x, 2 * (size_t)x->nc * nr, sizeof(*x->trees));

@@ -55,7 +55,7 @@ static const tp_param_default params_2_27_5[] = {
      RULE(TP_RULE_RECNET_LOCAL_GPU_FIRST) | RULE(TP_RULE_LOG_GRAPH_GPU_IDS) |                      \
      RULE(TP_RULE_LOG_P2P_TYPE) | RULE(TP_RULE_LOG_NET_COLL) | RULE(TP_RULE_FALLBACK_INFO) |       \
      RULE(TP_RULE_P2P_LEVEL_PXB) | RULE(TP_RULE_TUNE_MODEL_2_27) | RULE(TP_RULE_NO_SIZE_LINES) |   \
-     RULE(TP_RULE_NTHREADS_INFO))
+     RULE(TP_RULE_NTHREADS_INFO) | RULE(TP_RULE_CROSS_NIC_RING_ALTERNATE))
 
 /* The entries 2.22.3 and 2.27.5 share (checked by test_nccl_profile for both). */
 #define COMMON_ENTRIES                                                                             \
@@ -106,7 +106,7 @@ static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
             .tag = "v2.27.5-1",
             /* conformance/nccl-2.27.5/cases: tests/conformance-pass-2.27.5.txt (measured) */
             .exact = false,
-            .public_passed = 115,
+            .public_passed = 145,
             .public_total = 166,
             .rules = RULES_2_27_5,
             .max_channels = 64,           /* device.h MAXCHANNELS (2.25.1) */
@@ -156,6 +156,8 @@ static const struct {
     [TP_RULE_TUNE_MODEL_2_27] = {"tune-model-2-27", "2.27 tuning.cc ncclTopoTuneModel"},
     [TP_RULE_NTHREADS_INFO] = {"nthreads-info", "2.27 tuning.cc getNthreads"},
     [TP_RULE_NO_SIZE_LINES] = {"no-size-lines", "2.24 enqueue.cc topoGetAlgoInfo"},
+    [TP_RULE_CROSS_NIC_RING_ALTERNATE] = {"cross-nic-ring-alternate",
+                                          "2.23 search.cc ncclTopoSearchRecGpu"},
 };
 
 const tp_nccl_profile *tp_nccl_profile__at(int i)

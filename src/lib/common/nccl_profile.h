@@ -76,6 +76,12 @@ typedef enum tp_rule {
     /* 2.27 tuning.cc getNthreads: an invalid NCCL_NTHREADS / NCCL_LL128_NTHREADS is an INFO
      * (GRAPH|ENV) line, not a WARN. */
     TP_RULE_NTHREADS_INFO,
+    /* 2.23 search.cc ncclTopoCompute, ncclTopoSearchRecGpu, ncclTopoSearchRecNet; connect.cc
+     * ncclTopoPostset: the NCCL_CROSS_NIC=2 retry sets crossNic 2, for rings and balanced trees
+     * only; a ring at crossNic 2 alternates NICs (an odd channel starts on the NET the previous
+     * one ended on and ends on the one it started on, any port), crossNic 1 ends anywhere and
+     * crossNic 0 on the start's port; the odd nodes' rings are exchanged only at crossNic 2. */
+    TP_RULE_CROSS_NIC_RING_ALTERNATE,
     TP_RULE_COUNT
 } tp_rule;
 

@@ -200,12 +200,20 @@ static int rung_type_inter(ladder *l)
     return 0;
 }
 
-/* Rung: let a channel leave by another NIC (NCCL_CROSS_NIC=2). */
+/* Rung: let a channel leave by another NIC (NCCL_CROSS_NIC=2); from 2.23 rings and balanced
+ * trees only, as crossNic 2 (rings alternate NICs, see net_may_close). */
 static int rung_cross_nic(ladder *l)
 {
     if (l->cross_nic == TP_CROSS_NIC_IF_NEEDED && l->tmp->cross_nic == 0) {
-        l->tmp->cross_nic = 1;
-        return 1;
+        if (!tp_profile_has(l->profile, TP_RULE_CROSS_NIC_RING_ALTERNATE)) {
+            l->tmp->cross_nic = 1;
+            return 1;
+        }
+        int p = l->graph->pattern;
+        if (p == TP_PATTERN_RING || p == TP_PATTERN_BALANCED_TREE) {
+            l->tmp->cross_nic = TP_CROSS_NIC_IF_NEEDED;
+            return 1;
+        }
     }
     l->tmp->cross_nic = l->cross_nic == TP_CROSS_NIC_ALWAYS ? 1 : 0;
     return 0;

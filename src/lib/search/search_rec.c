@@ -293,12 +293,29 @@ static tp_status channel_done(tp_search_ctx *s, tp_graph *g, int *time)
     return st;
 }
 
+/* A ring at crossNic 2 (TP_RULE_CROSS_NIC_RING_ALTERNATE): its odd channels go back over the
+ * previous channel's NETs, the other way round. */
+static int alternating_ring(const tp_search_ctx *s, const tp_graph *g)
+{
+    return g->pattern == TP_PATTERN_RING && g->cross_nic == 2 &&
+           tp_profile_has(s->profile, TP_RULE_CROSS_NIC_RING_ALTERNATE);
+}
+
 /* Whether NET n may end the channel that started at start (NCCL 2.22.3 rules). */
 static int net_may_close(tp_search_ctx *s, const tp_graph *g, const tp_node *net,
                          const tp_node *start)
 {
     if (g->pattern == TP_PATTERN_TREE && net->id != start->id)
         return 0; /* trees are symmetric */
+    if (tp_profile_has(s->profile, TP_RULE_CROSS_NIC_RING_ALTERNATE)) {
+        if (alternating_ring(s, g))
+            return !(g->n_channels & 1) || net->id == g->inter[(g->n_channels - 1) * 2];
+        if (net->net.asic != start->net.asic || net->net.port != start->net.port) {
+            note_read(s, TP_READ_CROSS_NIC, g->cross_nic, 0);
+            return g->cross_nic != 0;
+        }
+        return 1;
+    }
     if (net->net.asic != start->net.asic || net->net.port != start->net.port) {
         note_read(s, TP_READ_CROSS_NIC, g->cross_nic, 0);
         if (g->cross_nic != 1)
@@ -776,7 +793,10 @@ int tp_search__net_may_open(tp_search_ctx *s, const tp_graph *g, int n, int bw)
         s->accel->bw_test(s->accel_state, n, net->net.bw, !(net->net.bw < bw));
     if (net->net.bw < bw)
         return 0;
-    if (g->cross_nic && (g->n_channels & 1) && net->id != g->inter[(g->n_channels - 1) * 2 + 1])
+    int alternate = tp_profile_has(s->profile, TP_RULE_CROSS_NIC_RING_ALTERNATE)
+                        ? alternating_ring(s, g)
+                        : g->cross_nic != 0;
+    if (alternate && (g->n_channels & 1) && net->id != g->inter[(g->n_channels - 1) * 2 + 1])
         return 0;
     return 1;
 }

@@ -338,6 +338,9 @@ static const tp_accel_opts *default_opts(const tp_system *sys)
     static const tp_accel_opts bare = {.use = 0};
     if (sys->nodes[TP_NODE_GPU].count == 1 && sys->nodes[TP_NODE_NET].count == 0)
         return &bare;
+    /* Proved against the core for NCCL 2.22.3's search only (docs/architecture.md). */
+    if (tp_profile_has(sys->profile, TP_RULE_CROSS_NIC_RING_ALTERNATE))
+        return &bare;
     return &tp_accel__defaults;
 }
 
