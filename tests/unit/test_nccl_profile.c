@@ -57,6 +57,22 @@ static void assert_common_entries(const tp_nccl_profile *p)
     assert_int_equal(p->postset_double_max, 16);
 }
 
+/* The NCCL_GRAPH_FILE back-trace lines: search.cc's call sites (dev, id, crossnic, pattern,
+ * nchannels, speedintra, speedinter, samechannels, channel, graphs, compute file, compute
+ * graphs), then xml.h's xmlGetAttrInt and xmlGetAttrFloat. */
+static void assert_graph_file_lines(const tp_nccl_profile *p, const int want[14])
+{
+    const tp_graph_file_lines *l = p->graph_file_lines;
+    assert_non_null(l);
+    const int got[14] = {l->channel_dev,      l->graph_id,           l->graph_crossnic,
+                         l->graph_pattern,    l->graph_nchannels,    l->graph_speedintra,
+                         l->graph_speedinter, l->graph_samechannels, l->graph_channel,
+                         l->graphs,           l->compute_file,       l->compute_graphs,
+                         l->xml_get_int,      l->xml_get_float};
+    for (int i = 0; i < 14; i++)
+        assert_int_equal(got[i], want[i]);
+}
+
 static void test_profile_2_22_3_table(void **state)
 {
     (void)state;
@@ -82,6 +98,9 @@ static void test_profile_2_22_3_table(void **state)
                                         "PXN", "PHB", "SYS", "NET", "DIS"};
     assert_names(p, names, 10);
     assert_int_equal(p->n_param_defaults, 0);
+    static const int lines[14] = {775, 796, 800, 804, 805, 806, 807,
+                                  814, 816, 823, 942, 944, 108, 130};
+    assert_graph_file_lines(p, lines);
 }
 
 static void test_profile_2_27_5_table(void **state)
@@ -117,6 +136,9 @@ static void test_profile_2_27_5_table(void **state)
     assert_int_equal(tp_nccl_profile__param_default(p, "NCCL_NVLS_NCHANNELS", 16), -2);
     assert_int_equal(tp_nccl_profile__param_default(p, "NCCL_MAX_P2P_NCHANNELS", 32), 64);
     assert_int_equal(p->n_param_defaults, 2);
+    static const int lines[14] = {816, 837, 841, 845,  846,  847, 848,
+                                  857, 859, 866, 1002, 1004, 108, 136};
+    assert_graph_file_lines(p, lines);
 }
 
 static void test_rule_predicates(void **state)
@@ -147,6 +169,7 @@ static void test_rule_predicates(void **state)
         TP_RULE_NO_SIZE_LINES,
         TP_RULE_NTHREADS_INFO,
         TP_RULE_CROSS_NIC_RING_ALTERNATE,
+        TP_RULE_GRAPH_LATENCY_INFO,
     };
     assert_int_equal(sizeof(in_2_27_5) / sizeof(in_2_27_5[0]), TP_RULE_COUNT);
     for (size_t i = 0; i < sizeof(in_2_27_5) / sizeof(in_2_27_5[0]); i++) {

@@ -82,6 +82,9 @@ typedef enum tp_rule {
      * one ended on and ends on the one it started on, any port), crossNic 1 ends anywhere and
      * crossNic 0 on the start's port; the odd nodes' rings are exchanged only at crossNic 2. */
     TP_RULE_CROSS_NIC_RING_ALTERNATE,
+    /* 2.27.5 search.cc ncclTopoGetGraphFromXmlSub: a graph file's <graph> without latencyinter
+     * is an INFO line ("latencyinter not found in graph, using 0.0"), not xml.h's WARN. */
+    TP_RULE_GRAPH_LATENCY_INFO,
     TP_RULE_COUNT
 } tp_rule;
 
@@ -90,6 +93,22 @@ typedef struct tp_speed_ladder {
     const float *speeds;
     int count;
 } tp_speed_ladder;
+
+/*
+ * Source lines NCCL's error back-trace prints when a graph file is rejected
+ * ("graph/search.cc:816 -> 2"): the NCCLCHECK call sites of search.cc
+ * (ncclTopoGetChannelFromXml, ncclTopoGetGraphFromXmlSub, ncclTopoGetGraphFromXml,
+ * ncclTopoCompute) and of xml.h's xmlGetAttrInt / xmlGetAttrFloat.
+ */
+typedef struct tp_graph_file_lines {
+    int channel_dev;                             /* ncclTopoGetChannelFromXml: "dev" */
+    int graph_id, graph_crossnic, graph_pattern; /* ncclTopoGetGraphFromXmlSub: ... */
+    int graph_nchannels, graph_speedintra, graph_speedinter, graph_samechannels;
+    int graph_channel;                /* ... its call of ncclTopoGetChannelFromXml */
+    int graphs;                       /* ncclTopoGetGraphFromXml: its call of ...Sub */
+    int compute_file, compute_graphs; /* ncclTopoCompute: reading the file, its graphs */
+    int xml_get_int, xml_get_float;   /* xml.h: xmlGetAttrStr in xmlGetAttrInt / Float */
+} tp_graph_file_lines;
 
 /* A parameter default that differs from the configuration's base table (QEMU-style compat). */
 typedef struct tp_param_default {
@@ -140,6 +159,7 @@ typedef struct tp_nccl_profile {
     float srp_qpi_bw, erp_qpi_bw;
     const char *const *path_names; /* topoPathTypeStr, in NCCL's numbering */
     int n_path_types;
+    const tp_graph_file_lines *graph_file_lines; /* search.cc, xml.h: NCCL_GRAPH_FILE back-trace */
 
     /* ---- src/graph/connect.cc ncclTopoPostset ---- */
     int postset_double_cc;   /* channels doubled again across nodes at this cc (rule above) */
