@@ -354,6 +354,40 @@ static void test_search_cross_nic_retry(void **state)
     }
 }
 
+/* Rule recnet-local-gpu-first (2.27.5 ncclTopoSearchRecNet): on AWS p5 (8 H100, 32 NICs, four
+ * per GPU) an NVLS head whose GPU already heads a channel is passed over, its NET bandwidth given
+ * back, and the search goes on to the next NET: 8 heads, one per GPU, at 1.2 GB/s (NCCL 2.27.5's
+ * own log of conformance case real_aws_p5_2026_nodes_2); 2.22.3's loop stops at the duplicate. */
+static void test_search_nvls_heads_skip_duplicates(void **state)
+{
+    (void)state;
+    char *xml = helpers_fixture("aws_p5_2026.xml");
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    const char *const env[] = {NULL};
+    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+    assert_int_equal(tp_config_set_nccl(cfg, "2.27.5", &err), TP_OK);
+    tp_job job = TP_JOB_INIT;
+    job.n_nodes = 2;
+    tp_plan *plan = NULL;
+    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "p5", &job, cfg, &err), TP_OK);
+    tp_graph_summary g;
+    assert_int_equal(tp_plan_graph(plan, TP_GRAPH_NVLS, &g, sizeof(g)), TP_OK);
+    assert_int_equal(g.n_channels, 8);
+    assert_true(g.bw_inter == 1.2f);
+    int heads = 0;
+    for (int c = 0; c < g.n_channels; c++) {
+        int count = 0;
+        const int *ranks = tp_plan_graph_gpus(plan, TP_GRAPH_NVLS, c, &count);
+        assert_non_null(ranks);
+        assert_false(heads & (1 << ranks[0])); /* each GPU heads one channel */
+        heads |= 1 << ranks[0];
+    }
+    tp_plan_free(plan);
+    tp_config_free(cfg);
+    free(xml);
+}
+
 /* A plan of tests/fixtures/v100_nv2.xml (4 V100, NVLink all-to-all, one NIC) under `version`. */
 static tp_plan *plan_v100(const char *version, int nodes)
 {
@@ -423,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_report_versions),
         cmocka_unit_test(test_search_reads_the_profile_ladder),
         cmocka_unit_test(test_search_cross_nic_retry),
+        cmocka_unit_test(test_search_nvls_heads_skip_duplicates),
         cmocka_unit_test(test_log_formats_follow_the_profile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -55,8 +55,10 @@ typedef enum tp_rule {
     TP_RULE_LOG_GDR_MODE,
     /* 2.27.5 paths.cc ncclTopoComputePaths: PATH_P2C (GPU-C2C-CPU-PCI-NIC), ordered before PXN. */
     TP_RULE_P2C_BEFORE_PXN,
-    /* 2.27.5 search.cc ncclTopoSearchRecNet: each NET's local GPU first, the previous channel
-     * replayed only with sameChannels 1, DIS paths skipped (variant search_net_2_27). */
+    /* 2.27.5 search.cc ncclTopoSearchRecNet: each NET's local GPU first, then its closest GPUs
+     * whatever their bandwidth, the previous channel replayed only with sameChannels 1, NETs no
+     * GPU reaches skipped; NVLS/CollNet heads skip duplicates and NETs without a local GPU and
+     * go on (variant search_net_2_27.c). */
     TP_RULE_RECNET_LOCAL_GPU_FIRST,
     /* 2.27.5 search.cc ncclTopoPrintGraph: graph lines name GPUs by topology id, not rank. */
     TP_RULE_LOG_GRAPH_GPU_IDS,

@@ -262,6 +262,8 @@ tp_status tp_search__sub(tp_search_ctx *s, tp_graph *g, tp_search_sub kind, int 
     case TP_SUB_FREE_INTRA:
         return free_intra(s, g, time);
     default:
+        if (tp_profile_has(s->profile, TP_RULE_RECNET_LOCAL_GPU_FIRST))
+            return tp_search__free_net_2_27(s, g, net, time);
         return free_net(s, g, net, time);
     }
 }
@@ -667,6 +669,33 @@ static void net_port_bw(tp_search_ctx *s, const tp_node *net, int bw, int sign)
     }
 }
 
+void tp_search__net_port_bw(tp_search_ctx *s, const tp_node *net, int bw, int sign)
+{
+    net_port_bw(s, net, bw, sign);
+}
+
+tp_status tp_search__try_first_gpu(tp_search_ctx *s, tp_graph *g, int net, int gpu, tp_order order,
+                                   int *time)
+{
+    const gpu_try t = {.step = 0,
+                       .rules = search_params(s, g->pattern, order),
+                       .from_type = TP_NODE_NET,
+                       .from_index = net,
+                       .gpu = gpu};
+    return try_gpu(s, g, &t, time);
+}
+
+tp_status tp_search__replay_first(tp_search_ctx *s, const tp_graph *g, int *gi)
+{
+    return replay_gpu(s, g, -1, gi);
+}
+
+tp_status tp_search__sub_search(tp_search_ctx *s, tp_graph *g, tp_search_sub kind, int net,
+                                int *time)
+{
+    return sub_search(s, g, kind, net, time);
+}
+
 /* One NET a channel starts from, in the order of the candidates (ncclTopoSearchRecNet). */
 typedef struct net_start {
     int n;     /* the NET's index */
@@ -836,7 +865,9 @@ tp_status tp_search__rec(tp_search_ctx *s, tp_graph *g, int *time)
 {
     chain_rules rules = search_params(s, g->pattern, TP_ORDER_FREE);
     if (s->n_nets) {
-        /* NCCL 2.22.3 ignores the status of ncclTopoSearchRecNet; we don't. */
+        /* NCCL ignores the status of ncclTopoSearchRecNet; we don't. */
+        if (tp_profile_has(s->profile, TP_RULE_RECNET_LOCAL_GPU_FIRST))
+            return tp_search__rec_net_2_27(s, g, time);
         return rec_net(s, g, rules, time);
     }
     gpu_try t = {.step = 0, .rules = rules, .from_type = -1, .from_index = -1, .gpu = 0};
