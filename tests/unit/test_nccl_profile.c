@@ -114,6 +114,7 @@ static void test_profile_2_27_5_table(void **state)
     assert_false(p->exact);
     assert_int_equal(p->public_total, 166);
     assert_int_equal(p->max_channels, 64);
+    assert_int_equal(p->log_message_max, 985);
     assert_int_equal(p->collnet_direct_graph_id, 4);
     assert_int_equal(p->nvls_channels_sm90, 16); /* nvls.cc NVLS_NCHANNELS_SM90 */
     assert_int_equal(p->nvls_channels_sm100, 32);
@@ -388,6 +389,39 @@ static void test_search_nvls_heads_skip_duplicates(void **state)
     free(xml);
 }
 
+/* MAXCHANNELS is the profile's (32 in 2.22.3, 64 in 2.27.5): one A100 and its NIC (conformance
+ * case real_simai_1a100) searches MAXCHANNELS/2 ring channels, which postset doubles up to
+ * MAXCHANNELS; NCCL 2.27.5's debug log keeps 985 bytes of the Trees line. */
+static void test_max_channels_follow_the_profile(void **state)
+{
+    (void)state;
+    char *xml = helpers_fixture("a100_single.xml");
+    for (int v = 0; v < 2; v++) {
+        const tp_nccl_profile *p = tp_nccl_profile__at(v);
+        tp_config *cfg = NULL;
+        tp_error err = {0};
+        const char *const env[] = {NULL};
+        assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+        assert_int_equal(tp_config_set_nccl(cfg, p->version, &err), TP_OK);
+        tp_job job = TP_JOB_INIT;
+        tp_plan *plan = NULL;
+        assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "a100", &job, cfg, &err), TP_OK);
+        tp_graph_summary g;
+        assert_int_equal(tp_plan_graph(plan, TP_GRAPH_RING, &g, sizeof(g)), TP_OK);
+        assert_int_equal(g.max_channels, v ? 32 : 16);
+        assert_int_equal(g.n_channels, v ? 32 : 16);
+        assert_int_equal(plan->channels.n_channels, v ? 64 : 32);
+        size_t trees = 0;
+        for (size_t i = 0; i < plan->log.n_lines; i++)
+            if (strncmp(plan->log.lines[i].text, "Trees ", 6) == 0)
+                trees = strlen(plan->log.lines[i].text);
+        assert_int_equal(trees, v ? 985 : 20 * 10 + 21 * 22 + 5); /* [0]-[9], [10]-[31] */
+        tp_plan_free(plan);
+        tp_config_free(cfg);
+    }
+    free(xml);
+}
+
 /* A plan of tests/fixtures/v100_nv2.xml (4 V100, NVLink all-to-all, one NIC) under `version`. */
 static tp_plan *plan_v100(const char *version, int nodes)
 {
@@ -458,6 +492,7 @@ int main(void)
         cmocka_unit_test(test_search_reads_the_profile_ladder),
         cmocka_unit_test(test_search_cross_nic_retry),
         cmocka_unit_test(test_search_nvls_heads_skip_duplicates),
+        cmocka_unit_test(test_max_channels_follow_the_profile),
         cmocka_unit_test(test_log_formats_follow_the_profile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

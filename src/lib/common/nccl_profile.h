@@ -162,6 +162,10 @@ typedef struct tp_nccl_profile {
     const char *const *path_names; /* topoPathTypeStr, in NCCL's numbering */
     int n_path_types;
     const tp_graph_file_lines *graph_file_lines; /* search.cc, xml.h: NCCL_GRAPH_FILE back-trace */
+    /* debug.cc ncclDebugLog: the bytes of a message its char[1024] keeps after the
+     * "host:pid:tid [dev] NCCL INFO " prefix, as measured on the version's public suite (0: the
+     * lines' own buffers cut first). */
+    int log_message_max;
 
     /* ---- src/graph/connect.cc ncclTopoPostset ---- */
     int postset_double_cc;   /* channels doubled again across nodes at this cc (rule above) */

@@ -399,9 +399,10 @@ static void check_counts(gc_ctx *c, tp_gc_graph *g)
                            "nchannels is %d but the graph has %d <channel> elements (NCCL uses "
                            "nchannels)",
                            g->n_channels, g->n_elements);
-    if (g->n_channels > TP_MAXCHANNELS || g->n_elements > TP_MAXCHANNELS)
+    const int max_channels = tp_config__profile(c->plan->cfg)->max_channels; /* MAXCHANNELS */
+    if (g->n_channels > max_channels || g->n_elements > max_channels)
         tp_graphcheck__add(c->chk, TP_GC_ERROR, at_graph(g),
-                           "more than %d channels (NCCL's MAXCHANNELS)", TP_MAXCHANNELS);
+                           "more than %d channels (NCCL's MAXCHANNELS)", max_channels);
     if (g->n_channels < 0)
         tp_graphcheck__add(c->chk, TP_GC_ERROR, at_graph(g), "nchannels %d is negative",
                            g->n_channels);

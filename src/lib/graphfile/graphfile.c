@@ -180,10 +180,11 @@ static tp_status check_used_channels(gf_ctx *c, const tp_xml_elem *g, const tp_x
                                      const int *n_listed, int n_chans)
 {
     int n_gpus = c->sys->nodes[TP_NODE_GPU].count;
-    if (c->graph->n_channels < 0 || c->graph->n_channels > TP_MAXCHANNELS)
+    const tp_nccl_profile *p = tp_config__profile(c->cfg);
+    if (c->graph->n_channels < 0 || c->graph->n_channels > p->max_channels)
         return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, g,
-                            OURS "nchannels %d out of range (0..%d, NCCL 2.22.3 MAXCHANNELS)",
-                            c->graph->n_channels, TP_MAXCHANNELS);
+                            OURS "nchannels %d out of range (0..%d, NCCL %s MAXCHANNELS)",
+                            c->graph->n_channels, p->max_channels, p->version);
     if (c->graph->n_channels > n_chans)
         return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, g,
                             OURS "nchannels is %d but the graph has %d <channel> elements",
@@ -267,10 +268,12 @@ static tp_status load_graph(gf_ctx *c, const tp_xml_elem *e)
     c->graph->cross_nic = cross_nic;
     if ((st = load_graph_attrs(c, e)) != TP_OK)
         return st;
-    if (count_channels(e) > TP_MAXCHANNELS) {
+    const tp_nccl_profile *p = tp_config__profile(c->cfg);
+    if (count_channels(e) > p->max_channels) {
         c->ours = true; /* NCCL would write past its channel arrays */
         return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, e,
-                            OURS "more than %d channels (NCCL 2.22.3 MAXCHANNELS)", TP_MAXCHANNELS);
+                            OURS "more than %d channels (NCCL %s MAXCHANNELS)", p->max_channels,
+                            p->version);
     }
     const tp_xml_elem *chans[TP_MAXCHANNELS];
     int n_listed[TP_MAXCHANNELS] = {0};
