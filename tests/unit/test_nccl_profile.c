@@ -171,6 +171,7 @@ static void test_rule_predicates(void **state)
         TP_RULE_NTHREADS_INFO,
         TP_RULE_CROSS_NIC_RING_ALTERNATE,
         TP_RULE_GRAPH_LATENCY_INFO,
+        TP_RULE_RING_SPLIT_NVLINK,
     };
     assert_int_equal(sizeof(in_2_27_5) / sizeof(in_2_27_5[0]), TP_RULE_COUNT);
     for (size_t i = 0; i < sizeof(in_2_27_5) / sizeof(in_2_27_5[0]); i++) {
@@ -422,6 +423,70 @@ static void test_max_channels_follow_the_profile(void **state)
     free(xml);
 }
 
+/* A plan of fixture `name` on `nodes` nodes under NCCL `version`. */
+static tp_plan *plan_fixture_as(const char *name, int nodes, const char *version)
+{
+    char *xml = helpers_fixture(name);
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    const char *const env[] = {NULL};
+    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+    assert_int_equal(tp_config_set_nccl(cfg, version, &err), TP_OK);
+    tp_job job = TP_JOB_INIT;
+    job.n_nodes = nodes;
+    tp_plan *plan = NULL;
+    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), name, &job, cfg, &err), TP_OK);
+    tp_config_free(cfg);
+    free(xml);
+    return plan;
+}
+
+/* Rule ladder-min-max-path (2.25 ncclTopoCompute): the path-type ladder starts at the best type
+ * the GPUs have. AWS p5.48xlarge without NVLink elements (conformance case real_p5_48xl_nodes_2):
+ * 2.27.5 starts GPU-to-GPU at PHB and finds the ring at PHB/PIX, the tree at PHB/PIX after the
+ * simpler-tree rung (sm90); 2.22.3 climbs from NVL, reaching PHB GPU-to-GPU only with PHB to the
+ * NICs, where the balanced tree is found first. */
+static void test_search_ladder_from_min_path(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *nccl;
+        tp_path_type inter;
+        tp_pattern tree;
+    } want[] = {{"2.22.3", TP_PATH_PHB, TP_PATTERN_BALANCED_TREE},
+                {"2.27.5", TP_PATH_PIX, TP_PATTERN_TREE}};
+    for (int v = 0; v < 2; v++) {
+        tp_plan *plan = plan_fixture_as("p5_48xl_no_nvlink.xml", 2, want[v].nccl);
+        tp_graph_summary ring, tree;
+        assert_int_equal(tp_plan_graph(plan, TP_GRAPH_RING, &ring, sizeof(ring)), TP_OK);
+        assert_int_equal(tp_plan_graph(plan, TP_GRAPH_TREE, &tree, sizeof(tree)), TP_OK);
+        assert_int_equal(ring.type_intra, TP_PATH_PHB);
+        assert_int_equal(ring.type_inter, want[v].inter);
+        assert_int_equal(tree.type_inter, want[v].inter);
+        assert_int_equal(tree.pattern, want[v].tree);
+        tp_plan_free(plan);
+    }
+}
+
+/* Rule ring-split-nvlink (2.26 ncclTopoCompute, ncclTopoSplitNvLink): Azure NC A100 v4, two
+ * NVLink-bridged pairs of PCIe A100s (conformance case real_ncv4_preswap): 2.27.5 searches at
+ * least 2 ring channels (6 GB/s each), and the tree follows; 2.22.3 takes 1 channel at 12. */
+static void test_search_split_nvlink_two_channels(void **state)
+{
+    (void)state;
+    for (int v = 0; v < 2; v++) {
+        tp_plan *plan = plan_fixture_as("ncv4_nvlink_pairs.xml", 1, v ? "2.27.5" : "2.22.3");
+        tp_graph_summary ring, tree;
+        assert_int_equal(tp_plan_graph(plan, TP_GRAPH_RING, &ring, sizeof(ring)), TP_OK);
+        assert_int_equal(tp_plan_graph(plan, TP_GRAPH_TREE, &tree, sizeof(tree)), TP_OK);
+        assert_int_equal(ring.min_channels, v ? 2 : 1);
+        assert_int_equal(ring.n_channels, v ? 2 : 1);
+        assert_true(ring.bw_intra == (v ? 6.0f : 12.0f));
+        assert_int_equal(tree.n_channels, ring.n_channels);
+        tp_plan_free(plan);
+    }
+}
+
 /* A plan of tests/fixtures/v100_nv2.xml (4 V100, NVLink all-to-all, one NIC) under `version`. */
 static tp_plan *plan_v100(const char *version, int nodes)
 {
@@ -493,6 +558,8 @@ int main(void)
         cmocka_unit_test(test_search_cross_nic_retry),
         cmocka_unit_test(test_search_nvls_heads_skip_duplicates),
         cmocka_unit_test(test_max_channels_follow_the_profile),
+        cmocka_unit_test(test_search_ladder_from_min_path),
+        cmocka_unit_test(test_search_split_nvlink_two_channels),
         cmocka_unit_test(test_log_formats_follow_the_profile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -93,7 +93,7 @@ static const tp_param_default params_2_27_5[] = {
      RULE(TP_RULE_LOG_P2P_TYPE) | RULE(TP_RULE_LOG_NET_COLL) | RULE(TP_RULE_FALLBACK_INFO) |       \
      RULE(TP_RULE_P2P_LEVEL_PXB) | RULE(TP_RULE_TUNE_MODEL_2_27) | RULE(TP_RULE_NO_SIZE_LINES) |   \
      RULE(TP_RULE_NTHREADS_INFO) | RULE(TP_RULE_CROSS_NIC_RING_ALTERNATE) |                        \
-     RULE(TP_RULE_GRAPH_LATENCY_INFO))
+     RULE(TP_RULE_GRAPH_LATENCY_INFO) | RULE(TP_RULE_RING_SPLIT_NVLINK))
 
 /* The entries 2.22.3 and 2.27.5 share (checked by test_nccl_profile for both). */
 #define COMMON_ENTRIES                                                                             \
@@ -145,7 +145,7 @@ static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
             .tag = "v2.27.5-1",
             /* conformance/nccl-2.27.5/cases: tests/conformance-pass-2.27.5.txt (measured) */
             .exact = false,
-            .public_passed = 152,
+            .public_passed = 154,
             .public_total = 166,
             .rules = RULES_2_27_5,
             .max_channels = 64,           /* device.h MAXCHANNELS (2.25.1) */
@@ -203,6 +203,7 @@ static const struct {
                                           "2.23 search.cc ncclTopoSearchRecGpu"},
     [TP_RULE_GRAPH_LATENCY_INFO] = {"graph-latency-info",
                                     "2.27.5 search.cc ncclTopoGetGraphFromXmlSub"},
+    [TP_RULE_RING_SPLIT_NVLINK] = {"ring-split-nvlink", "2.26 search.cc ncclTopoCompute"},
 };
 
 const tp_nccl_profile *tp_nccl_profile__at(int i)

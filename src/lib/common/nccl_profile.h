@@ -87,6 +87,9 @@ typedef enum tp_rule {
     /* 2.27.5 search.cc ncclTopoGetGraphFromXmlSub: a graph file's <graph> without latencyinter
      * is an INFO line ("latencyinter not found in graph, using 0.0"), not xml.h's WARN. */
     TP_RULE_GRAPH_LATENCY_INFO,
+    /* 2.26 search.cc ncclTopoCompute, paths.cc ncclTopoSplitNvLink: GPUs in exactly two NVLink
+     * domains make the ring search at least 2 channels (trees then keep the ring's count). */
+    TP_RULE_RING_SPLIT_NVLINK,
     TP_RULE_COUNT
 } tp_rule;
 

@@ -39,6 +39,7 @@ static const unsigned rule_stages[TP_RULE_COUNT] = {
     /* the ring's NETs, and the rings exchanged on odd nodes */
     [TP_RULE_CROSS_NIC_RING_ALTERNATE] = STAGE(TP_LAYER_GRAPHS) | STAGE(TP_LAYER_CHANNELS),
     [TP_RULE_GRAPH_LATENCY_INFO] = TP_RULE_STAGE_LOG,
+    [TP_RULE_RING_SPLIT_NVLINK] = STAGE(TP_LAYER_GRAPHS),
 };
 
 unsigned tp_compare__rule_stages(tp_rule rule)
