@@ -16,7 +16,8 @@
 #include <unistd.h>
 
 /* Plan a fixture (system + paths) with an environment. */
-/* The graphs' channel limits init.cc sets under NCCL 2.22.3 (MAXCHANNELS 32), these tests' profile. */
+/* The graphs' channel limits init.cc sets under NCCL 2.22.3 (MAXCHANNELS 32), these tests' profile.
+ */
 #define MAX_2_22_3 32
 #define RING_MAX_2_22_3 (MAX_2_22_3 / 2)
 
@@ -545,6 +546,63 @@ static void test_search_shortcuts_exact(void **state)
     }
 }
 
+/* A fixture's plan under NCCL 2.27.5 (the profile's MAXCHANNELS in *max_channels). */
+static tp_plan *plan_2_27_5(const char *fixture, int n_nodes, int *max_channels)
+{
+    char *xml = helpers_fixture(fixture);
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    const char *const env[] = {NULL};
+    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+    assert_int_equal(tp_config_set_nccl(cfg, "2.27.5", &err), TP_OK);
+    *max_channels = tp_config__profile(cfg)->max_channels;
+    tp_job job = TP_JOB_INIT;
+    job.n_nodes = n_nodes;
+    tp_plan *plan = NULL;
+    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), fixture, &job, cfg, &err), TP_OK);
+    tp_config_free(cfg);
+    free(xml);
+    return plan;
+}
+
+/* Ring, tree and NVLS graphs of a 2.27.5 plan's system, searched as opts says. */
+static void search_all_2_27_5(tp_plan *plan, int max, tp_graph **g, const tp_accel_opts *opts)
+{
+    tp_error err = {0};
+    g[0] = new_graph(0, TP_PATTERN_RING, 1, max / 2);
+    assert_int_equal(tp_search__compute_opts(plan->sys, g[0], plan->cfg, NULL, opts, &err), TP_OK);
+    int n = g[0]->n_channels;
+    g[1] = new_graph(1, TP_PATTERN_BALANCED_TREE, n, n);
+    assert_int_equal(tp_search__compute_opts(plan->sys, g[1], plan->cfg, NULL, opts, &err), TP_OK);
+    g[2] = new_graph(3, TP_PATTERN_NVLS, 1, max);
+    assert_int_equal(tp_search__compute_opts(plan->sys, g[2], plan->cfg, NULL, opts, &err), TP_OK);
+}
+
+/* The 2.27.5 search runs with the integer link arithmetic only (the other accelerators are not
+ * proved for its rules, search_accel.c default_opts): it must give the bare core's graphs and
+ * decisions. */
+static void test_search_2_27_5_milli_exact(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *fixture;
+        int n_nodes;
+    } cases[] = {{"dgx_h100.xml", 2},          {"pcie8_2s.xml", 2},          {"aws_p5_2026.xml", 2},
+                 {"p5_48xl_no_nvlink.xml", 2}, {"ncv4_nvlink_pairs.xml", 1}, {"hgx_a100.xml", 2}};
+    static const tp_accel_opts milli = {.use = TP_ACCEL_MILLI, .cut_cap = -1};
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        int max = 0;
+        tp_plan *fast = plan_2_27_5(cases[i].fixture, cases[i].n_nodes, &max);
+        tp_plan *plain = plan_2_27_5(cases[i].fixture, cases[i].n_nodes, &max);
+        tp_graph *a[3], *b[3];
+        search_all_2_27_5(fast, max, a, &milli);
+        search_all_2_27_5(plain, max, b, &step_by_step);
+        assert_same_graphs_free(a, b, fast->sys->nodes[TP_NODE_GPU].count);
+        tp_plan_free(fast);
+        tp_plan_free(plain);
+    }
+}
+
 /*
  * A fixture's plan, the search context of its system and its accelerators
  * (tp_accel__free, ctx_free, free_graph, tp_plan_free).
@@ -827,6 +885,7 @@ int main(void)
         cmocka_unit_test(test_search_nvls_heads),
         cmocka_unit_test(test_search_milli_rounding),
         cmocka_unit_test(test_search_shortcuts_exact),
+        cmocka_unit_test(test_search_2_27_5_milli_exact),
         cmocka_unit_test(test_search_cut_and_settle),
         cmocka_unit_test(test_search_second_pass_skipped),
         cmocka_unit_test(test_search_bridges),
