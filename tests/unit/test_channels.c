@@ -33,6 +33,7 @@ typedef struct build_case {
     tp_graph *ring, *tree, *nvls;
     int nvls_channels;
     int min_comp_cap;
+    const char *nccl; /* the NCCL version modelled (NULL: the default) */
 } build_case;
 
 static tp_status build(tp_channels *ch, tp_log *log, const build_case *bc)
@@ -41,6 +42,8 @@ static tp_status build(tp_channels *ch, tp_log *log, const build_case *bc)
     tp_config *cfg = NULL;
     tp_error err = {0};
     assert_int_equal(tp_config_new(&cfg, bc->env ? bc->env : none, &err), TP_OK);
+    if (bc->nccl)
+        assert_int_equal(tp_config_set_nccl(cfg, bc->nccl, &err), TP_OK);
     tp_graph *empty = calloc(1, sizeof(*empty));
     int *domain_of = calloc((size_t)bc->per_host, sizeof(int));
     int *host_kind = calloc((size_t)bc->n_hosts, sizeof(int));
@@ -255,15 +258,23 @@ static void test_channels_cross_nic_exchange(void **state)
     (void)state;
     static const int rings[] = {0, 1, 2, 3, 3, 2, 1, 0};
     static const int expect[2][8][8] = {
-        /* crossNic 0 */
+        /* not exchanged */
         {{0, 1, 2, 3, 4, 5, 6, 7}, {0, 7, 6, 5, 4, 3, 2, 1}},
-        /* crossNic 1 */
+        /* exchanged on the odd node */
         {{0, 1, 2, 3, 7, 6, 5, 4}, {0, 4, 5, 6, 7, 3, 2, 1}},
     };
-    for (int cross = 0; cross < 2; cross++) {
-        build_case bc = {.n_hosts = 2, .per_host = 4, .rank = 0};
+    /* NCCL 2.22.3 exchanges whenever crossNic is set; 2.27.5 (rule cross-nic-ring-alternate)
+     * only at crossNic 2, the alternating rings of the NCCL_CROSS_NIC=2 retry. */
+    static const struct {
+        const char *nccl;
+        int cross_nic, exchanged;
+    } runs[] = {
+        {"2.22.3", 0, 0}, {"2.22.3", 1, 1}, {"2.27.5", 0, 0}, {"2.27.5", 1, 0}, {"2.27.5", 2, 1}};
+    for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+        int cross = runs[i].exchanged;
+        build_case bc = {.n_hosts = 2, .per_host = 4, .rank = 0, .nccl = runs[i].nccl};
         bc.ring = mk_graph(TP_PATTERN_RING, 2, 4, rings, 0);
-        bc.ring->cross_nic = cross;
+        bc.ring->cross_nic = runs[i].cross_nic;
         bc.tree = mk_graph(TP_PATTERN_BALANCED_TREE, 2, 4, rings, 0);
         tp_channels ch;
         tp_log log = {.enabled = true};

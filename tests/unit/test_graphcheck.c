@@ -81,12 +81,12 @@ typedef struct graph_spec {
 
 static void make_graph(char *buf, size_t size, graph_spec spec)
 {
-    int len = snprintf(buf, size,
-                       "<graphs version=\"1\">\n  <graph id=\"%d\" pattern=\"%d\" crossnic=\"0\" "
-                       "nchannels=\"%d\" speedintra=\"%g\" speedinter=\"%g\" latencyinter=\"0\" "
-                       "typeintra=\"%s\" typeinter=\"PIX\" samechannels=\"0\">\n",
-                       spec.id, spec.pattern, spec.nchannels, spec.speed, spec.speed,
-                       spec.type_intra);
+    int len =
+        snprintf(buf, size,
+                 "<graphs version=\"1\">\n  <graph id=\"%d\" pattern=\"%d\" crossnic=\"0\" "
+                 "nchannels=\"%d\" speedintra=\"%g\" speedinter=\"%g\" latencyinter=\"0\" "
+                 "typeintra=\"%s\" typeinter=\"PIX\" samechannels=\"0\">\n",
+                 spec.id, spec.pattern, spec.nchannels, spec.speed, spec.speed, spec.type_intra);
     for (int c = 0; c < spec.n; c++)
         len += snprintf(buf + len, size - (size_t)len, "    <channel>%s</channel>\n",
                         spec.channels[c]);
@@ -352,6 +352,53 @@ static void test_graphcheck_net_rules(void **state)
     assert_non_null(net);
     assert_true(net->reserved == 1.2f);
     tp_graph_check_free(chk);
+}
+
+/* A two-channel ring at crossnic 1 whose odd channel is not the previous one's way back, on
+ * dual_port_nics.xml (two GPUs, two dual-port NICs) at 2 nodes, checked under `version`:
+ * whether the report warns about the alternation. */
+static int warns_alternation(const char *version)
+{
+    static const char graph[] =
+        "<graphs version=\"1\">\n  <graph id=\"0\" pattern=\"4\" crossnic=\"1\" nchannels=\"2\" "
+        "speedintra=\"1\" speedinter=\"1\" latencyinter=\"0\" typeintra=\"NVL\" "
+        "typeinter=\"SYS\" samechannels=\"0\">\n"
+        "    <channel><net dev=\"0\"/><gpu dev=\"0\"/><gpu dev=\"1\"/><net dev=\"2\"/></channel>\n"
+        "    <channel><net dev=\"1\"/><gpu dev=\"1\"/><gpu dev=\"0\"/><net dev=\"3\"/></channel>\n"
+        "  </graph>\n</graphs>\n";
+    char *xml = helpers_fixture("dual_port_nics.xml");
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    const char *const env[] = {NULL};
+    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+    assert_int_equal(tp_config_set_nccl(cfg, version, &err), TP_OK);
+    tp_job job = TP_JOB_INIT;
+    job.n_nodes = 2;
+    tp_plan *plan = NULL;
+    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "dual", &job, cfg, &err), TP_OK);
+    tp_graph_check *chk = NULL;
+    assert_int_equal(tp_graph_check_buffer(&chk, plan, graph, strlen(graph), "g.xml", &err), TP_OK);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_int_equal(tp_report_graph_check(out, chk, TP_FORMAT_TEXT, &err), TP_OK);
+    fclose(out);
+    int warns = strstr(text, "the previous one's way back") != NULL;
+    free(text);
+    tp_graph_check_free(chk);
+    tp_plan_free(plan);
+    tp_config_free(cfg);
+    free(xml);
+    return warns;
+}
+
+/* NCCL 2.22.3 alternates NICs at any crossNic; from 2.23 only rings at crossNic 2 (rule
+ * cross-nic-ring-alternate). */
+static void test_graphcheck_cross_nic_follows_the_profile(void **state)
+{
+    (void)state;
+    assert_true(warns_alternation("2.22.3"));
+    assert_false(warns_alternation("2.27.5"));
 }
 
 /* The NET link is 1.25 GB/s (10 Gb/s): a ring declared at 20 GB/s over it is infeasible. */
@@ -653,6 +700,7 @@ int main(void)
         cmocka_unit_test(test_graphcheck_nvl_on_pcie_only),
         cmocka_unit_test(test_graphcheck_too_many_channels),
         cmocka_unit_test(test_graphcheck_net_rules),
+        cmocka_unit_test(test_graphcheck_cross_nic_follows_the_profile),
         cmocka_unit_test(test_graphcheck_net_too_slow),
         cmocka_unit_test(test_graphcheck_net_on_single_node),
         cmocka_unit_test(test_graphcheck_malformed),

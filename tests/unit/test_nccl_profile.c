@@ -57,6 +57,22 @@ static void assert_common_entries(const tp_nccl_profile *p)
     assert_int_equal(p->postset_double_max, 16);
 }
 
+/* The NCCL_GRAPH_FILE back-trace lines: search.cc's call sites (dev, id, crossnic, pattern,
+ * nchannels, speedintra, speedinter, samechannels, channel, graphs, compute file, compute
+ * graphs), then xml.h's xmlGetAttrInt and xmlGetAttrFloat. */
+static void assert_graph_file_lines(const tp_nccl_profile *p, const int want[14])
+{
+    const tp_graph_file_lines *l = p->graph_file_lines;
+    assert_non_null(l);
+    const int got[14] = {l->channel_dev,      l->graph_id,           l->graph_crossnic,
+                         l->graph_pattern,    l->graph_nchannels,    l->graph_speedintra,
+                         l->graph_speedinter, l->graph_samechannels, l->graph_channel,
+                         l->graphs,           l->compute_file,       l->compute_graphs,
+                         l->xml_get_int,      l->xml_get_float};
+    for (int i = 0; i < 14; i++)
+        assert_int_equal(got[i], want[i]);
+}
+
 static void test_profile_2_22_3_table(void **state)
 {
     (void)state;
@@ -82,6 +98,9 @@ static void test_profile_2_22_3_table(void **state)
                                         "PXN", "PHB", "SYS", "NET", "DIS"};
     assert_names(p, names, 10);
     assert_int_equal(p->n_param_defaults, 0);
+    static const int lines[14] = {775, 796, 800, 804, 805, 806, 807,
+                                  814, 816, 823, 942, 944, 108, 130};
+    assert_graph_file_lines(p, lines);
 }
 
 static void test_profile_2_27_5_table(void **state)
@@ -95,6 +114,7 @@ static void test_profile_2_27_5_table(void **state)
     assert_false(p->exact);
     assert_int_equal(p->public_total, 166);
     assert_int_equal(p->max_channels, 64);
+    assert_int_equal(p->log_message_max, 985);
     assert_int_equal(p->collnet_direct_graph_id, 4);
     assert_int_equal(p->nvls_channels_sm90, 16); /* nvls.cc NVLS_NCHANNELS_SM90 */
     assert_int_equal(p->nvls_channels_sm100, 32);
@@ -117,6 +137,9 @@ static void test_profile_2_27_5_table(void **state)
     assert_int_equal(tp_nccl_profile__param_default(p, "NCCL_NVLS_NCHANNELS", 16), -2);
     assert_int_equal(tp_nccl_profile__param_default(p, "NCCL_MAX_P2P_NCHANNELS", 32), 64);
     assert_int_equal(p->n_param_defaults, 2);
+    static const int lines[14] = {816, 837, 841, 845,  846,  847, 848,
+                                  857, 859, 866, 1002, 1004, 108, 136};
+    assert_graph_file_lines(p, lines);
 }
 
 static void test_rule_predicates(void **state)
@@ -147,6 +170,9 @@ static void test_rule_predicates(void **state)
         TP_RULE_NO_SIZE_LINES,
         TP_RULE_NTHREADS_INFO,
         TP_RULE_NVLS_CHANNELS_BY_ARCH,
+        TP_RULE_CROSS_NIC_RING_ALTERNATE,
+        TP_RULE_GRAPH_LATENCY_INFO,
+        TP_RULE_RING_SPLIT_NVLINK,
     };
     assert_int_equal(sizeof(in_2_27_5) / sizeof(in_2_27_5[0]), TP_RULE_COUNT);
     for (size_t i = 0; i < sizeof(in_2_27_5) / sizeof(in_2_27_5[0]); i++) {
@@ -297,6 +323,180 @@ static void test_search_reads_the_profile_ladder(void **state)
     assert_true(bw[1] == 45.0f);
 }
 
+/* The ring of `builtin` on two nodes under NCCL `version`, NCCL_CROSS_NIC unset (2). */
+static tp_plan *plan_two_nodes(const char *builtin, const char *version)
+{
+    const char *xml = tp_builtin_xml(builtin);
+    assert_non_null(xml);
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    const char *const env[] = {NULL};
+    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+    assert_int_equal(tp_config_set_nccl(cfg, version, &err), TP_OK);
+    tp_job job = TP_JOB_INIT;
+    job.n_nodes = 2;
+    tp_plan *plan = NULL;
+    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), builtin, &job, cfg, &err), TP_OK);
+    tp_config_free(cfg);
+    return plan;
+}
+
+/* Rule cross-nic-ring-alternate (2.23 ncclTopoCompute / ncclTopoSearchRecGpu / RecNet): the DGX
+ * H100 ring needs the crossNic retry. 2.22.3 retries at crossNic 1, 2.27.5 at crossNic 2; both
+ * alternate: an odd channel enters by the previous channel's exit NET and leaves by its entry. */
+static void test_search_cross_nic_retry(void **state)
+{
+    (void)state;
+    for (int v = 0; v < 2; v++) {
+        tp_plan *plan = plan_two_nodes("dgx-h100", v ? "2.27.5" : "2.22.3");
+        tp_graph_summary g;
+        assert_int_equal(tp_plan_graph(plan, TP_GRAPH_RING, &g, sizeof(g)), TP_OK);
+        assert_int_equal(g.cross_nic, v ? 2 : 1);
+        assert_true(g.n_channels >= 2);
+        for (int c = 1; c < g.n_channels; c += 2) {
+            int count = 0, prev_count = 0;
+            const int64_t *nets = tp_plan_graph_nets(plan, TP_GRAPH_RING, c, &count);
+            const int64_t *prev = tp_plan_graph_nets(plan, TP_GRAPH_RING, c - 1, &prev_count);
+            assert_int_equal(count, 2);
+            assert_int_equal(prev_count, 2);
+            assert_true(nets[0] == prev[1]);
+            assert_true(nets[1] == prev[0]);
+        }
+        tp_plan_free(plan);
+    }
+}
+
+/* Rule recnet-local-gpu-first (2.27.5 ncclTopoSearchRecNet): on AWS p5 (8 H100, 32 NICs, four
+ * per GPU) an NVLS head whose GPU already heads a channel is passed over, its NET bandwidth given
+ * back, and the search goes on to the next NET: 8 heads, one per GPU, at 1.2 GB/s (NCCL 2.27.5's
+ * own log of conformance case real_aws_p5_2026_nodes_2); 2.22.3's loop stops at the duplicate. */
+static void test_search_nvls_heads_skip_duplicates(void **state)
+{
+    (void)state;
+    char *xml = helpers_fixture("aws_p5_2026.xml");
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    const char *const env[] = {NULL};
+    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+    assert_int_equal(tp_config_set_nccl(cfg, "2.27.5", &err), TP_OK);
+    tp_job job = TP_JOB_INIT;
+    job.n_nodes = 2;
+    tp_plan *plan = NULL;
+    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "p5", &job, cfg, &err), TP_OK);
+    tp_graph_summary g;
+    assert_int_equal(tp_plan_graph(plan, TP_GRAPH_NVLS, &g, sizeof(g)), TP_OK);
+    assert_int_equal(g.n_channels, 8);
+    assert_true(g.bw_inter == 1.2f);
+    int heads = 0;
+    for (int c = 0; c < g.n_channels; c++) {
+        int count = 0;
+        const int *ranks = tp_plan_graph_gpus(plan, TP_GRAPH_NVLS, c, &count);
+        assert_non_null(ranks);
+        assert_false(heads & (1 << ranks[0])); /* each GPU heads one channel */
+        heads |= 1 << ranks[0];
+    }
+    tp_plan_free(plan);
+    tp_config_free(cfg);
+    free(xml);
+}
+
+/* MAXCHANNELS is the profile's (32 in 2.22.3, 64 in 2.27.5): one A100 and its NIC (conformance
+ * case real_simai_1a100) searches MAXCHANNELS/2 ring channels, which postset doubles up to
+ * MAXCHANNELS; NCCL 2.27.5's debug log keeps 985 bytes of the Trees line. */
+static void test_max_channels_follow_the_profile(void **state)
+{
+    (void)state;
+    char *xml = helpers_fixture("a100_single.xml");
+    for (int v = 0; v < 2; v++) {
+        const tp_nccl_profile *p = tp_nccl_profile__at(v);
+        tp_config *cfg = NULL;
+        tp_error err = {0};
+        const char *const env[] = {NULL};
+        assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+        assert_int_equal(tp_config_set_nccl(cfg, p->version, &err), TP_OK);
+        tp_job job = TP_JOB_INIT;
+        tp_plan *plan = NULL;
+        assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "a100", &job, cfg, &err), TP_OK);
+        tp_graph_summary g;
+        assert_int_equal(tp_plan_graph(plan, TP_GRAPH_RING, &g, sizeof(g)), TP_OK);
+        assert_int_equal(g.max_channels, v ? 32 : 16);
+        assert_int_equal(g.n_channels, v ? 32 : 16);
+        assert_int_equal(plan->channels.n_channels, v ? 64 : 32);
+        size_t trees = 0;
+        for (size_t i = 0; i < plan->log.n_lines; i++)
+            if (strncmp(plan->log.lines[i].text, "Trees ", 6) == 0)
+                trees = strlen(plan->log.lines[i].text);
+        assert_int_equal(trees, v ? 985 : 20 * 10 + 21 * 22 + 5); /* [0]-[9], [10]-[31] */
+        tp_plan_free(plan);
+        tp_config_free(cfg);
+    }
+    free(xml);
+}
+
+/* A plan of fixture `name` on `nodes` nodes under NCCL `version`. */
+static tp_plan *plan_fixture_as(const char *name, int nodes, const char *version)
+{
+    char *xml = helpers_fixture(name);
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    const char *const env[] = {NULL};
+    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+    assert_int_equal(tp_config_set_nccl(cfg, version, &err), TP_OK);
+    tp_job job = TP_JOB_INIT;
+    job.n_nodes = nodes;
+    tp_plan *plan = NULL;
+    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), name, &job, cfg, &err), TP_OK);
+    tp_config_free(cfg);
+    free(xml);
+    return plan;
+}
+
+/* Rule ladder-min-max-path (2.25 ncclTopoCompute): the path-type ladder starts at the best type
+ * the GPUs have. AWS p5.48xlarge without NVLink elements (conformance case real_p5_48xl_nodes_2):
+ * 2.27.5 starts GPU-to-GPU at PHB and finds the ring at PHB/PIX, the tree at PHB/PIX after the
+ * simpler-tree rung (sm90); 2.22.3 climbs from NVL, reaching PHB GPU-to-GPU only with PHB to the
+ * NICs, where the balanced tree is found first. */
+static void test_search_ladder_from_min_path(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *nccl;
+        tp_path_type inter;
+        tp_pattern tree;
+    } want[] = {{"2.22.3", TP_PATH_PHB, TP_PATTERN_BALANCED_TREE},
+                {"2.27.5", TP_PATH_PIX, TP_PATTERN_TREE}};
+    for (int v = 0; v < 2; v++) {
+        tp_plan *plan = plan_fixture_as("p5_48xl_no_nvlink.xml", 2, want[v].nccl);
+        tp_graph_summary ring, tree;
+        assert_int_equal(tp_plan_graph(plan, TP_GRAPH_RING, &ring, sizeof(ring)), TP_OK);
+        assert_int_equal(tp_plan_graph(plan, TP_GRAPH_TREE, &tree, sizeof(tree)), TP_OK);
+        assert_int_equal(ring.type_intra, TP_PATH_PHB);
+        assert_int_equal(ring.type_inter, want[v].inter);
+        assert_int_equal(tree.type_inter, want[v].inter);
+        assert_int_equal(tree.pattern, want[v].tree);
+        tp_plan_free(plan);
+    }
+}
+
+/* Rule ring-split-nvlink (2.26 ncclTopoCompute, ncclTopoSplitNvLink): Azure NC A100 v4, two
+ * NVLink-bridged pairs of PCIe A100s (conformance case real_ncv4_preswap): 2.27.5 searches at
+ * least 2 ring channels (6 GB/s each), and the tree follows; 2.22.3 takes 1 channel at 12. */
+static void test_search_split_nvlink_two_channels(void **state)
+{
+    (void)state;
+    for (int v = 0; v < 2; v++) {
+        tp_plan *plan = plan_fixture_as("ncv4_nvlink_pairs.xml", 1, v ? "2.27.5" : "2.22.3");
+        tp_graph_summary ring, tree;
+        assert_int_equal(tp_plan_graph(plan, TP_GRAPH_RING, &ring, sizeof(ring)), TP_OK);
+        assert_int_equal(tp_plan_graph(plan, TP_GRAPH_TREE, &tree, sizeof(tree)), TP_OK);
+        assert_int_equal(ring.min_channels, v ? 2 : 1);
+        assert_int_equal(ring.n_channels, v ? 2 : 1);
+        assert_true(ring.bw_intra == (v ? 6.0f : 12.0f));
+        assert_int_equal(tree.n_channels, ring.n_channels);
+        tp_plan_free(plan);
+    }
+}
+
 /* A plan of tests/fixtures/v100_nv2.xml (4 V100, NVLink all-to-all, one NIC) under `version`. */
 static tp_plan *plan_v100(const char *version, int nodes)
 {
@@ -365,6 +565,11 @@ int main(void)
         cmocka_unit_test(test_config_carries_the_profile),
         cmocka_unit_test(test_report_versions),
         cmocka_unit_test(test_search_reads_the_profile_ladder),
+        cmocka_unit_test(test_search_cross_nic_retry),
+        cmocka_unit_test(test_search_nvls_heads_skip_duplicates),
+        cmocka_unit_test(test_max_channels_follow_the_profile),
+        cmocka_unit_test(test_search_ladder_from_min_path),
+        cmocka_unit_test(test_search_split_nvlink_two_channels),
         cmocka_unit_test(test_log_formats_follow_the_profile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

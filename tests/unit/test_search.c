@@ -16,6 +16,11 @@
 #include <unistd.h>
 
 /* Plan a fixture (system + paths) with an environment. */
+/* The graphs' channel limits init.cc sets under NCCL 2.22.3 (MAXCHANNELS 32), these tests' profile.
+ */
+#define MAX_2_22_3 32
+#define RING_MAX_2_22_3 (MAX_2_22_3 / 2)
+
 static tp_plan *plan_fixture(const char *name, const char *const *env)
 {
     char *xml = helpers_fixture(name);
@@ -82,7 +87,7 @@ static void test_search_native_nv2_six_rings(void **state)
     static const int rings[6][4] = {{0, 1, 2, 3}, {0, 1, 3, 2}, {0, 2, 3, 1},
                                     {0, 2, 1, 3}, {0, 3, 1, 2}, {0, 3, 2, 1}};
     tp_plan *plan = plan_fixture("v100_nv2.xml", NULL);
-    tp_graph *g = new_graph(0, TP_PATTERN_RING, 1, TP_MAXCHANNELS / 2);
+    tp_graph *g = new_graph(0, TP_PATTERN_RING, 1, RING_MAX_2_22_3);
     tp_error err = {0};
     assert_int_equal(compute(plan, g, &err), TP_OK);
     assert_int_equal(g->n_channels, 6);
@@ -120,7 +125,7 @@ static void test_search_ring_table(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof(ring_table) / sizeof(ring_table[0]); i++) {
         tp_plan *plan = plan_fixture(ring_table[i].fixture, NULL);
-        tp_graph *g = new_graph(0, TP_PATTERN_RING, 1, TP_MAXCHANNELS / 2);
+        tp_graph *g = new_graph(0, TP_PATTERN_RING, 1, RING_MAX_2_22_3);
         tp_error err = {0};
         assert_int_equal(compute(plan, g, &err), TP_OK);
         assert_int_equal(g->n_channels, ring_table[i].n_channels);
@@ -188,7 +193,7 @@ static void test_search_custom_replay_0213(void **state)
     (void)state;
     char path[64];
     tp_plan *plan = plan_with_graph_file(path, sizeof(path), 1, "0x3");
-    tp_graph *g = new_graph(0, TP_PATTERN_RING, 1, TP_MAXCHANNELS / 2);
+    tp_graph *g = new_graph(0, TP_PATTERN_RING, 1, RING_MAX_2_22_3);
     tp_error err = {0};
     assert_int_equal(compute(plan, g, &err), TP_OK);
     assert_int_equal(g->n_channels, 1);
@@ -209,7 +214,7 @@ static void test_search_partial_replay(void **state)
     (void)state;
     char path[64];
     tp_plan *plan = plan_with_graph_file(path, sizeof(path), 0, "0x3");
-    tp_graph *ring = new_graph(0, TP_PATTERN_RING, 1, TP_MAXCHANNELS / 2);
+    tp_graph *ring = new_graph(0, TP_PATTERN_RING, 1, RING_MAX_2_22_3);
     tp_error err = {0};
     assert_int_equal(compute(plan, ring, &err), TP_OK);
     assert_int_equal(ring->same_channels, 0);
@@ -247,7 +252,7 @@ static void test_search_bad_dev_fails(void **state)
     (void)state;
     char path[64];
     tp_plan *plan = plan_with_graph_file(path, sizeof(path), 1, "0xff");
-    tp_graph *g = new_graph(0, TP_PATTERN_RING, 1, TP_MAXCHANNELS / 2);
+    tp_graph *g = new_graph(0, TP_PATTERN_RING, 1, RING_MAX_2_22_3);
     tp_error err = {0};
     assert_int_equal(compute(plan, g, &err), TP_ERR_GRAPH);
     assert_true(helpers_log_has(plan, "XML Import Channel : dev 255 not found."));
@@ -265,7 +270,7 @@ static void test_search_print_graph(void **state)
 {
     (void)state;
     tp_plan *plan = plan_fixture("v100_nv2.xml", NULL);
-    tp_graph *g = new_graph(0, TP_PATTERN_RING, 1, TP_MAXCHANNELS / 2);
+    tp_graph *g = new_graph(0, TP_PATTERN_RING, 1, RING_MAX_2_22_3);
     tp_error err = {0};
     assert_int_equal(compute(plan, g, &err), TP_OK);
     tp_search__print_graph(&plan->log, plan->sys, g);
@@ -315,7 +320,7 @@ static void test_search_nvls_heads(void **state)
 {
     (void)state;
     tp_plan *plan = plan_fixture("dgx_h100.xml", NULL);
-    tp_graph *g = new_graph(3, TP_PATTERN_NVLS, 1, TP_MAXCHANNELS);
+    tp_graph *g = new_graph(3, TP_PATTERN_NVLS, 1, MAX_2_22_3);
     tp_error err = {0};
     assert_int_equal(compute(plan, g, &err), TP_OK);
     /* NCCL 2.22.3 on this machine: 8 channels, bw 40/60, NVL/PIX. */
@@ -404,14 +409,14 @@ static void assert_same_graphs_free(tp_graph **a, tp_graph **b, int n_gpus)
 static void search_all(tp_plan *plan, tp_graph **g, const tp_accel_opts *opts)
 {
     tp_error err = {0};
-    g[0] = new_graph(0, TP_PATTERN_RING, 1, TP_MAXCHANNELS / 2);
+    g[0] = new_graph(0, TP_PATTERN_RING, 1, RING_MAX_2_22_3);
     assert_int_equal(tp_search__compute_opts(plan->sys, g[0], plan->cfg, &plan->log, opts, &err),
                      TP_OK);
     int n = g[0]->n_channels;
     g[1] = new_graph(1, TP_PATTERN_BALANCED_TREE, n, n);
     assert_int_equal(tp_search__compute_opts(plan->sys, g[1], plan->cfg, &plan->log, opts, &err),
                      TP_OK);
-    g[2] = new_graph(3, TP_PATTERN_NVLS, 1, TP_MAXCHANNELS);
+    g[2] = new_graph(3, TP_PATTERN_NVLS, 1, MAX_2_22_3);
     assert_int_equal(tp_search__compute_opts(plan->sys, g[2], plan->cfg, &plan->log, opts, &err),
                      TP_OK);
 }
@@ -487,8 +492,8 @@ static void test_search_cut_and_settle(void **state)
     free(xml);
     tp_error err = {0};
     for (int cap = 0; cap <= TP_CUT_STEP_CAP; cap += TP_CUT_STEP_CAP) {
-        tp_graph *cut = new_graph(0, TP_PATTERN_RING, 1, TP_MAXCHANNELS / 2);
-        tp_graph *plain = new_graph(0, TP_PATTERN_RING, 1, TP_MAXCHANNELS / 2);
+        tp_graph *cut = new_graph(0, TP_PATTERN_RING, 1, RING_MAX_2_22_3);
+        tp_graph *plain = new_graph(0, TP_PATTERN_RING, 1, RING_MAX_2_22_3);
         const tp_accel_opts opts = {.use = TP_ACCEL_ALL, .cut_cap = cap};
         assert_int_equal(
             tp_search__compute_opts(plan->sys, cut, plan->cfg, &plan->log, &opts, &err), TP_OK);
@@ -538,6 +543,63 @@ static void test_search_shortcuts_exact(void **state)
         tp_plan_free(check);
         tp_plan_free(plain);
         free(xml);
+    }
+}
+
+/* A fixture's plan under NCCL 2.27.5 (the profile's MAXCHANNELS in *max_channels). */
+static tp_plan *plan_2_27_5(const char *fixture, int n_nodes, int *max_channels)
+{
+    char *xml = helpers_fixture(fixture);
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    const char *const env[] = {NULL};
+    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+    assert_int_equal(tp_config_set_nccl(cfg, "2.27.5", &err), TP_OK);
+    *max_channels = tp_config__profile(cfg)->max_channels;
+    tp_job job = TP_JOB_INIT;
+    job.n_nodes = n_nodes;
+    tp_plan *plan = NULL;
+    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), fixture, &job, cfg, &err), TP_OK);
+    tp_config_free(cfg);
+    free(xml);
+    return plan;
+}
+
+/* Ring, tree and NVLS graphs of a 2.27.5 plan's system, searched as opts says. */
+static void search_all_2_27_5(tp_plan *plan, int max, tp_graph **g, const tp_accel_opts *opts)
+{
+    tp_error err = {0};
+    g[0] = new_graph(0, TP_PATTERN_RING, 1, max / 2);
+    assert_int_equal(tp_search__compute_opts(plan->sys, g[0], plan->cfg, NULL, opts, &err), TP_OK);
+    int n = g[0]->n_channels;
+    g[1] = new_graph(1, TP_PATTERN_BALANCED_TREE, n, n);
+    assert_int_equal(tp_search__compute_opts(plan->sys, g[1], plan->cfg, NULL, opts, &err), TP_OK);
+    g[2] = new_graph(3, TP_PATTERN_NVLS, 1, max);
+    assert_int_equal(tp_search__compute_opts(plan->sys, g[2], plan->cfg, NULL, opts, &err), TP_OK);
+}
+
+/* The 2.27.5 search runs with the integer link arithmetic only (the other accelerators are not
+ * proved for its rules, search_accel.c default_opts): it must give the bare core's graphs and
+ * decisions. */
+static void test_search_2_27_5_milli_exact(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *fixture;
+        int n_nodes;
+    } cases[] = {{"dgx_h100.xml", 2},          {"pcie8_2s.xml", 2},          {"aws_p5_2026.xml", 2},
+                 {"p5_48xl_no_nvlink.xml", 2}, {"ncv4_nvlink_pairs.xml", 1}, {"hgx_a100.xml", 2}};
+    static const tp_accel_opts milli = {.use = TP_ACCEL_MILLI, .cut_cap = -1};
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        int max = 0;
+        tp_plan *fast = plan_2_27_5(cases[i].fixture, cases[i].n_nodes, &max);
+        tp_plan *plain = plan_2_27_5(cases[i].fixture, cases[i].n_nodes, &max);
+        tp_graph *a[3], *b[3];
+        search_all_2_27_5(fast, max, a, &milli);
+        search_all_2_27_5(plain, max, b, &step_by_step);
+        assert_same_graphs_free(a, b, fast->sys->nodes[TP_NODE_GPU].count);
+        tp_plan_free(fast);
+        tp_plan_free(plain);
     }
 }
 
@@ -704,7 +766,7 @@ static tp_graph *mirror_second_domain(tp_plan *plan, tp_graph **g)
                                        plan->cfg, &done, &err),
                      TP_OK);
     assert_int_equal(done, 1);
-    tp_graph *ring = new_graph(0, TP_PATTERN_RING, 1, TP_MAXCHANNELS / 2);
+    tp_graph *ring = new_graph(0, TP_PATTERN_RING, 1, RING_MAX_2_22_3);
     assert_int_equal(tp_search__compute_plain(d->sys, ring, plan->cfg, &plan->log, &err), TP_OK);
     return ring;
 }
@@ -823,6 +885,7 @@ int main(void)
         cmocka_unit_test(test_search_nvls_heads),
         cmocka_unit_test(test_search_milli_rounding),
         cmocka_unit_test(test_search_shortcuts_exact),
+        cmocka_unit_test(test_search_2_27_5_milli_exact),
         cmocka_unit_test(test_search_cut_and_settle),
         cmocka_unit_test(test_search_second_pass_skipped),
         cmocka_unit_test(test_search_bridges),

@@ -315,8 +315,8 @@ static tp_status connect_rings(tp_chan_ctx *x, tp_error *err)
 /* copyChannels: channels [start, end) repeat channels [0, end - start). */
 static int copy_channels(tp_chan_ctx *x, int start, int end)
 {
-    int c = start;
-    for (; c < end && c < TP_MAXCHANNELS; c++)
+    int c = start, max_channels = tp_config__profile(x->cfg)->max_channels;
+    for (; c < end && c < max_channels; c++)
         x->src[c] = x->src[c - start];
     return c;
 }
@@ -324,15 +324,16 @@ static int copy_channels(tp_chan_ctx *x, int start, int end)
 /* ncclMaxNchannels (connect.cc). */
 static int max_nchannels(const tp_config *cfg, tp_log *log)
 {
-    int n = TP_MAXCHANNELS;
+    const int max_channels = tp_config__profile(cfg)->max_channels; /* MAXCHANNELS */
+    int n = max_channels;
     tp_config__log_env(cfg, TP_P_MAX_NRINGS, log); /* read in this order, at every call */
     tp_config__log_env(cfg, TP_P_MAX_NCHANNELS, log);
     if (tp_config_int(cfg, TP_P_MAX_NRINGS) != -2)
         n = (int)tp_config_int(cfg, TP_P_MAX_NRINGS);
     if (tp_config_int(cfg, TP_P_MAX_NCHANNELS) != -2)
         n = (int)tp_config_int(cfg, TP_P_MAX_NCHANNELS);
-    if (n > TP_MAXCHANNELS)
-        n = TP_MAXCHANNELS;
+    if (n > max_channels)
+        n = max_channels;
     if (n < 1) {
         tp_log_warn(log, "User asked for a maximum of %d channels, setting it to 1", n);
         n = 1;
@@ -343,6 +344,7 @@ static int max_nchannels(const tp_config *cfg, tp_log *log)
 /* ncclMinNchannels (connect.cc). */
 static int min_nchannels(const tp_config *cfg, tp_log *log)
 {
+    const int max_channels = tp_config__profile(cfg)->max_channels; /* MAXCHANNELS */
     int n = 0;
     tp_config__log_env(cfg, TP_P_MIN_NRINGS, log);
     tp_config__log_env(cfg, TP_P_MIN_NCHANNELS, log);
@@ -350,10 +352,10 @@ static int min_nchannels(const tp_config *cfg, tp_log *log)
         n = (int)tp_config_int(cfg, TP_P_MIN_NRINGS);
     if (tp_config_int(cfg, TP_P_MIN_NCHANNELS) != -2)
         n = (int)tp_config_int(cfg, TP_P_MIN_NCHANNELS);
-    if (n > TP_MAXCHANNELS) {
+    if (n > max_channels) {
         tp_log_warn(log, "User asked for a minimum of %d channels, limiting to %d", n,
-                    TP_MAXCHANNELS);
-        n = TP_MAXCHANNELS;
+                    max_channels);
+        n = max_channels;
     }
     return n < 0 ? 0 : n;
 }
@@ -361,7 +363,8 @@ static int min_nchannels(const tp_config *cfg, tp_log *log)
 void tp_channels__ctas(const tp_config *cfg, tp_log *log, int *min_ctas, int *max_ctas)
 {
     /* NCCL 2.22.3 init.cc envConfigOverride: values <= 0 keep the defaults (1 and MAXCHANNELS). */
-    int lo = 1, hi = TP_MAXCHANNELS;
+    const int max_channels = tp_config__profile(cfg)->max_channels;
+    int lo = 1, hi = max_channels;
     if (tp_config_is_set(cfg, TP_P_MIN_CTAS)) {
         int v = (int)tp_config_int(cfg, TP_P_MIN_CTAS);
         if (v > 0)
@@ -378,15 +381,15 @@ void tp_channels__ctas(const tp_config *cfg, tp_log *log, int *min_ctas, int *ma
             tp_log_info_sub(log, TP_SUB_ENV, "NCCL_MAX_CTAS %d is too low, leaving it set at %d", v,
                             hi);
     }
-    if (lo > TP_MAXCHANNELS) {
+    if (lo > max_channels) {
         tp_log_warn(log, "minCTAs %d is larger than #channels upper limit %d, cap it to %d", lo,
-                    TP_MAXCHANNELS, TP_MAXCHANNELS);
-        lo = TP_MAXCHANNELS;
+                    max_channels, max_channels);
+        lo = max_channels;
     }
-    if (hi > TP_MAXCHANNELS) {
+    if (hi > max_channels) {
         tp_log_warn(log, "maxCTAs %d is larger than #channels upper limit %d, cap it to %d", hi,
-                    TP_MAXCHANNELS, TP_MAXCHANNELS);
-        hi = TP_MAXCHANNELS;
+                    max_channels, max_channels);
+        hi = max_channels;
     }
     if (lo > hi) {
         tp_log_warn(log, "minCTAs %d is larger than maxCTAs %d, set both to %d", lo, hi, hi);
@@ -402,12 +405,12 @@ static void size_channels(tp_chan_ctx *x)
     const tp_channels_job *job = x->job;
     tp_channels *ch = x->ch;
     tp_channel_count *count = &ch->count;
-    int n = count->duplicated = min_int(TP_MAXCHANNELS, TP_POSTSET_COPIES * x->nc);
+    const tp_nccl_profile *p = tp_config__profile(x->cfg);
+    int n = count->duplicated = min_int(p->max_channels, TP_POSTSET_COPIES * x->nc);
     for (int c = 0; c < n; c++)
         x->src[c] = c;
     /* NCCL ncclTopoPostset: 4 compute channels per search channel across nodes, on sm90 (from
      * sm90 on with TP_RULE_POSTSET_DOUBLE_FROM_SM90). */
-    const tp_nccl_profile *p = tp_config__profile(x->cfg);
     bool doubling_cc = tp_profile_has(p, TP_RULE_POSTSET_DOUBLE_FROM_SM90)
                            ? job->min_comp_cap >= p->postset_double_cc
                            : job->min_comp_cap == p->postset_double_cc;
@@ -461,16 +464,16 @@ static char *put_tree_entry(char *p, int c, const tp_channel_rank *cr, int rank)
     return tp_put_int(p, cr->tree_up, 0);
 }
 
-/* The entry appended to the "Trees" line of `len` bytes (NUL at entries + len). NCCL appends
- * with snprintf into char[1024] at size 1023 - strlen: the line is cut at 1022. */
-static size_t append_tree_entry(char *entries, size_t len, int c, const tp_channel_rank *cr,
-                                int rank)
+/* The entry appended to the "Trees" line of `len` bytes (NUL at entries + len), cut at `max`
+ * bytes. */
+static size_t append_tree_entry(char *entries, size_t len, size_t max, int c,
+                                const tp_channel_rank *cr, int rank)
 {
-    if (len + TP_TREE_ENTRY_SIZE <= TP_TREES_LINE_SIZE - 2)
+    if (len + TP_TREE_ENTRY_SIZE <= max)
         return (size_t)(put_tree_entry(entries + len, c, cr, rank) - entries);
     char text[TP_TREE_ENTRY_SIZE];
     put_tree_entry(text, c, cr, rank);
-    for (const char *t = text; *t && len < TP_TREES_LINE_SIZE - 2; t++)
+    for (const char *t = text; *t && len < max; t++)
         entries[len++] = *t;
     entries[len] = '\0';
     return len;
@@ -496,9 +499,14 @@ static void log_trees_line(const tp_chan_ctx *x)
         return;
     char *entries = TP_PUT_LIT(line, "Trees");
     size_t len = 0;
+    /* NCCL appends with snprintf into char[1024] at size 1023 - strlen: the line is cut at 1022;
+     * the version's debug log may keep less of the message ("Trees" is 5 of it). */
+    size_t max = TP_TREES_LINE_SIZE - 2, kept = (size_t)tp_config__profile(x->cfg)->log_message_max;
+    if (kept && kept - 5 < max)
+        max = kept - 5;
     for (int c = 0; c < ch->n_channels; c++)
-        len =
-            append_tree_entry(entries, len, c, &ch->ranks[(size_t)rank * ch->n_channels + c], rank);
+        len = append_tree_entry(entries, len, max, c, &ch->ranks[(size_t)rank * ch->n_channels + c],
+                                rank);
     tp_log_end_line(x->log, entries + len);
 }
 
@@ -537,7 +545,11 @@ static tp_status postset(tp_chan_ctx *x, tp_error *err)
         ch->n_channels = ch->n_collnet_channels = x->n_channels;
         return TP_OK;
     }
-    x->cross_swap = ch->combined[TP_GRAPH_RING].cross_nic && x->nc % 2 == 0;
+    /* connect.cc ncclTopoPostset: odd nodes exchange rings c and c^1 (from 2.23 at crossNic 2). */
+    int ring_cross = ch->combined[TP_GRAPH_RING].cross_nic;
+    if (tp_profile_has(tp_config__profile(x->cfg), TP_RULE_CROSS_NIC_RING_ALTERNATE))
+        ring_cross = ring_cross == 2;
+    x->cross_swap = ring_cross && x->nc % 2 == 0;
     x->ring_prev = tp_chan__alloc(x, (size_t)x->nc * nr, sizeof(int));
     x->ring_next = tp_chan__alloc(x, (size_t)x->nc * nr, sizeof(int));
     x->trees = tp_chan__alloc(x, 2 * (size_t)x->nc * nr, sizeof(*x->trees));

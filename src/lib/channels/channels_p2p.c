@@ -167,8 +167,9 @@ tp_status tp_channels__p2p(tp_channels *ch, const tp_system *sys, const tp_confi
     /* NCCL 2.22.3: both counts are powers of two, within the kernel argument limit. */
     int per_peer = pow2_up(min_ch);
     p2p_n = pow2_up(p2p_n);
-    if (p2p_n > pow2_down(TP_MAXCHANNELS))
-        p2p_n = pow2_down(TP_MAXCHANNELS);
+    int max_channels = tp_config__profile(cfg)->max_channels; /* MAXCHANNELS */
+    if (p2p_n > pow2_down(max_channels))
+        p2p_n = pow2_down(max_channels);
     ch->p2p_n_channels = p2p_n;
     ch->p2p_n_channels_per_peer = per_peer < p2p_n ? per_peer : p2p_n;
     /* "%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p

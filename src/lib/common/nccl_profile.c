@@ -36,6 +36,43 @@ static const char *const paths_2_22_3[] = {"LOC", "NVL", "NVB", "PIX", "PXB",
 static const char *const paths_2_27_5[] = {"LOC", "NVL", "NVB", "C2C", "PIX", "PXB",
                                            "P2C", "PXN", "PHB", "SYS", "NET", "DIS"};
 
+/* ---- search.cc / xml.h lines of the NCCL_GRAPH_FILE error back-trace ---- */
+
+static const tp_graph_file_lines graph_file_lines_2_22_3 = {
+    .channel_dev = 775,
+    .graph_id = 796,
+    .graph_crossnic = 800,
+    .graph_pattern = 804,
+    .graph_nchannels = 805,
+    .graph_speedintra = 806,
+    .graph_speedinter = 807,
+    .graph_samechannels = 814,
+    .graph_channel = 816,
+    .graphs = 823,
+    .compute_file = 942,
+    .compute_graphs = 944,
+    .xml_get_int = 108,
+    .xml_get_float = 130,
+};
+/* 2.27.5: the same call sites, moved down by the rewritten ncclTopoSelectNets (xml.h: by
+ * xmlGetAttrIntDefault and xmlGetAttrUint64). */
+static const tp_graph_file_lines graph_file_lines_2_27_5 = {
+    .channel_dev = 816,
+    .graph_id = 837,
+    .graph_crossnic = 841,
+    .graph_pattern = 845,
+    .graph_nchannels = 846,
+    .graph_speedintra = 847,
+    .graph_speedinter = 848,
+    .graph_samechannels = 857,
+    .graph_channel = 859,
+    .graphs = 866,
+    .compute_file = 1002,
+    .compute_graphs = 1004,
+    .xml_get_int = 108,
+    .xml_get_float = 136,
+};
+
 /* ---- parameter defaults (param.cc users) that differ from config.h's 2.22.3 table ---- */
 
 static const tp_param_default params_2_27_5[] = {
@@ -55,7 +92,9 @@ static const tp_param_default params_2_27_5[] = {
      RULE(TP_RULE_RECNET_LOCAL_GPU_FIRST) | RULE(TP_RULE_LOG_GRAPH_GPU_IDS) |                      \
      RULE(TP_RULE_LOG_P2P_TYPE) | RULE(TP_RULE_LOG_NET_COLL) | RULE(TP_RULE_FALLBACK_INFO) |       \
      RULE(TP_RULE_P2P_LEVEL_PXB) | RULE(TP_RULE_TUNE_MODEL_2_27) | RULE(TP_RULE_NO_SIZE_LINES) |   \
-     RULE(TP_RULE_NTHREADS_INFO) | RULE(TP_RULE_NVLS_CHANNELS_BY_ARCH))
+     RULE(TP_RULE_NTHREADS_INFO) | RULE(TP_RULE_NVLS_CHANNELS_BY_ARCH) |                         \
+     RULE(TP_RULE_CROSS_NIC_RING_ALTERNATE) | RULE(TP_RULE_GRAPH_LATENCY_INFO) |                   \
+     RULE(TP_RULE_RING_SPLIT_NVLINK))
 
 /* The entries 2.22.3 and 2.27.5 share (checked by test_nccl_profile for both). */
 #define COMMON_ENTRIES                                                                             \
@@ -95,6 +134,7 @@ static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
             .sm100_nvlink_bw = 0, /* no SM100_NVLINK_BW before 2.25.1 */
             .path_names = paths_2_22_3,
             .n_path_types = (int)(sizeof(paths_2_22_3) / sizeof(paths_2_22_3[0])),
+            .graph_file_lines = &graph_file_lines_2_22_3,
             .param_defaults = NULL,
             .n_param_defaults = 0,
         },
@@ -106,7 +146,7 @@ static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
             .tag = "v2.27.5-1",
             /* conformance/nccl-2.27.5/cases: tests/conformance-pass-2.27.5.txt (measured) */
             .exact = false,
-            .public_passed = 115,
+            .public_passed = 154,
             .public_total = 166,
             .rules = RULES_2_27_5,
             .max_channels = 64,           /* device.h MAXCHANNELS (2.25.1) */
@@ -126,6 +166,10 @@ static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
             .erp_qpi_bw = 40.0f, /* topo.h ERP_QPI_BW */
             .path_names = paths_2_27_5,
             .n_path_types = (int)(sizeof(paths_2_27_5) / sizeof(paths_2_27_5[0])),
+            .graph_file_lines = &graph_file_lines_2_27_5,
+            /* debug.cc: 1023 - its 38-byte prefix (the Trees lines of real_simai_1a100 and
+             * real_aws_p5_2023_32nets_nodes_2 stop at 985 bytes) */
+            .log_message_max = 985,
             .param_defaults = params_2_27_5,
             .n_param_defaults = (int)(sizeof(params_2_27_5) / sizeof(params_2_27_5[0])),
         },
@@ -157,6 +201,11 @@ static const struct {
     [TP_RULE_NTHREADS_INFO] = {"nthreads-info", "2.27 tuning.cc getNthreads"},
     [TP_RULE_NO_SIZE_LINES] = {"no-size-lines", "2.24 enqueue.cc topoGetAlgoInfo"},
     [TP_RULE_NVLS_CHANNELS_BY_ARCH] = {"nvls-channels-by-arch", "2.25 nvls.cc ncclNvlsInit"},
+    [TP_RULE_CROSS_NIC_RING_ALTERNATE] = {"cross-nic-ring-alternate",
+                                          "2.23 search.cc ncclTopoSearchRecGpu"},
+    [TP_RULE_GRAPH_LATENCY_INFO] = {"graph-latency-info",
+                                    "2.27.5 search.cc ncclTopoGetGraphFromXmlSub"},
+    [TP_RULE_RING_SPLIT_NVLINK] = {"ring-split-nvlink", "2.26 search.cc ncclTopoCompute"},
 };
 
 const tp_nccl_profile *tp_nccl_profile__at(int i)

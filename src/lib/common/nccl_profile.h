@@ -55,8 +55,10 @@ typedef enum tp_rule {
     TP_RULE_LOG_GDR_MODE,
     /* 2.27.5 paths.cc ncclTopoComputePaths: PATH_P2C (GPU-C2C-CPU-PCI-NIC), ordered before PXN. */
     TP_RULE_P2C_BEFORE_PXN,
-    /* 2.27.5 search.cc ncclTopoSearchRecNet: each NET's local GPU first, the previous channel
-     * replayed only with sameChannels 1, DIS paths skipped (variant search_net_2_27). */
+    /* 2.27.5 search.cc ncclTopoSearchRecNet: each NET's local GPU first, then its closest GPUs
+     * whatever their bandwidth, the previous channel replayed only with sameChannels 1, NETs no
+     * GPU reaches skipped; NVLS/CollNet heads skip duplicates and NETs without a local GPU and
+     * go on (variant search_net_2_27.c). */
     TP_RULE_RECNET_LOCAL_GPU_FIRST,
     /* 2.27.5 search.cc ncclTopoPrintGraph: graph lines name GPUs by topology id, not rank. */
     TP_RULE_LOG_GRAPH_GPU_IDS,
@@ -80,6 +82,18 @@ typedef enum tp_rule {
      * takes the architecture's count (nvls_channels_sm90/_sm100/_sm100_one_node: 16/32/24);
      * 2.22.3 uses the parameter's 16 as is. */
     TP_RULE_NVLS_CHANNELS_BY_ARCH,
+    /* 2.23 search.cc ncclTopoCompute, ncclTopoSearchRecGpu, ncclTopoSearchRecNet; connect.cc
+     * ncclTopoPostset: the NCCL_CROSS_NIC=2 retry sets crossNic 2, for rings and balanced trees
+     * only; a ring at crossNic 2 alternates NICs (an odd channel starts on the NET the previous
+     * one ended on and ends on the one it started on, any port), crossNic 1 ends anywhere and
+     * crossNic 0 on the start's port; the odd nodes' rings are exchanged only at crossNic 2. */
+    TP_RULE_CROSS_NIC_RING_ALTERNATE,
+    /* 2.27.5 search.cc ncclTopoGetGraphFromXmlSub: a graph file's <graph> without latencyinter
+     * is an INFO line ("latencyinter not found in graph, using 0.0"), not xml.h's WARN. */
+    TP_RULE_GRAPH_LATENCY_INFO,
+    /* 2.26 search.cc ncclTopoCompute, paths.cc ncclTopoSplitNvLink: GPUs in exactly two NVLink
+     * domains make the ring search at least 2 channels (trees then keep the ring's count). */
+    TP_RULE_RING_SPLIT_NVLINK,
     TP_RULE_COUNT
 } tp_rule;
 
@@ -88,6 +102,22 @@ typedef struct tp_speed_ladder {
     const float *speeds;
     int count;
 } tp_speed_ladder;
+
+/*
+ * Source lines NCCL's error back-trace prints when a graph file is rejected
+ * ("graph/search.cc:816 -> 2"): the NCCLCHECK call sites of search.cc
+ * (ncclTopoGetChannelFromXml, ncclTopoGetGraphFromXmlSub, ncclTopoGetGraphFromXml,
+ * ncclTopoCompute) and of xml.h's xmlGetAttrInt / xmlGetAttrFloat.
+ */
+typedef struct tp_graph_file_lines {
+    int channel_dev;                             /* ncclTopoGetChannelFromXml: "dev" */
+    int graph_id, graph_crossnic, graph_pattern; /* ncclTopoGetGraphFromXmlSub: ... */
+    int graph_nchannels, graph_speedintra, graph_speedinter, graph_samechannels;
+    int graph_channel;                /* ... its call of ncclTopoGetChannelFromXml */
+    int graphs;                       /* ncclTopoGetGraphFromXml: its call of ...Sub */
+    int compute_file, compute_graphs; /* ncclTopoCompute: reading the file, its graphs */
+    int xml_get_int, xml_get_float;   /* xml.h: xmlGetAttrStr in xmlGetAttrInt / Float */
+} tp_graph_file_lines;
 
 /* A parameter default that differs from the configuration's base table (QEMU-style compat). */
 typedef struct tp_param_default {
@@ -138,6 +168,11 @@ typedef struct tp_nccl_profile {
     float srp_qpi_bw, erp_qpi_bw;
     const char *const *path_names; /* topoPathTypeStr, in NCCL's numbering */
     int n_path_types;
+    const tp_graph_file_lines *graph_file_lines; /* search.cc, xml.h: NCCL_GRAPH_FILE back-trace */
+    /* debug.cc ncclDebugLog: the bytes of a message its char[1024] keeps after the
+     * "host:pid:tid [dev] NCCL INFO " prefix, as measured on the version's public suite (0: the
+     * lines' own buffers cut first). */
+    int log_message_max;
 
     /* ---- src/graph/connect.cc ncclTopoPostset ---- */
     int postset_double_cc;   /* channels doubled again across nodes at this cc (rule above) */

@@ -37,6 +37,10 @@ static const unsigned rule_stages[TP_RULE_COUNT] = {
     [TP_RULE_NO_SIZE_LINES] = TP_RULE_STAGE_LOG,
     [TP_RULE_NTHREADS_INFO] = TP_RULE_STAGE_LOG,
     [TP_RULE_NVLS_CHANNELS_BY_ARCH] = STAGE(TP_LAYER_CHANNELS), /* NVLS channel count */
+    /* the ring's NETs, and the rings exchanged on odd nodes */
+    [TP_RULE_CROSS_NIC_RING_ALTERNATE] = STAGE(TP_LAYER_GRAPHS) | STAGE(TP_LAYER_CHANNELS),
+    [TP_RULE_GRAPH_LATENCY_INFO] = TP_RULE_STAGE_LOG,
+    [TP_RULE_RING_SPLIT_NVLINK] = STAGE(TP_LAYER_GRAPHS),
 };
 
 unsigned tp_compare__rule_stages(tp_rule rule)

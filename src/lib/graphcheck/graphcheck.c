@@ -291,6 +291,19 @@ static void check_nvls_channel(gc_ctx *c, tp_gc_graph *g, int index, const tp_gc
     }
 }
 
+/* The profile follows rule cross-nic-ring-alternate (2.23 ncclTopoSearchRecGpu). */
+static bool alternate_rule(const gc_ctx *c)
+{
+    return tp_profile_has(tp_config__profile(c->plan->cfg), TP_RULE_CROSS_NIC_RING_ALTERNATE);
+}
+
+/* Whether NCCL's search lets a channel leave by another NIC port than it entered: crossNic 1
+ * (from 2.23 also 2). */
+static bool may_cross_port(const gc_ctx *c, const tp_gc_graph *g)
+{
+    return alternate_rule(c) ? g->cross_nic != 0 : g->cross_nic == 1;
+}
+
 /* NCCL 2.22.3 ncclTopoSearchRecNet / RecGpu: which NET a channel may leave through. */
 static void check_nets(gc_ctx *c, tp_gc_graph *g, int index, const tp_gc_channel *ch)
 {
@@ -313,20 +326,24 @@ static void check_nets(gc_ctx *c, tp_gc_graph *g, int index, const tp_gc_channel
                            "enters from NET/%d but leaves through NET/%d: NCCL's trees use one "
                            "NET both ways",
                            in->net.dev, out->net.dev);
-    else if (g->cross_nic != 1 && (in->net.asic != out->net.asic || in->net.port != out->net.port))
+    else if (!may_cross_port(c, g) &&
+             (in->net.asic != out->net.asic || in->net.port != out->net.port))
         tp_graphcheck__add(c->chk, TP_GC_WARNING, at_channel(g, index, ch),
                            "enters from NET/%d but leaves through NET/%d, another port, with "
-                           "crossnic %d (NCCL's search needs crossnic 1 for that)",
-                           in->net.dev, out->net.dev, g->cross_nic);
+                           "crossnic %d (NCCL's search needs crossnic %s for that)",
+                           in->net.dev, out->net.dev, g->cross_nic,
+                           alternate_rule(c) ? "1 or 2" : "1");
 }
 
 /*
- * NCCL 2.22.3 with crossNic: an odd channel enters from the NET the
- * previous channel left through, and leaves through the one it entered from.
+ * NCCL 2.22.3 with crossNic (from 2.23 rings at crossNic 2 only): an odd channel enters from the
+ * NET the previous channel left through, and leaves through the one it entered from.
  */
 static void check_cross_nic_pair(gc_ctx *c, tp_gc_graph *g, int index, const tp_gc_channel *ch)
 {
-    if (!g->cross_nic || !(index & 1) || index >= TP_MAXCHANNELS || ch->n_nets != 2)
+    bool alternates =
+        alternate_rule(c) ? g->pattern == TP_PATTERN_RING && g->cross_nic == 2 : g->cross_nic != 0;
+    if (!alternates || !(index & 1) || index >= TP_MAXCHANNELS || ch->n_nets != 2)
         return;
     const tp_gc_channel *prev = &c->channels[index - 1];
     const tp_node *nets = c->sys->nodes[TP_NODE_NET].nodes;
@@ -399,9 +416,10 @@ static void check_counts(gc_ctx *c, tp_gc_graph *g)
                            "nchannels is %d but the graph has %d <channel> elements (NCCL uses "
                            "nchannels)",
                            g->n_channels, g->n_elements);
-    if (g->n_channels > TP_MAXCHANNELS || g->n_elements > TP_MAXCHANNELS)
+    const int max_channels = tp_config__profile(c->plan->cfg)->max_channels; /* MAXCHANNELS */
+    if (g->n_channels > max_channels || g->n_elements > max_channels)
         tp_graphcheck__add(c->chk, TP_GC_ERROR, at_graph(g),
-                           "more than %d channels (NCCL's MAXCHANNELS)", TP_MAXCHANNELS);
+                           "more than %d channels (NCCL's MAXCHANNELS)", max_channels);
     if (g->n_channels < 0)
         tp_graphcheck__add(c->chk, TP_GC_ERROR, at_graph(g), "nchannels %d is negative",
                            g->n_channels);

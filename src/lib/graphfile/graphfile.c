@@ -6,6 +6,8 @@
  * its WARN and back-trace lines.
  */
 #include "search/search_int.h"
+#include "common/nccl_profile.h"
+#include "config/config.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -18,6 +20,7 @@ typedef struct gf_ctx {
     tp_xml *doc; /* owned */
     const tp_system *sys;
     const tp_config *cfg;
+    const tp_graph_file_lines *lines; /* the profile's NCCL source lines of the back-trace */
     tp_graph *graph;
     tp_log *log;
     tp_error *err;
@@ -77,7 +80,7 @@ static tp_status get_int(gf_ctx *c, const tp_xml_elem *e, const char *name, int 
 {
     const char *v = need_attr(c, e, name);
     if (!v) {
-        trace(c, NCCL_XML_H, TP_NCCL_LINE_XML_GET_INT);
+        trace(c, NCCL_XML_H, c->lines->xml_get_int);
         trace(c, NCCL_SEARCH_CC, line);
         return missing(c, e, name);
     }
@@ -89,7 +92,7 @@ static tp_status get_float(gf_ctx *c, const tp_xml_elem *e, const char *name, in
 {
     const char *v = need_attr(c, e, name);
     if (!v) {
-        trace(c, NCCL_XML_H, TP_NCCL_LINE_XML_GET_FLOAT);
+        trace(c, NCCL_XML_H, c->lines->xml_get_float);
         trace(c, NCCL_SEARCH_CC, line);
         return missing(c, e, name);
     }
@@ -142,7 +145,7 @@ static tp_status load_channel(gf_ctx *c, const tp_xml_elem *ch, int index, int *
             continue; /* ignored while parsing */
         const char *v = need_attr(c, sub, "dev");
         if (!v) {
-            trace(c, NCCL_SEARCH_CC, TP_NCCL_LINE_CHANNEL_DEV);
+            trace(c, NCCL_SEARCH_CC, c->lines->channel_dev);
             return missing(c, sub, "dev");
         }
         int64_t dev = strtol(v, NULL, 16);
@@ -177,10 +180,11 @@ static tp_status check_used_channels(gf_ctx *c, const tp_xml_elem *g, const tp_x
                                      const int *n_listed, int n_chans)
 {
     int n_gpus = c->sys->nodes[TP_NODE_GPU].count;
-    if (c->graph->n_channels < 0 || c->graph->n_channels > TP_MAXCHANNELS)
+    const tp_nccl_profile *p = tp_config__profile(c->cfg);
+    if (c->graph->n_channels < 0 || c->graph->n_channels > p->max_channels)
         return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, g,
-                            OURS "nchannels %d out of range (0..%d, NCCL 2.22.3 MAXCHANNELS)",
-                            c->graph->n_channels, TP_MAXCHANNELS);
+                            OURS "nchannels %d out of range (0..%d, NCCL %s MAXCHANNELS)",
+                            c->graph->n_channels, p->max_channels, p->version);
     if (c->graph->n_channels > n_chans)
         return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, g,
                             OURS "nchannels is %d but the graph has %d <channel> elements",
@@ -225,45 +229,51 @@ static tp_status load_graph_attrs(gf_ctx *c, const tp_xml_elem *e)
     tp_graph *g = c->graph;
     int pattern = 0; /* any int a file gives: NCCL stores it as is */
     tp_status st;
-    if ((st = get_int(c, e, "pattern", TP_NCCL_LINE_GRAPH_PATTERN, &pattern)))
+    if ((st = get_int(c, e, "pattern", c->lines->graph_pattern, &pattern)))
         return st;
     g->pattern = (tp_pattern)pattern;
-    if ((st = get_int(c, e, "nchannels", TP_NCCL_LINE_GRAPH_NCHANNELS, &g->n_channels)) ||
-        (st = get_float(c, e, "speedintra", TP_NCCL_LINE_GRAPH_SPEEDINTRA, &g->bw_intra)) ||
-        (st = get_float(c, e, "speedinter", TP_NCCL_LINE_GRAPH_SPEEDINTER, &g->bw_inter)))
+    if ((st = get_int(c, e, "nchannels", c->lines->graph_nchannels, &g->n_channels)) ||
+        (st = get_float(c, e, "speedintra", c->lines->graph_speedintra, &g->bw_intra)) ||
+        (st = get_float(c, e, "speedinter", c->lines->graph_speedinter, &g->bw_inter)))
         return st;
-    const char *lat = need_attr(c, e, "latencyinter");
-    if (lat) {
+    const char *lat = NULL;
+    if (tp_profile_has(tp_config__profile(c->cfg), TP_RULE_GRAPH_LATENCY_INFO)) {
+        if (!(lat = nccl_attr(e, "latencyinter")))
+            tp_log_info_sub(c->log, TP_SUB_GRAPH, "latencyinter not found in graph, using 0.0");
+        g->latency_inter = lat ? strtof(lat, NULL) : 0.0f;
+    } else if ((lat = need_attr(c, e, "latencyinter"))) {
         g->latency_inter = strtof(lat, NULL);
     } else {
         /* Not fatal in NCCL: only xml.h's own check reports it. */
-        trace(c, NCCL_XML_H, TP_NCCL_LINE_XML_GET_FLOAT);
+        trace(c, NCCL_XML_H, c->lines->xml_get_float);
         g->latency_inter = 0.0f;
     }
     if ((st = get_path_type(c, e, "typeintra", &g->type_intra)) ||
         (st = get_path_type(c, e, "typeinter", &g->type_inter)))
         return st;
-    return get_int(c, e, "samechannels", TP_NCCL_LINE_GRAPH_SAMECHANNELS, &g->same_channels);
+    return get_int(c, e, "samechannels", c->lines->graph_samechannels, &g->same_channels);
 }
 
 /* NCCL 2.22.3 ncclTopoGetGraphFromXmlSub: only the graph with our id (and allowed crossNic). */
 static tp_status load_graph(gf_ctx *c, const tp_xml_elem *e)
 {
     int id, cross_nic;
-    tp_status st = get_int(c, e, "id", TP_NCCL_LINE_GRAPH_ID, &id);
+    tp_status st = get_int(c, e, "id", c->lines->graph_id, &id);
     if (st != TP_OK || c->graph->id != id)
         return st;
-    if ((st = get_int(c, e, "crossnic", TP_NCCL_LINE_GRAPH_CROSSNIC, &cross_nic)) != TP_OK)
+    if ((st = get_int(c, e, "crossnic", c->lines->graph_crossnic, &cross_nic)) != TP_OK)
         return st;
     if (tp_config_int(c->cfg, TP_P_CROSS_NIC) == 0 && cross_nic == 1)
         return TP_OK;
     c->graph->cross_nic = cross_nic;
     if ((st = load_graph_attrs(c, e)) != TP_OK)
         return st;
-    if (count_channels(e) > TP_MAXCHANNELS) {
+    const tp_nccl_profile *p = tp_config__profile(c->cfg);
+    if (count_channels(e) > p->max_channels) {
         c->ours = true; /* NCCL would write past its channel arrays */
         return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, e,
-                            OURS "more than %d channels (NCCL 2.22.3 MAXCHANNELS)", TP_MAXCHANNELS);
+                            OURS "more than %d channels (NCCL %s MAXCHANNELS)", p->max_channels,
+                            p->version);
     }
     const tp_xml_elem *chans[TP_MAXCHANNELS];
     int n_listed[TP_MAXCHANNELS] = {0};
@@ -273,7 +283,7 @@ static tp_status load_graph(gf_ctx *c, const tp_xml_elem *e)
             continue;
         chans[index] = e->children[s];
         if ((st = load_channel(c, e->children[s], index, &n_listed[index])) != TP_OK) {
-            trace(c, NCCL_SEARCH_CC, TP_NCCL_LINE_GRAPH_CHANNEL);
+            trace(c, NCCL_SEARCH_CC, c->lines->graph_channel);
             return st;
         }
         index++;
@@ -314,8 +324,8 @@ static tp_status load_doc(gf_ctx *c)
         if ((st = load_graph(c, root->children[i])) != TP_OK && c->ours)
             return st; /* NCCL's log has nothing to say: the error says it, as topoplan's */
         if (st != TP_OK) {
-            trace(c, NCCL_SEARCH_CC, TP_NCCL_LINE_GRAPHS);
-            trace(c, NCCL_SEARCH_CC, TP_NCCL_LINE_COMPUTE_GRAPHS);
+            trace(c, NCCL_SEARCH_CC, c->lines->graphs);
+            trace(c, NCCL_SEARCH_CC, c->lines->compute_graphs);
             return st;
         }
     }
@@ -346,7 +356,7 @@ static tp_status replay_nccl_loader(gf_ctx *c, const char *path, const char *tex
     if (r.outcome != TP_NCCL_XML_REJECTED)
         return TP_OK;
     c->nccl_code = r.code;
-    trace(c, NCCL_SEARCH_CC, TP_NCCL_LINE_COMPUTE_FILE);
+    trace(c, NCCL_SEARCH_CC, c->lines->compute_file);
     return tp_fail(c->err, TP_ERR_GRAPH, path, r.line, r.column,
                    "NCCL 2.22.3 refuses this graph file: %s", r.message);
 }
@@ -356,6 +366,7 @@ tp_status tp_graphfile__load(tp_graph *graph, const tp_system *sys, const tp_con
 {
     gf_ctx c = {.sys = sys,
                 .cfg = cfg,
+                .lines = tp_config__profile(cfg)->graph_file_lines,
                 .graph = graph,
                 .role_pattern = graph->pattern,
                 .log = log,
@@ -366,7 +377,7 @@ tp_status tp_graphfile__load(tp_graph *graph, const tp_system *sys, const tp_con
         int e = errno;
         tp_log_warn(log, "Could not open XML graph file %s : %s", path, strerror(e));
         c.nccl_code = TP_NCCL_SYSTEM_ERROR;
-        trace(&c, NCCL_SEARCH_CC, TP_NCCL_LINE_COMPUTE_FILE);
+        trace(&c, NCCL_SEARCH_CC, c.lines->compute_file);
         /* An error without a source is a report write (left to the CLI): name the variable. */
         if (!path[0])
             return tp_fail(err, TP_ERR_IO, "NCCL_GRAPH_FILE", 0, 0,

@@ -14,8 +14,6 @@
 
 /* NCCL 2.22.3 printNodePaths: each path line is built in a char[1024]. */
 #define TP_PATHS_LINE_SIZE 1024
-/* NCCL 2.22.3 MAXCHANNELS: ncclTopoGetLocalGpu tries channels 0..31. */
-#define TP_PATHS_MAX_CHANNELS 32
 /* NCCL 2.22.3 default P2P level (ncclTopoCheckP2p): SYS, PXB on Intel, Zhaoxin and ARM CPUs. */
 #define TP_P2P_LEVEL_DEFAULT TP_PATH_SYS
 #define TP_P2P_LEVEL_RESTRICTED TP_PATH_PXB

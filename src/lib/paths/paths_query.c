@@ -164,11 +164,11 @@ tp_status tp_paths__get_local_net(const tp_system *sys, int rank, int channel_id
     return TP_OK;
 }
 
-/* The first channel (below TP_PATHS_MAX_CHANNELS) on which ln picks NET net_id, or -1. Channel c
- * picks at offset c % spread: channels 0..spread-1 already show every choice. */
+/* The first channel (below MAXCHANNELS: ncclTopoGetLocalGpu's loop) on which ln picks NET net_id,
+ * or -1. Channel c picks at offset c % spread: channels 0..spread-1 already show every choice. */
 static int first_channel_on(const tp_system *sys, const local_nets *ln, int64_t net_id)
 {
-    for (int c = 0; c < ln->spread && c < TP_PATHS_MAX_CHANNELS; c++)
+    for (int c = 0; c < ln->spread && c < sys->profile->max_channels; c++)
         if (local_net_on(sys, ln, c)->id == net_id)
             return c;
     return -1;

@@ -17,7 +17,6 @@
 #include <time.h>
 
 /* NCCL 2.22.3 init.cc: the ring search asks for up to MAXCHANNELS/2 channels. */
-#define TP_RING_MAX_CHANNELS (TP_MAXCHANNELS / 2)
 
 static double now_us(void)
 {
@@ -221,7 +220,8 @@ static tp_status search_graphs(tp_plan *plan, tp_domain *d, tp_search_ctx **keep
     for (int i = TP_GRAPH_RING + 1; i < TP_GRAPH_COUNT; i++)
         d->graphs[i] = NULL;
     int n_gpus = d->sys->nodes[TP_NODE_GPU].count;
-    new_graph(g[TP_GRAPH_RING], n_gpus, 0, TP_PATTERN_RING, 0, 1, TP_RING_MAX_CHANNELS);
+    const int max_channels = tp_config__profile(plan->cfg)->max_channels; /* MAXCHANNELS */
+    new_graph(g[TP_GRAPH_RING], n_gpus, 0, TP_PATTERN_RING, 0, 1, max_channels / 2);
     if ((st = compute_graph(plan, d, TP_GRAPH_RING, keep, log, err)) != TP_OK)
         return st;
     int ring_n = g[TP_GRAPH_RING]->n_channels;
@@ -234,8 +234,8 @@ static tp_status search_graphs(tp_plan *plan, tp_domain *d, tp_search_ctx **keep
     new_graph(g[TP_GRAPH_COLLNET_CHAIN], n_gpus, 2, TP_PATTERN_TREE, 1, ring_n, ring_n);
     new_graph(g[TP_GRAPH_COLLNET_DIRECT], n_gpus,
               tp_config__profile(plan->cfg)->collnet_direct_graph_id, TP_PATTERN_COLLNET_DIRECT, 1,
-              1, TP_MAXCHANNELS);
-    new_graph(g[TP_GRAPH_NVLS], n_gpus, 3, TP_PATTERN_NVLS, 0, 1, TP_MAXCHANNELS);
+              1, max_channels);
+    new_graph(g[TP_GRAPH_NVLS], n_gpus, 3, TP_PATTERN_NVLS, 0, 1, max_channels);
     if (d->nvls_support)
         st = compute_graph(plan, d, TP_GRAPH_NVLS, keep, log, err);
     return st;

@@ -18,6 +18,10 @@
  * or only once the ladder needs it. */
 enum { TP_CROSS_NIC_NEVER = 0, TP_CROSS_NIC_ALWAYS = 1, TP_CROSS_NIC_IF_NEEDED = 2 };
 
+/* NCCL 2.25 device.h: the most NVLS heads and CollNet direct peers (rule nvls-heads-limit). */
+#define TP_NCCL_MAX_NVLS_ARITY 32
+#define TP_NCCL_MAX_DIRECT_ARITY 7
+
 /* The largest route bw from a GPU to nodes of `type` (NCCL 2.22.3 getMaxBw). */
 static float gpu_max_bw(const tp_system *sys, const tp_node *gpu, int type)
 {
@@ -141,6 +145,14 @@ typedef struct ladder {
     int64_t global_timeout; /* NCCL's globalTimeout */
     int cross_nic, try_same, cc_min, cpu_arch, cpu_vendor;
     float max_bw;
+    /* TP_RULE_LADDER_MIN_MAX_PATH: the path-type rungs in the profile's numbering (its C2C and
+     * P2C rungs search as NVB and PXB: topoplan's systems have no such paths), from the best
+     * to the worst type the system has. */
+    bool min_max;
+    int rung_intra, rung_inter;            /* tmp's types, profile numbers */
+    int min_intra, max_intra;              /* GPU to GPU, profile numbers */
+    int min_inter, max_inter;              /* GPU to NET, profile numbers */
+    tp_path_type start_intra, start_inter; /* min_intra / min_inter as path types */
     tp_known_passes known; /* first passes the accelerator knows, alike (until a pass begins) */
     tp_graph *tmp;         /* the settings being searched (NCCL's tmpGraph): after the ladder */
 } ladder;
@@ -174,9 +186,60 @@ static int rung_simpler_tree(ladder *l)
     return 0;
 }
 
+/* The profile's number of path type t (its topoPathTypeStr index). */
+static int path_number(const ladder *l, int t)
+{
+    return tp_nccl_profile__path_number(l->profile, tp_path_type_name(t));
+}
+
+/* The path type a rung of profile number k searches: the weakest of ours not above it. */
+static tp_path_type rung_type(const ladder *l, int k)
+{
+    tp_path_type t = TP_PATH_LOC;
+    for (int u = 0; u < TP_PATH_TYPE_COUNT; u++)
+        if (path_number(l, u) >= 0 && path_number(l, u) <= k)
+            t = (tp_path_type)u;
+    return t;
+}
+
+/* NCCL 2.25 ncclTopoCompute: a weaker GPU-to-GPU type, up to typeInter (NETs) or the worst the
+ * GPUs have, one profile number at a time. */
+static int rung_type_intra_min_max(ladder *l)
+{
+    int max = l->s->n_nets > 0 ? l->rung_inter : l->max_intra;
+    if (l->rung_intra < max &&
+        (l->graph->n_channels == 0 || l->rung_intra < path_number(l, l->graph->type_intra))) {
+        l->rung_intra++;
+        l->tmp->type_intra = rung_type(l, l->rung_intra);
+        if (l->rung_intra < path_number(l, TP_PATH_DIS))
+            return 1;
+    }
+    l->rung_intra = l->min_intra;
+    l->tmp->type_intra = l->start_intra;
+    return 0;
+}
+
+/* NCCL 2.25 ncclTopoCompute: a weaker GPU-to-NET type, up to the worst the GPUs have. */
+static int rung_type_inter_min_max(ladder *l)
+{
+    if (l->s->n_nets > 0 && l->rung_inter < l->max_inter &&
+        (l->graph->n_channels == 0 || l->rung_inter < path_number(l, l->graph->type_inter) ||
+         l->rung_inter < path_number(l, TP_PATH_PXN))) {
+        l->rung_inter++;
+        l->tmp->type_inter = rung_type(l, l->rung_inter);
+        if (l->rung_inter < path_number(l, TP_PATH_DIS))
+            return 1;
+    }
+    l->rung_inter = l->min_inter;
+    l->tmp->type_inter = l->start_inter;
+    return 0;
+}
+
 /* Rung: accept a weaker GPU-to-GPU path type. */
 static int rung_type_intra(ladder *l)
 {
+    if (l->min_max)
+        return rung_type_intra_min_max(l);
     tp_path_type max_type = l->s->n_nets > 0 ? l->tmp->type_inter : TP_PATH_SYS;
     if (l->tmp->type_intra < max_type &&
         (l->graph->n_channels == 0 || l->tmp->type_intra < l->graph->type_intra)) {
@@ -190,6 +253,8 @@ static int rung_type_intra(ladder *l)
 /* Rung: accept a weaker GPU-to-NET path type. */
 static int rung_type_inter(ladder *l)
 {
+    if (l->min_max)
+        return rung_type_inter_min_max(l);
     if (l->s->n_nets > 0 && l->tmp->type_inter < TP_PATH_SYS &&
         (l->graph->n_channels == 0 || l->tmp->type_inter < l->graph->type_inter ||
          l->tmp->type_inter < TP_PATH_PXN)) {
@@ -200,12 +265,20 @@ static int rung_type_inter(ladder *l)
     return 0;
 }
 
-/* Rung: let a channel leave by another NIC (NCCL_CROSS_NIC=2). */
+/* Rung: let a channel leave by another NIC (NCCL_CROSS_NIC=2); from 2.23 rings and balanced
+ * trees only, as crossNic 2 (rings alternate NICs, see net_may_close). */
 static int rung_cross_nic(ladder *l)
 {
     if (l->cross_nic == TP_CROSS_NIC_IF_NEEDED && l->tmp->cross_nic == 0) {
-        l->tmp->cross_nic = 1;
-        return 1;
+        if (!tp_profile_has(l->profile, TP_RULE_CROSS_NIC_RING_ALTERNATE)) {
+            l->tmp->cross_nic = 1;
+            return 1;
+        }
+        int p = l->graph->pattern;
+        if (p == TP_PATTERN_RING || p == TP_PATTERN_BALANCED_TREE) {
+            l->tmp->cross_nic = TP_CROSS_NIC_IF_NEEDED;
+            return 1;
+        }
     }
     l->tmp->cross_nic = l->cross_nic == TP_CROSS_NIC_ALWAYS ? 1 : 0;
     return 0;
@@ -698,6 +771,87 @@ void tp_search__keep_free(tp_search_ctx *keep)
     free(keep);
 }
 
+/* NCCL 2.25 paths.cc ncclTopoGetGpuMinPath / MaxPath: the best and worst type of the routes
+ * from the GPUs to nodes of `type` (another GPU for GPUs); SYS / LOC when there are none. */
+static void gpu_min_max_path(const tp_system *sys, int type, int *min, int *max)
+{
+    *min = TP_PATH_SYS;
+    *max = TP_PATH_LOC;
+    for (int i = 0; i < sys->nodes[TP_NODE_GPU].count; i++) {
+        const tp_route *paths = sys->nodes[TP_NODE_GPU].nodes[i].paths[type];
+        for (int j = 0; paths && j < sys->nodes[type].count; j++) {
+            if (type == TP_NODE_GPU && i == j)
+                continue;
+            *min = paths[j].type < *min ? paths[j].type : *min;
+            *max = paths[j].type > *max ? paths[j].type : *max;
+        }
+    }
+}
+
+/* The path types the ladder runs between (NCCL 2.25 ncclTopoCompute, rule ladder-min-max-path):
+ * GPU to GPU from the best the GPUs have to the worst GPU-to-NET type (with NETs) or GPU-to-GPU
+ * type; GPU to NET from the best to the worst the GPUs have. */
+typedef struct type_bounds {
+    int min_intra, max_intra, min_inter, max_inter;
+} type_bounds;
+
+static type_bounds ladder_bounds(const tp_system *sys)
+{
+    type_bounds b = {TP_PATH_LOC, TP_PATH_SYS, TP_PATH_PIX, TP_PATH_SYS};
+    if (sys->nodes[TP_NODE_GPU].count > 1)
+        gpu_min_max_path(sys, TP_NODE_GPU, &b.min_intra, &b.max_intra);
+    if (sys->nodes[TP_NODE_NET].count > 0) {
+        gpu_min_max_path(sys, TP_NODE_NET, &b.min_inter, &b.max_inter);
+        b.max_intra = b.max_inter;
+    }
+    return b;
+}
+
+/* The ladder's path-type rungs in the profile's numbering (rule ladder-min-max-path). */
+static void set_rungs(ladder *l, type_bounds b)
+{
+    l->min_max = true;
+    l->start_intra = (tp_path_type)b.min_intra;
+    l->start_inter = (tp_path_type)b.min_inter;
+    l->min_intra = l->rung_intra = path_number(l, b.min_intra);
+    l->max_intra = path_number(l, b.max_intra);
+    l->min_inter = l->rung_inter = path_number(l, b.min_inter);
+    l->max_inter = path_number(l, b.max_inter);
+}
+
+/* NCCL 2.26 ncclTopoSplitNvLink: the GPUs form exactly two NVLink domains of 2 GPUs or more. */
+static int split_nvlink(const tp_system *sys)
+{
+    int n = sys->nodes[TP_NODE_GPU].count, domain[TP_MAX_NODES], size[TP_MAX_NODES] = {0};
+    for (int g = 0; g < n; g++)
+        domain[g] = g;
+    for (int g = 0; g < n; g++)
+        for (int p = g + 1; p < n; p++)
+            if (sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_GPU][p].type == TP_PATH_NVL)
+                domain[p] = domain[g];
+    for (int g = 0; g < n; g++)
+        size[domain[g]]++;
+    int domains = 0;
+    for (int g = 0; g < n; g++)
+        domains += size[g] > 1;
+    return domains == 2;
+}
+
+/* NVLS and CollNet direct graphs have one head per GPU at most (ncclTopoCompute); from 2.25 also
+ * at most NCCL_MAX_NVLS_ARITY / NCCL_MAX_DIRECT_ARITY + 1 (rule nvls-heads-limit). */
+static void limit_heads(const tp_nccl_profile *p, tp_graph *graph, int n_gpus)
+{
+    if (!tp_search__head_pattern(graph->pattern))
+        return;
+    graph->max_channels = n_gpus;
+    if (!tp_profile_has(p, TP_RULE_NVLS_HEADS_LIMIT))
+        return;
+    int arity =
+        graph->pattern == TP_PATTERN_NVLS ? TP_NCCL_MAX_NVLS_ARITY : TP_NCCL_MAX_DIRECT_ARITY + 1;
+    if (arity < graph->max_channels)
+        graph->max_channels = arity;
+}
+
 static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, const tp_search_run *run,
                               tp_error *err)
 {
@@ -709,12 +863,17 @@ static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, const 
     s->profile = l->profile;
     l->graph = graph;
     l->cc_min = min_comp_cap(sys);
-    if (tp_search__head_pattern(graph->pattern))
-        graph->max_channels = s->n_gpus; /* at most one head per GPU */
+    limit_heads(l->profile, graph, s->n_gpus);
     if (s->n_gpus == 1 && graph->pattern != TP_PATTERN_RING)
         graph->pattern = TP_PATTERN_TREE;
     if (s->n_nets == 0 && graph->pattern == TP_PATTERN_NVLS)
-        graph->min_channels = graph->max_channels = s->n_gpus; /* pull evenly from all GPUs */
+        graph->min_channels = graph->max_channels; /* pull evenly from all GPUs (heads) */
+    /* 2.26: two NVLink domains joined by a slower link: trees do better with 2 channels, and
+     * trees keep the ring's count. */
+    if (tp_profile_has(l->profile, TP_RULE_RING_SPLIT_NVLINK) &&
+        graph->pattern == TP_PATTERN_RING && split_nvlink(sys) && graph->max_channels >= 2 &&
+        graph->min_channels == 1)
+        graph->min_channels = 2;
     tp_search__copy_graph(l->tmp, graph, s->n_gpus);
     l->tmp->events = NULL;
     init_speeds(l);
@@ -756,8 +915,13 @@ tp_status tp_search__compute_with(tp_system *sys, tp_graph *graph, const tp_conf
     graph->cross_nic = cross_nic == TP_CROSS_NIC_ALWAYS ? 1 : 0;
     graph->bw_intra = graph->bw_inter = 0;
     graph->latency_inter = 0;
-    graph->type_intra = n_gpus == 1 ? TP_PATH_LOC : TP_PATH_NVL;
-    graph->type_inter = TP_PATH_PIX;
+    const tp_nccl_profile *profile = tp_config__profile(cfg);
+    const bool min_max = tp_profile_has(profile, TP_RULE_LADDER_MIN_MAX_PATH);
+    const type_bounds bounds = ladder_bounds(sys);
+    graph->type_intra = min_max       ? (tp_path_type)bounds.min_intra
+                        : n_gpus == 1 ? TP_PATH_LOC
+                                      : TP_PATH_NVL;
+    graph->type_inter = min_max ? (tp_path_type)bounds.min_inter : TP_PATH_PIX;
     graph->n_channels = 0;
     int try_same = p == TP_PATTERN_NVLS ? 0 : 1;
     graph->same_channels = try_same;
@@ -780,7 +944,9 @@ tp_status tp_search__compute_with(tp_system *sys, tp_graph *graph, const tp_conf
     ladder *l = new_ladder(n_gpus);
     if (!l)
         return tp_fail_nomem(err);
-    l->profile = tp_config__profile(cfg);
+    l->profile = profile;
+    if (min_max)
+        set_rungs(l, bounds);
     l->cross_nic = cross_nic;
     l->try_same = try_same;
     const tp_node_set *cpus = &sys->nodes[TP_NODE_CPU];

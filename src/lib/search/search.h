@@ -21,24 +21,8 @@
 /* Version of the graph XML format NCCL 2.22.3 reads and writes (xml/nccl_xml.h). */
 #define TP_GRAPH_XML_VERSION TP_NCCL_XML_VERSION
 
-/*
- * Source lines of NCCL 2.22.3 that its error back-trace prints when a graph
- * file is rejected ("graph/search.cc:816 -> 2"): the call sites in
- * ncclTopoGetChannelFromXml, ncclTopoGetGraphFromXmlSub,
- * ncclTopoGetGraphFromXml and ncclTopoCompute (xml.cc and xml.h lines: xml/nccl_xml.h).
- */
-#define TP_NCCL_LINE_CHANNEL_DEV 775
-#define TP_NCCL_LINE_GRAPH_ID 796
-#define TP_NCCL_LINE_GRAPH_CROSSNIC 800
-#define TP_NCCL_LINE_GRAPH_PATTERN 804
-#define TP_NCCL_LINE_GRAPH_NCHANNELS 805
-#define TP_NCCL_LINE_GRAPH_SPEEDINTRA 806
-#define TP_NCCL_LINE_GRAPH_SPEEDINTER 807
-#define TP_NCCL_LINE_GRAPH_SAMECHANNELS 814
-#define TP_NCCL_LINE_GRAPH_CHANNEL 816
-#define TP_NCCL_LINE_GRAPHS 823
-#define TP_NCCL_LINE_COMPUTE_FILE 942
-#define TP_NCCL_LINE_COMPUTE_GRAPHS 944
+/* The source lines of NCCL's back-trace for a rejected graph file are the profile's
+ * (tp_nccl_profile.graph_file_lines). */
 
 /* Kinds of decisions the search records. */
 typedef enum tp_search_event_kind {

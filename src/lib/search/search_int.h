@@ -192,6 +192,24 @@ tp_status tp_search__rec(tp_search_ctx *s, tp_graph *g, int *time);
 /* ncclTopoSearchRecNet's test of NET n for the next channel (bw: NCCL's int bwInter). */
 int tp_search__net_may_open(tp_search_ctx *s, const tp_graph *g, int n, int bw);
 
+/* ---- search_rec.c's steps, for the rewritten ncclTopoSearchRecNet (search_net_2_27.c) ---- */
+
+/* Take (sign 1) or give back (sign -1) bw on every NET of the same NIC asic and port. */
+void tp_search__net_port_bw(tp_search_ctx *s, const tp_node *net, int bw, int sign);
+/* ncclTopoSearchTryGpu from NET index `net` to GPU index `gpu` at step 0, in `order`. */
+tp_status tp_search__try_first_gpu(tp_search_ctx *s, tp_graph *g, int net, int gpu, tp_order order,
+                                   int *time);
+/* ncclTopoReplayGetGpu(-1): the first GPU of the previous channel. */
+tp_status tp_search__replay_first(tp_search_ctx *s, const tp_graph *g, int *gi);
+/* A sub-search, through the accelerator when one is attached. */
+tp_status tp_search__sub_search(tp_search_ctx *s, tp_graph *g, tp_search_sub kind, int net,
+                                int *time);
+
+/* NCCL 2.27.5 ncclTopoSearchRecNet (rule recnet-local-gpu-first): the next channel from each
+ * candidate NET; and its channel from scratch at NET n (TP_SUB_FREE_NET). */
+tp_status tp_search__rec_net_2_27(tp_search_ctx *s, tp_graph *g, int *time);
+tp_status tp_search__free_net_2_27(tp_search_ctx *s, tp_graph *g, int n, int *time);
+
 /* memcpy of NCCL's graphs, minus our event list (channels of n_gpus GPUs). */
 void tp_search__copy_graph(tp_graph *dst, const tp_graph *src, int n_gpus);
 

@@ -56,7 +56,7 @@ int tp_search__local_gpu(const tp_system *sys, int net)
     if (sys->nodes[TP_NODE_GPU].count == 0)
         return -1;
     int n_gpus = get_local(sys, TP_NODE_NET, net, TP_NODE_GPU, gpus);
-    for (int c = 0; c < TP_MAXCHANNELS; c++)
+    for (int c = 0; c < sys->profile->max_channels; c++)
         for (int i = 0; i < n_gpus; i++)
             if (tp_search__local_net(sys, gpus[i], c) == net)
                 return gpus[i];
@@ -96,15 +96,16 @@ static void build_local_nets(tp_search_ctx *s)
 static void build_local_gpus(tp_search_ctx *s, int *first)
 {
     int gpus[TP_MAX_NODES];
+    const int max_channels = s->sys->profile->max_channels; /* NCCL's channel loop: MAXCHANNELS */
     for (int i = 0; i < s->n_gpus * s->n_nets; i++)
-        first[i] = TP_MAXCHANNELS;
+        first[i] = max_channels;
     for (int g = 0; g < s->n_gpus; g++)
-        for (int c = TP_MAXCHANNELS - 1; c >= 0; c--) /* down: the earliest channel stays */
+        for (int c = max_channels - 1; c >= 0; c--) /* down: the earliest channel stays */
             if (s->local_net[g * TP_MAXCHANNELS + c] >= 0 &&
                 s->local_net[g * TP_MAXCHANNELS + c] < s->n_nets)
                 first[g * s->n_nets + s->local_net[g * TP_MAXCHANNELS + c]] = c;
     for (int n = 0; n < s->n_nets; n++) {
-        int n_gpus = get_local(s->sys, TP_NODE_NET, n, TP_NODE_GPU, gpus), best = TP_MAXCHANNELS;
+        int n_gpus = get_local(s->sys, TP_NODE_NET, n, TP_NODE_GPU, gpus), best = max_channels;
         s->local_gpu[n] = -1;
         for (int i = 0; i < n_gpus; i++) {
             if (first[gpus[i] * s->n_nets + n] < best) {
@@ -119,9 +120,10 @@ static void build_local_gpus(tp_search_ctx *s, int *first)
 static unsigned selected_types(const tp_search_ctx *s, int type_inter)
 {
     unsigned types = 0;
+    const int max_channels = s->sys->profile->max_channels; /* NCCL reads MAXCHANNELS NETs */
     for (int g = 0; g < s->n_gpus; g++) {
         const tp_route *paths = s->sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_NET];
-        for (int n = 0; n < s->n_nets && n < TP_MAXCHANNELS; n++)
+        for (int n = 0; n < s->n_nets && n < max_channels; n++)
             if (paths[n].type >= 0 && paths[n].type <= type_inter && paths[n].type < 32)
                 types |= 1u << paths[n].type;
     }
@@ -135,13 +137,14 @@ static unsigned selected_types(const tp_search_ctx *s, int type_inter)
 static void build_selection(const tp_search_ctx *s, unsigned types, int gpu, int *nets, int *count)
 {
     const tp_system *sys = s->sys;
+    const int max_channels = sys->profile->max_channels; /* MAXCHANNELS */
     *count = 0;
     for (int g = 0; g < s->n_gpus; g++) {
         if (gpu != -1 && gpu != g)
             continue;
         const int *local = &s->local_net[g * TP_MAXCHANNELS];
         append_unique(nets, count, local[0]);
-        for (int c = 1; c < TP_MAXCHANNELS && local[c] != local[0]; c++)
+        for (int c = 1; c < max_channels && local[c] != local[0]; c++)
             append_unique(nets, count, local[c]);
     }
     for (; types; types &= types - 1) {
@@ -150,7 +153,7 @@ static void build_selection(const tp_search_ctx *s, unsigned types, int gpu, int
             if (gpu != -1 && gpu != g)
                 continue;
             const tp_route *paths = sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_NET];
-            for (int n = 0; n < s->n_nets && n < TP_MAXCHANNELS; n++)
+            for (int n = 0; n < s->n_nets && n < max_channels; n++)
                 if (paths[n].type == t)
                     append_unique(nets, count, n);
         }

@@ -262,6 +262,8 @@ tp_status tp_search__sub(tp_search_ctx *s, tp_graph *g, tp_search_sub kind, int 
     case TP_SUB_FREE_INTRA:
         return free_intra(s, g, time);
     default:
+        if (tp_profile_has(s->profile, TP_RULE_RECNET_LOCAL_GPU_FIRST))
+            return tp_search__free_net_2_27(s, g, net, time);
         return free_net(s, g, net, time);
     }
 }
@@ -293,12 +295,29 @@ static tp_status channel_done(tp_search_ctx *s, tp_graph *g, int *time)
     return st;
 }
 
+/* A ring at crossNic 2 (TP_RULE_CROSS_NIC_RING_ALTERNATE): its odd channels go back over the
+ * previous channel's NETs, the other way round. */
+static int alternating_ring(const tp_search_ctx *s, const tp_graph *g)
+{
+    return g->pattern == TP_PATTERN_RING && g->cross_nic == 2 &&
+           tp_profile_has(s->profile, TP_RULE_CROSS_NIC_RING_ALTERNATE);
+}
+
 /* Whether NET n may end the channel that started at start (NCCL 2.22.3 rules). */
 static int net_may_close(tp_search_ctx *s, const tp_graph *g, const tp_node *net,
                          const tp_node *start)
 {
     if (g->pattern == TP_PATTERN_TREE && net->id != start->id)
         return 0; /* trees are symmetric */
+    if (tp_profile_has(s->profile, TP_RULE_CROSS_NIC_RING_ALTERNATE)) {
+        if (alternating_ring(s, g))
+            return !(g->n_channels & 1) || net->id == g->inter[(g->n_channels - 1) * 2];
+        if (net->net.asic != start->net.asic || net->net.port != start->net.port) {
+            note_read(s, TP_READ_CROSS_NIC, g->cross_nic, 0);
+            return g->cross_nic != 0;
+        }
+        return 1;
+    }
     if (net->net.asic != start->net.asic || net->net.port != start->net.port) {
         note_read(s, TP_READ_CROSS_NIC, g->cross_nic, 0);
         if (g->cross_nic != 1)
@@ -650,6 +669,33 @@ static void net_port_bw(tp_search_ctx *s, const tp_node *net, int bw, int sign)
     }
 }
 
+void tp_search__net_port_bw(tp_search_ctx *s, const tp_node *net, int bw, int sign)
+{
+    net_port_bw(s, net, bw, sign);
+}
+
+tp_status tp_search__try_first_gpu(tp_search_ctx *s, tp_graph *g, int net, int gpu, tp_order order,
+                                   int *time)
+{
+    const gpu_try t = {.step = 0,
+                       .rules = search_params(s, g->pattern, order),
+                       .from_type = TP_NODE_NET,
+                       .from_index = net,
+                       .gpu = gpu};
+    return try_gpu(s, g, &t, time);
+}
+
+tp_status tp_search__replay_first(tp_search_ctx *s, const tp_graph *g, int *gi)
+{
+    return replay_gpu(s, g, -1, gi);
+}
+
+tp_status tp_search__sub_search(tp_search_ctx *s, tp_graph *g, tp_search_sub kind, int net,
+                                int *time)
+{
+    return sub_search(s, g, kind, net, time);
+}
+
 /* One NET a channel starts from, in the order of the candidates (ncclTopoSearchRecNet). */
 typedef struct net_start {
     int n;     /* the NET's index */
@@ -776,7 +822,10 @@ int tp_search__net_may_open(tp_search_ctx *s, const tp_graph *g, int n, int bw)
         s->accel->bw_test(s->accel_state, n, net->net.bw, !(net->net.bw < bw));
     if (net->net.bw < bw)
         return 0;
-    if (g->cross_nic && (g->n_channels & 1) && net->id != g->inter[(g->n_channels - 1) * 2 + 1])
+    int alternate = tp_profile_has(s->profile, TP_RULE_CROSS_NIC_RING_ALTERNATE)
+                        ? alternating_ring(s, g)
+                        : g->cross_nic != 0;
+    if (alternate && (g->n_channels & 1) && net->id != g->inter[(g->n_channels - 1) * 2 + 1])
         return 0;
     return 1;
 }
@@ -816,7 +865,9 @@ tp_status tp_search__rec(tp_search_ctx *s, tp_graph *g, int *time)
 {
     chain_rules rules = search_params(s, g->pattern, TP_ORDER_FREE);
     if (s->n_nets) {
-        /* NCCL 2.22.3 ignores the status of ncclTopoSearchRecNet; we don't. */
+        /* NCCL ignores the status of ncclTopoSearchRecNet; we don't. */
+        if (tp_profile_has(s->profile, TP_RULE_RECNET_LOCAL_GPU_FIRST))
+            return tp_search__rec_net_2_27(s, g, time);
         return rec_net(s, g, rules, time);
     }
     gpu_try t = {.step = 0, .rules = rules, .from_type = -1, .from_index = -1, .gpu = 0};

@@ -20,7 +20,9 @@
 /* NCCL 2.22.3 limits (graph.h / topo.h). */
 #define TP_MAX_NODES 256 /* nodes of one type */
 #define TP_MAX_LINKS 128 /* links of one node */
-#define TP_MAXCHANNELS 32
+/* Room for channels in every table: the largest MAXCHANNELS of the profiles (device.h: 32 in
+ * 2.22.3, 64 from 2.25.1). A version's own limit is its profile's max_channels. */
+#define TP_MAXCHANNELS 64
 
 /* Bandwidths (GB/s) of NCCL 2.22.3, topo.h. */
 #define TP_LOC_BW 5000.0f
@@ -58,8 +60,6 @@
 #define TP_TOPO_UNDEF (-1)
 /* NCCL 2.22.3 ncclTopoPrint builds each tree line in a char[1024]. */
 #define TP_SYSTEM_LINE_SIZE 1024
-/* NCCL 2.22.3 MAXCHANNELS: a <net> without maxconn allows this many channels. */
-#define TP_NET_DEFAULT_MAX_CHANNELS TP_MAXCHANNELS
 /* NCCL 2.22.3 limits of the topology XML it loads (xml/nccl_xml.h). */
 #define TP_XML_MAX_NODES TP_NCCL_TOPO_XML_MAX_NODES
 #define TP_XML_MAX_SUBS TP_NCCL_XML_MAX_SUBS

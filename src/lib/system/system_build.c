@@ -280,7 +280,7 @@ static tp_status net_attrs(build_ctx *c, const tp_xml_elem *e, tp_node *net)
     }
     if ((st = opt_int(c, e, "port", 0, &net->net.port)) != TP_OK ||
         (st = opt_int(c, e, "gdr", 0, &net->net.gdr_support)) != TP_OK ||
-        (st = opt_int(c, e, "maxconn", TP_NET_DEFAULT_MAX_CHANNELS, &net->net.max_channels)) ||
+        (st = opt_int(c, e, "maxconn", c->profile->max_channels, &net->net.max_channels)) ||
         (st = opt_int(c, e, "coll", 0, &net->net.coll_support)) != TP_OK)
         return st;
     return TP_OK;

@@ -338,6 +338,11 @@ static const tp_accel_opts *default_opts(const tp_system *sys)
     static const tp_accel_opts bare = {.use = 0};
     if (sys->nodes[TP_NODE_GPU].count == 1 && sys->nodes[TP_NODE_NET].count == 0)
         return &bare;
+    /* The others are proved against the core for NCCL 2.22.3's search only; the integer link
+     * arithmetic changes no decision of 2.27.5's either (test_search_2_27_5_milli_exact). */
+    static const tp_accel_opts milli = {.use = TP_ACCEL_MILLI};
+    if (tp_profile_has(sys->profile, TP_RULE_CROSS_NIC_RING_ALTERNATE))
+        return &milli;
     return &tp_accel__defaults;
 }
 
