@@ -97,14 +97,16 @@ static tp_status prepare_doc(tp_xml *doc, const tp_plan *plan, int host, tp_log 
     return st;
 }
 
-/* A fresh copy of the topology XML, prepared for `host` (another host's dump). */
-static tp_status prepared_xml(tp_xml **out, const tp_plan *plan, int host, tp_log *log,
-                              tp_log *notes, tp_error *err)
+/* A fresh copy of the topology XML as NCCL_TOPO_DUMP_FILE shows it for `host` (from 2.24 a
+ * pass of its own, with the plugins' physical NICs: no virtual ones). */
+static tp_status prepared_xml(tp_xml **out, const tp_plan *plan, int host, tp_error *err)
 {
     const tp_host_kind *k = tp_plan__kind_of_host(plan, host);
     tp_status st = tp_xml__parse(out, k->text, k->text_len, k->source, err);
     if (st == TP_OK)
-        st = prepare_doc(*out, plan, host, log, notes, err);
+        st = tp_system__prepare_xml_physical(*out, plan->cfg, plan->host_first_rank[host], err);
+    if (st == TP_OK)
+        st = tp_netdev__apply_env(*out, plan->cfg, NULL, err);
     return st;
 }
 
@@ -661,8 +663,6 @@ static tp_status build_kind_system(tp_plan *plan, tp_host_kind *k, bool logged, 
     tp_log *log = logged ? &plan->log : &quiet;
     tp_status st =
         prepare_doc(k->topo_xml, plan, k->rep_host, log, logged ? &plan->nic_notes : NULL, err);
-    if (st == TP_OK && tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_NIC_FUSION))
-        st = tp_plan__log_net_import(k->topo_xml, log, err);
     if (st == TP_OK && logged)
         log_topo_dump(plan, log); /* at the end of ncclTopoGetSystem's XML preparation */
     if (st == TP_OK)
@@ -1040,8 +1040,7 @@ static tp_status write_topo_dump(const tp_plan *plan, tp_error *err)
     tp_xml *doc = NULL;
     tp_error ignored = {0};
     /* NCCL dumps before building the system: no dump when the preparation fails. */
-    if (prepared_xml(&doc, plan, tp_plan__host_of_rank(plan, (int)rank), NULL, NULL, &ignored) !=
-        TP_OK) {
+    if (prepared_xml(&doc, plan, tp_plan__host_of_rank(plan, (int)rank), &ignored) != TP_OK) {
         tp_xml__free(doc);
         return TP_OK;
     }
@@ -1105,7 +1104,7 @@ tp_status tp_report_topology_xml(FILE *out, const tp_plan *plan, tp_error *err)
                        !out ? "out" : "plan");
     /* A fresh copy prepared as NCCL_TOPO_DUMP_FILE's: the system build reads the plan's. */
     tp_xml *doc = NULL;
-    tp_status st = prepared_xml(&doc, plan, plan->home_host, NULL, NULL, err);
+    tp_status st = prepared_xml(&doc, plan, plan->home_host, err);
     if (st == TP_OK)
         st = tp_xml__write(out, doc->root, err);
     tp_xml__free(doc);

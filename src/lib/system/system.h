@@ -256,6 +256,12 @@ tp_status tp_system__prepare_xml(tp_xml *doc, const tp_config *cfg, int first_ra
  */
 tp_status tp_system__prepare_xml_log(tp_xml *doc, const tp_config *cfg, int first_rank,
                                      int report_rank, tp_log *log, tp_error *err);
+/*
+ * Same, as NCCL 2.24+ prepares it for NCCL_TOPO_DUMP_FILE (ncclTopoProcessNet with
+ * usePhysicalDevices): the plugin's physical NET devices, no virtual NICs.
+ */
+tp_status tp_system__prepare_xml_physical(tp_xml *doc, const tp_config *cfg, int first_rank,
+                                          tp_error *err);
 /* Same, each rank's tree trimmed by a walk of its own (no shared trim): for tests. */
 tp_status tp_system__prepare_xml_plain(tp_xml *doc, int first_rank, tp_error *err);
 
