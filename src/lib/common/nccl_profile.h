@@ -32,8 +32,8 @@ typedef enum tp_rule {
     TP_RULE_PAT,
     /* 2.24 topo.cc ncclTopoMakeVNics/ncclTopoProcessNet: NICs fused into virtual NICs by the
      * IB plugin (NCCL_NET_MERGE_LEVEL, NCCL_NET_FORCE_MERGE), networks imported from the plugins;
-     * 2.27 xml.cc ncclTopoTrimXml then drops the members (<nic>/<net> without keep) (system
-     * stage: system/system_vnic.c). */
+     * 2.27 xml.cc ncclTopoTrimXml then drops the members (<nic>/<net> without keep); 2.24
+     * ncclTopoAddPci: each PCI function is a NIC of its own (system stage: system_vnic.c). */
     TP_RULE_NIC_FUSION,
     /* 2.24 topo.cc ncclTopoPrintRec: a NET leaf prints "(coll/asic/port/bw)". */
     TP_RULE_LOG_NET_COLL,
