@@ -14,11 +14,14 @@
 
 #define CPU "<cpu numaid=\"0\" affinity=\"ff\" arch=\"x86_64\" vendor=\"AuthenticAMD\">"
 #define BRIDGE(bus)                                                                                \
-    "<pci busid=\"0000:" bus "\" class=\"0x060400\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\">"
+    "<pci busid=\"0000:" bus                                                                       \
+    "\" class=\"0x060400\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\">"
 #define NIC_PCI(bus)                                                                               \
-    "<pci busid=\"0000:" bus "\" class=\"0x020000\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\">"
+    "<pci busid=\"0000:" bus                                                                       \
+    "\" class=\"0x020000\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\">"
 #define GPU(bus, dev)                                                                              \
-    "<pci busid=\"0000:" bus "\" class=\"0x030200\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\">"            \
+    "<pci busid=\"0000:" bus                                                                       \
+    "\" class=\"0x030200\" link_speed=\"16.0 GT/s PCIe\" link_width=\"16\">"                       \
     "<gpu dev=\"" dev "\" sm=\"90\" rank=\"" dev "\" gdr=\"1\"/></pci>"
 #define NET(name, dev, speed, port, guid, maxconn, gdr)                                            \
     "<net name=\"" name "\" dev=\"" dev "\" speed=\"" speed "\" port=\"" port "\" latency=\"0\" "  \
@@ -273,6 +276,23 @@ static void test_dev_index_changes_logged(void **state)
     release(&p);
 }
 
+/* NCCL_IB_HCA picks the plugin's devices before fusion: the others are never filled and go. */
+static void test_hca_selects_before_fusion(void **state)
+{
+    (void)state;
+    const char *const hca[] = {"NCCL_IB_HCA==mlx5_1", NULL};
+    prepared p;
+    prepare(&p, dual_port, "2.27.5", hca);
+    assert_int_equal(p.st, TP_OK);
+    assert_string_equal(lines(&p, "TOPO/NET : "),
+                        "TOPO/NET : Importing network plugins to topology\n"
+                        "TOPO/NET : Changing IB dev index from 1 to 0\n");
+    assert_int_equal(n_nets(&p), 1);
+    assert_int_equal(p.sys->nodes[TP_NODE_NET].nodes[0].net.dev, 0);
+    assert_null(find_by(p.doc->root, "net", "name", "mlx5_0"));
+    release(&p);
+}
+
 /* NCCL_TOPO_DUMP_FILE's pass keeps the physical NICs (2.27.5 usePhysicalDevices). */
 static void test_dump_pass_keeps_physical_nics(void **state)
 {
@@ -301,6 +321,7 @@ int main(void)
         cmocka_unit_test(test_merge_level_and_merge_nics),
         cmocka_unit_test(test_pix_level_and_force_merge),
         cmocka_unit_test(test_dev_index_changes_logged),
+        cmocka_unit_test(test_hca_selects_before_fusion),
         cmocka_unit_test(test_dump_pass_keeps_physical_nics),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

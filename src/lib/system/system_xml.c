@@ -15,6 +15,7 @@
  */
 #include "system/system.h"
 #include "system/system_vnic.h"
+#include "netdev/netdev.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -1252,6 +1253,38 @@ static tp_status fuse_ranks(prep_ctx *c, int first_rank, int report_rank)
     return st;
 }
 
+/* The ibv port of net i: NCCL's IB plugin reports it plus the ports found before on its device. */
+static int ibv_port(const elem_list *nets, size_t i)
+{
+    int before = 0;
+    for (size_t j = 0; j < i; j++)
+        before += nets->items[j]->parent == nets->items[i]->parent;
+    const char *p = tp_xml__attr(nets->items[i], "port");
+    int port = p ? (int)strtol(p, NULL, 0) : 1;
+    return port - before >= 1 ? port - before : port;
+}
+
+/* 2.24+ (rule nic-fusion): the plugin's devices are those NCCL_IB_HCA selects, before they are
+ * filled and fused; the others get no keep mark and go with the trim. None selected: the plugin
+ * falls back to sockets, which the XML does not describe, so every device stays (netdev notes). */
+static void select_hca(prep_ctx *c, elem_list *nets)
+{
+    const char *hca = c->import_nets ? tp_config_str(c->cfg, TP_P_IB_HCA) : NULL;
+    if (!hca)
+        return;
+    tp_hca_filter f;
+    tp_hca__parse(&f, hca);
+    bool *take = scratch_zalloc(c, nets->count + 1, sizeof(*take));
+    size_t n = 0;
+    for (size_t i = 0; take && i < nets->count; i++)
+        n += take[i] = tp_hca__selects(&f, tp_xml__attr(nets->items[i], "name"), ibv_port(nets, i));
+    for (size_t i = 0, k = 0; n && i < nets->count; i++)
+        if (take[i])
+            nets->items[k++] = nets->items[i];
+    if (n)
+        nets->count = n;
+}
+
 /* NCCL 2.24 ncclTopoGetSystem / ncclTopoProcessNet with the IB plugin (its state is new in
  * each rank's process), then the plugin's devices filled in (and fused). */
 static tp_status import_nets(prep_ctx *c, const elem_list *in_doc)
@@ -1300,6 +1333,9 @@ static tp_status prepare(prep_ctx *c, int first_rank, int report_rank)
     c->nets = nets->items;
     c->n_nets = nets->count;
     c->gdr_default = gdr_default(nets);
+    if (st == TP_OK)
+        select_hca(c, nets);
+    c->n_nets = nets->count;
     if (st == TP_OK && c->n_gpus == 0)
         st = tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, c->doc->root, "no <gpu> element");
     if (st == TP_OK && (st = check_gpus(c)) == TP_OK && (st = import_nets(c, &in_doc)) == TP_OK)
