@@ -312,6 +312,38 @@ static void test_dump_pass_keeps_physical_nics(void **state)
     tp_config_free(cfg);
 }
 
+static int count_lines(const tp_plan *plan, const char *text)
+{
+    int n = 0;
+    for (size_t i = 0; i < plan->log.n_lines; i++)
+        n += strcmp(plan->log.lines[i].text, text) == 0;
+    return n;
+}
+
+/* With NCCL_TOPO_DUMP_FILE, 2.27.5 imports the NETs twice: for the dump (physical devices, the
+ * plugin's state new), then for the system (its state known, the devices fused). */
+static void test_dump_file_imports_twice(void **state)
+{
+    (void)state;
+    for (int dump = 0; dump < 2; dump++) {
+        const char *const env[] = {dump ? "NCCL_TOPO_DUMP_FILE=/nonexistent/d.xml" : NULL, NULL};
+        tp_config *cfg = NULL;
+        tp_plan *plan = NULL;
+        tp_error err = {0};
+        tp_job job = {.n_nodes = 2, .rank = 0};
+        assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+        assert_int_equal(tp_config_set_nccl(cfg, "2.27.5", &err), TP_OK);
+        assert_int_equal(
+            tp_plan_buffer(&plan, dual_port, strlen(dual_port), "<t>", &job, cfg, &err), TP_OK);
+        assert_int_equal(count_lines(plan, "TOPO/NET : Importing network plugins to topology"),
+                         1 + dump);
+        assert_int_equal(count_lines(plan, "Initialized state 0 for IB"), 1);
+        assert_int_equal(count_lines(plan, "TOPO/NET : Made vNic 2"), 1);
+        tp_plan_free(plan);
+        tp_config_free(cfg);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -323,6 +355,7 @@ int main(void)
         cmocka_unit_test(test_dev_index_changes_logged),
         cmocka_unit_test(test_hca_selects_before_fusion),
         cmocka_unit_test(test_dump_pass_keeps_physical_nics),
+        cmocka_unit_test(test_dump_file_imports_twice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,7 +33,7 @@ typedef struct prep_ctx {
     bool plain;                    /* trim every rank's tree by a walk of its own (tests) */
     const tp_config *cfg;          /* NULL: NCCL's defaults (2.22.3) */
     bool import_nets;              /* TP_RULE_NIC_FUSION: NETs imported from the plugin */
-    bool physical_nics;            /* NCCL_TOPO_DUMP_FILE's pass: no virtual NICs */
+    tp_prep_pass pass;             /* NCCL_TOPO_DUMP_FILE's two passes (rule nic-fusion) */
     tp_log net_log;                /* the import's lines, logged after the ranks' own */
     struct elem_list *shared_trim; /* what every rank's trim drops, its own GPU aside */
     /* The preparation's own arrays (lists, keys, views), freed together at its end: a dozen
@@ -478,7 +478,7 @@ static tp_status fill_nets(prep_ctx *c, const elem_list *in_doc)
         filled[n] = first_named(in_doc, names, name);
         st = fill_net(c, filled[n], n, name);
     }
-    if (st == TP_OK && c->import_nets && !c->physical_nics) {
+    if (st == TP_OK && c->import_nets && !c->pass.physical_nics) {
         tp_vnic_phys phys = {.devs = c->nets, .nodes = filled, .count = c->n_nets};
         st = tp_system__make_vnics(c->doc, &phys, c->cfg, &c->net_log, c->err);
     }
@@ -1293,7 +1293,8 @@ static tp_status import_nets(prep_ctx *c, const elem_list *in_doc)
         tp_log_info_sub(&c->net_log, TP_SUB_GRAPH,
                         "TOPO/NET : Importing network plugins to topology");
         tp_log_info_sub(&c->net_log, TP_SUB_GRAPH, "Retrieving state for IB");
-        tp_log_info_sub(&c->net_log, TP_SUB_GRAPH, "Initialized state 0 for IB");
+        if (!c->pass.net_state_known) /* the process's first import */
+            tp_log_info_sub(&c->net_log, TP_SUB_GRAPH, "Initialized state 0 for IB");
     }
     return c->n_nets ? fill_nets(c, in_doc) : TP_OK;
 }
@@ -1355,13 +1356,21 @@ tp_status tp_system__prepare_xml_log(tp_xml *doc, const tp_config *cfg, int firs
     return prepare(&c, first_rank, report_rank);
 }
 
-tp_status tp_system__prepare_xml_physical(tp_xml *doc, const tp_config *cfg, int first_rank,
-                                          tp_error *err)
+tp_status tp_system__prepare_xml_pass(tp_xml *doc, const tp_config *cfg, int first_rank,
+                                      int report_rank, const tp_prep_pass *pass, tp_log *log,
+                                      tp_error *err)
 {
     if (!doc || !doc->root)
         return tp_fail(err, TP_ERR_TOPOLOGY, doc ? doc->source : NULL, 0, 0, "empty topology");
-    prep_ctx c = {.doc = doc, .err = err, .cfg = cfg, .physical_nics = true};
-    return prepare(&c, first_rank, -1);
+    prep_ctx c = {.doc = doc, .log = log, .err = err, .cfg = cfg, .pass = *pass};
+    return prepare(&c, first_rank, report_rank);
+}
+
+tp_status tp_system__prepare_xml_physical(tp_xml *doc, const tp_config *cfg, int first_rank,
+                                          tp_error *err)
+{
+    const tp_prep_pass dump = {.physical_nics = true};
+    return tp_system__prepare_xml_pass(doc, cfg, first_rank, -1, &dump, NULL, err);
 }
 
 tp_status tp_system__prepare_xml_plain(tp_xml *doc, int first_rank, tp_error *err)
