@@ -570,6 +570,37 @@ static void test_compare_version_diff_names_fused_nics(void **state)
     tp_plan_free(b);
 }
 
+/* Under 2.27.5 on both sides, a virtual NIC that only changed its index is renumbered, not
+ * "fused" into itself. */
+static void test_compare_same_virtual_nic_renumbered(void **state)
+{
+    (void)state;
+#define NIC2(bus, a, b)                                                                            \
+    "<pci busid=\"0000:" bus "\" class=\"0x020000\" link_speed=\"16.0 GT/s PCIe\" "                \
+    "link_width=\"16\"><nic><net name=\"" a "\" dev=\"0\" speed=\"100000\" port=\"1\" "            \
+    "guid=\"0xaa\" gdr=\"1\"/>" b "</nic></pci>"
+#define PORT2(name) "<net name=\"" name "\" dev=\"0\" speed=\"100000\" port=\"2\" guid=\"0xaa\"/>"
+#define TOPO(nics)                                                                                 \
+    "<system version=\"1\"><cpu numaid=\"0\" affinity=\"ff\" arch=\"x86_64\" "                     \
+    "vendor=\"AuthenticAMD\"><pci busid=\"0000:12:00.0\" class=\"0x030200\" "                      \
+    "link_speed=\"16.0 GT/s PCIe\" link_width=\"16\"><gpu dev=\"0\" sm=\"90\" rank=\"0\" "         \
+    "gdr=\"1\"/></pci>" nics "</cpu></system>"
+    static const char *const base =
+        TOPO(NIC2("11:00.0", "mlx5_0", PORT2("mlx5_1")) NIC2("21:00.0", "mlx5_2", PORT2("mlx5_3")));
+    static const char *const node =
+        TOPO(NIC2("11:00.0", "mlx5_0", "") NIC2("21:00.0", "mlx5_2", PORT2("mlx5_3")));
+#undef TOPO
+#undef PORT2
+#undef NIC2
+    tp_plan *a = versioned_plan_of(base, "2.27.5"), *b = versioned_plan_of(node, "2.27.5");
+    tp_comparison *cmp = compare(a, b);
+    assert_non_null(find_text(cmp, "mlx5_2+mlx5_3 (NET/5) -> mlx5_2+mlx5_3 (NET/3): same NIC and "
+                                   "port, another device index"));
+    tp_comparison_free(cmp);
+    tp_plan_free(a);
+    tp_plan_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -588,6 +619,7 @@ int main(void)
         cmocka_unit_test(test_compare_key_shares_other_machines),
         cmocka_unit_test(test_compare_version_diff_lists_differing_rules),
         cmocka_unit_test(test_compare_version_diff_names_fused_nics),
+        cmocka_unit_test(test_compare_same_virtual_nic_renumbered),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

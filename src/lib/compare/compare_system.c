@@ -77,7 +77,7 @@ static const tp_node *fused_into(const tp_comparison *c, const tp_node *n)
     const tp_node_set *nets = &host(c, 1)->nodes[TP_NODE_NET];
     for (int j = 0; name && j < nets->count; j++) {
         const char *v = net_name(c, 1, &nets->nodes[j]);
-        if (v && strchr(v, '+') && has_member(v, name))
+        if (v && strchr(v, '+') && strcmp(v, name) != 0 && has_member(v, name))
             return &nets->nodes[j];
     }
     return NULL;
