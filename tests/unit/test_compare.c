@@ -571,7 +571,7 @@ static void test_compare_version_diff_names_fused_nics(void **state)
 }
 
 /* Under 2.27.5 on both sides, a virtual NIC that only changed its index is renumbered, not
- * "fused" into itself. */
+ * "fused" into itself; one that lost a port names it. */
 static void test_compare_same_virtual_nic_renumbered(void **state)
 {
     (void)state;
@@ -596,6 +596,9 @@ static void test_compare_same_virtual_nic_renumbered(void **state)
     tp_comparison *cmp = compare(a, b);
     assert_non_null(find_text(cmp, "mlx5_2+mlx5_3 (NET/5) -> mlx5_2+mlx5_3 (NET/3): same NIC and "
                                    "port, another device index"));
+    /* the other lost a port: said by name */
+    assert_non_null(find_text(cmp, "mlx5_0+mlx5_1 (NET/4) -> mlx5_0 (NET/0): mlx5_1 no longer in "
+                                   "it (missing or not fused: rule nic-fusion)"));
     tp_comparison_free(cmp);
     tp_plan_free(a);
     tp_plan_free(b);

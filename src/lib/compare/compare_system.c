@@ -107,11 +107,36 @@ static void node_missing(tp_comparison *c, const tp_node *n)
                     titles[n->type], "%s%s: removed", a, d);
 }
 
+/* The members of side 0's virtual NIC n that side 1's NET m does not have ("" when none). */
+static void members_lost(const tp_comparison *c, const tp_node *n, const tp_node *m, char *buf,
+                         size_t size)
+{
+    const char *a = n->type == TP_NODE_NET ? net_name(c, 0, n) : NULL;
+    const char *b = a ? net_name(c, 1, m) : NULL;
+    size_t at = 0;
+    buf[0] = '\0';
+    for (const char *p = a && b && strchr(a, '+') ? a : NULL; p && at < size;) {
+        size_t len = strcspn(p, "+");
+        char member[256];
+        snprintf(member, sizeof(member), "%.*s", (int)len, p);
+        if (!has_member(b, member))
+            at += (size_t)snprintf(buf + at, size - at, "%s%s", at ? ", " : "", member);
+        p = p[len] ? p + len + 1 : NULL;
+    }
+}
+
 static void node_renumbered(tp_comparison *c, const tp_node *n, const tp_node *m, tp_match_how how)
 {
-    char a[160], b[160];
+    char a[160], b[160], lost[160];
     label_of(c, a, sizeof(a), n);
     label_of(c, b, sizeof(b), m);
+    members_lost(c, n, m, lost, sizeof(lost));
+    if (lost[0]) {
+        tp_compare__add(c, TP_DIFF_NODE_RENUMBERED, TP_SEVERITY_INFO, "virtual NIC lost a member",
+                        "%s -> %s: %s no longer in it (missing or not fused: rule nic-fusion)", a,
+                        b, lost);
+        return;
+    }
     tp_compare__add(c, TP_DIFF_NODE_RENUMBERED, TP_SEVERITY_INFO, "renumbered device",
                     "%s -> %s: %s", a, b,
                     how == TP_MATCH_NIC ? "same NIC and port, another device index"
