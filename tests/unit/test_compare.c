@@ -463,9 +463,8 @@ static void test_compare_reports_parse(void **state)
 }
 
 /* The V100 seed fixture planned on 2 nodes with NCCL version `nccl`. */
-static tp_plan *versioned_plan(const char *nccl)
+static tp_plan *versioned_plan_of(const char *xml, const char *nccl)
 {
-    char *xml = helpers_fixture("v100_nv2.xml");
     const char *const empty[] = {NULL};
     tp_config *cfg = NULL;
     tp_plan *plan = NULL;
@@ -475,6 +474,13 @@ static tp_plan *versioned_plan(const char *nccl)
     tp_job job = {.n_nodes = 2, .rank = 0};
     assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "<test>", &job, cfg, &err), TP_OK);
     tp_config_free(cfg);
+    return plan;
+}
+
+static tp_plan *versioned_plan(const char *nccl)
+{
+    char *xml = helpers_fixture("v100_nv2.xml");
+    tp_plan *plan = versioned_plan_of(xml, nccl);
     free(xml);
     return plan;
 }
@@ -556,6 +562,72 @@ static void test_compare_version_diff_names_nvls_channels_rule(void **state)
     tp_plan_free(b);
 }
 
+/* 2.22.3 -> 2.27.5 on a dual-port NIC: each port is said to be fused into the virtual NIC
+ * (rule nic-fusion), not missing. */
+static void test_compare_version_diff_names_fused_nics(void **state)
+{
+    (void)state;
+    static const char *const xml =
+        "<system version=\"1\"><cpu numaid=\"0\" affinity=\"ff\" arch=\"x86_64\" "
+        "vendor=\"AuthenticAMD\"><pci busid=\"0000:12:00.0\" class=\"0x030200\" "
+        "link_speed=\"16.0 GT/s PCIe\" link_width=\"16\"><gpu dev=\"0\" sm=\"90\" rank=\"0\" "
+        "gdr=\"1\"/></pci><pci busid=\"0000:11:00.0\" class=\"0x020000\" "
+        "link_speed=\"16.0 GT/s PCIe\" link_width=\"16\"><nic>"
+        "<net name=\"mlx5_0\" dev=\"0\" speed=\"100000\" port=\"1\" guid=\"0xaa\" gdr=\"1\"/>"
+        "<net name=\"mlx5_1\" dev=\"1\" speed=\"100000\" port=\"2\" guid=\"0xaa\" gdr=\"1\"/>"
+        "</nic></pci></cpu></system>";
+    tp_plan *a = versioned_plan_of(xml, "2.22.3"), *b = versioned_plan_of(xml, "2.27.5");
+    tp_comparison *cmp = compare(a, b);
+    for (int port = 0; port < 2; port++) {
+        char text[160];
+        snprintf(text, sizeof(text),
+                 "mlx5_%d (NET/%d): fused into the virtual NIC mlx5_0+mlx5_1 (NET/2) (rule "
+                 "nic-fusion)",
+                 port, port);
+        const tp_difference *d = find_text(cmp, text);
+        assert_non_null(d);
+        assert_int_equal(d->severity, TP_SEVERITY_INFO);
+    }
+    assert_int_equal(count_kind(cmp, TP_DIFF_NODE_MISSING), 0);
+    tp_comparison_free(cmp);
+    tp_plan_free(a);
+    tp_plan_free(b);
+}
+
+/* Under 2.27.5 on both sides, a virtual NIC that only changed its index is renumbered, not
+ * "fused" into itself; one that lost a port names it. */
+static void test_compare_same_virtual_nic_renumbered(void **state)
+{
+    (void)state;
+#define NIC2(bus, a, b)                                                                            \
+    "<pci busid=\"0000:" bus "\" class=\"0x020000\" link_speed=\"16.0 GT/s PCIe\" "                \
+    "link_width=\"16\"><nic><net name=\"" a "\" dev=\"0\" speed=\"100000\" port=\"1\" "            \
+    "guid=\"0xaa\" gdr=\"1\"/>" b "</nic></pci>"
+#define PORT2(name) "<net name=\"" name "\" dev=\"0\" speed=\"100000\" port=\"2\" guid=\"0xaa\"/>"
+#define TOPO(nics)                                                                                 \
+    "<system version=\"1\"><cpu numaid=\"0\" affinity=\"ff\" arch=\"x86_64\" "                     \
+    "vendor=\"AuthenticAMD\"><pci busid=\"0000:12:00.0\" class=\"0x030200\" "                      \
+    "link_speed=\"16.0 GT/s PCIe\" link_width=\"16\"><gpu dev=\"0\" sm=\"90\" rank=\"0\" "         \
+    "gdr=\"1\"/></pci>" nics "</cpu></system>"
+    static const char *const base =
+        TOPO(NIC2("11:00.0", "mlx5_0", PORT2("mlx5_1")) NIC2("21:00.0", "mlx5_2", PORT2("mlx5_3")));
+    static const char *const node =
+        TOPO(NIC2("11:00.0", "mlx5_0", "") NIC2("21:00.0", "mlx5_2", PORT2("mlx5_3")));
+#undef TOPO
+#undef PORT2
+#undef NIC2
+    tp_plan *a = versioned_plan_of(base, "2.27.5"), *b = versioned_plan_of(node, "2.27.5");
+    tp_comparison *cmp = compare(a, b);
+    assert_non_null(find_text(cmp, "mlx5_2+mlx5_3 (NET/5) -> mlx5_2+mlx5_3 (NET/3): same NIC and "
+                                   "port, another device index"));
+    /* the other lost a port: said by name */
+    assert_non_null(find_text(cmp, "mlx5_0+mlx5_1 (NET/4) -> mlx5_0 (NET/0): mlx5_1 no longer in "
+                                   "it (missing or not fused: rule nic-fusion)"));
+    tp_comparison_free(cmp);
+    tp_plan_free(a);
+    tp_plan_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -574,6 +646,8 @@ int main(void)
         cmocka_unit_test(test_compare_key_shares_other_machines),
         cmocka_unit_test(test_compare_version_diff_lists_differing_rules),
         cmocka_unit_test(test_compare_version_diff_names_nvls_channels_rule),
+        cmocka_unit_test(test_compare_version_diff_names_fused_nics),
+        cmocka_unit_test(test_compare_same_virtual_nic_renumbered),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -31,7 +31,9 @@ typedef enum tp_rule {
     /* 2.23 tuning.cc: the PAT algorithm (NCCL_PAT_ENABLE) and a third tuning table block. */
     TP_RULE_PAT,
     /* 2.24 topo.cc ncclTopoMakeVNics/ncclTopoProcessNet: NICs fused into virtual NICs by the
-     * IB plugin (NCCL_NET_MERGE_LEVEL), networks imported from the plugins. */
+     * IB plugin (NCCL_NET_MERGE_LEVEL, NCCL_NET_FORCE_MERGE), networks imported from the plugins;
+     * 2.27 xml.cc ncclTopoTrimXml then drops the members (<nic>/<net> without keep); 2.24
+     * ncclTopoAddPci: each PCI function is a NIC of its own (system stage: system_vnic.c). */
     TP_RULE_NIC_FUSION,
     /* 2.24 topo.cc ncclTopoPrintRec: a NET leaf prints "(coll/asic/port/bw)". */
     TP_RULE_LOG_NET_COLL,

@@ -11,6 +11,7 @@
  * renumbered ids and faster links are information.
  */
 #include "compare/compare.h"
+#include "nics/nics.h"
 
 #include <string.h>
 
@@ -52,6 +53,45 @@ static void describe(char *buf, size_t size, const tp_node *n)
         buf[0] = '\0';
 }
 
+/* A NET's name in its side's prepared XML, or NULL. */
+static const char *net_name(const tp_comparison *c, int side, const tp_node *n)
+{
+    const tp_xml *xml = c->plan[side]->topo_xml;
+    return xml && xml->root ? tp_nics__xml_net_name(xml->root, n->net.dev) : NULL;
+}
+
+/* Whether `name` is one of the '+'-joined members of a virtual NIC's name. */
+static bool has_member(const char *vnic, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = vnic; p; p = strchr(p, '+') ? strchr(p, '+') + 1 : NULL)
+        if (strncmp(p, name, len) == 0 && (p[len] == '+' || p[len] == '\0'))
+            return true;
+    return false;
+}
+
+/* The virtual NIC of side 1 that side 0's NET n is fused into (2.24+, rule nic-fusion). */
+static const tp_node *fused_into(const tp_comparison *c, const tp_node *n)
+{
+    const char *name = n->type == TP_NODE_NET ? net_name(c, 0, n) : NULL;
+    const tp_node_set *nets = &host(c, 1)->nodes[TP_NODE_NET];
+    for (int j = 0; name && j < nets->count; j++) {
+        const char *v = net_name(c, 1, &nets->nodes[j]);
+        if (v && strchr(v, '+') && strcmp(v, name) != 0 && has_member(v, name))
+            return &nets->nodes[j];
+    }
+    return NULL;
+}
+
+static void node_fused(tp_comparison *c, const tp_node *n, const tp_node *vnic)
+{
+    char a[160], b[160];
+    label_of(c, a, sizeof(a), n);
+    label_of(c, b, sizeof(b), vnic);
+    tp_compare__add(c, TP_DIFF_NODE_RENUMBERED, TP_SEVERITY_INFO, "NIC fused",
+                    "%s: fused into the virtual NIC %s (rule nic-fusion)", a, b);
+}
+
 static void node_missing(tp_comparison *c, const tp_node *n)
 {
     static const char *const titles[TP_NODE_TYPE_COUNT] = {
@@ -67,11 +107,36 @@ static void node_missing(tp_comparison *c, const tp_node *n)
                     titles[n->type], "%s%s: removed", a, d);
 }
 
+/* The members of side 0's virtual NIC n that side 1's NET m does not have ("" when none). */
+static void members_lost(const tp_comparison *c, const tp_node *n, const tp_node *m, char *buf,
+                         size_t size)
+{
+    const char *a = n->type == TP_NODE_NET ? net_name(c, 0, n) : NULL;
+    const char *b = a ? net_name(c, 1, m) : NULL;
+    size_t at = 0;
+    buf[0] = '\0';
+    for (const char *p = a && b && strchr(a, '+') ? a : NULL; p && at < size;) {
+        size_t len = strcspn(p, "+");
+        char member[256];
+        snprintf(member, sizeof(member), "%.*s", (int)len, p);
+        if (!has_member(b, member))
+            at += (size_t)snprintf(buf + at, size - at, "%s%s", at ? ", " : "", member);
+        p = p[len] ? p + len + 1 : NULL;
+    }
+}
+
 static void node_renumbered(tp_comparison *c, const tp_node *n, const tp_node *m, tp_match_how how)
 {
-    char a[160], b[160];
+    char a[160], b[160], lost[160];
     label_of(c, a, sizeof(a), n);
     label_of(c, b, sizeof(b), m);
+    members_lost(c, n, m, lost, sizeof(lost));
+    if (lost[0]) {
+        tp_compare__add(c, TP_DIFF_NODE_RENUMBERED, TP_SEVERITY_INFO, "virtual NIC lost a member",
+                        "%s -> %s: %s no longer in it (missing or not fused: rule nic-fusion)", a,
+                        b, lost);
+        return;
+    }
     tp_compare__add(c, TP_DIFF_NODE_RENUMBERED, TP_SEVERITY_INFO, "renumbered device",
                     "%s -> %s: %s", a, b,
                     how == TP_MATCH_NIC ? "same NIC and port, another device index"
@@ -85,7 +150,10 @@ static void nodes_of_type(tp_comparison *c, int type)
     for (int i = 0; i < host(c, 0)->nodes[type].count; i++) {
         const tp_node *n = &host(c, 0)->nodes[type].nodes[i];
         const tp_node *m = matched_node(c, 0, n);
-        if (!m)
+        const tp_node *vnic = fused_into(c, n);
+        if (vnic && (!m || m == vnic))
+            node_fused(c, n, vnic);
+        else if (!m)
             node_missing(c, n);
         else if (TP_ID_LOCAL_ID(n->id) != TP_ID_LOCAL_ID(m->id))
             node_renumbered(c, n, m, c->how[type][i]);

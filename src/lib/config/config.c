@@ -85,6 +85,10 @@ static const char *default_meaning(int id)
         return "NCCL's per-architecture thread counts";
     case TP_P_NET_OVERHEAD:
         return "NCCL's per-CPU network overhead";
+    case TP_P_NET_MERGE_LEVEL: /* 2.24 topo.cc ncclTopoMakeVNics (getenv) */
+        return "PORT from NCCL 2.24 (fuses the ports of one NIC); not read by 2.22.3";
+    case TP_P_NET_FORCE_MERGE:
+        return "none; read from NCCL 2.24 on";
     default:
         return NULL;
     }

@@ -63,7 +63,9 @@ typedef enum tp_param_kind {
     X(MIN_NRINGS, "NCCL_MIN_NRINGS", TP_KIND_INT, -2)                                              \
     X(MAX_NRINGS, "NCCL_MAX_NRINGS", TP_KIND_INT, -2)                                              \
     X(DEBUG, "NCCL_DEBUG", TP_KIND_STR, 0)                                                         \
-    X(DEBUG_SUBSYS, "NCCL_DEBUG_SUBSYS", TP_KIND_STR, 0)
+    X(DEBUG_SUBSYS, "NCCL_DEBUG_SUBSYS", TP_KIND_STR, 0)                                           \
+    X(NET_MERGE_LEVEL, "NCCL_NET_MERGE_LEVEL", TP_KIND_STR, 0)                                     \
+    X(NET_FORCE_MERGE, "NCCL_NET_FORCE_MERGE", TP_KIND_STR, 0)
 
 typedef enum tp_param_id {
 #define TP_PARAM_ENUM(id, name, kind, dflt) TP_P_##id,

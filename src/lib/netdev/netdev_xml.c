@@ -246,7 +246,8 @@ static void drop_unkept(const net_list *l, const port_table *t, const bool *keep
     }
 }
 
-static tp_status run(net_list *l, const char *hca, bool merge, tp_log *notes, tp_error *err)
+static tp_status run(net_list *l, const char *hca, bool merge, bool edit, tp_log *notes,
+                     tp_error *err)
 {
     tp_hca_filter f;
     tp_hca__parse(&f, hca);
@@ -261,6 +262,8 @@ static tp_status run(net_list *l, const char *hca, bool merge, tp_log *notes, tp
                     "finds no device and falls back to sockets (NET/Socket); the plan "
                     "keeps the XML's devices in their place",
                     hca ? hca : "", t.n);
+    } else if (st == TP_OK && !edit) {
+        note_filter(notes, hca, &t, &d, &f);
     } else if (st == TP_OK) {
         note_filter(notes, hca, &t, &d, &f);
         note_merges(notes, merge, &t, &d);
@@ -278,8 +281,12 @@ static tp_status run(net_list *l, const char *hca, bool merge, tp_log *notes, tp
 tp_status tp_netdev__apply_env(tp_xml *doc, const tp_config *cfg, tp_log *notes, tp_error *err)
 {
     const char *hca = tp_config_str(cfg, TP_P_IB_HCA);
+    /* From 2.24 (rule nic-fusion) the system stage selects the plugin's devices before fusing
+     * them, and the plugin merges no ports at discovery (NCCL_IB_MERGE_NICS only allows
+     * fusion): the notes only. */
+    bool edit = !tp_profile_has(tp_config__profile(cfg), TP_RULE_NIC_FUSION);
     /* NCCL 2.22.3 net_ib.cc: an int, any value but 0 merges. */
-    bool merge = tp_config_is_set(cfg, TP_P_IB_MERGE_NICS) &&
+    bool merge = edit && tp_config_is_set(cfg, TP_P_IB_MERGE_NICS) &&
                  (int)tp_config_int(cfg, TP_P_IB_MERGE_NICS) != 0;
     if ((!hca && !merge) || !doc || !doc->root)
         return TP_OK;
@@ -287,7 +294,7 @@ tp_status tp_netdev__apply_env(tp_xml *doc, const tp_config *cfg, tp_log *notes,
     tp_status st = collect_nets(doc->root, &l, err);
     sort_by_dev(&l);
     if (st == TP_OK && l.count > 0)
-        st = run(&l, hca, merge, notes, err);
+        st = run(&l, hca, merge, edit, notes, err);
     else if (st == TP_OK && hca)
         tp_log_info(notes, "NCCL_IB_HCA is set but the topology has no <net> element");
     free(l.items);

@@ -82,6 +82,14 @@ static tp_job_view job_view(const tp_plan *plan, const tp_host_kind *k, int rank
     return view;
 }
 
+/* NCCL 2.24+ init.cc: with NCCL_TOPO_DUMP_FILE, ncclTopoGetSystem runs a pass of its own for
+ * the dump before the one the system comes from (rule nic-fusion). */
+static bool dump_pass_first(const tp_plan *plan)
+{
+    return tp_config_str(plan->cfg, TP_P_TOPO_DUMP_FILE) &&
+           tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_NIC_FUSION);
+}
+
 /* Prepare a freshly parsed topology XML as NCCL does on `host`; the lines
  * NCCL prints while loading go to `log` (may be NULL). Then the NET devices
  * the IB plugin reports (NCCL_IB_HCA, merging: netdev_xml.c), whose findings
@@ -89,21 +97,25 @@ static tp_job_view job_view(const tp_plan *plan, const tp_host_kind *k, int rank
 static tp_status prepare_doc(tp_xml *doc, const tp_plan *plan, int host, tp_log *log, tp_log *notes,
                              tp_error *err)
 {
-    tp_status st = tp_system__prepare_xml_log(doc, plan->cfg, plan->host_first_rank[host],
-                                              plan->job.rank, log, err);
+    /* 2.24+ ncclTopoGetSystem ran once already for NCCL_TOPO_DUMP_FILE (log_dump_pass). */
+    const tp_prep_pass pass = {.net_state_known = dump_pass_first(plan)};
+    tp_status st = tp_system__prepare_xml_pass(doc, plan->cfg, plan->host_first_rank[host],
+                                               plan->job.rank, &pass, log, err);
     if (st == TP_OK)
         st = tp_netdev__apply_env(doc, plan->cfg, notes, err);
     return st;
 }
 
-/* A fresh copy of the topology XML, prepared for `host` (another host's dump). */
-static tp_status prepared_xml(tp_xml **out, const tp_plan *plan, int host, tp_log *log,
-                              tp_log *notes, tp_error *err)
+/* A fresh copy of the topology XML as NCCL_TOPO_DUMP_FILE shows it for `host` (from 2.24 a
+ * pass of its own, with the plugins' physical NICs: no virtual ones). */
+static tp_status prepared_xml(tp_xml **out, const tp_plan *plan, int host, tp_error *err)
 {
     const tp_host_kind *k = tp_plan__kind_of_host(plan, host);
     tp_status st = tp_xml__parse(out, k->text, k->text_len, k->source, err);
     if (st == TP_OK)
-        st = prepare_doc(*out, plan, host, log, notes, err);
+        st = tp_system__prepare_xml_physical(*out, plan->cfg, plan->host_first_rank[host], err);
+    if (st == TP_OK)
+        st = tp_netdev__apply_env(*out, plan->cfg, NULL, err);
     return st;
 }
 
@@ -663,16 +675,35 @@ static void comp_caps(const tp_system *sys, int *lo, int *hi)
     }
 }
 
+/* The lines of 2.24+'s dump pass on kind k's host (physical NICs), then the dump's own. */
+static tp_status log_dump_pass(tp_plan *plan, const tp_host_kind *k, tp_log *log, tp_error *err)
+{
+    tp_xml *doc = NULL;
+    const tp_prep_pass dump = {.physical_nics = true};
+    tp_status st = tp_xml__parse(&doc, k->text, k->text_len, k->source, err);
+    if (st == TP_OK)
+        st = tp_system__prepare_xml_pass(doc, plan->cfg, plan->host_first_rank[k->rep_host],
+                                         plan->job.rank, &dump, log, err);
+    tp_xml__free(doc);
+    if (st == TP_OK)
+        log_topo_dump(plan, log);
+    return st;
+}
+
 /* Kind k's XML prepared on its representative host, and its system. */
 static tp_status build_kind_system(tp_plan *plan, tp_host_kind *k, bool logged, tp_error *err)
 {
     tp_log quiet = {.enabled = false};
     tp_log *log = logged ? &plan->log : &quiet;
-    tp_status st =
-        prepare_doc(k->topo_xml, plan, k->rep_host, log, logged ? &plan->nic_notes : NULL, err);
-    if (st == TP_OK && tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_NIC_FUSION))
-        st = tp_plan__log_net_import(k->topo_xml, log, err);
-    if (st == TP_OK && logged)
+    tp_status st = TP_OK;
+    if (logged && dump_pass_first(plan)) /* its lines, then the dump's */
+        st = log_dump_pass(plan, k, log, err);
+    else if (logged)
+        log_topo_dump(plan, log);
+    if (st == TP_OK)
+        st =
+            prepare_doc(k->topo_xml, plan, k->rep_host, log, logged ? &plan->nic_notes : NULL, err);
+    if (st == TP_OK && logged && !dump_pass_first(plan))
         log_topo_dump(plan, log); /* at the end of ncclTopoGetSystem's XML preparation */
     if (st == TP_OK)
         st = tp_system__from_xml_log(&k->host_sys, k->topo_xml, plan->cfg, (uint64_t)k->rep_host,
@@ -1049,8 +1080,7 @@ static tp_status write_topo_dump(const tp_plan *plan, tp_error *err)
     tp_xml *doc = NULL;
     tp_error ignored = {0};
     /* NCCL dumps before building the system: no dump when the preparation fails. */
-    if (prepared_xml(&doc, plan, tp_plan__host_of_rank(plan, (int)rank), NULL, NULL, &ignored) !=
-        TP_OK) {
+    if (prepared_xml(&doc, plan, tp_plan__host_of_rank(plan, (int)rank), &ignored) != TP_OK) {
         tp_xml__free(doc);
         return TP_OK;
     }
@@ -1114,7 +1144,7 @@ tp_status tp_report_topology_xml(FILE *out, const tp_plan *plan, tp_error *err)
                        !out ? "out" : "plan");
     /* A fresh copy prepared as NCCL_TOPO_DUMP_FILE's: the system build reads the plan's. */
     tp_xml *doc = NULL;
-    tp_status st = prepared_xml(&doc, plan, plan->home_host, NULL, NULL, err);
+    tp_status st = prepared_xml(&doc, plan, plan->home_host, err);
     if (st == TP_OK)
         st = tp_xml__write(out, doc->root, err);
     tp_xml__free(doc);

@@ -256,6 +256,21 @@ tp_status tp_system__prepare_xml(tp_xml *doc, const tp_config *cfg, int first_ra
  */
 tp_status tp_system__prepare_xml_log(tp_xml *doc, const tp_config *cfg, int first_rank,
                                      int report_rank, tp_log *log, tp_error *err);
+/*
+ * NCCL 2.24+ (rule nic-fusion) prepares the XML twice with NCCL_TOPO_DUMP_FILE set: a pass
+ * for the dump (ncclTopoProcessNet with usePhysicalDevices: no virtual NICs), then the one the
+ * system is built from, the IB plugin's state then known (no "Initialized state" line).
+ */
+typedef struct tp_prep_pass {
+    bool physical_nics;   /* the dump's pass */
+    bool net_state_known; /* a pass after the dump's */
+} tp_prep_pass;
+tp_status tp_system__prepare_xml_pass(tp_xml *doc, const tp_config *cfg, int first_rank,
+                                      int report_rank, const tp_prep_pass *pass, tp_log *log,
+                                      tp_error *err);
+/* The dump's pass without its lines. */
+tp_status tp_system__prepare_xml_physical(tp_xml *doc, const tp_config *cfg, int first_rank,
+                                          tp_error *err);
 /* Same, each rank's tree trimmed by a walk of its own (no shared trim): for tests. */
 tp_status tp_system__prepare_xml_plain(tp_xml *doc, int first_rank, tp_error *err);
 

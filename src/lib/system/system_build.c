@@ -380,11 +380,13 @@ static tp_status add_pci_children(build_ctx *c, const tp_xml_elem *e, tp_node *n
     return TP_OK;
 }
 
-/* The <nic> of a PCI device: functions of one device (bus id but the last digit) share a NIC. */
+/* The <nic> of a PCI device: functions of one device (bus id but the last digit) share a NIC
+ * (2.24 ncclTopoAddPci, rule nic-fusion: each function is a NIC of its own). */
 static tp_status add_pci_nic(build_ctx *c, const tp_xml_elem *xml_nic, int64_t bus_id, int sid,
                              tp_node **node)
 {
-    int64_t id = TP_ID(sid, bus_id & ~(int64_t)TP_NIC_FUNCTION_MASK);
+    bool own_function = tp_profile_has(c->profile, TP_RULE_NIC_FUSION);
+    int64_t id = TP_ID(sid, own_function ? bus_id : bus_id & ~(int64_t)TP_NIC_FUNCTION_MASK);
     tp_node *nic = tp_system__find(c->sys, TP_NODE_NIC, id);
     if (!nic) {
         tp_status st = tp_system__create_node(c->sys, &nic, TP_NODE_NIC, id, c->err);

@@ -14,6 +14,8 @@
  * of a real job (see conformance/README.md): the XML is the whole truth.
  */
 #include "system/system.h"
+#include "system/system_vnic.h"
+#include "netdev/netdev.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,10 @@ typedef struct prep_ctx {
     int gdr_default; /* NCCL's peerInfo gdrSupport for a <gpu> without gdr */
     unsigned dropped_gpu_line, dropped_gpu_col; /* the first <gpu> NCCL's parser ignored */
     bool plain;                    /* trim every rank's tree by a walk of its own (tests) */
+    const tp_config *cfg;          /* NULL: NCCL's defaults (2.22.3) */
+    bool import_nets;              /* TP_RULE_NIC_FUSION: NETs imported from the plugin */
+    tp_prep_pass pass;             /* NCCL_TOPO_DUMP_FILE's two passes (rule nic-fusion) */
+    tp_log net_log;                /* the import's lines, logged after the ranks' own */
     struct elem_list *shared_trim; /* what every rank's trim drops, its own GPU aside */
     /* The preparation's own arrays (lists, keys, views), freed together at its end: a dozen
      * allocations and frees cost a small topology more than the work on them. */
@@ -433,10 +439,15 @@ static tp_status fill_net(prep_ctx *c, tp_xml_elem *net, size_t n, const char *n
 {
     if (!net)
         return tp_fail(c->err, TP_ERR_INTERNAL, c->doc->source, 0, 0, "net %s vanished", name);
+    const char *dev = tp_xml__attr(net, "dev");
+    long old_dev = dev ? strtol(dev, NULL, 0) : -1;
     tp_status st = set_int_attr(net, "keep", 1, false, c->err);
     if (st == TP_OK && (st = set_int_attr(net, "dev", (long)n, false, c->err)) == TP_OK &&
         net != c->nets[n]) /* a <net> has every property it would be given from itself */
         st = init_net_props(c, net, c->nets[n]);
+    if (st == TP_OK && c->import_nets) /* 2.24 ncclTopoPopulateNics */
+        tp_system__log_populated(&c->net_log, net, (int)n, old_dev, name,
+                                 tp_system__net_pci_path(c->nets[n]));
     return st;
 }
 
@@ -458,10 +469,18 @@ static tp_status fill_nets(prep_ctx *c, const elem_list *in_doc)
         return TP_ERR_NOMEM;
     for (size_t i = 0; i < in_doc->count; i++)
         names[i] = tp_xml__attr(in_doc->items[i], "name");
+    tp_xml_elem **filled = scratch_zalloc(c, c->n_nets + 1, sizeof(*filled));
+    if (!filled)
+        return TP_ERR_NOMEM;
     tp_status st = TP_OK;
     for (size_t n = 0; n < c->n_nets && st == TP_OK; n++) {
         const char *name = tp_xml__attr(c->nets[n], "name");
-        st = fill_net(c, first_named(in_doc, names, name), n, name);
+        filled[n] = first_named(in_doc, names, name);
+        st = fill_net(c, filled[n], n, name);
+    }
+    if (st == TP_OK && c->import_nets && !c->pass.physical_nics) {
+        tp_vnic_phys phys = {.devs = c->nets, .nodes = filled, .count = c->n_nets};
+        st = tp_system__make_vnics(c->doc, &phys, c->cfg, &c->net_log, c->err);
     }
     return st;
 }
@@ -485,6 +504,7 @@ typedef struct rank_view {
     elem_list removed; /* trimmed elements (their subtrees go too) */
     /* A rank fused before this one (NULL: none): what its fusion left is not fused again. */
     const struct rank_view *ref;
+    bool trim_nets; /* 2.27 ncclTopoTrimXml: <nic> and <net> without keep go too */
 } rank_view;
 
 /* An element's attributes as the rank sees them (borrowed strings). */
@@ -615,7 +635,15 @@ static bool view_kept(const rank_view *v, const tp_xml_elem *e)
     return k && tp_xml__same_text(k, "1");
 }
 
-/* NCCL 2.22.3 ncclTopoTrimXml: PCI and CPU branches with nothing marked keep="1" go. */
+/* NCCL 2.22.3 ncclTopoTrimXml: PCI and CPU branches with nothing marked keep="1" go (2.27: NIC
+ * and NET ones too, so the members of a virtual NIC, keep="0", leave). */
+static bool trimmable(const rank_view *v, const tp_xml_elem *e)
+{
+    if (tp_xml__is_tag(e, "pci") || tp_xml__is_tag(e, "cpu"))
+        return true;
+    return v->trim_nets && (tp_xml__is_tag(e, "nic") || tp_xml__is_tag(e, "net"));
+}
+
 static tp_status trim_view(rank_view *v, const tp_xml_elem *e, int *keep, tp_error *err)
 {
     if (view_kept(v, e)) {
@@ -629,8 +657,7 @@ static tp_status trim_view(rank_view *v, const tp_xml_elem *e, int *keep, tp_err
         st = trim_view(v, e->children[s], &sub, err);
         *keep += sub;
     }
-    if (st == TP_OK && *keep == 0 && e->parent &&
-        (tp_xml__is_tag(e, "pci") || tp_xml__is_tag(e, "cpu")))
+    if (st == TP_OK && *keep == 0 && e->parent && trimmable(v, e))
         st = list_add(&v->removed, (tp_xml_elem *)e, err);
     return st;
 }
@@ -638,7 +665,8 @@ static tp_status trim_view(rank_view *v, const tp_xml_elem *e, int *keep, tp_err
 /* The branches the trim drops when no GPU is the rank's own (keep marks only). */
 static tp_status shared_trim(prep_ctx *c, elem_list *out)
 {
-    rank_view none = {.usable = false, .removed = {.arena = &c->scratch}};
+    rank_view none = {
+        .usable = false, .removed = {.arena = &c->scratch}, .trim_nets = c->import_nets};
     int keep = 0;
     tp_status st = trim_view(&none, c->doc->root, &keep, c->err);
     *out = none.removed;
@@ -682,6 +710,7 @@ static tp_status init_view(prep_ctx *c, rank_view *v, size_t local, int rank, bo
     v->gpu = c->gpus[local];
     v->gpu_pci = v->gpu->parent;
     v->removed.arena = &c->scratch;
+    v->trim_nets = c->import_nets;
     v->usable = strtol(tp_xml__attr(v->gpu, "dev"), NULL, 0) != -1;
     tp_format_int(v->rank_text, rank);
     tp_format_int(v->gdr_text, c->gdr_default);
@@ -1224,8 +1253,67 @@ static tp_status fuse_ranks(prep_ctx *c, int first_rank, int report_rank)
     return st;
 }
 
+/* The ibv port of net i: NCCL's IB plugin reports it plus the ports found before on its device. */
+static int ibv_port(const elem_list *nets, size_t i)
+{
+    int before = 0;
+    for (size_t j = 0; j < i; j++)
+        before += nets->items[j]->parent == nets->items[i]->parent;
+    const char *p = tp_xml__attr(nets->items[i], "port");
+    int port = p ? (int)strtol(p, NULL, 0) : 1;
+    return port - before >= 1 ? port - before : port;
+}
+
+/* 2.24+ (rule nic-fusion): the plugin's devices are those NCCL_IB_HCA selects, before they are
+ * filled and fused; the others get no keep mark and go with the trim. None selected: the plugin
+ * falls back to sockets, which the XML does not describe, so every device stays (netdev notes). */
+static void select_hca(prep_ctx *c, elem_list *nets)
+{
+    const char *hca = c->import_nets ? tp_config_str(c->cfg, TP_P_IB_HCA) : NULL;
+    if (!hca)
+        return;
+    tp_hca_filter f;
+    tp_hca__parse(&f, hca);
+    bool *take = scratch_zalloc(c, nets->count + 1, sizeof(*take));
+    size_t n = 0;
+    for (size_t i = 0; take && i < nets->count; i++)
+        n += take[i] = tp_hca__selects(&f, tp_xml__attr(nets->items[i], "name"), ibv_port(nets, i));
+    for (size_t i = 0, k = 0; n && i < nets->count; i++)
+        if (take[i])
+            nets->items[k++] = nets->items[i];
+    if (n)
+        nets->count = n;
+}
+
+/* NCCL 2.24 ncclTopoGetSystem / ncclTopoProcessNet with the IB plugin (its state is new in
+ * each rank's process), then the plugin's devices filled in (and fused). */
+static tp_status import_nets(prep_ctx *c, const elem_list *in_doc)
+{
+    if (c->import_nets) {
+        tp_log_info_sub(&c->net_log, TP_SUB_GRAPH,
+                        "TOPO/NET : Importing network plugins to topology");
+        tp_log_info_sub(&c->net_log, TP_SUB_GRAPH, "Retrieving state for IB");
+        if (!c->pass.net_state_known) /* the process's first import */
+            tp_log_info_sub(&c->net_log, TP_SUB_GRAPH, "Initialized state 0 for IB");
+    }
+    return c->n_nets ? fill_nets(c, in_doc) : TP_OK;
+}
+
+static void append_log(tp_log *to, const tp_log *from)
+{
+    for (size_t i = 0; to && i < from->n_lines; i++) {
+        const tp_log_line *l = &from->lines[i];
+        if (l->level == TP_LOG_WARN)
+            tp_log_warn(to, "%s", l->text);
+        else
+            tp_log_put_sub(to, l->sub, l->text);
+    }
+}
+
 static tp_status prepare(prep_ctx *c, int first_rank, int report_rank)
 {
+    c->import_nets = c->cfg && tp_profile_has(tp_config__profile(c->cfg), TP_RULE_NIC_FUSION);
+    c->net_log.enabled = c->import_nets && c->log && c->log->enabled;
     tp_arena *a = &c->scratch;
     tagged_lists all = {{.arena = a}, {.arena = a}, {.arena = a}};
     elem_list *pcis = &all.pcis, *gpus = &all.gpus, *nets = &all.nets, in_doc = {.arena = a};
@@ -1246,10 +1334,15 @@ static tp_status prepare(prep_ctx *c, int first_rank, int report_rank)
     c->nets = nets->items;
     c->n_nets = nets->count;
     c->gdr_default = gdr_default(nets);
+    if (st == TP_OK)
+        select_hca(c, nets);
+    c->n_nets = nets->count;
     if (st == TP_OK && c->n_gpus == 0)
         st = tp_xml__fail(c->err, TP_ERR_TOPOLOGY, c->doc, c->doc->root, "no <gpu> element");
-    if (st == TP_OK && (st = check_gpus(c)) == TP_OK && (st = fill_nets(c, &in_doc)) == TP_OK)
+    if (st == TP_OK && (st = check_gpus(c)) == TP_OK && (st = import_nets(c, &in_doc)) == TP_OK)
         st = fuse_ranks(c, first_rank, report_rank);
+    append_log(c->log, &c->net_log); /* each rank imports its NETs after filling its GPU */
+    tp_log_clear(&c->net_log);
     tp_arena_free(a);
     return st;
 }
@@ -1257,11 +1350,27 @@ static tp_status prepare(prep_ctx *c, int first_rank, int report_rank)
 tp_status tp_system__prepare_xml_log(tp_xml *doc, const tp_config *cfg, int first_rank,
                                      int report_rank, tp_log *log, tp_error *err)
 {
-    (void)cfg;
     if (!doc || !doc->root)
         return tp_fail(err, TP_ERR_TOPOLOGY, doc ? doc->source : NULL, 0, 0, "empty topology");
-    prep_ctx c = {.doc = doc, .log = log, .err = err};
+    prep_ctx c = {.doc = doc, .log = log, .err = err, .cfg = cfg};
     return prepare(&c, first_rank, report_rank);
+}
+
+tp_status tp_system__prepare_xml_pass(tp_xml *doc, const tp_config *cfg, int first_rank,
+                                      int report_rank, const tp_prep_pass *pass, tp_log *log,
+                                      tp_error *err)
+{
+    if (!doc || !doc->root)
+        return tp_fail(err, TP_ERR_TOPOLOGY, doc ? doc->source : NULL, 0, 0, "empty topology");
+    prep_ctx c = {.doc = doc, .log = log, .err = err, .cfg = cfg, .pass = *pass};
+    return prepare(&c, first_rank, report_rank);
+}
+
+tp_status tp_system__prepare_xml_physical(tp_xml *doc, const tp_config *cfg, int first_rank,
+                                          tp_error *err)
+{
+    const tp_prep_pass dump = {.physical_nics = true};
+    return tp_system__prepare_xml_pass(doc, cfg, first_rank, -1, &dump, NULL, err);
 }
 
 tp_status tp_system__prepare_xml_plain(tp_xml *doc, int first_rank, tp_error *err)
