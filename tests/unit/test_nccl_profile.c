@@ -119,6 +119,41 @@ static void test_profile_2_27_5_table(void **state)
     assert_int_equal(p->n_param_defaults, 2);
 }
 
+/* 2.30.7 derives from 2.27.5: the same entries but the sm100 ladders (v2.30.7-1 search.cc). */
+static void test_profile_2_30_7_table(void **state)
+{
+    (void)state;
+    const tp_nccl_profile *p = tp_nccl_profile__find("2.30.7");
+    const tp_nccl_profile *base = tp_nccl_profile__find("2.27.5");
+    assert_non_null(p);
+    assert_int_equal(p->id, TP_NCCL_2_30_7);
+    assert_int_equal(p->version_code, 23007);
+    assert_string_equal(p->tag, "v2.30.7-1");
+    assert_false(p->exact);
+    assert_int_equal(p->public_total, 166);
+    assert_int_equal(p->max_channels, 64);
+    assert_int_equal(p->collnet_direct_graph_id, 4);
+    assert_int_equal(p->nvls_channels_sm90, 16); /* nvls.cc ncclNvlsTuning (2.30) */
+    assert_int_equal(p->nvls_channels_sm100, 32);
+    assert_int_equal(p->nvls_channels_sm100_one_node, 24);
+    assert_common_entries(p);
+    static const float intra[] = {90, 80, 70, 60, 50, 45, 40, 30, 24, 20, 19, 18};
+    static const float inter[] = {96, 86,    80, 48, 45.1f, 42, 40,   30,   24,    22,
+                                  20, 17.5f, 15, 12, 6,     3,  2.4f, 1.2f, 0.24f, 0.12f};
+    assert_int_equal(p->sm100_cc, 100);
+    assert_ladder(p->sm100_speed_intra, intra, 12);
+    assert_ladder(p->sm100_speed_inter, inter, 20);
+    assert_true(p->sm100_nvlink_bw == 40.1f);
+    assert_int_equal(p->intel_srp_min_model, base->intel_srp_min_model);
+    assert_int_equal(p->intel_erp_min_model, base->intel_erp_min_model);
+    assert_ptr_equal(p->path_names, base->path_names); /* topoPathTypeStr unchanged */
+    assert_int_equal(p->n_path_types, 12);
+    assert_ptr_equal(p->param_defaults, base->param_defaults);
+    assert_int_equal(p->n_param_defaults, base->n_param_defaults);
+    /* Every rule of 2.27.5 is kept. */
+    assert_int_equal(p->rules & base->rules, base->rules);
+}
+
 static void test_rule_predicates(void **state)
 {
     (void)state;
@@ -171,10 +206,11 @@ static void test_profile_lookup(void **state)
     assert_ptr_equal(tp_nccl_profile__default(), tp_nccl_profile__find("2.22.3"));
     assert_ptr_equal(tp_nccl_profile__at(0), tp_nccl_profile__find("2.22.3"));
     assert_ptr_equal(tp_nccl_profile__at(1), tp_nccl_profile__find("2.27.5"));
+    assert_ptr_equal(tp_nccl_profile__at(2), tp_nccl_profile__find("2.30.7"));
     assert_null(tp_nccl_profile__at(TP_NCCL_COUNT));
     char list[64];
     tp_nccl_profile__list(list, sizeof(list));
-    assert_string_equal(list, "2.22.3, 2.27.5");
+    assert_string_equal(list, "2.22.3, 2.27.5, 2.30.7");
     assert_int_equal(tp_nccl_profile_count(), TP_NCCL_COUNT);
     tp_nccl_profile_info info;
     assert_int_equal(tp_nccl_profile_info_at(1, &info, sizeof(info), NULL), TP_OK);
@@ -208,7 +244,7 @@ static void test_config_carries_the_profile(void **state)
     assert_string_equal(tp_config_nccl(copy), "2.27.5");
     assert_int_equal(tp_config_int(copy, TP_P_MAX_P2P_NCHANNELS), 64);
     assert_int_equal(tp_config_set_nccl(cfg, "2.21.5", &err), TP_ERR_USAGE);
-    assert_non_null(strstr(err.message, "supported: 2.22.3, 2.27.5"));
+    assert_non_null(strstr(err.message, "supported: 2.22.3, 2.27.5, 2.30.7"));
     assert_string_equal(tp_config_nccl(cfg), "2.27.5"); /* unchanged by the refused version */
     tp_config_free(copy);
     tp_config_free(cfg);
@@ -234,7 +270,8 @@ static void test_report_versions(void **state)
     (void)state;
     const char *const env[] = {NULL};
     static const char *const ratchets[] = {"tests/conformance-pass.txt",
-                                           "tests/conformance-pass-2.27.5.txt"};
+                                           "tests/conformance-pass-2.27.5.txt",
+                                           "tests/conformance-pass-2.30.7.txt"};
     tp_config *cfg = NULL;
     tp_error err = {0};
     assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
@@ -350,6 +387,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_profile_2_22_3_table),
         cmocka_unit_test(test_profile_2_27_5_table),
+        cmocka_unit_test(test_profile_2_30_7_table),
         cmocka_unit_test(test_rule_predicates),
         cmocka_unit_test(test_profile_lookup),
         cmocka_unit_test(test_config_carries_the_profile),

@@ -27,6 +27,13 @@ static const float sm100_intra_2_27_5[] = {90.0, 80.0, 70.0, 60.0, 50.0, 40.0,
                                            30.0, 24.0, 20.0, 19.0, 18.0};
 static const float sm100_inter_2_27_5[] = {48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
                                            15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+/* sm100 arrays of 2.30.7: intra gained 45.0 (2.29.2); inter 96.0 (2.27.7), 80.0 (2.29.7) and
+ * 86.0 (2.30.3) at the top. */
+static const float sm100_intra_2_30_7[] = {90.0, 80.0, 70.0, 60.0, 50.0, 45.0,
+                                           40.0, 30.0, 24.0, 20.0, 19.0, 18.0};
+static const float sm100_inter_2_30_7[] = {96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0,
+                                           30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0,
+                                           6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
 
 /* ---- topo.cc topoPathTypeStr ---- */
 
@@ -76,6 +83,26 @@ static const tp_param_default params_2_27_5[] = {
         .postset_double_cc = 90,                  /* connect.cc ncclTopoPostset */                 \
         .postset_double_bw = 45.0f, .postset_double_max = 16
 
+/* The entries of 2.27.5 that later profiles inherit unless they change them: every field but a
+ * profile's identity, status, rules and sm100 ladders (which 2.27.7 .. 2.30.3 all changed). */
+#define ENTRIES_SINCE_2_27_5                                                                       \
+    .max_channels = 64,               /* device.h MAXCHANNELS (2.25.1) */                          \
+        .collnet_direct_graph_id = 4, /* init.cc (2.23.4) */                                       \
+        .nvls_channels_sm90 = 16,     /* nvls.cc NVLS_NCHANNELS_SM90, _SM100, _SM100_NVL (2.25) */ \
+        .nvls_channels_sm100 = 32, .nvls_channels_sm100_one_node = 24, COMMON_ENTRIES,             \
+    .sm100_cc = 100,                 /* search.cc ncclTopoCompute: ccMin >= 100 (2.25.1) */        \
+        .sm100_nvlink_bw = 40.1f,    /* topo.h SM100_NVLINK_BW (2.27.5; 40.0 before) */            \
+        .intel_srp_min_model = 0x8F, /* topo.cc ncclTopoAddCpu (2.26) */                           \
+        .intel_erp_min_model = 0xCF, .srp_qpi_bw = 22.0f, /* topo.h SRP_QPI_BW */                  \
+        .erp_qpi_bw = 40.0f,                              /* topo.h ERP_QPI_BW */                  \
+        .path_names = paths_2_27_5,                                                                \
+    .n_path_types = (int)(sizeof(paths_2_27_5) / sizeof(paths_2_27_5[0])),                         \
+    .param_defaults = params_2_27_5,                                                               \
+    .n_param_defaults = (int)(sizeof(params_2_27_5) / sizeof(params_2_27_5[0]))
+
+/* Rules every profile from 2.30.7 on follows: 2.27.5's and those of 2.28 .. 2.30.7. */
+#define RULES_2_30_7 (RULES_2_27_5)
+
 static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
     [TP_NCCL_2_22_3] =
         {
@@ -109,25 +136,25 @@ static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
             .public_passed = 115,
             .public_total = 166,
             .rules = RULES_2_27_5,
-            .max_channels = 64,           /* device.h MAXCHANNELS (2.25.1) */
-            .collnet_direct_graph_id = 4, /* init.cc (2.23.4) */
-            /* nvls.cc NVLS_NCHANNELS_SM90, _SM100, _SM100_NVL (2.25) */
-            .nvls_channels_sm90 = 16,
-            .nvls_channels_sm100 = 32,
-            .nvls_channels_sm100_one_node = 24,
-            COMMON_ENTRIES,
-            .sm100_cc = 100, /* search.cc ncclTopoCompute: ccMin >= 100 (2.25.1) */
+            ENTRIES_SINCE_2_27_5,
             .sm100_speed_intra = LADDER(sm100_intra_2_27_5),
             .sm100_speed_inter = LADDER(sm100_inter_2_27_5),
-            .sm100_nvlink_bw = 40.1f,    /* topo.h SM100_NVLINK_BW (2.27.5; 40.0 before) */
-            .intel_srp_min_model = 0x8F, /* topo.cc ncclTopoAddCpu (2.26) */
-            .intel_erp_min_model = 0xCF,
-            .srp_qpi_bw = 22.0f, /* topo.h SRP_QPI_BW */
-            .erp_qpi_bw = 40.0f, /* topo.h ERP_QPI_BW */
-            .path_names = paths_2_27_5,
-            .n_path_types = (int)(sizeof(paths_2_27_5) / sizeof(paths_2_27_5[0])),
-            .param_defaults = params_2_27_5,
-            .n_param_defaults = (int)(sizeof(params_2_27_5) / sizeof(params_2_27_5[0])),
+        },
+    [TP_NCCL_2_30_7] =
+        {
+            .id = TP_NCCL_2_30_7,
+            .version = "2.30.7",
+            .version_code = 23007,
+            .tag = "v2.30.7-1",
+            /* conformance/nccl-2.30.7/cases: tests/conformance-pass-2.30.7.txt (measured) */
+            .exact = false,
+            .public_passed = 0,
+            .public_total = 166,
+            .rules = RULES_2_30_7,
+            /* Everything 2.27.5 has but its sm100 ladders (search.cc, 2.29.2 .. 2.30.3). */
+            ENTRIES_SINCE_2_27_5,
+            .sm100_speed_intra = LADDER(sm100_intra_2_30_7),
+            .sm100_speed_inter = LADDER(sm100_inter_2_30_7),
         },
 };
 

@@ -16,7 +16,12 @@
 #include <stdint.h>
 
 /* The profiles, oldest first; stages' variant tables are indexed by this. */
-typedef enum tp_nccl_id { TP_NCCL_2_22_3, TP_NCCL_2_27_5, TP_NCCL_COUNT } tp_nccl_id;
+typedef enum tp_nccl_id {
+    TP_NCCL_2_22_3,
+    TP_NCCL_2_27_5,
+    TP_NCCL_2_30_7,
+    TP_NCCL_COUNT
+} tp_nccl_id;
 
 /*
  * Rules NCCL changed after 2.22.3, one bit each. A profile has a rule from the

@@ -165,6 +165,7 @@ const tp_tune_constants tp_tune_nccl_2_27_5 = {
 static const tp_tune_constants *const by_profile[TP_NCCL_COUNT] = {
     [TP_NCCL_2_22_3] = &tp_tune_nccl_2_22_3,
     [TP_NCCL_2_27_5] = &tp_tune_nccl_2_27_5,
+    [TP_NCCL_2_30_7] = &tp_tune_nccl_2_27_5,
 };
 
 const tp_tune_constants *tp_tune__constants(const tp_nccl_profile *p)
