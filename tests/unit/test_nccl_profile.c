@@ -182,10 +182,24 @@ static void test_rule_predicates(void **state)
         TP_RULE_NO_SIZE_LINES,
         TP_RULE_NTHREADS_INFO,
     };
-    assert_int_equal(sizeof(in_2_27_5) / sizeof(in_2_27_5[0]), TP_RULE_COUNT);
-    for (size_t i = 0; i < sizeof(in_2_27_5) / sizeof(in_2_27_5[0]); i++) {
+    /* Rules of 2.28 .. 2.30.7: in 2.30.7 only. */
+    static const tp_rule in_2_30_7[] = {
+        TP_RULE_LOG_POPULATE_NICS_RAILS, TP_RULE_LOG_P2P_CUDA,    TP_RULE_LOG_P2P_GROUP_SIZE,
+        TP_RULE_LOG_NET_DEVICE_COUNTS,   TP_RULE_GRAPH_DUMP_RANK,
+    };
+    const tp_nccl_profile *newest = tp_nccl_profile__find("2.30.7");
+    size_t n27 = sizeof(in_2_27_5) / sizeof(in_2_27_5[0]);
+    size_t n30 = sizeof(in_2_30_7) / sizeof(in_2_30_7[0]);
+    assert_int_equal(n27 + n30, TP_RULE_COUNT);
+    for (size_t i = 0; i < n27; i++) {
         assert_false(tp_profile_has(old, in_2_27_5[i]));
         assert_true(tp_profile_has(p, in_2_27_5[i]));
+        assert_true(tp_profile_has(newest, in_2_27_5[i]));
+    }
+    for (size_t i = 0; i < n30; i++) {
+        assert_false(tp_profile_has(old, in_2_30_7[i]));
+        assert_false(tp_profile_has(p, in_2_30_7[i]));
+        assert_true(tp_profile_has(newest, in_2_30_7[i]));
     }
     /* Names are unique and every rule names its NCCL version and function. */
     for (int a = 0; a < TP_RULE_COUNT; a++) {
@@ -382,6 +396,35 @@ static void test_log_formats_follow_the_profile(void **state)
     tp_plan_free(cur);
 }
 
+/* 2.30.7's lines that 2.27.5 prints otherwise or not at all (expected lines: NCCL 2.30.7's own
+ * log of conformance case seed_v100_nv2). */
+static void test_log_formats_2_30_7(void **state)
+{
+    (void)state;
+    static const char *const new_lines[] = {
+        "ncclTopoPopulateNics : Filled eth0 in topo with pciPath= net=1 gin=(null) rma=(null) "
+        "keep=1 coll=(null) rail=-1 plane=-1",
+        "Rank 0: 1 Net devices",
+        "Rank 0: 0 CollNet devices",
+        "Local Net device counts across ranks: min 1 max 1",
+        "Check P2P Type isAllDirectP2p 1 directMode 0 isAllCudaP2p 1",
+        "ncclP2pSchedule: group size used is 4",
+    };
+    tp_plan *old = plan_v100("2.27.5", 1), *cur = plan_v100("2.30.7", 1);
+    for (size_t i = 0; i < sizeof(new_lines) / sizeof(new_lines[0]); i++) {
+        assert_true(helpers_log_has(cur, new_lines[i]));
+        assert_false(helpers_log_has(old, new_lines[i]));
+    }
+    assert_true(helpers_log_has(old, "Retrieving state for IB"));
+    assert_false(helpers_log_has(cur, "Retrieving state for IB"));
+    tp_plan_free(old);
+    tp_plan_free(cur);
+    /* Across nodes the groups are NCCL_P2P_SCHEDULE_GROUP_SIZE (8) ranks, cut to divide 4. */
+    cur = plan_v100("2.30.7", 2);
+    assert_true(helpers_log_has(cur, "ncclP2pSchedule: group size used is 4"));
+    tp_plan_free(cur);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -394,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_report_versions),
         cmocka_unit_test(test_search_reads_the_profile_ladder),
         cmocka_unit_test(test_log_formats_follow_the_profile),
+        cmocka_unit_test(test_log_formats_2_30_7),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

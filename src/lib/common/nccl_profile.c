@@ -101,7 +101,10 @@ static const tp_param_default params_2_27_5[] = {
     .n_param_defaults = (int)(sizeof(params_2_27_5) / sizeof(params_2_27_5[0]))
 
 /* Rules every profile from 2.30.7 on follows: 2.27.5's and those of 2.28 .. 2.30.7. */
-#define RULES_2_30_7 (RULES_2_27_5)
+#define RULES_2_30_7                                                                               \
+    (RULES_2_27_5 | RULE(TP_RULE_LOG_POPULATE_NICS_RAILS) | RULE(TP_RULE_LOG_P2P_CUDA) |           \
+     RULE(TP_RULE_LOG_P2P_GROUP_SIZE) | RULE(TP_RULE_LOG_NET_DEVICE_COUNTS) |                      \
+     RULE(TP_RULE_GRAPH_DUMP_RANK))
 
 static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
     [TP_NCCL_2_22_3] =
@@ -183,6 +186,13 @@ static const struct {
     [TP_RULE_TUNE_MODEL_2_27] = {"tune-model-2-27", "2.27 tuning.cc ncclTopoTuneModel"},
     [TP_RULE_NTHREADS_INFO] = {"nthreads-info", "2.27 tuning.cc getNthreads"},
     [TP_RULE_NO_SIZE_LINES] = {"no-size-lines", "2.24 enqueue.cc topoGetAlgoInfo"},
+    [TP_RULE_LOG_POPULATE_NICS_RAILS] = {"log-populate-nics-rails",
+                                         "2.30.7 topo.cc ncclTopoPopulateNics"},
+    [TP_RULE_LOG_P2P_CUDA] = {"log-p2p-cuda", "2.28 transport.cc ncclTransportCheckP2pType"},
+    [TP_RULE_LOG_P2P_GROUP_SIZE] = {"log-p2p-group-size", "2.28.7 init.cc ncclP2pSchedule"},
+    [TP_RULE_LOG_NET_DEVICE_COUNTS] = {"log-net-device-counts",
+                                       "2.30.3 init.cc initTransportsRank"},
+    [TP_RULE_GRAPH_DUMP_RANK] = {"graph-dump-rank", "2.30.3 search.cc ncclTopoGetXmlFromChannel"},
 };
 
 const tp_nccl_profile *tp_nccl_profile__at(int i)

@@ -81,6 +81,20 @@ typedef enum tp_rule {
     /* 2.27 tuning.cc getNthreads: an invalid NCCL_NTHREADS / NCCL_LL128_NTHREADS is an INFO
      * (GRAPH|ENV) line, not a WARN. */
     TP_RULE_NTHREADS_INFO,
+    /* 2.30.7 topo.cc ncclTopoPopulateNics: "Filled %s ... net=%s gin=%s rma=%s keep=%s coll=%s
+     * rail=%d plane=%d", and no "Retrieving state" / "Initialized state" lines. */
+    TP_RULE_LOG_POPULATE_NICS_RAILS,
+    /* 2.28 transport.cc ncclTransportCheckP2pType: the P2P type line ends "isAllCudaP2p %d" and
+     * every rank logs it (2.27: rank 0). */
+    TP_RULE_LOG_P2P_CUDA,
+    /* 2.28.7 init.cc ncclP2pSchedule: "ncclP2pSchedule: group size used is %d" (8 ranks across
+     * nodes, the largest node's ranks on one; 2.28.9), made a divisor of every node's ranks. */
+    TP_RULE_LOG_P2P_GROUP_SIZE,
+    /* 2.30.3 init.cc initTransportsRank (AllGather3): each rank's Net/CollNet device count, rank
+     * 0 the min/max across ranks and a mismatch (ignored by NCCL_IGNORE_NET_MISMATCH=1). */
+    TP_RULE_LOG_NET_DEVICE_COUNTS,
+    /* 2.30.3 search.cc ncclTopoGetXmlFromChannel: graph dump <gpu> elements carry rank="%d". */
+    TP_RULE_GRAPH_DUMP_RANK,
     TP_RULE_COUNT
 } tp_rule;
 

@@ -18,6 +18,8 @@
 
 /* NCCL 2.22.3 init.cc: the ring search asks for up to MAXCHANNELS/2 channels. */
 #define TP_RING_MAX_CHANNELS (TP_MAXCHANNELS / 2)
+/* 2.28.7 init.cc NCCL_P2P_SCHEDULE_GROUP_SIZE default: NCCL_MAX_DEV_WORK_P2P_PER_BATCH. */
+#define TP_P2P_SCHEDULE_GROUP_SIZE 8
 
 static double now_us(void)
 {
@@ -578,9 +580,85 @@ static tp_status log_p2p_type(tp_plan *plan, tp_error *err)
             all_direct = p2p && inter == -1;
         }
     }
-    tp_log_info_sub(&plan->log, TP_SUB_INIT, "Check P2P Type isAllDirectP2p %d directMode 0",
-                    all_direct ? 1 : 0);
+    /* 2.28 adds whether every pair has CUDA P2P at any distance: the suite's machines do. */
+    if (tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_LOG_P2P_CUDA))
+        tp_log_info_sub(&plan->log, TP_SUB_INIT,
+                        "Check P2P Type isAllDirectP2p %d directMode 0 isAllCudaP2p 1",
+                        all_direct ? 1 : 0);
+    else
+        tp_log_info_sub(&plan->log, TP_SUB_INIT, "Check P2P Type isAllDirectP2p %d directMode 0",
+                        all_direct ? 1 : 0);
     return TP_OK;
+}
+
+/* The NET devices of rank r's host (its plugin's devices: the host system's NETs). */
+static int host_nets_of_rank(const tp_plan *plan, int r)
+{
+    int h = 0;
+    while (h + 1 < plan->job.n_nodes && plan->host_first_rank[h + 1] <= r)
+        h++;
+    return tp_plan__kind_of_host(plan, h)->host_sys->nodes[TP_NODE_NET].count;
+}
+
+/* 2.30.3 init.cc (AllGather3): the logged rank's Net and CollNet device counts (no CollNet
+ * plugin: 0), then on rank 0 their range across ranks and the ranks below the most; a mismatch
+ * is ignored (NCCL_IGNORE_NET_MISMATCH 1). */
+static void log_net_device_counts(tp_plan *plan)
+{
+    int rank = plan->job.rank, n_ranks = plan->host_first_rank[plan->job.n_nodes];
+    tp_log_info_sub(&plan->log, TP_SUB_INIT, "Rank %d: %d Net devices", rank,
+                    host_nets_of_rank(plan, rank));
+    tp_log_info_sub(&plan->log, TP_SUB_INIT, "Rank %d: 0 CollNet devices", rank);
+    if (rank != 0)
+        return;
+    int lo = host_nets_of_rank(plan, 0), hi = lo;
+    for (int r = 1; r < n_ranks; r++) {
+        int n = host_nets_of_rank(plan, r);
+        lo = n < lo ? n : lo;
+        hi = n > hi ? n : hi;
+    }
+    tp_log_info_sub(&plan->log, TP_SUB_INIT, "Local Net device counts across ranks: min %d max %d",
+                    lo, hi);
+    tp_log_info_sub(&plan->log, TP_SUB_INIT,
+                    "Local CollNet device counts across ranks: min 0 max 0");
+    if (lo == hi)
+        return;
+    for (int r = 0; r < n_ranks; r++)
+        if (host_nets_of_rank(plan, r) < hi)
+            tp_log_info_sub(&plan->log, TP_SUB_INIT, "Rank %d has %d local Net devices (max %d).",
+                            r, host_nets_of_rank(plan, r), hi);
+    tp_log_info_sub(&plan->log, TP_SUB_INIT,
+                    "Detected mixed local Net device counts across ranks (min %d, max %d). "
+                    "Ignoring due to NCCL_IGNORE_NET_MISMATCH.",
+                    lo, hi);
+}
+
+static int gcd_int(int a, int b)
+{
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* 2.28.9 init.cc ncclP2pSchedule: peers are scheduled in groups of NCCL_P2P_SCHEDULE_GROUP_SIZE
+ * (8) ranks across nodes, of the largest node's ranks on one, shrunk to divide every node's. */
+static void log_p2p_group_size(tp_plan *plan)
+{
+    int n_nodes = plan->job.n_nodes, max_local = 0;
+    for (int h = 0; h < n_nodes; h++) {
+        int local = plan->host_first_rank[h + 1] - plan->host_first_rank[h];
+        max_local = local > max_local ? local : max_local;
+    }
+    int group = n_nodes > 1 ? TP_P2P_SCHEDULE_GROUP_SIZE : max_local;
+    for (int h = 0; h < n_nodes; h++) {
+        int local = plan->host_first_rank[h + 1] - plan->host_first_rank[h];
+        if (local % group != 0 || local < group)
+            group = gcd_int(group, local);
+    }
+    tp_log_info_sub(&plan->log, TP_SUB_GRAPH, "ncclP2pSchedule: group size used is %d", group);
 }
 
 /* From the domains' graphs to the channels of every rank. */
@@ -614,6 +692,9 @@ static tp_status build_channels(tp_plan *plan, tp_error *err)
             .max_ctas = plan->max_ctas,
             .counts_only = plan->counts_only,
         };
+        if (!plan->counts_only &&
+            tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_LOG_NET_DEVICE_COUNTS))
+            log_net_device_counts(plan);
         st = tp_channels__build(&plan->channels, &cj, plan->cfg, &plan->log, err);
     }
     for (int i = 0; global_of && i < plan->n_kinds; i++)
@@ -624,9 +705,13 @@ static tp_status build_channels(tp_plan *plan, tp_error *err)
     if (st == TP_OK && !plan->counts_only) {
         plan->facts.cpu_arch = plan->channels.cpu_arch;
         plan->facts.cpu_vendor = plan->channels.cpu_vendor;
-        if (tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_LOG_P2P_TYPE) &&
-            plan->job.rank == 0)
+        const tp_nccl_profile *prof = tp_config__profile(plan->cfg);
+        /* 2.28 logs it on every rank (2.27: rank 0 only). */
+        if (tp_profile_has(prof, TP_RULE_LOG_P2P_TYPE) &&
+            (plan->job.rank == 0 || tp_profile_has(prof, TP_RULE_LOG_P2P_CUDA)))
             st = log_p2p_type(plan, err);
+        if (st == TP_OK && tp_profile_has(prof, TP_RULE_LOG_P2P_GROUP_SIZE))
+            log_p2p_group_size(plan);
     }
     if (st == TP_OK) {
         /* init.cc: the tuning model runs just before the "coll channels" line. */
@@ -662,7 +747,7 @@ static tp_status build_kind_system(tp_plan *plan, tp_host_kind *k, bool logged, 
     tp_status st =
         prepare_doc(k->topo_xml, plan, k->rep_host, log, logged ? &plan->nic_notes : NULL, err);
     if (st == TP_OK && tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_NIC_FUSION))
-        st = tp_plan__log_net_import(k->topo_xml, log, err);
+        st = tp_plan__log_net_import(k->topo_xml, tp_config__profile(plan->cfg), log, err);
     if (st == TP_OK && logged)
         log_topo_dump(plan, log); /* at the end of ncclTopoGetSystem's XML preparation */
     if (st == TP_OK)

@@ -161,6 +161,7 @@ static inline const tp_host_kind *tp_plan__kind_of_host(const tp_plan *plan, int
 }
 
 /* The network plugin import lines of TP_RULE_NIC_FUSION (plan_netlog.c). */
-tp_status tp_plan__log_net_import(const tp_xml *doc, tp_log *log, tp_error *err);
+tp_status tp_plan__log_net_import(const tp_xml *doc, const tp_nccl_profile *profile, tp_log *log,
+                                  tp_error *err);
 
 #endif

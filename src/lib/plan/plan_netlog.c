@@ -51,11 +51,42 @@ static const char *pci_path(const tp_xml_elem *net)
     return bus ? bus : "";
 }
 
-tp_status tp_plan__log_net_import(const tp_xml *doc, tp_log *log, tp_error *err)
+/* The IB plugin's planeId of a device (2.30.7 net_ib init.cc): a device fused from several ("a+b")
+ * is virtual, NCCL_IB_PLANE_VIRT_BIT with one bit per member's plane index (all plane 0 without
+ * plane ids); a plain device has none (NCCL_NET_ID_UNDEF). */
+#define IB_PLANE_VIRT_BIT 0x4000
+static int ib_plane_id(const char *name)
 {
+    return name && strchr(name, '+') ? IB_PLANE_VIRT_BIT | 1 : -1;
+}
+
+static void log_filled(tp_log *log, const tp_xml_elem *net, bool rails)
+{
+    const char *name = tp_xml__attr(net, "name");
+    const char *coll = tp_xml__attr(net, "coll");
+    if (!rails) {
+        tp_log_info_sub(log, TP_SUB_GRAPH,
+                        "ncclTopoPopulateNics : Filled %s in topo with pciPath=%s keep=1 coll=%s",
+                        name ? name : "(null)", pci_path(net), coll ? coll : "(null)");
+        return;
+    }
+    /* 2.30.7: the IB plugin sets no rail; "net" is 1 (a NET plugin's device), gin/rma unset. */
+    tp_log_info_sub(log, TP_SUB_GRAPH,
+                    "ncclTopoPopulateNics : Filled %s in topo with pciPath=%s net=1 gin=(null) "
+                    "rma=(null) keep=1 coll=%s rail=-1 plane=%d",
+                    name ? name : "(null)", pci_path(net), coll ? coll : "(null)",
+                    ib_plane_id(name));
+}
+
+tp_status tp_plan__log_net_import(const tp_xml *doc, const tp_nccl_profile *profile, tp_log *log,
+                                  tp_error *err)
+{
+    bool rails = tp_profile_has(profile, TP_RULE_LOG_POPULATE_NICS_RAILS);
     tp_log_info_sub(log, TP_SUB_GRAPH, "TOPO/NET : Importing network plugins to topology");
-    tp_log_info_sub(log, TP_SUB_GRAPH, "Retrieving state for IB");
-    tp_log_info_sub(log, TP_SUB_GRAPH, "Initialized state 0 for IB");
+    if (!rails) {
+        tp_log_info_sub(log, TP_SUB_GRAPH, "Retrieving state for IB");
+        tp_log_info_sub(log, TP_SUB_GRAPH, "Initialized state 0 for IB");
+    }
     size_t cap = doc && doc->root ? count_nets(doc->root) : 0, n = 0;
     if (cap == 0)
         return TP_OK;
@@ -64,13 +95,8 @@ tp_status tp_plan__log_net_import(const tp_xml *doc, tp_log *log, tp_error *err)
         return tp_fail_nomem(err);
     collect(doc->root, nets, &n, cap);
     qsort(nets, n, sizeof(*nets), by_dev);
-    for (size_t i = 0; i < n; i++) {
-        const char *name = tp_xml__attr(nets[i].net, "name");
-        const char *coll = tp_xml__attr(nets[i].net, "coll");
-        tp_log_info_sub(log, TP_SUB_GRAPH,
-                        "ncclTopoPopulateNics : Filled %s in topo with pciPath=%s keep=1 coll=%s",
-                        name ? name : "(null)", pci_path(nets[i].net), coll ? coll : "(null)");
-    }
+    for (size_t i = 0; i < n; i++)
+        log_filled(log, nets[i].net, rails);
     free(nets);
     return TP_OK;
 }
