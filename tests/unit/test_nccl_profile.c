@@ -185,7 +185,8 @@ static void test_rule_predicates(void **state)
     /* Rules of 2.28 .. 2.30.7: in 2.30.7 only. */
     static const tp_rule in_2_30_7[] = {
         TP_RULE_LOG_POPULATE_NICS_RAILS, TP_RULE_LOG_P2P_CUDA,    TP_RULE_LOG_P2P_GROUP_SIZE,
-        TP_RULE_LOG_NET_DEVICE_COUNTS,   TP_RULE_GRAPH_DUMP_RANK,
+        TP_RULE_LOG_NET_DEVICE_COUNTS,   TP_RULE_GRAPH_DUMP_RANK, TP_RULE_DEV_NODES,
+        TP_RULE_NETS_KEPT_ONE_NODE,      TP_RULE_GDR_LOG_TRACE,
     };
     const tp_nccl_profile *newest = tp_nccl_profile__find("2.30.7");
     size_t n27 = sizeof(in_2_27_5) / sizeof(in_2_27_5[0]);
@@ -409,6 +410,18 @@ static void test_log_formats_2_30_7(void **state)
         "Local Net device counts across ranks: min 1 max 1",
         "Check P2P Type isAllDirectP2p 1 directMode 0 isAllCudaP2p 1",
         "ncclP2pSchedule: group size used is 4",
+        /* 2.30.3: the GPU's DEV node holds its links; the GPU hangs off it by LOC. */
+        "              + PCI[12.0] - DEV/0-1a000 (10de1db510de1249)",
+        "                            + LOC[5000.0] - GPU/0-1a000",
+        "                            + NVL[40.0] - DEV/0-1c000",
+        /* Hops through the DEVs, routes to them; the NET kept on one node (2.28.7). */
+        "GPU/0-1a000 :GPU/0-1a000 (0/5000.0/LOC) GPU/0-1c000 (3/40.0/NVL) GPU/0-1d000 (3/40.0/NVL) "
+        "GPU/0-1e000 (3/40.0/NVL) CPU/0-0 (3/12.0/PHB) NET/0-0 (5/1.2/PHB) DEV/0-1a000 "
+        "(1/5000.0/LOC) DEV/0-1c000 (2/40.0/NVL) DEV/0-1d000 (2/40.0/NVL) DEV/0-1e000 "
+        "(2/40.0/NVL) ",
+        "NET/0-0 :GPU/0-1a000 (5/1.2/PHB) GPU/0-1c000 (5/1.2/PHB) GPU/0-1d000 (5/1.2/PHB) "
+        "GPU/0-1e000 (5/1.2/PHB) CPU/0-0 (2/1.2/PHB) NET/0-0 (0/5000.0/LOC) DEV/0-1a000 "
+        "(4/1.2/PHB) DEV/0-1c000 (4/1.2/PHB) DEV/0-1d000 (4/1.2/PHB) DEV/0-1e000 (4/1.2/PHB) ",
     };
     tp_plan *old = plan_v100("2.27.5", 1), *cur = plan_v100("2.30.7", 1);
     for (size_t i = 0; i < sizeof(new_lines) / sizeof(new_lines[0]); i++) {

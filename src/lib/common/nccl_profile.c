@@ -104,7 +104,8 @@ static const tp_param_default params_2_27_5[] = {
 #define RULES_2_30_7                                                                               \
     (RULES_2_27_5 | RULE(TP_RULE_LOG_POPULATE_NICS_RAILS) | RULE(TP_RULE_LOG_P2P_CUDA) |           \
      RULE(TP_RULE_LOG_P2P_GROUP_SIZE) | RULE(TP_RULE_LOG_NET_DEVICE_COUNTS) |                      \
-     RULE(TP_RULE_GRAPH_DUMP_RANK))
+     RULE(TP_RULE_GRAPH_DUMP_RANK) | RULE(TP_RULE_DEV_NODES) | RULE(TP_RULE_NETS_KEPT_ONE_NODE) |  \
+     RULE(TP_RULE_GDR_LOG_TRACE))
 
 static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
     [TP_NCCL_2_22_3] =
@@ -151,7 +152,7 @@ static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
             .tag = "v2.30.7-1",
             /* conformance/nccl-2.30.7/cases: tests/conformance-pass-2.30.7.txt (measured) */
             .exact = false,
-            .public_passed = 0,
+            .public_passed = 41,
             .public_total = 166,
             .rules = RULES_2_30_7,
             /* Everything 2.27.5 has but its sm100 ladders (search.cc, 2.29.2 .. 2.30.3). */
@@ -193,6 +194,9 @@ static const struct {
     [TP_RULE_LOG_NET_DEVICE_COUNTS] = {"log-net-device-counts",
                                        "2.30.3 init.cc initTransportsRank"},
     [TP_RULE_GRAPH_DUMP_RANK] = {"graph-dump-rank", "2.30.3 search.cc ncclTopoGetXmlFromChannel"},
+    [TP_RULE_DEV_NODES] = {"dev-nodes", "2.30.3 topo.cc ncclTopoAddGpu"},
+    [TP_RULE_NETS_KEPT_ONE_NODE] = {"nets-kept-one-node", "2.28.7 paths.cc ncclTopoTrimSystem"},
+    [TP_RULE_GDR_LOG_TRACE] = {"gdr-log-trace", "2.30.3 paths.cc ncclTopoCheckGdr"},
 };
 
 const tp_nccl_profile *tp_nccl_profile__at(int i)

@@ -95,6 +95,15 @@ typedef enum tp_rule {
     TP_RULE_LOG_NET_DEVICE_COUNTS,
     /* 2.30.3 search.cc ncclTopoGetXmlFromChannel: graph dump <gpu> elements carry rank="%d". */
     TP_RULE_GRAPH_DUMP_RANK,
+    /* 2.30.3 topo.cc ncclTopoAddGpu, paths.cc ncclTopoSetPaths: each GPU hangs off a DEV node (its
+     * device, printed with the PCI device word) by a LOC link, the DEV holding the GPU's links:
+     * routes gain a hop at each GPU end, paths to DEVs are printed. */
+    TP_RULE_DEV_NODES,
+    /* 2.28.7 paths.cc ncclTopoTrimSystem: a job on one host keeps its NETs (system->inter 0
+     * instead of removing them): the system and paths printed still show them. */
+    TP_RULE_NETS_KEPT_ONE_NODE,
+    /* 2.30.3 paths.cc ncclTopoCheckGdr: the GDR decision lines are TRACE, not INFO. */
+    TP_RULE_GDR_LOG_TRACE,
     TP_RULE_COUNT
 } tp_rule;
 

@@ -711,7 +711,8 @@ tp_status tp_paths__check_gdr(const tp_system *sys, const tp_config *cfg, int64_
 static void log_gdr(tp_log *log, const tp_nccl_profile *p, const tp_node *gpu, int64_t net_id,
                     int use_gdr, int distance, int level)
 {
-    if (!tp_profile_has(p, TP_RULE_LOG_GDR_MODE) || distance < 0)
+    if (!tp_profile_has(p, TP_RULE_LOG_GDR_MODE) || tp_profile_has(p, TP_RULE_GDR_LOG_TRACE) ||
+        distance < 0)
         return;
     int d = tp_nccl_profile__path_number(p, tp_path_type_name(distance));
     int l = tp_nccl_profile__path_number(p, tp_path_type_name(level));
@@ -1024,7 +1025,7 @@ tp_status tp_paths__trim_domains(tp_system *sys, const tp_gpu_domains *dom, cons
         else
             gone[g] = true, left--;
     }
-    bool drop_nets = left == job->n_ranks && n_nets > 0;
+    bool drop_nets = left == job->n_ranks && n_nets > 0 && !job->keep_nets;
     /* Routes are recomputed after trimming: drop them before nodes move (a trim that removes
      * nothing keeps them: the recomputation would give them again). */
     if (st == TP_OK && (left < gpus->count || drop_nets))
@@ -1112,31 +1113,39 @@ static void heads_free(route_heads *h)
 
 /* One "TYPE/sys-local (hops/bw/PATH) " entry at p, as NCCL's "%s/%lx-%lx (%d/%.1f/%s) ", its
  * start from the heads: its end. */
-static char *put_route(char *p, const route_heads *h, size_t slot, const tp_route *r)
+/* One entry: "TYPE/sys-local (" (head) then "%d/%.1f/%s) ". */
+typedef struct route_entry {
+    const char *head;
+    size_t head_len;
+    int count;
+    float bw;
+    int type;
+} route_entry;
+
+static char *put_route(char *p, const route_entry *e)
 {
-    memcpy(p, h->text[slot], h->len[slot]);
-    p += h->len[slot];
-    p = tp_put_int(p, r->count, 0);
+    memcpy(p, e->head, e->head_len);
+    p += e->head_len;
+    p = tp_put_int(p, e->count, 0);
     *p++ = '/';
-    p = tp_put_f1(p, r->bw);
+    p = tp_put_f1(p, e->bw);
     *p++ = '/';
-    p = tp_put_str(p, tp_path_type_name(r->type));
+    p = tp_put_str(p, tp_path_type_name(e->type));
     return TP_PUT_LIT(p, ") ");
 }
 
 /* The entry appended to the line: in place while the line has room for any entry, else cut
  * where NCCL's char[1024] ends (nothing once it is full). */
-static void append_route(path_line *l, const route_heads *h, size_t slot, const tp_route *r)
+static void append_route(path_line *l, const route_entry *e)
 {
     if (l->len + TP_PATHS_ENTRY_SIZE <= TP_PATHS_LINE_SIZE - 1) {
-        l->len = (size_t)(put_route(l->text + l->len, h, slot, r) - l->text);
+        l->len = (size_t)(put_route(l->text + l->len, e) - l->text);
         return;
     }
     if (l->len >= TP_PATHS_LINE_SIZE - 1)
         return;
     char entry[TP_PATHS_ENTRY_SIZE];
-    size_t n = (size_t)(put_route(entry, h, slot, r) - entry),
-           room = TP_PATHS_LINE_SIZE - 1 - l->len;
+    size_t n = (size_t)(put_route(entry, e) - entry), room = TP_PATHS_LINE_SIZE - 1 - l->len;
     if (n > room)
         n = room;
     memcpy(l->text + l->len, entry, n);
@@ -1144,8 +1153,45 @@ static void append_route(path_line *l, const route_heads *h, size_t slot, const 
     l->text[l->len] = '\0';
 }
 
-static void print_node_paths(tp_log *log, const tp_system *sys, const route_heads *h,
-                             const tp_node *node)
+/*
+ * 2.30.3 (TP_RULE_DEV_NODES): each GPU hangs off its DEV node by a LOC link, the DEV holding the
+ * GPU's links, so a route gains a hop at each GPU end and two at a PXN relay (entered and left
+ * over its LOC link); routes crossing a GPU (NVB) cross its DEV instead, at no extra hop.
+ */
+static int dev_hops(const tp_node *from, int to_type, const tp_route *r)
+{
+    if (r->count == 0)
+        return 0;
+    return (from->type == TP_NODE_GPU) + (to_type == TP_NODE_GPU) + 2 * (r->type == TP_PATH_PXN);
+}
+
+/* The routes to the DEV nodes: the search's routes to their GPUs (raw: before P2P, GDR and PXN
+ * rewrites) less the GPU's LOC hop; a GPU's own DEV is one LOC hop away. */
+static void append_dev_routes(path_line *l, const tp_system *raw, const route_heads *h,
+                              const tp_node *node, int row)
+{
+    const tp_node *twin = &raw->nodes[node->type].nodes[row];
+    const tp_route *routes = twin->paths[TP_NODE_GPU];
+    for (int g = 0; routes && g < raw->nodes[TP_NODE_GPU].count; g++) {
+        size_t slot = h->slots.first_of[TP_NODE_GPU] + (size_t)g;
+        char head[TP_PATHS_HEAD_SIZE];
+        memcpy(head, h->text[slot], h->len[slot]);
+        memcpy(head, "DEV", 3); /* "GPU/..." as "DEV/...": the DEV has its GPU's id */
+        route_entry e = {.head = head,
+                         .head_len = h->len[slot],
+                         .count = routes[g].count,
+                         .bw = routes[g].bw,
+                         .type = routes[g].type};
+        if (node->type == TP_NODE_GPU && routes[g].count == 0)
+            e.count = 1;
+        else
+            e.count += node->type == TP_NODE_GPU;
+        append_route(l, &e);
+    }
+}
+
+static void print_node_paths(tp_log *log, const tp_system *sys, const tp_system *raw,
+                             const route_heads *h, const tp_node *node, int row)
 {
     path_line line = {.text = tp_log_begin_line(log, TP_SUB_GRAPH, TP_PATHS_LINE_SIZE)};
     if (!line.text)
@@ -1162,13 +1208,25 @@ static void print_node_paths(tp_log *log, const tp_system *sys, const route_head
     for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
         if (!node->paths[t])
             continue;
-        for (int n = 0; n < sys->nodes[t].count; n++)
-            append_route(&line, h, h->slots.first_of[t] + (size_t)n, &node->paths[t][n]);
+        for (int n = 0; n < sys->nodes[t].count; n++) {
+            size_t slot = h->slots.first_of[t] + (size_t)n;
+            const tp_route *r = &node->paths[t][n];
+            route_entry e = {.head = h->text[slot],
+                             .head_len = h->len[slot],
+                             .count = r->count,
+                             .bw = r->bw,
+                             .type = r->type};
+            if (raw)
+                e.count += dev_hops(node, t, r);
+            append_route(&line, &e);
+        }
     }
+    if (raw)
+        append_dev_routes(&line, raw, h, node, row);
     tp_log_end_line(log, line.text + line.len);
 }
 
-void tp_paths__print(tp_log *log, const tp_system *sys)
+void tp_paths__print(tp_log *log, const tp_system *sys, const tp_system *raw)
 {
     if (!log || !log->enabled)
         return;
@@ -1179,10 +1237,21 @@ void tp_paths__print(tp_log *log, const tp_system *sys)
         return;
     }
     for (int i = 0; i < sys->nodes[TP_NODE_GPU].count; i++)
-        print_node_paths(log, sys, &heads, &sys->nodes[TP_NODE_GPU].nodes[i]);
+        print_node_paths(log, sys, raw, &heads, &sys->nodes[TP_NODE_GPU].nodes[i], i);
     for (int i = 0; i < sys->nodes[TP_NODE_NET].count; i++)
-        print_node_paths(log, sys, &heads, &sys->nodes[TP_NODE_NET].nodes[i]);
+        print_node_paths(log, sys, raw, &heads, &sys->nodes[TP_NODE_NET].nodes[i], i);
     heads_free(&heads);
+}
+
+tp_status tp_paths__raw_gpu_routes(tp_system **out, const tp_system *sys, const tp_config *cfg,
+                                   tp_error *err)
+{
+    tp_log quiet = {.enabled = false};
+    tp_status st = tp_system__clone(out, sys, err);
+    if (st == TP_OK)
+        st = tp_paths__searches(*out, cfg, &quiet, TP_SEARCH_GPUS, TP_SEARCH_GPUS + 1, err);
+    tp_log_clear(&quiet);
+    return st;
 }
 
 tp_status tp_paths__fresh_copy(tp_system **out, const tp_system *host_sys, const tp_config *cfg,

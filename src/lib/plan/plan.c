@@ -433,6 +433,47 @@ static void log_graph_dump(const tp_plan *plan, tp_log *log)
         tp_config__log_env(plan->cfg, TP_P_GRAPH_DUMP_FILE, log); /* search.cc DumpGraphs */
 }
 
+/*
+ * ncclTopoPrint for the logged rank. 2.28.7 keeps a one-host job's NETs
+ * (TP_RULE_NETS_KEPT_ONE_NODE: system->inter 0, where 2.22.3 removes them): the printed copy is
+ * trimmed of other GPU domains only, its routes computed with the NETs, while the search's system
+ * has none. 2.30.3's DEV nodes (TP_RULE_DEV_NODES) are shown from the routes the search gives the
+ * GPUs.
+ */
+static tp_status print_system(tp_plan *plan, tp_host_kind *k, tp_domain *d, int rank, tp_log *log,
+                              tp_error *err)
+{
+    const tp_nccl_profile *prof = tp_config__profile(plan->cfg);
+    tp_system *shown = d->sys, *copy = NULL, *raw = NULL;
+    tp_status st = TP_OK;
+    if (tp_profile_has(prof, TP_RULE_NETS_KEPT_ONE_NODE) &&
+        k->host_sys->nodes[TP_NODE_NET].count > d->sys->nodes[TP_NODE_NET].count) {
+        tp_log quiet = {.enabled = false};
+        tp_job_view view = job_view(plan, k, rank);
+        view.keep_nets = true;
+        st = tp_system__clone(&copy, k->host_sys, err);
+        if (st == TP_OK)
+            st = tp_paths__trim_domains(copy, k->host_domains, &view, err);
+        if (st == TP_OK)
+            st = tp_paths__compute(copy, plan->cfg, &view, &quiet, err);
+        tp_log_clear(&quiet);
+        if (st == TP_OK) { /* maxBw/totalBw of the search (system->inter 0: between GPUs) */
+            copy->max_bw = d->sys->max_bw;
+            copy->total_bw = d->sys->total_bw;
+            shown = copy;
+        }
+    }
+    if (st == TP_OK && tp_profile_has(prof, TP_RULE_DEV_NODES))
+        st = tp_paths__raw_gpu_routes(&raw, shown, plan->cfg, err);
+    if (st == TP_OK) {
+        tp_system__print(log, shown);
+        tp_paths__print(log, shown, raw);
+    }
+    tp_system__free(raw);
+    tp_system__free(copy);
+    return st;
+}
+
 /* The pipeline of local rank `local` of kind k's representative host; a new domain. */
 static tp_status run_domain(tp_plan *plan, tp_host_kind *k, int local, bool logged, tp_error *err)
 {
@@ -454,10 +495,8 @@ static tp_status run_domain(tp_plan *plan, tp_host_kind *k, int local, bool logg
                        "rank %d: its GPU falls outside the GPU domain planned for its node "
                        "(are some <gpu> rank attributes missing or out of order?)",
                        rank);
-    if (logged) {
-        tp_system__print(log, d->sys);
-        tp_paths__print(log, d->sys);
-    }
+    if (logged && (st = print_system(plan, k, d, rank, log, err)) != TP_OK)
+        return st;
     nvls_init(plan, d, rank, log);
     t0 = now_us();
     st = compute_graphs(plan, k, d, log, err);

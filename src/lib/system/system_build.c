@@ -417,6 +417,7 @@ static tp_status add_pci(build_ctx *c, const tp_xml_elem *e, tp_node *parent, in
                 TP_OK ||
             (st = add_gpu(c, xml_gpu, node)) != TP_OK)
             return st;
+        node->pci.device = pci_device_word(e); /* 2.30.3 prints it on the GPU's DEV node */
     }
     if (xml_nic) {
         if ((st = add_pci_nic(c, xml_nic, bus_id, sid, &node)) != TP_OK)
