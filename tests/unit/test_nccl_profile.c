@@ -186,7 +186,7 @@ static void test_rule_predicates(void **state)
     static const tp_rule in_2_30_7[] = {
         TP_RULE_LOG_POPULATE_NICS_RAILS, TP_RULE_LOG_P2P_CUDA,    TP_RULE_LOG_P2P_GROUP_SIZE,
         TP_RULE_LOG_NET_DEVICE_COUNTS,   TP_RULE_GRAPH_DUMP_RANK, TP_RULE_DEV_NODES,
-        TP_RULE_NETS_KEPT_ONE_NODE,      TP_RULE_GDR_LOG_TRACE,
+        TP_RULE_NETS_KEPT_ONE_NODE,      TP_RULE_GDR_LOG_TRACE,   TP_RULE_PATHS_TYPE_FIRST,
     };
     const tp_nccl_profile *newest = tp_nccl_profile__find("2.30.7");
     size_t n27 = sizeof(in_2_27_5) / sizeof(in_2_27_5[0]);
@@ -438,6 +438,43 @@ static void test_log_formats_2_30_7(void **state)
     tp_plan_free(cur);
 }
 
+/* A plan of a fixture under `version` (one node). */
+static tp_plan *plan_fixture(const char *fixture, const char *version)
+{
+    char *xml = helpers_fixture(fixture);
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    const char *const env[] = {NULL};
+    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+    assert_int_equal(tp_config_set_nccl(cfg, version, &err), TP_OK);
+    tp_job job = TP_JOB_INIT;
+    tp_plan *plan = NULL;
+    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), fixture, &job, cfg, &err), TP_OK);
+    tp_config_free(cfg);
+    free(xml);
+    return plan;
+}
+
+/* 2.30.7 ncclTopoSetPaths takes the better path type first: V100s whose NVLinks have count 0
+ * reach each other over NVLink at 0 GB/s (2.27.5: over PCI at 12), and the DEV nodes' routes set
+ * maxBw (NCCL 2.30.7's and 2.27.5's logs of conformance case seed_v100_nv0). Also: 2.30.7 reads
+ * maxBw from the DEVs' own routes, before the P2P rewrites. */
+static void test_paths_type_first_2_30_7(void **state)
+{
+    (void)state;
+    tp_plan *old = plan_fixture("v100_nv0.xml", "2.27.5"),
+            *cur = plan_fixture("v100_nv0.xml", "2.30.7");
+    assert_true(helpers_log_has(old, "=== System : maxBw 12.0 totalBw 12.0 ==="));
+    assert_true(helpers_log_has(cur, "=== System : maxBw 0.0 totalBw 12.0 ==="));
+    assert_true(helpers_log_has(
+        cur, "GPU/0-1a000 :GPU/0-1a000 (0/5000.0/LOC) GPU/0-1c000 (3/0.0/NVL) GPU/0-1d000 "
+             "(3/0.0/NVL) GPU/0-1e000 (3/0.0/NVL) CPU/0-0 (3/12.0/PHB) NET/0-0 (5/1.2/PHB) "
+             "DEV/0-1a000 (1/5000.0/LOC) DEV/0-1c000 (2/0.0/NVL) DEV/0-1d000 (2/0.0/NVL) "
+             "DEV/0-1e000 (2/0.0/NVL) "));
+    tp_plan_free(old);
+    tp_plan_free(cur);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -451,6 +488,7 @@ int main(void)
         cmocka_unit_test(test_search_reads_the_profile_ladder),
         cmocka_unit_test(test_log_formats_follow_the_profile),
         cmocka_unit_test(test_log_formats_2_30_7),
+        cmocka_unit_test(test_paths_type_first_2_30_7),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

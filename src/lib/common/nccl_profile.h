@@ -104,6 +104,9 @@ typedef enum tp_rule {
     TP_RULE_NETS_KEPT_ONE_NODE,
     /* 2.30.3 paths.cc ncclTopoCheckGdr: the GDR decision lines are TRACE, not INFO. */
     TP_RULE_GDR_LOG_TRACE,
+    /* 2.30.7 paths.cc ncclTopoSetPaths: a route is replaced by one of a better type, then a wider
+     * one, then one of fewer hops (before: by a wider one not longer). */
+    TP_RULE_PATHS_TYPE_FIRST,
     TP_RULE_COUNT
 } tp_rule;
 

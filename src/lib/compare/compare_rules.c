@@ -44,6 +44,7 @@ static const unsigned rule_stages[TP_RULE_COUNT] = {
     [TP_RULE_DEV_NODES] = STAGE(TP_LAYER_SYSTEM) | STAGE(TP_LAYER_PATHS), /* nodes, hop counts */
     [TP_RULE_NETS_KEPT_ONE_NODE] = TP_RULE_STAGE_LOG, /* printed only: the search skips them */
     [TP_RULE_GDR_LOG_TRACE] = TP_RULE_STAGE_LOG,
+    [TP_RULE_PATHS_TYPE_FIRST] = STAGE(TP_LAYER_PATHS),
 };
 
 unsigned tp_compare__rule_stages(tp_rule rule)

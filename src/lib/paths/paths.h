@@ -125,12 +125,12 @@ tp_status tp_paths__compute_trimmed(tp_system *sys, const tp_host_routes *host,
                                     const tp_config *cfg, const tp_job_view *job, tp_log *log,
                                     tp_error *err);
 /* Log NCCL's path lines (second part of ncclTopoPrint). */
-/* ncclTopoPrintPaths; raw (NULL: none) is tp_paths__raw_gpu_routes of sys for the DEV view of
- * 2.30.3 (TP_RULE_DEV_NODES): hops through DEV nodes and routes to them. */
+/* ncclTopoPrintPaths; raw (NULL: none) is tp_paths__raw_routes of the untrimmed host system, for
+ * the DEV view of 2.30.3 (TP_RULE_DEV_NODES): hops through DEV nodes and routes to them. */
 void tp_paths__print(tp_log *log, const tp_system *sys, const tp_system *raw);
-/* A copy of sys (its nodes as they are) holding only the searches' routes to its GPUs. */
-tp_status tp_paths__raw_gpu_routes(tp_system **out, const tp_system *sys, const tp_config *cfg,
-                                   tp_error *err);
+/* A copy of sys (its nodes as they are) holding only the searches' routes to its GPUs and NETs. */
+tp_status tp_paths__raw_routes(tp_system **out, const tp_system *sys, const tp_config *cfg,
+                               tp_error *err);
 
 /* P2P between two GPUs (ncclTopoCheckP2p); *p2p 1 when allowed. read/intermediate_rank may be NULL.
  */

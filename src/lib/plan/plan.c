@@ -407,7 +407,12 @@ static tp_status rank_paths(tp_plan *plan, tp_host_kind *k, tp_domain *d, int ra
         st = tp_paths__compute(d->sys, plan->cfg, &view, log, err);
     else if (st == TP_OK && pending)
         st = tp_paths__finish(d->sys, plan->cfg, log, &pending, err);
-    if (st == TP_OK)
+    const tp_nccl_profile *prof = tp_config__profile(plan->cfg);
+    if (st == TP_OK && tp_profile_has(prof, TP_RULE_DEV_NODES) && !k->dev_routes)
+        st = tp_paths__raw_routes(&k->dev_routes, k->host_sys, plan->cfg, err);
+    if (st == TP_OK && tp_profile_has(prof, TP_RULE_DEV_NODES))
+        st = tp_search__init_devs(d->sys, k->dev_routes, err);
+    else if (st == TP_OK)
         st = tp_search__init(d->sys, err);
     return st;
 }
@@ -444,7 +449,7 @@ static tp_status print_system(tp_plan *plan, tp_host_kind *k, tp_domain *d, int 
                               tp_error *err)
 {
     const tp_nccl_profile *prof = tp_config__profile(plan->cfg);
-    tp_system *shown = d->sys, *copy = NULL, *raw = NULL;
+    tp_system *shown = d->sys, *copy = NULL;
     tp_status st = TP_OK;
     if (tp_profile_has(prof, TP_RULE_NETS_KEPT_ONE_NODE) &&
         k->host_sys->nodes[TP_NODE_NET].count > d->sys->nodes[TP_NODE_NET].count) {
@@ -463,13 +468,11 @@ static tp_status print_system(tp_plan *plan, tp_host_kind *k, tp_domain *d, int 
             shown = copy;
         }
     }
-    if (st == TP_OK && tp_profile_has(prof, TP_RULE_DEV_NODES))
-        st = tp_paths__raw_gpu_routes(&raw, shown, plan->cfg, err);
-    if (st == TP_OK) {
-        tp_system__print(log, shown);
-        tp_paths__print(log, shown, raw);
+    bool devs = tp_profile_has(prof, TP_RULE_DEV_NODES);
+    if (st == TP_OK) { /* 2.30.3: the DEVs of GPUs trimmed away stay, printed without a GPU */
+        tp_system__print_kept(log, devs ? k->host_sys : shown, shown);
+        tp_paths__print(log, shown, devs ? k->dev_routes : NULL);
     }
-    tp_system__free(raw);
     tp_system__free(copy);
     return st;
 }
@@ -1110,6 +1113,7 @@ static void free_kind(tp_host_kind *k)
     free(k->domains);
     free(k->domain_of);
     tp_system__free(k->host_sys);
+    tp_system__free(k->dev_routes);
     tp_paths__host_routes_free(k->host_routes);
     free(k->host_domains);
     tp_xml__free(k->topo_xml);

@@ -538,13 +538,15 @@ static int print_link_head(print_line *pl, int offset, const tp_link *link)
     return cut(pl, TP_PUT_LIT(tp_put_f1(p, link->bw), "] - "));
 }
 
-static void print_rec(tp_log *log, const tp_nccl_profile *prof, const tp_node *node,
-                      const tp_node *prev, print_line *pl, int offset, int depth)
+static void print_rec(tp_log *log, const tp_nccl_profile *prof, const tp_system *kept,
+                      const tp_node *node, const tp_node *prev, print_line *pl, int offset,
+                      int depth)
 {
     bool dev_view = tp_profile_has(prof, TP_RULE_DEV_NODES);
     put_line(log, pl, print_node_head(pl, offset, node, dev_view));
     memset(pl->text, ' ', (size_t)offset);
-    if (dev_view && node->type == TP_NODE_GPU) { /* the DEV's first link: LOC to its GPU */
+    if (dev_view && node->type == TP_NODE_GPU &&
+        tp_system__find(kept, TP_NODE_GPU, node->id)) { /* the DEV's first link: LOC to its GPU */
         char *p = TP_PUT_LIT(pl->text + offset, "+ LOC[");
         p = TP_PUT_LIT(tp_put_f1(p, TP_LOC_BW), "] - GPU/");
         p = tp_put_hex(p, (unsigned long long)TP_ID_SYSTEM_ID(node->id), 1, false);
@@ -559,7 +561,7 @@ static void print_rec(tp_log *log, const tp_nccl_profile *prof, const tp_node *n
         if (link->type == TP_LINK_LOC)
             put_line(log, pl, cut(pl, put_name_id(pl->text + next, link->rem, prof)));
         else if (link->type == TP_LINK_PCI && depth < TP_MAX_NODES)
-            print_rec(log, prof, link->rem, node, pl, next, depth + 1);
+            print_rec(log, prof, kept, link->rem, node, pl, next, depth + 1);
         else
             put_line(log, pl, print_leaf(pl, next, link->rem, prof));
     }
@@ -567,15 +569,20 @@ static void print_rec(tp_log *log, const tp_nccl_profile *prof, const tp_node *n
 
 void tp_system__print(tp_log *log, const tp_system *sys)
 {
+    tp_system__print_kept(log, sys, sys);
+}
+
+void tp_system__print_kept(tp_log *log, const tp_system *sys, const tp_system *kept)
+{
     /* "=== System : maxBw %2.1f totalBw %2.1f ===" ("%.1f" writes 3 characters or more) */
     char *p = tp_log_begin_line(log, TP_SUB_GRAPH, 64 + 2 * TP_F1_SIZE);
     if (!p)
         return;
-    p = TP_PUT_LIT(tp_put_f1(TP_PUT_LIT(p, "=== System : maxBw "), sys->max_bw), " totalBw ");
-    tp_log_end_line(log, TP_PUT_LIT(tp_put_f1(p, sys->total_bw), " ==="));
+    p = TP_PUT_LIT(tp_put_f1(TP_PUT_LIT(p, "=== System : maxBw "), kept->max_bw), " totalBw ");
+    tp_log_end_line(log, TP_PUT_LIT(tp_put_f1(p, kept->total_bw), " ==="));
     print_line pl;
     for (int n = 0; n < sys->nodes[TP_NODE_CPU].count; n++)
-        print_rec(log, sys->profile, sys->nodes[TP_NODE_CPU].nodes + n, NULL, &pl, 0, 0);
+        print_rec(log, sys->profile, kept, sys->nodes[TP_NODE_CPU].nodes + n, NULL, &pl, 0, 0);
     tp_log_put_sub(log, TP_SUB_GRAPH, "==========================================");
 }
 
