@@ -184,9 +184,10 @@ static void test_rule_predicates(void **state)
     };
     /* Rules of 2.28 .. 2.30.7: in 2.30.7 only. */
     static const tp_rule in_2_30_7[] = {
-        TP_RULE_LOG_POPULATE_NICS_RAILS, TP_RULE_LOG_P2P_CUDA,    TP_RULE_LOG_P2P_GROUP_SIZE,
-        TP_RULE_LOG_NET_DEVICE_COUNTS,   TP_RULE_GRAPH_DUMP_RANK, TP_RULE_DEV_NODES,
-        TP_RULE_NETS_KEPT_ONE_NODE,      TP_RULE_GDR_LOG_TRACE,   TP_RULE_PATHS_TYPE_FIRST,
+        TP_RULE_LOG_POPULATE_NICS_RAILS, TP_RULE_LOG_P2P_CUDA,      TP_RULE_LOG_P2P_GROUP_SIZE,
+        TP_RULE_LOG_NET_DEVICE_COUNTS,   TP_RULE_GRAPH_DUMP_RANK,   TP_RULE_DEV_NODES,
+        TP_RULE_NETS_KEPT_ONE_NODE,      TP_RULE_GDR_LOG_TRACE,     TP_RULE_PATHS_TYPE_FIRST,
+        TP_RULE_LOG_NVLS_TUNING,         TP_RULE_LOG_P2P_MAX_PEERS,
     };
     const tp_nccl_profile *newest = tp_nccl_profile__find("2.30.7");
     size_t n27 = sizeof(in_2_27_5) / sizeof(in_2_27_5[0]);
@@ -435,7 +436,27 @@ static void test_log_formats_2_30_7(void **state)
     /* Across nodes the groups are NCCL_P2P_SCHEDULE_GROUP_SIZE (8) ranks, cut to divide 4. */
     cur = plan_v100("2.30.7", 2);
     assert_true(helpers_log_has(cur, "ncclP2pSchedule: group size used is 4"));
+    assert_true(helpers_log_has(cur, "Tuning P2P operations with maxP2pPeers = 8"));
     tp_plan_free(cur);
+    /* NVLS on a DGX H100: 16 channels (sm90), 128 KiB chunks (NCCL 2.30.7's log of case
+     * syn_dgx_h100). */
+    const char *xml = tp_builtin_xml("dgx-h100");
+    for (int v = 0; v < 2; v++) {
+        tp_config *cfg = NULL;
+        tp_error err = {0};
+        const char *const env[] = {NULL};
+        assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+        assert_int_equal(tp_config_set_nccl(cfg, v ? "2.30.7" : "2.27.5", &err), TP_OK);
+        tp_job job = TP_JOB_INIT;
+        tp_plan *plan = NULL;
+        assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "h100", &job, cfg, &err), TP_OK);
+        assert_int_equal(
+            helpers_log_has(plan,
+                            "NVLS tuning: nChannels 16 chunkSize 131072 treeMaxChunkSize 131072"),
+            v);
+        tp_plan_free(plan);
+        tp_config_free(cfg);
+    }
 }
 
 /* A plan of a fixture under `version` (one node). */

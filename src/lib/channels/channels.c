@@ -514,6 +514,28 @@ static void log_rings_trees(const tp_chan_ctx *x)
     log_trees_line(x);
 }
 
+/* 2.30.3 nvls.cc ncclNvlsTuning's defaults: NCCL_NVLS_CHUNKSIZE, and NCCL_NVLSTREE_MAX_CHUNKSIZE
+ * unset (-2): 64 KiB from 4 nodes on, else the chunk size. */
+#define TP_NVLS_CHUNK_SIZE (128 * 1024)
+#define TP_NVLS_TREE_MAX_CHUNK_MANY_NODES (64 * 1024)
+#define TP_NVLS_TREE_MANY_NODES 4
+
+/* 2.30.3 (TP_RULE_LOG_NVLS_TUNING): after the all-gather, with NVLS support and an NVLS graph,
+ * the NVLS channel count and chunk sizes NCCL settles on. */
+static void log_nvls_tuning(const tp_chan_ctx *x)
+{
+    const tp_channels *ch = x->ch;
+    int nvls = x->job->domains[tp_chan__domain(x, x->job->rank)].nvls_channels;
+    if (!tp_profile_has(tp_config__profile(x->cfg), TP_RULE_LOG_NVLS_TUNING) || nvls == 0 ||
+        ch->combined[TP_GRAPH_NVLS].n_channels == 0)
+        return;
+    int tree_max = x->job->n_hosts >= TP_NVLS_TREE_MANY_NODES ? TP_NVLS_TREE_MAX_CHUNK_MANY_NODES
+                                                              : TP_NVLS_CHUNK_SIZE;
+    tp_log_info_sub(x->log, TP_SUB_INIT,
+                    "NVLS tuning: nChannels %d chunkSize %d treeMaxChunkSize %d", nvls,
+                    TP_NVLS_CHUNK_SIZE, tree_max);
+}
+
 /* Everything after the all-gather: nodes, the comm line, postset. */
 static tp_status postset(tp_chan_ctx *x, tp_error *err)
 {
@@ -532,6 +554,7 @@ static tp_status postset(tp_chan_ctx *x, tp_error *err)
         p = tp_put_int(TP_PUT_LIT(p, " localRank "), ch->local_rank, 0);
         tp_log_end_line(x->log, TP_PUT_LIT(p, " MNNVL 0"));
     }
+    log_nvls_tuning(x);
     if (x->job->counts_only) { /* the counts read no ring or tree */
         size_channels(x);
         ch->n_channels = ch->n_collnet_channels = x->n_channels;

@@ -107,6 +107,12 @@ typedef enum tp_rule {
     /* 2.30.7 paths.cc ncclTopoSetPaths: a route is replaced by one of a better type, then a wider
      * one, then one of fewer hops (before: by a wider one not longer). */
     TP_RULE_PATHS_TYPE_FIRST,
+    /* 2.30.3 nvls.cc ncclNvlsTuning: "NVLS tuning: nChannels %d chunkSize %d treeMaxChunkSize %d"
+     * after the all-gather. */
+    TP_RULE_LOG_NVLS_TUNING,
+    /* 2.30.3 paths.cc ncclTopoComputeP2pChannels: "Tuning P2P operations with maxP2pPeers = %d"
+     * across nodes. */
+    TP_RULE_LOG_P2P_MAX_PEERS,
     TP_RULE_COUNT
 } tp_rule;
 

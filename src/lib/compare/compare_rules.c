@@ -45,6 +45,8 @@ static const unsigned rule_stages[TP_RULE_COUNT] = {
     [TP_RULE_NETS_KEPT_ONE_NODE] = TP_RULE_STAGE_LOG, /* printed only: the search skips them */
     [TP_RULE_GDR_LOG_TRACE] = TP_RULE_STAGE_LOG,
     [TP_RULE_PATHS_TYPE_FIRST] = STAGE(TP_LAYER_PATHS),
+    [TP_RULE_LOG_NVLS_TUNING] = TP_RULE_STAGE_LOG,
+    [TP_RULE_LOG_P2P_MAX_PEERS] = TP_RULE_STAGE_LOG,
 };
 
 unsigned tp_compare__rule_stages(tp_rule rule)

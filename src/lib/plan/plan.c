@@ -748,6 +748,11 @@ static tp_status build_channels(tp_plan *plan, tp_error *err)
         plan->facts.cpu_arch = plan->channels.cpu_arch;
         plan->facts.cpu_vendor = plan->channels.cpu_vendor;
         const tp_nccl_profile *prof = tp_config__profile(plan->cfg);
+        /* 2.30.3 paths.cc ncclTopoComputeP2pChannels: across nodes, the peers per channel
+         * (maxP2pPeers unset: every rank). */
+        if (tp_profile_has(prof, TP_RULE_LOG_P2P_MAX_PEERS) && plan->job.n_nodes > 1)
+            tp_log_info_sub(&plan->log, TP_SUB_INIT, "Tuning P2P operations with maxP2pPeers = %d",
+                            plan->host_first_rank[plan->job.n_nodes]);
         /* 2.28 logs it on every rank (2.27: rank 0 only). */
         if (tp_profile_has(prof, TP_RULE_LOG_P2P_TYPE) &&
             (plan->job.rank == 0 || tp_profile_has(prof, TP_RULE_LOG_P2P_CUDA)))
