@@ -187,7 +187,7 @@ static void test_rule_predicates(void **state)
         TP_RULE_LOG_POPULATE_NICS_RAILS, TP_RULE_LOG_P2P_CUDA,      TP_RULE_LOG_P2P_GROUP_SIZE,
         TP_RULE_LOG_NET_DEVICE_COUNTS,   TP_RULE_GRAPH_DUMP_RANK,   TP_RULE_DEV_NODES,
         TP_RULE_NETS_KEPT_ONE_NODE,      TP_RULE_GDR_LOG_TRACE,     TP_RULE_PATHS_TYPE_FIRST,
-        TP_RULE_LOG_NVLS_TUNING,         TP_RULE_LOG_P2P_MAX_PEERS,
+        TP_RULE_LOG_NVLS_TUNING,         TP_RULE_LOG_P2P_MAX_PEERS, TP_RULE_P2P_CHANNELS_BY_NET_BW,
     };
     const tp_nccl_profile *newest = tp_nccl_profile__find("2.30.7");
     size_t n27 = sizeof(in_2_27_5) / sizeof(in_2_27_5[0]);

@@ -113,6 +113,10 @@ typedef enum tp_rule {
     /* 2.30.3 paths.cc ncclTopoComputeP2pChannels: "Tuning P2P operations with maxP2pPeers = %d"
      * across nodes. */
     TP_RULE_LOG_P2P_MAX_PEERS,
+    /* 2.29 paths.cc ncclTopoGetNchannels / ncclTopoComputeP2pChannels: a remote peer gets
+     * max(local NETs, their bandwidth / 14 GB/s) channels, NVB peers count NVLinks, and across
+     * nodes the count per peer is halved until all ranks fit one round of 8 peers a channel. */
+    TP_RULE_P2P_CHANNELS_BY_NET_BW,
     TP_RULE_COUNT
 } tp_rule;
 

@@ -47,6 +47,7 @@ static const unsigned rule_stages[TP_RULE_COUNT] = {
     [TP_RULE_PATHS_TYPE_FIRST] = STAGE(TP_LAYER_PATHS),
     [TP_RULE_LOG_NVLS_TUNING] = TP_RULE_STAGE_LOG,
     [TP_RULE_LOG_P2P_MAX_PEERS] = TP_RULE_STAGE_LOG,
+    [TP_RULE_P2P_CHANNELS_BY_NET_BW] = STAGE(TP_LAYER_CHANNELS),
 };
 
 unsigned tp_compare__rule_stages(tp_rule rule)
