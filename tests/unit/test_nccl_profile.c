@@ -439,21 +439,32 @@ static void test_log_formats_2_30_7(void **state)
     assert_true(helpers_log_has(cur, "Tuning P2P operations with maxP2pPeers = 8"));
     tp_plan_free(cur);
     /* NVLS on a DGX H100: 16 channels (sm90), 128 KiB chunks (NCCL 2.30.7's log of case
-     * syn_dgx_h100). */
+     * syn_dgx_h100); on 2 nodes, 4 p2p channels per peer (a 50 GB/s NIC at 14 GB/s a channel;
+     * 2.27.5: 2; both versions' logs of case syn_dgx_h100_nodes2). */
     const char *xml = tp_builtin_xml("dgx-h100");
-    for (int v = 0; v < 2; v++) {
+    static const char *const per_peer[] = {
+        "16 coll channels, 16 collnet channels, 16 nvls channels, 16 p2p channels, 2 p2p channels "
+        "per peer",
+        "16 coll channels, 16 collnet channels, 16 nvls channels, 16 p2p channels, 4 p2p channels "
+        "per peer",
+    };
+    for (int v = 0; v < 4; v++) {
         tp_config *cfg = NULL;
         tp_error err = {0};
         const char *const env[] = {NULL};
         assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
-        assert_int_equal(tp_config_set_nccl(cfg, v ? "2.30.7" : "2.27.5", &err), TP_OK);
+        assert_int_equal(tp_config_set_nccl(cfg, v % 2 ? "2.30.7" : "2.27.5", &err), TP_OK);
         tp_job job = TP_JOB_INIT;
+        job.n_nodes = v / 2 + 1;
         tp_plan *plan = NULL;
         assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "h100", &job, cfg, &err), TP_OK);
-        assert_int_equal(
-            helpers_log_has(plan,
-                            "NVLS tuning: nChannels 16 chunkSize 131072 treeMaxChunkSize 131072"),
-            v);
+        if (v < 2)
+            assert_int_equal(
+                helpers_log_has(
+                    plan, "NVLS tuning: nChannels 16 chunkSize 131072 treeMaxChunkSize 131072"),
+                v);
+        else
+            assert_true(helpers_log_has(plan, per_peer[v % 2]));
         tp_plan_free(plan);
         tp_config_free(cfg);
     }
