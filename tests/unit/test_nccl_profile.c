@@ -7,6 +7,7 @@
 
 #include "common/nccl_profile.h"
 #include "config/config.h"
+#include "tuning/tuning_table.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -188,6 +189,7 @@ static void test_rule_predicates(void **state)
         TP_RULE_LOG_NET_DEVICE_COUNTS,   TP_RULE_GRAPH_DUMP_RANK,   TP_RULE_DEV_NODES,
         TP_RULE_NETS_KEPT_ONE_NODE,      TP_RULE_GDR_LOG_TRACE,     TP_RULE_PATHS_TYPE_FIRST,
         TP_RULE_LOG_NVLS_TUNING,         TP_RULE_LOG_P2P_MAX_PEERS, TP_RULE_P2P_CHANNELS_BY_NET_BW,
+        TP_RULE_NVLS_MODEL_2_28,
     };
     const tp_nccl_profile *newest = tp_nccl_profile__find("2.30.7");
     size_t n27 = sizeof(in_2_27_5) / sizeof(in_2_27_5[0]);
@@ -507,6 +509,66 @@ static void test_paths_type_first_2_30_7(void **state)
     tp_plan_free(cur);
 }
 
+/* 2.30.7's tuning constants (v2.30.7-1 tuning.cc ncclTunerConstantsDefaults): 2.27.5's but the
+ * measured Blackwell rows, NVLSTree's network latency and the NVLS cost model's tables. */
+static void test_tune_constants_2_30_7(void **state)
+{
+    (void)state;
+    const tp_tune_constants *k = tp_tune__constants(tp_nccl_profile__find("2.30.7"));
+    const tp_tune_constants *base = tp_tune__constants(tp_nccl_profile__find("2.27.5"));
+    assert_string_equal(k->nccl_version, "2.30.7");
+    assert_int_equal(k->algo_count, 7);
+    static const double ring_ll128[] = {40.0, 40.0, 40.0}, tree_ll128[] = {55.6, 31.67, 20.0},
+                        tree[] = {70.0, 42.8, 24.0}, nvls_tree_h[] = {0.0, 57.7, 45.5},
+                        nvls_tree_b[] = {0.0, 96.0, 80.0};
+    for (int i = 0; i < TP_NODE_CLASSES; i++) {
+        assert_true(k->ring_ll128_max_bw[TP_CC_BLACKWELL][i] == ring_ll128[i]);
+        assert_true(k->tree_ll128_max_bw[TP_CC_BLACKWELL][i] == tree_ll128[i]);
+        assert_true(k->tree_max_bw[TP_CC_BLACKWELL][i] == tree[i]);
+        assert_true(k->nvls_tree_max_bw[TP_CC_HOPPER][i] == nvls_tree_h[i]);
+        assert_true(k->nvls_tree_max_bw[TP_CC_BLACKWELL][i] == nvls_tree_b[i]);
+        for (int cc = TP_CC_VOLTA; cc <= TP_CC_HOPPER; cc++) { /* unchanged up to Hopper */
+            assert_true(k->ring_ll128_max_bw[cc][i] == base->ring_ll128_max_bw[cc][i]);
+            assert_true(k->tree_max_bw[cc][i] == base->tree_max_bw[cc][i]);
+        }
+        assert_true(k->ll_max_bw[TP_CC_BLACKWELL][i] == base->ll_max_bw[TP_CC_BLACKWELL][i]);
+    }
+    assert_true(k->hw_lat[TP_HW_NET][TP_ALGO_NVLS_TREE][TP_PROTO_SIMPLE] == 20.9f);
+    assert_true(base->hw_lat[TP_HW_NET][TP_ALGO_NVLS_TREE][TP_PROTO_SIMPLE] == 14.0f);
+    assert_true(k->nvls_efficiency[TP_CC_HOPPER] == 0.85f);
+    assert_true(k->nvls_efficiency[TP_CC_BLACKWELL] == 0.74f);
+    assert_int_equal(k->ll128_mixed_min_cc, 90);
+    assert_int_equal(base->ll128_mixed_min_cc, 0);
+    assert_true(base->base_lat[TP_ALGO_TREE][TP_PROTO_SIMPLE] ==
+                k->base_lat[TP_ALGO_TREE][TP_PROTO_SIMPLE]);
+    /* The NVLS cost model of 2.28 on a DGX H100 (the NVLink share at 0.85 efficiency less one
+     * channel, doubled for AllReduce): NVLS/Simple AllReduce 272.0, 2.27.5 266.7 (NCCL 2.30.7's
+     * and 2.27.5's tables of case tune_dgx_h100). */
+    const char *xml = tp_builtin_xml("dgx-h100");
+    static const char *const rows[] = {
+        "    AllReduce |     0.0/   0.0 |     0.0/   0.0 |    69.2/   0.0 |     0.0/   0.0 |     "
+        "0.0/   "
+        "0.0 |    25.0/ 266.7 |     0.0/   0.0 |     0.0/   0.0 |    25.0/   0.0 |",
+        "    AllReduce |     0.0/   0.0 |     0.0/   0.0 |    69.2/   0.0 |     0.0/   0.0 |     "
+        "0.0/   "
+        "0.0 |    25.0/ 272.0 |     0.0/   0.0 |     0.0/   0.0 |    25.0/   0.0 |",
+    };
+    for (int v = 0; v < 2; v++) {
+        tp_config *cfg = NULL;
+        tp_error err = {0};
+        const char *const env[] = {"NCCL_DEBUG_SUBSYS=INIT,ENV,GRAPH,TUNING", NULL};
+        assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+        assert_int_equal(tp_config_set_nccl(cfg, v ? "2.30.7" : "2.27.5", &err), TP_OK);
+        tp_job job = TP_JOB_INIT;
+        tp_plan *plan = NULL;
+        assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "h100", &job, cfg, &err), TP_OK);
+        assert_true(helpers_log_has(plan, rows[v]));
+        assert_false(helpers_log_has(plan, rows[!v]));
+        tp_plan_free(plan);
+        tp_config_free(cfg);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -521,6 +583,7 @@ int main(void)
         cmocka_unit_test(test_log_formats_follow_the_profile),
         cmocka_unit_test(test_log_formats_2_30_7),
         cmocka_unit_test(test_paths_type_first_2_30_7),
+        cmocka_unit_test(test_tune_constants_2_30_7),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

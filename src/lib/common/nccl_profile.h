@@ -117,6 +117,10 @@ typedef enum tp_rule {
      * max(local NETs, their bandwidth / 14 GB/s) channels, NVB peers count NVLinks, and across
      * nodes the count per peer is halved until all ranks fit one round of 8 peers a channel. */
     TP_RULE_P2P_CHANNELS_BY_NET_BW,
+    /* 2.28 tuning.cc ncclTopoTuneModel: NVLS/NVLSTree bandwidth from nvlsEfficiency and the
+     * channels less one (x2 for AllReduce), NVLSTree capped per channel, both need 2 channels, and
+     * their bus to algorithm bandwidth ratio is Ring's (tuning_2_27.c with 2.30.7's constants). */
+    TP_RULE_NVLS_MODEL_2_28,
     TP_RULE_COUNT
 } tp_rule;
 

@@ -144,6 +144,9 @@ static void init_ctx(model_ctx *m, const tp_tuning *t, const tp_config *cfg)
     m->tree_max_bw = m->k->tree_max_bw[cc][nodes];
     m->ring_ll128_max_bw = m->k->ring_ll128_max_bw[cc][nodes];
     m->tree_ll128_max_bw = m->k->tree_ll128_max_bw[cc][nodes];
+    m->nvls_2_28 = tp_profile_has(tp_config__profile(cfg), TP_RULE_NVLS_MODEL_2_28);
+    m->nvls_efficiency = m->k->nvls_efficiency[cc];
+    m->nvls_tree_max_bw = m->k->nvls_tree_max_bw[cc][nodes];
     /* NCCL 2.22.3 favours Tree on POWER: Tree/Simple takes Ring's PCI latency. */
     if (job->cpu_arch == TP_CPU_ARCH_POWER)
         m->hw_lat[TP_HW_PCI][TP_ALGO_TREE][TP_PROTO_SIMPLE] =
