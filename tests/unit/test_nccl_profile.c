@@ -507,6 +507,12 @@ static void test_paths_type_first_2_30_7(void **state)
              "DEV/0-1e000 (2/0.0/NVL) "));
     tp_plan_free(old);
     tp_plan_free(cur);
+    /* One host of two GPU domains is two NCCL nodes: groups of 2 ranks, maxP2pPeers logged (NCCL
+     * 2.30.7's log of case syn_pix_nic). */
+    cur = plan_fixture("pix_nic_2s.xml", "2.30.7");
+    assert_true(helpers_log_has(cur, "ncclP2pSchedule: group size used is 2"));
+    assert_true(helpers_log_has(cur, "Tuning P2P operations with maxP2pPeers = 4"));
+    tp_plan_free(cur);
 }
 
 /* 2.30.7's tuning constants (v2.30.7-1 tuning.cc ncclTunerConstantsDefaults): 2.27.5's but the

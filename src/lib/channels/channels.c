@@ -246,6 +246,35 @@ static void local_ranks(tp_chan_ctx *x)
     }
 }
 
+static int gcd_int(int a, int b)
+{
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* 2.28.9 init.cc ncclP2pSchedule: peers are scheduled in groups of NCCL_P2P_SCHEDULE_GROUP_SIZE
+ * ranks across (NCCL) nodes, of the largest node's ranks on one, cut to divide every node's. */
+static void p2p_group_size(tp_chan_ctx *x)
+{
+    int n_nodes = x->ch->n_nodes, max_local = 0;
+    int *local = tp_chan__zalloc(x, (size_t)n_nodes, sizeof(int));
+    if (!local)
+        return; /* the size stays 0: not logged */
+    for (int r = 0; r < x->n_ranks; r++)
+        local[tp_chan__node(x, r)]++;
+    for (int n = 0; n < n_nodes; n++)
+        max_local = local[n] > max_local ? local[n] : max_local;
+    int group = n_nodes > 1 ? TP_P2P_SCHEDULE_GROUP_SIZE : max_local;
+    for (int n = 0; n < n_nodes; n++)
+        if (local[n] % group != 0 || local[n] < group)
+            group = gcd_int(group, local[n]);
+    x->ch->p2p_group_size = group;
+}
+
 /*
  * init.cc: the job's CPU is mixed when hosts differ in architecture or
  * vendor; rank 0 says so.
@@ -598,6 +627,7 @@ tp_status tp_channels__build(tp_channels *ch, const tp_channels_job *job, const 
     job_cpu(&x);
     ch->node = tp_chan__node(&x, job->rank);
     local_ranks(&x);
+    p2p_group_size(&x);
     x.nc = ch->search_channels =
         min_int(ch->combined[TP_GRAPH_RING].n_channels, ch->combined[TP_GRAPH_TREE].n_channels);
     if (x.nc < 1) {

@@ -18,8 +18,6 @@
 
 /* NCCL 2.22.3 init.cc: the ring search asks for up to MAXCHANNELS/2 channels. */
 #define TP_RING_MAX_CHANNELS (TP_MAXCHANNELS / 2)
-/* 2.28.7 init.cc NCCL_P2P_SCHEDULE_GROUP_SIZE default: NCCL_MAX_DEV_WORK_P2P_PER_BATCH. */
-#define TP_P2P_SCHEDULE_GROUP_SIZE 8
 
 static double now_us(void)
 {
@@ -675,34 +673,6 @@ static void log_net_device_counts(tp_plan *plan)
                     lo, hi);
 }
 
-static int gcd_int(int a, int b)
-{
-    while (b) {
-        int t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
-/* 2.28.9 init.cc ncclP2pSchedule: peers are scheduled in groups of NCCL_P2P_SCHEDULE_GROUP_SIZE
- * (8) ranks across nodes, of the largest node's ranks on one, shrunk to divide every node's. */
-static void log_p2p_group_size(tp_plan *plan)
-{
-    int n_nodes = plan->job.n_nodes, max_local = 0;
-    for (int h = 0; h < n_nodes; h++) {
-        int local = plan->host_first_rank[h + 1] - plan->host_first_rank[h];
-        max_local = local > max_local ? local : max_local;
-    }
-    int group = n_nodes > 1 ? TP_P2P_SCHEDULE_GROUP_SIZE : max_local;
-    for (int h = 0; h < n_nodes; h++) {
-        int local = plan->host_first_rank[h + 1] - plan->host_first_rank[h];
-        if (local % group != 0 || local < group)
-            group = gcd_int(group, local);
-    }
-    tp_log_info_sub(&plan->log, TP_SUB_GRAPH, "ncclP2pSchedule: group size used is %d", group);
-}
-
 /* From the domains' graphs to the channels of every rank. */
 static tp_status build_channels(tp_plan *plan, tp_error *err)
 {
@@ -750,7 +720,7 @@ static tp_status build_channels(tp_plan *plan, tp_error *err)
         const tp_nccl_profile *prof = tp_config__profile(plan->cfg);
         /* 2.30.3 paths.cc ncclTopoComputeP2pChannels: across nodes, the peers per channel
          * (maxP2pPeers unset: every rank). */
-        if (tp_profile_has(prof, TP_RULE_LOG_P2P_MAX_PEERS) && plan->job.n_nodes > 1)
+        if (tp_profile_has(prof, TP_RULE_LOG_P2P_MAX_PEERS) && plan->channels.n_nodes > 1)
             tp_log_info_sub(&plan->log, TP_SUB_INIT, "Tuning P2P operations with maxP2pPeers = %d",
                             plan->host_first_rank[plan->job.n_nodes]);
         /* 2.28 logs it on every rank (2.27: rank 0 only). */
@@ -758,7 +728,8 @@ static tp_status build_channels(tp_plan *plan, tp_error *err)
             (plan->job.rank == 0 || tp_profile_has(prof, TP_RULE_LOG_P2P_CUDA)))
             st = log_p2p_type(plan, err);
         if (st == TP_OK && tp_profile_has(prof, TP_RULE_LOG_P2P_GROUP_SIZE))
-            log_p2p_group_size(plan);
+            tp_log_info_sub(&plan->log, TP_SUB_GRAPH, "ncclP2pSchedule: group size used is %d",
+                            plan->channels.p2p_group_size);
     }
     if (st == TP_OK) {
         /* init.cc: the tuning model runs just before the "coll channels" line. */
