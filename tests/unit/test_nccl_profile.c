@@ -189,7 +189,7 @@ static void test_rule_predicates(void **state)
         TP_RULE_LOG_NET_DEVICE_COUNTS,   TP_RULE_GRAPH_DUMP_RANK,   TP_RULE_DEV_NODES,
         TP_RULE_NETS_KEPT_ONE_NODE,      TP_RULE_GDR_LOG_TRACE,     TP_RULE_PATHS_TYPE_FIRST,
         TP_RULE_LOG_NVLS_TUNING,         TP_RULE_LOG_P2P_MAX_PEERS, TP_RULE_P2P_CHANNELS_BY_NET_BW,
-        TP_RULE_NVLS_MODEL_2_28,
+        TP_RULE_NVLS_MODEL_2_28,         TP_RULE_LOG_TOPO_HINTS,    TP_RULE_NET_GUID_HEX,
     };
     const tp_nccl_profile *newest = tp_nccl_profile__find("2.30.7");
     size_t n27 = sizeof(in_2_27_5) / sizeof(in_2_27_5[0]);
@@ -515,6 +515,43 @@ static void test_paths_type_first_2_30_7(void **state)
     tp_plan_free(cur);
 }
 
+/* 2.28.9 reads a NET's guid with strtoull(.., 16) ("1f" is 0x1f; 2.27.5's "0x%lx" scan gives 0),
+ * 2.30.3 follows a dictionary fallback with two HINT lines (v100_nv2.xml with guid="1f" and a GPU's
+ * empty link_speed, on 2 nodes). */
+static void test_net_guid_and_hints_2_30_7(void **state)
+{
+    (void)state;
+    char *xml = helpers_fixture("v100_nv2.xml");
+    char *guid = strstr(xml, "guid=\"0x0\""), *speed = strstr(xml, "link_speed=\"");
+    assert_non_null(guid);
+    assert_non_null(speed);
+    memcpy(guid, "guid=\"1f\" ", 10); /* same length: "0x0" + '"' -> "1f" + '"' + ' ' */
+    speed += strlen("link_speed=\"");
+    while (*speed != '"') /* the speed blanked: spaces are not in NCCL's dictionary either */
+        *speed++ = ' ';
+    static const char *const leaf[] = {"                + NET[1.2] - NET/0-0 (0/0/0/1.250000)",
+                                       "                + NET[1.2] - NET/0-0 (0/1f/0/1.250000)"};
+    for (int v = 0; v < 2; v++) {
+        tp_config *cfg = NULL;
+        tp_error err = {0};
+        const char *const env[] = {NULL};
+        assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+        assert_int_equal(tp_config_set_nccl(cfg, v ? "2.30.7" : "2.27.5", &err), TP_OK);
+        tp_job job = TP_JOB_INIT;
+        job.n_nodes = 2;
+        tp_plan *plan = NULL;
+        assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "v100", &job, cfg, &err), TP_OK);
+        assert_true(helpers_log_has(plan, leaf[v]));
+        assert_int_equal(helpers_log_has(plan,
+                                         "HINT: In many cases this issue indicates missing or "
+                                         "faulty information in the provided topology file."),
+                         v);
+        tp_plan_free(plan);
+        tp_config_free(cfg);
+    }
+    free(xml);
+}
+
 /* 2.30.7's tuning constants (v2.30.7-1 tuning.cc ncclTunerConstantsDefaults): 2.27.5's but the
  * measured Blackwell rows, NVLSTree's network latency and the NVLS cost model's tables. */
 static void test_tune_constants_2_30_7(void **state)
@@ -590,6 +627,7 @@ int main(void)
         cmocka_unit_test(test_log_formats_2_30_7),
         cmocka_unit_test(test_paths_type_first_2_30_7),
         cmocka_unit_test(test_tune_constants_2_30_7),
+        cmocka_unit_test(test_net_guid_and_hints_2_30_7),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

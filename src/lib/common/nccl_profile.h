@@ -121,6 +121,11 @@ typedef enum tp_rule {
      * channels less one (x2 for AllReduce), NVLSTree capped per channel, both need 2 channels, and
      * their bus to algorithm bandwidth ratio is Ring's (tuning_2_27.c with 2.30.7's constants). */
     TP_RULE_NVLS_MODEL_2_28,
+    /* 2.30.3 xml.h kvConvertToInt: two "HINT: ..." lines after a dictionary fallback. */
+    TP_RULE_LOG_TOPO_HINTS,
+    /* 2.28.9 topo.cc ncclTopoAddNet: a NET's asic is strtoull(guid, 16) ("1" is 1; before: "0x%lx",
+     * 0 without the prefix), its NET id without a guid. */
+    TP_RULE_NET_GUID_HEX,
     TP_RULE_COUNT
 } tp_rule;
 

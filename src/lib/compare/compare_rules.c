@@ -49,6 +49,8 @@ static const unsigned rule_stages[TP_RULE_COUNT] = {
     [TP_RULE_LOG_P2P_MAX_PEERS] = TP_RULE_STAGE_LOG,
     [TP_RULE_P2P_CHANNELS_BY_NET_BW] = STAGE(TP_LAYER_CHANNELS),
     [TP_RULE_NVLS_MODEL_2_28] = STAGE(TP_LAYER_TUNING),
+    [TP_RULE_LOG_TOPO_HINTS] = TP_RULE_STAGE_LOG,
+    [TP_RULE_NET_GUID_HEX] = STAGE(TP_LAYER_SYSTEM) | STAGE(TP_LAYER_GRAPHS), /* NICs sharing */
 };
 
 unsigned tp_compare__rule_stages(tp_rule rule)

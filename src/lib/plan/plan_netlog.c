@@ -51,15 +51,6 @@ static const char *pci_path(const tp_xml_elem *net)
     return bus ? bus : "";
 }
 
-/* The IB plugin's planeId of a device (2.30.7 net_ib init.cc): a device fused from several ("a+b")
- * is virtual, NCCL_IB_PLANE_VIRT_BIT with one bit per member's plane index (all plane 0 without
- * plane ids); a plain device has none (NCCL_NET_ID_UNDEF). */
-#define IB_PLANE_VIRT_BIT 0x4000
-static int ib_plane_id(const char *name)
-{
-    return name && strchr(name, '+') ? IB_PLANE_VIRT_BIT | 1 : -1;
-}
-
 static void log_filled(tp_log *log, const tp_xml_elem *net, bool rails)
 {
     const char *name = tp_xml__attr(net, "name");
@@ -70,12 +61,13 @@ static void log_filled(tp_log *log, const tp_xml_elem *net, bool rails)
                         name ? name : "(null)", pci_path(net), coll ? coll : "(null)");
         return;
     }
-    /* 2.30.7: the IB plugin sets no rail; "net" is 1 (a NET plugin's device), gin/rma unset. */
+    /* 2.30.7: the IB plugin sets no rail, nor a plane without NCCL_IB_HCA plane ids (a vNIC
+     * it fuses would show NCCL_IB_PLANE_VIRT_BIT | 1: with TP_RULE_NIC_FUSION's vNICs); "net" is 1
+     * (a NET plugin's device), gin/rma unset. */
     tp_log_info_sub(log, TP_SUB_GRAPH,
                     "ncclTopoPopulateNics : Filled %s in topo with pciPath=%s net=1 gin=(null) "
-                    "rma=(null) keep=1 coll=%s rail=-1 plane=%d",
-                    name ? name : "(null)", pci_path(net), coll ? coll : "(null)",
-                    ib_plane_id(name));
+                    "rma=(null) keep=1 coll=%s rail=-1 plane=-1",
+                    name ? name : "(null)", pci_path(net), coll ? coll : "(null)");
 }
 
 tp_status tp_plan__log_net_import(const tp_xml *doc, const tp_nccl_profile *profile, tp_log *log,
