@@ -190,6 +190,7 @@ static void test_rule_predicates(void **state)
         TP_RULE_NETS_KEPT_ONE_NODE,      TP_RULE_GDR_LOG_TRACE,     TP_RULE_PATHS_TYPE_FIRST,
         TP_RULE_LOG_NVLS_TUNING,         TP_RULE_LOG_P2P_MAX_PEERS, TP_RULE_P2P_CHANNELS_BY_NET_BW,
         TP_RULE_NVLS_MODEL_2_28,         TP_RULE_LOG_TOPO_HINTS,    TP_RULE_NET_GUID_HEX,
+        TP_RULE_NO_NVLS_CHANNEL_COPY,
     };
     const tp_nccl_profile *newest = tp_nccl_profile__find("2.30.7");
     size_t n27 = sizeof(in_2_27_5) / sizeof(in_2_27_5[0]);
@@ -515,6 +516,34 @@ static void test_paths_type_first_2_30_7(void **state)
     tp_plan_free(cur);
 }
 
+/* 2.28 no longer raises the collective channels to the NVLS channel count: a DGX H100 with
+ * NCCL_MAX_NCHANNELS=4 keeps 4 (2.27.5: 16; NCCL 2.30.7's log of case
+ * tune_dgx_h100_max_nchannels_4). */
+static void test_no_nvls_channel_copy_2_30_7(void **state)
+{
+    (void)state;
+    const char *xml = tp_builtin_xml("dgx-h100");
+    static const char *const lines[] = {
+        "16 coll channels, 16 collnet channels, 16 nvls channels, 16 p2p channels, 16 p2p channels "
+        "per peer",
+        "4 coll channels, 4 collnet channels, 16 nvls channels, 4 p2p channels, 4 p2p channels per "
+        "peer",
+    };
+    for (int v = 0; v < 2; v++) {
+        tp_config *cfg = NULL;
+        tp_error err = {0};
+        const char *const env[] = {"NCCL_MAX_NCHANNELS=4", NULL};
+        assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+        assert_int_equal(tp_config_set_nccl(cfg, v ? "2.30.7" : "2.27.5", &err), TP_OK);
+        tp_job job = TP_JOB_INIT;
+        tp_plan *plan = NULL;
+        assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "h100", &job, cfg, &err), TP_OK);
+        assert_true(helpers_log_has(plan, lines[v]));
+        tp_plan_free(plan);
+        tp_config_free(cfg);
+    }
+}
+
 /* 2.28.9 reads a NET's guid with strtoull(.., 16) ("1f" is 0x1f; 2.27.5's "0x%lx" scan gives 0),
  * 2.30.3 follows a dictionary fallback with two HINT lines (v100_nv2.xml with guid="1f" and a GPU's
  * empty link_speed, on 2 nodes). */
@@ -628,6 +657,7 @@ int main(void)
         cmocka_unit_test(test_paths_type_first_2_30_7),
         cmocka_unit_test(test_tune_constants_2_30_7),
         cmocka_unit_test(test_net_guid_and_hints_2_30_7),
+        cmocka_unit_test(test_no_nvls_channel_copy_2_30_7),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

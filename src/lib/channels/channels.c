@@ -451,7 +451,8 @@ static void size_channels(tp_chan_ctx *x)
     int dom = tp_chan__domain(x, job->rank);
     ch->n_nvls_channels =
         ch->combined[TP_GRAPH_NVLS].n_channels == 0 ? 0 : job->domains[dom].nvls_channels;
-    if (n < ch->n_nvls_channels)
+    /* 2.28 (TP_RULE_NO_NVLS_CHANNEL_COPY): no longer raised to the NVLS channel count. */
+    if (n < ch->n_nvls_channels && !tp_profile_has(p, TP_RULE_NO_NVLS_CHANNEL_COPY))
         n = copy_channels(x, n, ch->n_nvls_channels);
     x->n_channels = count->after_nvls = n;
 }

@@ -126,6 +126,9 @@ typedef enum tp_rule {
     /* 2.28.9 topo.cc ncclTopoAddNet: a NET's asic is strtoull(guid, 16) ("1" is 1; before: "0x%lx",
      * 0 without the prefix), its NET id without a guid. */
     TP_RULE_NET_GUID_HEX,
+    /* 2.28 connect.cc ncclTopoPostset: the collective channels are no longer raised to the NVLS
+     * channel count ("max CTA count from 32 to 16 on Blackwell"). */
+    TP_RULE_NO_NVLS_CHANNEL_COPY,
     TP_RULE_COUNT
 } tp_rule;
 
