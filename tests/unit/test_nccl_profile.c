@@ -190,7 +190,7 @@ static void test_rule_predicates(void **state)
         TP_RULE_NETS_KEPT_ONE_NODE,      TP_RULE_GDR_LOG_TRACE,     TP_RULE_PATHS_TYPE_FIRST,
         TP_RULE_LOG_NVLS_TUNING,         TP_RULE_LOG_P2P_MAX_PEERS, TP_RULE_P2P_CHANNELS_BY_NET_BW,
         TP_RULE_NVLS_MODEL_2_28,         TP_RULE_LOG_TOPO_HINTS,    TP_RULE_NET_GUID_HEX,
-        TP_RULE_NO_NVLS_CHANNEL_COPY,
+        TP_RULE_NO_NVLS_CHANNEL_COPY,    TP_RULE_LOG_LINES_WHOLE,
     };
     const tp_nccl_profile *newest = tp_nccl_profile__find("2.30.7");
     size_t n27 = sizeof(in_2_27_5) / sizeof(in_2_27_5[0]);
@@ -544,6 +544,58 @@ static void test_no_nvls_channel_copy_2_30_7(void **state)
     }
 }
 
+/* The longest line `nccl-log` prints for the plan. */
+static size_t longest_log_line(const tp_plan *plan)
+{
+    char *text = NULL;
+    size_t len = 0, longest = 0, at = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_int_equal(tp_report_nccl_log(out, plan, NULL), TP_OK);
+    fclose(out);
+    for (size_t i = 0; i <= len; i++) {
+        if (i == len || text[i] == '\n') {
+            longest = i - at > longest ? i - at : longest;
+            at = i + 1;
+        }
+    }
+    free(text);
+    return longest;
+}
+
+/* 2.29.7 prints a message whole after its prefix (before: both cut to a char[1024]): a paths line
+ * of 32 NETs and 8 DEVs keeps its 1023 characters after "[0] NCCL INFO " (NCCL 2.30.7's log of
+ * case real_aws_p5_2026); 2.28 calls a node of one rank all direct (case
+ * syn_hgx_a100_p2p_disable_shm_disable). */
+static void test_log_lines_2_30_7(void **state)
+{
+    (void)state;
+    for (int v = 0; v < 2; v++) {
+        tp_plan *plan = plan_fixture("aws_p5_2026.xml", v ? "2.30.7" : "2.27.5");
+        if (v)
+            assert_int_equal(longest_log_line(plan), 14 + 1023);
+        else
+            assert_true(longest_log_line(plan) <= 1023);
+        tp_plan_free(plan);
+    }
+    char *xml = helpers_fixture("hgx_a100.xml");
+    for (int v = 0; v < 2; v++) {
+        tp_config *cfg = NULL;
+        tp_error err = {0};
+        const char *const env[] = {"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=1", NULL};
+        assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+        assert_int_equal(tp_config_set_nccl(cfg, v ? "2.30.7" : "2.27.5", &err), TP_OK);
+        tp_job job = TP_JOB_INIT;
+        tp_plan *plan = NULL;
+        assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "a100", &job, cfg, &err), TP_OK);
+        assert_true(helpers_log_has(plan, v ? "Check P2P Type isAllDirectP2p 1 directMode 0 "
+                                              "isAllCudaP2p 1"
+                                            : "Check P2P Type isAllDirectP2p 0 directMode 0"));
+        tp_plan_free(plan);
+        tp_config_free(cfg);
+    }
+    free(xml);
+}
+
 /* 2.28.9 reads a NET's guid with strtoull(.., 16) ("1f" is 0x1f; 2.27.5's "0x%lx" scan gives 0),
  * 2.30.3 follows a dictionary fallback with two HINT lines (v100_nv2.xml with guid="1f" and a GPU's
  * empty link_speed, on 2 nodes). */
@@ -658,6 +710,7 @@ int main(void)
         cmocka_unit_test(test_tune_constants_2_30_7),
         cmocka_unit_test(test_net_guid_and_hints_2_30_7),
         cmocka_unit_test(test_no_nvls_channel_copy_2_30_7),
+        cmocka_unit_test(test_log_lines_2_30_7),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

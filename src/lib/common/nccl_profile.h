@@ -84,8 +84,8 @@ typedef enum tp_rule {
     /* 2.30.7 topo.cc ncclTopoPopulateNics: "Filled %s ... net=%s gin=%s rma=%s keep=%s coll=%s
      * rail=%d plane=%d", and no "Retrieving state" / "Initialized state" lines. */
     TP_RULE_LOG_POPULATE_NICS_RAILS,
-    /* 2.28 transport.cc ncclTransportCheckP2pType: the P2P type line ends "isAllCudaP2p %d" and
-     * every rank logs it (2.27: rank 0). */
+    /* 2.28 transport.cc ncclTransportCheckP2pType: the P2P type line ends "isAllCudaP2p %d",
+     * every rank logs it (2.27: rank 0), a node of one rank is all direct (2.27: not). */
     TP_RULE_LOG_P2P_CUDA,
     /* 2.28.7 init.cc ncclP2pSchedule: "ncclP2pSchedule: group size used is %d" (8 ranks across
      * nodes, the largest node's ranks on one; 2.28.9), made a divisor of every node's ranks. */
@@ -129,6 +129,9 @@ typedef enum tp_rule {
     /* 2.28 connect.cc ncclTopoPostset: the collective channels are no longer raised to the NVLS
      * channel count ("max CTA count from 32 to 16 on Blackwell"). */
     TP_RULE_NO_NVLS_CHANNEL_COPY,
+    /* 2.29.7 debug.cc ncclDebugLogV: the message is printed whole after the prefix (before: both
+     * cut to one char[1024]). */
+    TP_RULE_LOG_LINES_WHOLE,
     TP_RULE_COUNT
 } tp_rule;
 

@@ -609,7 +609,9 @@ static void tune_job(const tp_plan *plan, tp_tune_job *tj)
 static tp_status log_p2p_type(tp_plan *plan, tp_error *err)
 {
     const tp_node_set *gpus = &plan->sys->nodes[TP_NODE_GPU];
-    bool all_direct = plan->channels.local_ranks > 1;
+    /* 2.28: a node of one rank has no pair that is not direct (2.27: reported as not direct). */
+    bool all_direct = plan->channels.local_ranks > 1 ||
+                      tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_LOG_P2P_CUDA);
     for (int i = 0; all_direct && i < gpus->count; i++) {
         for (int j = i + 1; all_direct && j < gpus->count; j++) {
             int p2p = 0, inter = -1;
