@@ -182,6 +182,7 @@ static void test_rule_predicates(void **state)
         TP_RULE_TUNE_MODEL_2_27,
         TP_RULE_NO_SIZE_LINES,
         TP_RULE_NTHREADS_INFO,
+        TP_RULE_SPLIT_NVLINK_RING,
     };
     /* Rules of 2.28 .. 2.30.7: in 2.30.7 only. */
     static const tp_rule in_2_30_7[] = {
@@ -544,6 +545,22 @@ static void test_no_nvls_channel_copy_2_30_7(void **state)
     }
 }
 
+/* 2.26 makes the ring search take 2 channels when there are exactly two NVLink domains: 4 A100
+ * PCIe in NVLink bridge pairs, one per NUMA node (NCCL 2.27.5's and 2.30.7's logs of case
+ * real_ncv4_preswap: 2 channels at 6 GB/s, not 1 at 12). */
+static void test_split_nvlink_ring(void **state)
+{
+    (void)state;
+    static const char *const versions[] = {"2.27.5", "2.30.7"};
+    for (int v = 0; v < 2; v++) {
+        tp_plan *plan = plan_fixture("ncv4_preswap.xml", versions[v]);
+        assert_true(helpers_log_has(plan,
+                                    "Pattern 4, crossNic 0, nChannels 2, bw 6.000000/6.000000, "
+                                    "type SYS/PIX, sameChannels 1"));
+        tp_plan_free(plan);
+    }
+}
+
 /* The longest line `nccl-log` prints for the plan. */
 static size_t longest_log_line(const tp_plan *plan)
 {
@@ -711,6 +728,7 @@ int main(void)
         cmocka_unit_test(test_net_guid_and_hints_2_30_7),
         cmocka_unit_test(test_no_nvls_channel_copy_2_30_7),
         cmocka_unit_test(test_log_lines_2_30_7),
+        cmocka_unit_test(test_split_nvlink_ring),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -62,7 +62,7 @@ static const tp_param_default params_2_27_5[] = {
      RULE(TP_RULE_RECNET_LOCAL_GPU_FIRST) | RULE(TP_RULE_LOG_GRAPH_GPU_IDS) |                      \
      RULE(TP_RULE_LOG_P2P_TYPE) | RULE(TP_RULE_LOG_NET_COLL) | RULE(TP_RULE_FALLBACK_INFO) |       \
      RULE(TP_RULE_P2P_LEVEL_PXB) | RULE(TP_RULE_TUNE_MODEL_2_27) | RULE(TP_RULE_NO_SIZE_LINES) |   \
-     RULE(TP_RULE_NTHREADS_INFO))
+     RULE(TP_RULE_NTHREADS_INFO) | RULE(TP_RULE_SPLIT_NVLINK_RING))
 
 /* The entries 2.22.3 and 2.27.5 share (checked by test_nccl_profile for both). */
 #define COMMON_ENTRIES                                                                             \
@@ -141,7 +141,7 @@ static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
             .tag = "v2.27.5-1",
             /* conformance/nccl-2.27.5/cases: tests/conformance-pass-2.27.5.txt (measured) */
             .exact = false,
-            .public_passed = 115,
+            .public_passed = 116,
             .public_total = 166,
             .rules = RULES_2_27_5,
             ENTRIES_SINCE_2_27_5,
@@ -156,7 +156,7 @@ static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
             .tag = "v2.30.7-1",
             /* conformance/nccl-2.30.7/cases: tests/conformance-pass-2.30.7.txt (measured) */
             .exact = false,
-            .public_passed = 113,
+            .public_passed = 114,
             .public_total = 166,
             .rules = RULES_2_30_7,
             /* Everything 2.27.5 has but its sm100 ladders (search.cc, 2.29.2 .. 2.30.3). */
@@ -203,6 +203,7 @@ static const struct {
     [TP_RULE_GDR_LOG_TRACE] = {"gdr-log-trace", "2.30.3 paths.cc ncclTopoCheckGdr"},
     [TP_RULE_PATHS_TYPE_FIRST] = {"paths-type-first", "2.30.7 paths.cc ncclTopoSetPaths"},
     [TP_RULE_LOG_NVLS_TUNING] = {"log-nvls-tuning", "2.30.3 nvls.cc ncclNvlsTuning"},
+    [TP_RULE_SPLIT_NVLINK_RING] = {"split-nvlink-ring", "2.26 search.cc ncclTopoCompute"},
     [TP_RULE_LOG_LINES_WHOLE] = {"log-lines-whole", "2.29.7 debug.cc ncclDebugLogV"},
     [TP_RULE_NO_NVLS_CHANNEL_COPY] = {"no-nvls-channel-copy", "2.28 connect.cc ncclTopoPostset"},
     [TP_RULE_LOG_TOPO_HINTS] = {"log-topo-hints", "2.30.3 xml.cc kvConvertToInt"},

@@ -132,6 +132,9 @@ typedef enum tp_rule {
     /* 2.29.7 debug.cc ncclDebugLogV: the message is printed whole after the prefix (before: both
      * cut to one char[1024]). */
     TP_RULE_LOG_LINES_WHOLE,
+    /* 2.26 search.cc ncclTopoCompute, paths.cc ncclTopoSplitNvLink: with exactly two NVLink
+     * domains the ring search takes at least 2 channels. */
+    TP_RULE_SPLIT_NVLINK_RING,
     TP_RULE_COUNT
 } tp_rule;
 

@@ -718,6 +718,25 @@ void tp_search__keep_free(tp_search_ctx *keep)
     free(keep);
 }
 
+/* 2.26 paths.cc ncclTopoSplitNvLink: exactly two NVLink domains of more than one GPU (a GPU joins
+ * the domain of the first lower GPU with an NVL route to it, as NCCL labels them). */
+static bool split_nvlink(const tp_system *sys)
+{
+    const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
+    int domain[TP_MAX_NODES], count[TP_MAX_NODES] = {0}, domains = 0;
+    for (int g = 0; g < gpus->count; g++)
+        domain[g] = g;
+    for (int g = 0; g < gpus->count; g++)
+        for (int p = g + 1; p < gpus->count; p++)
+            if (gpus->nodes[g].paths[TP_NODE_GPU][p].type == TP_PATH_NVL)
+                domain[p] = domain[g];
+    for (int g = 0; g < gpus->count; g++)
+        count[domain[g]]++;
+    for (int g = 0; g < gpus->count; g++)
+        domains += count[g] > 1;
+    return domains == 2;
+}
+
 static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, const tp_search_run *run,
                               tp_error *err)
 {
@@ -735,6 +754,12 @@ static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, const 
         graph->pattern = TP_PATTERN_TREE;
     if (s->n_nets == 0 && graph->pattern == TP_PATTERN_NVLS)
         graph->min_channels = graph->max_channels = s->n_gpus; /* pull evenly from all GPUs */
+    /* 2.26: two NVLink domains joined by a slower link: Tree does better and needs 2 channels,
+     * which Ring then matches. */
+    if (graph->pattern == TP_PATTERN_RING &&
+        tp_profile_has(l->profile, TP_RULE_SPLIT_NVLINK_RING) && graph->max_channels >= 2 &&
+        graph->min_channels == 1 && split_nvlink(sys))
+        graph->min_channels = 2;
     tp_search__copy_graph(l->tmp, graph, s->n_gpus);
     l->tmp->events = NULL;
     init_speeds(l);
