@@ -210,7 +210,7 @@ const tp_nccl_profile *tp_nccl_profile__find(const char *version);
 const tp_nccl_profile *tp_nccl_profile__default(void);
 /* Profile i (0 .. TP_NCCL_COUNT-1), oldest first. */
 const tp_nccl_profile *tp_nccl_profile__at(int i);
-/* "2.22.3, 2.27.5" into buf (for usage errors). */
+/* "2.22.3, 2.27.5, 2.30.7" into buf (for usage errors). */
 void tp_nccl_profile__list(char *buf, size_t size);
 /* The rule's name ("p2c-before-pxn") and the NCCL version and function it comes from. */
 const char *tp_rule_name(tp_rule rule);
