@@ -46,7 +46,7 @@ DEPS_STAMP := $(BUILD)/.deps-ok
 CONFORMANCE := ../shared/conformance/run
 
 .PHONY: check-verify install uninstall check-package check-provider fuzz check-search-diff all deps demo check check-unit check-golden check-errors check-nccl-errors check-notes check-json check-pictures check-fuzz check-output check-header \
-        check-lint check-report check-report-quick check-conformance check-conformance-2.27.5 check-explain check-san check-valgrind bench fuzz format-check clean
+        check-lint check-report check-report-quick check-conformance check-conformance-2.27.5 check-conformance-2.30.7 check-explain check-san check-valgrind bench fuzz format-check clean
 
 all: $(BUILD)/topoplan $(BUILD)/libtopoplan.a $(BUILD)/$(SO_REAL) $(BUILD)/$(SONAME) $(BUILD)/libtopoplan.so \
      $(BUILD)/topoplan.1 $(BUILD)/topoplan.3
@@ -108,7 +108,7 @@ demo: $(BUILD)/topoplan
 	$(BUILD)/topoplan search --builtin dgx-h100 --nodes 2
 
 check: check-unit check-golden check-errors check-nccl-errors check-notes check-json check-pictures check-fleet check-output check-verify check-report-quick check-fuzz check-header check-lint format-check \
-       check-conformance check-conformance-2.27.5 check-explain check-provider check-search-diff check-package check-valgrind \
+       check-conformance check-conformance-2.27.5 check-conformance-2.30.7 check-explain check-provider check-search-diff check-package check-valgrind \
        check-san
 
 check-unit: $(UNIT_BIN)
@@ -201,6 +201,14 @@ check-conformance-2.27.5: $(BUILD)/topoplan
 	        --require tests/conformance-pass-2.27.5.txt $(BUILD)/topoplan | tail -n 4 | \
 	        sed -E 's/^([0-9]+) passed, ([0-9]+) failed$$/NCCL 2.27.5 (partial profile): \1 cases pass, \2 not yet exact; the ratchet above is what must pass/'; \
 	else echo "NCCL 2.27.5 conformance suite not found: skipped"; fi
+
+# NCCL 2.30.7's suite, the same way (tests/conformance-pass-2.30.7.txt).
+check-conformance-2.30.7: $(BUILD)/topoplan
+	@if [ -x $(CONFORMANCE) ] && [ -d ../shared/conformance/nccl-2.30.7/cases ]; then \
+	    set -o pipefail; $(CONFORMANCE) --jobs 2 --cases ../shared/conformance/nccl-2.30.7/cases \
+	        --require tests/conformance-pass-2.30.7.txt $(BUILD)/topoplan | tail -n 4 | \
+	        sed -E 's/^([0-9]+) passed, ([0-9]+) failed$$/NCCL 2.30.7 (partial profile): \1 cases pass, \2 not yet exact; the ratchet above is what must pass/'; \
+	else echo "NCCL 2.30.7 conformance suite not found: skipped"; fi
 
 # Every public case: each graph's explanation agrees with its decision trace and final graph.
 check-explain: $(BUILD)/topoplan

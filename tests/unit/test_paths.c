@@ -404,7 +404,7 @@ static char *log_text(const tp_log *log)
 static void check_print(const tp_system *sys, const char *expected)
 {
     tp_log log = {.enabled = true};
-    tp_paths__print(&log, sys);
+    tp_paths__print(&log, sys, NULL);
     char *text = log_text(&log);
     assert_string_equal(text, expected);
     free(text);
@@ -663,7 +663,7 @@ static void test_paths_print_seed_two_nodes(void **state)
     tp_system *sys = fx_seed(12.0f, nv2);
     fx_pipeline(sys, NULL, &job);
     tp_log log = {.enabled = true};
-    tp_paths__print(&log, sys);
+    tp_paths__print(&log, sys, NULL);
     assert_int_equal(log.n_lines, 5);
     assert_string_equal(log.lines[4].text,
                         "NET/0 :GPU/0-1a000 (4/1.2/PHB) GPU/0-1c000 (4/1.2/PHB) GPU/0-1d000 "
@@ -688,7 +688,7 @@ static void test_paths_print_truncates(void **state)
     const tp_job_view job = {.n_ranks = 2, .n_nodes = 2, .rank = 0, .local_n_ranks = 1};
     fx_pipeline(sys, NULL, &job);
     tp_log log = {.enabled = true};
-    tp_paths__print(&log, sys);
+    tp_paths__print(&log, sys, NULL);
     assert_int_equal(log.n_lines, 61);
     for (size_t i = 0; i < log.n_lines; i++)
         assert_int_equal(strlen(log.lines[i].text), TP_PATHS_LINE_SIZE - 1);
@@ -757,7 +757,7 @@ static void path_lines(tp_system *sys, tp_log *log)
 {
     tp_log_clear(log);
     log->enabled = true;
-    tp_paths__print(log, sys);
+    tp_paths__print(log, sys, NULL);
     tp_log_info(log, "GPUs %d NETs %d", sys->nodes[TP_NODE_GPU].count,
                 sys->nodes[TP_NODE_NET].count);
 }

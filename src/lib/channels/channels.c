@@ -246,6 +246,35 @@ static void local_ranks(tp_chan_ctx *x)
     }
 }
 
+static int gcd_int(int a, int b)
+{
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* 2.28.9 init.cc ncclP2pSchedule: peers are scheduled in groups of NCCL_P2P_SCHEDULE_GROUP_SIZE
+ * ranks across (NCCL) nodes, of the largest node's ranks on one, cut to divide every node's. */
+static void p2p_group_size(tp_chan_ctx *x)
+{
+    int n_nodes = x->ch->n_nodes, max_local = 0;
+    int *local = tp_chan__zalloc(x, (size_t)n_nodes, sizeof(int));
+    if (!local)
+        return; /* the size stays 0: not logged */
+    for (int r = 0; r < x->n_ranks; r++)
+        local[tp_chan__node(x, r)]++;
+    for (int n = 0; n < n_nodes; n++)
+        max_local = local[n] > max_local ? local[n] : max_local;
+    int group = n_nodes > 1 ? TP_P2P_SCHEDULE_GROUP_SIZE : max_local;
+    for (int n = 0; n < n_nodes; n++)
+        if (local[n] % group != 0 || local[n] < group)
+            group = gcd_int(group, local[n]);
+    x->ch->p2p_group_size = group;
+}
+
 /*
  * init.cc: the job's CPU is mixed when hosts differ in architecture or
  * vendor; rank 0 says so.
@@ -425,7 +454,8 @@ static void size_channels(tp_chan_ctx *x)
     int dom = tp_chan__domain(x, job->rank);
     ch->n_nvls_channels =
         ch->combined[TP_GRAPH_NVLS].n_channels == 0 ? 0 : job->domains[dom].nvls_channels;
-    if (n < ch->n_nvls_channels)
+    /* 2.28 (TP_RULE_NO_NVLS_CHANNEL_COPY): no longer raised to the NVLS channel count. */
+    if (n < ch->n_nvls_channels && !tp_profile_has(p, TP_RULE_NO_NVLS_CHANNEL_COPY))
         n = copy_channels(x, n, ch->n_nvls_channels);
     x->n_channels = count->after_nvls = n;
 }
@@ -522,6 +552,28 @@ static void log_rings_trees(const tp_chan_ctx *x)
     log_trees_line(x);
 }
 
+/* 2.30.3 nvls.cc ncclNvlsTuning's defaults: NCCL_NVLS_CHUNKSIZE, and NCCL_NVLSTREE_MAX_CHUNKSIZE
+ * unset (-2): 64 KiB from 4 nodes on, else the chunk size. */
+#define TP_NVLS_CHUNK_SIZE (128 * 1024)
+#define TP_NVLS_TREE_MAX_CHUNK_MANY_NODES (64 * 1024)
+#define TP_NVLS_TREE_MANY_NODES 4
+
+/* 2.30.3 (TP_RULE_LOG_NVLS_TUNING): after the all-gather, with NVLS support and an NVLS graph,
+ * the NVLS channel count and chunk sizes NCCL settles on. */
+static void log_nvls_tuning(const tp_chan_ctx *x)
+{
+    const tp_channels *ch = x->ch;
+    int nvls = x->job->domains[tp_chan__domain(x, x->job->rank)].nvls_channels;
+    if (!tp_profile_has(tp_config__profile(x->cfg), TP_RULE_LOG_NVLS_TUNING) || nvls == 0 ||
+        ch->combined[TP_GRAPH_NVLS].n_channels == 0)
+        return;
+    int tree_max = x->job->n_hosts >= TP_NVLS_TREE_MANY_NODES ? TP_NVLS_TREE_MAX_CHUNK_MANY_NODES
+                                                              : TP_NVLS_CHUNK_SIZE;
+    tp_log_info_sub(x->log, TP_SUB_INIT,
+                    "NVLS tuning: nChannels %d chunkSize %d treeMaxChunkSize %d", nvls,
+                    TP_NVLS_CHUNK_SIZE, tree_max);
+}
+
 /* Everything after the all-gather: nodes, the comm line, postset. */
 static tp_status postset(tp_chan_ctx *x, tp_error *err)
 {
@@ -540,6 +592,7 @@ static tp_status postset(tp_chan_ctx *x, tp_error *err)
         p = tp_put_int(TP_PUT_LIT(p, " localRank "), ch->local_rank, 0);
         tp_log_end_line(x->log, TP_PUT_LIT(p, " MNNVL 0"));
     }
+    log_nvls_tuning(x);
     if (x->job->counts_only) { /* the counts read no ring or tree */
         size_channels(x);
         ch->n_channels = ch->n_collnet_channels = x->n_channels;
@@ -587,6 +640,7 @@ tp_status tp_channels__build(tp_channels *ch, const tp_channels_job *job, const 
     job_cpu(&x);
     ch->node = tp_chan__node(&x, job->rank);
     local_ranks(&x);
+    p2p_group_size(&x);
     x.nc = ch->search_channels =
         min_int(ch->combined[TP_GRAPH_RING].n_channels, ch->combined[TP_GRAPH_TREE].n_channels);
     if (x.nc < 1) {

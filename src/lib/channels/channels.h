@@ -40,6 +40,8 @@ const char *tp_channels__graph_name(int slot);
 #define TP_P2P_LOCAL_CHANNELS 2
 /* ... per remote peer to start from, */
 #define TP_P2P_NET_CHANNELS 2
+/* 2.28.7 init.cc NCCL_P2P_SCHEDULE_GROUP_SIZE default: NCCL_MAX_DEV_WORK_P2P_PER_BATCH. */
+#define TP_P2P_SCHEDULE_GROUP_SIZE 8
 /* ... halved while nRanks times them exceed p2pnChannels times this (8+ operations per channel). */
 #define TP_P2P_NET_OPS_PER_CHANNEL 4
 
@@ -91,6 +93,7 @@ typedef struct tp_channels {
     int p2p_n_channels;
     int p2p_n_channels_per_peer;
     int p2p_chunk_size;
+    int p2p_group_size;                     /* 2.28.9 ncclP2pSchedule's group of ranks */
     int nvls_heads;                         /* NVLS heads per node (minimum over nodes) */
     int cpu_arch, cpu_vendor;               /* the job's CPU (TP_CPU_*_MIXED when hosts differ) */
     tp_graph_info combined[TP_GRAPH_COUNT]; /* after the all-gather */

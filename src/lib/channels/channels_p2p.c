@@ -6,6 +6,8 @@
 
 #include <limits.h>
 
+/* 2.29 device.h NCCL_MAX_DEV_WORK_P2P_PER_BATCH: peers one channel serves in a round. */
+#define TP_P2P_PEERS_PER_BATCH 8
 /* The largest count NCCL 2.22.3's pow2Up rounds within an int (2^30). */
 #define TP_P2P_POW2_MAX (1 << 30)
 
@@ -89,10 +91,39 @@ static int net_channels(const tp_system *sys, int g, int n_ranks, int p2p_n, con
     return by_bw > max ? by_bw : max;
 }
 
+/* 2.29 paths.cc ncclTopoGetNchannels: a remote peer gets a channel per local NET needed to
+ * match the GPU's bandwidth to its CPU (ncclTopoGetLocalNetCountByBw: the route's, 2.22.3 read
+ * the link), and more to carry those NETs' bandwidth at NCCL_P2P_PER_CHANNEL_NET_BW a channel. */
+#define TP_P2P_PER_CHANNEL_NET_BW 14
+static int net_channels_by_bw(const tp_system *sys, int g, const tp_config *cfg)
+{
+    int n = (int)tp_config_int(cfg, TP_P_NCHANNELS_PER_NET_PEER);
+    if (n != -1)
+        return n;
+    const tp_node *gpu = &sys->nodes[TP_NODE_GPU].nodes[g];
+    int cpus[TP_MAX_NODES], n_cpus = 0, nets[TP_MAX_NODES];
+    tp_paths__get_local(sys, TP_NODE_GPU, g, TP_NODE_CPU, cpus, &n_cpus, NULL);
+    float gpu_bw = 0, total = 0;
+    for (int i = 0, hops = INT_MAX; i < n_cpus; i++) { /* getLocalCpu: the fewest hops */
+        const tp_route *r = &gpu->paths[TP_NODE_CPU][cpus[i]];
+        if (r->count < hops)
+            hops = r->count, gpu_bw = r->bw;
+    }
+    int count = 0, n_nets = local_nets(sys, g, nets);
+    while (count < n_nets) {
+        total += gpu->paths[TP_NODE_NET][nets[count++]].bw;
+        if (total >= gpu_bw)
+            break;
+    }
+    int by_bw = ((int)total + TP_P2P_PER_CHANNEL_NET_BW - 1) / TP_P2P_PER_CHANNEL_NET_BW;
+    return count == 0 ? TP_P2P_NET_CHANNELS : count > by_bw ? count : by_bw;
+}
+
 /* Fewest channels GPU g wants with any peer (INT_MAX when it has none). */
 static int gpu_min_channels(const tp_system *sys, int g, int n_ranks, int p2p_n,
                             const tp_config *cfg)
 {
+    bool by_bw = tp_profile_has(tp_config__profile(cfg), TP_RULE_P2P_CHANNELS_BY_NET_BW);
     const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
     int best = INT_MAX;
     for (int p = 0; p < gpus->count; p++) {
@@ -100,7 +131,9 @@ static int gpu_min_channels(const tp_system *sys, int g, int n_ranks, int p2p_n,
             continue;
         const tp_route *path = &gpus->nodes[p].paths[TP_NODE_GPU][g];
         int n = TP_P2P_LOCAL_CHANNELS;
-        if (path->type == TP_PATH_NVL) {
+        /* 2.29: an NVB route counts its NVLinks too. */
+        bool nvlinks = path->type == TP_PATH_NVL || (by_bw && path->type == TP_PATH_NVB);
+        if (nvlinks) {
             float nvl_bw =
                 tp_system__nvlink_bw(tp_config__profile(cfg), gpus->nodes[g].gpu.cuda_comp_cap);
             int links = (int)(path->bw / nvl_bw);
@@ -111,7 +144,7 @@ static int gpu_min_channels(const tp_system *sys, int g, int n_ranks, int p2p_n,
     }
     /* Every rank not in the system is remote; the answer does not depend on which. */
     if (n_ranks > gpus->count) {
-        int n = net_channels(sys, g, n_ranks, p2p_n, cfg);
+        int n = by_bw ? net_channels_by_bw(sys, g, cfg) : net_channels(sys, g, n_ranks, p2p_n, cfg);
         if (n >= 0 && n < best)
             best = n;
     }
@@ -172,6 +205,17 @@ tp_status tp_channels__p2p(tp_channels *ch, const tp_system *sys, const tp_confi
         p2p_n = pow2_down(max_channels);
     ch->p2p_n_channels = p2p_n;
     ch->p2p_n_channels_per_peer = per_peer < p2p_n ? per_peer : p2p_n;
+    /* 2.29 ncclTopoComputeP2pChannels: across nodes (NCCL_NCHANNELS_PER_NET_PEER unset), halved
+     * until every peer (maxP2pPeers: all ranks) fits one round of NCCL_MAX_DEV_WORK_P2P_PER_BATCH
+     * peers a channel. */
+    if (tp_profile_has(tp_config__profile(cfg), TP_RULE_P2P_CHANNELS_BY_NET_BW) &&
+        ch->n_nodes > 1 && tp_config_int(cfg, TP_P_NCHANNELS_PER_NET_PEER) == -1) {
+        int rounds = (ch->n_ranks + TP_P2P_PEERS_PER_BATCH - 1) / TP_P2P_PEERS_PER_BATCH;
+        per_peer = pow2_up(min_ch);
+        while ((long long)per_peer * rounds > p2p_n && per_peer > 1)
+            per_peer /= 2;
+        ch->p2p_n_channels_per_peer = per_peer;
+    }
     /* "%d coll channels, %d collnet channels, %d nvls channels, %d p2p channels, %d p2p
      * channels per peer" */
     char line[160], *p = TP_PUT_LIT(tp_put_int(line, ch->n_channels, 0), " coll channels, ");

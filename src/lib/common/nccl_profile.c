@@ -27,6 +27,13 @@ static const float sm100_intra_2_27_5[] = {90.0, 80.0, 70.0, 60.0, 50.0, 40.0,
                                            30.0, 24.0, 20.0, 19.0, 18.0};
 static const float sm100_inter_2_27_5[] = {48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
                                            15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+/* sm100 arrays of 2.30.7: intra gained 45.0 (2.29.2); inter 96.0 (2.27.7), 80.0 (2.29.7) and
+ * 86.0 (2.30.3) at the top. */
+static const float sm100_intra_2_30_7[] = {90.0, 80.0, 70.0, 60.0, 50.0, 45.0,
+                                           40.0, 30.0, 24.0, 20.0, 19.0, 18.0};
+static const float sm100_inter_2_30_7[] = {96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0,
+                                           30.0, 24.0, 22.0, 20.0, 17.5, 15.0, 12.0,
+                                           6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
 
 /* ---- topo.cc topoPathTypeStr ---- */
 
@@ -115,6 +122,34 @@ static const tp_param_default params_2_27_5[] = {
         .postset_double_cc = 90,                  /* connect.cc ncclTopoPostset */                 \
         .postset_double_bw = 45.0f, .postset_double_max = 16
 
+/* The entries of 2.27.5 that later profiles inherit unless they change them: every field but a
+ * profile's identity, status, rules and sm100 ladders (which 2.27.7 .. 2.30.3 all changed). */
+#define ENTRIES_SINCE_2_27_5                                                                       \
+    .max_channels = 64,               /* device.h MAXCHANNELS (2.25.1) */                          \
+        .collnet_direct_graph_id = 4, /* init.cc (2.23.4) */                                       \
+        .nvls_channels_sm90 = 16,     /* nvls.cc NVLS_NCHANNELS_SM90, _SM100, _SM100_NVL (2.25) */ \
+        .nvls_channels_sm100 = 32, .nvls_channels_sm100_one_node = 24, COMMON_ENTRIES,             \
+    .sm100_cc = 100,                 /* search.cc ncclTopoCompute: ccMin >= 100 (2.25.1) */        \
+        .sm100_nvlink_bw = 40.1f,    /* topo.h SM100_NVLINK_BW (2.27.5; 40.0 before) */            \
+        .intel_srp_min_model = 0x8F, /* topo.cc ncclTopoAddCpu (2.26) */                           \
+        .intel_erp_min_model = 0xCF, .srp_qpi_bw = 22.0f, /* topo.h SRP_QPI_BW */                  \
+        .erp_qpi_bw = 40.0f,                              /* topo.h ERP_QPI_BW */                  \
+        .path_names = paths_2_27_5,                                                                \
+    .n_path_types = (int)(sizeof(paths_2_27_5) / sizeof(paths_2_27_5[0])),                         \
+    .param_defaults = params_2_27_5,                                                               \
+    .n_param_defaults = (int)(sizeof(params_2_27_5) / sizeof(params_2_27_5[0]))
+
+/* Rules every profile from 2.30.7 on follows: 2.27.5's and those of 2.28 .. 2.30.7. */
+#define RULES_2_30_7                                                                               \
+    (RULES_2_27_5 | RULE(TP_RULE_LOG_POPULATE_NICS_RAILS) | RULE(TP_RULE_LOG_P2P_CUDA) |           \
+     RULE(TP_RULE_LOG_P2P_GROUP_SIZE) | RULE(TP_RULE_LOG_NET_DEVICE_COUNTS) |                      \
+     RULE(TP_RULE_GRAPH_DUMP_RANK) | RULE(TP_RULE_DEV_NODES) | RULE(TP_RULE_NETS_KEPT_ONE_NODE) |  \
+     RULE(TP_RULE_GDR_LOG_TRACE) | RULE(TP_RULE_PATHS_TYPE_FIRST) |                                \
+     RULE(TP_RULE_LOG_NVLS_TUNING) | RULE(TP_RULE_LOG_P2P_MAX_PEERS) |                             \
+     RULE(TP_RULE_P2P_CHANNELS_BY_NET_BW) | RULE(TP_RULE_NVLS_MODEL_2_28) |                        \
+     RULE(TP_RULE_LOG_TOPO_HINTS) | RULE(TP_RULE_NET_GUID_HEX) |                                   \
+     RULE(TP_RULE_NO_NVLS_CHANNEL_COPY) | RULE(TP_RULE_LOG_LINES_WHOLE))
+
 static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
     [TP_NCCL_2_22_3] =
         {
@@ -126,6 +161,7 @@ static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
             .exact = true,
             .public_passed = 167,
             .public_total = 167,
+            .is_default = true,
             .rules = 0,
             .max_channels = 32,           /* device.h MAXCHANNELS */
             .collnet_direct_graph_id = 2, /* init.cc */
@@ -145,33 +181,37 @@ static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
             .version_code = 22705,
             .tag = "v2.27.5-1",
             /* conformance/nccl-2.27.5/cases: tests/conformance-pass-2.27.5.txt (measured) */
-            .exact = false,
+            .exact = true,
             .public_passed = 166,
             .public_total = 166,
             .rules = RULES_2_27_5,
-            .max_channels = 64,           /* device.h MAXCHANNELS (2.25.1) */
-            .collnet_direct_graph_id = 4, /* init.cc (2.23.4) */
-            /* nvls.cc NVLS_NCHANNELS_SM90, _SM100, _SM100_NVL (2.25) */
-            .nvls_channels_sm90 = 16,
-            .nvls_channels_sm100 = 32,
-            .nvls_channels_sm100_one_node = 24,
-            COMMON_ENTRIES,
-            .sm100_cc = 100, /* search.cc ncclTopoCompute: ccMin >= 100 (2.25.1) */
+            ENTRIES_SINCE_2_27_5,
             .sm100_speed_intra = LADDER(sm100_intra_2_27_5),
             .sm100_speed_inter = LADDER(sm100_inter_2_27_5),
-            .sm100_nvlink_bw = 40.1f,    /* topo.h SM100_NVLINK_BW (2.27.5; 40.0 before) */
-            .intel_srp_min_model = 0x8F, /* topo.cc ncclTopoAddCpu (2.26) */
-            .intel_erp_min_model = 0xCF,
-            .srp_qpi_bw = 22.0f, /* topo.h SRP_QPI_BW */
-            .erp_qpi_bw = 40.0f, /* topo.h ERP_QPI_BW */
-            .path_names = paths_2_27_5,
-            .n_path_types = (int)(sizeof(paths_2_27_5) / sizeof(paths_2_27_5[0])),
             .graph_file_lines = &graph_file_lines_2_27_5,
             /* debug.cc: 1023 - its 38-byte prefix (the Trees lines of real_simai_1a100 and
              * real_aws_p5_2023_32nets_nodes_2 stop at 985 bytes) */
             .log_message_max = 985,
-            .param_defaults = params_2_27_5,
-            .n_param_defaults = (int)(sizeof(params_2_27_5) / sizeof(params_2_27_5[0])),
+        },
+    [TP_NCCL_2_30_7] =
+        {
+            .id = TP_NCCL_2_30_7,
+            .version = "2.30.7",
+            .version_code = 23007,
+            .tag = "v2.30.7-1",
+            /* conformance/nccl-2.30.7/cases: tests/conformance-pass-2.30.7.txt (measured) */
+            .exact = false,
+            .public_passed = 145,
+            .public_total = 166,
+            .rules = RULES_2_30_7,
+            /* Everything 2.27.5 has but its sm100 ladders (search.cc, 2.29.2 .. 2.30.3). */
+            ENTRIES_SINCE_2_27_5,
+            .sm100_speed_intra = LADDER(sm100_intra_2_30_7),
+            .sm100_speed_inter = LADDER(sm100_inter_2_30_7),
+            /* 2.30.7's back-trace also names the function ("search.cc:953
+             * (ncclTopoGetGraphFromXmlSub)"): not modelled yet, 2.27.5's lines stand in. */
+            .graph_file_lines = &graph_file_lines_2_27_5,
+            .log_message_max = 0, /* 2.29.7 debug.cc prints the message whole (log-lines-whole) */
         },
 };
 
@@ -206,6 +246,27 @@ static const struct {
     [TP_RULE_GRAPH_LATENCY_INFO] = {"graph-latency-info",
                                     "2.27.5 search.cc ncclTopoGetGraphFromXmlSub"},
     [TP_RULE_RING_SPLIT_NVLINK] = {"ring-split-nvlink", "2.26 search.cc ncclTopoCompute"},
+    [TP_RULE_LOG_POPULATE_NICS_RAILS] = {"log-populate-nics-rails",
+                                         "2.30.7 topo.cc ncclTopoPopulateNics"},
+    [TP_RULE_LOG_P2P_CUDA] = {"log-p2p-cuda", "2.28 transport.cc ncclTransportCheckP2pType"},
+    [TP_RULE_LOG_P2P_GROUP_SIZE] = {"log-p2p-group-size", "2.28.7 init.cc ncclP2pSchedule"},
+    [TP_RULE_LOG_NET_DEVICE_COUNTS] = {"log-net-device-counts",
+                                       "2.30.3 init.cc initTransportsRank"},
+    [TP_RULE_GRAPH_DUMP_RANK] = {"graph-dump-rank", "2.30.3 search.cc ncclTopoGetXmlFromChannel"},
+    [TP_RULE_DEV_NODES] = {"dev-nodes", "2.30.3 topo.cc ncclTopoAddGpu"},
+    [TP_RULE_NETS_KEPT_ONE_NODE] = {"nets-kept-one-node", "2.28.7 paths.cc ncclTopoTrimSystem"},
+    [TP_RULE_GDR_LOG_TRACE] = {"gdr-log-trace", "2.30.3 paths.cc ncclTopoCheckGdr"},
+    [TP_RULE_PATHS_TYPE_FIRST] = {"paths-type-first", "2.30.7 paths.cc ncclTopoSetPaths"},
+    [TP_RULE_LOG_NVLS_TUNING] = {"log-nvls-tuning", "2.30.3 nvls.cc ncclNvlsTuning"},
+    [TP_RULE_LOG_LINES_WHOLE] = {"log-lines-whole", "2.29.7 debug.cc ncclDebugLogV"},
+    [TP_RULE_NO_NVLS_CHANNEL_COPY] = {"no-nvls-channel-copy", "2.28 connect.cc ncclTopoPostset"},
+    [TP_RULE_LOG_TOPO_HINTS] = {"log-topo-hints", "2.30.3 xml.cc kvConvertToInt"},
+    [TP_RULE_NET_GUID_HEX] = {"net-guid-hex", "2.28.9 topo.cc ncclTopoAddNet"},
+    [TP_RULE_NVLS_MODEL_2_28] = {"nvls-model-2-28", "2.28 tuning.cc ncclTopoTuneModel"},
+    [TP_RULE_P2P_CHANNELS_BY_NET_BW] = {"p2p-channels-by-net-bw",
+                                        "2.29 paths.cc ncclTopoGetNchannels"},
+    [TP_RULE_LOG_P2P_MAX_PEERS] = {"log-p2p-max-peers",
+                                   "2.30.3 paths.cc ncclTopoComputeP2pChannels"},
 };
 
 const tp_nccl_profile *tp_nccl_profile__at(int i)
@@ -223,11 +284,10 @@ const tp_nccl_profile *tp_nccl_profile__find(const char *version)
 
 const tp_nccl_profile *tp_nccl_profile__default(void)
 {
-    const tp_nccl_profile *best = &profiles[0];
-    for (int i = 1; i < TP_NCCL_COUNT; i++)
-        if (profiles[i].exact)
-            best = &profiles[i];
-    return best;
+    for (int i = 0; i < TP_NCCL_COUNT; i++)
+        if (profiles[i].is_default)
+            return &profiles[i];
+    return &profiles[0];
 }
 
 void tp_nccl_profile__list(char *buf, size_t size)

@@ -16,7 +16,12 @@
 #include <stdint.h>
 
 /* The profiles, oldest first; stages' variant tables are indexed by this. */
-typedef enum tp_nccl_id { TP_NCCL_2_22_3, TP_NCCL_2_27_5, TP_NCCL_COUNT } tp_nccl_id;
+typedef enum tp_nccl_id {
+    TP_NCCL_2_22_3,
+    TP_NCCL_2_27_5,
+    TP_NCCL_2_30_7,
+    TP_NCCL_COUNT
+} tp_nccl_id;
 
 /*
  * Rules NCCL changed after 2.22.3, one bit each. A profile has a rule from the
@@ -96,6 +101,57 @@ typedef enum tp_rule {
     /* 2.26 search.cc ncclTopoCompute, paths.cc ncclTopoSplitNvLink: GPUs in exactly two NVLink
      * domains make the ring search at least 2 channels (trees then keep the ring's count). */
     TP_RULE_RING_SPLIT_NVLINK,
+    /* 2.30.7 topo.cc ncclTopoPopulateNics: "Filled %s ... net=%s gin=%s rma=%s keep=%s coll=%s
+     * rail=%d plane=%d", and no "Retrieving state" / "Initialized state" lines. */
+    TP_RULE_LOG_POPULATE_NICS_RAILS,
+    /* 2.28 transport.cc ncclTransportCheckP2pType: the P2P type line ends "isAllCudaP2p %d",
+     * every rank logs it (2.27: rank 0), a node of one rank is all direct (2.27: not). */
+    TP_RULE_LOG_P2P_CUDA,
+    /* 2.28.7 init.cc ncclP2pSchedule: "ncclP2pSchedule: group size used is %d" (8 ranks across
+     * nodes, the largest node's ranks on one; 2.28.9), made a divisor of every node's ranks. */
+    TP_RULE_LOG_P2P_GROUP_SIZE,
+    /* 2.30.3 init.cc initTransportsRank (AllGather3): each rank's Net/CollNet device count, rank
+     * 0 the min/max across ranks and a mismatch (ignored by NCCL_IGNORE_NET_MISMATCH=1). */
+    TP_RULE_LOG_NET_DEVICE_COUNTS,
+    /* 2.30.3 search.cc ncclTopoGetXmlFromChannel: graph dump <gpu> elements carry rank="%d". */
+    TP_RULE_GRAPH_DUMP_RANK,
+    /* 2.30.3 topo.cc ncclTopoAddGpu, paths.cc ncclTopoSetPaths: each GPU hangs off a DEV node (its
+     * device, printed with the PCI device word) by a LOC link, the DEV holding the GPU's links:
+     * routes gain a hop at each GPU end, paths to DEVs are printed. */
+    TP_RULE_DEV_NODES,
+    /* 2.28.7 paths.cc ncclTopoTrimSystem: a job on one host keeps its NETs (system->inter 0
+     * instead of removing them): the system and paths printed still show them. */
+    TP_RULE_NETS_KEPT_ONE_NODE,
+    /* 2.30.3 paths.cc ncclTopoCheckGdr: the GDR decision lines are TRACE, not INFO. */
+    TP_RULE_GDR_LOG_TRACE,
+    /* 2.30.7 paths.cc ncclTopoSetPaths: a route is replaced by one of a better type, then a wider
+     * one, then one of fewer hops (before: by a wider one not longer). */
+    TP_RULE_PATHS_TYPE_FIRST,
+    /* 2.30.3 nvls.cc ncclNvlsTuning: "NVLS tuning: nChannels %d chunkSize %d treeMaxChunkSize %d"
+     * after the all-gather. */
+    TP_RULE_LOG_NVLS_TUNING,
+    /* 2.30.3 paths.cc ncclTopoComputeP2pChannels: "Tuning P2P operations with maxP2pPeers = %d"
+     * across nodes. */
+    TP_RULE_LOG_P2P_MAX_PEERS,
+    /* 2.29 paths.cc ncclTopoGetNchannels / ncclTopoComputeP2pChannels: a remote peer gets
+     * max(local NETs, their bandwidth / 14 GB/s) channels, NVB peers count NVLinks, and across
+     * nodes the count per peer is halved until all ranks fit one round of 8 peers a channel. */
+    TP_RULE_P2P_CHANNELS_BY_NET_BW,
+    /* 2.28 tuning.cc ncclTopoTuneModel: NVLS/NVLSTree bandwidth from nvlsEfficiency and the
+     * channels less one (x2 for AllReduce), NVLSTree capped per channel, both need 2 channels, and
+     * their bus to algorithm bandwidth ratio is Ring's (tuning_2_27.c with 2.30.7's constants). */
+    TP_RULE_NVLS_MODEL_2_28,
+    /* 2.30.3 xml.h kvConvertToInt: two "HINT: ..." lines after a dictionary fallback. */
+    TP_RULE_LOG_TOPO_HINTS,
+    /* 2.28.9 topo.cc ncclTopoAddNet: a NET's asic is strtoull(guid, 16) ("1" is 1; before: "0x%lx",
+     * 0 without the prefix), its NET id without a guid. */
+    TP_RULE_NET_GUID_HEX,
+    /* 2.28 connect.cc ncclTopoPostset: the collective channels are no longer raised to the NVLS
+     * channel count ("max CTA count from 32 to 16 on Blackwell"). */
+    TP_RULE_NO_NVLS_CHANNEL_COPY,
+    /* 2.29.7 debug.cc ncclDebugLogV: the message is printed whole after the prefix (before: both
+     * cut to one char[1024]). */
+    TP_RULE_LOG_LINES_WHOLE,
     TP_RULE_COUNT
 } tp_rule;
 
@@ -135,6 +191,8 @@ typedef struct tp_nccl_profile {
     /* Status on the version's public conformance suite (measured, see the profile's entry). */
     bool exact;
     int public_passed, public_total;
+    /* What topoplan models without --nccl (exactly one profile; see tp_nccl_profile__default). */
+    bool is_default;
     uint64_t rules; /* bit (1 << tp_rule) per rule the version follows */
 
     /* ---- src/include/device.h, src/init.cc ---- */
@@ -188,11 +246,14 @@ typedef struct tp_nccl_profile {
 
 /* The profile of an NCCL version "X.Y.Z", NULL when topoplan has none. */
 const tp_nccl_profile *tp_nccl_profile__find(const char *version);
-/* The default profile: the newest one that is exact on its public suite. */
+/* The profile modelled without --nccl: 2.22.3. Newer profiles are exact too, but output without
+ * the option is NCCL 2.22.3's by contract (the conformance suite's cases/ folder runs without
+ * it, and users' baselines and goldens were made with it): a newer default would change every
+ * report silently. */
 const tp_nccl_profile *tp_nccl_profile__default(void);
 /* Profile i (0 .. TP_NCCL_COUNT-1), oldest first. */
 const tp_nccl_profile *tp_nccl_profile__at(int i);
-/* "2.22.3, 2.27.5" into buf (for usage errors). */
+/* "2.22.3, 2.27.5, 2.30.7" into buf (for usage errors). */
 void tp_nccl_profile__list(char *buf, size_t size);
 /* The rule's name ("p2c-before-pxn") and the NCCL version and function it comes from. */
 const char *tp_rule_name(tp_rule rule);

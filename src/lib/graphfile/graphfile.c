@@ -451,6 +451,10 @@ static tp_status dump_channel(tp_xml_elem *parent, const tp_system *sys, const t
             return tp_fail(err, TP_ERR_INTERNAL, NULL, 0, 0,
                            "XML Export Channel : rank %d not found", g->intra[n_gpus * c + i]);
         st = add_dev(ch, "gpu", dev, err);
+        /* 2.30.3: with the GPU's rank (written "%d" after dev). */
+        if (st == TP_OK && tp_profile_has(sys->profile, TP_RULE_GRAPH_DUMP_RANK))
+            st = set_attr_fmt(ch->children[ch->n_children - 1], "rank", err, "%d",
+                              g->intra[n_gpus * c + i]);
         if (g->id == 3)
             break; /* NVLS graphs only use the first GPU */
     }

@@ -109,6 +109,7 @@ typedef struct bfs_state {
     tp_node *base;
     int base_index; /* where the routes to base are stored (first node with its id) */
     bool nvb_disable;
+    bool type_first; /* TP_RULE_PATHS_TYPE_FIRST */
     tp_node **cur, **next;
     int n_cur, n_next;
     /* Per node (its slot): the last level that queued it. */
@@ -119,8 +120,7 @@ typedef struct bfs_state {
 } bfs_state;
 
 /* NCCL 2.22.3: the path type a link adds, from the link type and its ends. */
-static int step_type(const tp_node *node, const tp_link *link, const tp_route *path,
-                     const tp_route *rem_path)
+static int step_type(const tp_node *node, const tp_link *link, const tp_route *path, int rem_count)
 {
     int type = link->type == TP_LINK_NET ? TP_LINK_LOC : link->type;
     if (node->type == TP_NODE_PCI && link->rem->type == TP_NODE_PCI)
@@ -128,7 +128,7 @@ static int step_type(const tp_node *node, const tp_link *link, const tp_route *p
     if (link->type == TP_LINK_PCI && (node->type == TP_NODE_CPU || link->rem->type == TP_NODE_CPU))
         type = TP_PATH_PHB;
     if (node->type == TP_NODE_GPU && path->type == TP_PATH_NVL && type == TP_PATH_NVL &&
-        rem_path->count > 1)
+        rem_count > 1)
         type = TP_PATH_NVB;
     return path->type > type ? path->type : type;
 }
@@ -167,6 +167,19 @@ static bool blocked_by_gpu(const bfs_state *s, const tp_node *node, const tp_lin
             path->count > 1);
 }
 
+/*
+ * 2.30.7 (TP_RULE_PATHS_TYPE_FIRST): a better path type wins, then a wider route, then one of
+ * strictly fewer hops (2.22.3: a wider route only, and only if not longer). Hop counts here lack
+ * the DEV hops of 2.30.3, but both routes compared end at the same two nodes: they would gain the
+ * same.
+ */
+static bool type_first_better(const tp_route *rem_path, const tp_route *path, int type, float bw)
+{
+    if (type != rem_path->type)
+        return type < rem_path->type;
+    return rem_path->bw < bw || (rem_path->bw == bw && rem_path->count > path->count + 1);
+}
+
 static void queue_next(bfs_state *s, tp_node *node)
 {
     size_t slot = tp_paths__slot(&s->slots, s->sys, node);
@@ -191,8 +204,10 @@ static tp_status visit_link(bfs_state *s, tp_node *node, const tp_route *path, t
     float bw = link->bw < path->bw ? link->bw : path->bw;
     if (blocked_by_gpu(s, node, link, path))
         return TP_OK;
-    /* NCCL 2.22.3: replace a route if it is unset or longer, and only by a wider one. */
-    if (!((rem_path->bw == 0 || rem_path->count > path->count) && rem_path->bw < bw))
+    int type = step_type(node, link, path, path->count + 1);
+    if (!(s->type_first
+              ? type_first_better(rem_path, path, type, bw)
+              : (rem_path->bw == 0 || rem_path->count > path->count) && rem_path->bw < bw))
         return TP_OK;
     if ((st = route_reserve(s->sys, rem_path, path->count + 1, err)) != TP_OK)
         return st;
@@ -202,7 +217,7 @@ static tp_status visit_link(bfs_state *s, tp_node *node, const tp_route *path, t
         rem_path->list[i + 1] = path->list[i];
     rem_path->count = path->count + 1;
     rem_path->bw = bw;
-    rem_path->type = step_type(node, link, path, rem_path);
+    rem_path->type = type;
     queue_next(s, rem);
     return TP_OK;
 }
@@ -212,8 +227,8 @@ static tp_status set_paths(bfs_state *s, tp_node *base, tp_error *err)
     int bt = base->type;
     tp_status st;
     if (!base->paths[bt] &&
-        (st = tp_paths__routes_alloc(s->sys, &base->paths[bt], s->sys->nodes[bt].count, false,
-                                     err)) != TP_OK)
+        (st = tp_paths__routes_alloc(s->sys, &base->paths[bt], s->sys->nodes[bt].count,
+                                     s->type_first, err)) != TP_OK) /* 2.30.7 compares types */
         return st;
     s->base = base;
     s->base_index = tp_paths__id_to_index(s->sys, bt, base->id);
@@ -264,7 +279,11 @@ tp_status tp_paths__searches(tp_system *sys, const tp_config *cfg, tp_log *log, 
     static const int check_lines[] = {TP_NCCL_LINE_PATHS_CPU, TP_NCCL_LINE_PATHS_GPU,
                                       TP_NCCL_LINE_PATHS_NET, TP_NCCL_LINE_PATHS_NVS};
     bfs_state s = {
-        .sys = sys, .log = log, .nvb_disable = tp_config_int(cfg, TP_P_NVB_DISABLE) != 0};
+        .sys = sys,
+        .log = log,
+        .nvb_disable = tp_config_int(cfg, TP_P_NVB_DISABLE) != 0,
+        .type_first = tp_profile_has(tp_config__profile(cfg), TP_RULE_PATHS_TYPE_FIRST),
+    };
     tp_paths__number_nodes(sys, &s.slots);
     size_t total = s.slots.total;
     /* One block: the two queues, then the levels (cleared: no node queued yet). */
@@ -733,7 +752,8 @@ static void keep_gdr(tp_gdr_lines *kept, const tp_log *log)
 static void log_gdr(tp_log *log, tp_gdr_lines *kept, const tp_nccl_profile *p, const tp_node *gpu,
                     int64_t net_id, int use_gdr, int distance, int level)
 {
-    if (!tp_profile_has(p, TP_RULE_LOG_GDR_MODE) || distance < 0)
+    if (!tp_profile_has(p, TP_RULE_LOG_GDR_MODE) || tp_profile_has(p, TP_RULE_GDR_LOG_TRACE) ||
+        distance < 0)
         return;
     int d = tp_nccl_profile__path_number(p, tp_path_type_name(distance));
     int l = tp_nccl_profile__path_number(p, tp_path_type_name(level));
@@ -1065,7 +1085,7 @@ tp_status tp_paths__trim_domains(tp_system *sys, const tp_gpu_domains *dom, cons
         else
             gone[g] = true, left--;
     }
-    bool drop_nets = left == job->n_ranks && n_nets > 0;
+    bool drop_nets = left == job->n_ranks && n_nets > 0 && !job->keep_nets;
     /* Routes are recomputed after trimming: drop them before nodes move (a trim that removes
      * nothing keeps them: the recomputation would give them again). */
     if (st == TP_OK && (left < gpus->count || drop_nets))
@@ -1153,31 +1173,39 @@ static void heads_free(route_heads *h)
 
 /* One "TYPE/sys-local (hops/bw/PATH) " entry at p, as NCCL's "%s/%lx-%lx (%d/%.1f/%s) ", its
  * start from the heads: its end. */
-static char *put_route(char *p, const route_heads *h, size_t slot, const tp_route *r)
+/* One entry: "TYPE/sys-local (" (head) then "%d/%.1f/%s) ". */
+typedef struct route_entry {
+    const char *head;
+    size_t head_len;
+    int count;
+    float bw;
+    int type;
+} route_entry;
+
+static char *put_route(char *p, const route_entry *e)
 {
-    memcpy(p, h->text[slot], h->len[slot]);
-    p += h->len[slot];
-    p = tp_put_int(p, r->count, 0);
+    memcpy(p, e->head, e->head_len);
+    p += e->head_len;
+    p = tp_put_int(p, e->count, 0);
     *p++ = '/';
-    p = tp_put_f1(p, r->bw);
+    p = tp_put_f1(p, e->bw);
     *p++ = '/';
-    p = tp_put_str(p, tp_path_type_name(r->type));
+    p = tp_put_str(p, tp_path_type_name(e->type));
     return TP_PUT_LIT(p, ") ");
 }
 
 /* The entry appended to the line: in place while the line has room for any entry, else cut
  * where NCCL's char[1024] ends (nothing once it is full). */
-static void append_route(path_line *l, const route_heads *h, size_t slot, const tp_route *r)
+static void append_route(path_line *l, const route_entry *e)
 {
     if (l->len + TP_PATHS_ENTRY_SIZE <= TP_PATHS_LINE_SIZE - 1) {
-        l->len = (size_t)(put_route(l->text + l->len, h, slot, r) - l->text);
+        l->len = (size_t)(put_route(l->text + l->len, e) - l->text);
         return;
     }
     if (l->len >= TP_PATHS_LINE_SIZE - 1)
         return;
     char entry[TP_PATHS_ENTRY_SIZE];
-    size_t n = (size_t)(put_route(entry, h, slot, r) - entry),
-           room = TP_PATHS_LINE_SIZE - 1 - l->len;
+    size_t n = (size_t)(put_route(entry, e) - entry), room = TP_PATHS_LINE_SIZE - 1 - l->len;
     if (n > room)
         n = room;
     memcpy(l->text + l->len, entry, n);
@@ -1185,8 +1213,47 @@ static void append_route(path_line *l, const route_heads *h, size_t slot, const 
     l->text[l->len] = '\0';
 }
 
-static void print_node_paths(tp_log *log, const tp_system *sys, const route_heads *h,
-                             const tp_node *node)
+/*
+ * 2.30.3 (TP_RULE_DEV_NODES): each GPU hangs off its DEV node by a LOC link, the DEV holding the
+ * GPU's links, so a route gains a hop at each GPU end and two at a PXN relay (entered and left
+ * over its LOC link); routes crossing a GPU (NVB) cross its DEV instead, at no extra hop.
+ */
+static int dev_hops(const tp_node *from, int to_type, const tp_route *r)
+{
+    if (r->count == 0)
+        return 0;
+    return (from->type == TP_NODE_GPU) + (to_type == TP_NODE_GPU) + 2 * (r->type == TP_PATH_PXN);
+}
+
+/* The routes to the DEV nodes, one per GPU of raw (the untrimmed system: 2.30.3 removes a GPU of
+ * another domain but keeps its DEV): the searches' routes to the GPUs (raw: before the P2P, GDR
+ * and PXN rewrites) less the GPU's LOC hop; a GPU's own DEV is one LOC hop away. */
+static void append_dev_routes(path_line *l, const tp_system *raw, const tp_node *node)
+{
+    int row = tp_paths__id_to_index(raw, node->type, node->id);
+    const tp_route *routes = row >= 0 ? raw->nodes[node->type].nodes[row].paths[TP_NODE_GPU] : NULL;
+    for (int g = 0; routes && g < raw->nodes[TP_NODE_GPU].count; g++) {
+        const tp_node *gpu = &raw->nodes[TP_NODE_GPU].nodes[g];
+        char head[TP_PATHS_HEAD_SIZE];
+        char *p = tp_put_hex(TP_PUT_LIT(head, "DEV/"), (unsigned long long)TP_ID_SYSTEM_ID(gpu->id),
+                             1, false);
+        p = tp_put_hex(TP_PUT_LIT(p, "-"), (unsigned long long)TP_ID_LOCAL_ID(gpu->id), 1, false);
+        p = TP_PUT_LIT(p, " (");
+        route_entry e = {.head = head,
+                         .head_len = (size_t)(p - head),
+                         .count = routes[g].count,
+                         .bw = routes[g].bw,
+                         .type = routes[g].type};
+        if (node->type == TP_NODE_GPU && routes[g].count == 0)
+            e.count = 1;
+        else
+            e.count += node->type == TP_NODE_GPU;
+        append_route(l, &e);
+    }
+}
+
+static void print_node_paths(tp_log *log, const tp_system *sys, const tp_system *raw,
+                             const route_heads *h, const tp_node *node)
 {
     path_line line = {.text = tp_log_begin_line(log, TP_SUB_GRAPH, TP_PATHS_LINE_SIZE)};
     if (!line.text)
@@ -1203,13 +1270,25 @@ static void print_node_paths(tp_log *log, const tp_system *sys, const route_head
     for (int t = 0; t < TP_NODE_TYPE_COUNT; t++) {
         if (!node->paths[t])
             continue;
-        for (int n = 0; n < sys->nodes[t].count; n++)
-            append_route(&line, h, h->slots.first_of[t] + (size_t)n, &node->paths[t][n]);
+        for (int n = 0; n < sys->nodes[t].count; n++) {
+            size_t slot = h->slots.first_of[t] + (size_t)n;
+            const tp_route *r = &node->paths[t][n];
+            route_entry e = {.head = h->text[slot],
+                             .head_len = h->len[slot],
+                             .count = r->count,
+                             .bw = r->bw,
+                             .type = r->type};
+            if (raw)
+                e.count += dev_hops(node, t, r);
+            append_route(&line, &e);
+        }
     }
+    if (raw)
+        append_dev_routes(&line, raw, node);
     tp_log_end_line(log, line.text + line.len);
 }
 
-void tp_paths__print(tp_log *log, const tp_system *sys)
+void tp_paths__print(tp_log *log, const tp_system *sys, const tp_system *raw)
 {
     if (!log || !log->enabled)
         return;
@@ -1220,10 +1299,21 @@ void tp_paths__print(tp_log *log, const tp_system *sys)
         return;
     }
     for (int i = 0; i < sys->nodes[TP_NODE_GPU].count; i++)
-        print_node_paths(log, sys, &heads, &sys->nodes[TP_NODE_GPU].nodes[i]);
+        print_node_paths(log, sys, raw, &heads, &sys->nodes[TP_NODE_GPU].nodes[i]);
     for (int i = 0; i < sys->nodes[TP_NODE_NET].count; i++)
-        print_node_paths(log, sys, &heads, &sys->nodes[TP_NODE_NET].nodes[i]);
+        print_node_paths(log, sys, raw, &heads, &sys->nodes[TP_NODE_NET].nodes[i]);
     heads_free(&heads);
+}
+
+tp_status tp_paths__raw_routes(tp_system **out, const tp_system *sys, const tp_config *cfg,
+                               tp_error *err)
+{
+    tp_log quiet = {.enabled = false};
+    tp_status st = tp_system__clone(out, sys, err);
+    if (st == TP_OK)
+        st = tp_paths__searches(*out, cfg, &quiet, TP_SEARCH_GPUS, TP_SEARCH_NETS + 1, err);
+    tp_log_clear(&quiet);
+    return st;
 }
 
 tp_status tp_paths__fresh_copy(tp_system **out, const tp_system *host_sys, const tp_config *cfg,

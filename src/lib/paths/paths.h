@@ -43,6 +43,9 @@ typedef struct tp_job_view {
      * of this host's GPU with the same local index.
      */
     const int *rank_devs;
+    /* Keep the NETs of a job entirely on this host (2.28.7 keeps them, unused, in the system it
+     * prints: TP_RULE_NETS_KEPT_ONE_NODE); false drops them as 2.22.3 does. */
+    bool keep_nets;
 } tp_job_view;
 
 /*
@@ -135,7 +138,12 @@ tp_status tp_paths__compute_trimmed(tp_system *sys, const tp_host_routes *host,
                                     const tp_config *cfg, const tp_job_view *job, tp_log *log,
                                     tp_error *err);
 /* Log NCCL's path lines (second part of ncclTopoPrint). */
-void tp_paths__print(tp_log *log, const tp_system *sys);
+/* ncclTopoPrintPaths; raw (NULL: none) is tp_paths__raw_routes of the untrimmed host system, for
+ * the DEV view of 2.30.3 (TP_RULE_DEV_NODES): hops through DEV nodes and routes to them. */
+void tp_paths__print(tp_log *log, const tp_system *sys, const tp_system *raw);
+/* A copy of sys (its nodes as they are) holding only the searches' routes to its GPUs and NETs. */
+tp_status tp_paths__raw_routes(tp_system **out, const tp_system *sys, const tp_config *cfg,
+                               tp_error *err);
 
 /* P2P between two GPUs (ncclTopoCheckP2p); *p2p 1 when allowed. read/intermediate_rank may be NULL.
  */

@@ -426,7 +426,12 @@ static tp_status rank_paths(tp_plan *plan, tp_host_kind *k, tp_domain *d, int ra
     if (st == TP_OK && same && gdr_lines)
         tp_paths__log_gdr_lines(&gdr, log);
     tp_paths__gdr_lines_free(&gdr);
-    if (st == TP_OK)
+    const tp_nccl_profile *prof = tp_config__profile(plan->cfg);
+    if (st == TP_OK && tp_profile_has(prof, TP_RULE_DEV_NODES) && !k->dev_routes)
+        st = tp_paths__raw_routes(&k->dev_routes, k->host_sys, plan->cfg, err);
+    if (st == TP_OK && tp_profile_has(prof, TP_RULE_DEV_NODES))
+        st = tp_search__init_devs(d->sys, k->dev_routes, err);
+    else if (st == TP_OK)
         st = tp_search__init(d->sys, err);
     return st;
 }
@@ -452,6 +457,45 @@ static void log_graph_dump(const tp_plan *plan, tp_log *log)
         tp_config__log_env(plan->cfg, TP_P_GRAPH_DUMP_FILE, log); /* search.cc DumpGraphs */
 }
 
+/*
+ * ncclTopoPrint for the logged rank. 2.28.7 keeps a one-host job's NETs
+ * (TP_RULE_NETS_KEPT_ONE_NODE: system->inter 0, where 2.22.3 removes them): the printed copy is
+ * trimmed of other GPU domains only, its routes computed with the NETs, while the search's system
+ * has none. 2.30.3's DEV nodes (TP_RULE_DEV_NODES) are shown from the routes the search gives the
+ * GPUs.
+ */
+static tp_status print_system(tp_plan *plan, tp_host_kind *k, tp_domain *d, int rank, tp_log *log,
+                              tp_error *err)
+{
+    const tp_nccl_profile *prof = tp_config__profile(plan->cfg);
+    tp_system *shown = d->sys, *copy = NULL;
+    tp_status st = TP_OK;
+    if (tp_profile_has(prof, TP_RULE_NETS_KEPT_ONE_NODE) &&
+        k->host_sys->nodes[TP_NODE_NET].count > d->sys->nodes[TP_NODE_NET].count) {
+        tp_log quiet = {.enabled = false};
+        tp_job_view view = job_view(plan, k, rank);
+        view.keep_nets = true;
+        st = tp_system__clone(&copy, k->host_sys, err);
+        if (st == TP_OK)
+            st = tp_paths__trim_domains(copy, k->host_domains, &view, err);
+        if (st == TP_OK)
+            st = tp_paths__compute(copy, plan->cfg, &view, &quiet, err);
+        tp_log_clear(&quiet);
+        if (st == TP_OK) { /* maxBw/totalBw of the search (system->inter 0: between GPUs) */
+            copy->max_bw = d->sys->max_bw;
+            copy->total_bw = d->sys->total_bw;
+            shown = copy;
+        }
+    }
+    bool devs = tp_profile_has(prof, TP_RULE_DEV_NODES);
+    if (st == TP_OK) { /* 2.30.3: the DEVs of GPUs trimmed away stay, printed without a GPU */
+        tp_system__print_kept(log, devs ? k->host_sys : shown, shown);
+        tp_paths__print(log, shown, devs ? k->dev_routes : NULL);
+    }
+    tp_system__free(copy);
+    return st;
+}
+
 /* The pipeline of local rank `local` of kind k's representative host; a new domain. */
 static tp_status run_domain(tp_plan *plan, tp_host_kind *k, int local, bool logged, tp_error *err)
 {
@@ -473,10 +517,8 @@ static tp_status run_domain(tp_plan *plan, tp_host_kind *k, int local, bool logg
                        "rank %d: its GPU falls outside the GPU domain planned for its node "
                        "(are some <gpu> rank attributes missing or out of order?)",
                        rank);
-    if (logged) {
-        tp_system__print(log, d->sys);
-        tp_paths__print(log, d->sys);
-    }
+    if (logged && (st = print_system(plan, k, d, rank, log, err)) != TP_OK)
+        return st;
     nvls_init(plan, d, rank, log);
     t0 = now_us();
     st = compute_graphs(plan, k, d, log, err);
@@ -588,7 +630,9 @@ static void tune_job(const tp_plan *plan, tp_tune_job *tj)
 static tp_status log_p2p_type(tp_plan *plan, tp_error *err)
 {
     const tp_node_set *gpus = &plan->sys->nodes[TP_NODE_GPU];
-    bool all_direct = plan->channels.local_ranks > 1;
+    /* 2.28: a node of one rank has no pair that is not direct (2.27: reported as not direct). */
+    bool all_direct = plan->channels.local_ranks > 1 ||
+                      tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_LOG_P2P_CUDA);
     for (int i = 0; all_direct && i < gpus->count; i++) {
         for (int j = i + 1; all_direct && j < gpus->count; j++) {
             int p2p = 0, inter = -1;
@@ -599,9 +643,57 @@ static tp_status log_p2p_type(tp_plan *plan, tp_error *err)
             all_direct = p2p && inter == -1;
         }
     }
-    tp_log_info_sub(&plan->log, TP_SUB_INIT, "Check P2P Type isAllDirectP2p %d directMode 0",
-                    all_direct ? 1 : 0);
+    /* 2.28 adds whether every pair has CUDA P2P at any distance: the suite's machines do. */
+    if (tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_LOG_P2P_CUDA))
+        tp_log_info_sub(&plan->log, TP_SUB_INIT,
+                        "Check P2P Type isAllDirectP2p %d directMode 0 isAllCudaP2p 1",
+                        all_direct ? 1 : 0);
+    else
+        tp_log_info_sub(&plan->log, TP_SUB_INIT, "Check P2P Type isAllDirectP2p %d directMode 0",
+                        all_direct ? 1 : 0);
     return TP_OK;
+}
+
+/* The NET devices of rank r's host (its plugin's devices: the host system's NETs). */
+static int host_nets_of_rank(const tp_plan *plan, int r)
+{
+    int h = 0;
+    while (h + 1 < plan->job.n_nodes && plan->host_first_rank[h + 1] <= r)
+        h++;
+    return tp_plan__kind_of_host(plan, h)->host_sys->nodes[TP_NODE_NET].count;
+}
+
+/* 2.30.3 init.cc (AllGather3): the logged rank's Net and CollNet device counts (no CollNet
+ * plugin: 0), then on rank 0 their range across ranks and the ranks below the most; a mismatch
+ * is ignored (NCCL_IGNORE_NET_MISMATCH 1). */
+static void log_net_device_counts(tp_plan *plan)
+{
+    int rank = plan->job.rank, n_ranks = plan->host_first_rank[plan->job.n_nodes];
+    tp_log_info_sub(&plan->log, TP_SUB_INIT, "Rank %d: %d Net devices", rank,
+                    host_nets_of_rank(plan, rank));
+    tp_log_info_sub(&plan->log, TP_SUB_INIT, "Rank %d: 0 CollNet devices", rank);
+    if (rank != 0)
+        return;
+    int lo = host_nets_of_rank(plan, 0), hi = lo;
+    for (int r = 1; r < n_ranks; r++) {
+        int n = host_nets_of_rank(plan, r);
+        lo = n < lo ? n : lo;
+        hi = n > hi ? n : hi;
+    }
+    tp_log_info_sub(&plan->log, TP_SUB_INIT, "Local Net device counts across ranks: min %d max %d",
+                    lo, hi);
+    tp_log_info_sub(&plan->log, TP_SUB_INIT,
+                    "Local CollNet device counts across ranks: min 0 max 0");
+    if (lo == hi)
+        return;
+    for (int r = 0; r < n_ranks; r++)
+        if (host_nets_of_rank(plan, r) < hi)
+            tp_log_info_sub(&plan->log, TP_SUB_INIT, "Rank %d has %d local Net devices (max %d).",
+                            r, host_nets_of_rank(plan, r), hi);
+    tp_log_info_sub(&plan->log, TP_SUB_INIT,
+                    "Detected mixed local Net device counts across ranks (min %d, max %d). "
+                    "Ignoring due to NCCL_IGNORE_NET_MISMATCH.",
+                    lo, hi);
 }
 
 /* From the domains' graphs to the channels of every rank. */
@@ -635,6 +727,9 @@ static tp_status build_channels(tp_plan *plan, tp_error *err)
             .max_ctas = plan->max_ctas,
             .counts_only = plan->counts_only,
         };
+        if (!plan->counts_only &&
+            tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_LOG_NET_DEVICE_COUNTS))
+            log_net_device_counts(plan);
         st = tp_channels__build(&plan->channels, &cj, plan->cfg, &plan->log, err);
     }
     for (int i = 0; global_of && i < plan->n_kinds; i++)
@@ -645,9 +740,19 @@ static tp_status build_channels(tp_plan *plan, tp_error *err)
     if (st == TP_OK && !plan->counts_only) {
         plan->facts.cpu_arch = plan->channels.cpu_arch;
         plan->facts.cpu_vendor = plan->channels.cpu_vendor;
-        if (tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_LOG_P2P_TYPE) &&
-            plan->job.rank == 0)
+        const tp_nccl_profile *prof = tp_config__profile(plan->cfg);
+        /* 2.30.3 paths.cc ncclTopoComputeP2pChannels: across nodes, the peers per channel
+         * (maxP2pPeers unset: every rank). */
+        if (tp_profile_has(prof, TP_RULE_LOG_P2P_MAX_PEERS) && plan->channels.n_nodes > 1)
+            tp_log_info_sub(&plan->log, TP_SUB_INIT, "Tuning P2P operations with maxP2pPeers = %d",
+                            plan->host_first_rank[plan->job.n_nodes]);
+        /* 2.28 logs it on every rank (2.27: rank 0 only). */
+        if (tp_profile_has(prof, TP_RULE_LOG_P2P_TYPE) &&
+            (plan->job.rank == 0 || tp_profile_has(prof, TP_RULE_LOG_P2P_CUDA)))
             st = log_p2p_type(plan, err);
+        if (st == TP_OK && tp_profile_has(prof, TP_RULE_LOG_P2P_GROUP_SIZE))
+            tp_log_info_sub(&plan->log, TP_SUB_GRAPH, "ncclP2pSchedule: group size used is %d",
+                            plan->channels.p2p_group_size);
     }
     if (st == TP_OK) {
         /* init.cc: the tuning model runs just before the "coll channels" line. */
@@ -1026,6 +1131,7 @@ static void free_kind(tp_host_kind *k)
     free(k->domains);
     free(k->domain_of);
     tp_system__free(k->host_sys);
+    tp_system__free(k->dev_routes);
     tp_paths__host_routes_free(k->host_routes);
     free(k->host_domains);
     tp_xml__free(k->topo_xml);

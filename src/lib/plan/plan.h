@@ -45,6 +45,9 @@ typedef struct tp_host_kind {
     int min_comp_cap, max_comp_cap;      /* over its GPUs */
     tp_search_mirrors *mirrors;          /* while its domains run: what mirroring derived */
     tp_host_routes *host_routes;         /* while its domains run: the routes they take (or NULL) */
+    /* 2.30.3 (TP_RULE_DEV_NODES): host_sys with the searches' raw routes to GPUs and NETs, its
+     * GPUs standing for the DEV nodes a trim keeps (owned, or NULL). */
+    tp_system *dev_routes;
     /* A re-planned job's kind whose pipeline ran in the plan it re-plans, on the same host and
      * ranks: every field above is that plan's (not run again, not freed with this one). */
     bool borrowed;

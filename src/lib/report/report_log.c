@@ -107,14 +107,19 @@ static tp_status print_log(FILE *out, const tp_plan *plan, const tp_log *log, tp
     int dev = reported_dev(plan);
     debug_level level = debug_level_of(plan->cfg);
     uint64_t mask = tp_log__subsys_mask(tp_config_str(plan->cfg, TP_P_DEBUG_SUBSYS));
+    bool whole = tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_LOG_LINES_WHOLE);
     for (size_t i = 0; i < log->n_lines; i++) {
         const tp_log_line *l = &log->lines[i];
         /* NCCL 2.22.3 ncclDebugLog: both the level and the subsystem must pass. */
         if (level < (l->level == TP_LOG_WARN ? LOG_WARN : LOG_INFO) || (l->sub & mask) == 0)
             continue;
+        const char *kind = l->level == TP_LOG_WARN ? "WARN" : "INFO";
+        if (whole) { /* 2.29.7: the prefix is formatted alone, the message printed whole */
+            fprintf(out, "[%d] NCCL %s %s\n", dev, kind, l->text);
+            continue;
+        }
         char line[TP_LOG_LINE_SIZE];
-        snprintf(line, sizeof(line), "[%d] NCCL %s %s", dev,
-                 l->level == TP_LOG_WARN ? "WARN" : "INFO", l->text);
+        snprintf(line, sizeof(line), "[%d] NCCL %s %s", dev, kind, l->text);
         fprintf(out, "%s\n", line);
     }
     if (log->failed)

@@ -72,6 +72,26 @@ tp_status tp_search__init(tp_system *sys, tp_error *err)
     return TP_OK;
 }
 
+tp_status tp_search__init_devs(tp_system *sys, const tp_system *devs, tp_error *err)
+{
+    tp_status st = tp_search__init(sys, err);
+    int n_nets = sys->nodes[TP_NODE_NET].count;
+    if (st != TP_OK || (n_nets == 0 && sys->nodes[TP_NODE_GPU].count == 1))
+        return st;
+    sys->max_bw = 0.0f;
+    sys->total_bw = 0.0f;
+    for (int g = 0; g < devs->nodes[TP_NODE_GPU].count; g++) {
+        const tp_node *dev = &devs->nodes[TP_NODE_GPU].nodes[g];
+        float bw = gpu_max_bw(devs, dev, n_nets ? TP_NODE_NET : TP_NODE_GPU);
+        float total = gpu_total_bw(dev);
+        if (bw > sys->max_bw)
+            sys->max_bw = bw;
+        if (total > sys->total_bw)
+            sys->total_bw = total;
+    }
+    return TP_OK;
+}
+
 int tp_search__event_room(tp_graph *graph)
 {
     /* Every slot is written before it is read: no zeroing (tp_grow's) needed. */

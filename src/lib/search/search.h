@@ -151,6 +151,10 @@ static inline void tp_graph__copy_settings(tp_graph *dst, const tp_graph *src)
 
 /* ncclTopoSearchInit: per-system search limits. */
 tp_status tp_search__init(tp_system *sys, tp_error *err);
+/* 2.30.3 ncclTopoSearchInit (TP_RULE_DEV_NODES): maxBw and totalBw over the DEV nodes, which a
+ * trim keeps, reading the routes the searches gave them (no P2P, GDR or PXN rewrite): devs is
+ * tp_paths__raw_routes of the untrimmed host system, its GPUs standing for the DEVs. */
+tp_status tp_search__init_devs(tp_system *sys, const tp_system *devs, tp_error *err);
 /*
  * ncclTopoCompute: fill graph (id, pattern, collNet, min/maxChannels set by
  * the caller) from NCCL_GRAPH_FILE or the search. Logs NCCL's warnings.

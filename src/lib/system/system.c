@@ -468,10 +468,16 @@ static void put_line(tp_log *log, const print_line *pl, int len)
         memcpy(text, pl->text, (size_t)len + 1);
 }
 
-/* "NAME/SYS-LOCAL" (ids in lower-case hex). */
-static char *put_name_sys_id(char *p, const tp_node *n)
+/* The type a node prints as: 2.30.3 (TP_RULE_DEV_NODES) links GPUs' neighbours to their DEV. */
+static const char *print_type_name(const tp_node *n, bool dev_view)
 {
-    p = TP_PUT_LIT(tp_put_str(p, tp_node_type_name(n->type)), "/");
+    return dev_view && n->type == TP_NODE_GPU ? "DEV" : tp_node_type_name(n->type);
+}
+
+/* "NAME/SYS-LOCAL" (ids in lower-case hex). */
+static char *put_name_sys_id(char *p, const tp_node *n, bool dev_view)
+{
+    p = TP_PUT_LIT(tp_put_str(p, print_type_name(n, dev_view)), "/");
     p = tp_put_hex(p, (unsigned long long)TP_ID_SYSTEM_ID(n->id), 1, false);
     return tp_put_hex(TP_PUT_LIT(p, "-"), (unsigned long long)TP_ID_LOCAL_ID(n->id), 1, false);
 }
@@ -480,16 +486,19 @@ static char *put_name_sys_id(char *p, const tp_node *n)
 static char *put_name_id(char *p, const tp_node *n, const tp_nccl_profile *prof)
 {
     if (tp_profile_has(prof, TP_RULE_LOG_SYSTEM_IDS))
-        return put_name_sys_id(p, n);
+        return put_name_sys_id(p, n, tp_profile_has(prof, TP_RULE_DEV_NODES));
     p = TP_PUT_LIT(tp_put_str(p, tp_node_type_name(n->type)), "/");
     return tp_put_hex(p, (unsigned long long)n->id, 1, true);
 }
 
 /* "NAME/SYS-LOCAL" (ids in lower-case hex), then the type's details: the line's length. */
-static int print_node_head(print_line *pl, int offset, const tp_node *n)
+static int print_node_head(print_line *pl, int offset, const tp_node *n, bool dev_view)
 {
-    char *p = put_name_sys_id(pl->text + offset, n);
-    if (n->type == TP_NODE_GPU) {
+    char *p = put_name_sys_id(pl->text + offset, n, dev_view);
+    if (n->type == TP_NODE_GPU && dev_view) { /* the DEV: its PCI device word */
+        p = tp_put_hex(TP_PUT_LIT(p, " ("), n->pci.device, 1, false);
+        p = TP_PUT_LIT(p, ")");
+    } else if (n->type == TP_NODE_GPU) {
         p = TP_PUT_LIT(tp_put_int(TP_PUT_LIT(p, " ("), n->gpu.rank, 0), ")");
     } else if (n->type == TP_NODE_CPU) {
         p = TP_PUT_LIT(tp_put_int(TP_PUT_LIT(p, " ("), n->cpu.arch, 0), "/");
@@ -529,11 +538,21 @@ static int print_link_head(print_line *pl, int offset, const tp_link *link)
     return cut(pl, TP_PUT_LIT(tp_put_f1(p, link->bw), "] - "));
 }
 
-static void print_rec(tp_log *log, const tp_nccl_profile *prof, const tp_node *node,
-                      const tp_node *prev, print_line *pl, int offset, int depth)
+static void print_rec(tp_log *log, const tp_nccl_profile *prof, const tp_system *kept,
+                      const tp_node *node, const tp_node *prev, print_line *pl, int offset,
+                      int depth)
 {
-    put_line(log, pl, print_node_head(pl, offset, node));
+    bool dev_view = tp_profile_has(prof, TP_RULE_DEV_NODES);
+    put_line(log, pl, print_node_head(pl, offset, node, dev_view));
     memset(pl->text, ' ', (size_t)offset);
+    if (dev_view && node->type == TP_NODE_GPU &&
+        tp_system__find(kept, TP_NODE_GPU, node->id)) { /* the DEV's first link: LOC to its GPU */
+        char *p = TP_PUT_LIT(pl->text + offset, "+ LOC[");
+        p = TP_PUT_LIT(tp_put_f1(p, TP_LOC_BW), "] - GPU/");
+        p = tp_put_hex(p, (unsigned long long)TP_ID_SYSTEM_ID(node->id), 1, false);
+        p = tp_put_hex(TP_PUT_LIT(p, "-"), (unsigned long long)TP_ID_LOCAL_ID(node->id), 1, false);
+        put_line(log, pl, cut(pl, p));
+    }
     for (int l = 0; l < node->n_links; l++) {
         const tp_link *link = node->links + l;
         if (link->type == TP_LINK_PCI && link->rem == prev)
@@ -542,7 +561,7 @@ static void print_rec(tp_log *log, const tp_nccl_profile *prof, const tp_node *n
         if (link->type == TP_LINK_LOC)
             put_line(log, pl, cut(pl, put_name_id(pl->text + next, link->rem, prof)));
         else if (link->type == TP_LINK_PCI && depth < TP_MAX_NODES)
-            print_rec(log, prof, link->rem, node, pl, next, depth + 1);
+            print_rec(log, prof, kept, link->rem, node, pl, next, depth + 1);
         else
             put_line(log, pl, print_leaf(pl, next, link->rem, prof));
     }
@@ -550,15 +569,20 @@ static void print_rec(tp_log *log, const tp_nccl_profile *prof, const tp_node *n
 
 void tp_system__print(tp_log *log, const tp_system *sys)
 {
+    tp_system__print_kept(log, sys, sys);
+}
+
+void tp_system__print_kept(tp_log *log, const tp_system *sys, const tp_system *kept)
+{
     /* "=== System : maxBw %2.1f totalBw %2.1f ===" ("%.1f" writes 3 characters or more) */
     char *p = tp_log_begin_line(log, TP_SUB_GRAPH, 64 + 2 * TP_F1_SIZE);
     if (!p)
         return;
-    p = TP_PUT_LIT(tp_put_f1(TP_PUT_LIT(p, "=== System : maxBw "), sys->max_bw), " totalBw ");
-    tp_log_end_line(log, TP_PUT_LIT(tp_put_f1(p, sys->total_bw), " ==="));
+    p = TP_PUT_LIT(tp_put_f1(TP_PUT_LIT(p, "=== System : maxBw "), kept->max_bw), " totalBw ");
+    tp_log_end_line(log, TP_PUT_LIT(tp_put_f1(p, kept->total_bw), " ==="));
     print_line pl;
     for (int n = 0; n < sys->nodes[TP_NODE_CPU].count; n++)
-        print_rec(log, sys->profile, sys->nodes[TP_NODE_CPU].nodes + n, NULL, &pl, 0, 0);
+        print_rec(log, sys->profile, kept, sys->nodes[TP_NODE_CPU].nodes + n, NULL, &pl, 0, 0);
     tp_log_put_sub(log, TP_SUB_GRAPH, "==========================================");
 }
 

@@ -276,6 +276,9 @@ tp_status tp_system__prepare_xml_plain(tp_xml *doc, int first_rank, tp_error *er
 
 /* Log NCCL's "=== System : ..." tree (ncclTopoPrint's first part). */
 void tp_system__print(tp_log *log, const tp_system *sys);
+/* The same tree, its bandwidths those of kept, a trimmed copy of sys: 2.30.3 (TP_RULE_DEV_NODES)
+ * keeps the DEV node of a GPU trimmed away, shown without its GPU. */
+void tp_system__print_kept(tp_log *log, const tp_system *sys, const tp_system *kept);
 
 /* Sort every node's links as NCCL's ncclTopoSortSystem does. */
 tp_status tp_system__sort(tp_system *sys, tp_error *err);

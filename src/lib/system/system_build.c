@@ -109,6 +109,15 @@ static void log_kv_fallback(build_ctx *c, const tp_xml_elem *e, const char *attr
         p = TP_PUT_LIT(tp_put_str(p, str), "' in dictionary, falling back to ");
         tp_log_end_line(c->log, tp_put_int(p, value, 0));
     }
+    if (tp_profile_has(c->profile, TP_RULE_LOG_TOPO_HINTS)) { /* printMissingTopoDictValueHint */
+        tp_log_info_sub(c->log, TP_SUB_GRAPH,
+                        "HINT: In many cases this issue indicates missing or faulty information in "
+                        "the provided topology file.");
+        tp_log_info_sub(
+            c->log, TP_SUB_GRAPH,
+            "HINT: To confirm, set NCCL_TOPO_DUMP_FILE=topo.xml to produce the topology "
+            "NCCL has detected and compare to the one provided.");
+    }
     if (!(p = begin_note(c, e, strlen(e->tag) + strlen(attr) + str_len + 64)))
         return;
     p = TP_PUT_LIT(tp_put_str(TP_PUT_LIT(p, "<"), e->tag), "> ");
@@ -296,7 +305,10 @@ static tp_status add_net(build_ctx *c, const tp_xml_elem *e, tp_node *nic, int s
         return st;
     net->net.dev = dev;
     const char *guid = tp_xml__attr(e, "guid");
-    net->net.asic = guid ? tp_system__guid_asic(guid) : (uint64_t)(int64_t)dev;
+    if (tp_profile_has(c->profile, TP_RULE_NET_GUID_HEX)) /* strtoull(guid, 16), else the id */
+        net->net.asic = guid ? strtoull(guid, NULL, 16) : (uint64_t)TP_ID(sid, dev);
+    else
+        net->net.asic = guid ? tp_system__guid_asic(guid) : (uint64_t)(int64_t)dev;
     if ((st = net_attrs(c, e, net)) != TP_OK)
         return st;
     return connect_pair(nic, net, TP_LINK_NET, net->net.bw, c->err);
@@ -419,6 +431,7 @@ static tp_status add_pci(build_ctx *c, const tp_xml_elem *e, tp_node *parent, in
                 TP_OK ||
             (st = add_gpu(c, xml_gpu, node)) != TP_OK)
             return st;
+        node->pci.device = pci_device_word(e); /* 2.30.3 prints it on the GPU's DEV node */
     }
     if (xml_nic) {
         if ((st = add_pci_nic(c, xml_nic, bus_id, sid, &node)) != TP_OK)

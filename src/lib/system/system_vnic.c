@@ -356,16 +356,26 @@ static int merge_level(vnic_ctx *v)
 
 /* ---- ncclTopoPopulateNics for the virtual devices ---- */
 
-void tp_system__log_populated(tp_log *log, const tp_xml_elem *net, int n, long old_dev,
-                              const char *name, const char *pci_path)
+void tp_system__log_populated(tp_log *log, const tp_nccl_profile *profile,
+                              const tp_populated_net *d)
 {
-    if (old_dev != -1 && old_dev != n)
+    if (d->old_dev != -1 && d->old_dev != d->n)
         tp_log_info_sub(log, TP_SUB_GRAPH, "TOPO/NET : Changing IB dev index from %ld to %d",
-                        old_dev, n);
-    const char *keep = tp_xml__attr(net, "keep"), *coll = tp_xml__attr(net, "coll");
+                        d->old_dev, d->n);
+    const char *keep = tp_xml__attr(d->net, "keep"), *coll = tp_xml__attr(d->net, "coll");
+    if (!tp_profile_has(profile, TP_RULE_LOG_POPULATE_NICS_RAILS)) {
+        tp_log_info_sub(log, TP_SUB_GRAPH,
+                        "ncclTopoPopulateNics : Filled %s in topo with pciPath=%s keep=%s coll=%s",
+                        d->name, d->pci_path, keep ? keep : "(null)", coll ? coll : "(null)");
+        return;
+    }
+    /* 2.30.7: a NET plugin's device (net=1), no gin/rma, no rail; the IB plugin gives a device
+     * it fused the plane NCCL_IB_PLANE_VIRT_BIT | 1 (16385), others none. */
     tp_log_info_sub(log, TP_SUB_GRAPH,
-                    "ncclTopoPopulateNics : Filled %s in topo with pciPath=%s keep=%s coll=%s",
-                    name, pci_path, keep ? keep : "(null)", coll ? coll : "(null)");
+                    "ncclTopoPopulateNics : Filled %s in topo with pciPath=%s net=1 gin=(null) "
+                    "rma=(null) keep=%s coll=%s rail=-1 plane=%d",
+                    d->name, d->pci_path, keep ? keep : "(null)", coll ? coll : "(null)",
+                    d->is_virtual ? (1 << 14) | 1 : -1);
 }
 
 static bool is_made(const vnic_ctx *v, const tp_xml_elem *e, int n_made)
@@ -556,7 +566,13 @@ static tp_status populate_vnic(vnic_ctx *v, int k)
         st = fill_vnic(v, net, n, g);
     v->made[k] = net;
     if (st == TP_OK)
-        tp_system__log_populated(v->log, net, n, old ? strtol(old, NULL, 0) : -1, name, pci_path);
+        tp_system__log_populated(v->log, tp_config__profile(v->cfg),
+                                 &(tp_populated_net){.net = net,
+                                                     .n = n,
+                                                     .old_dev = old ? strtol(old, NULL, 0) : -1,
+                                                     .name = name,
+                                                     .pci_path = pci_path,
+                                                     .is_virtual = true});
     return st;
 }
 

@@ -23,9 +23,19 @@ typedef struct tp_vnic_phys {
  * its <nic>, "" when the NIC hangs off a CPU. */
 const char *tp_system__net_pci_path(const tp_xml_elem *net);
 
-/* ncclTopoPopulateNics' lines for device n filled in `net` (old_dev: its dev before, -1 none). */
-void tp_system__log_populated(tp_log *log, const tp_xml_elem *net, int n, long old_dev,
-                              const char *name, const char *pci_path);
+/* One device ncclTopoPopulateNics filled: device n in `net` (old_dev: its dev before, -1 none),
+ * virtual when the plugin fused it. */
+typedef struct tp_populated_net {
+    const tp_xml_elem *net;
+    int n;
+    long old_dev;
+    const char *name, *pci_path;
+    bool is_virtual;
+} tp_populated_net;
+
+/* ncclTopoPopulateNics' lines for that device, in the profile's format. */
+void tp_system__log_populated(tp_log *log, const tp_nccl_profile *profile,
+                              const tp_populated_net *d);
 
 /*
  * ncclTopoMakeVNics and the virtual devices' ncclTopoPopulateNics: fuse the physical devices

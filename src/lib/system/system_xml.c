@@ -446,8 +446,13 @@ static tp_status fill_net(prep_ctx *c, tp_xml_elem *net, size_t n, const char *n
         net != c->nets[n]) /* a <net> has every property it would be given from itself */
         st = init_net_props(c, net, c->nets[n]);
     if (st == TP_OK && c->import_nets) /* 2.24 ncclTopoPopulateNics */
-        tp_system__log_populated(&c->net_log, net, (int)n, old_dev, name,
-                                 tp_system__net_pci_path(c->nets[n]));
+        tp_system__log_populated(
+            &c->net_log, tp_config__profile(c->cfg),
+            &(tp_populated_net){.net = net,
+                                .n = (int)n,
+                                .old_dev = old_dev,
+                                .name = name,
+                                .pci_path = tp_system__net_pci_path(c->nets[n])});
     return st;
 }
 
@@ -1292,8 +1297,12 @@ static tp_status import_nets(prep_ctx *c, const elem_list *in_doc)
     if (c->import_nets) {
         tp_log_info_sub(&c->net_log, TP_SUB_GRAPH,
                         "TOPO/NET : Importing network plugins to topology");
-        tp_log_info_sub(&c->net_log, TP_SUB_GRAPH, "Retrieving state for IB");
-        if (!c->pass.net_state_known) /* the process's first import */
+        /* 2.30.7 no longer says how it found the IB plugin's state */
+        bool state_lines =
+            !tp_profile_has(tp_config__profile(c->cfg), TP_RULE_LOG_POPULATE_NICS_RAILS);
+        if (state_lines)
+            tp_log_info_sub(&c->net_log, TP_SUB_GRAPH, "Retrieving state for IB");
+        if (state_lines && !c->pass.net_state_known) /* the process's first import */
             tp_log_info_sub(&c->net_log, TP_SUB_GRAPH, "Initialized state 0 for IB");
     }
     return c->n_nets ? fill_nets(c, in_doc) : TP_OK;

@@ -161,6 +161,9 @@ static void init_bw_caps(model_ctx *m, const tp_tuning *t)
     m->tree_max_bw = row ? row->tree_max_bw[nodes] : s->tree_max_bw[cc][nodes];
     m->ring_ll128_max_bw = row ? row->ring_ll128_max_bw[nodes] : s->ring_ll128_max_bw[cc][nodes];
     m->tree_ll128_max_bw = row ? row->tree_ll128_max_bw[nodes] : s->tree_ll128_max_bw[cc][nodes];
+    tp_cc_class arch = blackwell ? TP_CC_BLACKWELL : cc;
+    m->nvls_efficiency = k->nvls_efficiency[arch];
+    m->nvls_tree_max_bw = k->nvls_tree_max_bw[arch][nodes];
 }
 
 static void init_ctx(model_ctx *m, const tp_tuning *t, const tp_config *cfg)
@@ -170,6 +173,7 @@ static void init_ctx(model_ctx *m, const tp_tuning *t, const tp_config *cfg)
     m->job = job;
     init_latencies(m);
     init_bw_caps(m, t);
+    m->nvls_2_28 = tp_profile_has(tp_config__profile(cfg), TP_RULE_NVLS_MODEL_2_28);
     /* NCCL 2.22.3 favours Tree on POWER: Tree/Simple takes Ring's PCI latency. */
     if (job->cpu_arch == TP_CPU_ARCH_POWER)
         m->hw_lat[TP_HW_PCI][TP_ALGO_TREE][TP_PROTO_SIMPLE] =
@@ -272,6 +276,8 @@ float tp_tune__algo_ratio(const model_ctx *m, tp_coll coll, tp_algo a)
     float ratio = 1.0f;
     if (a == TP_ALGO_RING)
         ratio = (float)(ratio * ((1.0 * n_ranks) / tp_tune__ring_steps(coll, n_ranks)));
+    else if ((a == TP_ALGO_NVLS || a == TP_ALGO_NVLS_TREE) && m->nvls_2_28)
+        ratio = (float)(ratio * ((1.0 * n_ranks) / tp_tune__ring_steps(coll, n_ranks))); /* as Ring */
     else if (a == TP_ALGO_NVLS || a == TP_ALGO_NVLS_TREE)
         ratio = (float)(ratio * m->k->shared->nvls_algo_ratio);
     else

@@ -40,10 +40,35 @@ bool tp_tune__modelled_2_27(const tp_tune_constants *k, const tp_tune_job *job, 
     return !(a == TP_ALGO_PAT && (p != TP_PROTO_SIMPLE || !tp_tune__pat_enabled(k, job)));
 }
 
+/* 2.28 (TP_RULE_NVLS_MODEL_2_28): an NVLS channel's bus bandwidth, its NVLink share at the
+ * architecture's NVLS efficiency less one channel, doubled for AllReduce's two pipelined
+ * operations; NVLSTree's network share doubled on 2 nodes and capped per channel. */
+static float nvls_bw_2_28(const model_ctx *m, tp_coll coll, tp_algo a)
+{
+    const tp_tune_graph *g = &m->job->graphs[a];
+    float intra = g->bw_intra * m->nvls_efficiency * (g->n_channels - 1) / g->n_channels;
+    if (coll == TP_COLL_ALLREDUCE)
+        intra *= 2.0f;
+    else
+        intra *= (m->ppn - 1) / m->ppn;
+    float inter = g->bw_inter * ((m->job->n_nodes <= 2 && a == TP_ALGO_NVLS_TREE) ? 2 : 1);
+    float bw = tp_tune__min_f(intra, inter);
+    return a == TP_ALGO_NVLS_TREE ? tp_tune__min_f(bw, (float)m->nvls_tree_max_bw) : bw;
+}
+
+/* 2.28: NVLS and NVLSTree need 2 channels; NCCL leaves their entries unset (0) otherwise. */
+static bool nvls_unset(const model_ctx *m, tp_algo a)
+{
+    return m->nvls_2_28 && (a == TP_ALGO_NVLS || a == TP_ALGO_NVLS_TREE) &&
+           m->job->graphs[a].n_channels < 2;
+}
+
 /* The graph bandwidth an entry starts from: 2.27's NVLS AllGather/ReduceScatter takes the
  * other local ranks' share of bwIntra and 0.9 of bwInter. */
 static float graph_bw(const model_ctx *m, tp_coll coll, tp_algo a)
 {
+    if (m->nvls_2_28 && (a == TP_ALGO_NVLS || a == TP_ALGO_NVLS_TREE))
+        return nvls_bw_2_28(m, coll, a);
     const tp_tune_graph *g = &m->job->graphs[a];
     float ppn = m->ppn;
     if (a == TP_ALGO_NVLS && coll != TP_COLL_ALLREDUCE)
@@ -83,6 +108,8 @@ static float bus_bw(const model_ctx *m, tp_coll coll, tp_algo a, tp_proto p)
 
 float tp_tune__entry_bw_2_27(const model_ctx *m, tp_coll coll, tp_algo a, tp_proto p)
 {
+    if (nvls_unset(m, a))
+        return 0;
     float bus = bus_bw(m, coll, a, p);
     if (a != TP_ALGO_RING && ag_rs(coll))
         return bus; /* the ratio is Ring's only for these */
@@ -91,6 +118,8 @@ float tp_tune__entry_bw_2_27(const model_ctx *m, tp_coll coll, tp_algo a, tp_pro
 
 float tp_tune__entry_lat_2_27(const model_ctx *m, tp_coll coll, tp_algo a, tp_proto p)
 {
+    if (nvls_unset(m, a))
+        return 0;
     const tp_tune_job *job = m->job;
     int n_nodes = job->n_nodes;
     /* One rank per node exposes the whole network latency: Tree's. */
@@ -122,7 +151,9 @@ bool tp_tune__ll128_default_2_27(const tp_tuning *t, tp_coll coll, tp_algo algo)
     /* Hopper on: up to PXN (P2C included); before: up to PXB. */
     bool on = cc >= 90 ? g->type_inter <= TP_PATH_PXN : g->type_inter <= TP_PATH_PXB;
     on = on && g->type_intra <= TP_PATH_NVB;
-    on = on && job->min_comp_cap == job->max_comp_cap;
+    /* 2.30.3: also between different compute capabilities from Hopper on. */
+    on = on && (job->min_comp_cap == job->max_comp_cap ||
+                (t->k->ll128_mixed_min_cc && cc >= t->k->ll128_mixed_min_cc));
     return on && !(cc < t->k->ll128_min_cc ||
                    (cc == 90 && t->k->shared->cudart_version == 11080 &&
                     coll == TP_COLL_ALLREDUCE && algo == TP_ALGO_RING && job->n_ranks == 2));

@@ -17,6 +17,10 @@ typedef struct model_ctx {
     float ppn;
     float net_overhead;
     tp_hw_class intra_hw[TP_ALGO_COUNT], hw[TP_ALGO_COUNT];
+    /* TP_RULE_NVLS_MODEL_2_28, with the job's row of its constants */
+    bool nvls_2_28;
+    float nvls_efficiency;
+    double nvls_tree_max_bw;
 } model_ctx;
 
 /* std::min / std::max as NCCL calls them: the first argument on ties. */

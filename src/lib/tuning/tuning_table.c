@@ -108,28 +108,71 @@ static const tp_tune_cc_row blackwell_2_27_5 = {
     .tree_max_bw = {2 * 38.7, 2 * 41.4, 2 * 36.0},
 };
 
+/* What 2.27.5 has of its own and 2.30.7 keeps: NCCL_NUM_ALGORITHMS with PAT, the Blackwell
+ * row from sm100, PAT's model, NVLS AllGather/ReduceScatter's network share, LL128 from sm70,
+ * the NVLS arity. */
+#define TUNE_SINCE_2_27_5 \
+    .shared = &tp_tune_shared_constants, \
+    .algo_count = 7, \
+    .blackwell_cc = 100, \
+    .pat_min_cc = 60, \
+    .pat_share = .75, \
+    .pat_base_lat = 8, \
+    .pat_inter_lat_div = 3.5, \
+    .pat_rank_lat = 2.8, \
+    .nvls_ag_rs_inter_share = 0.9f, \
+    .ll128_min_cc = 70, \
+    .max_nvls_arity = 32
+
 const tp_tune_constants tp_tune_nccl_2_27_5 = {
+    TUNE_SINCE_2_27_5,
     .nccl_version = "2.27.5",
-    .shared = &tp_tune_shared_constants,
-    .algo_count = 7,
     .lat_cells = lat_cells_2_27_5,
     .n_lat_cells = (int)ARRAY_LEN(lat_cells_2_27_5),
-    .blackwell_cc = 100,
     .blackwell = &blackwell_2_27_5,
-    .pat_min_cc = 60,
-    .pat_share = .75,
-    .pat_base_lat = 8,
-    .pat_inter_lat_div = 3.5,
-    .pat_rank_lat = 2.8,
-    .nvls_ag_rs_inter_share = 0.9f,
-    .ll128_min_cc = 70,
-    .max_nvls_arity = 32,
+};
+
+/* NCCL 2.30.7 (v2.30.7-1 graph/tuning.cc ncclTunerConstantsDefaults): 2.27.5's Tree/Simple
+ * latencies, PAT's latencies as table cells (2.28), NVLSTree's network latency 20.9 (2.28.9). */
+static const tp_tune_lat_cell lat_cells_2_30_7[] = {
+    {TP_TUNE_BASE_LAT, TP_ALGO_TREE, TP_PROTO_SIMPLE, 8.4f},
+    {TP_HW_NVLINK, TP_ALGO_TREE, TP_PROTO_SIMPLE, 4.0f},
+    {TP_HW_PCI, TP_ALGO_TREE, TP_PROTO_SIMPLE, 4.0f},
+    {TP_HW_NET, TP_ALGO_TREE, TP_PROTO_SIMPLE, 14},
+    {TP_HW_NVLINK, TP_ALGO_PAT, TP_PROTO_SIMPLE, 4.0f},
+    {TP_HW_PCI, TP_ALGO_PAT, TP_PROTO_SIMPLE, 4.0f},
+    {TP_HW_NET, TP_ALGO_PAT, TP_PROTO_SIMPLE, 14},
+    {TP_HW_NET, TP_ALGO_NVLS_TREE, TP_PROTO_SIMPLE, 20.9f},
+};
+
+/* Measured Blackwell rows (2.28.3 .. 2.29.7) instead of twice Hopper's. */
+static const tp_tune_cc_row blackwell_2_30_7 = {
+    .ll_max_bw = {2 * 141.0, 2 * 45.0, 2 * 35.0},
+    .ring_ll128_max_bw = {40.0, 40.0, 40.0},
+    .tree_ll128_max_bw = {55.6, 31.67, 20.0},
+    .tree_max_bw = {70.0, 42.8, 24.0},
+};
+
+/* NCCL 2.30.7: also the NVLS cost model's efficiency and NVLSTree per-channel caps (2.28;
+ * Blackwell N4 80.0 from 2.30.3), LL128 between GPUs of different compute capability from
+ * Hopper on (2.30.3). */
+const tp_tune_constants tp_tune_nccl_2_30_7 = {
+    TUNE_SINCE_2_27_5,
+    .nccl_version = "2.30.7",
+    .lat_cells = lat_cells_2_30_7,
+    .n_lat_cells = (int)ARRAY_LEN(lat_cells_2_30_7),
+    .blackwell = &blackwell_2_30_7,
+    /* Volta, Ampere, Hopper, Blackwell */
+    .nvls_efficiency = {0.0f, 0.0f, 0.85f, 0.74f},
+    .nvls_tree_max_bw = {{26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 80.0}},
+    .ll128_mixed_min_cc = 90,
 };
 /* clang-format on */
 
 static const tp_tune_constants *const by_profile[TP_NCCL_COUNT] = {
     [TP_NCCL_2_22_3] = &tp_tune_nccl_2_22_3,
     [TP_NCCL_2_27_5] = &tp_tune_nccl_2_27_5,
+    [TP_NCCL_2_30_7] = &tp_tune_nccl_2_30_7,
 };
 
 const tp_tune_constants *tp_tune__constants(const tp_nccl_profile *p)

@@ -126,10 +126,16 @@ typedef struct tp_tune_constants {
     int ll128_min_cc;              /* 2.27: LL128 by default from sm70 on (2.22.3: 70/80/90) */
     int max_nvls_arity; /* 2.27 updateCollCostTable: NVLS beyond AllReduce up to this many local
                            ranks (NCCL_MAX_NVLS_ARITY; 0: no such limit) */
+    /* 2.28 NVLS cost model (TP_RULE_NVLS_MODEL_2_28): nvlsEfficiency, perChMaxNVLSTreeBws */
+    float nvls_efficiency[TP_CC_COUNT];
+    double nvls_tree_max_bw[TP_CC_COUNT][TP_NODE_CLASSES];
+    /* 2.30.3: LL128 by default between GPUs of different compute capability from this one on
+     * (0: only between equal ones) */
+    int ll128_mixed_min_cc;
 } tp_tune_constants;
 
 extern const tp_tune_shared tp_tune_shared_constants;
-extern const tp_tune_constants tp_tune_nccl_2_22_3, tp_tune_nccl_2_27_5;
+extern const tp_tune_constants tp_tune_nccl_2_22_3, tp_tune_nccl_2_27_5, tp_tune_nccl_2_30_7;
 /* The tuning constants of a profile (its variant table, by profile id). */
 const tp_tune_constants *tp_tune__constants(const tp_nccl_profile *p);
 
