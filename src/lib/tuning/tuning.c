@@ -277,7 +277,8 @@ float tp_tune__algo_ratio(const model_ctx *m, tp_coll coll, tp_algo a)
     if (a == TP_ALGO_RING)
         ratio = (float)(ratio * ((1.0 * n_ranks) / tp_tune__ring_steps(coll, n_ranks)));
     else if ((a == TP_ALGO_NVLS || a == TP_ALGO_NVLS_TREE) && m->nvls_2_28)
-        ratio = (float)(ratio * ((1.0 * n_ranks) / tp_tune__ring_steps(coll, n_ranks))); /* as Ring */
+        ratio =
+            (float)(ratio * ((1.0 * n_ranks) / tp_tune__ring_steps(coll, n_ranks))); /* as Ring */
     else if (a == TP_ALGO_NVLS || a == TP_ALGO_NVLS_TREE)
         ratio = (float)(ratio * m->k->shared->nvls_algo_ratio);
     else
