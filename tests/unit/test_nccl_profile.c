@@ -146,6 +146,8 @@ static void test_rule_predicates(void **state)
         TP_RULE_TUNE_MODEL_2_27,
         TP_RULE_NO_SIZE_LINES,
         TP_RULE_NTHREADS_INFO,
+        TP_RULE_LOG_P2P_DISABLE,
+        TP_RULE_LOG_COMM_CONFIG_ENV,
     };
     assert_int_equal(sizeof(in_2_27_5) / sizeof(in_2_27_5[0]), TP_RULE_COUNT);
     for (size_t i = 0; i < sizeof(in_2_27_5) / sizeof(in_2_27_5[0]); i++) {

@@ -55,7 +55,8 @@ static const tp_param_default params_2_27_5[] = {
      RULE(TP_RULE_RECNET_LOCAL_GPU_FIRST) | RULE(TP_RULE_LOG_GRAPH_GPU_IDS) |                      \
      RULE(TP_RULE_LOG_P2P_TYPE) | RULE(TP_RULE_LOG_NET_COLL) | RULE(TP_RULE_FALLBACK_INFO) |       \
      RULE(TP_RULE_P2P_LEVEL_PXB) | RULE(TP_RULE_TUNE_MODEL_2_27) | RULE(TP_RULE_NO_SIZE_LINES) |   \
-     RULE(TP_RULE_NTHREADS_INFO))
+     RULE(TP_RULE_NTHREADS_INFO) | RULE(TP_RULE_LOG_P2P_DISABLE) |                                 \
+     RULE(TP_RULE_LOG_COMM_CONFIG_ENV))
 
 /* The entries 2.22.3 and 2.27.5 share (checked by test_nccl_profile for both). */
 #define COMMON_ENTRIES                                                                             \
@@ -156,6 +157,8 @@ static const struct {
     [TP_RULE_TUNE_MODEL_2_27] = {"tune-model-2-27", "2.27 tuning.cc ncclTopoTuneModel"},
     [TP_RULE_NTHREADS_INFO] = {"nthreads-info", "2.27 tuning.cc getNthreads"},
     [TP_RULE_NO_SIZE_LINES] = {"no-size-lines", "2.24 enqueue.cc topoGetAlgoInfo"},
+    [TP_RULE_LOG_P2P_DISABLE] = {"log-p2p-disable", "2.23 paths.cc ncclGetLevel"},
+    [TP_RULE_LOG_COMM_CONFIG_ENV] = {"log-comm-config-env", "2.27 init.cc envConfigOverride"},
 };
 
 const tp_nccl_profile *tp_nccl_profile__at(int i)

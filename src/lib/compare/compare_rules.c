@@ -36,6 +36,8 @@ static const unsigned rule_stages[TP_RULE_COUNT] = {
     [TP_RULE_TUNE_MODEL_2_27] = STAGE(TP_LAYER_TUNING),
     [TP_RULE_NO_SIZE_LINES] = TP_RULE_STAGE_LOG,
     [TP_RULE_NTHREADS_INFO] = TP_RULE_STAGE_LOG,
+    [TP_RULE_LOG_P2P_DISABLE] = TP_RULE_STAGE_LOG,
+    [TP_RULE_LOG_COMM_CONFIG_ENV] = TP_RULE_STAGE_LOG,
 };
 
 unsigned tp_compare__rule_stages(tp_rule rule)
