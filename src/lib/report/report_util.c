@@ -109,6 +109,43 @@ void tp_report__device_name(char *buf, size_t size, const tp_xml *xml, const tp_
     }
 }
 
+void tp_report__device_fields(tp_diff_device *out, const tp_xml *xml, const tp_node *node)
+{
+    char dev[16];
+    const char *name = NULL;
+    memset(out, 0, sizeof(*out));
+    tp_report__node_label(out->nccl_id, sizeof(out->nccl_id), node);
+    if (node->type == TP_NODE_GPU || node->type == TP_NODE_NIC || node->type == TP_NODE_PCI)
+        tp_report__bus_id(out->bus_id, sizeof(out->bus_id), node->id);
+    switch (node->type) {
+    case TP_NODE_GPU:
+        snprintf(out->name, sizeof(out->name), "GPU %d", node->gpu.dev);
+        return;
+    case TP_NODE_NET:
+        snprintf(dev, sizeof(dev), "%d", node->net.dev);
+        const tp_xml_elem *net = xml ? find_elem(xml->root, "net", "dev", dev) : NULL;
+        name = net ? tp_xml__attr(net, "name") : NULL;
+        snprintf(out->name, sizeof(out->name), name ? "%s" : "NET/%s", name ? name : dev);
+        return;
+    case TP_NODE_NIC:
+        name = first_net_name(pci_elem(xml, node));
+        snprintf(out->name, sizeof(out->name), "NIC%s%s", name ? " " : "", name ? name : "");
+        return;
+    case TP_NODE_PCI:
+        snprintf(out->name, sizeof(out->name), "PCIe switch");
+        return;
+    case TP_NODE_NVS:
+        snprintf(out->name, sizeof(out->name), "NVSwitch");
+        return;
+    case TP_NODE_CPU:
+        snprintf(out->name, sizeof(out->name), "NUMA node %lld",
+                 (long long)TP_ID_LOCAL_ID(node->id));
+        return;
+    default:
+        snprintf(out->name, sizeof(out->name), "%s", out->nccl_id);
+    }
+}
+
 /* "Gen5" of a link_speed value ("32.0 GT/s PCIe"), or NULL. */
 static const char *pcie_gen(const char *speed)
 {
@@ -121,6 +158,19 @@ static const char *pcie_gen(const char *speed)
         if (v > gens[i].gts - 0.01 && v < gens[i].gts + 0.01)
             return gens[i].gen;
     return NULL;
+}
+
+bool tp_report__pcie_numbers(const tp_xml *xml, const tp_node *node, int *width, double *gts)
+{
+    const tp_xml_elem *e =
+        node->type == TP_NODE_NVS || node->type == TP_NODE_CPU || node->type == TP_NODE_NET
+            ? NULL
+            : pci_elem(xml, node);
+    const char *w = e ? tp_xml__attr(e, "link_width") : NULL;
+    const char *s = e ? tp_xml__attr(e, "link_speed") : NULL;
+    *width = w ? atoi(w) : 0;
+    *gts = s ? atof(s) : 0;
+    return w && s;
 }
 
 void tp_report__pcie_link(char *buf, size_t size, const tp_xml *xml, const tp_node *node)
