@@ -27,86 +27,17 @@ void tp_report__node_short(char *buf, size_t size, const tp_system *sys, const t
 
 void tp_report__bus_id(char *buf, size_t size, int64_t id)
 {
-    unsigned long long v = (unsigned long long)TP_ID_LOCAL_ID(id);
-    snprintf(buf, size, "%04llx:%02llx:%02llx.%llx", v >> 20, (v >> 12) & 0xff, (v >> 4) & 0xff,
-             v & 0xf);
-}
-
-/* The first element under e named `tag` whose attribute `attr` is `value` (case-insensitive). */
-static const tp_xml_elem *find_elem(const tp_xml_elem *e, const char *tag, const char *attr,
-                                    const char *value)
-{
-    if (!e)
-        return NULL;
-    const char *v = strcmp(e->tag, tag) == 0 ? tp_xml__attr(e, attr) : NULL;
-    if (v && strcasecmp(v, value) == 0)
-        return e;
-    for (size_t i = 0; i < e->n_children; i++) {
-        const tp_xml_elem *hit = find_elem(e->children[i], tag, attr, value);
-        if (hit)
-            return hit;
-    }
-    return NULL;
-}
-
-static const tp_xml_elem *pci_elem(const tp_xml *xml, const tp_node *node)
-{
-    char bus[32];
-    tp_report__bus_id(bus, sizeof(bus), node->id);
-    return xml ? find_elem(xml->root, "pci", "busid", bus) : NULL;
-}
-
-/* The name of the first <net> under e, or NULL. */
-static const char *first_net_name(const tp_xml_elem *e)
-{
-    if (!e)
-        return NULL;
-    if (strcmp(e->tag, "net") == 0)
-        return tp_xml__attr(e, "name");
-    for (size_t i = 0; i < e->n_children; i++) {
-        const char *name = first_net_name(e->children[i]);
-        if (name)
-            return name;
-    }
-    return NULL;
+    tp_system__bus_id(buf, size, id);
 }
 
 void tp_report__device_name(char *buf, size_t size, const tp_xml *xml, const tp_node *node)
 {
-    char id[64], bus[32], dev[16];
-    tp_report__node_label(id, sizeof(id), node);
-    tp_report__bus_id(bus, sizeof(bus), node->id);
-    const char *name = NULL;
-    switch (node->type) {
-    case TP_NODE_GPU:
-        snprintf(buf, size, "GPU %d (%s, %s)", node->gpu.dev, bus, id);
-        return;
-    case TP_NODE_NET: {
-        snprintf(dev, sizeof(dev), "%d", node->net.dev);
-        const tp_xml_elem *net = xml ? find_elem(xml->root, "net", "dev", dev) : NULL;
-        name = net ? tp_xml__attr(net, "name") : NULL;
-        if (name)
-            snprintf(buf, size, "%s (NET/%d)", name, node->net.dev);
-        else
-            snprintf(buf, size, "NET/%d", node->net.dev);
-        return;
-    }
-    case TP_NODE_NIC:
-        name = first_net_name(pci_elem(xml, node));
-        snprintf(buf, size, "NIC %s%s%s (%s)", name ? name : "", name ? " at " : "", bus, id);
-        return;
-    case TP_NODE_PCI:
-        snprintf(buf, size, "PCIe switch %s (%s)", bus, id);
-        return;
-    case TP_NODE_NVS:
-        snprintf(buf, size, "NVSwitch");
-        return;
-    case TP_NODE_CPU:
-        snprintf(buf, size, "NUMA node %lld (%s)", (long long)TP_ID_LOCAL_ID(node->id), id);
-        return;
-    default:
-        snprintf(buf, size, "%s", id);
-    }
+    char id[64];
+    if (node->type == TP_NODE_NET) /* NET/3: the device index NCCL's NET lines print */
+        snprintf(id, sizeof(id), "NET/%d", node->net.dev);
+    else
+        tp_report__node_label(id, sizeof(id), node);
+    tp_system__device_name(buf, size, xml, node, id);
 }
 
 void tp_report__device_fields(tp_diff_device *out, const tp_xml *xml, const tp_node *node)
@@ -123,12 +54,12 @@ void tp_report__device_fields(tp_diff_device *out, const tp_xml *xml, const tp_n
         return;
     case TP_NODE_NET:
         snprintf(dev, sizeof(dev), "%d", node->net.dev);
-        const tp_xml_elem *net = xml ? find_elem(xml->root, "net", "dev", dev) : NULL;
+        const tp_xml_elem *net = xml ? tp_system__xml_find(xml->root, "net", "dev", dev) : NULL;
         name = net ? tp_xml__attr(net, "name") : NULL;
         snprintf(out->name, sizeof(out->name), name ? "%s" : "NET/%s", name ? name : dev);
         return;
     case TP_NODE_NIC:
-        name = first_net_name(pci_elem(xml, node));
+        name = tp_system__nic_net_name(xml, node);
         snprintf(out->name, sizeof(out->name), "NIC%s%s", name ? " " : "", name ? name : "");
         return;
     case TP_NODE_PCI:
@@ -165,7 +96,7 @@ bool tp_report__pcie_numbers(const tp_xml *xml, const tp_node *node, int *width,
     const tp_xml_elem *e =
         node->type == TP_NODE_NVS || node->type == TP_NODE_CPU || node->type == TP_NODE_NET
             ? NULL
-            : pci_elem(xml, node);
+            : tp_system__pci_elem(xml, node);
     const char *w = e ? tp_xml__attr(e, "link_width") : NULL;
     const char *s = e ? tp_xml__attr(e, "link_speed") : NULL;
     *width = w ? atoi(w) : 0;
@@ -179,7 +110,7 @@ void tp_report__pcie_link(char *buf, size_t size, const tp_xml *xml, const tp_no
     const tp_xml_elem *e =
         node->type == TP_NODE_NVS || node->type == TP_NODE_CPU || node->type == TP_NODE_NET
             ? NULL
-            : pci_elem(xml, node);
+            : tp_system__pci_elem(xml, node);
     const char *width = e ? tp_xml__attr(e, "link_width") : NULL;
     const char *gen = e ? pcie_gen(tp_xml__attr(e, "link_speed")) : NULL;
     if (width || gen)
