@@ -123,6 +123,7 @@ static tp_status deviations(tp_kind_graph *kg, const tp_plan *plan, int k, int l
             kg->n_causes >= TP_WHY_MAX_LIMITS)
             continue;
         snprintf(kg->causes[kg->n_causes++], sizeof(kg->causes[0]), "%s: %s", d->title, d->text);
+        kg->deviations[kg->n_deviations++] = *d;
     }
     tp_comparison_free(cmp);
     tp_plan_free(b);

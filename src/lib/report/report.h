@@ -25,6 +25,8 @@ void tp_report__device_name(char *buf, size_t size, const tp_xml *xml, const tp_
 /* The same as separate fields: the operator's short name ("GPU 3", "mlx5_3"), the bus id of PCI
  * devices, NCCL's id (findings' structured device). */
 void tp_report__device_fields(tp_diff_device *out, const tp_xml *xml, const tp_node *node);
+/* A finding's structured fields as JSON: , "device": {...}|null, "peer": ..., "values": [...]. */
+void tp_report__json_finding_fields(FILE *out, const tp_difference *d);
 /* "0000:5f:00.0" of a PCI-addressed node's NCCL id. */
 void tp_report__bus_id(char *buf, size_t size, int64_t id);
 /*

@@ -40,6 +40,57 @@ void tp_report__device_name(char *buf, size_t size, const tp_xml *xml, const tp_
     tp_system__device_name(buf, size, xml, node, id);
 }
 
+/* {"name", "bus_id", "nccl_id"} of a finding's device, or null. */
+static void json_device(FILE *out, const tp_diff_device *dev)
+{
+    if (!dev->name[0]) {
+        fputs("null", out);
+        return;
+    }
+    fputs("{\"name\": ", out);
+    tp_report__json_str(out, dev->name);
+    fputs(", \"bus_id\": ", out);
+    if (dev->bus_id[0])
+        tp_report__json_str(out, dev->bus_id);
+    else
+        fputs("null", out);
+    fputs(", \"nccl_id\": ", out);
+    tp_report__json_str(out, dev->nccl_id);
+    fputc('}', out);
+}
+
+/* [{"quantity", "unit", "before", "after"}]: what a finding compares (null for a side without). */
+static void json_values(FILE *out, const tp_difference *d)
+{
+    fputc('[', out);
+    for (int i = 0; i < d->n_values; i++) {
+        const tp_diff_value *v = &d->values[i];
+        fprintf(out, "%s{\"quantity\": \"%s\", \"unit\": \"%s\", \"before\": ", i ? ", " : "",
+                v->quantity, v->unit);
+        if (v->has_before)
+            fprintf(out, "%.6g", v->before);
+        else
+            fputs("null", out);
+        fputs(", \"after\": ", out);
+        if (v->has_after)
+            fprintf(out, "%.6g", v->after);
+        else
+            fputs("null", out);
+        fputc('}', out);
+    }
+    fputc(']', out);
+}
+
+void tp_report__json_finding_fields(FILE *out, const tp_difference *d)
+{
+    fputs(", \"device\": ", out);
+    json_device(out, &d->device);
+    fputs(", \"peer\": ", out);
+    json_device(out, &d->peer);
+    fputs(", \"values\": ", out);
+    json_values(out, d);
+}
+
 void tp_report__device_fields(tp_diff_device *out, const tp_xml *xml, const tp_node *node)
 {
     char dev[16];
