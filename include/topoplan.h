@@ -604,6 +604,26 @@ typedef enum tp_diff_kind {
     TP_DIFF_TUNING,   /**< the algorithm/protocol NCCL picks, or its predicted time */
 } tp_diff_kind;
 
+/** A device a difference names, as operators know it and as NCCL's log names it. */
+typedef struct tp_diff_device {
+    char name[64];   /**< "GPU 3", "mlx5_3", "NIC mlx5_3", "PCIe switch", "NVSwitch", "NUMA node 0";
+                          "" when the difference names no device */
+    char bus_id[32]; /**< PCI devices (GPU, NIC, PCI switch): "0000:5f:00.0"; else "" */
+    char nccl_id[32]; /**< NCCL's id: "GPU/0-5f000", "NET/0-3", "CPU/0-0", "NVS/0-0" */
+} tp_diff_device;
+
+/** A quantity a difference compares, first plan -> second plan. */
+typedef struct tp_diff_value {
+    const char *quantity; /**< static: "bandwidth", "link_width", "link_speed", "nic_speed",
+                               "gdr", "compute_capability", "hops", "channels", "busbw", "time" */
+    const char *unit;     /**< static: "GB/s", "lanes", "GT/s", "us", or "" (a count or a flag) */
+    int has_before, has_after; /**< 0 on the side that has no such value (a missing link) */
+    double before, after;
+} tp_diff_value;
+
+/** Most values one difference compares. */
+#define TP_DIFF_MAX_VALUES 4
+
 /** One difference between two plans (first plan -> second plan). */
 typedef struct tp_difference {
     tp_layer layer;
@@ -615,6 +635,14 @@ typedef struct tp_difference {
      *  they change in paths, graphs, channels, tuning, or a NET lost with its NIC); listed under
      *  them by `check` and not counted by tp_comparison_count_severity. 0: a root cause. */
     int consequence;
+    /** The device it is about (for a link: the end nearer the GPU), named on the side that has
+     *  it (the first plan's unless only the second has it); device.name "" when none. */
+    tp_diff_device device;
+    /** A link's other end, a path's destination; peer.name "" when none. */
+    tp_diff_device peer;
+    /** The quantities it compares, before -> after (link width and bandwidth, channels, busbw). */
+    int n_values;
+    tp_diff_value values[TP_DIFF_MAX_VALUES];
 } tp_difference;
 
 /** Opaque list of the differences between two plans. */

@@ -151,6 +151,8 @@ void cli_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * notes were printed: "topoplan: setting: NCCL_ALGO=Rnig: ...".
  */
 void cli_setting_notes(const cli_ctx *ctx, const tp_plan *plan);
+/* Whether a setting note was not printed yet (then it counts as printed from now on). */
+bool cli_setting_note_new(const cli_ctx *ctx, const char *note);
 /* Free the notes printed (cli_seen). */
 void cli_seen_release(cli_seen *seen);
 

@@ -82,6 +82,11 @@ void cli_setting_notes(const cli_ctx *ctx, const tp_plan *plan)
     tp_findings_free(f);
 }
 
+bool cli_setting_note_new(const cli_ctx *ctx, const char *note)
+{
+    return !ctx->seen || !seen_before(ctx->seen, note);
+}
+
 void cli_seen_release(cli_seen *seen)
 {
     for (size_t i = 0; i < seen->n; i++)

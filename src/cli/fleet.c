@@ -43,6 +43,10 @@ typedef struct fleet_node {
     fleet_kind kinds[16];    /* this node's deviation titles, with counts */
     cli_job_effect_t effect; /* deviating nodes only */
     bool done;               /* checked (under lock): nodes of the same text wait for it */
+    /* What `check` prints on stderr for the node: "lint: ...", "partial file: ..." and
+     * "setting: ..." lines (owned by the node checked for this text, `kind`; NULL: none). */
+    char *notes;
+    size_t kind; /* the node whose check this one took (itself when checked on its own) */
 } fleet_node;
 
 /* A checked node's sharing key and the node that holds its result. */
@@ -190,6 +194,37 @@ static size_t seen_or_claim(fleet *f, char **canon, size_t len, size_t i)
     return found;
 }
 
+/* Append one "PREFIX: TEXT" line to a node's notes. */
+static void add_note(char **notes, size_t *len, const char *prefix, const char *text)
+{
+    size_t add = strlen(prefix) + strlen(text) + 3;
+    char *grown = realloc(*notes, *len + add + 1);
+    if (!grown)
+        return; /* advisory: a note lost to memory */
+    *notes = grown;
+    *len += (size_t)snprintf(grown + *len, add + 1, "%s: %s\n", prefix, text);
+}
+
+/* The node's provider-file lints and setting notes, as a one-node check prints them. */
+static char *node_notes(const fleet *f, const tp_plan *plan)
+{
+    char *notes = NULL;
+    size_t len = 0;
+    tp_lints *l = NULL;
+    tp_findings *s = NULL;
+    tp_error err = {0};
+    if (tp_lint_plan(&l, plan, NULL, &err) == TP_OK)
+        for (size_t i = 0; i < tp_lints_count(l); i++)
+            add_note(&notes, &len, tp_lints_is_partial(l, i) ? "partial file" : "lint",
+                     tp_lints_message(l, i));
+    if (tp_setting_notes(&s, f->ctx->cfg, plan, &err) == TP_OK)
+        for (int i = 0; i < tp_findings_count(s); i++)
+            add_note(&notes, &len, "setting", tp_findings_get(s, i));
+    tp_lints_free(l);
+    tp_findings_free(s);
+    return notes;
+}
+
 /* Plan one node, compare it with the baseline; a deviating node gets its job effect. */
 static void check_text(fleet *f, fleet_node *r, const char *text, size_t len)
 {
@@ -197,8 +232,10 @@ static void check_text(fleet *f, fleet_node *r, const char *text, size_t len)
     tp_comparison *cmp = NULL;
     tp_error err = {0};
     r->status = tp_plan_buffer(&plan, text, len, r->path, &f->job, f->ctx->cfg, &err);
-    if (r->status == TP_OK)
+    if (r->status == TP_OK) {
+        r->notes = node_notes(f, plan);
         r->status = tp_compare_plans(&cmp, f->base_plan, plan, &err);
+    }
     if (r->status != TP_OK) {
         cli_name_flag(&err);
         tp_error_format(&err, r->message, sizeof(r->message));
@@ -250,6 +287,9 @@ static void check_node(fleet *f, size_t i)
         if (shared)
             *r = f->nodes[same];
         r->path = path;
+        r->kind = shared ? same : i;
+        if (!shared)
+            r->notes = NULL;
         if (!shared) /* errors name their own file */
             check_text(f, r, text, len);
     }
@@ -266,6 +306,7 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&f->lock);
         if (i >= f->n_nodes)
             return NULL;
+        f->nodes[i].kind = i;
         check_node(f, i);
     }
 }
@@ -320,6 +361,36 @@ static void json_str(FILE *out, const char *s)
     tp_json_write_string(out, s);
 }
 
+/* , "lints": [{"partial", "message"}], "setting_notes": [...]: the node's notes. */
+static void json_notes(FILE *out, const char *notes)
+{
+    static const char *const keys[2] = {"lints", "setting_notes"};
+    for (int k = 0; k < 2; k++) {
+        fprintf(out, ", \"%s\": [", keys[k]);
+        bool any = false;
+        for (const char *p = notes; p && *p;) {
+            const char *nl = strchr(p, '\n'), *colon = strstr(p, ": ");
+            size_t n = nl ? (size_t)(nl - p) : strlen(p);
+            char line[2048];
+            snprintf(line, sizeof(line), "%.*s", (int)n, p);
+            p += n + (nl != NULL);
+            bool setting = strncmp(line, "setting: ", 9) == 0;
+            if (!colon || setting != (k == 1))
+                continue;
+            fputs(any ? ", " : "", out);
+            any = true;
+            const char *msg = strstr(line, ": ") + 2;
+            if (k == 0)
+                fprintf(out, "{\"partial\": %s, \"message\": ",
+                        strncmp(line, "partial file: ", 14) == 0 ? "true" : "false");
+            json_str(out, msg);
+            if (k == 0)
+                fputc('}', out);
+        }
+        fputc(']', out);
+    }
+}
+
 static void json_node(FILE *out, const fleet_node *r, const char *nccl)
 {
     fprintf(out,
@@ -341,6 +412,7 @@ static void json_node(FILE *out, const fleet_node *r, const char *nccl)
         fprintf(out, ": %d", r->kinds[i].findings);
     }
     fputc('}', out);
+    json_notes(out, r->notes);
     if (bad && r->effect.known)
         fprintf(out,
                 ", \"job\": {\"nodes\": %d, \"search_channels\": [%d, %d], "
@@ -410,6 +482,42 @@ static void write_summary(FILE *out, const fleet *f, tp_format fmt, int ok, int 
         fprintf(out, "  %-40s %7d %9d\n", kinds[i].title, kinds[i].nodes, kinds[i].findings);
 }
 
+/* Node i's note lines once per kind of node (the nodes sharing one check), naming its nodes,
+ * on stderr as `check` prints them for one node; setting notes the baseline printed are not
+ * repeated. */
+static void print_notes(const fleet *f)
+{
+    for (size_t i = 0; i < f->n_nodes; i++) {
+        const fleet_node *r = &f->nodes[i];
+        if (r->kind != i || !r->notes)
+            continue;
+        char names[1200] = "", path[300];
+        size_t n = 0, at = 0;
+        for (size_t j = i; j < f->n_nodes; j++) {
+            if (f->nodes[j].kind != i || f->nodes[j].notes != r->notes)
+                continue;
+            if (n++ < 3 && at < sizeof(names)) {
+                tp_printable(path, sizeof(path), f->nodes[j].path);
+                at += (size_t)snprintf(names + at, sizeof(names) - at, "%s%s", n > 1 ? ", " : "",
+                                       path);
+            }
+        }
+        if (n > 3 && at < sizeof(names))
+            snprintf(names + at, sizeof(names) - at, " and %zu more nodes like them", n - 3);
+        for (const char *p = r->notes; *p;) {
+            const char *nl = strchr(p, '\n');
+            size_t len = nl ? (size_t)(nl - p) : strlen(p);
+            char line[2048], shown[2048];
+            snprintf(line, sizeof(line), "%.*s", (int)len, p);
+            p += len + (nl != NULL);
+            if (strncmp(line, "setting: ", 9) == 0 && !cli_setting_note_new(f->ctx, line + 9))
+                continue;
+            tp_printable(shown, sizeof(shown), line);
+            cli_message("%s: %s", names, shown);
+        }
+    }
+}
+
 static int report(FILE *out, const fleet *f, tp_format fmt)
 {
     int ok = 0, bad = 0, failed = 0;
@@ -427,6 +535,7 @@ static int report(FILE *out, const fleet *f, tp_format fmt)
         ok += r->status == TP_OK && r->errors + r->warnings == 0;
     }
     write_summary(out, f, fmt, ok, bad, failed);
+    print_notes(f);
     return bad || failed ? CLI_EXIT_NEGATIVE : CLI_EXIT_OK;
 }
 
@@ -457,6 +566,9 @@ int cli_fleet_check(const cli_args *a, const cli_input *baseline, cli_ctx *ctx)
         pthread_mutex_destroy(&f.lock);
         code = report(ctx->out, &f, ctx->format);
     }
+    for (size_t i = 0; f.nodes && i < n; i++)
+        if (f.nodes[i].kind == i)
+            free(f.nodes[i].notes);
     for (size_t i = 0; i < f.n_seen; i++)
         free(f.seen[i].canon);
     free(f.seen);

@@ -69,4 +69,30 @@ code=$?
 [ "$code" = 4 ] || fail "exit $code on an unreadable folder (expected 4)"
 [ "$(cat "$tmp/err.txt")" = "topoplan: $tmp/unreadable: cannot read the folder: Permission denied" ] ||
     fail "unreadable folder message: $(cat "$tmp/err.txt")"
-echo "fleet: planted deviations found exactly (3 of 40 nodes), healthy folder ok, unreadable folder exit 4"
+# Each node's lints and setting notes, as `check` prints them for one node: on stderr once per
+# kind of node (naming its nodes), and in each node's JSON line.
+mkdir "$tmp/lints"
+cp tests/fixtures/provider/defects.xml "$tmp/lints/a.xml"
+cp tests/fixtures/provider/defects.xml "$tmp/lints/b.xml"
+cp tests/fixtures/dgx_h100_nic3_missing.xml "$tmp/lints/c.xml"
+"$bin" --no-env --env NCCL_IB_HCA=mlx5_9 check tests/fixtures/provider/defects.xml \
+    --baseline tests/fixtures/provider/defects.xml >/dev/null 2>"$tmp/one.err"
+"$bin" --no-env --env NCCL_IB_HCA=mlx5_9 check --baseline tests/fixtures/provider/defects.xml \
+    "$tmp/lints" >/dev/null 2>"$tmp/fleet.err"
+n_lints=$(grep -c ": lint: " "$tmp/one.err")
+[ "$n_lints" -ge 1 ] || fail "the fixture has no lint"
+[ "$(grep -c "^topoplan: $tmp/lints/a.xml, $tmp/lints/b.xml: lint: " "$tmp/fleet.err")" = "$n_lints" ] ||
+    fail "lints of a.xml and b.xml not printed once naming both: $(cat "$tmp/fleet.err")"
+grep -q "^topoplan: $tmp/lints/c.xml: setting: NCCL_IB_HCA=mlx5_9: selects none" "$tmp/fleet.err" ||
+    fail "c.xml's own setting note missing: $(cat "$tmp/fleet.err")"
+"$bin" --no-env --env NCCL_IB_HCA=mlx5_9 --format json check \
+    --baseline tests/fixtures/provider/defects.xml "$tmp/lints" >"$tmp/lints.json" 2>/dev/null
+python3 - "$tmp/lints.json" "$n_lints" <<'PY' || fail "lints in JSON"
+import json, sys
+nodes = {l["node"].rsplit("/", 1)[1]: l for l in map(json.loads, open(sys.argv[1])) if "node" in l}
+for name in ("a.xml", "b.xml"):
+    assert len(nodes[name]["lints"]) == int(sys.argv[2]), nodes[name]
+    assert not nodes[name]["lints"][0]["partial"], nodes[name]
+assert any("selects none" in s for s in nodes["c.xml"]["setting_notes"]), nodes["c.xml"]
+PY
+echo "fleet: planted deviations found exactly (3 of 40 nodes), healthy folder ok, unreadable folder exit 4, lints per kind of node"

@@ -210,6 +210,51 @@ static void test_compare_pcie_x4_keeps_the_plan(void **state)
     tp_comparison_free(cmp);
 }
 
+/* The value a difference compares under `quantity`, NULL when it has none. */
+static const tp_diff_value *value_of(const tp_difference *d, const char *quantity)
+{
+    for (int i = 0; i < d->n_values; i++)
+        if (strcmp(d->values[i].quantity, quantity) == 0)
+            return &d->values[i];
+    return NULL;
+}
+
+/* Findings carry the device and the numbers they compare as fields, not only in their text. */
+static void test_compare_structured_fields(void **state)
+{
+    (void)state;
+    tp_comparison *cmp = compare_fixtures("v100_nv2.xml", "v100_nv2_x4.xml", NULL, 1);
+    const tp_difference *d = NULL;
+    for (size_t i = 0; i < tp_comparison_count(cmp) && !d; i++)
+        if (tp_comparison_get(cmp, i)->kind == TP_DIFF_LINK_BW)
+            d = tp_comparison_get(cmp, i);
+    assert_non_null(d);
+    assert_string_equal(d->device.name, "GPU 1");
+    assert_string_equal(d->device.bus_id, "0000:1c:00.0");
+    assert_string_equal(d->device.nccl_id, "GPU/0-1c000");
+    assert_true(d->peer.name[0] != '\0');
+    const tp_diff_value *w = value_of(d, "link_width"), *bw = value_of(d, "bandwidth");
+    assert_non_null(w);
+    assert_non_null(bw);
+    assert_string_equal(w->unit, "lanes");
+    assert_true(w->before == 16 && w->after == 4);
+    assert_true(bw->before == 12.0 && bw->after == 3.0);
+    tp_comparison_free(cmp);
+    /* A missing link has a bandwidth before and none after. */
+    cmp = compare_fixtures("v100_nv2.xml", "v100_nv2_no_nvl01.xml", NULL, 1);
+    for (size_t i = 0; i < tp_comparison_count(cmp); i++) {
+        d = tp_comparison_get(cmp, i);
+        if (d->kind != TP_DIFF_LINK_MISSING)
+            continue;
+        assert_string_equal(d->device.name, "GPU 0");
+        assert_string_equal(d->peer.name, "GPU 1");
+        bw = value_of(d, "bandwidth");
+        assert_non_null(bw);
+        assert_true(bw->has_before && !bw->has_after);
+    }
+    tp_comparison_free(cmp);
+}
+
 static void test_compare_missing_nvlink_why(void **state)
 {
     (void)state;
@@ -634,6 +679,7 @@ int main(void)
         cmocka_unit_test(test_compare_identical_has_no_difference),
         cmocka_unit_test(test_compare_expected_differences),
         cmocka_unit_test(test_compare_pcie_x4_keeps_the_plan),
+        cmocka_unit_test(test_compare_structured_fields),
         cmocka_unit_test(test_compare_missing_nvlink_why),
         cmocka_unit_test(test_compare_reverse_direction),
         cmocka_unit_test(test_compare_renumbered_gpus_match_by_position),

@@ -209,6 +209,8 @@ static void test_rule_predicates(void **state)
         TP_RULE_CROSS_NIC_RING_ALTERNATE,
         TP_RULE_GRAPH_LATENCY_INFO,
         TP_RULE_RING_SPLIT_NVLINK,
+        TP_RULE_LOG_P2P_DISABLE,
+        TP_RULE_LOG_COMM_CONFIG_ENV,
     };
     /* Rules of 2.28 .. 2.30.7: in 2.30.7 only. */
     static const tp_rule in_2_30_7[] = {

@@ -83,6 +83,11 @@ expect "connection via SHM: the plan's" 1 'between ranks 3 and 2 via P2P' "$tmp/
   echo "gpu-h-039:20020:20100 [3] NCCL INFO Channel 00/1 : 3[3] -> 11[3] [send] via NET/IB/0"; } >"$tmp/conn.log"
 expect "connection without GDR" 1 'between ranks 3 and 11 via NET with GPU Direct RDMA' "$tmp/conn.log"
 
+# the IB plugin's "NCCL_IB_HCA set to V" line (net_ib.cc's own wording) is a setting too
+sed 's/^\(.*\) NCCL INFO NCCL_TOPO_FILE set by environment to .*$/\1 NCCL INFO NCCL_IB_HCA set to mlx5\n&/' \
+    "$src/job.log" >"$tmp/ib.log"
+expect "NCCL_IB_HCA from the IB plugin's line" 0 '^setting from the log: NCCL_IB_HCA=mlx5 ' "$tmp/ib.log"
+
 # a process that initialises a second communicator (a subgroup): only the first is checked
 { cat "$src/job.log"
   grep 'gpu-h-039:20020:' "$src/job.log" |

@@ -389,11 +389,30 @@ static int min_nchannels(const tp_config *cfg, tp_log *log)
     return n < 0 ? 0 : n;
 }
 
+/*
+ * From 2.27 envConfigOverride also reads NCCL_COLLNET_ENABLE ((int)strtol, logged at every comm
+ * init unless NCCL_CONFIG_UNDEF_INT) and NCCL_NVLS_NCHANNELS, before capping the CTAs (rule
+ * log-comm-config-env). ncclNvlsInit then reads the config: its own line never comes.
+ */
+static void log_comm_config_2_27(const tp_config *cfg, tp_log *log)
+{
+    if (!tp_profile_has(tp_config__profile(cfg), TP_RULE_LOG_COMM_CONFIG_ENV))
+        return;
+    const char *collnet = tp_config__raw_text(cfg, TP_P_COLLNET_ENABLE);
+    if (collnet) {
+        int v = (int)strtol(collnet, NULL, 0);
+        if (v != INT_MIN)
+            tp_log_info_sub(log, TP_SUB_ENV, "NCCL_COLLNET_ENABLE set by environment to %d.", v);
+    }
+    tp_config__log_env(cfg, TP_P_NVLS_NCHANNELS, log);
+}
+
 void tp_channels__ctas(const tp_config *cfg, tp_log *log, int *min_ctas, int *max_ctas)
 {
     /* NCCL 2.22.3 init.cc envConfigOverride: values <= 0 keep the defaults (1 and MAXCHANNELS). */
     const int max_channels = tp_config__profile(cfg)->max_channels;
     int lo = 1, hi = max_channels;
+    tp_config__log_env(cfg, TP_P_MIN_CTAS, log);
     if (tp_config_is_set(cfg, TP_P_MIN_CTAS)) {
         int v = (int)tp_config_int(cfg, TP_P_MIN_CTAS);
         if (v > 0)
@@ -402,6 +421,7 @@ void tp_channels__ctas(const tp_config *cfg, tp_log *log, int *min_ctas, int *ma
             tp_log_info_sub(log, TP_SUB_ENV, "NCCL_MIN_CTAS %d is too low, leaving it set at %d", v,
                             lo);
     }
+    tp_config__log_env(cfg, TP_P_MAX_CTAS, log);
     if (tp_config_is_set(cfg, TP_P_MAX_CTAS)) {
         int v = (int)tp_config_int(cfg, TP_P_MAX_CTAS);
         if (v > 0)
@@ -410,6 +430,7 @@ void tp_channels__ctas(const tp_config *cfg, tp_log *log, int *min_ctas, int *ma
             tp_log_info_sub(log, TP_SUB_ENV, "NCCL_MAX_CTAS %d is too low, leaving it set at %d", v,
                             hi);
     }
+    log_comm_config_2_27(cfg, log);
     if (lo > max_channels) {
         tp_log_warn(log, "minCTAs %d is larger than #channels upper limit %d, cap it to %d", lo,
                     max_channels, max_channels);

@@ -182,6 +182,12 @@ tp_status tp_channels__p2p(tp_channels *ch, const tp_system *sys, const tp_confi
                            tp_error *err)
 {
     chunk_size(ch, sys, log);
+    /* ncclTopoComputeP2pChannels reads the maximum, then the minimum; a remote rank's count
+     * reads NCCL_NCHANNELS_PER_NET_PEER (at the first GPU: every node has one). */
+    tp_config__log_env(cfg, TP_P_MAX_P2P_NCHANNELS, log);
+    tp_config__log_env(cfg, TP_P_MIN_P2P_NCHANNELS, log);
+    if (ch->n_ranks > sys->nodes[TP_NODE_GPU].count && sys->nodes[TP_NODE_GPU].count > 0)
+        tp_config__log_env(cfg, TP_P_NCHANNELS_PER_NET_PEER, log);
     int p2p_n = ch->n_channels;
     int max_p2p = (int)tp_config_int(cfg, TP_P_MAX_P2P_NCHANNELS);
     int min_p2p = (int)tp_config_int(cfg, TP_P_MIN_P2P_NCHANNELS);

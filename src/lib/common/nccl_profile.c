@@ -101,7 +101,8 @@ static const tp_param_default params_2_27_5[] = {
      RULE(TP_RULE_P2P_LEVEL_PXB) | RULE(TP_RULE_TUNE_MODEL_2_27) | RULE(TP_RULE_NO_SIZE_LINES) |   \
      RULE(TP_RULE_NTHREADS_INFO) | RULE(TP_RULE_NVLS_CHANNELS_BY_ARCH) |                           \
      RULE(TP_RULE_CROSS_NIC_RING_ALTERNATE) | RULE(TP_RULE_GRAPH_LATENCY_INFO) |                   \
-     RULE(TP_RULE_RING_SPLIT_NVLINK))
+     RULE(TP_RULE_RING_SPLIT_NVLINK) | RULE(TP_RULE_LOG_P2P_DISABLE) |                             \
+     RULE(TP_RULE_LOG_COMM_CONFIG_ENV))
 
 /* The entries 2.22.3 and 2.27.5 share (checked by test_nccl_profile for both). */
 #define COMMON_ENTRIES                                                                             \
@@ -267,6 +268,8 @@ static const struct {
                                         "2.29 paths.cc ncclTopoGetNchannels"},
     [TP_RULE_LOG_P2P_MAX_PEERS] = {"log-p2p-max-peers",
                                    "2.30.3 paths.cc ncclTopoComputeP2pChannels"},
+    [TP_RULE_LOG_P2P_DISABLE] = {"log-p2p-disable", "2.23 paths.cc ncclGetLevel"},
+    [TP_RULE_LOG_COMM_CONFIG_ENV] = {"log-comm-config-env", "2.27 init.cc envConfigOverride"},
 };
 
 const tp_nccl_profile *tp_nccl_profile__at(int i)

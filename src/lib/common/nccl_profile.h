@@ -152,6 +152,13 @@ typedef enum tp_rule {
     /* 2.29.7 debug.cc ncclDebugLogV: the message is printed whole after the prefix (before: both
      * cut to one char[1024]). */
     TP_RULE_LOG_LINES_WHOLE,
+    /* 2.23 paths.cc ncclGetLevel: NCCL_P2P_DISABLE=1 logs "NCCL_P2P_DISABLE set by environment to
+     * 1" (2.22.3: "NCCL_P2P_LEVEL set by environment to LOC"). */
+    TP_RULE_LOG_P2P_DISABLE,
+    /* 2.27 init.cc envConfigOverride: NCCL_COLLNET_ENABLE (at every comm init, "%d.") and
+     * NCCL_NVLS_NCHANNELS are read with the comm config, after NCCL_MAX_CTAS (2.22.3: CollNet
+     * only with a CollNet plugin, NVLS channels in ncclNvlsInit). */
+    TP_RULE_LOG_COMM_CONFIG_ENV,
     TP_RULE_COUNT
 } tp_rule;
 

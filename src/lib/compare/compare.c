@@ -63,6 +63,7 @@ void tp_compare__add(tp_comparison *c, tp_diff_kind kind, tp_severity sev, const
         return;
     }
     tp_difference *d = &c->diffs[c->n_diffs++];
+    memset(d, 0, sizeof(*d));
     d->layer = layer_of(kind);
     d->kind = kind;
     d->severity = sev;
@@ -76,6 +77,33 @@ void tp_compare__add(tp_comparison *c, tp_diff_kind kind, tp_severity sev, const
 static const tp_system *host(const tp_comparison *c, int side)
 {
     return c->plan[side]->host_sys;
+}
+
+void tp_compare__set_device(tp_comparison *c, int side, bool peer, const tp_node *n)
+{
+    if (c->failed || c->n_diffs == 0 || !n)
+        return;
+    tp_difference *d = &c->diffs[c->n_diffs - 1];
+    const tp_node_set *set = &host(c, 0)->nodes[n->type];
+    if (side < 0)
+        side = n >= set->nodes && n < set->nodes + set->count ? 0 : 1;
+    tp_report__device_fields(peer ? &d->peer : &d->device, c->plan[side]->topo_xml, n);
+}
+
+void tp_compare__add_value(tp_comparison *c, const char *quantity, const char *unit, int has_before,
+                           double before, int has_after, double after)
+{
+    if (c->failed || c->n_diffs == 0)
+        return;
+    tp_difference *d = &c->diffs[c->n_diffs - 1];
+    if (d->n_values == TP_DIFF_MAX_VALUES)
+        return;
+    d->values[d->n_values++] = (tp_diff_value){.quantity = quantity,
+                                               .unit = unit,
+                                               .has_before = has_before,
+                                               .has_after = has_after,
+                                               .before = has_before ? before : 0,
+                                               .after = has_after ? after : 0};
 }
 
 int tp_compare__host_index(const tp_comparison *c, int side, const tp_node *n)

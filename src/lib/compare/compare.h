@@ -81,6 +81,15 @@ const char *tp_compare__kind_id(int kind);
 void tp_compare__add(tp_comparison *c, tp_diff_kind kind, tp_severity sev, const char *title,
                      const char *fmt, ...) TP_PRINTF(5, 6);
 
+/* The last difference's device (peer: its other end), a node of side `side`'s plan (-1: of
+ * either plan's host system, found by address). */
+void tp_compare__set_device(tp_comparison *c, int side, bool peer, const tp_node *n);
+/* A quantity the last difference compares, before -> after (has_*: 0 when a side has none). */
+void tp_compare__add_value(tp_comparison *c, const char *quantity, const char *unit, int has_before,
+                           double before, int has_after, double after);
+/* Both sides have it. */
+#define TP_CMP_VALUE(c, q, u, b, a) tp_compare__add_value((c), (q), (u), 1, (b), 1, (a))
+
 /*
  * The node of `sys` (a system of side 1 - side, e.g. its trimmed one) matched
  * with node n of side `side`; NULL when unmatched or absent from sys.

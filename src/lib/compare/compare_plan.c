@@ -56,6 +56,10 @@ static void route_diff(tp_comparison *c, const tp_node *src, const tp_node *dst,
     route_text(t0, sizeof(t0), r0);
     route_text(t1, sizeof(t1), r1);
     tp_compare__add(c, TP_DIFF_PATH, sev, title, "%s -> %s: %s -> %s", a, b, t0, t1);
+    tp_compare__set_device(c, 0, false, src);
+    tp_compare__set_device(c, 0, true, dst);
+    TP_CMP_VALUE(c, "bandwidth", "GB/s", r0->bw, r1->bw);
+    TP_CMP_VALUE(c, "hops", "", r0->count, r1->count);
 }
 
 /* The route between the counterparts of g and dst in side 1's system, NULL when absent. */
@@ -98,6 +102,7 @@ static void gpu_domain(tp_comparison *c, int side, const tp_node *g)
                            "path: its traffic with those GPUs goes through the network)"
                          : "%s: not in the reported rank's NCCL node -> in it",
                     a);
+    tp_compare__set_device(c, side, false, g);
 }
 
 /* Pairs of the reported system whose ends are in both plans' reported systems. */
@@ -147,6 +152,7 @@ static void add_count(tp_comparison *c, count_change cc)
     tp_compare__add(c, cc.kind, lower ? cc.lower_severity : TP_SEVERITY_INFO,
                     lower ? cc.lower_title : cc.higher_title, "%s %d -> %d", cc.what, cc.before,
                     cc.after);
+    TP_CMP_VALUE(c, "channels", "", cc.before, cc.after);
 }
 
 static void graph_bw(tp_comparison *c, const char *name, const tp_graph *g0, const tp_graph *g1)
@@ -158,6 +164,8 @@ static void graph_bw(tp_comparison *c, const char *name, const tp_graph *g0, con
                     lower ? "lower graph bandwidth" : "higher graph bandwidth",
                     "%s: bw intra/inter %.1f/%.1f -> %.1f/%.1f GB/s", name, g0->bw_intra,
                     g0->bw_inter, g1->bw_intra, g1->bw_inter);
+    TP_CMP_VALUE(c, "bw_intra", "GB/s", g0->bw_intra, g1->bw_intra);
+    TP_CMP_VALUE(c, "bw_inter", "GB/s", g0->bw_inter, g1->bw_inter);
 }
 
 static void graph_types(tp_comparison *c, const char *name, const tp_graph *g0, const tp_graph *g1)
@@ -464,12 +472,14 @@ void tp_compare__channels(tp_comparison *c)
     /* clang-format on */
     for (size_t i = 0; i < ARRAY_LEN(counts); i++)
         add_count(c, counts[i]);
-    if (a->n_nodes != b->n_nodes)
+    if (a->n_nodes != b->n_nodes) {
         tp_compare__add(c, K, b->n_nodes > a->n_nodes ? TP_SEVERITY_WARN : TP_SEVERITY_INFO,
                         b->n_nodes > a->n_nodes ? "more NCCL nodes" : "fewer NCCL nodes",
                         "NCCL nodes %d -> %d (GPUs of a host that cannot use P2P or SHM form "
                         "separate nodes)",
                         a->n_nodes, b->n_nodes);
+        TP_CMP_VALUE(c, "nccl_nodes", "", a->n_nodes, b->n_nodes);
+    }
     if (a->n_ranks != b->n_ranks)
         return; /* other ranks: rings and trees cannot be compared */
     rings_diff(c, a, b);

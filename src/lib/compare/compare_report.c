@@ -210,6 +210,7 @@ static void json_diff_item(FILE *out, const tp_difference *d)
     tp_report__json_str(out, d->title);
     fputs(", \"text\": ", out);
     tp_report__json_str(out, d->text);
+    tp_report__json_finding_fields(out, d);
     fputc('}', out);
 }
 

@@ -58,6 +58,8 @@ static const unsigned rule_stages[TP_RULE_COUNT] = {
     [TP_RULE_NO_NVLS_CHANNEL_COPY] = STAGE(TP_LAYER_CHANNELS),
     [TP_RULE_LOG_LINES_WHOLE] = TP_RULE_STAGE_LOG,
     [TP_RULE_NET_GUID_HEX] = STAGE(TP_LAYER_SYSTEM) | STAGE(TP_LAYER_GRAPHS), /* NICs sharing */
+    [TP_RULE_LOG_P2P_DISABLE] = TP_RULE_STAGE_LOG,
+    [TP_RULE_LOG_COMM_CONFIG_ENV] = TP_RULE_STAGE_LOG,
 };
 
 unsigned tp_compare__rule_stages(tp_rule rule)

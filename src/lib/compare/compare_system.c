@@ -105,6 +105,7 @@ static void node_missing(tp_comparison *c, const tp_node *n)
     describe(d, sizeof(d), n);
     tp_compare__add(c, TP_DIFF_NODE_MISSING, grave ? TP_SEVERITY_ERROR : TP_SEVERITY_WARN,
                     titles[n->type], "%s%s: removed", a, d);
+    tp_compare__set_device(c, 0, false, n);
 }
 
 /* The members of side 0's virtual NIC n that side 1's NET m does not have ("" when none). */
@@ -141,6 +142,8 @@ static void node_renumbered(tp_comparison *c, const tp_node *n, const tp_node *m
                     "%s -> %s: %s", a, b,
                     how == TP_MATCH_NIC ? "same NIC and port, another device index"
                                         : "matched by position (another NCCL id)");
+    tp_compare__set_device(c, 0, false, n);
+    tp_compare__set_device(c, 1, true, m);
 }
 
 /* Missing, extra and renumbered nodes of one type. */
@@ -166,16 +169,20 @@ static void nodes_of_type(tp_comparison *c, int type)
         describe(d, sizeof(d), m);
         tp_compare__add(c, TP_DIFF_NODE_EXTRA, TP_SEVERITY_WARN, "extra device", "%s%s: added", b,
                         d);
+        tp_compare__set_device(c, 1, false, m);
     }
 }
 
-static void gdr_change(tp_comparison *c, const char *who, int old_gdr, int new_gdr)
+static void gdr_change(tp_comparison *c, const tp_node *n, const char *who, int old_gdr,
+                       int new_gdr)
 {
     if (old_gdr == new_gdr)
         return;
     tp_compare__add(c, TP_DIFF_NODE_ATTR, new_gdr < old_gdr ? TP_SEVERITY_WARN : TP_SEVERITY_INFO,
                     new_gdr < old_gdr ? "GPU Direct RDMA lost" : "GPU Direct RDMA gained",
                     "%s: GDR support %d -> %d", who, old_gdr, new_gdr);
+    tp_compare__set_device(c, 0, false, n);
+    TP_CMP_VALUE(c, "gdr", "", old_gdr, new_gdr);
 }
 
 static void net_attrs(tp_comparison *c, const char *who, const tp_node *n, const tp_node *m)
@@ -185,13 +192,20 @@ static void net_attrs(tp_comparison *c, const char *who, const tp_node *n, const
                         m->net.bw < n->net.bw ? TP_SEVERITY_WARN : TP_SEVERITY_INFO,
                         m->net.bw < n->net.bw ? "NIC speed lower" : "NIC speed higher",
                         "%s: speed %.1f -> %.1f GB/s", who, n->net.bw, m->net.bw);
-    gdr_change(c, who, n->net.gdr_support, m->net.gdr_support);
+    if (n->net.bw != m->net.bw) {
+        tp_compare__set_device(c, 0, false, n);
+        TP_CMP_VALUE(c, "nic_speed", "GB/s", n->net.bw, m->net.bw);
+    }
+    gdr_change(c, n, who, n->net.gdr_support, m->net.gdr_support);
     if (n->net.max_channels != m->net.max_channels || n->net.latency != m->net.latency ||
         n->net.coll_support != m->net.coll_support)
         tp_compare__add(c, TP_DIFF_NODE_ATTR, TP_SEVERITY_INFO, "NIC attributes",
                         "%s: maxconn/latency/coll %d/%.1f/%d -> %d/%.1f/%d", who,
                         n->net.max_channels, n->net.latency, n->net.coll_support,
                         m->net.max_channels, m->net.latency, m->net.coll_support);
+    if (n->net.max_channels != m->net.max_channels || n->net.latency != m->net.latency ||
+        n->net.coll_support != m->net.coll_support)
+        tp_compare__set_device(c, 0, false, n);
 }
 
 /* Attributes NCCL's decisions read, per node type. */
@@ -200,11 +214,14 @@ static void node_attrs(tp_comparison *c, const tp_node *n, const tp_node *m)
     char who[160];
     label_of(c, who, sizeof(who), n);
     if (n->type == TP_NODE_GPU) {
-        if (n->gpu.cuda_comp_cap != m->gpu.cuda_comp_cap)
+        if (n->gpu.cuda_comp_cap != m->gpu.cuda_comp_cap) {
             tp_compare__add(c, TP_DIFF_NODE_ATTR, TP_SEVERITY_WARN, "different GPU model",
                             "%s: compute capability %d -> %d", who, n->gpu.cuda_comp_cap,
                             m->gpu.cuda_comp_cap);
-        gdr_change(c, who, n->gpu.gdr_support, m->gpu.gdr_support);
+            tp_compare__set_device(c, 0, false, n);
+            TP_CMP_VALUE(c, "compute_capability", "", n->gpu.cuda_comp_cap, m->gpu.cuda_comp_cap);
+        }
+        gdr_change(c, n, who, n->gpu.gdr_support, m->gpu.gdr_support);
     } else if (n->type == TP_NODE_NET) {
         net_attrs(c, who, n, m);
     } else if (n->type == TP_NODE_CPU &&
@@ -213,6 +230,7 @@ static void node_attrs(tp_comparison *c, const tp_node *n, const tp_node *m)
         tp_compare__add(c, TP_DIFF_NODE_ATTR, TP_SEVERITY_WARN, "different CPU",
                         "%s: arch/vendor/model %d/%d/%d -> %d/%d/%d (NCCL codes)", who, n->cpu.arch,
                         n->cpu.vendor, n->cpu.model, m->cpu.arch, m->cpu.vendor, m->cpu.model);
+        tp_compare__set_device(c, 0, false, n);
     }
 }
 
@@ -277,6 +295,7 @@ static void attachment(tp_comparison *c, const tp_node *n, const tp_node *m)
                     n->type == TP_NODE_NIC ? "NIC on another PCI switch or NUMA node"
                                            : "GPU on another PCI switch or NUMA node",
                     "%s: %s -> %s", who, w0, w1);
+    tp_compare__set_device(c, 0, false, n);
 }
 
 static void matched_nodes(tp_comparison *c, int type)
@@ -348,6 +367,26 @@ static void link_missing(tp_comparison *c, const tp_node *n, const tp_link *l, c
     tp_compare__add(c, TP_DIFF_LINK_MISSING, nvl ? TP_SEVERITY_ERROR : TP_SEVERITY_WARN, title,
                     "%s link %s -> %s: %.1f GB/s -> missing", tp_link_type_name(l->type), a, b,
                     l->bw);
+    tp_compare__set_device(c, 0, false, n);
+    tp_compare__set_device(c, 0, true, l->rem);
+    tp_compare__add_value(c, "bandwidth", "GB/s", 1, l->bw, 0, 0);
+}
+
+/* The PCIe width and speed of the end whose <pci> link changed (the child sets the bw). */
+static void pcie_values(tp_comparison *c, const tp_node *n, const tp_node *r)
+{
+    const tp_node *ends[2] = {n, r};
+    for (int e = 0; e < 2; e++) {
+        const tp_node *m = matched_node(c, 0, ends[e]);
+        int w0, w1;
+        double s0, s1;
+        if (!m || !tp_report__pcie_numbers(c->plan[0]->topo_xml, ends[e], &w0, &s0) ||
+            !tp_report__pcie_numbers(c->plan[1]->topo_xml, m, &w1, &s1) || (w0 == w1 && s0 == s1))
+            continue;
+        TP_CMP_VALUE(c, "link_width", "lanes", w0, w1);
+        TP_CMP_VALUE(c, "link_speed", "GT/s", s0, s1);
+        return;
+    }
 }
 
 /* "PCIe Gen5 x16 -> x4, " when either end's <pci> changed its link (the child sets the bw). */
@@ -386,6 +425,11 @@ static void link_bw(tp_comparison *c, const tp_node *n, const tp_link *l, const 
                                                : TP_SEVERITY_WARN;
     tp_compare__add(c, TP_DIFF_LINK_BW, sev, title, "%s link %s -> %s: %s%.1f -> %.1f GB/s",
                     tp_link_type_name(l->type), a, b, pcie, l->bw, l1->bw);
+    tp_compare__set_device(c, 0, false, n);
+    tp_compare__set_device(c, 0, true, l->rem);
+    if (l->type == TP_LINK_PCI)
+        pcie_values(c, n, l->rem);
+    TP_CMP_VALUE(c, "bandwidth", "GB/s", l->bw, l1->bw);
 }
 
 /* Side 0's links: missing on side 1, or with another bandwidth. */
@@ -420,6 +464,9 @@ static void extra_links_of(tp_comparison *c, const tp_node *m)
         tp_compare__add(c, TP_DIFF_LINK_EXTRA, TP_SEVERITY_WARN, "extra link",
                         "%s link %s -> %s: none -> %.1f GB/s", tp_link_type_name(l->type), a, b,
                         l->bw);
+        tp_compare__set_device(c, 1, false, m);
+        tp_compare__set_device(c, 1, true, l->rem);
+        tp_compare__add_value(c, "bandwidth", "GB/s", 0, 0, 1, l->bw);
     }
 }
 

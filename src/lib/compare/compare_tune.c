@@ -97,6 +97,8 @@ static void largest_call(tp_comparison *c, tp_coll coll, const side_choice s[2])
                     bw[1] < bw[0] ? "lower predicted bandwidth" : "higher predicted bandwidth",
                     "the %s %s: %.2f -> %.2f us, busbw %.1f -> %.1f GB/s", lo,
                     tp_tune__coll_name(coll), t0, t1, bw[0], bw[1]);
+    TP_CMP_VALUE(c, "time", "us", t0, t1);
+    TP_CMP_VALUE(c, "busbw", "GB/s", bw[0], bw[1]);
 }
 
 static void compare_coll(tp_comparison *c, tp_coll coll)

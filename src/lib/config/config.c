@@ -23,6 +23,7 @@ static const tp_param params[] = {
 
 typedef struct param_value {
     bool is_set;
+    bool out_of_range; /* an integer NCCL's strtoll refuses (ERANGE): text kept, is_set false */
     int64_t num;
     char *text;
     char source[TP_CONFIG_SOURCE_MAX]; /* "environment", "--env", "--env-file F:3" ... */
@@ -191,7 +192,8 @@ static tp_status set_param(tp_config *cfg, int id, const char *value, const char
     else if (p->kind == TP_KIND_LEVEL)
         parse_level_nccl(cfg, p->name, value, &v.num, &v.is_set);
     tp_status st = TP_OK;
-    if (v.is_set && (st = tp_strdup(&v.text, value, err)) != TP_OK)
+    v.out_of_range = p->kind == TP_KIND_INT && !v.is_set;
+    if ((v.is_set || v.out_of_range) && (st = tp_strdup(&v.text, value, err)) != TP_OK)
         return st;
     snprintf(v.source, sizeof(v.source), "%s", v.is_set ? source : "");
     free(cfg->values[id].text);
@@ -392,10 +394,11 @@ tp_status tp_config__copy(tp_config **out, const tp_config *cfg, tp_error *err)
     memcpy(copy->defaults, cfg->defaults, sizeof(copy->defaults));
     for (size_t i = 0; i < TP_PARAM_COUNT; i++) {
         param_value *v = &copy->values[i];
-        if (cfg->values[i].is_set) {
+        if (cfg->values[i].is_set || cfg->values[i].out_of_range) {
             *v = cfg->values[i];
         } else {
             v->is_set = false;
+            v->out_of_range = false;
             v->num = 0;
             v->source[0] = '\0';
         }
@@ -454,29 +457,80 @@ const char *tp_config_str(const tp_config *cfg, tp_param_id id)
     return cfg->values[id].is_set ? cfg->values[id].text : NULL;
 }
 
+const char *tp_config__raw_text(const tp_config *cfg, tp_param_id id)
+{
+    const param_value *v = &cfg->values[id];
+    return v->is_set || v->out_of_range ? v->text : NULL;
+}
+
 bool tp_config_is_set(const tp_config *cfg, tp_param_id id)
 {
     return cfg->values[id].is_set;
 }
 
+void tp_config__log_once(tp_log *log, uint64_t sub, const char *line)
+{
+    if (!log)
+        return;
+    for (size_t i = 0; i < log->n_lines; i++)
+        if (strcmp(log->lines[i].text, line) == 0)
+            return;
+    tp_log_info_sub(log, sub, "%s", line);
+}
+
+/* The default NCCL_PARAM names in its "using default" line (config.h keeps -2 where NCCL's is
+ * NCCL_CONFIG_UNDEF_INT, INT_MIN: both mean "NCCL decides"). */
+static long long nccl_param_default(const tp_config *cfg, tp_param_id id)
+{
+    if (id == TP_P_MIN_CTAS || id == TP_P_MAX_CTAS ||
+        (id == TP_P_NVLS_NCHANNELS && cfg->defaults[id] == -2))
+        return INT32_MIN;
+    return (long long)cfg->defaults[id];
+}
+
 void tp_config__log_env(const tp_config *cfg, tp_param_id id, tp_log *log)
 {
     const param_value *v = &cfg->values[id];
-    if (!log || !v->is_set)
+    if (!log || !(v->is_set || v->out_of_range))
         return;
     if (params[id].kind == TP_KIND_STR) {
         tp_log_info_sub(log, TP_SUB_ENV, "%s set by environment to %s", params[id].name, v->text);
         return;
     }
     if (params[id].kind != TP_KIND_INT)
-        return; /* levels: paths.cc prints its own line, by level name */
-    char line[160];
-    snprintf(line, sizeof(line), "%s set by environment to %lld.", params[id].name,
-             (long long)v->num);
-    for (size_t i = 0; i < log->n_lines; i++)
-        if (strcmp(log->lines[i].text, line) == 0)
-            return; /* read before: NCCL's cached value prints nothing */
-    tp_log_info_sub(log, TP_SUB_ENV, "%s", line);
+        return; /* levels: tp_config__log_level, by level name */
+    char line[4 * 256 + 96];
+    if (v->out_of_range) /* param.cc ncclLoadParam, errno from strtoll: INFO(NCCL_ALL) */
+        snprintf(line, sizeof(line), "Invalid value %s for %s, using default %lld.", v->text,
+                 params[id].name, nccl_param_default(cfg, id));
+    else
+        snprintf(line, sizeof(line), "%s set by environment to %lld.", params[id].name,
+                 (long long)v->num);
+    tp_config__log_once(log, v->out_of_range ? TP_SUB_ALL : TP_SUB_ENV, line);
+}
+
+void tp_config__log_ib_plugin(const tp_config *cfg, tp_log *log)
+{
+    const param_value *hca = &cfg->values[TP_P_IB_HCA];
+    if (!log)
+        return;
+    if (hca->is_set) { /* net_ib.cc ncclIbInit: its own wording, NCCL_NET|NCCL_ENV, once */
+        char line[4 * 256 + 32];
+        snprintf(line, sizeof(line), "NCCL_IB_HCA set to %s", hca->text);
+        tp_config__log_once(log, TP_SUB_NET | TP_SUB_ENV, line);
+    }
+    tp_config__log_env(cfg, TP_P_IB_MERGE_NICS, log);
+}
+
+void tp_config__log_level(const tp_config *cfg, tp_param_id id, int level, tp_log *log)
+{
+    (void)cfg;
+    if (!log || level < 0)
+        return;
+    char line[96];
+    snprintf(line, sizeof(line), "%s set by environment to %s", params[id].name,
+             tp_path_type_name(level));
+    tp_config__log_once(log, TP_SUB_ALL, line);
 }
 
 const char *tp_config_name(tp_param_id id)

@@ -78,6 +78,8 @@ typedef enum tp_param_id {
 int64_t tp_config_int(const tp_config *cfg, tp_param_id id);
 /* The text value (any kind), or NULL when unset. */
 const char *tp_config_str(const tp_config *cfg, tp_param_id id);
+/* The text the user gave, also an integer NCCL's strtoll refuses (NULL when unset). */
+const char *tp_config__raw_text(const tp_config *cfg, tp_param_id id);
 /* Whether the user set the parameter. */
 bool tp_config_is_set(const tp_config *cfg, tp_param_id id);
 /* NCCL's name for the parameter ("NCCL_CROSS_NIC"). */
@@ -99,6 +101,19 @@ const tp_nccl_profile *tp_config__profile(const tp_config *cfg);
  * read). Nothing when unset or log is NULL.
  */
 void tp_config__log_env(const tp_config *cfg, tp_param_id id, tp_log *log);
+/*
+ * An out-of-range integer (strtoll's ERANGE) logs NCCL's "Invalid value TEXT for NCCL_X, using
+ * default D." there instead (param.cc ncclLoadParam, NCCL_ALL, once; both 2.22.3 and 2.27.5).
+ * Path levels: "NCCL_X set by environment to NAME" (paths.cc ncclGetLevel, NCCL_ALL, once per
+ * process), `level` the level NCCL read; nothing when level < 0.
+ */
+void tp_config__log_level(const tp_config *cfg, tp_param_id id, int level, tp_log *log);
+/* NCCL caches what it read: `line` is logged unless the log has it already (NULL log: nothing). */
+void tp_config__log_once(tp_log *log, uint64_t sub, const char *line);
+/* The IB plugin's lines at its init (net_ib.cc ncclIbInit, before the topology is read):
+ * "NCCL_IB_HCA set to V" (its own wording, not "set by environment"), then
+ * NCCL_IB_MERGE_NICS's. */
+void tp_config__log_ib_plugin(const tp_config *cfg, tp_log *log);
 /* Forget the user's value of a parameter: NCCL's default again (a what-if without it). */
 void tp_config__unset(tp_config *cfg, tp_param_id id);
 /* Copy a configuration (a plan keeps its own). */

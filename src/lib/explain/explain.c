@@ -303,12 +303,26 @@ static float per_channel_use(const tp_gc_link *l)
     return uses ? l->reserved / (float)uses : 0;
 }
 
-static void link_name(char *buf, size_t size, const tp_gc_link *l)
+/* One end of a link as operators know it, with the search's label ("GPU 3 (0000:5f:00.0,
+ * GPU/3)", "mlx5_3 (NET/3)", "NVSwitch"). */
+static void end_name(char *buf, size_t size, const tp_xml *xml, const tp_node *n, const char *label)
 {
-    if (l->type == TP_GC_NET_PORT)
-        snprintf(buf, size, "%s port", l->from);
+    if (n)
+        tp_system__device_name(buf, size, xml, n, label);
     else
-        snprintf(buf, size, "%s -> %s (%s)", l->from, l->to, tp_link_type_name(l->type));
+        snprintf(buf, size, "%s", label);
+}
+
+static void link_name(char *buf, size_t size, const tp_xml *xml, const tp_gc_link *l)
+{
+    char from[160], to[160];
+    end_name(from, sizeof(from), xml, l->from_node, l->from);
+    if (l->type == TP_GC_NET_PORT) {
+        snprintf(buf, size, "%s port", from);
+        return;
+    }
+    end_name(to, sizeof(to), xml, l->to_node, l->to);
+    snprintf(buf, size, "%s -> %s (%s)", from, to, tp_link_type_name(l->type));
 }
 
 /* Keep the link a "limit" line names, for pictures (tp_graph_why.limits). */
@@ -323,11 +337,11 @@ static void note_limit(tp_graph_why *w, const tp_gc_link *l)
 }
 
 /* One more channel at the result's speed does not fit on l. */
-static void channel_limit_line(tp_graph_why *w, const tp_gc_link *l)
+static void channel_limit_line(tp_graph_why *w, const tp_xml *xml, const tp_gc_link *l)
 {
     int uses = popcount64(l->channels);
-    char name[120];
-    link_name(name, sizeof(name), l);
+    char name[360];
+    link_name(name, sizeof(name), xml, l);
     note_limit(w, l);
     add_line(w, "limit", "%s %.1f GB/s: %d channel%s take%s %.1f; %d would need %.1f", name,
              l->capacity, uses, uses == 1 ? "" : "s", uses == 1 ? "s" : "", l->reserved, uses + 1,
@@ -349,14 +363,14 @@ static void crossings_text(char *buf, size_t size, const tp_gc_link *l, int patt
 }
 
 /* At the faster speed `at` (a pass NCCL tried), the result's channels do not fit on l. */
-static void speed_limit_line(tp_graph_why *w, const tp_gc_link *l, const tp_gc_graph *at,
-                             int n_alike)
+static void speed_limit_line(tp_graph_why *w, const tp_xml *xml, const tp_gc_link *l,
+                             const tp_gc_graph *at, int n_alike)
 {
     int uses = popcount64(l->channels);
     float speed = l->type == TP_GC_NET_PORT ? at->bw_inter : at->bw_intra;
-    char name[120], times[160], alike[48] = "", setting[64];
+    char name[360], times[160], alike[48] = "", setting[64];
     bw_text(setting, sizeof(setting), at->bw_intra, at->bw_inter);
-    link_name(name, sizeof(name), l);
+    link_name(name, sizeof(name), xml, l);
     note_limit(w, l);
     crossings_text(times, sizeof(times), l, at->pattern, speed);
     if (n_alike)
@@ -397,9 +411,9 @@ static const tp_search_event *faster_try(const tp_graph *g, const tp_search_even
  * Why the result is not faster: its channels replayed at the faster
  * setting NCCL tried; the links that could not carry them, fullest first.
  */
-static tp_status explain_speed(tp_graph_why *w, const tp_system *sys, const tp_graph *g,
-                               const tp_search_event *r, const tp_search_event *faster,
-                               tp_error *err)
+static tp_status explain_speed(tp_graph_why *w, const tp_system *sys, const tp_xml *xml,
+                               const tp_graph *g, const tp_search_event *r,
+                               const tp_search_event *faster, tp_error *err)
 {
     tp_search_event at = *r;
     at.bw_intra = faster->bw_intra;
@@ -424,7 +438,7 @@ static tp_status explain_speed(tp_graph_why *w, const tp_system *sys, const tp_g
         for (size_t i = 0; i < gg.n_links && i < ARRAY_LEN(shown); i++)
             if (!shown[i] && gg.links[i].over && same_load(&gg.links[i], &gg.links[best]))
                 shown[i] = true, alike++;
-        speed_limit_line(w, &gg.links[best], &gg, alike);
+        speed_limit_line(w, xml, &gg.links[best], &gg, alike);
         n_shown++;
     }
     if (st == TP_OK && n_shown == 0) {
@@ -441,8 +455,8 @@ static tp_status explain_speed(tp_graph_why *w, const tp_system *sys, const tp_g
 }
 
 /* The links too full for one more channel at the result's speed, tightest first. */
-static tp_status explain_channel_count(tp_graph_why *w, const tp_system *sys, const tp_graph *g,
-                                       const tp_search_event *r, tp_error *err)
+static tp_status explain_channel_count(tp_graph_why *w, const tp_system *sys, const tp_xml *xml,
+                                       const tp_graph *g, const tp_search_event *r, tp_error *err)
 {
     tp_gc_graph gg;
     tp_status st = replay_result(&gg, sys, g, r, err);
@@ -461,7 +475,7 @@ static tp_status explain_channel_count(tp_graph_why *w, const tp_system *sys, co
         if (best < 0)
             break;
         shown[best] = true;
-        channel_limit_line(w, &gg.links[best]);
+        channel_limit_line(w, xml, &gg.links[best]);
         n_shown++;
     }
     if (st == TP_OK && n_shown == 0)
@@ -479,8 +493,8 @@ static tp_status explain_channel_count(tp_graph_why *w, const tp_system *sys, co
  * and its speed (the links the same channels overfill at the faster
  * settings NCCL tried).
  */
-static tp_status explain_limits(tp_graph_why *w, const tp_system *sys, const tp_graph *g,
-                                tp_error *err)
+static tp_status explain_limits(tp_graph_why *w, const tp_system *sys, const tp_xml *xml,
+                                const tp_graph *g, tp_error *err)
 {
     if (w->result < 0)
         return TP_OK;
@@ -489,11 +503,11 @@ static tp_status explain_limits(tp_graph_why *w, const tp_system *sys, const tp_
     bool stopped = stop >= 0 && r->n_channels >= g->events[stop].n_channels;
     tp_status st = TP_OK;
     if (!stopped)
-        st = explain_channel_count(w, sys, g, r, err);
+        st = explain_channel_count(w, sys, xml, g, r, err);
     const tp_search_event *faster[2] = {faster_try(g, r, false), faster_try(g, r, true)};
     for (int k = 0; k < 2 && st == TP_OK; k++)
         if (faster[k])
-            st = explain_speed(w, sys, g, r, faster[k], err);
+            st = explain_speed(w, sys, xml, g, r, faster[k], err);
     if (st == TP_OK && stopped && !faster[0] && !faster[1])
         add_line(w, "limit",
                  "no link bound it: the search started at this speed and stopped at the "
@@ -519,8 +533,8 @@ static void explain_ours(tp_graph_why *w, const tp_graph *g)
                  settle, settle == 1 ? "" : "s");
 }
 
-tp_status tp_explain__graph(tp_graph_why *w, const tp_system *sys, const tp_graph *g,
-                            bool show_ours, tp_error *err)
+tp_status tp_explain__graph(tp_graph_why *w, const tp_system *sys, const tp_xml *xml,
+                            const tp_graph *g, bool show_ours, tp_error *err)
 {
     why_reset(w);
     w->start = find_event(g, TP_EV_TRY, false);
@@ -548,7 +562,7 @@ tp_status tp_explain__graph(tp_graph_why *w, const tp_system *sys, const tp_grap
     explain_second_passes(w, g, solution);
     if (find_event(g, TP_EV_FALLBACK, false) >= 0)
         add_line(w, "fallback", "nothing found: NCCL used one channel in GPU order at 0.1 GB/s");
-    tp_status st = explain_limits(w, sys, g, err);
+    tp_status st = explain_limits(w, sys, xml, g, err);
     if (show_ours)
         explain_ours(w, g);
     return st;
@@ -623,7 +637,8 @@ tp_status tp_explain__plan(tp_graph_why whys[TP_GRAPH_COUNT], const tp_plan *pla
         st = tp_search__init(fresh, err); /* maxBw and totalBw, as the searches read them */
     for (int s = 0; s < TP_GRAPH_COUNT && st == TP_OK; s++)
         if (plan->graphs[s])
-            st = tp_explain__graph(&whys[s], fresh, plan->graphs[s], show_ours, err);
+            st =
+                tp_explain__graph(&whys[s], fresh, plan->topo_xml, plan->graphs[s], show_ours, err);
     tp_system__free(fresh);
     return st;
 }

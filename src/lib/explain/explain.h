@@ -39,11 +39,12 @@ typedef struct tp_graph_why {
 } tp_graph_why;
 
 /*
- * Explain graph g of sys. show_ours adds a line on topoplan's own pruning.
+ * Explain graph g of sys. show_ours adds a line on topoplan's own pruning. xml (may be NULL:
+ * fewer names) is the topology sys was built from: the limit lines name devices by it.
  * Fails only on allocation failure or an internal inconsistency.
  */
-tp_status tp_explain__graph(tp_graph_why *why, const tp_system *sys, const tp_graph *g,
-                            bool show_ours, tp_error *err);
+tp_status tp_explain__graph(tp_graph_why *why, const tp_system *sys, const tp_xml *xml,
+                            const tp_graph *g, bool show_ours, tp_error *err);
 
 /*
  * tp_explain__graph for every graph of the plan (whys[slot]; empty, no line,

@@ -46,12 +46,14 @@ typedef struct tp_gc_finding {
 /* One link (or NET port) the channels of a graph reserve bandwidth on. */
 typedef struct tp_gc_link {
     char from[48], to[48]; /* node labels; `to` is empty for a NET port */
-    int type;              /* tp_link_type, or TP_GC_NET_PORT */
-    float capacity;        /* bandwidth before the graph */
-    float reserved;        /* sum of the reservations */
-    float left;            /* what NCCL's arithmetic leaves (may be negative) */
-    uint64_t channels;     /* bit c: channel c reserves on it */
-    bool over;             /* some reservation found less than it needed */
+    /* the nodes of the replayed system (valid while it is; to_node NULL for a NET port) */
+    const tp_node *from_node, *to_node;
+    int type;          /* tp_link_type, or TP_GC_NET_PORT */
+    float capacity;    /* bandwidth before the graph */
+    float reserved;    /* sum of the reservations */
+    float left;        /* what NCCL's arithmetic leaves (may be negative) */
+    uint64_t channels; /* bit c: channel c reserves on it */
+    bool over;         /* some reservation found less than it needed */
 } tp_gc_link;
 
 /* One <graph> of the file and what the check found. */

@@ -80,6 +80,8 @@ static tp_status book_entry(replay *r, const book_key *k, tp_gc_link **out)
     tp_gc_link *l = &g->links[g->n_links];
     r->keys[g->n_links++] = k->key;
     tp_graphcheck__label(l->from, sizeof(l->from), k->from);
+    l->from_node = k->from;
+    l->to_node = k->to;
     if (k->to)
         tp_graphcheck__label(l->to, sizeof(l->to), k->to);
     l->type = k->type;

@@ -101,7 +101,8 @@ static tp_status kind_whys(tp_graph_why *whys, const tp_plan *plan, int k, tp_er
     for (int s = 0; s < TP_GRAPH_COUNT && st == TP_OK; s++) {
         whys[s].n_lines = whys[s].n_limits = 0;
         if (d->graphs[s])
-            st = tp_explain__graph(&whys[s], sys, d->graphs[s], false, err);
+            st =
+                tp_explain__graph(&whys[s], sys, plan->kinds[k].topo_xml, d->graphs[s], false, err);
     }
     tp_system__free(sys);
     return st;

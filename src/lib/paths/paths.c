@@ -514,6 +514,8 @@ static float widest_net_link(const tp_system *sys)
 static tp_status use_net(const pair_checks *pc, int p, int g, bool *use, tp_error *err)
 {
     *use = false;
+    tp_config__log_env(pc->cfg, TP_P_NET_DISABLE_INTRA,
+                       pc->log); /* ncclTopoCheckNet's first read */
     if (tp_config_int(pc->cfg, TP_P_NET_DISABLE_INTRA) == 1)
         return TP_OK;
     if (pc->pending && (*pc->pending & TP_PATHS_NET_SEARCHES)) {
@@ -541,6 +543,7 @@ static tp_status p2p_can_connect(const pair_checks *pc, int p, int g, int *ret, 
 {
     int inter = -1;
     *ret = 0;
+    tp_config__log_env(pc->cfg, TP_P_MNNVL_ENABLE, pc->log); /* p2pCanConnect's first read */
     tp_status st = check_p2p_at(pc->sys, pc->level, pc->at[p], pc->at[g], ret, &inter, err);
     if (st != TP_OK || *ret == 0 || inter != -1)
         return st;
@@ -554,6 +557,7 @@ static tp_status p2p_can_connect(const pair_checks *pc, int p, int g, int *ret, 
 static tp_status shm_can_connect(const pair_checks *pc, int p, int g, int *ret, tp_error *err)
 {
     *ret = 0;
+    tp_config__log_env(pc->cfg, TP_P_SHM_DISABLE, pc->log);
     if (tp_config_int(pc->cfg, TP_P_SHM_DISABLE) == 1)
         return TP_OK;
     bool net;
@@ -613,15 +617,13 @@ static void log_p2p_level(const tp_system *sys, const tp_config *cfg, tp_log *lo
         return;
     /* read before it, by ncclTopoSetPaths as soon as a route goes on from a GPU */
     tp_config__log_env(cfg, TP_P_NVB_DISABLE, log);
-    if (level < 0)
-        return;
-    char line[96];
-    snprintf(line, sizeof(line), "NCCL_P2P_LEVEL set by environment to %s",
-             tp_path_type_name(level));
-    for (size_t i = 0; i < log->n_lines; i++)
-        if (strcmp(log->lines[i].text, line) == 0)
-            return;
-    tp_log_info_sub(log, TP_SUB_ALL, "%s", line);
+    /* from 2.23 ncclGetLevel names the disabling variable itself (rule log-p2p-disable) */
+    if (level == TP_PATH_LOC && tp_config_is_set(cfg, TP_P_P2P_DISABLE) &&
+        (int)tp_config_int(cfg, TP_P_P2P_DISABLE) == 1 &&
+        tp_profile_has(tp_config__profile(cfg), TP_RULE_LOG_P2P_DISABLE))
+        tp_config__log_once(log, TP_SUB_ALL, "NCCL_P2P_DISABLE set by environment to 1");
+    else
+        tp_config__log_level(cfg, TP_P_P2P_LEVEL, level, log);
 }
 
 /* The GPUs' P2P and SHM rewrites, GPU by GPU (NCCL 2.22.3 ncclTopoComputePaths). */
@@ -845,6 +847,8 @@ static tp_status check_gdr_route(tp_system *sys, const tp_config *cfg, local_gpu
         return TP_OK;
     int gdr, cpu, distance, level;
     tp_status st = gdr_decide(sys, cfg, g, n, 0, &gdr, &distance, &level, err);
+    if (st == TP_OK && distance >= 0 && tp_config_is_set(cfg, TP_P_NET_GDR_LEVEL))
+        tp_config__log_level(cfg, TP_P_NET_GDR_LEVEL, level, log); /* ncclGetLevel, first read */
     if (st == TP_OK)
         log_gdr(log, kept, tp_config__profile(cfg), gpu, sys->nodes[TP_NODE_NET].nodes[n].id, gdr,
                 distance, level);
@@ -862,6 +866,9 @@ static tp_status net_policies(tp_system *sys, const tp_config *cfg, tp_log *log,
                               tp_error *err)
 {
     bool pxn = tp_paths__pxn_disable(cfg) != 1;
+    /* ncclPxnDisable reads it at the first (NET, GPU) pair, once (a static) */
+    if (sys->nodes[TP_NODE_NET].count > 0 && sys->nodes[TP_NODE_GPU].count > 0)
+        tp_config__log_env(cfg, TP_P_PXN_DISABLE, log);
     local_gpu_cache lc = {.net = -1, .memo = tp_paths__local_nets_memo_new(sys)};
     if (!lc.memo)
         return tp_fail_nomem(err);

@@ -903,7 +903,11 @@ static tp_status build_systems(tp_plan *plan, tp_error *err)
  */
 static tp_status run_job(tp_plan *plan, tp_error *err)
 {
+    /* init.cc commAlloc: ncclNetInit runs the IB plugin first */
+    tp_config__log_ib_plugin(plan->cfg, &plan->log);
     /* NCCL 2.22.3 init.cc: MNNVL forced on across hosts fails (no fabric here). */
+    if (plan->job.n_nodes > 1)
+        tp_config__log_env(plan->cfg, TP_P_MNNVL_ENABLE, &plan->log);
     if (plan->job.n_nodes > 1 && tp_config_int(plan->cfg, TP_P_MNNVL_ENABLE) == 1) {
         tp_log_warn(&plan->log, "MNNVL is not supported on this system");
         return tp_fail(err, TP_ERR_GRAPH, "NCCL_MNNVL_ENABLE", 0, 0,

@@ -123,6 +123,7 @@ static tp_status deviations(tp_kind_graph *kg, const tp_plan *plan, int k, int l
             kg->n_causes >= TP_WHY_MAX_LIMITS)
             continue;
         snprintf(kg->causes[kg->n_causes++], sizeof(kg->causes[0]), "%s: %s", d->title, d->text);
+        kg->deviations[kg->n_deviations++] = *d;
     }
     tp_comparison_free(cmp);
     tp_plan_free(b);
@@ -139,7 +140,7 @@ static tp_status limit_lines(tp_kind_graph *kg, const tp_plan *plan, const tp_ho
     tp_graph_why *why = calloc(1, sizeof(*why));
     tp_status st = why ? fresh_system(&sys, plan, k, &k->domains[d], err) : tp_fail_nomem(err);
     if (st == TP_OK)
-        st = tp_explain__graph(why, sys, k->domains[d].graphs[slot], false, err);
+        st = tp_explain__graph(why, sys, k->topo_xml, k->domains[d].graphs[slot], false, err);
     for (int i = 0; st == TP_OK && i < why->n_lines && kg->n_causes < TP_WHY_MAX_LIMITS; i++) {
         const char *text = why->lines[i].text;
         /* "no link bound it ..." and "at X GB/s the same channels fit ..." name no link */

@@ -25,6 +25,9 @@ typedef struct tp_kind_graph {
     unsigned limits;   /* tp_limit_bit set: it is the worst and some kind is better */
     int n_causes;
     char causes[TP_WHY_MAX_LIMITS][512]; /* its graph's "limit" lines (explain.c) */
+    /* the hardware deviations among the causes, with their structured fields */
+    int n_deviations;
+    tp_difference deviations[TP_WHY_MAX_LIMITS];
 } tp_kind_graph;
 
 typedef struct tp_graph_limits {

@@ -22,6 +22,11 @@ void tp_report__node_short(char *buf, size_t size, const tp_system *sys, const t
  * fewer names) is the topology the node's system was built from.
  */
 void tp_report__device_name(char *buf, size_t size, const tp_xml *xml, const tp_node *node);
+/* The same as separate fields: the operator's short name ("GPU 3", "mlx5_3"), the bus id of PCI
+ * devices, NCCL's id (findings' structured device). */
+void tp_report__device_fields(tp_diff_device *out, const tp_xml *xml, const tp_node *node);
+/* A finding's structured fields as JSON: , "device": {...}|null, "peer": ..., "values": [...]. */
+void tp_report__json_finding_fields(FILE *out, const tp_difference *d);
 /* "0000:5f:00.0" of a PCI-addressed node's NCCL id. */
 void tp_report__bus_id(char *buf, size_t size, int64_t id);
 /*
@@ -29,6 +34,8 @@ void tp_report__bus_id(char *buf, size_t size, int64_t id);
  * when xml has no such element or attributes.
  */
 void tp_report__pcie_link(char *buf, size_t size, const tp_xml *xml, const tp_node *node);
+/* The same as numbers (lanes, GT/s); false when the <pci> element lacks either attribute. */
+bool tp_report__pcie_numbers(const tp_xml *xml, const tp_node *node, int *width, double *gts);
 /* Write s as a JSON string literal. */
 void tp_report__json_str(FILE *out, const char *s);
 /* ... or null when s is NULL. */

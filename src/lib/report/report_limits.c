@@ -124,6 +124,16 @@ static void json_kind(FILE *out, const tp_plan *plan, const tp_kind_graph *kg, i
         fputs(i ? ", " : "", out);
         tp_report__json_str(out, kg->causes[i]);
     }
+    fputs("], \"deviations\": [", out);
+    for (int i = 0; i < kg->n_deviations; i++) {
+        const tp_difference *d = &kg->deviations[i];
+        fputs(i ? ", {\"title\": " : "{\"title\": ", out);
+        tp_report__json_str(out, d->title);
+        fputs(", \"text\": ", out);
+        tp_report__json_str(out, d->text);
+        tp_report__json_finding_fields(out, d);
+        fputc('}', out);
+    }
     fputs("]}", out);
 }
 

@@ -27,85 +27,104 @@ void tp_report__node_short(char *buf, size_t size, const tp_system *sys, const t
 
 void tp_report__bus_id(char *buf, size_t size, int64_t id)
 {
-    unsigned long long v = (unsigned long long)TP_ID_LOCAL_ID(id);
-    snprintf(buf, size, "%04llx:%02llx:%02llx.%llx", v >> 20, (v >> 12) & 0xff, (v >> 4) & 0xff,
-             v & 0xf);
-}
-
-/* The first element under e named `tag` whose attribute `attr` is `value` (case-insensitive). */
-static const tp_xml_elem *find_elem(const tp_xml_elem *e, const char *tag, const char *attr,
-                                    const char *value)
-{
-    if (!e)
-        return NULL;
-    const char *v = strcmp(e->tag, tag) == 0 ? tp_xml__attr(e, attr) : NULL;
-    if (v && strcasecmp(v, value) == 0)
-        return e;
-    for (size_t i = 0; i < e->n_children; i++) {
-        const tp_xml_elem *hit = find_elem(e->children[i], tag, attr, value);
-        if (hit)
-            return hit;
-    }
-    return NULL;
-}
-
-static const tp_xml_elem *pci_elem(const tp_xml *xml, const tp_node *node)
-{
-    char bus[32];
-    tp_report__bus_id(bus, sizeof(bus), node->id);
-    return xml ? find_elem(xml->root, "pci", "busid", bus) : NULL;
-}
-
-/* The name of the first <net> under e, or NULL. */
-static const char *first_net_name(const tp_xml_elem *e)
-{
-    if (!e)
-        return NULL;
-    if (strcmp(e->tag, "net") == 0)
-        return tp_xml__attr(e, "name");
-    for (size_t i = 0; i < e->n_children; i++) {
-        const char *name = first_net_name(e->children[i]);
-        if (name)
-            return name;
-    }
-    return NULL;
+    tp_system__bus_id(buf, size, id);
 }
 
 void tp_report__device_name(char *buf, size_t size, const tp_xml *xml, const tp_node *node)
 {
-    char id[64], bus[32], dev[16];
-    tp_report__node_label(id, sizeof(id), node);
-    tp_report__bus_id(bus, sizeof(bus), node->id);
-    const char *name = NULL;
-    switch (node->type) {
-    case TP_NODE_GPU:
-        snprintf(buf, size, "GPU %d (%s, %s)", node->gpu.dev, bus, id);
-        return;
-    case TP_NODE_NET: {
-        snprintf(dev, sizeof(dev), "%d", node->net.dev);
-        const tp_xml_elem *net = xml ? find_elem(xml->root, "net", "dev", dev) : NULL;
-        name = net ? tp_xml__attr(net, "name") : NULL;
-        if (name)
-            snprintf(buf, size, "%s (NET/%d)", name, node->net.dev);
-        else
-            snprintf(buf, size, "NET/%d", node->net.dev);
+    char id[64];
+    if (node->type == TP_NODE_NET) /* NET/3: the device index NCCL's NET lines print */
+        snprintf(id, sizeof(id), "NET/%d", node->net.dev);
+    else
+        tp_report__node_label(id, sizeof(id), node);
+    tp_system__device_name(buf, size, xml, node, id);
+}
+
+/* {"name", "bus_id", "nccl_id"} of a finding's device, or null. */
+static void json_device(FILE *out, const tp_diff_device *dev)
+{
+    if (!dev->name[0]) {
+        fputs("null", out);
         return;
     }
+    fputs("{\"name\": ", out);
+    tp_report__json_str(out, dev->name);
+    fputs(", \"bus_id\": ", out);
+    if (dev->bus_id[0])
+        tp_report__json_str(out, dev->bus_id);
+    else
+        fputs("null", out);
+    fputs(", \"nccl_id\": ", out);
+    tp_report__json_str(out, dev->nccl_id);
+    fputc('}', out);
+}
+
+/* [{"quantity", "unit", "before", "after"}]: what a finding compares (null for a side without). */
+static void json_values(FILE *out, const tp_difference *d)
+{
+    fputc('[', out);
+    for (int i = 0; i < d->n_values; i++) {
+        const tp_diff_value *v = &d->values[i];
+        fprintf(out, "%s{\"quantity\": \"%s\", \"unit\": \"%s\", \"before\": ", i ? ", " : "",
+                v->quantity, v->unit);
+        if (v->has_before)
+            fprintf(out, "%.6g", v->before);
+        else
+            fputs("null", out);
+        fputs(", \"after\": ", out);
+        if (v->has_after)
+            fprintf(out, "%.6g", v->after);
+        else
+            fputs("null", out);
+        fputc('}', out);
+    }
+    fputc(']', out);
+}
+
+void tp_report__json_finding_fields(FILE *out, const tp_difference *d)
+{
+    fputs(", \"device\": ", out);
+    json_device(out, &d->device);
+    fputs(", \"peer\": ", out);
+    json_device(out, &d->peer);
+    fputs(", \"values\": ", out);
+    json_values(out, d);
+}
+
+void tp_report__device_fields(tp_diff_device *out, const tp_xml *xml, const tp_node *node)
+{
+    char dev[16];
+    const char *name = NULL;
+    memset(out, 0, sizeof(*out));
+    tp_report__node_label(out->nccl_id, sizeof(out->nccl_id), node);
+    if (node->type == TP_NODE_GPU || node->type == TP_NODE_NIC || node->type == TP_NODE_PCI)
+        tp_report__bus_id(out->bus_id, sizeof(out->bus_id), node->id);
+    switch (node->type) {
+    case TP_NODE_GPU:
+        snprintf(out->name, sizeof(out->name), "GPU %d", node->gpu.dev);
+        return;
+    case TP_NODE_NET:
+        snprintf(dev, sizeof(dev), "%d", node->net.dev);
+        const tp_xml_elem *net = xml ? tp_system__xml_find(xml->root, "net", "dev", dev) : NULL;
+        name = net ? tp_xml__attr(net, "name") : NULL;
+        snprintf(out->name, sizeof(out->name), name ? "%s" : "NET/%s", name ? name : dev);
+        return;
     case TP_NODE_NIC:
-        name = first_net_name(pci_elem(xml, node));
-        snprintf(buf, size, "NIC %s%s%s (%s)", name ? name : "", name ? " at " : "", bus, id);
+        name = tp_system__nic_net_name(xml, node);
+        snprintf(out->name, sizeof(out->name), "NIC%s%s", name ? " " : "", name ? name : "");
         return;
     case TP_NODE_PCI:
-        snprintf(buf, size, "PCIe switch %s (%s)", bus, id);
+        snprintf(out->name, sizeof(out->name), "PCIe switch");
         return;
     case TP_NODE_NVS:
-        snprintf(buf, size, "NVSwitch");
+        snprintf(out->name, sizeof(out->name), "NVSwitch");
         return;
     case TP_NODE_CPU:
-        snprintf(buf, size, "NUMA node %lld (%s)", (long long)TP_ID_LOCAL_ID(node->id), id);
+        snprintf(out->name, sizeof(out->name), "NUMA node %lld",
+                 (long long)TP_ID_LOCAL_ID(node->id));
         return;
     default:
-        snprintf(buf, size, "%s", id);
+        snprintf(out->name, sizeof(out->name), "%s", out->nccl_id);
     }
 }
 
@@ -123,13 +142,26 @@ static const char *pcie_gen(const char *speed)
     return NULL;
 }
 
+bool tp_report__pcie_numbers(const tp_xml *xml, const tp_node *node, int *width, double *gts)
+{
+    const tp_xml_elem *e =
+        node->type == TP_NODE_NVS || node->type == TP_NODE_CPU || node->type == TP_NODE_NET
+            ? NULL
+            : tp_system__pci_elem(xml, node);
+    const char *w = e ? tp_xml__attr(e, "link_width") : NULL;
+    const char *s = e ? tp_xml__attr(e, "link_speed") : NULL;
+    *width = w ? atoi(w) : 0;
+    *gts = s ? atof(s) : 0;
+    return w && s;
+}
+
 void tp_report__pcie_link(char *buf, size_t size, const tp_xml *xml, const tp_node *node)
 {
     buf[0] = '\0';
     const tp_xml_elem *e =
         node->type == TP_NODE_NVS || node->type == TP_NODE_CPU || node->type == TP_NODE_NET
             ? NULL
-            : pci_elem(xml, node);
+            : tp_system__pci_elem(xml, node);
     const char *width = e ? tp_xml__attr(e, "link_width") : NULL;
     const char *gen = e ? pcie_gen(tp_xml__attr(e, "link_speed")) : NULL;
     if (width || gen)

@@ -292,4 +292,21 @@ void tp_system__cpu_type(const tp_system *sys, int *arch, int *vendor, int *mode
  */
 tp_status tp_system__check(const tp_system *sys, tp_error *err);
 
+/* Device names (system_names.c). "0000:5f:00.0" of a PCI-addressed node's NCCL id. */
+void tp_system__bus_id(char *buf, size_t size, int64_t id);
+/* The first element under e named `tag` whose attribute `attr` is `value` (case-insensitive). */
+const tp_xml_elem *tp_system__xml_find(const tp_xml_elem *e, const char *tag, const char *attr,
+                                       const char *value);
+/* The <pci> element of a GPU, NIC or PCI switch (by bus id), NULL when xml has none. */
+const tp_xml_elem *tp_system__pci_elem(const tp_xml *xml, const tp_node *node);
+/* The name of the first <net> of a NIC ("mlx5_3"), NULL when xml has none. */
+const char *tp_system__nic_net_name(const tp_xml *xml, const tp_node *nic);
+/*
+ * A device as an operator knows it, with `label` (NCCL's id as the caller's log names it):
+ * "GPU 3 (0000:5f:00.0, LABEL)", "mlx5_3 (LABEL)", "NIC mlx5_3 at 0000:5e:00.0 (LABEL)",
+ * "PCIe switch 0000:5d:00.0 (LABEL)", "NVSwitch", "NUMA node 0 (LABEL)". xml may be NULL.
+ */
+void tp_system__device_name(char *buf, size_t size, const tp_xml *xml, const tp_node *node,
+                            const char *label);
+
 #endif

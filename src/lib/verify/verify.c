@@ -185,11 +185,14 @@ static tp_status take_setting(tp_verify *v, size_t input, unsigned no, const cha
                               tp_error *err)
 {
     const char *mid = strstr(text, " set by environment to ");
+    size_t skip = strlen(" set by environment to ");
+    if (!mid && strncmp(text, "NCCL_IB_HCA set to ", 19) == 0) /* net_ib.cc's own wording */
+        mid = text + 11, skip = strlen(" set to ");
     if (!mid || strncmp(text, "NCCL_", 5) != 0)
         return TP_OK;
     char name[128], value[512];
     snprintf(name, sizeof(name), "%.*s", (int)(mid - text), text);
-    snprintf(value, sizeof(value), "%s", mid + strlen(" set by environment to "));
+    snprintf(value, sizeof(value), "%s", mid + skip);
     /* NCCL's integer parameters print "%lld." : the period is not the value's. */
     size_t len = strlen(value);
     if (len > 1 && value[len - 1] == '.') {
