@@ -33,6 +33,9 @@ static const char usage[] =
     "Without a topology the log is checked against itself: ring neighbours that do not\n"
     "name each other, ranks whose channel counts differ, channels lost between the\n"
     "search and the final count, connections within a host via SHM or NET.\n"
+    "The NCCL version is --nccl's, else the log's `NCCL version` line: a version whose\n"
+    "profile is partial (`topoplan versions`) is compared with that profile, noted on\n"
+    "stderr and in the report.\n"
     "  --topo FILE       the topology XML (NCCL_TOPO_FILE format)\n"
     "  --nodes N         nodes of the job (default: the log's host count)\n"
     "  --rank R          rank of a log that has no `comm ... rank` line\n"
@@ -98,7 +101,10 @@ static tp_status write_error(tp_error *err, const char *path)
 
 static int run_verify(const cli_args *a, const verify_args *va, cli_ctx *ctx)
 {
-    tp_verify_options opt = {.job = a->in.job, .cfg = ctx->cfg, .find_causes = !va->no_causes};
+    tp_verify_options opt = {.job = a->in.job,
+                             .cfg = ctx->cfg,
+                             .find_causes = !va->no_causes,
+                             .nccl_version = ctx->nccl};
     if (!a->nodes_given)
         opt.job.n_nodes = a->in.job.n_node_topos ? a->in.job.n_node_topos + 1 : 0;
     if (a->in.builtin) {
@@ -117,6 +123,9 @@ static int run_verify(const cli_args *a, const verify_args *va, cli_ctx *ctx)
         st = tp_verify_add_file(v, va->logs[i], &err);
     if (st == TP_OK)
         st = tp_verify_run(v, &err);
+    /* the log's version line chose another profile than the one the options noted */
+    if (st == TP_OK && strcmp(tp_verify_nccl(v), tp_config_nccl(ctx->cfg)) != 0)
+        cli_note_partial_profile(tp_verify_nccl(v));
     if (st == TP_OK)
         st = tp_report_verify(ctx->out, v, ctx->format, &err);
     if (st == TP_OK && va->emit) {
