@@ -141,6 +141,10 @@ typedef struct tp_vinput {
     bool gzip;
 } tp_vinput;
 
+/* Ranks planned once per kind (verify_kinds.c). */
+typedef struct tp_vkind tp_vkind;
+typedef struct tp_vkinds tp_vkinds;
+
 /* A setting NCCL reported ("NAME set by environment to VALUE"). */
 typedef struct tp_vsetting {
     char *name, *value;
@@ -183,6 +187,7 @@ struct tp_verify {
     unsigned long unattributed_lines;
     int self_findings; /* inconsistencies between ranks (the log against itself) */
     bool ran;
+    tp_vkinds *kinds; /* one plan per kind of rank (NULL: one per rank) */
     /* the partial topology the log reveals (pass 1): GPU and NIC system-tree lines */
     char **tree_lines;
     size_t n_tree_lines, cap_tree_lines;
@@ -208,6 +213,23 @@ tp_status tp_verify__expected(const tp_verify *v, int rank, const tp_config *cfg
                               const char *mutated_xml, size_t mutated_len, tp_vrank *transports,
                               tp_hashes out[TP_VS_COUNT], int want_section, size_t want_index,
                               char **text, int *plan_status, bool *plan_ok, tp_error *err);
+
+/*
+ * The plan of rank r into r (expected, transports, plan status), and with `lines` the
+ * normalized lines' text per section (malloc'd arrays of n_lines[s] strings, the caller's).
+ */
+tp_status tp_verify__expected_lines(const tp_verify *v, tp_vrank *r, char **lines[TP_VS_COUNT],
+                                    size_t n_lines[TP_VS_COUNT], tp_error *err);
+
+/*
+ * Kinds of ranks (verify_kinds.c): the job plan their keys come from (*out NULL when every
+ * rank is planned alone), then rank r's expected lines by its kind (*done false: plan it).
+ */
+tp_status tp_verify__kinds_new(tp_vkinds **out, const tp_verify *v, tp_error *err);
+tp_status tp_verify__plan_by_kind(tp_verify *v, tp_vrank *r, bool *done, tp_error *err);
+/* Ranks planned, and ranks renumbered from their kind's plan. */
+unsigned long tp_verify__kinds_planned(const tp_vkinds *ks, unsigned long *renumbered);
+void tp_verify__kinds_free(tp_vkinds *ks);
 
 /* Rank i's record, NULL when the log has no line of it (or i is out of range). */
 static inline tp_vrank *tp_verify__rank(const tp_verify *v, int i)
