@@ -86,6 +86,46 @@ expect "connection via SHM: the plan's" 1 'between ranks 3 and 2 via P2P' "$tmp/
   echo "gpu-h-039:20020:20100 [3] NCCL INFO Channel 00/1 : 3[3] -> 11[3] [send] via NET/IB/0"; } >"$tmp/conn.log"
 expect "connection without GDR" 1 'between ranks 3 and 11 via NET with GPU Direct RDMA' "$tmp/conn.log"
 
+# the NIC and the PXN proxy of ring connections over the network (connection index 0, before
+# "Connected all rings"): rank 19 of a 4-node job (planned by its kind) leaves ring channel 01
+# on NET/1 (mlx5_1) through its own proxy
+j4=$jobs/syn_dgx1v_nodes4__clean
+r19='gpu-h-331:20036:20116 [3] NCCL INFO'
+conn4() { { cat "$j4/job.log"; for l in "$@"; do echo "$r19 $l"; done; } >"$tmp/nic.log"; }
+conn4 "Channel 01/0 : 19[3] -> 26[2] [send] via NET/IB/1/GDRDMA" "Connected all rings" \
+    "Channel 01/0 : 19[3] -> 26[2] [send] via NET/IB/0/GDRDMA"
+expect "ring NIC as planned (tree phase after)" 0 '32 of 32 ranks agree' "$tmp/nic.log" --topo "$j4/topo.xml"
+conn4 "Channel 01/0 : 19[3] -> 26[2] [send] via NET/IB/0/GDRDMA"
+expect "ring send on another NIC" 1 'rank 19 sends to rank 26 via NET/1 (mlx5_1) (the plan' "$tmp/nic.log" --topo "$j4/topo.xml"
+conn4 "Channel 01/0 : 19[3] -> 26[2] [send] via NET/IB/1(18)/GDRDMA"
+expect "ring send through PXN, planned without" 1 'through its own proxy, not PXN' "$tmp/nic.log" --topo "$j4/topo.xml"
+conn4 "Channel 05/0 : 26[2] -> 19[3] [receive] via NET/IB/3/GDRDMA"
+expect "ring receive on another NIC" 1 'ring channel 05: rank 19 receives from rank 26 via NET/1 (mlx5_1)' "$tmp/nic.log" --topo "$j4/topo.xml"
+# a ring channel the plan sends through PXN: real_oci_h100's rank 1 leaves ring channel 00 on
+# NET/0 (mlx5_0) through rank 0's proxy
+joci=$jobs/real_oci_h100_nodes_2_rank_11__clean
+pxn() { { cat "$joci/job.log"; echo "gpu-a-176:20018:20098 [1] NCCL INFO Channel 00/0 : 1[1] -> 8[0] [send] via $1"; } >"$tmp/pxn.log"; }
+pxn "NET/IB/0(0)/GDRDMA"
+expect "ring send through PXN as planned" 0 '16 of 16 ranks agree' "$tmp/pxn.log" --topo "$joci/topo.xml"
+pxn "NET/IB/0/GDRDMA"
+expect "ring send without the planned PXN" 1 "on NET/0 (mlx5_0) through rank 0's proxy (PXN" "$tmp/pxn.log" --topo "$joci/topo.xml"
+# a node of fewer channels: NCCL reads channel % the job's ring channels (7, not node 0's 8):
+# hetero_dgx_h100_gpu3_x8's rank 0 leaves ring channel 15 (channel 1's copy) on NET/0 itself
+hcase=$shared/conformance/cases/hetero_dgx_h100_gpu3_x8_nodes2
+if [ -d "$hcase" ]; then
+    : >"$tmp/het.log"
+    for r in $(seq 0 15); do
+        "$bin" --no-env nccl-log "$hcase/topo.xml" --nodes 2 --node-topo "$hcase/node1.xml" \
+            --rank $r | sed "s/^/node$((r / 8)):$((100 + r)):1 /" >>"$tmp/het.log"
+    done
+    het() { { cat "$tmp/het.log"; echo "node0:100:1 [0] NCCL INFO Channel 15/0 : 0[0] -> 9[1] [send] via $1"; } >"$tmp/het1.log"; }
+    hargs="--topo $hcase/topo.xml --node-topo $hcase/node1.xml"
+    het "NET/IB/0/GDRDMA"
+    expect "ring channel of a duplicate, job's channel count" 0 '16 of 16 ranks agree' "$tmp/het1.log" $hargs
+    het "NET/IB/6(6)/GDRDMA"
+    expect "ring channel of a duplicate, node's channel count" 1 'ring channel 15: rank 0 sends to rank 9 via NET/0 (mlx5_0)' "$tmp/het1.log" $hargs
+fi
+
 # a process that initialises a second communicator (a subgroup): only the first is checked
 { cat "$src/job.log"
   grep 'gpu-h-039:20020:' "$src/job.log" |

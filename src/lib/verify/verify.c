@@ -714,6 +714,7 @@ static tp_status check_connection(tp_verify *v, tp_vrank *r, const char *norm, c
     char why[300];
     if (tp_verify__check_connection(r, norm, why, sizeof(why)))
         return TP_OK;
+    r->div_ring_phase = !r->rings_connected;
     if (diverge(v, r, TP_VS_CONNECTIONS, norm, at, err) != TP_OK ||
         tp_strdup(&r->div_expected, why, err) != TP_OK)
         return TP_ERR_NOMEM;
@@ -935,6 +936,8 @@ void tp_verify_free(tp_verify *v)
         free(r->div_actual);
         free(r->div_where);
         free(r->transport);
+        free(r->ring_net);
+        free(r->net_names);
         free(r);
     }
     free(v->ranks);

@@ -105,6 +105,14 @@ typedef struct tp_vrank {
     char *transport; /* per rank of its host (NULL: not planned) */
     int n_local;
     int gdr; /* GPU Direct RDMA on every NIC of its ring channels 1, on none 0, mixed or none -1 */
+    /* per ring channel: the NET device its ring connections use (-1: none) and, for a send,
+     * its proxy as a local index (-2: not checked); n_ring_net channels (verify_nets.c) */
+    int *ring_net;
+    int n_ring_net;
+    char *net_names; /* the host's NET names by device, NUL-separated (n_net_names) */
+    int n_net_names;
+    bool rings_connected; /* its "Connected all rings" was read: ring connections are done */
+    bool div_ring_phase;  /* its divergence was a connection line of the ring phase */
 } tp_vrank;
 
 /* A stream: the lines of one process (host:pid) of one input. */
@@ -241,6 +249,11 @@ static inline tp_vrank *tp_verify__rank(const tp_verify *v, int i)
 tp_status tp_verify__plan_transports(const tp_plan *plan, int rank, tp_vrank *r, tp_error *err);
 /* A connection line of the rank against those transports: false and *why when they differ. */
 bool tp_verify__check_connection(const tp_vrank *r, const char *norm, char *why, size_t size);
+
+/* The NET and proxy of each of the rank's ring channels (verify_nets.c). */
+tp_status tp_verify__plan_nets(const tp_plan *plan, int rank, tp_vrank *r, tp_error *err);
+/* A connection line to `peer` on another host: false and *why when its NIC or proxy differ. */
+bool tp_verify__check_net(const tp_vrank *r, const char *norm, int peer, char *why, size_t size);
 
 /* Record what a rank's line says for the self-check (verify_self.c). */
 void tp_verify__observe(tp_verify *v, tp_vrank *r, const tp_vstream *s, const char *norm);

@@ -76,7 +76,7 @@ static bool try_candidate(const tp_verify *v, const candidate *c, const tp_vrank
     int ps = 0;
     /* a connection's divergence: the candidate must also give the log's transport */
     bool conn = r->div_section == TP_VS_CONNECTIONS && r->div_actual;
-    tp_vrank transports = {.rank = r->rank, .gdr = -1};
+    tp_vrank transports = {.rank = r->rank, .gdr = -1, .rings_connected = !r->div_ring_phase};
     tp_status st = tp_verify__expected(v, r->rank, c->cfg, xml, len, conn ? &transports : NULL, exp,
                                        -1, 0, NULL, &ps, NULL, NULL);
     char why[300];
@@ -85,6 +85,8 @@ static bool try_candidate(const tp_verify *v, const candidate *c, const tp_vrank
         (!conn || (transports.transport &&
                    tp_verify__check_connection(&transports, r->div_actual, why, sizeof(why))));
     free(transports.transport);
+    free(transports.ring_net);
+    free(transports.net_names);
     for (int s = 0; s < TP_VS_COUNT; s++)
         free(exp[s].h);
     free(xml);

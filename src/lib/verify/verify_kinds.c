@@ -31,6 +31,11 @@ struct tp_vkind {
     char **lines[TP_VS_COUNT]; /* rep's normalized lines */
     size_t n_lines[TP_VS_COUNT];
     char *transport; /* rep's transports (per local rank), NULL when none */
+    int *ring_net;   /* rep's ring NETs and proxies (host-relative), n_ring_net channels */
+    int n_ring_net;
+    char *net_names; /* rep's NET names, net_names_len bytes */
+    size_t net_names_len;
+    int n_net_names;
     int n_local, gdr;
     int plan_status;
 };
@@ -56,6 +61,8 @@ static void kind_clear(tp_vkind *k)
         free(k->lines[s]);
     }
     free(k->transport);
+    free(k->ring_net);
+    free(k->net_names);
 }
 
 void tp_verify__kinds_free(tp_vkinds *ks)
@@ -370,6 +377,32 @@ static tp_status renumbered_hashes(const tp_vkinds *ks, const tp_vkind *k, int r
 
 /* ---- the kinds at work ---- */
 
+static size_t names_len(const tp_vrank *r)
+{
+    size_t len = 0;
+    for (int d = 0; r->net_names && d < r->n_net_names; d++)
+        len += strlen(r->net_names + len) + 1;
+    return len;
+}
+
+/* The NETs of rank r's ring channels and its host's NET names, from (to) the kind. */
+static tp_status copy_nets(int **ring_net, int *n_ring_net, char **names, int *n_names,
+                           const int *from_net, int from_n, const char *from_names,
+                           size_t names_bytes, int from_n_names, tp_error *err)
+{
+    *n_ring_net = from_n;
+    *n_names = from_n_names;
+    if (from_net && !(*ring_net = malloc(2 * (size_t)from_n * sizeof(int))))
+        return tp_fail_nomem(err);
+    if (from_net)
+        memcpy(*ring_net, from_net, 2 * (size_t)from_n * sizeof(int));
+    if (from_names && !(*names = malloc(names_bytes)))
+        return tp_fail_nomem(err);
+    if (from_names)
+        memcpy(*names, from_names, names_bytes);
+    return TP_OK;
+}
+
 static tp_status keep_rep(tp_vkind *k, const tp_vrank *r, char **lines[TP_VS_COUNT],
                           const size_t n_lines[TP_VS_COUNT], tp_error *err)
 {
@@ -382,14 +415,22 @@ static tp_status keep_rep(tp_vkind *k, const tp_vrank *r, char **lines[TP_VS_COU
     k->gdr = r->gdr;
     if (r->transport && tp_strdup(&k->transport, r->transport, err) != TP_OK)
         return TP_ERR_NOMEM;
-    return TP_OK;
+    k->net_names_len = names_len(r);
+    return copy_nets(&k->ring_net, &k->n_ring_net, &k->net_names, &k->n_net_names, r->ring_net,
+                     r->n_ring_net, r->net_names, k->net_names_len, r->n_net_names, err);
 }
 
 static bool same_transports(const tp_vkind *k, const tp_vrank *r)
 {
     if (!k->transport || !r->transport)
         return !k->transport && !r->transport;
-    return strcmp(k->transport, r->transport) == 0 && k->gdr == r->gdr && k->n_local == r->n_local;
+    bool nets = k->n_ring_net == r->n_ring_net && !k->ring_net == !r->ring_net &&
+                (!k->ring_net ||
+                 memcmp(k->ring_net, r->ring_net, 2 * (size_t)k->n_ring_net * sizeof(int)) == 0) &&
+                k->n_net_names == r->n_net_names && k->net_names_len == names_len(r) &&
+                (!k->net_names || memcmp(k->net_names, r->net_names, k->net_names_len) == 0);
+    return nets && strcmp(k->transport, r->transport) == 0 && k->gdr == r->gdr &&
+           k->n_local == r->n_local;
 }
 
 /* The second rank of a kind, planned: does the kind's renumbering give its lines? */
@@ -448,5 +489,8 @@ tp_status tp_verify__plan_by_kind(tp_verify *v, tp_vrank *r, bool *done, tp_erro
     r->first_local = r->rank / ks->gpus * ks->gpus;
     r->n_local = k->n_local;
     r->gdr = k->gdr;
-    return tp_strdup(&r->transport, k->transport, err);
+    if (tp_strdup(&r->transport, k->transport, err) != TP_OK)
+        return TP_ERR_NOMEM;
+    return copy_nets(&r->ring_net, &r->n_ring_net, &r->net_names, &r->n_net_names, k->ring_net,
+                     k->n_ring_net, k->net_names, k->net_names_len, k->n_net_names, err);
 }

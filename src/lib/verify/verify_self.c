@@ -63,6 +63,8 @@ static void take_connection(tp_verify *v, tp_vrank *r, const char *norm)
 void tp_verify__observe(tp_verify *v, tp_vrank *r, const tp_vstream *s, const char *norm)
 {
     r->host = s->host;
+    if (strcmp(norm, "INFO Connected all rings") == 0)
+        r->rings_connected = true;
     if (strncmp(norm, "INFO Ring ", 10) == 0)
         take_ring(r, norm);
     else if (strncmp(norm, "INFO Channel ", 13) == 0 && strstr(norm, " via "))
@@ -274,7 +276,7 @@ tp_status tp_verify__plan_transports(const tp_plan *plan, int rank, tp_vrank *r,
             off |= !nic.gdr;
         }
     r->gdr = on && !off ? 1 : off && !on ? 0 : -1;
-    return TP_OK;
+    return tp_verify__plan_nets(plan, rank, r, err);
 }
 
 bool tp_verify__check_connection(const tp_vrank *r, const char *norm, char *why, size_t size)
@@ -288,7 +290,11 @@ bool tp_verify__check_connection(const tp_vrank *r, const char *norm, char *why,
     if (local < 0 || local >= r->n_local) {
         /* another host: the network; its GDR when the plan gives every NIC of the rank one */
         bool gdr = strstr(via, "GDRDMA") != NULL;
-        if (strncmp(via + 5, "NET", 3) != 0 || r->gdr < 0 || gdr == (r->gdr == 1))
+        if (strncmp(via + 5, "NET", 3) != 0)
+            return true;
+        if (!tp_verify__check_net(r, norm, peer, why, size))
+            return false;
+        if (r->gdr < 0 || gdr == (r->gdr == 1))
             return true;
         snprintf(why, size,
                  "a connection between ranks %d and %d via NET %s GPU Direct RDMA (the plan's)",
