@@ -151,6 +151,28 @@ if [ -d "$case_dir" ]; then
     expect "GPU at x4" 1 'cause: topoplan mutate --set 0000:07:00.0:link_width=4' "$tmp/job.log" --topo "$tmp/topo.xml"
 fi
 
+# a degraded node among healthy ones: node 2 of 4 has GPU 0000:07:00.0 at PCIe x4 (then, NIC
+# 0000:0c:00.0 missing); the log against the healthy topology names the node and its edit
+if [ -d "$case_dir" ]; then
+    cp "$case_dir/topo.xml" "$tmp/topo.xml"
+    degraded() { # EDIT...: the 4-node job's log, node 2 edited
+        "$bin" --no-env mutate "$tmp/topo.xml" "$@" >"$tmp/sick.xml"
+        : >"$tmp/job.log"
+        for r in $(seq 0 31); do
+            "$bin" --no-env nccl-log "$tmp/topo.xml" --nodes 4 --node-topo "$tmp/topo.xml" \
+                --node-topo "$tmp/sick.xml" --rank $r | sed "s/^/gpu-$((r / 8)):$((100 + r)):1 /" >>"$tmp/job.log"
+        done
+    }
+    degraded --set 0000:07:00.0:link_width=4
+    expect "degraded node: the cause" 1 'cause: node 2 alone: topoplan mutate --set 0000:07:00.0:link_width=4' "$tmp/job.log" --topo "$tmp/topo.xml"
+    expect "degraded node: named" 1 'degraded node: node 2 (host gpu-2, ranks 16-23)' "$tmp/job.log" --topo "$tmp/topo.xml"
+    # every diverging rank (node 2's own, the others' rings and trees) has that cause
+    verify "$tmp/job.log" --topo "$tmp/topo.xml" 2>&1 | grep -q 'no cause found' && bad "degraded node: a rank without the cause" || ok
+    verify "$tmp/job.log" --topo "$tmp/topo.xml" --format json | grep -q '"node_index": 2, "host": "gpu-2"' && ok || bad "degraded node: not in the JSON"
+    degraded --remove 0000:0c:00.0
+    expect "degraded node: a NIC missing" 1 'cause: node 2 alone: topoplan mutate --remove 0000:0c:00.0' "$tmp/job.log" --topo "$tmp/topo.xml"
+fi
+
 # the way logs arrive: CRLF, gzip, launcher prefixes, a cut last line
 cp "$src/topo.xml" "$tmp/topo.xml"
 sed 's/$/\r/' "$src/job.log" >"$tmp/crlf.log"

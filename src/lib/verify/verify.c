@@ -564,22 +564,33 @@ static tp_status expected_of_plan(const tp_verify *v, const tp_plan *plan, int r
     return st;
 }
 
-static tp_status expected_run(const tp_verify *v, int rank, const tp_config *cfg,
-                              const char *mutated_xml, size_t mutated_len, tp_vrank *transports,
-                              expected_sink *k, int *plan_status, bool *out_plan_ok, tp_error *err)
+tp_job tp_verify__job(const tp_verify *v, int rank, const tp_vtopo *topo)
 {
     tp_job job = v->opt.job;
     job.version = TP_JOB_VERSION;
     job.n_nodes = v->n_nodes;
     job.rank = rank;
     job.node_topos = (const char *const *)v->node_topos;
+    if (topo && topo->node_topos) {
+        job.node_topos = topo->node_topos;
+        job.n_node_topos = topo->n_node_topos;
+    }
     if (job.n_node_topos > job.n_nodes - 1)
         job.n_node_topos = job.n_nodes - 1;
+    return job;
+}
+
+static tp_status expected_run(const tp_verify *v, int rank, const tp_config *cfg,
+                              const tp_vtopo *topo, tp_vrank *transports, expected_sink *k,
+                              int *plan_status, bool *out_plan_ok, tp_error *err)
+{
+    tp_job job = tp_verify__job(v, rank, topo);
+    bool own = topo && topo->xml;
     tp_plan *plan = NULL;
     tp_error perr = {0};
-    tp_status st = tp_plan_buffer(&plan, mutated_xml ? mutated_xml : v->topo_text,
-                                  mutated_xml ? mutated_len : v->topo_len, v->topo_source, &job,
-                                  cfg ? cfg : v->cfg, &perr);
+    tp_status st =
+        tp_plan_buffer(&plan, own ? topo->xml : v->topo_text, own ? topo->len : v->topo_len,
+                       v->topo_source, &job, cfg ? cfg : v->cfg, &perr);
     *plan_status = st;
     if (out_plan_ok)
         *out_plan_ok = plan != NULL;
@@ -596,7 +607,7 @@ static tp_status expected_run(const tp_verify *v, int rank, const tp_config *cfg
 }
 
 tp_status tp_verify__expected(const tp_verify *v, int rank, const tp_config *cfg,
-                              const char *mutated_xml, size_t mutated_len, tp_vrank *transports,
+                              const tp_vtopo *topo, tp_vrank *transports,
                               tp_hashes out[TP_VS_COUNT], int want_section, size_t want_index,
                               char **text, int *plan_status, bool *out_plan_ok, tp_error *err)
 {
@@ -606,8 +617,7 @@ tp_status tp_verify__expected(const tp_verify *v, int rank, const tp_config *cfg
                        .want_section = want_section,
                        .want_index = want_index,
                        .text = text};
-    tp_status st = expected_run(v, rank, cfg, mutated_xml, mutated_len, transports, &k, plan_status,
-                                out_plan_ok, err);
+    tp_status st = expected_run(v, rank, cfg, topo, transports, &k, plan_status, out_plan_ok, err);
     if (!out)
         for (int s = 0; s < TP_VS_COUNT; s++)
             free(local[s].h);
@@ -622,7 +632,7 @@ tp_status tp_verify__expected_lines(const tp_verify *v, tp_vrank *r, char **line
                        .want_section = -1,
                        .lines = lines ? (char **(*)[TP_VS_COUNT])lines : NULL,
                        .n_lines = n_lines};
-    return expected_run(v, r->rank, NULL, NULL, 0, r, &k, &r->plan_status, &r->expected_ok, err);
+    return expected_run(v, r->rank, NULL, NULL, r, &k, &r->plan_status, &r->expected_ok, err);
 }
 
 /* ---- pass 2: every rank's lines against its plan ---- */
@@ -674,7 +684,7 @@ static tp_status diverge(tp_verify *v, tp_vrank *r, int sec, const char *norm, c
         return TP_ERR_NOMEM;
     if (sec < TP_VS_COUNT && r->div_index < r->expected[sec].n) {
         int ps = 0;
-        tp_status st = tp_verify__expected(v, r->rank, NULL, NULL, 0, NULL, NULL, sec, r->div_index,
+        tp_status st = tp_verify__expected(v, r->rank, NULL, NULL, NULL, NULL, sec, r->div_index,
                                            &r->div_expected, &ps, NULL, NULL);
         if (st == TP_ERR_NOMEM)
             return tp_fail_nomem(err);
@@ -944,6 +954,7 @@ void tp_verify_free(tp_verify *v)
     for (size_t i = 0; i < v->n_causes; i++) {
         free(v->causes[i].what);
         free(v->causes[i].detail);
+        free(v->causes[i].host);
     }
     free(v->causes);
     for (size_t i = 0; i < v->n_notes; i++)

@@ -136,6 +136,8 @@ typedef struct tp_vcause {
     size_t lines; /* lines it reproduces (first such rank) */
     double busbw_expected[3], busbw_cause[3];
     bool has_busbw;
+    int node;   /* the one node whose hardware it changes (a degraded node), -1: every node */
+    char *host; /* that node's host in the log ("" when it has none), NULL: every node */
 } tp_vcause;
 
 /* One input: a file (path) or a caller's buffer. */
@@ -210,15 +212,26 @@ tp_status tp_verify__each_line(tp_verify *v, tp_vline_fn *fn, void *arg, tp_erro
 bool tp_verify__note(tp_verify *v, const char *fmt, ...) TP_PRINTF(2, 3);
 tp_status tp_hashes_push(tp_hashes *a, uint64_t h, tp_error *err);
 
+/* The topologies of a re-planned job: the main text and the node files (NULL: the job's). */
+typedef struct tp_vtopo {
+    const char *xml; /* host 0 and every host without a node file (NULL: the job's) */
+    size_t len;
+    const char *const *node_topos; /* hosts 1..n_node_topos (NULL: the job's) */
+    int n_node_topos;
+} tp_vtopo;
+
+/* The job planned for rank `rank` (topo NULL: the job's topologies). */
+tp_job tp_verify__job(const tp_verify *v, int rank, const tp_vtopo *topo);
+
 /*
  * The plan of one rank of the job under cfg (NULL: the job's), as normalized
  * lines per section: hashes into out (may be NULL), and with want_section >= 0
  * the text of line want_index of that section into *text (malloc'd, NULL when
- * there is none). mutated_xml (may be NULL) replaces the topology of the rank's
- * node. Returns the plan's status in *plan_status.
+ * there is none). topo (may be NULL) replaces the job's topologies. Returns the
+ * plan's status in *plan_status.
  */
 tp_status tp_verify__expected(const tp_verify *v, int rank, const tp_config *cfg,
-                              const char *mutated_xml, size_t mutated_len, tp_vrank *transports,
+                              const tp_vtopo *topo, tp_vrank *transports,
                               tp_hashes out[TP_VS_COUNT], int want_section, size_t want_index,
                               char **text, int *plan_status, bool *plan_ok, tp_error *err);
 
