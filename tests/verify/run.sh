@@ -5,7 +5,9 @@
 #  2. logs altered here from a clean job are each found and attributed: a changed ring, a
 #     missing channel, another NIC in a search line, a tree line, another NCCL version,
 #     a setting missing from the log (its cause found by re-planning), a GPU at PCIe x8
-#     (its cause found), CRLF, gzip, a cut last line, launcher prefixes, not a log;
+#     (its cause found), the NIC and PXN proxy of ring connections, a degraded node among
+#     healthy ones (named, with its edit), CRLF, gzip, a cut last line, launcher prefixes,
+#     not a log;
 #  3. the log against itself (no topology) and --emit;
 #  4. every public conformance case's expected.log agrees for its rank (cases.sh).
 # usage: run.sh TOPOPLAN
@@ -171,6 +173,8 @@ if [ -d "$case_dir" ]; then
     verify "$tmp/job.log" --topo "$tmp/topo.xml" --format json | grep -q '"node_index": 2, "host": "gpu-2"' && ok || bad "degraded node: not in the JSON"
     degraded --remove 0000:0c:00.0
     expect "degraded node: a NIC missing" 1 'cause: node 2 alone: topoplan mutate --remove 0000:0c:00.0' "$tmp/job.log" --topo "$tmp/topo.xml"
+    # without a topology: the host whose ring search found fewer channels than all others
+    expect "degraded node: the log against itself" 1 "host gpu-2: its ring search found 3 channels, every other host's 4" "$tmp/job.log"
 fi
 
 # the way logs arrive: CRLF, gzip, launcher prefixes, a cut last line

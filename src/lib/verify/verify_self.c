@@ -153,6 +153,53 @@ static void check_job_lines(tp_verify *v)
     }
 }
 
+/*
+ * A host whose ranks' ring search found fewer channels than every other host's: a degraded
+ * node (the job runs at its count). Reported when the other hosts agree among themselves.
+ */
+static void check_hosts(tp_verify *v)
+{
+    if (v->n_hosts < 3)
+        return;
+    int *found = malloc((size_t)v->n_hosts * sizeof(int));
+    if (!found)
+        return;
+    size_t at = 0;
+    for (int h = 0; h < v->n_hosts; h++, at += strlen(v->hosts + at) + 1) {
+        found[h] = -1;
+        for (int i = 0; i < v->n_ranks; i++) {
+            const tp_vrank *r = v->ranks[i];
+            if (r && r->host && r->ring_search_channels > 0 &&
+                strcmp(r->host, v->hosts + at) == 0 &&
+                (found[h] < 0 || r->ring_search_channels < found[h]))
+                found[h] = r->ring_search_channels;
+        }
+    }
+    int low = -1, n_low = 0, high = -1;
+    bool others_agree = true;
+    for (int h = 0; h < v->n_hosts; h++)
+        if (found[h] > 0 && (low < 0 || found[h] < found[low]))
+            low = h;
+    for (int h = 0; low >= 0 && h < v->n_hosts; h++) {
+        n_low += found[h] == found[low];
+        if (found[h] > found[low]) {
+            others_agree &= high < 0 || found[h] == found[high];
+            high = h;
+        }
+    }
+    if (low >= 0 && high >= 0 && n_low == 1 && others_agree) {
+        at = 0;
+        for (int h = 0; h < low; h++)
+            at += strlen(v->hosts + at) + 1;
+        finding(v,
+                "host %s: its ring search found %d channels, every other host's %d: a degraded "
+                "node (the job runs at its count; verify with the healthy topology names the "
+                "hardware)",
+                v->hosts + at, found[low], found[high]);
+    }
+    free(found);
+}
+
 static void check_transports(tp_verify *v)
 {
     for (int i = 0; i < v->n_ranks; i++) {
@@ -172,6 +219,7 @@ tp_status tp_verify__self_check(tp_verify *v, tp_error *err)
     (void)err;
     check_rings(v);
     check_job_lines(v);
+    check_hosts(v);
     check_transports(v);
     return TP_OK;
 }
