@@ -1393,10 +1393,16 @@ TP_API tp_status tp_verify_add_buffer(tp_verify *v, const char *text, size_t len
                                       const char *source, tp_error *err);
 /**
  * Read the logs and compare. TP_ERR_CONFIG (FILE:LINE) when the log names an
- * NCCL version topoplan does not model, or when an input has no NCCL line at
+ * NCCL version topoplan does not model (one it models partially is compared with its
+ * partial profile, and a note says so), or when an input has no NCCL line at
  * all (not an NCCL log); TP_ERR_IO when an input cannot be read.
  */
 TP_API tp_status tp_verify_run(tp_verify *v, tp_error *err);
+/**
+ * The NCCL version the plans were made with (the option's, else the log's version line,
+ * else the configuration's); its profile may be partial (tp_nccl_profile_info.exact).
+ */
+TP_API const char *tp_verify_nccl(const tp_verify *v);
 /** Ranks of the job (0 before tp_verify_run or for a NULL v). */
 TP_API int tp_verify_rank_count(const tp_verify *v);
 /** Rank i's result. TP_ERR_ARGUMENT on a NULL pointer or i out of range. */

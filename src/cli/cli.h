@@ -57,6 +57,7 @@ typedef struct cli_ctx {
     cli_out_file report; /* -o FILE (global or after the command), when given */
     cli_seen *seen;      /* setting notes printed (may be NULL: none printed) */
     const char *html;    /* check/diff --report FILE.html: also write the HTML page there */
+    const char *nccl;    /* --nccl VERSION when given (NULL: the default profile) */
     void **owned;        /* blocks parsed options point into, freed by cli_ctx_release */
     size_t n_owned, cap_owned;
 } cli_ctx;
@@ -177,6 +178,8 @@ void cli_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_set_output(cli_ctx *ctx, const char *path, const char *usage);
 /* Print "topoplan: <cmd>: message" and the usage (unless NULL) on stderr; return CLI_EXIT_USAGE. */
 int cli_usage_error(const char *usage, const char *fmt, ...);
+/* One stderr line when NCCL version `nccl`'s profile is not yet exact on its public suite. */
+void cli_note_partial_profile(const char *nccl);
 /* "unknown builtin NAME (nearest: ...)" on stderr; returns CLI_EXIT_USAGE. */
 int cli_unknown_builtin(const char *name);
 /* cli_parse_args() for commands that take one topology and no other option. */

@@ -24,15 +24,22 @@ static const char usage[] =
     "section (system, paths, search, channels, tuning); a rank agrees, or diverges at\n"
     "its first differing line (expected and log lines, the stage). Run-time connection\n"
     "lines (`Channel 00/0 : 0[0] -> 1[1] via P2P/...`) are checked against the transport\n"
-    "the plan gives the pair (P2P, SHM or NET; GDR on NET). A divergence is\n"
+    "the plan gives the pair (P2P, SHM or NET; GDR on NET), and the ring's network\n"
+    "connections against the NIC and PXN proxy the plan gives. A divergence is\n"
     "explained by re-planning candidates (NCCL_CROSS_NIC, NCCL_P2P_LEVEL, ... toggled;\n"
     "a GPU at PCIe x8 or x4, a NIC removed, an NVLink down): a cause is named only when\n"
     "its plan reproduces every line of the rank, with its AllReduce bus bandwidth at\n"
-    "1 MiB, 64 MiB and 1 GiB against the prediction. Lines of no compared section\n"
-    "(run-time lines, other libraries) are skipped and counted.\n"
+    "1 MiB, 64 MiB and 1 GiB against the prediction; the hardware edits are also tried\n"
+    "on one node alone (a degraded node among healthy ones, named with its host).\n"
+    "Lines of no compared section (run-time lines, other libraries) are skipped\n"
+    "and counted.\n"
     "Without a topology the log is checked against itself: ring neighbours that do not\n"
     "name each other, ranks whose channel counts differ, channels lost between the\n"
-    "search and the final count, connections within a host via SHM or NET.\n"
+    "search and the final count, connections within a host via SHM or NET, the one\n"
+    "host whose ring search found fewer channels than every other (a degraded node).\n"
+    "The NCCL version is --nccl's, else the log's `NCCL version` line: a version whose\n"
+    "profile is partial (`topoplan versions`) is compared with that profile, noted on\n"
+    "stderr and in the report.\n"
     "  --topo FILE       the topology XML (NCCL_TOPO_FILE format)\n"
     "  --nodes N         nodes of the job (default: the log's host count)\n"
     "  --rank R          rank of a log that has no `comm ... rank` line\n"
@@ -98,7 +105,10 @@ static tp_status write_error(tp_error *err, const char *path)
 
 static int run_verify(const cli_args *a, const verify_args *va, cli_ctx *ctx)
 {
-    tp_verify_options opt = {.job = a->in.job, .cfg = ctx->cfg, .find_causes = !va->no_causes};
+    tp_verify_options opt = {.job = a->in.job,
+                             .cfg = ctx->cfg,
+                             .find_causes = !va->no_causes,
+                             .nccl_version = ctx->nccl};
     if (!a->nodes_given)
         opt.job.n_nodes = a->in.job.n_node_topos ? a->in.job.n_node_topos + 1 : 0;
     if (a->in.builtin) {
@@ -117,6 +127,9 @@ static int run_verify(const cli_args *a, const verify_args *va, cli_ctx *ctx)
         st = tp_verify_add_file(v, va->logs[i], &err);
     if (st == TP_OK)
         st = tp_verify_run(v, &err);
+    /* the log's version line chose another profile than the one the options noted */
+    if (st == TP_OK && strcmp(tp_verify_nccl(v), tp_config_nccl(ctx->cfg)) != 0)
+        cli_note_partial_profile(tp_verify_nccl(v));
     if (st == TP_OK)
         st = tp_report_verify(ctx->out, v, ctx->format, &err);
     if (st == TP_OK && va->emit) {

@@ -577,3 +577,17 @@ size_t cli_partial_notes(const cli_input *in, const tp_plan *plan, FILE *out, bo
     tp_lints_free(l);
     return n;
 }
+
+void cli_note_partial_profile(const char *nccl)
+{
+    for (int i = 0; i < tp_nccl_profile_count(); i++) {
+        tp_nccl_profile_info info;
+        if (tp_nccl_profile_info_at(i, &info, sizeof(info), NULL) != TP_OK ||
+            strcmp(info.nccl, nccl) != 0 || info.exact)
+            continue;
+        fprintf(stderr,
+                "topoplan: note: the prediction is not yet exact for NCCL %s (%d of %d public "
+                "conformance cases pass; `topoplan versions`)\n",
+                info.nccl, info.public_passed, info.public_total);
+    }
+}

@@ -173,21 +173,6 @@ static int apply_env_file(tp_config *cfg, const char *path)
     return st == TP_OK ? 0 : cli_fail(&err);
 }
 
-/* One stderr line when the selected NCCL profile is not yet exact on its public suite. */
-static void note_partial_profile(const tp_config *cfg)
-{
-    for (int i = 0; i < tp_nccl_profile_count(); i++) {
-        tp_nccl_profile_info info;
-        if (tp_nccl_profile_info_at(i, &info, sizeof(info), NULL) != TP_OK ||
-            strcmp(info.nccl, tp_config_nccl(cfg)) != 0 || info.exact)
-            continue;
-        fprintf(stderr,
-                "topoplan: note: the prediction is not yet exact for NCCL %s (%d of %d public "
-                "conformance cases pass; `topoplan versions`)\n",
-                info.nccl, info.public_passed, info.public_total);
-    }
-}
-
 static int build_config(cli_ctx *ctx, const global_opts *g)
 {
     tp_error err = {0};
@@ -196,8 +181,9 @@ static int build_config(cli_ctx *ctx, const global_opts *g)
         return cli_fail(&err);
     if (g->nccl && tp_config_set_nccl(ctx->cfg, g->nccl, &err))
         return cli_usage_error(usage, "--nccl: %s", err.message);
+    ctx->nccl = g->nccl;
     if (g->nccl)
-        note_partial_profile(ctx->cfg);
+        cli_note_partial_profile(tp_config_nccl(ctx->cfg));
     for (size_t i = 0; i < g->n_env_files; i++) {
         int code = apply_env_file(ctx->cfg, g->env_files[i]);
         if (code)

@@ -78,12 +78,21 @@ static void test_normalize_and_sections(void **state)
                      tp_verify__classify(cases[i].line, -1), cases[i].section);
 }
 
-/* Every rank's nccl-log of a builtin, interleaved line by line as one launcher writes them. */
-static char *job_log(const char *builtin, int n_ranks, const char *version)
+/* Most ranks of the jobs these tests write. */
+#define TEST_MAX_RANKS 64
+
+/*
+ * Every rank's nccl-log of a builtin on n_nodes nodes, interleaved line by line as one launcher
+ * writes them, each node a host; ring line `alter_ring` of rank alter_rank (-1: none) reversed.
+ */
+static char *job_log_nodes(const char *builtin, int n_nodes, int n_ranks, const char *version,
+                           int alter_rank, const char *alter_ring)
 {
-    char *rank_text[8] = {0};
+    char *rank_text[TEST_MAX_RANKS] = {0};
+    assert_true(n_ranks <= TEST_MAX_RANKS);
     for (int r = 0; r < n_ranks; r++) {
         tp_job job = TP_JOB_INIT;
+        job.n_nodes = n_nodes;
         job.rank = r;
         tp_plan *plan = NULL;
         const char *xml = tp_builtin_xml(builtin);
@@ -98,16 +107,28 @@ static char *job_log(const char *builtin, int n_ranks, const char *version)
     size_t len = 0;
     FILE *f = open_memstream(&out, &len);
     fprintf(f, "host0:100:1 [0] NCCL INFO NCCL version %s+cuda12.4\nsome other program\n", version);
-    char *pos[8];
+    char *pos[TEST_MAX_RANKS];
     for (int r = 0; r < n_ranks; r++)
         pos[r] = rank_text[r];
+    if (alter_rank >= 0) {
+        /* "Ring 01 : p -> r -> n" becomes "Ring 01 : n -> r -> p" */
+        char *line = strstr(rank_text[alter_rank], alter_ring);
+        assert_non_null(line);
+        int c, p, me, n, width;
+        assert_int_equal(sscanf(line, "Ring %d : %d -> %d -> %d%n", &c, &p, &me, &n, &width), 4);
+        char swapped[64];
+        int k = snprintf(swapped, sizeof(swapped), "Ring %02d : %d -> %d -> %d", c, n, me, p);
+        assert_int_equal(k, width);
+        memcpy(line, swapped, (size_t)k);
+    }
     for (bool more = true; more;) {
         more = false;
         for (int r = 0; r < n_ranks; r++) {
             if (!*pos[r])
                 continue;
             char *nl = strchr(pos[r], '\n');
-            fprintf(f, "host0:%d:1 %.*s\n", 100 + r, (int)(nl - pos[r]), pos[r]);
+            fprintf(f, "host%d:%d:1 %.*s\n", r * n_nodes / n_ranks, 100 + r, (int)(nl - pos[r]),
+                    pos[r]);
             pos[r] = nl + 1;
             more = true;
         }
@@ -118,7 +139,12 @@ static char *job_log(const char *builtin, int n_ranks, const char *version)
     return out;
 }
 
-static tp_verify *verify_text(const char *text, const char *builtin, tp_status want)
+static char *job_log(const char *builtin, int n_ranks, const char *version)
+{
+    return job_log_nodes(builtin, 1, n_ranks, version, -1, NULL);
+}
+
+static tp_verify *verify_nodes(const char *text, const char *builtin, int n_nodes, tp_status want)
 {
     tp_verify_options opt = {.job = TP_JOB_INIT, .find_causes = 1};
     if (builtin) {
@@ -126,13 +152,43 @@ static tp_verify *verify_text(const char *text, const char *builtin, tp_status w
         opt.topo_len = strlen(opt.topo_xml);
         opt.topo_source = builtin;
     }
-    opt.job.n_nodes = 1;
+    opt.job.n_nodes = n_nodes;
     tp_verify *v = NULL;
     tp_error err = {0};
     assert_int_equal(tp_verify_new(&v, &opt, &err), TP_OK);
     assert_int_equal(tp_verify_add_buffer(v, text, strlen(text), "job.log", &err), TP_OK);
     assert_int_equal(tp_verify_run(v, &err), want);
     return v;
+}
+
+static tp_verify *verify_text(const char *text, const char *builtin, tp_status want)
+{
+    return verify_nodes(text, builtin, 1, want);
+}
+
+/* Ranks of a kind share one plan; a renumbered rank that diverges is found as itself. */
+static void test_kinds_plan_once(void **state)
+{
+    (void)state;
+    /* 16 nodes of 4 GPUs: most ranks are renumbered from their kind's plan */
+    char *log = job_log_nodes("v100-nv2", 16, 64, "2.22.3", -1, NULL);
+    tp_verify *v = verify_nodes(log, "v100-nv2", 16, TP_OK);
+    assert_int_equal(tp_verify_divergences(v), 0);
+    unsigned long renumbered = 0, planned = tp_verify__kinds_planned(v->kinds, &renumbered);
+    assert_true(renumbered > 0);
+    assert_true(planned + renumbered <= 64 && planned < 64 / 2);
+    tp_verify_free(v);
+    free(log);
+    log = job_log_nodes("v100-nv2", 16, 64, "2.22.3", 45, "Ring 01 :");
+    v = verify_nodes(log, "v100-nv2", 16, TP_OK);
+    assert_int_equal(tp_verify_divergences(v), 1);
+    tp_verify_rank_info info;
+    assert_int_equal(tp_verify_rank(v, 45, &info, sizeof(info)), TP_OK);
+    assert_int_equal(info.verdict, TP_VERIFY_DIVERGE);
+    assert_string_equal(info.stage, "channels");
+    assert_non_null(strstr(info.expected, "Ring 01 :"));
+    tp_verify_free(v);
+    free(log);
 }
 
 static void test_job_agrees_then_diverges(void **state)
@@ -191,19 +247,35 @@ static void test_job_agrees_then_diverges(void **state)
 static void test_other_version_and_not_a_log(void **state)
 {
     (void)state;
-    char *log = job_log("dgx-a100", 2, "2.27.5");
-    tp_verify *v = verify_text(log, "dgx-a100", TP_ERR_CONFIG);
-    tp_verify_free(v);
-    /* the version is an input: the option names the one the job ran */
-    static const char *const versions[] = {"2.22.3", "2.27.5"};
-    for (int i = 0; i < 2; i++) {
+    /* a version of a partial profile is compared with that profile, with a note; an exact
+     * one without */
+    static const char *const noted_versions[] = {"2.30.7", "2.27.5"};
+    char *log = NULL;
+    tp_verify *v = NULL;
+    for (int k = 0; k < 2; k++) {
+        free(log);
+        log = job_log("dgx-a100", 2, noted_versions[k]);
+        v = verify_text(log, "dgx-a100", TP_OK);
+        assert_string_equal(tp_verify_nccl(v), noted_versions[k]);
+        bool noted = false;
+        for (size_t i = 0; i < tp_verify_note_count(v); i++)
+            noted |= strstr(tp_verify_note(v, i), "profile, which is partial") != NULL;
+        assert_true(noted == (k == 0));
+        tp_verify_free(v);
+    }
+    /* the version is an input: the option names the one the job ran; one without a
+     * profile cannot be checked */
+    static const char *const versions[] = {"2.22.3", "2.27.5", "2.99.1"};
+    for (int i = 0; i < 3; i++) {
         tp_verify_options opt = {.job = TP_JOB_INIT, .nccl_version = versions[i]};
         tp_error err = {0};
         assert_int_equal(tp_verify_new(&v, &opt, &err), TP_OK);
         assert_int_equal(tp_verify_add_buffer(v, log, strlen(log), "job.log", &err), TP_OK);
-        assert_int_equal(tp_verify_run(v, &err), i == 0 ? TP_OK : TP_ERR_CONFIG);
-        if (i == 1)
-            assert_non_null(strstr(err.message, "NCCL 2.27.5"));
+        assert_int_equal(tp_verify_run(v, &err), i < 2 ? TP_OK : TP_ERR_CONFIG);
+        if (i < 2)
+            assert_string_equal(tp_verify_nccl(v), versions[i]);
+        else
+            assert_non_null(strstr(err.message, "NCCL 2.99.1"));
         tp_verify_free(v);
     }
     free(log);
@@ -224,6 +296,7 @@ int main(void)
         cmocka_unit_test(test_split_prefixes),
         cmocka_unit_test(test_normalize_and_sections),
         cmocka_unit_test(test_job_agrees_then_diverges),
+        cmocka_unit_test(test_kinds_plan_once),
         cmocka_unit_test(test_other_version_and_not_a_log),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,7 +5,9 @@
 #  2. logs altered here from a clean job are each found and attributed: a changed ring, a
 #     missing channel, another NIC in a search line, a tree line, another NCCL version,
 #     a setting missing from the log (its cause found by re-planning), a GPU at PCIe x8
-#     (its cause found), CRLF, gzip, a cut last line, launcher prefixes, not a log;
+#     (its cause found), the NIC and PXN proxy of ring connections, a degraded node among
+#     healthy ones (named, with its edit), CRLF, gzip, a cut last line, launcher prefixes,
+#     not a log;
 #  3. the log against itself (no topology) and --emit;
 #  4. every public conformance case's expected.log agrees for its rank (cases.sh).
 # usage: run.sh TOPOPLAN
@@ -63,9 +65,12 @@ alter "/$r3  1 : NET\/1 GPU\/2 GPU\/1/s/NET\/1 GPU\/2/NET\/0 GPU\/2/"
 expect "another NIC in a search line" 1 '^rank 3: diverges in search' "$tmp/job.log"
 alter "/$r3 Trees/s/\[0\] 7\/-1\/-1->3->2/[0] 6\/-1\/-1->3->2/"
 expect "tree line" 1 '^rank 3: diverges in channels' "$tmp/job.log"
-alter 's/NCCL version 2.22.3+cuda12.4/NCCL version 2.27.5+cuda12.9/'
-expect "another NCCL version" 3 'the job ran NCCL 2.27.5; topoplan models it only partially' "$tmp/job.log"
-sed -i 's/NCCL version 2.27.5+cuda12.9/NCCL version 2.99.1+cuda12.9/' "$tmp/job.log"
+alter 's/NCCL version 2.22.3+cuda12.4/NCCL version 2.30.7+cuda12.9/'
+# a version whose profile is partial is compared with that profile, noted (not refused)
+expect "another NCCL version: compared" 1 "compared with topoplan's NCCL 2.30.7 profile, which is partial" "$tmp/job.log"
+expect "another NCCL version: stderr" 1 '^topoplan: note: the prediction is not yet exact for NCCL 2.30.7' "$tmp/job.log"
+verify "$tmp/job.log" --format json 2>/dev/null | grep -q "\"nccl_version\": \"2.30.7\"" && ok || bad "another NCCL version: not in the JSON"
+sed -i 's/NCCL version 2.30.7+cuda12.9/NCCL version 2.99.1+cuda12.9/' "$tmp/job.log"
 expect "an NCCL version without a profile" 3 'the job ran NCCL 2.99.1; topoplan does not model it' "$tmp/job.log"
 [ "$(verify "$tmp/job.log" 2>&1 | wc -l)" -eq 1 ] && ok || bad "another NCCL version: not one line"
 
@@ -87,6 +92,45 @@ expect "connection without GDR" 1 'between ranks 3 and 11 via NET with GPU Direc
 sed 's/^\(.*\) NCCL INFO NCCL_TOPO_FILE set by environment to .*$/\1 NCCL INFO NCCL_IB_HCA set to mlx5\n&/' \
     "$src/job.log" >"$tmp/ib.log"
 expect "NCCL_IB_HCA from the IB plugin's line" 0 '^setting from the log: NCCL_IB_HCA=mlx5 ' "$tmp/ib.log"
+# the NIC and the PXN proxy of ring connections over the network (connection index 0, before
+# "Connected all rings"): rank 19 of a 4-node job (planned by its kind) leaves ring channel 01
+# on NET/1 (mlx5_1) through its own proxy
+j4=$jobs/syn_dgx1v_nodes4__clean
+r19='gpu-h-331:20036:20116 [3] NCCL INFO'
+conn4() { { cat "$j4/job.log"; for l in "$@"; do echo "$r19 $l"; done; } >"$tmp/nic.log"; }
+conn4 "Channel 01/0 : 19[3] -> 26[2] [send] via NET/IB/1/GDRDMA" "Connected all rings" \
+    "Channel 01/0 : 19[3] -> 26[2] [send] via NET/IB/0/GDRDMA"
+expect "ring NIC as planned (tree phase after)" 0 '32 of 32 ranks agree' "$tmp/nic.log" --topo "$j4/topo.xml"
+conn4 "Channel 01/0 : 19[3] -> 26[2] [send] via NET/IB/0/GDRDMA"
+expect "ring send on another NIC" 1 'rank 19 sends to rank 26 via NET/1 (mlx5_1) (the plan' "$tmp/nic.log" --topo "$j4/topo.xml"
+conn4 "Channel 01/0 : 19[3] -> 26[2] [send] via NET/IB/1(18)/GDRDMA"
+expect "ring send through PXN, planned without" 1 'through its own proxy, not PXN' "$tmp/nic.log" --topo "$j4/topo.xml"
+conn4 "Channel 05/0 : 26[2] -> 19[3] [receive] via NET/IB/3/GDRDMA"
+expect "ring receive on another NIC" 1 'ring channel 05: rank 19 receives from rank 26 via NET/1 (mlx5_1)' "$tmp/nic.log" --topo "$j4/topo.xml"
+# a ring channel the plan sends through PXN: real_oci_h100's rank 1 leaves ring channel 00 on
+# NET/0 (mlx5_0) through rank 0's proxy
+joci=$jobs/real_oci_h100_nodes_2_rank_11__clean
+pxn() { { cat "$joci/job.log"; echo "gpu-a-176:20018:20098 [1] NCCL INFO Channel 00/0 : 1[1] -> 8[0] [send] via $1"; } >"$tmp/pxn.log"; }
+pxn "NET/IB/0(0)/GDRDMA"
+expect "ring send through PXN as planned" 0 '16 of 16 ranks agree' "$tmp/pxn.log" --topo "$joci/topo.xml"
+pxn "NET/IB/0/GDRDMA"
+expect "ring send without the planned PXN" 1 "on NET/0 (mlx5_0) through rank 0's proxy (PXN" "$tmp/pxn.log" --topo "$joci/topo.xml"
+# a node of fewer channels: NCCL reads channel % the job's ring channels (7, not node 0's 8):
+# hetero_dgx_h100_gpu3_x8's rank 0 leaves ring channel 15 (channel 1's copy) on NET/0 itself
+hcase=$shared/conformance/cases/hetero_dgx_h100_gpu3_x8_nodes2
+if [ -d "$hcase" ]; then
+    : >"$tmp/het.log"
+    for r in $(seq 0 15); do
+        "$bin" --no-env nccl-log "$hcase/topo.xml" --nodes 2 --node-topo "$hcase/node1.xml" \
+            --rank $r | sed "s/^/node$((r / 8)):$((100 + r)):1 /" >>"$tmp/het.log"
+    done
+    het() { { cat "$tmp/het.log"; echo "node0:100:1 [0] NCCL INFO Channel 15/0 : 0[0] -> 9[1] [send] via $1"; } >"$tmp/het1.log"; }
+    hargs="--topo $hcase/topo.xml --node-topo $hcase/node1.xml"
+    het "NET/IB/0/GDRDMA"
+    expect "ring channel of a duplicate, job's channel count" 0 '16 of 16 ranks agree' "$tmp/het1.log" $hargs
+    het "NET/IB/6(6)/GDRDMA"
+    expect "ring channel of a duplicate, node's channel count" 1 'ring channel 15: rank 0 sends to rank 9 via NET/0 (mlx5_0)' "$tmp/het1.log" $hargs
+fi
 
 # a process that initialises a second communicator (a subgroup): only the first is checked
 { cat "$src/job.log"
@@ -111,6 +155,30 @@ if [ -d "$case_dir" ]; then
         "$bin" --no-env nccl-log "$tmp/x4.xml" --rank $r | sed "s/^/node1:$((100 + r)):1 /" >>"$tmp/job.log"
     done
     expect "GPU at x4" 1 'cause: topoplan mutate --set 0000:07:00.0:link_width=4' "$tmp/job.log" --topo "$tmp/topo.xml"
+fi
+
+# a degraded node among healthy ones: node 2 of 4 has GPU 0000:07:00.0 at PCIe x4 (then, NIC
+# 0000:0c:00.0 missing); the log against the healthy topology names the node and its edit
+if [ -d "$case_dir" ]; then
+    cp "$case_dir/topo.xml" "$tmp/topo.xml"
+    degraded() { # EDIT...: the 4-node job's log, node 2 edited
+        "$bin" --no-env mutate "$tmp/topo.xml" "$@" >"$tmp/sick.xml"
+        : >"$tmp/job.log"
+        for r in $(seq 0 31); do
+            "$bin" --no-env nccl-log "$tmp/topo.xml" --nodes 4 --node-topo "$tmp/topo.xml" \
+                --node-topo "$tmp/sick.xml" --rank $r | sed "s/^/gpu-$((r / 8)):$((100 + r)):1 /" >>"$tmp/job.log"
+        done
+    }
+    degraded --set 0000:07:00.0:link_width=4
+    expect "degraded node: the cause" 1 'cause: node 2 alone: topoplan mutate --set 0000:07:00.0:link_width=4' "$tmp/job.log" --topo "$tmp/topo.xml"
+    expect "degraded node: named" 1 'degraded node: node 2 (host gpu-2, ranks 16-23)' "$tmp/job.log" --topo "$tmp/topo.xml"
+    # every diverging rank (node 2's own, the others' rings and trees) has that cause
+    verify "$tmp/job.log" --topo "$tmp/topo.xml" 2>&1 | grep -q 'no cause found' && bad "degraded node: a rank without the cause" || ok
+    verify "$tmp/job.log" --topo "$tmp/topo.xml" --format json | grep -q '"node_index": 2, "host": "gpu-2"' && ok || bad "degraded node: not in the JSON"
+    degraded --remove 0000:0c:00.0
+    expect "degraded node: a NIC missing" 1 'cause: node 2 alone: topoplan mutate --remove 0000:0c:00.0' "$tmp/job.log" --topo "$tmp/topo.xml"
+    # without a topology: the host whose ring search found fewer channels than all others
+    expect "degraded node: the log against itself" 1 "host gpu-2: its ring search found 3 channels, every other host's 4" "$tmp/job.log"
 fi
 
 # the way logs arrive: CRLF, gzip, launcher prefixes, a cut last line
@@ -150,8 +218,12 @@ if [ "$(grep -c '<gpu ' "$tmp/partial.xml")" = 8 ] && [ "$(grep -c '<net ' "$tmp
 else bad "--emit: partial topology"; fi
 
 echo "verify: $((n - fails)) of $n checks passed"
-# 4. the conformance cases' own logs
+# 4. the conformance cases' own logs; NCCL 2.27.5's that pass its ratchet, version from the log
 if [ -d "$shared/conformance/cases" ]; then
     sh "$here/cases.sh" "$bin" "$shared/conformance/cases" | tail -n 20 || fails=$((fails + 1))
+fi
+if [ -d "$shared/conformance/nccl-2.27.5/cases" ]; then
+    sh "$here/cases.sh" "$bin" "$shared/conformance/nccl-2.27.5/cases" 2.27.5 \
+        "$here/../conformance-pass-2.27.5.txt" | tail -n 20 || fails=$((fails + 1))
 fi
 [ $fails -eq 0 ]

@@ -389,8 +389,9 @@ static tp_status load_log_topology(tp_verify *v, tp_error *err)
 
 /*
  * The NCCL version the job ran (the option's, else the log's version line) selects the
- * profile the plans are made with: a version topoplan models exactly is planned with its
- * rules; one it models partially or not at all cannot be checked (exit 3, one line).
+ * profile the plans are made with. A version topoplan models partially is compared with
+ * its partial profile and a note says so (a divergence may be topoplan's); a version it
+ * does not model cannot be checked (exit 3, one line).
  */
 static int profile_of(const char *version, tp_nccl_profile_info *out)
 {
@@ -420,25 +421,22 @@ static tp_status check_version(tp_verify *v, tp_error *err)
         snprintf(v->version, sizeof(v->version), "%s", v->opt.nccl_version);
         snprintf(v->version_where, sizeof(v->version_where), "nccl_version");
     }
-    if (!v->version[0] || strcmp(v->version, tp_config_nccl(v->cfg)) == 0)
-        return TP_OK;
     tp_nccl_profile_info info;
-    char why[200];
-    if (!profile_of(v->version, &info)) {
-        snprintf(why, sizeof(why), "does not model it (`topoplan versions`)");
-        return version_error(v, err, why);
+    if (v->version[0] && strcmp(v->version, tp_config_nccl(v->cfg)) != 0) {
+        if (!profile_of(v->version, &info))
+            return version_error(v, err, "does not model it (`topoplan versions`)");
+        tp_error perr = {0};
+        if (tp_config_set_nccl(v->cfg, v->version, &perr) != TP_OK)
+            return version_error(v, err, perr.message);
     }
-    if (!info.exact) {
-        snprintf(why, sizeof(why),
-                 "models it only partially (%d of %d public conformance cases, `topoplan "
-                 "versions`)",
-                 info.public_passed, info.public_total);
-        return version_error(v, err, why);
-    }
-    tp_error perr = {0};
-    if (tp_config_set_nccl(v->cfg, v->version, &perr) != TP_OK)
-        return version_error(v, err, perr.message);
-    return TP_OK;
+    if (!profile_of(tp_config_nccl(v->cfg), &info) || info.exact)
+        return TP_OK;
+    bool ok = tp_verify__note(v,
+                              "compared with topoplan's NCCL %s profile, which is partial (%d of "
+                              "%d public conformance cases pass, `topoplan versions`): a "
+                              "divergence may be the profile's, not the job's",
+                              info.nccl, info.public_passed, info.public_total);
+    return ok ? TP_OK : tp_fail_nomem(err);
 }
 
 static tp_status check_inputs(const tp_verify *v, tp_error *err)
@@ -501,9 +499,27 @@ static bool compared(const char *norm, uint64_t mask)
 /* NCCL's logger prints "[dev] NCCL INFO text" into a char[1024]: long lines lose their end. */
 #define TP_VERIFY_NCCL_LINE 1024
 
-static tp_status add_expected(const tp_log_line *l, uint64_t mask, int dev, int *current,
-                              tp_hashes out[TP_VS_COUNT], int want_section, size_t want_index,
-                              char **text, tp_error *err)
+/* Where the plan's normalized lines go: hashes per section, one line's text, all texts. */
+typedef struct expected_sink {
+    tp_hashes *out;
+    int want_section;
+    size_t want_index;
+    char **text;
+    char **(*lines)[TP_VS_COUNT]; /* NULL: texts not kept */
+    size_t *n_lines, cap[TP_VS_COUNT];
+} expected_sink;
+
+static tp_status keep_text(expected_sink *k, int sec, const char *norm, tp_error *err)
+{
+    char ***lines = &(*k->lines)[sec];
+    if (k->n_lines[sec] == k->cap[sec] &&
+        tp_grow((void **)lines, &k->cap[sec], k->n_lines[sec] + 1, sizeof(char *), err) != TP_OK)
+        return TP_ERR_NOMEM;
+    return tp_strdup(&(*lines)[k->n_lines[sec]++], norm, err);
+}
+
+static tp_status add_expected(const tp_log_line *l, uint64_t mask, int dev, expected_sink *k,
+                              tp_error *err)
 {
     if (l->level != TP_LOG_WARN && (l->sub & mask) == 0)
         return TP_OK;
@@ -517,19 +533,19 @@ static tp_status add_expected(const tp_log_line *l, uint64_t mask, int dev, int 
     if (!compared(norm, mask))
         return TP_OK;
     int sec = tp_verify__classify(norm, -1);
-    *current = sec;
-    size_t index = out[sec].n;
-    if (sec == want_section && index == want_index && text && !*text)
-        if (tp_strdup(text, norm, err) != TP_OK)
+    size_t index = k->out[sec].n;
+    if (sec == k->want_section && index == k->want_index && k->text && !*k->text)
+        if (tp_strdup(k->text, norm, err) != TP_OK)
             return TP_ERR_NOMEM;
-    return tp_hashes_push(&out[sec], tp_verify__hash(norm), err);
+    if (k->lines && keep_text(k, sec, norm, err) != TP_OK)
+        return TP_ERR_NOMEM;
+    return tp_hashes_push(&k->out[sec], tp_verify__hash(norm), err);
 }
 
 static tp_status expected_of_plan(const tp_verify *v, const tp_plan *plan, int rank,
-                                  tp_hashes out[TP_VS_COUNT], int want_section, size_t want_index,
-                                  char **text, tp_error *err)
+                                  expected_sink *k, tp_error *err)
 {
-    int current = TP_VS_SYSTEM, dev = 0;
+    int dev = 0;
     const tp_system *sys = tp_plan_system(plan);
     for (int i = 0; sys && i < tp_system_node_count(sys, TP_NODE_GPU); i++) {
         tp_node_info g;
@@ -538,8 +554,7 @@ static tp_status expected_of_plan(const tp_verify *v, const tp_plan *plan, int r
     }
     tp_status st = TP_OK;
     for (size_t i = 0; st == TP_OK && i < plan->log.n_lines; i++)
-        st = add_expected(&plan->log.lines[i], v->subsys_mask, dev, &current, out, want_section,
-                          want_index, text, err);
+        st = add_expected(&plan->log.lines[i], v->subsys_mask, dev, k, err);
     if (st != TP_OK || !v->has_sizes || rank != 0 || !plan->tuned || plan->status != TP_OK ||
         !plan->tuning.modelled)
         return st;
@@ -547,32 +562,38 @@ static tp_status expected_of_plan(const tp_verify *v, const tp_plan *plan, int r
     tp_error serr = {0};
     tp_tune__log_sizes(&plan->tuning, &sizes, &serr);
     for (size_t i = 0; st == TP_OK && i < sizes.n_lines; i++)
-        st = add_expected(&sizes.lines[i], v->subsys_mask, dev, &current, out, want_section,
-                          want_index, text, err);
+        st = add_expected(&sizes.lines[i], v->subsys_mask, dev, k, err);
     tp_log_clear(&sizes);
     return st;
 }
 
-tp_status tp_verify__expected(const tp_verify *v, int rank, const tp_config *cfg,
-                              const char *mutated_xml, size_t mutated_len, tp_vrank *transports,
-                              tp_hashes out[TP_VS_COUNT], int want_section, size_t want_index,
-                              char **text, int *plan_status, bool *out_plan_ok, tp_error *err)
+tp_job tp_verify__job(const tp_verify *v, int rank, const tp_vtopo *topo)
 {
-    tp_hashes local[TP_VS_COUNT];
-    memset(local, 0, sizeof(local));
-    tp_hashes *dst = out ? out : local;
     tp_job job = v->opt.job;
     job.version = TP_JOB_VERSION;
     job.n_nodes = v->n_nodes;
     job.rank = rank;
     job.node_topos = (const char *const *)v->node_topos;
+    if (topo && topo->node_topos) {
+        job.node_topos = topo->node_topos;
+        job.n_node_topos = topo->n_node_topos;
+    }
     if (job.n_node_topos > job.n_nodes - 1)
         job.n_node_topos = job.n_nodes - 1;
+    return job;
+}
+
+static tp_status expected_run(const tp_verify *v, int rank, const tp_config *cfg,
+                              const tp_vtopo *topo, tp_vrank *transports, expected_sink *k,
+                              int *plan_status, bool *out_plan_ok, tp_error *err)
+{
+    tp_job job = tp_verify__job(v, rank, topo);
+    bool own = topo && topo->xml;
     tp_plan *plan = NULL;
     tp_error perr = {0};
-    tp_status st = tp_plan_buffer(&plan, mutated_xml ? mutated_xml : v->topo_text,
-                                  mutated_xml ? mutated_len : v->topo_len, v->topo_source, &job,
-                                  cfg ? cfg : v->cfg, &perr);
+    tp_status st =
+        tp_plan_buffer(&plan, own ? topo->xml : v->topo_text, own ? topo->len : v->topo_len,
+                       v->topo_source, &job, cfg ? cfg : v->cfg, &perr);
     *plan_status = st;
     if (out_plan_ok)
         *out_plan_ok = plan != NULL;
@@ -581,14 +602,40 @@ tp_status tp_verify__expected(const tp_verify *v, int rank, const tp_config *cfg
             *err = perr;
         return st == TP_ERR_NOMEM ? TP_ERR_NOMEM : st;
     }
-    st = expected_of_plan(v, plan, rank, dst, want_section, want_index, text, err);
+    st = expected_of_plan(v, plan, rank, k, err);
     if (st == TP_OK && transports && plan->status == TP_OK)
         st = tp_verify__plan_transports(plan, rank, transports, err);
     tp_plan_free(plan);
+    return st;
+}
+
+tp_status tp_verify__expected(const tp_verify *v, int rank, const tp_config *cfg,
+                              const tp_vtopo *topo, tp_vrank *transports,
+                              tp_hashes out[TP_VS_COUNT], int want_section, size_t want_index,
+                              char **text, int *plan_status, bool *out_plan_ok, tp_error *err)
+{
+    tp_hashes local[TP_VS_COUNT];
+    memset(local, 0, sizeof(local));
+    expected_sink k = {.out = out ? out : local,
+                       .want_section = want_section,
+                       .want_index = want_index,
+                       .text = text};
+    tp_status st = expected_run(v, rank, cfg, topo, transports, &k, plan_status, out_plan_ok, err);
     if (!out)
         for (int s = 0; s < TP_VS_COUNT; s++)
             free(local[s].h);
     return st;
+}
+
+tp_status tp_verify__expected_lines(const tp_verify *v, tp_vrank *r, char **lines[TP_VS_COUNT],
+                                    size_t n_lines[TP_VS_COUNT], tp_error *err)
+{
+    r->planned = true;
+    expected_sink k = {.out = r->expected,
+                       .want_section = -1,
+                       .lines = lines ? (char **(*)[TP_VS_COUNT])lines : NULL,
+                       .n_lines = n_lines};
+    return expected_run(v, r->rank, NULL, NULL, r, &k, &r->plan_status, &r->expected_ok, err);
 }
 
 /* ---- pass 2: every rank's lines against its plan ---- */
@@ -605,8 +652,10 @@ static tp_status plan_rank(tp_verify *v, tp_vrank *r, tp_error *err)
 {
     r->planned = true;
     tp_error perr = {0};
-    tp_status st = tp_verify__expected(v, r->rank, NULL, NULL, 0, r, r->expected, -1, 0, NULL,
-                                       &r->plan_status, &r->expected_ok, &perr);
+    bool done = false;
+    tp_status st = tp_verify__plan_by_kind(v, r, &done, &perr);
+    if (!done)
+        st = tp_verify__expected_lines(v, r, NULL, NULL, &perr);
     if (st == TP_ERR_NOMEM)
         return tp_fail_nomem(err);
     if (st != TP_OK && !r->expected_ok) {
@@ -638,7 +687,7 @@ static tp_status diverge(tp_verify *v, tp_vrank *r, int sec, const char *norm, c
         return TP_ERR_NOMEM;
     if (sec < TP_VS_COUNT && r->div_index < r->expected[sec].n) {
         int ps = 0;
-        tp_status st = tp_verify__expected(v, r->rank, NULL, NULL, 0, NULL, NULL, sec, r->div_index,
+        tp_status st = tp_verify__expected(v, r->rank, NULL, NULL, NULL, NULL, sec, r->div_index,
                                            &r->div_expected, &ps, NULL, NULL);
         if (st == TP_ERR_NOMEM)
             return tp_fail_nomem(err);
@@ -678,6 +727,7 @@ static tp_status check_connection(tp_verify *v, tp_vrank *r, const char *norm, c
     char why[300];
     if (tp_verify__check_connection(r, norm, why, sizeof(why)))
         return TP_OK;
+    r->div_ring_phase = !r->rings_connected;
     if (diverge(v, r, TP_VS_CONNECTIONS, norm, at, err) != TP_OK ||
         tp_strdup(&r->div_expected, why, err) != TP_OK)
         return TP_ERR_NOMEM;
@@ -784,6 +834,8 @@ tp_status tp_verify_run(tp_verify *v, tp_error *err)
     if (st != TP_OK)
         return st;
     v->self_only = v->topo_text == NULL;
+    if (!v->self_only && v->n_nodes > 1 && (st = tp_verify__kinds_new(&v->kinds, v, err)) != TP_OK)
+        return st;
     for (size_t i = 0; i < v->n_inputs; i++)
         v->nccl_lines += v->inputs[i].nccl_lines;
     pass2_state p2 = {0};
@@ -798,6 +850,11 @@ tp_status tp_verify_run(tp_verify *v, tp_error *err)
 }
 
 /* ---- results ---- */
+
+const char *tp_verify_nccl(const tp_verify *v)
+{
+    return v ? tp_config_nccl(v->cfg) : NULL;
+}
 
 int tp_verify_rank_count(const tp_verify *v)
 {
@@ -892,12 +949,15 @@ void tp_verify_free(tp_verify *v)
         free(r->div_actual);
         free(r->div_where);
         free(r->transport);
+        free(r->ring_net);
+        free(r->net_names);
         free(r);
     }
     free(v->ranks);
     for (size_t i = 0; i < v->n_causes; i++) {
         free(v->causes[i].what);
         free(v->causes[i].detail);
+        free(v->causes[i].host);
     }
     free(v->causes);
     for (size_t i = 0; i < v->n_notes; i++)
@@ -906,5 +966,6 @@ void tp_verify_free(tp_verify *v)
     for (size_t i = 0; i < v->n_tree_lines; i++)
         free(v->tree_lines[i]);
     free(v->tree_lines);
+    tp_verify__kinds_free(v->kinds);
     free(v);
 }

@@ -105,6 +105,14 @@ typedef struct tp_vrank {
     char *transport; /* per rank of its host (NULL: not planned) */
     int n_local;
     int gdr; /* GPU Direct RDMA on every NIC of its ring channels 1, on none 0, mixed or none -1 */
+    /* per ring channel: the NET device its ring connections use (-1: none) and, for a send,
+     * its proxy as a local index (-2: not checked); n_ring_net channels (verify_nets.c) */
+    int *ring_net;
+    int n_ring_net;
+    char *net_names; /* the host's NET names by device, NUL-separated (n_net_names) */
+    int n_net_names;
+    bool rings_connected; /* its "Connected all rings" was read: ring connections are done */
+    bool div_ring_phase;  /* its divergence was a connection line of the ring phase */
 } tp_vrank;
 
 /* A stream: the lines of one process (host:pid) of one input. */
@@ -128,6 +136,8 @@ typedef struct tp_vcause {
     size_t lines; /* lines it reproduces (first such rank) */
     double busbw_expected[3], busbw_cause[3];
     bool has_busbw;
+    int node;   /* the one node whose hardware it changes (a degraded node), -1: every node */
+    char *host; /* that node's host in the log ("" when it has none), NULL: every node */
 } tp_vcause;
 
 /* One input: a file (path) or a caller's buffer. */
@@ -140,6 +150,10 @@ typedef struct tp_vinput {
     bool crlf;
     bool gzip;
 } tp_vinput;
+
+/* Ranks planned once per kind (verify_kinds.c). */
+typedef struct tp_vkind tp_vkind;
+typedef struct tp_vkinds tp_vkinds;
 
 /* A setting NCCL reported ("NAME set by environment to VALUE"). */
 typedef struct tp_vsetting {
@@ -183,6 +197,7 @@ struct tp_verify {
     unsigned long unattributed_lines;
     int self_findings; /* inconsistencies between ranks (the log against itself) */
     bool ran;
+    tp_vkinds *kinds; /* one plan per kind of rank (NULL: one per rank) */
     /* the partial topology the log reveals (pass 1): GPU and NIC system-tree lines */
     char **tree_lines;
     size_t n_tree_lines, cap_tree_lines;
@@ -197,17 +212,45 @@ tp_status tp_verify__each_line(tp_verify *v, tp_vline_fn *fn, void *arg, tp_erro
 bool tp_verify__note(tp_verify *v, const char *fmt, ...) TP_PRINTF(2, 3);
 tp_status tp_hashes_push(tp_hashes *a, uint64_t h, tp_error *err);
 
+/* The topologies of a re-planned job: the main text and the node files (NULL: the job's). */
+typedef struct tp_vtopo {
+    const char *xml; /* host 0 and every host without a node file (NULL: the job's) */
+    size_t len;
+    const char *const *node_topos; /* hosts 1..n_node_topos (NULL: the job's) */
+    int n_node_topos;
+} tp_vtopo;
+
+/* The job planned for rank `rank` (topo NULL: the job's topologies). */
+tp_job tp_verify__job(const tp_verify *v, int rank, const tp_vtopo *topo);
+
 /*
  * The plan of one rank of the job under cfg (NULL: the job's), as normalized
  * lines per section: hashes into out (may be NULL), and with want_section >= 0
  * the text of line want_index of that section into *text (malloc'd, NULL when
- * there is none). mutated_xml (may be NULL) replaces the topology of the rank's
- * node. Returns the plan's status in *plan_status.
+ * there is none). topo (may be NULL) replaces the job's topologies. Returns the
+ * plan's status in *plan_status.
  */
 tp_status tp_verify__expected(const tp_verify *v, int rank, const tp_config *cfg,
-                              const char *mutated_xml, size_t mutated_len, tp_vrank *transports,
+                              const tp_vtopo *topo, tp_vrank *transports,
                               tp_hashes out[TP_VS_COUNT], int want_section, size_t want_index,
                               char **text, int *plan_status, bool *plan_ok, tp_error *err);
+
+/*
+ * The plan of rank r into r (expected, transports, plan status), and with `lines` the
+ * normalized lines' text per section (malloc'd arrays of n_lines[s] strings, the caller's).
+ */
+tp_status tp_verify__expected_lines(const tp_verify *v, tp_vrank *r, char **lines[TP_VS_COUNT],
+                                    size_t n_lines[TP_VS_COUNT], tp_error *err);
+
+/*
+ * Kinds of ranks (verify_kinds.c): the job plan their keys come from (*out NULL when every
+ * rank is planned alone), then rank r's expected lines by its kind (*done false: plan it).
+ */
+tp_status tp_verify__kinds_new(tp_vkinds **out, const tp_verify *v, tp_error *err);
+tp_status tp_verify__plan_by_kind(tp_verify *v, tp_vrank *r, bool *done, tp_error *err);
+/* Ranks planned, and ranks renumbered from their kind's plan. */
+unsigned long tp_verify__kinds_planned(const tp_vkinds *ks, unsigned long *renumbered);
+void tp_verify__kinds_free(tp_vkinds *ks);
 
 /* Rank i's record, NULL when the log has no line of it (or i is out of range). */
 static inline tp_vrank *tp_verify__rank(const tp_verify *v, int i)
@@ -219,6 +262,11 @@ static inline tp_vrank *tp_verify__rank(const tp_verify *v, int i)
 tp_status tp_verify__plan_transports(const tp_plan *plan, int rank, tp_vrank *r, tp_error *err);
 /* A connection line of the rank against those transports: false and *why when they differ. */
 bool tp_verify__check_connection(const tp_vrank *r, const char *norm, char *why, size_t size);
+
+/* The NET and proxy of each of the rank's ring channels (verify_nets.c). */
+tp_status tp_verify__plan_nets(const tp_plan *plan, int rank, tp_vrank *r, tp_error *err);
+/* A connection line to `peer` on another host: false and *why when its NIC or proxy differ. */
+bool tp_verify__check_net(const tp_vrank *r, const char *norm, int peer, char *why, size_t size);
 
 /* Record what a rank's line says for the self-check (verify_self.c). */
 void tp_verify__observe(tp_verify *v, tp_vrank *r, const tp_vstream *s, const char *norm);

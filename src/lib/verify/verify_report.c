@@ -93,6 +93,14 @@ static void text_causes(FILE *out, const tp_verify *v)
         fprintf(out, "  %s: %d rank%s (", c->what, c->ranks, c->ranks == 1 ? "" : "s");
         rank_ranges(out, v, TP_VERIFY_DIVERGE, (int)i);
         fputs(")\n", out);
+        if (c->node >= 0) {
+            int per = v->n_ranks / v->n_nodes;
+            fprintf(out,
+                    "    degraded node: node %d (host %s, ranks %d-%d): its hardware differs from "
+                    "the topology's, the other nodes run as planned\n",
+                    c->node, c->host && c->host[0] ? c->host : "?", c->node * per,
+                    (c->node + 1) * per - 1);
+        }
         if (!c->has_busbw)
             continue;
         fprintf(out, "    AllReduce busbw, predicted -> with the cause:");
@@ -202,6 +210,13 @@ static void json_causes(FILE *out, const tp_verify *v)
         tp_report__json_str(out, c->what);
         fputs(", \"detail\": ", out);
         tp_report__json_str(out, c->detail);
+        fputs(", \"node_index\": ", out);
+        if (c->node >= 0)
+            fprintf(out, "%d", c->node);
+        else
+            fputs("null", out);
+        fputs(", \"host\": ", out);
+        tp_report__json_opt_str(out, c->node >= 0 ? c->host : NULL);
         fprintf(out, ", \"n_ranks\": %d, \"allreduce_busbw\": ", c->ranks);
         if (!c->has_busbw) {
             fputs("null}", out);

@@ -63,6 +63,8 @@ static void take_connection(tp_verify *v, tp_vrank *r, const char *norm)
 void tp_verify__observe(tp_verify *v, tp_vrank *r, const tp_vstream *s, const char *norm)
 {
     r->host = s->host;
+    if (strcmp(norm, "INFO Connected all rings") == 0)
+        r->rings_connected = true;
     if (strncmp(norm, "INFO Ring ", 10) == 0)
         take_ring(r, norm);
     else if (strncmp(norm, "INFO Channel ", 13) == 0 && strstr(norm, " via "))
@@ -151,6 +153,53 @@ static void check_job_lines(tp_verify *v)
     }
 }
 
+/*
+ * A host whose ranks' ring search found fewer channels than every other host's: a degraded
+ * node (the job runs at its count). Reported when the other hosts agree among themselves.
+ */
+static void check_hosts(tp_verify *v)
+{
+    if (v->n_hosts < 3)
+        return;
+    int *found = malloc((size_t)v->n_hosts * sizeof(int));
+    if (!found)
+        return;
+    size_t at = 0;
+    for (int h = 0; h < v->n_hosts; h++, at += strlen(v->hosts + at) + 1) {
+        found[h] = -1;
+        for (int i = 0; i < v->n_ranks; i++) {
+            const tp_vrank *r = v->ranks[i];
+            if (r && r->host && r->ring_search_channels > 0 &&
+                strcmp(r->host, v->hosts + at) == 0 &&
+                (found[h] < 0 || r->ring_search_channels < found[h]))
+                found[h] = r->ring_search_channels;
+        }
+    }
+    int low = -1, n_low = 0, high = -1;
+    bool others_agree = true;
+    for (int h = 0; h < v->n_hosts; h++)
+        if (found[h] > 0 && (low < 0 || found[h] < found[low]))
+            low = h;
+    for (int h = 0; low >= 0 && h < v->n_hosts; h++) {
+        n_low += found[h] == found[low];
+        if (found[h] > found[low]) {
+            others_agree &= high < 0 || found[h] == found[high];
+            high = h;
+        }
+    }
+    if (low >= 0 && high >= 0 && n_low == 1 && others_agree) {
+        at = 0;
+        for (int h = 0; h < low; h++)
+            at += strlen(v->hosts + at) + 1;
+        finding(v,
+                "host %s: its ring search found %d channels, every other host's %d: a degraded "
+                "node (the job runs at its count; verify with the healthy topology names the "
+                "hardware)",
+                v->hosts + at, found[low], found[high]);
+    }
+    free(found);
+}
+
 static void check_transports(tp_verify *v)
 {
     for (int i = 0; i < v->n_ranks; i++) {
@@ -170,6 +219,7 @@ tp_status tp_verify__self_check(tp_verify *v, tp_error *err)
     (void)err;
     check_rings(v);
     check_job_lines(v);
+    check_hosts(v);
     check_transports(v);
     return TP_OK;
 }
@@ -274,7 +324,7 @@ tp_status tp_verify__plan_transports(const tp_plan *plan, int rank, tp_vrank *r,
             off |= !nic.gdr;
         }
     r->gdr = on && !off ? 1 : off && !on ? 0 : -1;
-    return TP_OK;
+    return tp_verify__plan_nets(plan, rank, r, err);
 }
 
 bool tp_verify__check_connection(const tp_vrank *r, const char *norm, char *why, size_t size)
@@ -288,7 +338,11 @@ bool tp_verify__check_connection(const tp_vrank *r, const char *norm, char *why,
     if (local < 0 || local >= r->n_local) {
         /* another host: the network; its GDR when the plan gives every NIC of the rank one */
         bool gdr = strstr(via, "GDRDMA") != NULL;
-        if (strncmp(via + 5, "NET", 3) != 0 || r->gdr < 0 || gdr == (r->gdr == 1))
+        if (strncmp(via + 5, "NET", 3) != 0)
+            return true;
+        if (!tp_verify__check_net(r, norm, peer, why, size))
+            return false;
+        if (r->gdr < 0 || gdr == (r->gdr == 1))
             return true;
         snprintf(why, size,
                  "a connection between ranks %d and %d via NET %s GPU Direct RDMA (the plan's)",
