@@ -263,6 +263,8 @@ int cmd_tune(int argc, char **argv, cli_ctx *ctx);
 int cmd_verify(int argc, char **argv, cli_ctx *ctx);
 int cmd_report(int argc, char **argv, cli_ctx *ctx);
 
+/* One stderr line when the selected NCCL profile is not yet exact on its public suite. */
+void cli_note_partial_profile(const tp_config *cfg);
 /* Take `flag` VALUE out of argv (the last one wins); 0, or -1 when its value is missing. */
 int cli_take_value(int *argc, char **argv, const char *flag, const char **value);
 /* Something that writes an HTML page. */

@@ -5,7 +5,7 @@
 
 static const char usage[] =
     "usage: topoplan report [--nodes N] [--rank R] [--node-topo FILE]... [--job FILE]\n"
-    "                       [-o FILE.html] (TOPO.xml | --builtin NAME)\n"
+    "                       [--nccl VERSION] [-o FILE.html] (TOPO.xml | --builtin NAME)\n"
     "\n"
     "Write the plan as one HTML page that opens from disk in any current browser (CSS,\n"
     "script and SVG pictures inline, no network; the same bytes for the same input):\n"
@@ -18,6 +18,9 @@ static const char usage[] =
     "tuning model as log-scale busbw plots with NCCL's choice and a table of common\n"
     "sizes; for nodes that differ (--node-topo, --job) the node that limits the job\n"
     "beside a good one and what it costs. Without scripts the pictures stay whole.\n"
+    "  --nccl VERSION  model this NCCL version (as the global --nccl; `topoplan\n"
+    "           versions`); the page names it in its header, and a partial profile\n"
+    "           with its public conformance tally\n"
     "  -o FILE  write the page to FILE (default: standard output), replaced only when\n"
     "           the whole page was written\n";
 
@@ -55,6 +58,14 @@ int cmd_report(int argc, char **argv, cli_ctx *ctx)
 {
     cli_args a;
     int code = 0;
+    const char *nccl = NULL;
+    if (cli_take_value(&argc, argv, "--nccl", &nccl) != 0)
+        return cli_usage_error(usage, "report: --nccl needs a VERSION (`topoplan versions`)");
+    tp_error nccl_err = {0};
+    if (nccl && tp_config_set_nccl(ctx->cfg, nccl, &nccl_err) != TP_OK)
+        return cli_usage_error(usage, "report: --nccl: %s", nccl_err.message);
+    if (nccl)
+        cli_note_partial_profile(ctx->cfg);
     if (cli_parse_args(argc, argv, ctx, (cli_syntax){.usage = usage, .n_files = 1}, &a, &code) != 0)
         return code;
     tp_plan *plan = NULL;

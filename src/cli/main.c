@@ -173,8 +173,7 @@ static int apply_env_file(tp_config *cfg, const char *path)
     return st == TP_OK ? 0 : cli_fail(&err);
 }
 
-/* One stderr line when the selected NCCL profile is not yet exact on its public suite. */
-static void note_partial_profile(const tp_config *cfg)
+void cli_note_partial_profile(const tp_config *cfg)
 {
     for (int i = 0; i < tp_nccl_profile_count(); i++) {
         tp_nccl_profile_info info;
@@ -197,7 +196,7 @@ static int build_config(cli_ctx *ctx, const global_opts *g)
     if (g->nccl && tp_config_set_nccl(ctx->cfg, g->nccl, &err))
         return cli_usage_error(usage, "--nccl: %s", err.message);
     if (g->nccl)
-        note_partial_profile(ctx->cfg);
+        cli_note_partial_profile(ctx->cfg);
     for (size_t i = 0; i < g->n_env_files; i++) {
         int code = apply_env_file(ctx->cfg, g->env_files[i]);
         if (code)

@@ -207,6 +207,49 @@ static void test_nic_speed_before_search(void **state)
     tp_plan_free(plan);
 }
 
+/* The page models the configuration's NCCL version and says so; a partial profile with the
+ * public tally that `topoplan versions` gives (read from the library, not written here). */
+static void test_page_names_the_modelled_version(void **state)
+{
+    (void)state;
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_config_new(&cfg, NULL, &err), TP_OK);
+    tp_nccl_profile_info partial = {0};
+    for (int i = 0; i < tp_nccl_profile_count(); i++) {
+        tp_nccl_profile_info info;
+        assert_int_equal(tp_nccl_profile_info_at(i, &info, sizeof(info), &err), TP_OK);
+        if (!info.exact)
+            partial = info;
+    }
+    assert_non_null(partial.nccl); /* the case this test is about */
+    assert_int_equal(tp_config_set_nccl(cfg, partial.nccl, &err), TP_OK);
+    tp_job job = {.version = TP_JOB_VERSION, .n_nodes = 2};
+    tp_plan *plan = NULL;
+    assert_int_equal(tp_plan_file(&plan, DGX, &job, cfg, &err), TP_OK);
+    size_t len;
+    char *text = page(plan, &len);
+    char want[160];
+    snprintf(want, sizeof(want), "<span class=\"nccl\">NCCL %s</span></h1>", partial.nccl);
+    assert_non_null(strstr(text, want));
+    snprintf(want, sizeof(want), "(NCCL %s's model)", partial.nccl);
+    assert_non_null(strstr(text, want));
+    snprintf(want, sizeof(want), "profile is partial: %d of %d public conformance cases pass",
+             partial.public_passed, partial.public_total);
+    assert_non_null(strstr(text, want));
+    snprintf(want, sizeof(want), "NCCL %s", tp_nccl_version_string());
+    assert_null(strstr(text, want)); /* the default version appears nowhere */
+    free(text);
+    tp_plan_free(plan);
+    /* the default profile is exact: no tally */
+    plan = plan_file(DGX, 2, NULL);
+    text = page(plan, &len);
+    assert_null(strstr(text, "profile is partial"));
+    free(text);
+    tp_plan_free(plan);
+    tp_config_free(cfg);
+}
+
 static void test_bad_arguments(void **state)
 {
     (void)state;
@@ -224,6 +267,7 @@ int main(void)
         cmocka_unit_test(test_job_of_64_nodes),
         cmocka_unit_test(test_compare_marks_the_changed_link),
         cmocka_unit_test(test_nic_speed_before_search),
+        cmocka_unit_test(test_page_names_the_modelled_version),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,6 +21,9 @@ void tp_html__text(FILE *out, const char *s);
 /* Write s as a JSON string that is safe inside a <script> element (no "<", ">" or "&"). */
 void tp_html__json_str(FILE *out, const char *s);
 
+/* " The NCCL 2.27.5 profile is partial: 115 of 166 ..." when p is not exact, else nothing. */
+void tp_html__partial_note(FILE *out, const tp_nccl_profile *p);
+
 /* What one system picture draws. */
 typedef struct tp_html_pic {
     const char *id;           /* element id prefix, unique in the page */

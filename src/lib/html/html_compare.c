@@ -182,6 +182,24 @@ static tp_status side_picture(FILE *out, const side_ctx *c, const char *id, cons
     return st;
 }
 
+/* "2.22.3", or "2.22.3 -> 2.27.5" when each side models its own version; then the tally of
+ * each partial profile. */
+static void versions(FILE *out, const tp_comparison *cmp)
+{
+    bool two = tp_compare__is_version_diff(cmp);
+    fputs(cmp->profile[0]->version, out);
+    if (two)
+        fprintf(out, " \xe2\x86\x92 %s", cmp->profile[1]->version);
+    fputs("</span></h1>", out);
+    if (cmp->profile[0]->exact && (!two || cmp->profile[1]->exact))
+        return;
+    fputs("<p class=\"note\" id=\"nccl-version\">", out);
+    tp_html__partial_note(out, cmp->profile[0]);
+    if (two)
+        tp_html__partial_note(out, cmp->profile[1]);
+    fputs("</p>", out);
+}
+
 tp_status tp_report_compare_html(FILE *out, const tp_comparison *cmp, const tp_plan *first,
                                  const tp_plan *second, bool check, tp_error *err)
 {
@@ -197,7 +215,7 @@ tp_status tp_report_compare_html(FILE *out, const tp_comparison *cmp, const tp_p
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<meta "
             "name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta "
             "name=\"generator\" content=\"topoplan %s (NCCL %s)\">\n<title>topoplan %s: ",
-            tp_version_string(), tp_nccl_version_string(), what);
+            tp_version_string(), cmp->profile[0]->version, what);
     tp_html__text(out, tp_html__base_name(second->source));
     fputs(" against ", out);
     tp_html__text(out, tp_html__base_name(first->source));
@@ -207,8 +225,10 @@ tp_status tp_report_compare_html(FILE *out, const tp_comparison *cmp, const tp_p
     tp_html__text(out, second->source);
     fputs(" against ", out);
     tp_html__text(out, first->source);
+    fputs(" <span class=\"nccl\">NCCL ", out);
+    versions(out, cmp);
     fprintf(out,
-            "</h1><p class=\"note\">%zu errors, %zu warnings, %zu notes. Marked <span "
+            "<p class=\"note\">%zu errors, %zu warnings, %zu notes. Marked <span "
             "class=\"sw changed\"></span> in the pictures: what the other side lacks or has "
             "otherwise. <b>show</b> marks the devices a finding names in both.</p></header>\n"
             "<main>\n",

@@ -307,9 +307,10 @@ static void tune_table(FILE *out, const tune_sweep *s)
 
 tp_status tp_html__tune(FILE *out, const tp_plan *plan, tp_error *err)
 {
-    fputs("<section id=\"tune\" class=\"tune\" aria-labelledby=\"tune-h\"><h2 id=\"tune-h\">"
-          "Tuning: predicted bus bandwidth by size (NCCL 2.22.3's model)</h2>\n",
-          out);
+    fprintf(out,
+            "<section id=\"tune\" class=\"tune\" aria-labelledby=\"tune-h\"><h2 id=\"tune-h\">"
+            "Tuning: predicted bus bandwidth by size (NCCL %s's model)</h2>\n",
+            tp_config_nccl(plan->cfg));
     tune_sweep s;
     tp_status st = TP_OK;
     if (!plan->tuned || !plan->tuning.modelled) {

@@ -31,6 +31,17 @@ const char *tp_html__base_name(const char *path)
     return slash && slash[1] ? slash + 1 : path;
 }
 
+void tp_html__partial_note(FILE *out, const tp_nccl_profile *p)
+{
+    if (p->exact)
+        return;
+    fprintf(out,
+            " <span class=\"partial\">The NCCL %s profile is partial: %d of %d public "
+            "conformance cases pass, so parts of this page may differ from what NCCL %s does "
+            "(<code>topoplan versions</code>).</span>",
+            p->version, p->public_passed, p->public_total, p->version);
+}
+
 void tp_html__json_str(FILE *out, const char *s)
 {
     fputc('"', out);
@@ -117,6 +128,8 @@ static const char style[] =
     ".kinds{display:flex;gap:16px;flex-wrap:wrap}.kinds>section{flex:1 1 600px;min-width:0}\n"
     ".kinds .pic-row{flex-direction:column;align-items:stretch}.kinds .info{flex:none;"
     "min-height:60px}.kinds h2{font-size:16px;overflow-wrap:anywhere}\n"
+    ".partial{color:#a15c00;font-weight:600}h1 .nccl{font-size:14px;font-weight:600;"
+    "color:#fff;background:#245;border-radius:4px;padding:2px 6px;vertical-align:middle}\n"
     ".limits td.bad{background:#ffe3e3;font-weight:600}.note{color:#555;font-size:13px}\n"
     "details{margin:6px 0}summary{cursor:pointer;color:#245}\n"
     "@media print{.controls,button{display:none}}\n";

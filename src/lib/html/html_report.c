@@ -85,25 +85,37 @@ static void summary(FILE *out, const tp_plan *plan)
     fputs("</section>\n", out);
 }
 
+/* The NCCL version the page models (with its tally when partial). */
+static void version_note(FILE *out, const tp_nccl_profile *p)
+{
+    fprintf(out,
+            "<p class=\"note\" id=\"nccl-version\">NCCL %s's topology decisions for this job, "
+            "predicted without a GPU by topoplan %s.",
+            p->version, tp_version_string());
+    tp_html__partial_note(out, p);
+    fputs("</p>\n", out);
+}
+
 static void head(FILE *out, const tp_plan *plan)
 {
+    const tp_nccl_profile *profile = tp_config__profile(plan->cfg);
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
           "<meta name=\"generator\" content=\"topoplan ",
           out);
-    fprintf(out, "%s (NCCL %s)\">\n<title>topoplan: ", tp_version_string(),
-            tp_nccl_version_string());
+    fprintf(out, "%s (NCCL %s)\">\n<title>topoplan: ", tp_version_string(), profile->version);
     tp_html__text(out, plan->source);
-    fprintf(out, ", %d node%s</title>\n", plan->job.n_nodes, plan->job.n_nodes == 1 ? "" : "s");
+    fprintf(out, ", %d node%s, NCCL %s</title>\n", plan->job.n_nodes,
+            plan->job.n_nodes == 1 ? "" : "s", profile->version);
     tp_html__style(out);
     fputs("</head><body>\n<header><h1>topoplan: ", out);
     tp_html__text(out, plan->source);
+    fprintf(out, " <span class=\"nccl\">NCCL %s</span></h1>", profile->version);
+    version_note(out, profile);
     fprintf(out,
-            "</h1><p class=\"note\">NCCL %s's topology decisions for this job, predicted without "
-            "a GPU by topoplan %s.</p>\n<nav aria-label=\"sections\"><a href=\"#summary\">plan"
-            "</a><a href=\"#sys\">system</a>%s<a href=\"#paths\">paths</a><a href=\"#tune\">"
-            "tuning</a></nav></header>\n<main>\n",
-            tp_nccl_version_string(), tp_version_string(),
+            "<nav aria-label=\"sections\"><a href=\"#summary\">plan</a><a href=\"#sys\">"
+            "system</a>%s<a href=\"#paths\">paths</a><a href=\"#tune\">tuning</a></nav>"
+            "</header>\n<main>\n",
             plan->n_kinds > 1 ? "<a href=\"#job\">who limits the job</a>" : "");
 }
 
