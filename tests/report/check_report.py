@@ -15,6 +15,9 @@ pipe, runs the page's script and checks the DOM:
     channels with different routes highlight different links, "nothing" none;
   - hovering a GPU fills the details panel, a bounding-link button marks a link;
   - with scripts off the picture is whole (the SVG, ring channel 0 highlighted);
+  - in a 1280 px wide window nothing scrolls sideways (the page or a part of it) and each
+    system picture is drawn at 75 % of its size or more (50 % for two side by side; 32 NICs in
+    a row once made it 33 % and 21 %);
   - the page loads within a generous sanity limit (not a benchmark), a 64-node
     job's page is under 2 MB;
 and keeps a screenshot of each page under build/report-shots/.
@@ -131,6 +134,18 @@ class Browser:
                 out.append("log: " + p["entry"].get("text", ""))
         return out
 
+    def width_problems(self):
+        """WIDTH_CHECKS in a WIDTH_PX wide window (then back to the usual size)."""
+        self.call("Emulation.setDeviceMetricsOverride",
+                  {"width": WIDTH_PX, "height": 1000, "deviceScaleFactor": 1, "mobile": False},
+                  session=True)
+        got = self.eval(WIDTH_CHECKS.replace("SIDE_MIN_SCALE", str(SIDE_MIN_SCALE))
+                        .replace("MIN_SCALE", str(MIN_SCALE)))
+        self.call("Emulation.setDeviceMetricsOverride",
+                  {"width": 1400, "height": 1000, "deviceScaleFactor": 1, "mobile": False},
+                  session=True)
+        return [f"at {WIDTH_PX} px: {p}" for p in got]
+
     def screenshot(self, path):
         h = self.eval("document.documentElement.scrollHeight")
         self.call("Emulation.setDeviceMetricsOverride",
@@ -237,6 +252,26 @@ COMPARE_CHECKS = r"""
 })()
 """
 
+# Runs at a 1280 px wide window: no horizontal scrolling of the page or of any part of it, and
+# each system picture at a readable scale (a 32-NIC row once shrank it to a third).
+WIDTH_CHECKS = r"""
+(function(){
+ var out=[], d=document.documentElement;
+ if(d.scrollWidth>d.clientWidth) out.push('page scrolls sideways: '+d.scrollWidth+' px in '+d.clientWidth);
+ Array.prototype.forEach.call(document.querySelectorAll('body *'),function(e){
+   var o=getComputedStyle(e).overflowX;
+   if((o==='auto'||o==='scroll')&&e.scrollWidth>e.clientWidth+1)
+     out.push((e.id||e.className||e.tagName)+' scrolls sideways: '+e.scrollWidth+' px in '+e.clientWidth);});
+ Array.prototype.forEach.call(document.querySelectorAll('svg.system'),function(s){
+   var scale=s.getBoundingClientRect().width/s.viewBox.baseVal.width;
+   if(scale<(s.closest('.kinds')?SIDE_MIN_SCALE:MIN_SCALE)) out.push('system picture '+s.closest('section').id+' drawn at '+scale.toFixed(2)+' of its size');});
+ return out;
+})()
+"""
+WIDTH_PX = 1280
+MIN_SCALE = 0.75  # of the picture's own size: 12 px labels stay at 9 px or more
+SIDE_MIN_SCALE = 0.5  # two pictures side by side (nodes of a job, check pages): 6 px or more
+
 STATIC_CHECKS = r"""
 (function(){
  var svg=document.querySelector('#sys svg.system');
@@ -323,7 +358,7 @@ def main():
                 else:
                     browser.open("file://" + page)
                     got = browser.eval(COMPARE_CHECKS)
-                    problems += got["problems"] + browser.errors()
+                    problems += got["problems"] + browser.errors() + browser.width_problems()
                     browser.screenshot(os.path.join(shots, c["name"] + ".png"))
                 print(("FAIL " if problems else "ok ") + c["name"] + (
                     "" if problems else f": {got['findings']} findings, {got['changed']} marked, "
@@ -342,7 +377,7 @@ def main():
                 if took > LOAD_LIMIT_S:
                     problems.append(f"loaded in {took:.1f} s, over the {LOAD_LIMIT_S} s limit")
                 got = browser.eval(PAGE_CHECKS)
-                problems += got["problems"] + browser.errors()
+                problems += got["problems"] + browser.errors() + browser.width_problems()
                 gpus, n_nets, n_links, rings = expected(c)
                 if got.get("ring_orders") != rings:
                     problems.append(f"ring channels drawn in the orders {got.get('ring_orders')}, "

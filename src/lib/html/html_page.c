@@ -115,6 +115,7 @@ static const char style[] =
     "padding-left:22px}.why li{margin:2px 0}\n"
     "button.bound{border:1px solid #d00;background:#fff5f5;border-radius:4px;cursor:pointer;"
     "margin:2px 0}\n"
+    ".heats{display:flex;flex-wrap:wrap;gap:10px;align-items:flex-start}\n"
     ".heat td{text-align:center;min-width:38px;font-size:12px}.heat td small{display:block;"
     "color:#333;font-size:10px}\n"
     ".p-NVL{background:#b7e4c7}.p-NVB{background:#d8f3dc}.p-PIX{background:#cfe2ff}"
