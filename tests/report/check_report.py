@@ -14,6 +14,8 @@ pipe, runs the page's script and checks the DOM:
     (read through the Python binding), two ring
     channels with different routes highlight different links, "nothing" none;
   - hovering a GPU fills the details panel, a bounding-link button marks a link;
+  - a page with findings (setting notes, lints; a node's page made with --baseline: its root
+    causes and what it costs a job) grades each, and each finding's button marks a device;
   - with scripts off the picture is whole (the SVG, ring channel 0 highlighted);
   - in a 1280 px wide window nothing scrolls sideways (the page or a part of it) and each
     system picture is drawn at 75 % of its size or more (50 % for two side by side; 32 NICs in
@@ -226,6 +228,11 @@ PAGE_CHECKS = r"""
  if(btn){btn.click(); if(!svg.querySelector('.link.bound')) bad('bounding-link button marks nothing');}
  if(pick.tabIndex<0) bad('channel picker not keyboard-focusable');
  if(!svg.querySelector('title')||!svg.querySelector('desc')) bad('picture without title/desc');
+ var fs=document.getElementById('findings');
+ out.findings=fs?fs.querySelectorAll('tr td[class^="sev-"]').length:0;
+ out.costs=fs?fs.querySelectorAll('table.cost tbody tr').length:0;
+ if(fs) Array.prototype.forEach.call(fs.querySelectorAll('button.finding'),function(x){x.click();
+   if(!svg.querySelector('.bound')) bad('finding '+x.getAttribute('data-labels')+' marks nothing');});
  out.kinds=document.querySelectorAll('section.sysview').length;
  out.job_limits=document.querySelectorAll('#job table.limits td.bad').length;
  return out;
@@ -325,6 +332,9 @@ def cases(root):
                     "nodes": nodes, "node_topos": topos})
     for c in [c for c in out if c["node_topos"] and len(c["node_topos"]) == 1]:
         out.append(dict(c, name=c["name"] + "_check", compare=True))
+        # the odd node's own page, checked against the baseline: its findings with their cost
+        out.append(dict(c, name=c["name"] + "_baseline", topo=c["node_topos"][0],
+                        node_topos=[], baseline=c["topo"]))
     big = next((c for c in out if c["node_topos"]), None)
     if big:
         out.append(dict(big, name=big["name"] + "_64nodes", nodes=64, big=True))
@@ -347,6 +357,8 @@ def main():
             cmd = [exe, "--no-env", "report", c["topo"], "--nodes", str(c["nodes"]), "-o", page]
             for t in c["node_topos"]:
                 cmd += ["--node-topo", t]
+            if c.get("baseline"):
+                cmd += ["--baseline", c["baseline"]]
             if c.get("compare"):
                 cmd = [exe, "--no-env", "check", c["node_topos"][0], "--baseline", c["topo"],
                        "--nodes", str(c["nodes"]), "--report", page]
@@ -389,6 +401,9 @@ def main():
                 if c["node_topos"] and (got.get("kinds", 0) < 3 or not got.get("job_limits")):
                     problems.append(f"nodes differ but no limiting node beside a good one: "
                                     f"{got.get('kinds')} pictures, {got.get('job_limits')} marks")
+                if c.get("baseline") and not (got.get("findings") and got.get("costs")):
+                    problems.append(f"checked against a baseline, but {got.get('findings')} "
+                                    f"findings and {got.get('costs')} job costs on the page")
                 if got.get("links") != n_links:
                     problems.append(f"{got.get('links')} links drawn, the plan has {n_links}")
                 browser.screenshot(os.path.join(shots, c["name"] + ".png"))
@@ -401,6 +416,8 @@ def main():
             print(f"{status} {c['name']}: {len(got.get('gpus', [])) if not r.returncode else 0} "
                   f"GPUs, {got.get('links') if not r.returncode else 0} links, "
                   f"{got.get('options', 0) if not r.returncode else 0} picks"
+                  + (f", {got['findings']} findings, {got['costs']} job costs"
+                     if not r.returncode and got.get("findings") else "")
                   if not problems else f"FAIL {c['name']}")
             for p in problems:
                 print("   ", p)

@@ -250,12 +250,114 @@ static void test_page_names_the_modelled_version(void **state)
     tp_config_free(cfg);
 }
 
+/* The findings section of a page ("" when it has none; caller frees). */
+static char *findings_of(const char *text)
+{
+    const char *a = strstr(text, "<section id=\"findings\"");
+    const char *b = a ? strstr(a, "</section>") : NULL;
+    return a && b ? strndup(a, (size_t)(b - a)) : strdup("");
+}
+
+/* The plan's page lists the setting notes, graded by their measured cost (an unknown
+ * NCCL_ALGO leaves the job on Tree and Ring: ERROR, its cost beside it), and the topology
+ * file's lints; a clean plan has no findings section. */
+static void test_page_lists_setting_notes_and_lints(void **state)
+{
+    (void)state;
+    const char *env[] = {"NCCL_ALGO=Rnig", NULL};
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+    tp_job job = {.version = TP_JOB_VERSION, .n_nodes = 2};
+    tp_plan *plan = NULL;
+    assert_int_equal(tp_plan_file(&plan, "tests/fixtures/aws_p5_2026.xml", &job, cfg, &err), TP_OK);
+    tp_lints *lints = NULL;
+    assert_int_equal(tp_lint_plan(&lints, plan, NULL, &err), TP_OK);
+    int n_lints = (int)tp_lints_count(lints);
+    assert_true(n_lints > 0); /* the case this test is about */
+    size_t len;
+    char *text = page(plan, &len), *f = findings_of(text);
+    assert_non_null(strstr(text, "<a href=\"#findings\">findings</a>"));
+    assert_int_equal(count(f, "<td>setting</td>"), 1);
+    assert_non_null(strstr(f, "<td class=\"sev-ERROR\">ERROR</td><td>setting</td>"));
+    assert_non_null(strstr(f, "<td>against no NCCL_ALGO (NCCL's tuning model, 2 nodes)"));
+    assert_int_equal(
+        count(f, "<td>topology file</td>") + count(f, "<td>partial topology file</td>"), n_lints);
+    for (int i = 0; i < n_lints; i++) { /* each message, up to the first character HTML escapes */
+        char want[120];
+        snprintf(want, sizeof(want), "<td>%.100s", tp_lints_message(lints, (size_t)i));
+        want[4 + strcspn(want + 4, "<>&\"")] = '\0';
+        assert_non_null(strstr(f, want));
+    }
+    free(f);
+    free(text);
+    tp_lints_free(lints);
+    tp_plan_free(plan);
+    tp_config_free(cfg);
+    plan = plan_file(DGX, 2, NULL);
+    text = page(plan, &len);
+    assert_null(strstr(text, "id=\"findings\""));
+    free(text);
+    tp_plan_free(plan);
+}
+
+/* With a baseline: the root causes graded with what the node costs a job (a table of the
+ * AllReduce sizes, the jobs measured as rows), their consequences folded under them. */
+static void test_page_with_a_baseline_check(void **state)
+{
+    (void)state;
+    tp_plan *base = plan_file(DGX, 2, NULL), *node = plan_file(DGX_X8, 2, NULL);
+    tp_plan *job_base = plan_file(DGX, 2, NULL), *job_node = plan_file(DGX, 2, DGX_X8);
+    tp_comparison *cmp = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_compare_plans(&cmp, base, node, &err), TP_OK);
+    assert_int_equal(tp_comparison_set_job(cmp, job_base, job_node, &err), TP_OK);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_int_equal(tp_report_html_check(out, node, cmp, &err), TP_OK);
+    assert_int_equal(fclose(out), 0);
+    char *f = findings_of(text);
+    size_t causes = tp_comparison_count_severity(cmp, TP_SEVERITY_ERROR) +
+                    tp_comparison_count_severity(cmp, TP_SEVERITY_WARN) +
+                    tp_comparison_count_severity(cmp, TP_SEVERITY_INFO);
+    const char *folded = strstr(f, "<details class=\"consequences\">");
+    assert_non_null(folded);
+    char *top = strndup(f, (size_t)(folded - f));
+    assert_int_equal((size_t)count(top, "<tr><td class=\"sev-"), causes);
+    assert_int_equal((size_t)count(folded, "<tr><td class=\"sev-"),
+                     tp_comparison_count(cmp) - causes);
+    assert_true(count(top, "class=\"finding\" data-labels=\"GPU/") > 0);
+    int n_nodes = 0;
+    const tp_job_cost *cost = tp_comparison_job_cost(cmp, 0, &n_nodes);
+    assert_non_null(cost);
+    char want[96];
+    snprintf(want, sizeof(want), "<th scope=\"row\">%d nodes of the baseline with it</th>",
+             n_nodes);
+    assert_non_null(strstr(top, want));
+    assert_int_equal(count(top, "<td class=\"bad\">"), /* the calls 1 % slower or more */
+                     (cost->calls[0].busbw_change_pct <= -TP_COST_ERROR_PCT) +
+                         (cost->calls[1].busbw_change_pct <= -TP_COST_ERROR_PCT) +
+                         (cost->calls[2].busbw_change_pct <= -TP_COST_ERROR_PCT) +
+                         (cost->calls[3].busbw_change_pct <= -TP_COST_ERROR_PCT));
+    free(top);
+    free(f);
+    free(text);
+    tp_comparison_free(cmp);
+    tp_plan_free(base);
+    tp_plan_free(node);
+    tp_plan_free(job_base);
+    tp_plan_free(job_node);
+}
+
 static void test_bad_arguments(void **state)
 {
     (void)state;
     tp_error err = {0};
     assert_int_equal(tp_report_html(NULL, NULL, &err), TP_ERR_ARGUMENT);
     assert_int_equal(tp_report_html(stdout, NULL, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_report_html_check(NULL, NULL, NULL, &err), TP_ERR_ARGUMENT);
+    assert_int_equal(tp_report_html_check(stdout, NULL, NULL, &err), TP_ERR_ARGUMENT);
 }
 
 int main(void)
@@ -268,6 +370,8 @@ int main(void)
         cmocka_unit_test(test_compare_marks_the_changed_link),
         cmocka_unit_test(test_nic_speed_before_search),
         cmocka_unit_test(test_page_names_the_modelled_version),
+        cmocka_unit_test(test_page_lists_setting_notes_and_lints),
+        cmocka_unit_test(test_page_with_a_baseline_check),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

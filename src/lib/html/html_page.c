@@ -131,6 +131,9 @@ static const char style[] =
     "min-height:60px}.kinds h2{font-size:16px;overflow-wrap:anywhere}\n"
     ".partial{color:#a15c00;font-weight:600}h1 .nccl{font-size:14px;font-weight:600;"
     "color:#fff;background:#245;border-radius:4px;padding:2px 6px;vertical-align:middle}\n"
+    "table.cost{margin:8px 0}table.cost caption{text-align:left;font-weight:600;padding:2px 0}"
+    "table.cost td small{display:block;color:#555}"
+    "table.cost td.bad{background:#ffe3e3}table.cost td.bad small{color:#b00020;font-weight:700}\n"
     ".limits td.bad{background:#ffe3e3;font-weight:600}.note{color:#555;font-size:13px}\n"
     "details{margin:6px 0}summary{cursor:pointer;color:#245}\n"
     "@media print{.controls,button{display:none}}\n";

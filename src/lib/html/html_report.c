@@ -96,7 +96,7 @@ static void version_note(FILE *out, const tp_nccl_profile *p)
     fputs("</p>\n", out);
 }
 
-static void head(FILE *out, const tp_plan *plan)
+static void head(FILE *out, const tp_plan *plan, bool findings)
 {
     const tp_nccl_profile *profile = tp_config__profile(plan->cfg);
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -113,9 +113,10 @@ static void head(FILE *out, const tp_plan *plan)
     fprintf(out, " <span class=\"nccl\">NCCL %s</span></h1>", profile->version);
     version_note(out, profile);
     fprintf(out,
-            "<nav aria-label=\"sections\"><a href=\"#summary\">plan</a><a href=\"#sys\">"
+            "<nav aria-label=\"sections\">%s<a href=\"#summary\">plan</a><a href=\"#sys\">"
             "system</a>%s<a href=\"#paths\">paths</a><a href=\"#tune\">tuning</a></nav>"
             "</header>\n<main>\n",
+            findings ? "<a href=\"#findings\">findings</a>" : "",
             plan->n_kinds > 1 ? "<a href=\"#job\">who limits the job</a>" : "");
 }
 
@@ -146,17 +147,33 @@ static tp_status body(FILE *out, const tp_plan *plan, tp_graph_why *whys, tp_err
 
 tp_status tp_report_html(FILE *out, const tp_plan *plan, tp_error *err)
 {
+    return tp_report_html_check(out, plan, NULL, err);
+}
+
+tp_status tp_report_html_check(FILE *out, const tp_plan *plan, const tp_comparison *check,
+                               tp_error *err)
+{
     if (!out)
         return tp_fail_arg(err, "tp_report_html", "out is NULL");
     tp_status st = tp_plan__check_done(plan, "tp_report_html", err);
     if (st != TP_OK)
         return st;
     tp_graph_why *whys = malloc(TP_GRAPH_COUNT * sizeof(*whys)); /* tp_explain__plan sets them */
-    if (!whys)
+    char *findings = NULL;
+    size_t findings_len = 0;
+    FILE *f = whys ? open_memstream(&findings, &findings_len) : NULL;
+    if (!f) {
+        free(whys);
         return tp_fail_nomem(err);
+    }
+    bool any = tp_html__plan_findings(f, plan, check);
+    if (fclose(f) != 0)
+        any = false;
     st = tp_explain__plan(whys, plan, false, err);
     if (st == TP_OK) {
-        head(out, plan);
+        head(out, plan, any);
+        if (any)
+            fwrite(findings, 1, findings_len, out);
         st = body(out, plan, whys, err);
         fputs("</main>\n<footer class=\"note\"><p>One file: no network, the pictures are inline "
               "SVG and work without the script, which only adds picking and hovering.</p>"
@@ -165,6 +182,7 @@ tp_status tp_report_html(FILE *out, const tp_plan *plan, tp_error *err)
         tp_html__script(out);
         fputs("</body></html>\n", out);
     }
+    free(findings);
     free(whys);
     return st == TP_OK ? tp_report__check_stream(out, err) : st;
 }
