@@ -350,6 +350,35 @@ static void test_page_with_a_baseline_check(void **state)
     tp_plan_free(job_node);
 }
 
+/* What an operator read wrong on the screenshots: a CollNet channel count without a CollNet
+ * graph, bounding-link buttons in NCCL's ids where the picture says GPU 0 and mlx5_0, small
+ * calls at "0.0 GB/s"; the check page's finding count above a table of root causes. */
+static void test_page_reads_as_an_operator_would(void **state)
+{
+    (void)state;
+    tp_plan *plan = plan_file("tests/fixtures/oci_h100.xml", 2, NULL);
+    size_t len;
+    char *text = page(plan, &len);
+    assert_non_null(strstr(text, ", no CollNet, "));
+    int buttons = count(text, "class=\"bound\"");
+    assert_true(buttons > 0);
+    assert_int_equal(count(text, "\">Show the bounding link GPU ") +
+                         count(text, "\">Show the bounding link NVSwitch") +
+                         count(text, "\">Show the bounding link mlx5_"),
+                     buttons);
+    assert_int_equal(count(text, " 0.0 GB/s</small>"), 0);
+    assert_true(count(text, " GB/s</small>") > 0);
+    free(text);
+    tp_plan *base = plan_file(DGX, 2, NULL), *node = plan_file(DGX_X8, 2, NULL);
+    text = compare_page(base, node);
+    assert_non_null(strstr(text, "<h2 id=\"findings-h\">Findings</h2>"));
+    assert_non_null(strstr(text, "<th>detail (baseline \xe2\x86\x92 this node)</th>"));
+    free(text);
+    tp_plan_free(base);
+    tp_plan_free(node);
+    tp_plan_free(plan);
+}
+
 static void test_bad_arguments(void **state)
 {
     (void)state;
@@ -372,6 +401,7 @@ int main(void)
         cmocka_unit_test(test_page_names_the_modelled_version),
         cmocka_unit_test(test_page_lists_setting_notes_and_lints),
         cmocka_unit_test(test_page_with_a_baseline_check),
+        cmocka_unit_test(test_page_reads_as_an_operator_would),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

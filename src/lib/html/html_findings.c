@@ -58,11 +58,12 @@ static void finding_row(FILE *out, const tp_difference *d)
 }
 
 /* The differences of one kind (root causes or consequences), errors first. */
-static void finding_rows(FILE *out, const tp_comparison *cmp, int consequence)
+static void finding_rows(FILE *out, const tp_comparison *cmp, bool check, int consequence)
 {
-    fputs("<table class=\"findings\"><thead><tr><th>severity</th><th>layer</th><th>what</th>"
-          "<th>detail (first \xe2\x86\x92 second)</th><th></th></tr></thead><tbody>\n",
-          out);
+    fprintf(out,
+            "<table class=\"findings\"><thead><tr><th>severity</th><th>layer</th><th>what</th>"
+            "<th>detail (%s)</th><th></th></tr></thead><tbody>\n",
+            check ? "baseline \xe2\x86\x92 this node" : "first \xe2\x86\x92 second");
     size_t n = tp_comparison_count(cmp);
     for (int sev = TP_SEVERITY_ERROR; sev >= TP_SEVERITY_INFO; sev--)
         for (size_t i = 0; i < n; i++) {
@@ -79,18 +80,6 @@ static size_t consequences(const tp_comparison *cmp)
     for (size_t i = 0; i < tp_comparison_count(cmp); i++)
         n += tp_comparison_get(cmp, i)->consequence != 0;
     return n;
-}
-
-/* "1 MiB", "1 GiB": the cost calls' sizes (powers of two). */
-static void size_name(char *buf, size_t size, uint64_t n)
-{
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (n >= 1024 && n % 1024 == 0 && u < 4) {
-        n /= 1024;
-        u++;
-    }
-    snprintf(buf, size, "%llu %s", (unsigned long long)n, units[u]);
 }
 
 static void algo_proto(FILE *out, const tp_tune_call *c)
@@ -129,7 +118,7 @@ static void costs(FILE *out, const tp_comparison *cmp)
           out);
     for (int k = 0; k < first->n_calls; k++) {
         char sz[32];
-        size_name(sz, sizeof(sz), first->calls[k].n_bytes);
+        tp_report__size_name(sz, sizeof(sz), first->calls[k].n_bytes);
         fprintf(out, "<th>%s</th>", sz);
     }
     fputs("<th>channels</th></tr></thead><tbody>\n", out);
@@ -164,7 +153,7 @@ void tp_html__comparison_findings(FILE *out, const tp_comparison *cmp, bool chec
         fputs("<p>None: the two plans are the same.</p>\n", out);
         return;
     }
-    finding_rows(out, cmp, 0);
+    finding_rows(out, cmp, check, 0);
     costs(out, cmp);
     const char *why = tp_comparison_why(cmp);
     if (why && why[0]) {
@@ -177,7 +166,7 @@ void tp_html__comparison_findings(FILE *out, const tp_comparison *cmp, bool chec
                 "<details class=\"consequences\"><summary>%zu consequence%s of these root "
                 "causes (paths, graphs, channels, tuning)</summary>\n",
                 q, q == 1 ? "" : "s");
-        finding_rows(out, cmp, 1);
+        finding_rows(out, cmp, check, 1);
         fputs("</details>\n", out);
     }
 }

@@ -305,9 +305,10 @@ static void tune_table(FILE *out, const tune_sweep *s)
                 fputs("<td>none</td>", out);
                 continue;
             }
-            fprintf(out, "<td>%s/%s, %d ch<br><small>%.1f us, %.1f GB/s</small></td>",
+            /* below 1 GB/s two significant digits: 1 KiB calls read "0.0 GB/s" */
+            fprintf(out, "<td>%s/%s, %d ch<br><small>%.1f us, %.*f GB/s</small></td>",
                     tp_tune__algo_name(r->choice.algo), tp_tune__proto_name(r->choice.proto),
-                    r->choice.n_channels, r->choice.time, r->busbw);
+                    r->choice.n_channels, r->choice.time, r->busbw < 0.995 ? 2 : 1, r->busbw);
         }
         fputs("</tr>\n", out);
     }

@@ -66,10 +66,18 @@ static void summary(FILE *out, const tp_plan *plan)
             plan->n_gpus_per_node, plan->job.rank);
     for (int s = 0; s < TP_GRAPH_COUNT; s++)
         summary_graph(out, plan, s);
+    /* NCCL sets its CollNet channel count even without a CollNet graph: say none then */
+    bool collnet = false;
+    for (int s = 0; s < TP_GRAPH_COUNT; s++)
+        collnet |= (s == TP_GRAPH_COLLNET_CHAIN || s == TP_GRAPH_COLLNET_DIRECT) &&
+                   plan->graphs[s] && plan->graphs[s]->n_channels > 0;
+    char collnet_text[48] = "no CollNet";
+    if (collnet)
+        snprintf(collnet_text, sizeof(collnet_text), "%d CollNet", ch->n_collnet_channels);
     fprintf(out,
-            "<tr><td>channels</td><td>%d collective, %d NVLS, %d CollNet, %d P2P (%d per "
+            "<tr><td>channels</td><td>%d collective, %d NVLS, %s, %d P2P (%d per "
             "peer)</td></tr>\n",
-            ch->n_channels, ch->n_nvls_channels, ch->n_collnet_channels, ch->p2p_n_channels,
+            ch->n_channels, ch->n_nvls_channels, collnet_text, ch->p2p_n_channels,
             ch->p2p_n_channels_per_peer);
     fputs("</tbody></table>\n", out);
     tp_graph_why w;
