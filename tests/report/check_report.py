@@ -14,6 +14,7 @@ pipe, runs the page's script and checks the DOM:
     (read through the Python binding), two ring
     channels with different routes highlight different links, "nothing" none;
   - hovering a GPU fills the details panel, a bounding-link button marks a link;
+  - a page made with --nccl V of a partial profile names V and the profile's tally;
   - a page with findings (setting notes, lints; a node's page made with --baseline: its root
     causes and what it costs a job) grades each, and each finding's button marks a device;
   - with scripts off the picture is whole (the SVG, ring channel 0 highlighted);
@@ -293,7 +294,7 @@ def expected(case):
     """GPU and NIC port names and the link pairs of the plan's system, via the Python binding."""
     import topoplan
     with topoplan.plan(case["topo"], nodes=case["nodes"], node_topos=case["node_topos"],
-                       env={}) as p:
+                       env={}, nccl=case.get("nccl")) as p:
         s = p.system
         gpus = sorted(f"GPU {n.gpu_rank}" for n in s.nodes("gpu"))
         pairs = set()  # by (type, index): NCCL's labels of NET ports can repeat
@@ -330,6 +331,13 @@ def cases(root):
         topos = [os.path.join(d, args[i + 1]) for i, a in enumerate(args) if a == "--node-topo"]
         out.append({"name": os.path.basename(d), "topo": os.path.join(d, "topo.xml"),
                     "nodes": nodes, "node_topos": topos})
+    # the first real machine under a partial profile (report --nccl V): modelled and said so
+    import topoplan
+    partial = [v for v in topoplan.versions() if v["status"] == "partial"]
+    if out and partial:
+        out.append(dict(out[0], name=out[0]["name"] + "_nccl_" + partial[0]["nccl"],
+                        nccl=partial[0]["nccl"],
+                        tally=f"{partial[0]['public_passed']} of {partial[0]['public_total']}"))
     for c in [c for c in out if c["node_topos"] and len(c["node_topos"]) == 1]:
         out.append(dict(c, name=c["name"] + "_check", compare=True))
         # the odd node's own page, checked against the baseline: its findings with their cost
@@ -359,6 +367,8 @@ def main():
                 cmd += ["--node-topo", t]
             if c.get("baseline"):
                 cmd += ["--baseline", c["baseline"]]
+            if c.get("nccl"):
+                cmd += ["--nccl", c["nccl"]]
             if c.get("compare"):
                 cmd = [exe, "--no-env", "check", c["node_topos"][0], "--baseline", c["topo"],
                        "--nodes", str(c["nodes"]), "--report", page]
@@ -404,6 +414,11 @@ def main():
                 if c.get("baseline") and not (got.get("findings") and got.get("costs")):
                     problems.append(f"checked against a baseline, but {got.get('findings')} "
                                     f"findings and {got.get('costs')} job costs on the page")
+                if c.get("nccl"):
+                    head = browser.eval("document.querySelector('header').textContent")
+                    for want in ("NCCL " + c["nccl"], c["tally"] + " public conformance cases"):
+                        if want not in head:
+                            problems.append(f"the header does not say '{want}': {head[:200]}")
                 if got.get("links") != n_links:
                     problems.append(f"{got.get('links')} links drawn, the plan has {n_links}")
                 browser.screenshot(os.path.join(shots, c["name"] + ".png"))
