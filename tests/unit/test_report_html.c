@@ -352,7 +352,8 @@ static void test_page_with_a_baseline_check(void **state)
 
 /* What an operator read wrong on the screenshots: a CollNet channel count without a CollNet
  * graph, bounding-link buttons in NCCL's ids where the picture says GPU 0 and mlx5_0, small
- * calls at "0.0 GB/s"; the check page's finding count above a table of root causes. */
+ * calls at "0.0 GB/s", 1 Gb/s ports at "0 GB/s"; the check page's finding count above a table
+ * of root causes. */
 static void test_page_reads_as_an_operator_would(void **state)
 {
     (void)state;
@@ -368,6 +369,13 @@ static void test_page_reads_as_an_operator_would(void **state)
                      buttons);
     assert_int_equal(count(text, " 0.0 GB/s</small>"), 0);
     assert_true(count(text, " GB/s</small>") > 0);
+    free(text);
+    tp_plan_free(plan);
+    /* 1 Gb/s Ethernet ports (0.125 GB/s) were drawn as "0 GB/s" */
+    plan = plan_file("tests/fixtures/rtx4090_4numa.xml", 2, NULL);
+    text = page(plan, &len);
+    assert_true(count(text, ", 0.1 GB/s</text>") > 0);
+    assert_int_equal(count(text, ", 0 GB/s</text>"), 0);
     free(text);
     tp_plan *base = plan_file(DGX, 2, NULL), *node = plan_file(DGX_X8, 2, NULL);
     text = compare_page(base, node);

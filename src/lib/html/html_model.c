@@ -73,10 +73,10 @@ static void node_name(pic_node *p, const tp_html_pic *pic)
     tp_graphcheck__label(p->label, sizeof(p->label), n);
     if (n->type == TP_NODE_GPU)
         snprintf(p->sub, sizeof(p->sub), "dev %d, sm%d", n->gpu.dev, n->gpu.cuda_comp_cap);
-    else if (n->type == TP_NODE_NET)
-        snprintf(p->sub, sizeof(p->sub), "NET/%d, %.0f GB/s", n->net.dev,
-                 unsearched(pic, n)->net.bw);
-    else if (n->type == TP_NODE_CPU)
+    else if (n->type == TP_NODE_NET) {
+        float bw = unsearched(pic, n)->net.bw; /* a 1 Gb/s port: 0.1 GB/s, not "0 GB/s" */
+        snprintf(p->sub, sizeof(p->sub), "NET/%d, %.*f GB/s", n->net.dev, bw < 9.95f ? 1 : 0, bw);
+    } else if (n->type == TP_NODE_CPU)
         snprintf(p->sub, sizeof(p->sub), "NUMA %llu", local);
 }
 
