@@ -57,8 +57,22 @@ static void finding_row(FILE *out, const tp_difference *d)
     fputs("</td></tr>\n", out);
 }
 
-/* The differences of one kind (root causes or consequences), errors first. */
-static void finding_rows(FILE *out, const tp_comparison *cmp, bool check, int consequence)
+/* Which differences a table lists. */
+typedef enum finding_kind {
+    CAUSES,      /* root causes that cost or may cost a job (ERROR, WARN) */
+    HARMLESS,    /* root causes graded INFO: renumbered devices, better paths, other orders */
+    CONSEQUENCES /* what the root causes change in paths, graphs, channels, tuning */
+} finding_kind;
+
+static bool of_kind(const tp_difference *d, finding_kind kind)
+{
+    if (kind == CONSEQUENCES)
+        return d->consequence;
+    return !d->consequence && (d->severity == TP_SEVERITY_INFO) == (kind == HARMLESS);
+}
+
+/* The differences of one kind, errors first. */
+static void finding_rows(FILE *out, const tp_comparison *cmp, bool check, finding_kind kind)
 {
     fprintf(out,
             "<table class=\"findings\"><thead><tr><th>severity</th><th>layer</th><th>what</th>"
@@ -68,18 +82,25 @@ static void finding_rows(FILE *out, const tp_comparison *cmp, bool check, int co
     for (int sev = TP_SEVERITY_ERROR; sev >= TP_SEVERITY_INFO; sev--)
         for (size_t i = 0; i < n; i++) {
             const tp_difference *d = tp_comparison_get(cmp, i);
-            if ((int)d->severity == sev && d->consequence == consequence)
+            if ((int)d->severity == sev && of_kind(d, kind))
                 finding_row(out, d);
         }
     fputs("</tbody></table>\n", out);
 }
 
-static size_t consequences(const tp_comparison *cmp)
+/* A folded table of one kind, when it has rows. */
+static void folded_rows(FILE *out, const tp_comparison *cmp, bool check, finding_kind kind,
+                        const char *what)
 {
     size_t n = 0;
     for (size_t i = 0; i < tp_comparison_count(cmp); i++)
-        n += tp_comparison_get(cmp, i)->consequence != 0;
-    return n;
+        n += of_kind(tp_comparison_get(cmp, i), kind);
+    if (n == 0)
+        return;
+    fprintf(out, "<details class=\"%s\"><summary>%zu %s</summary>\n",
+            kind == CONSEQUENCES ? "consequences" : "harmless", n, what);
+    finding_rows(out, cmp, check, kind);
+    fputs("</details>\n", out);
 }
 
 static void algo_proto(FILE *out, const tp_tune_call *c)
@@ -138,7 +159,7 @@ static void costs(FILE *out, const tp_comparison *cmp)
 
 void tp_html__comparison_findings(FILE *out, const tp_comparison *cmp, bool check)
 {
-    size_t n = tp_comparison_count(cmp), q = consequences(cmp);
+    size_t n = tp_comparison_count(cmp);
     size_t e = tp_comparison_count_severity(cmp, TP_SEVERITY_ERROR);
     size_t w = tp_comparison_count_severity(cmp, TP_SEVERITY_WARN);
     size_t i = tp_comparison_count_severity(cmp, TP_SEVERITY_INFO);
@@ -153,7 +174,10 @@ void tp_html__comparison_findings(FILE *out, const tp_comparison *cmp, bool chec
         fputs("<p>None: the two plans are the same.</p>\n", out);
         return;
     }
-    finding_rows(out, cmp, check, 0);
+    if (e + w)
+        finding_rows(out, cmp, check, CAUSES);
+    else
+        fputs("<p>No root cause that costs a job: the notes below are harmless.</p>\n", out);
     costs(out, cmp);
     const char *why = tp_comparison_why(cmp);
     if (why && why[0]) {
@@ -161,14 +185,11 @@ void tp_html__comparison_findings(FILE *out, const tp_comparison *cmp, bool chec
         tp_html__text(out, why);
         fputs("</p>\n", out);
     }
-    if (q) {
-        fprintf(out,
-                "<details class=\"consequences\"><summary>%zu consequence%s of these root "
-                "causes (paths, graphs, channels, tuning)</summary>\n",
-                q, q == 1 ? "" : "s");
-        finding_rows(out, cmp, check, 1);
-        fputs("</details>\n", out);
-    }
+    /* the harmless ones apart: 29 renumbered NIC ports once buried the one missing NIC */
+    folded_rows(out, cmp, check, HARMLESS,
+                "harmless differences (renumbered devices, better paths, other orders)");
+    folded_rows(out, cmp, check, CONSEQUENCES,
+                "consequences of these root causes (paths, graphs, channels, tuning)");
 }
 
 /* A row of the notes table: severity, where it comes from, the finding, its cost. */
