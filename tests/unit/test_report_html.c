@@ -416,6 +416,38 @@ static void test_harmless_differences_folded(void **state)
     tp_plan_free(node);
 }
 
+/* A node's own page against its baseline cannot mark what only the baseline has: the missing
+ * NIC's finding says so instead of a button that marks nothing (seen in check-report). */
+static void test_baseline_only_devices_not_marked(void **state)
+{
+    (void)state;
+    tp_plan *base = plan_file(DGX, 2, NULL);
+    tp_plan *node = plan_file("tests/fixtures/dgx_h100_nic3_missing.xml", 2, NULL);
+    tp_comparison *cmp = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_compare_plans(&cmp, base, node, &err), TP_OK);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_int_equal(tp_report_html_check(out, node, cmp, &err), TP_OK);
+    assert_int_equal(fclose(out), 0);
+    assert_true(count(text, "<small>only on the baseline</small>") > 0);
+    /* every label a button names is a node of the page's picture */
+    for (const char *p = strstr(text, "data-labels=\""); p; p = strstr(p + 1, "data-labels=\"")) {
+        char labels[512];
+        snprintf(labels, sizeof(labels), "%.*s", (int)strcspn(p + 13, "\""), p + 13);
+        for (char *l = strtok(labels, " "); l; l = strtok(NULL, " ")) {
+            char want[80];
+            snprintf(want, sizeof(want), "data-nccl=\"%s\"", l);
+            assert_non_null(strstr(text, want));
+        }
+    }
+    free(text);
+    tp_comparison_free(cmp);
+    tp_plan_free(base);
+    tp_plan_free(node);
+}
+
 static void test_bad_arguments(void **state)
 {
     (void)state;
@@ -440,6 +472,7 @@ int main(void)
         cmocka_unit_test(test_page_with_a_baseline_check),
         cmocka_unit_test(test_page_reads_as_an_operator_would),
         cmocka_unit_test(test_harmless_differences_folded),
+        cmocka_unit_test(test_baseline_only_devices_not_marked),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

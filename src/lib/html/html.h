@@ -54,8 +54,10 @@ tp_status tp_html__tune(FILE *out, const tp_plan *plan, tp_error *err);
 /* Jobs of nodes that differ: who limits the job, what it costs, the nodes side by side. */
 tp_status tp_html__job(FILE *out, const tp_plan *plan, tp_error *err);
 /* A comparison's findings: root causes graded, the node's cost to a job, the consequences
- * folded under them (check: a health check; else a diff's differences). */
-void tp_html__comparison_findings(FILE *out, const tp_comparison *cmp, bool check);
+ * folded under them (check: a health check; else a diff's differences). Buttons mark the
+ * devices a finding names; with `drawn`, only those of that system (NULL: both sides drawn). */
+void tp_html__comparison_findings(FILE *out, const tp_comparison *cmp, bool check,
+                                  const tp_system *drawn);
 /* The plan page's findings section: a health check against a baseline (check, may be NULL),
  * the setting notes and the topology file's lints; nothing when there are none. Whether it
  * wrote the section. */

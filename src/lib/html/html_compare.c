@@ -88,7 +88,7 @@ static void findings(FILE *out, const tp_comparison *cmp, bool check)
             "<section id=\"findings\" aria-labelledby=\"findings-h\"><h2 id=\"findings-h\">%s"
             "</h2>\n",
             check ? "Findings" : "Differences");
-    tp_html__comparison_findings(out, cmp, check);
+    tp_html__comparison_findings(out, cmp, check, NULL);
     fputs("</section>\n", out);
 }
 

@@ -40,10 +40,44 @@ static void labels_of(char *buf, size_t size, const char *text)
     }
 }
 
-static void finding_row(FILE *out, const tp_difference *d)
+/* Whether a node of sys has NCCL's label `label`. */
+static bool drawn_label(const tp_system *sys, const char *label, size_t len)
+{
+    char buf[48];
+    for (int t = 0; t < TP_NODE_TYPE_COUNT; t++)
+        for (int i = 0; i < sys->nodes[t].count; i++) {
+            tp_report__node_label(buf, sizeof(buf), &sys->nodes[t].nodes[i]);
+            if (strlen(buf) == len && strncmp(buf, label, len) == 0)
+                return true;
+        }
+    return false;
+}
+
+/* Keep the labels of nodes drawn on the page (a node's own page lacks what only the baseline
+ * has: a finding about a missing GPU has nothing to mark there). */
+static void keep_drawn(char *labels, const tp_system *drawn)
+{
+    char *out = labels;
+    for (const char *p = labels; *p;) {
+        size_t len = strcspn(p, " ");
+        if (drawn_label(drawn, p, len)) {
+            if (out != labels)
+                *out++ = ' ';
+            memmove(out, p, len);
+            out += len;
+        }
+        p += len + (p[len] == ' ');
+    }
+    *out = '\0';
+}
+
+static void finding_row(FILE *out, const tp_difference *d, const tp_system *drawn)
 {
     char labels[512];
     labels_of(labels, sizeof(labels), d->text);
+    bool named = labels[0] != '\0';
+    if (drawn)
+        keep_drawn(labels, drawn);
     const char *name = tp_compare__severity_name((int)d->severity);
     fprintf(out, "<tr><td class=\"sev-%s\">%s</td><td>%s</td><td>", name, name,
             tp_compare__layer_name((int)d->layer));
@@ -54,6 +88,8 @@ static void finding_row(FILE *out, const tp_difference *d)
     if (labels[0])
         fprintf(out, "<button type=\"button\" class=\"finding\" data-labels=\"%s\">show</button>",
                 labels);
+    else if (named)
+        fputs("<small>only on the baseline</small>", out);
     fputs("</td></tr>\n", out);
 }
 
@@ -72,7 +108,8 @@ static bool of_kind(const tp_difference *d, finding_kind kind)
 }
 
 /* The differences of one kind, errors first. */
-static void finding_rows(FILE *out, const tp_comparison *cmp, bool check, finding_kind kind)
+static void finding_rows(FILE *out, const tp_comparison *cmp, bool check, finding_kind kind,
+                         const tp_system *drawn)
 {
     fprintf(out,
             "<table class=\"findings\"><thead><tr><th>severity</th><th>layer</th><th>what</th>"
@@ -83,14 +120,14 @@ static void finding_rows(FILE *out, const tp_comparison *cmp, bool check, findin
         for (size_t i = 0; i < n; i++) {
             const tp_difference *d = tp_comparison_get(cmp, i);
             if ((int)d->severity == sev && of_kind(d, kind))
-                finding_row(out, d);
+                finding_row(out, d, drawn);
         }
     fputs("</tbody></table>\n", out);
 }
 
 /* A folded table of one kind, when it has rows. */
 static void folded_rows(FILE *out, const tp_comparison *cmp, bool check, finding_kind kind,
-                        const char *what)
+                        const tp_system *drawn, const char *what)
 {
     size_t n = 0;
     for (size_t i = 0; i < tp_comparison_count(cmp); i++)
@@ -99,7 +136,7 @@ static void folded_rows(FILE *out, const tp_comparison *cmp, bool check, finding
         return;
     fprintf(out, "<details class=\"%s\"><summary>%zu %s</summary>\n",
             kind == CONSEQUENCES ? "consequences" : "harmless", n, what);
-    finding_rows(out, cmp, check, kind);
+    finding_rows(out, cmp, check, kind, drawn);
     fputs("</details>\n", out);
 }
 
@@ -157,7 +194,8 @@ static void costs(FILE *out, const tp_comparison *cmp)
     fputs("</tbody></table>\n", out);
 }
 
-void tp_html__comparison_findings(FILE *out, const tp_comparison *cmp, bool check)
+void tp_html__comparison_findings(FILE *out, const tp_comparison *cmp, bool check,
+                                  const tp_system *drawn)
 {
     size_t n = tp_comparison_count(cmp);
     size_t e = tp_comparison_count_severity(cmp, TP_SEVERITY_ERROR);
@@ -175,7 +213,7 @@ void tp_html__comparison_findings(FILE *out, const tp_comparison *cmp, bool chec
         return;
     }
     if (e + w)
-        finding_rows(out, cmp, check, CAUSES);
+        finding_rows(out, cmp, check, CAUSES, drawn);
     else
         fputs("<p>No root cause that costs a job: the notes below are harmless.</p>\n", out);
     costs(out, cmp);
@@ -186,9 +224,9 @@ void tp_html__comparison_findings(FILE *out, const tp_comparison *cmp, bool chec
         fputs("</p>\n", out);
     }
     /* the harmless ones apart: 29 renumbered NIC ports once buried the one missing NIC */
-    folded_rows(out, cmp, check, HARMLESS,
+    folded_rows(out, cmp, check, HARMLESS, drawn,
                 "harmless differences (renumbered devices, better paths, other orders)");
-    folded_rows(out, cmp, check, CONSEQUENCES,
+    folded_rows(out, cmp, check, CONSEQUENCES, drawn,
                 "consequences of these root causes (paths, graphs, channels, tuning)");
 }
 
@@ -280,7 +318,7 @@ bool tp_html__plan_findings(FILE *out, const tp_plan *plan, const tp_comparison 
         fputs("<p class=\"note\">This node against the baseline ", body);
         tp_html__text(body, tp_printable(base, sizeof(base), check->source[0]));
         fputs(" (as <code>topoplan check</code> compares them).</p>\n", body);
-        tp_html__comparison_findings(body, check, true);
+        tp_html__comparison_findings(body, check, true, plan->sys);
     }
     bool any = notes(body, plan) > 0 || check;
     if (fclose(body) == 0 && any) {
