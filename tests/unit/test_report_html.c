@@ -448,6 +448,52 @@ static void test_baseline_only_devices_not_marked(void **state)
     tp_plan_free(node);
 }
 
+/* The y of every box of a kind in the page's first picture ("k-NET"), sorted, distinct. */
+static int box_rows(const char *text, const char *kind, double *ys, int max)
+{
+    int n = 0;
+    char want[48];
+    snprintf(want, sizeof(want), "class=\"node %s", kind);
+    for (const char *p = strstr(text, want); p && n < max; p = strstr(p + 1, want)) {
+        const char *r = strstr(p, "<rect x=\"");
+        double x, y;
+        if (!r || sscanf(r, "<rect x=\"%lf\" y=\"%lf\"", &x, &y) != 2)
+            continue;
+        int k = 0;
+        while (k < n && ys[k] < y - 0.5)
+            k++;
+        if (k < n && ys[k] < y + 0.5)
+            continue;
+        memmove(ys + k + 1, ys + k, (size_t)(n - k) * sizeof(*ys));
+        ys[k] = y;
+        n++;
+    }
+    return n;
+}
+
+/* 61 ports of 2 NICs: the lines of ports without a NIC above them follow each other closely
+ * (they were a NIC row's height apart: a third of the picture empty). */
+static void test_port_lines_without_nics_close(void **state)
+{
+    (void)state;
+    tp_plan *plan = plan_file("tests/fixtures/rtx4090_4numa.xml", 2, NULL);
+    size_t len;
+    char *text = page(plan, &len);
+    double nets[64], gpus[4], below[64];
+    int n_lines = box_rows(text, "k-NET", nets, 64);
+    assert_true(n_lines > 3); /* the case this test is about: more lines than NICs */
+    assert_int_equal(box_rows(text, "k-GPU", gpus, 4), 1);
+    int n_below = box_rows(text, "k-CPU", below, 64);
+    assert_true(n_below > 0);
+    double row_gap = below[0] - gpus[0]; /* at least one full row apart */
+    int close = 0;
+    for (int i = 1; i < n_lines; i++)
+        close += nets[i] - nets[i - 1] < row_gap;
+    assert_true(close >= n_lines - 1 - tp_system_node_count(tp_plan_system(plan), TP_NODE_NIC));
+    free(text);
+    tp_plan_free(plan);
+}
+
 static void test_bad_arguments(void **state)
 {
     (void)state;
@@ -473,6 +519,7 @@ int main(void)
         cmocka_unit_test(test_page_reads_as_an_operator_would),
         cmocka_unit_test(test_harmless_differences_folded),
         cmocka_unit_test(test_baseline_only_devices_not_marked),
+        cmocka_unit_test(test_port_lines_without_nics_close),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

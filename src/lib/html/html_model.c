@@ -320,12 +320,26 @@ static void place(pic_model *m)
     free(placed);
 }
 
-/* A row's offset from the first: NET ports close under their NICs. */
+static bool row_empty(const pic_model *m, int row)
+{
+    for (int i = 0; i < m->n_nodes; i++)
+        if (m->nodes[i].row == row)
+            return false;
+    return true;
+}
+
+/* A row's offset from the first: NET ports close under their NICs; a line of ports without
+ * NICs of its own (61 ports of one NIC) right under the line before. */
 static double row_y(const pic_model *m, int row)
 {
     double y = 0;
-    for (int r = 1; r <= row; r++)
-        y += r >= m->net_row && (r - m->net_row) % 2 == 0 ? NET_GAP_Y : ROW_GAP;
+    for (int r = 1; r <= row; r++) {
+        bool net_line = r >= m->net_row && (r - m->net_row) % 2 == 0;
+        bool nic_line = r >= m->net_row - 1 && !net_line;
+        if (nic_line && row_empty(m, r))
+            continue; /* no gap: the ports below come NET_GAP_Y after the line above */
+        y += net_line && (r > m->net_row || !row_empty(m, r - 1)) ? NET_GAP_Y : ROW_GAP;
+    }
     return y;
 }
 
