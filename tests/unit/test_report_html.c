@@ -369,6 +369,10 @@ static void test_page_reads_as_an_operator_would(void **state)
                      buttons);
     assert_int_equal(count(text, " 0.0 GB/s</small>"), 0);
     assert_true(count(text, " GB/s</small>") > 0);
+    /* NCCL's choices named on the plot over a white halo (the lines crossed them) */
+    assert_true(count(text, "<circle ") > 0);
+    assert_int_equal(count(text, "<text class=\"choice\""), count(text, "<circle "));
+    assert_non_null(strstr(text, "text.choice{paint-order:stroke;stroke:#fff"));
     free(text);
     tp_plan_free(plan);
     /* 1 Gb/s Ethernet ports (0.125 GB/s) were drawn as "0 GB/s" */

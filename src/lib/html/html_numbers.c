@@ -215,8 +215,8 @@ static void tune_choice(FILE *out, const tune_axes *p)
             continue;
         double x = tx(p, r->bytes), y = ty(p, r->busbw);
         fprintf(out,
-                "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#000\"/><text x=\"%.1f\" "
-                "y=\"%.1f\" font-size=\"11\">%s/%s</text>\n",
+                "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#000\"/><text class=\"choice\" "
+                "x=\"%.1f\" y=\"%.1f\" font-size=\"11\">%s/%s</text>\n",
                 x, y, x + 5, y - 6 - 12 * (n++ % 2), tp_tune__algo_name(r->choice.algo),
                 tp_tune__proto_name(r->choice.proto));
     }
