@@ -155,9 +155,9 @@ check-pictures: $(BUILD)/topoplan
 # topoplan report pages of the public real_* topologies and the heterogeneous jobs (and one
 # of 64 nodes, and check --report pages) in headless Chromium: DOM checks, screenshots in
 # build/report-shots/. Not in `make check`: 51 pages take about 5 minutes on a loaded machine.
-# make check opens a few pages (a real machine with its check page twin, a degraded-node job and
-# its check page: about 10 s); check-report opens every one (51 pages, about 5 minutes).
-REPORT_QUICK := real_oci_h100 hetero_dgx_h100_gpu3_x8_nodes2
+# make check opens a few pages (two real machines, one with 32 NICs, one under --nccl 2.27.5, a degraded-node job,
+# its check page and its own page against the baseline: about 25 s); check-report opens every one.
+REPORT_QUICK := real_oci_h100 real_aws_p5_2023_32nets hetero_dgx_h100_gpu3_x8_nodes2 _nccl_
 check-report-quick: $(BUILD)/topoplan $(BUILD)/$(SONAME)
 	@if [ -d ../shared/conformance/cases ]; then \
 	  TOPOPLAN_LIBRARY=$(BUILD)/$(SONAME) python3 tests/report/check_report.py $(BUILD)/topoplan \

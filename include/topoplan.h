@@ -375,8 +375,12 @@ TP_API tp_status tp_report_topology_xml(FILE *out, const tp_plan *plan, tp_error
  * bandwidth, paths and channels; a GPU's NIC per channel, PXN, GDR), each
  * graph's explanation with its bounding links, the path matrix as a heat map,
  * the tuning model on log axes with a table of common sizes, and, for nodes
- * that differ, the node that limits the job beside a good one. Without the
- * script the pictures stay whole (ring channel 0 highlighted).
+ * that differ, the node that limits the job beside a good one; its header
+ * names the NCCL version modelled (a partial profile with its public tally),
+ * and a findings panel lists the setting notes (tp_setting_notes) and
+ * topology-file lints (tp_lint_plan) when there are any (with a baseline:
+ * tp_report_html_check). Without the script the pictures stay whole (ring
+ * channel 0 highlighted).
  */
 TP_API tp_status tp_report_html(FILE *out, const tp_plan *plan, tp_error *err);
 
@@ -734,6 +738,18 @@ TP_API tp_status tp_report_check(FILE *out, const tp_comparison *cmp, tp_format 
  */
 TP_API tp_status tp_report_compare_html(FILE *out, const tp_comparison *cmp, const tp_plan *first,
                                         const tp_plan *second, bool check, tp_error *err);
+/**
+ * tp_report_html with a findings panel for a health check of the plan's node:
+ * `check` compares a baseline's plan (first) with a plan of this topology
+ * (second), as `topoplan check` makes it (tp_compare_plans, then
+ * tp_comparison_set_job for what the node costs a job); its root causes are
+ * listed with their severity and that cost, their consequences folded under
+ * them, each with a button marking the devices it names. NULL: as
+ * tp_report_html, whose page lists the setting notes and topology-file lints
+ * (with their severity and measured cost) when there are any.
+ */
+TP_API tp_status tp_report_html_check(FILE *out, const tp_plan *plan, const tp_comparison *check,
+                                      tp_error *err);
 
 /** @defgroup hca NCCL_IB_HCA */
 

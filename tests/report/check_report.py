@@ -14,7 +14,13 @@ pipe, runs the page's script and checks the DOM:
     (read through the Python binding), two ring
     channels with different routes highlight different links, "nothing" none;
   - hovering a GPU fills the details panel, a bounding-link button marks a link;
+  - a page made with --nccl V of a partial profile names V and the profile's tally;
+  - a page with findings (setting notes, lints; a node's page made with --baseline: its root
+    causes and what it costs a job) grades each, and each finding's button marks a device;
   - with scripts off the picture is whole (the SVG, ring channel 0 highlighted);
+  - in a 1280 px wide window nothing scrolls sideways (the page or a part of it) and each
+    system picture is drawn at 75 % of its size or more (50 % for two side by side; 32 NICs in
+    a row once made it 33 % and 21 %);
   - the page loads within a generous sanity limit (not a benchmark), a 64-node
     job's page is under 2 MB;
 and keeps a screenshot of each page under build/report-shots/.
@@ -131,6 +137,18 @@ class Browser:
                 out.append("log: " + p["entry"].get("text", ""))
         return out
 
+    def width_problems(self):
+        """WIDTH_CHECKS in a WIDTH_PX wide window (then back to the usual size)."""
+        self.call("Emulation.setDeviceMetricsOverride",
+                  {"width": WIDTH_PX, "height": 1000, "deviceScaleFactor": 1, "mobile": False},
+                  session=True)
+        got = self.eval(WIDTH_CHECKS.replace("SIDE_MIN_SCALE", str(SIDE_MIN_SCALE))
+                        .replace("MIN_SCALE", str(MIN_SCALE)))
+        self.call("Emulation.setDeviceMetricsOverride",
+                  {"width": 1400, "height": 1000, "deviceScaleFactor": 1, "mobile": False},
+                  session=True)
+        return [f"at {WIDTH_PX} px: {p}" for p in got]
+
     def screenshot(self, path):
         h = self.eval("document.documentElement.scrollHeight")
         self.call("Emulation.setDeviceMetricsOverride",
@@ -211,6 +229,11 @@ PAGE_CHECKS = r"""
  if(btn){btn.click(); if(!svg.querySelector('.link.bound')) bad('bounding-link button marks nothing');}
  if(pick.tabIndex<0) bad('channel picker not keyboard-focusable');
  if(!svg.querySelector('title')||!svg.querySelector('desc')) bad('picture without title/desc');
+ var fs=document.getElementById('findings');
+ out.findings=fs?fs.querySelectorAll('tr td[class^="sev-"]').length:0;
+ out.costs=fs?fs.querySelectorAll('table.cost tbody tr').length:0;
+ if(fs) Array.prototype.forEach.call(fs.querySelectorAll('button.finding'),function(x){x.click();
+   if(!svg.querySelector('.bound')) bad('finding '+x.getAttribute('data-labels')+' marks nothing');});
  out.kinds=document.querySelectorAll('section.sysview').length;
  out.job_limits=document.querySelectorAll('#job table.limits td.bad').length;
  return out;
@@ -237,6 +260,26 @@ COMPARE_CHECKS = r"""
 })()
 """
 
+# Runs at a 1280 px wide window: no horizontal scrolling of the page or of any part of it, and
+# each system picture at a readable scale (a 32-NIC row once shrank it to a third).
+WIDTH_CHECKS = r"""
+(function(){
+ var out=[], d=document.documentElement;
+ if(d.scrollWidth>d.clientWidth) out.push('page scrolls sideways: '+d.scrollWidth+' px in '+d.clientWidth);
+ Array.prototype.forEach.call(document.querySelectorAll('body *'),function(e){
+   var o=getComputedStyle(e).overflowX;
+   if((o==='auto'||o==='scroll')&&e.scrollWidth>e.clientWidth+1)
+     out.push((e.id||e.className||e.tagName)+' scrolls sideways: '+e.scrollWidth+' px in '+e.clientWidth);});
+ Array.prototype.forEach.call(document.querySelectorAll('svg.system'),function(s){
+   var scale=s.getBoundingClientRect().width/s.viewBox.baseVal.width;
+   if(scale<(s.closest('.kinds')?SIDE_MIN_SCALE:MIN_SCALE)) out.push('system picture '+s.closest('section').id+' drawn at '+scale.toFixed(2)+' of its size');});
+ return out;
+})()
+"""
+WIDTH_PX = 1280
+MIN_SCALE = 0.75  # of the picture's own size: 12 px labels stay at 9 px or more
+SIDE_MIN_SCALE = 0.5  # two pictures side by side (nodes of a job, check pages): 6 px or more
+
 STATIC_CHECKS = r"""
 (function(){
  var svg=document.querySelector('#sys svg.system');
@@ -251,7 +294,7 @@ def expected(case):
     """GPU and NIC port names and the link pairs of the plan's system, via the Python binding."""
     import topoplan
     with topoplan.plan(case["topo"], nodes=case["nodes"], node_topos=case["node_topos"],
-                       env={}) as p:
+                       env={}, nccl=case.get("nccl")) as p:
         s = p.system
         gpus = sorted(f"GPU {n.gpu_rank}" for n in s.nodes("gpu"))
         pairs = set()  # by (type, index): NCCL's labels of NET ports can repeat
@@ -288,8 +331,18 @@ def cases(root):
         topos = [os.path.join(d, args[i + 1]) for i, a in enumerate(args) if a == "--node-topo"]
         out.append({"name": os.path.basename(d), "topo": os.path.join(d, "topo.xml"),
                     "nodes": nodes, "node_topos": topos})
+    # the first real machine under a partial profile (report --nccl V): modelled and said so
+    import topoplan
+    partial = [v for v in topoplan.versions() if v["status"] == "partial"]
+    if out and partial:
+        out.append(dict(out[0], name=out[0]["name"] + "_nccl_" + partial[0]["nccl"],
+                        nccl=partial[0]["nccl"],
+                        tally=f"{partial[0]['public_passed']} of {partial[0]['public_total']}"))
     for c in [c for c in out if c["node_topos"] and len(c["node_topos"]) == 1]:
         out.append(dict(c, name=c["name"] + "_check", compare=True))
+        # the odd node's own page, checked against the baseline: its findings with their cost
+        out.append(dict(c, name=c["name"] + "_baseline", topo=c["node_topos"][0],
+                        node_topos=[], baseline=c["topo"]))
     big = next((c for c in out if c["node_topos"]), None)
     if big:
         out.append(dict(big, name=big["name"] + "_64nodes", nodes=64, big=True))
@@ -312,6 +365,10 @@ def main():
             cmd = [exe, "--no-env", "report", c["topo"], "--nodes", str(c["nodes"]), "-o", page]
             for t in c["node_topos"]:
                 cmd += ["--node-topo", t]
+            if c.get("baseline"):
+                cmd += ["--baseline", c["baseline"]]
+            if c.get("nccl"):
+                cmd += ["--nccl", c["nccl"]]
             if c.get("compare"):
                 cmd = [exe, "--no-env", "check", c["node_topos"][0], "--baseline", c["topo"],
                        "--nodes", str(c["nodes"]), "--report", page]
@@ -323,7 +380,7 @@ def main():
                 else:
                     browser.open("file://" + page)
                     got = browser.eval(COMPARE_CHECKS)
-                    problems += got["problems"] + browser.errors()
+                    problems += got["problems"] + browser.errors() + browser.width_problems()
                     browser.screenshot(os.path.join(shots, c["name"] + ".png"))
                 print(("FAIL " if problems else "ok ") + c["name"] + (
                     "" if problems else f": {got['findings']} findings, {got['changed']} marked, "
@@ -342,7 +399,7 @@ def main():
                 if took > LOAD_LIMIT_S:
                     problems.append(f"loaded in {took:.1f} s, over the {LOAD_LIMIT_S} s limit")
                 got = browser.eval(PAGE_CHECKS)
-                problems += got["problems"] + browser.errors()
+                problems += got["problems"] + browser.errors() + browser.width_problems()
                 gpus, n_nets, n_links, rings = expected(c)
                 if got.get("ring_orders") != rings:
                     problems.append(f"ring channels drawn in the orders {got.get('ring_orders')}, "
@@ -354,6 +411,14 @@ def main():
                 if c["node_topos"] and (got.get("kinds", 0) < 3 or not got.get("job_limits")):
                     problems.append(f"nodes differ but no limiting node beside a good one: "
                                     f"{got.get('kinds')} pictures, {got.get('job_limits')} marks")
+                if c.get("baseline") and not (got.get("findings") and got.get("costs")):
+                    problems.append(f"checked against a baseline, but {got.get('findings')} "
+                                    f"findings and {got.get('costs')} job costs on the page")
+                if c.get("nccl"):
+                    head = browser.eval("document.querySelector('header').textContent")
+                    for want in ("NCCL " + c["nccl"], c["tally"] + " public conformance cases"):
+                        if want not in head:
+                            problems.append(f"the header does not say '{want}': {head[:200]}")
                 if got.get("links") != n_links:
                     problems.append(f"{got.get('links')} links drawn, the plan has {n_links}")
                 browser.screenshot(os.path.join(shots, c["name"] + ".png"))
@@ -366,6 +431,8 @@ def main():
             print(f"{status} {c['name']}: {len(got.get('gpus', [])) if not r.returncode else 0} "
                   f"GPUs, {got.get('links') if not r.returncode else 0} links, "
                   f"{got.get('options', 0) if not r.returncode else 0} picks"
+                  + (f", {got['findings']} findings, {got['costs']} job costs"
+                     if not r.returncode and got.get("findings") else "")
                   if not problems else f"FAIL {c['name']}")
             for p in problems:
                 print("   ", p)

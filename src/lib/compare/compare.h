@@ -118,6 +118,9 @@ void tp_compare__tuning(tp_comparison *c);
 void tp_compare__versions(tp_comparison *c);
 /* Whether the comparison's two sides model different NCCL versions. */
 bool tp_compare__is_version_diff(const tp_comparison *c);
+/* Job j's cost line of a check: "cost to a job of 2 nodes of the baseline with it (NCCL's
+ * tuning model, re-planned): AllReduce ...; collective channels 16 -> 28, ...". */
+void tp_compare__cost_line(char *buf, size_t size, const tp_comparison *c, int j);
 /*
  * The stages a rule acts on: bit (1 << tp_layer) per diff layer, TP_RULE_STAGE_LOG
  * for the log lines only (no layer); 0 for a rule without an entry.

@@ -395,28 +395,33 @@ static void check_counts(FILE *out, const tp_comparison *c)
     fputc('\n', out);
 }
 
+void tp_compare__cost_line(char *buf, size_t size, const tp_comparison *c, int j)
+{
+    const struct tp_cmp_job *job = &c->jobs[j];
+    char calls[1024], who[96];
+    tp_job_cost_text(&job->cost, calls, sizeof(calls));
+    bool slower = job->cost.worst_change_pct <= -TP_COST_ERROR_PCT;
+    int more = job->channels[1] - job->channels[0];
+    if (job->nodes == 1)
+        snprintf(who, sizeof(who), "cost to a one-node job (the node alone)");
+    else
+        snprintf(who, sizeof(who), "cost to a job of %d nodes of the baseline with it", job->nodes);
+    snprintf(buf, size,
+             "%s (NCCL's tuning model, re-planned): %s; collective channels %d -> %d, search "
+             "channels %d -> %d%s",
+             who, calls, job->channels[0], job->channels[1], job->search[0], job->search[1],
+             more > 0 && slower ? " (more channels, yet slower)"
+             : slower           ? ""
+                                : " (no call slower by 1 % or more)");
+}
+
 /* The node's cost to each job measured: NCCL's tuning model, then the channel counts. */
 static void cost_text(FILE *out, const tp_comparison *c, const char *indent)
 {
     for (int j = 0; j < c->n_jobs; j++) {
-        const struct tp_cmp_job *job = &c->jobs[j];
-        char calls[1024], who[96];
-        tp_job_cost_text(&job->cost, calls, sizeof(calls));
-        bool slower = job->cost.worst_change_pct <= -TP_COST_ERROR_PCT;
-        int more = job->channels[1] - job->channels[0];
-        if (job->nodes == 1)
-            snprintf(who, sizeof(who), "cost to a one-node job (the node alone)");
-        else
-            snprintf(who, sizeof(who), "cost to a job of %d nodes of the baseline with it",
-                     job->nodes);
-        fprintf(out,
-                "%s%s (NCCL's tuning model, re-planned): %s; collective channels %d -> %d, "
-                "search channels %d -> %d%s\n",
-                indent, who, calls, job->channels[0], job->channels[1], job->search[0],
-                job->search[1],
-                more > 0 && slower ? " (more channels, yet slower)"
-                : slower           ? ""
-                                   : " (no call slower by 1 % or more)");
+        char line[1400];
+        tp_compare__cost_line(line, sizeof(line), c, j);
+        fprintf(out, "%s%s\n", indent, line);
     }
 }
 

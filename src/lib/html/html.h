@@ -21,6 +21,9 @@ void tp_html__text(FILE *out, const char *s);
 /* Write s as a JSON string that is safe inside a <script> element (no "<", ">" or "&"). */
 void tp_html__json_str(FILE *out, const char *s);
 
+/* " The NCCL 2.27.5 profile is partial: 115 of 166 ..." when p is not exact, else nothing. */
+void tp_html__partial_note(FILE *out, const tp_nccl_profile *p);
+
 /* What one system picture draws. */
 typedef struct tp_html_pic {
     const char *id;           /* element id prefix, unique in the page */
@@ -50,6 +53,15 @@ void tp_html__paths(FILE *out, const tp_system *sys, const tp_xml_elem *xml);
 tp_status tp_html__tune(FILE *out, const tp_plan *plan, tp_error *err);
 /* Jobs of nodes that differ: who limits the job, what it costs, the nodes side by side. */
 tp_status tp_html__job(FILE *out, const tp_plan *plan, tp_error *err);
+/* A comparison's findings: root causes graded, the node's cost to a job, the consequences
+ * folded under them (check: a health check; else a diff's differences). Buttons mark the
+ * devices a finding names; with `drawn`, only those of that system (NULL: both sides drawn). */
+void tp_html__comparison_findings(FILE *out, const tp_comparison *cmp, bool check,
+                                  const tp_system *drawn);
+/* The plan page's findings section: a health check against a baseline (check, may be NULL),
+ * the setting notes and the topology file's lints; nothing when there are none. Whether it
+ * wrote the section. */
+bool tp_html__plan_findings(FILE *out, const tp_plan *plan, const tp_comparison *check);
 /* The page's style sheet and script. */
 void tp_html__style(FILE *out);
 void tp_html__script(FILE *out);

@@ -7,7 +7,6 @@
 #include "compare/compare.h"
 #include "html/html.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,75 +82,14 @@ static bool channel_differs(const void *ctx, int graph, int c)
            (out ? counterpart(sc, out) : NULL) != out_o;
 }
 
-/* The NCCL labels a finding names ("GPU/0-1c000 PCI/0-18000"), space separated. */
-static void labels_of(char *buf, size_t size, const char *text)
-{
-    size_t n = 0;
-    buf[0] = '\0';
-    for (const char *p = text; *p; p++) {
-        if (!isupper((unsigned char)*p) || (p > text && isalnum((unsigned char)p[-1])))
-            continue;
-        const char *q = p;
-        while (isupper((unsigned char)*q))
-            q++;
-        if (*q != '/' || !isxdigit((unsigned char)q[1]))
-            continue;
-        q++;
-        while (isxdigit((unsigned char)*q))
-            q++;
-        if (*q != '-' || !isxdigit((unsigned char)q[1]))
-            continue;
-        q++;
-        while (isxdigit((unsigned char)*q))
-            q++;
-        n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%.*s", n ? " " : "",
-                              (int)(q - p), p);
-        p = q - 1;
-    }
-}
-
 static void findings(FILE *out, const tp_comparison *cmp, bool check)
 {
-    size_t n = tp_comparison_count(cmp);
     fprintf(out,
-            "<section id=\"findings\" aria-labelledby=\"findings-h\"><h2 id=\"findings-h\">%s "
-            "(%zu)</h2>\n",
-            check ? "Findings" : "Differences", n);
-    if (n == 0) {
-        fputs("<p>None: the two plans are the same.</p></section>\n", out);
-        return;
-    }
-    const char *why = tp_comparison_why(cmp);
-    if (why && why[0]) {
-        fputs("<p><b>Channels:</b> ", out);
-        tp_html__text(out, why);
-        fputs("</p>\n", out);
-    }
-    fputs("<table class=\"findings\"><thead><tr><th>severity</th><th>layer</th><th>what</th>"
-          "<th>detail (first \xe2\x86\x92 second)</th><th></th></tr></thead><tbody>\n",
-          out);
-    for (int sev = TP_SEVERITY_ERROR; sev >= TP_SEVERITY_INFO; sev--)
-        for (size_t i = 0; i < n; i++) {
-            const tp_difference *d = tp_comparison_get(cmp, i);
-            if ((int)d->severity != sev)
-                continue;
-            char labels[512];
-            labels_of(labels, sizeof(labels), d->text);
-            const char *name = tp_compare__severity_name(sev);
-            fprintf(out, "<tr><td class=\"sev-%s\">%s</td><td>%s</td><td>", name, name,
-                    tp_compare__layer_name(d->layer));
-            tp_html__text(out, d->title);
-            fputs("</td><td>", out);
-            tp_html__text(out, d->text);
-            fputs("</td><td>", out);
-            if (labels[0])
-                fprintf(out,
-                        "<button type=\"button\" class=\"finding\" data-labels=\"%s\">show"
-                        "</button>",
-                        labels);
-            fputs("</td></tr>\n", out);
-        }
-    fputs("</tbody></table></section>\n", out);
+            "<section id=\"findings\" aria-labelledby=\"findings-h\"><h2 id=\"findings-h\">%s"
+            "</h2>\n",
+            check ? "Findings" : "Differences");
+    tp_html__comparison_findings(out, cmp, check, NULL);
+    fputs("</section>\n", out);
 }
 
 static tp_status side_picture(FILE *out, const side_ctx *c, const char *id, const char *role,
@@ -182,6 +120,24 @@ static tp_status side_picture(FILE *out, const side_ctx *c, const char *id, cons
     return st;
 }
 
+/* "2.22.3", or "2.22.3 -> 2.27.5" when each side models its own version; then the tally of
+ * each partial profile. */
+static void versions(FILE *out, const tp_comparison *cmp)
+{
+    bool two = tp_compare__is_version_diff(cmp);
+    fputs(cmp->profile[0]->version, out);
+    if (two)
+        fprintf(out, " \xe2\x86\x92 %s", cmp->profile[1]->version);
+    fputs("</span></h1>", out);
+    if (cmp->profile[0]->exact && (!two || cmp->profile[1]->exact))
+        return;
+    fputs("<p class=\"note\" id=\"nccl-version\">", out);
+    tp_html__partial_note(out, cmp->profile[0]);
+    if (two)
+        tp_html__partial_note(out, cmp->profile[1]);
+    fputs("</p>", out);
+}
+
 tp_status tp_report_compare_html(FILE *out, const tp_comparison *cmp, const tp_plan *first,
                                  const tp_plan *second, bool check, tp_error *err)
 {
@@ -197,7 +153,7 @@ tp_status tp_report_compare_html(FILE *out, const tp_comparison *cmp, const tp_p
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<meta "
             "name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta "
             "name=\"generator\" content=\"topoplan %s (NCCL %s)\">\n<title>topoplan %s: ",
-            tp_version_string(), tp_nccl_version_string(), what);
+            tp_version_string(), cmp->profile[0]->version, what);
     tp_html__text(out, tp_html__base_name(second->source));
     fputs(" against ", out);
     tp_html__text(out, tp_html__base_name(first->source));
@@ -207,14 +163,11 @@ tp_status tp_report_compare_html(FILE *out, const tp_comparison *cmp, const tp_p
     tp_html__text(out, second->source);
     fputs(" against ", out);
     tp_html__text(out, first->source);
-    fprintf(out,
-            "</h1><p class=\"note\">%zu errors, %zu warnings, %zu notes. Marked <span "
-            "class=\"sw changed\"></span> in the pictures: what the other side lacks or has "
-            "otherwise. <b>show</b> marks the devices a finding names in both.</p></header>\n"
-            "<main>\n",
-            tp_comparison_count_severity(cmp, TP_SEVERITY_ERROR),
-            tp_comparison_count_severity(cmp, TP_SEVERITY_WARN),
-            tp_comparison_count_severity(cmp, TP_SEVERITY_INFO));
+    fputs(" <span class=\"nccl\">NCCL ", out);
+    versions(out, cmp);
+    fprintf(out, "<p class=\"note\">Marked <span class=\"sw changed\"></span> in the pictures: "
+                 "what the other side lacks or has otherwise. <b>show</b> marks the devices a "
+                 "finding names in both.</p></header>\n<main>\n");
     findings(out, cmp, check);
     side_ctx a = {.cmp = cmp, .plan = {first, second}, .side = 0};
     side_ctx b = {.cmp = cmp, .plan = {first, second}, .side = 1};

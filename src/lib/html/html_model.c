@@ -9,8 +9,9 @@
 #define GPU_GAP 104 /* between GPU centres */
 #define NET_GAP 92
 #define ROW_GAP 104
-#define MIN_SEP 12  /* between boxes of one row */
-#define NET_LINE 16 /* NET ports per line, at least */
+#define MIN_SEP 12            /* between boxes of one row */
+#define NET_LINE_WIDTH 1000.0 /* the widest line of NET ports, unless the GPUs are wider */
+#define NET_GAP_Y 64          /* from a line of NICs down to their ports */
 
 int tp_html__node_of(const pic_model *m, const tp_node *n)
 {
@@ -72,10 +73,10 @@ static void node_name(pic_node *p, const tp_html_pic *pic)
     tp_graphcheck__label(p->label, sizeof(p->label), n);
     if (n->type == TP_NODE_GPU)
         snprintf(p->sub, sizeof(p->sub), "dev %d, sm%d", n->gpu.dev, n->gpu.cuda_comp_cap);
-    else if (n->type == TP_NODE_NET)
-        snprintf(p->sub, sizeof(p->sub), "NET/%d, %.0f GB/s", n->net.dev,
-                 unsearched(pic, n)->net.bw);
-    else if (n->type == TP_NODE_CPU)
+    else if (n->type == TP_NODE_NET) {
+        float bw = unsearched(pic, n)->net.bw; /* a 1 Gb/s port: 0.1 GB/s, not "0 GB/s" */
+        snprintf(p->sub, sizeof(p->sub), "NET/%d, %.*f GB/s", n->net.dev, bw < 9.95f ? 1 : 0, bw);
+    } else if (n->type == TP_NODE_CPU)
         snprintf(p->sub, sizeof(p->sub), "NUMA %llu", local);
 }
 
@@ -144,8 +145,39 @@ static int by_name(const void *a, const void *b)
     return c ? c : x->index - y->index;
 }
 
-/* Rows top down: NVSwitches, GPUs, PCI switches (deepest first), CPUs, NICs, NET ports by
- * name (in lines of NET_LINE or the GPU count, so that 61 ports stay readable). */
+/* NET ports per line: as many as fit NET_LINE_WIDTH (never fewer than the GPUs), the lines
+ * balanced (32 ports: 4 lines of 8, not 16 + 16 that shrink the picture to unreadable). */
+static int nets_per_line(const pic_model *m, int n_nets, int n_gpus)
+{
+    double widest = 1;
+    for (int i = 0; i < n_nets; i++) {
+        double w = m->nodes[m->first[TP_NODE_NET] + i].w + MIN_SEP;
+        widest = w > widest ? w : widest;
+    }
+    int fit = (int)(NET_LINE_WIDTH / widest);
+    fit = fit > n_gpus ? fit : n_gpus;
+    fit = fit > 1 ? fit : 1;
+    int lines = (n_nets + fit - 1) / fit;
+    return lines > 1 ? (n_nets + lines - 1) / lines : fit;
+}
+
+/* A NIC's line: that of its first NET port by name (0 without ports). */
+static int nic_line(const pic_model *m, const pic_node *nic)
+{
+    int line = -1;
+    for (int l = 0; l < nic->n->n_links; l++) {
+        const tp_node *r = nic->n->links[l].rem;
+        if (r->type != TP_NODE_NET)
+            continue;
+        const pic_node *net = &m->nodes[tp_html__node_of(m, r)];
+        int k = (net->row - m->net_row) / 2;
+        line = line < 0 || k < line ? k : line;
+    }
+    return line < 0 ? 0 : line;
+}
+
+/* Rows top down: NVSwitches, GPUs, PCI switches (deepest first), CPUs, then lines of NET ports
+ * by name, each under a row of their NICs (so that 32 or 61 ports stay readable). */
 static void assign_rows(pic_model *m)
 {
     const tp_system *sys = m->sys;
@@ -172,21 +204,25 @@ static void assign_rows(pic_model *m)
             p->row = cpu_row;
             break;
         default:
-            p->row = cpu_row + 1; /* NICs; NET ports below */
+            p->row = cpu_row + 1; /* NICs and NET ports: their lines below */
         }
     }
     int n_nets = sys->nodes[TP_NODE_NET].count, n_gpus = sys->nodes[TP_NODE_GPU].count;
-    int per_line = n_gpus > NET_LINE ? n_gpus : NET_LINE;
+    int per_line = nets_per_line(m, n_nets, n_gpus);
     pic_node *nets[TP_MAX_NODES];
     for (int i = 0; i < n_nets; i++)
         nets[i] = &m->nodes[m->first[TP_NODE_NET] + i];
     qsort(nets, (size_t)n_nets, sizeof(*nets), by_name);
+    m->net_row = cpu_row + 2;
     for (int i = 0; i < n_nets; i++) {
-        nets[i]->row = cpu_row + 2 + i / per_line;
+        nets[i]->row = m->net_row + 2 * (i / per_line);
         nets[i]->column = i % per_line;
     }
-    m->net_row = cpu_row + 2;
-    m->n_rows = m->net_row + (n_nets ? (n_nets + per_line - 1) / per_line : 1);
+    for (int i = 0; i < sys->nodes[TP_NODE_NIC].count; i++) {
+        pic_node *nic = &m->nodes[m->first[TP_NODE_NIC] + i];
+        nic->row = m->net_row - 1 + 2 * nic_line(m, nic);
+    }
+    m->n_rows = m->net_row + 2 * (n_nets ? (n_nets + per_line - 1) / per_line : 1) - 1;
 }
 
 /* Mean x of the node's placed neighbours; false when none. */
@@ -262,11 +298,12 @@ static void place(pic_model *m)
         pic_node *p = &m->nodes[m->first[TP_NODE_NET] + i];
         p->ideal = centre + (p->column - (per_line - 1) / 2.0) * NET_GAP;
     }
-    for (int r = m->net_row; r < m->n_rows; r++)
+    for (int r = m->net_row; r < m->n_rows; r += 2)
         spread_row(m, r, placed);
-    /* then the NICs under their ports, the switches from the GPUs down, the CPUs, NVSwitches */
-    int order[3 * TP_MAX_NODES + 4], n_order = 0, cpu_row = m->net_row - 2;
-    order[n_order++] = m->net_row - 1;
+    /* then the NICs above their ports, the switches from the GPUs down, the CPUs, NVSwitches */
+    int order[4 * TP_MAX_NODES + 4], n_order = 0, cpu_row = m->net_row - 2;
+    for (int r = m->net_row - 1; r < m->n_rows; r += 2)
+        order[n_order++] = r;
     for (int r = m->gpu_row + 1; r < cpu_row; r++)
         order[n_order++] = r;
     order[n_order++] = cpu_row;
@@ -281,6 +318,29 @@ static void place(pic_model *m)
         spread_row(m, order[k], placed);
     }
     free(placed);
+}
+
+static bool row_empty(const pic_model *m, int row)
+{
+    for (int i = 0; i < m->n_nodes; i++)
+        if (m->nodes[i].row == row)
+            return false;
+    return true;
+}
+
+/* A row's offset from the first: NET ports close under their NICs; a line of ports without
+ * NICs of its own (61 ports of one NIC) right under the line before. */
+static double row_y(const pic_model *m, int row)
+{
+    double y = 0;
+    for (int r = 1; r <= row; r++) {
+        bool net_line = r >= m->net_row && (r - m->net_row) % 2 == 0;
+        bool nic_line = r >= m->net_row - 1 && !net_line;
+        if (nic_line && row_empty(m, r))
+            continue; /* no gap: the ports below come NET_GAP_Y after the line above */
+        y += net_line && (r > m->net_row || !row_empty(m, r - 1)) ? NET_GAP_Y : ROW_GAP;
+    }
+    return y;
 }
 
 /* Shift everything right of the margin, rows down from the top; the picture's size. */
@@ -302,10 +362,10 @@ static void frame(pic_model *m)
     m->top = 28 + arc;
     for (int i = 0; i < m->n_nodes; i++) {
         m->nodes[i].x += 24 - lo;
-        m->nodes[i].y = m->top + 30 + m->nodes[i].row * ROW_GAP;
+        m->nodes[i].y = m->top + 30 + row_y(m, m->nodes[i].row);
     }
     m->width = hi - lo + 48;
-    m->height = m->top + 30 + (m->n_rows - 1) * ROW_GAP + 50;
+    m->height = m->top + 30 + row_y(m, m->n_rows - 1) + 50;
 }
 
 /* Each pair of linked nodes once (the lower node number first), with both directions' bw. */

@@ -38,40 +38,49 @@ static void heat_cell(FILE *out, const tp_node *from, int to_type, int to, const
             r->count == 1 ? "" : "s", type, r->bw);
 }
 
+#define HEAT_NET_BLOCK 8 /* NIC columns per table: 32 ports in one table overflowed the page */
+
+/* One table of the heat map: every GPU's row, the columns [lo, hi) of `type`. */
+static void heat_table(FILE *out, const tp_system *sys, const tp_xml_elem *xml, int type, int lo,
+                       int hi)
+{
+    char a[64], b[64];
+    fputs("<table class=\"heat\"><thead><tr><th scope=\"col\">from \\ to</th>", out);
+    for (int j = lo; j < hi; j++) {
+        node_title(a, sizeof(a), &sys->nodes[type].nodes[j], xml);
+        fputs("<th scope=\"col\">", out);
+        tp_html__text(out, a);
+        fputs("</th>", out);
+    }
+    fputs("</tr></thead><tbody>\n", out);
+    for (int i = 0; i < sys->nodes[TP_NODE_GPU].count; i++) {
+        const tp_node *g = &sys->nodes[TP_NODE_GPU].nodes[i];
+        node_title(a, sizeof(a), g, xml);
+        fputs("<tr><th scope=\"row\">", out);
+        tp_html__text(out, a);
+        fputs("</th>", out);
+        for (int j = lo; j < hi; j++) {
+            node_title(b, sizeof(b), &sys->nodes[type].nodes[j], xml);
+            heat_cell(out, g, type, j, a, b);
+        }
+        fputs("</tr>\n", out);
+    }
+    fputs("</tbody></table>\n", out);
+}
+
 void tp_html__paths(FILE *out, const tp_system *sys, const tp_xml_elem *xml)
 {
     int n_gpus = sys->nodes[TP_NODE_GPU].count, n_nets = sys->nodes[TP_NODE_NET].count;
     fputs("<section id=\"paths\" aria-labelledby=\"paths-h\"><h2 id=\"paths-h\">Paths: type and "
           "bandwidth (GB/s) from each GPU</h2>\n<p class=\"note\">NCCL's path from the row's GPU "
           "to the column's GPU or NIC: its worst link type (colour) and its narrowest link "
-          "(number). Point at a cell for the hops.</p>\n<div class=\"pic\"><table class=\"heat\">"
-          "<thead><tr><th scope=\"col\">from \\ to</th>",
+          "(number). Point at a cell for the hops.</p>\n<div class=\"heats\">",
           out);
-    char a[64], b[64];
-    for (int t = 0; t < 2; t++) {
-        int type = t ? TP_NODE_NET : TP_NODE_GPU;
-        for (int j = 0; j < sys->nodes[type].count; j++) {
-            node_title(a, sizeof(a), &sys->nodes[type].nodes[j], xml);
-            fputs("<th scope=\"col\">", out);
-            tp_html__text(out, a);
-            fputs("</th>", out);
-        }
-    }
-    fputs("</tr></thead><tbody>\n", out);
-    for (int i = 0; i < n_gpus; i++) {
-        const tp_node *g = &sys->nodes[TP_NODE_GPU].nodes[i];
-        node_title(a, sizeof(a), g, xml);
-        fputs("<tr><th scope=\"row\">", out);
-        tp_html__text(out, a);
-        fputs("</th>", out);
-        for (int j = 0; j < n_gpus + n_nets; j++) {
-            int type = j < n_gpus ? TP_NODE_GPU : TP_NODE_NET, k = j < n_gpus ? j : j - n_gpus;
-            node_title(b, sizeof(b), &sys->nodes[type].nodes[k], xml);
-            heat_cell(out, g, type, k, a, b);
-        }
-        fputs("</tr>\n", out);
-    }
-    fputs("</tbody></table></div>\n<p class=\"legend\">", out);
+    heat_table(out, sys, xml, TP_NODE_GPU, 0, n_gpus);
+    for (int lo = 0; lo < n_nets; lo += HEAT_NET_BLOCK)
+        heat_table(out, sys, xml, TP_NODE_NET, lo,
+                   lo + HEAT_NET_BLOCK < n_nets ? lo + HEAT_NET_BLOCK : n_nets);
+    fputs("</div>\n<p class=\"legend\">", out);
     static const char *const kinds[] = {"NVL", "NVB", "PIX", "PXB", "PXN", "PHB", "SYS", "NET"};
     for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
         fprintf(out, "<span class=\"p-%s\" style=\"padding:0 6px;margin-right:4px\">%s</span>",
@@ -206,8 +215,8 @@ static void tune_choice(FILE *out, const tune_axes *p)
             continue;
         double x = tx(p, r->bytes), y = ty(p, r->busbw);
         fprintf(out,
-                "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#000\"/><text x=\"%.1f\" "
-                "y=\"%.1f\" font-size=\"11\">%s/%s</text>\n",
+                "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"#000\"/><text class=\"choice\" "
+                "x=\"%.1f\" y=\"%.1f\" font-size=\"11\">%s/%s</text>\n",
                 x, y, x + 5, y - 6 - 12 * (n++ % 2), tp_tune__algo_name(r->choice.algo),
                 tp_tune__proto_name(r->choice.proto));
     }
@@ -296,9 +305,10 @@ static void tune_table(FILE *out, const tune_sweep *s)
                 fputs("<td>none</td>", out);
                 continue;
             }
-            fprintf(out, "<td>%s/%s, %d ch<br><small>%.1f us, %.1f GB/s</small></td>",
+            /* below 1 GB/s two significant digits: 1 KiB calls read "0.0 GB/s" */
+            fprintf(out, "<td>%s/%s, %d ch<br><small>%.1f us, %.*f GB/s</small></td>",
                     tp_tune__algo_name(r->choice.algo), tp_tune__proto_name(r->choice.proto),
-                    r->choice.n_channels, r->choice.time, r->busbw);
+                    r->choice.n_channels, r->choice.time, r->busbw < 0.995 ? 2 : 1, r->busbw);
         }
         fputs("</tr>\n", out);
     }
@@ -307,9 +317,10 @@ static void tune_table(FILE *out, const tune_sweep *s)
 
 tp_status tp_html__tune(FILE *out, const tp_plan *plan, tp_error *err)
 {
-    fputs("<section id=\"tune\" class=\"tune\" aria-labelledby=\"tune-h\"><h2 id=\"tune-h\">"
-          "Tuning: predicted bus bandwidth by size (NCCL 2.22.3's model)</h2>\n",
-          out);
+    fprintf(out,
+            "<section id=\"tune\" class=\"tune\" aria-labelledby=\"tune-h\"><h2 id=\"tune-h\">"
+            "Tuning: predicted bus bandwidth by size (NCCL %s's model)</h2>\n",
+            tp_config_nccl(plan->cfg));
     tune_sweep s;
     tp_status st = TP_OK;
     if (!plan->tuned || !plan->tuning.modelled) {

@@ -31,6 +31,17 @@ const char *tp_html__base_name(const char *path)
     return slash && slash[1] ? slash + 1 : path;
 }
 
+void tp_html__partial_note(FILE *out, const tp_nccl_profile *p)
+{
+    if (p->exact)
+        return;
+    fprintf(out,
+            " <span class=\"partial\">The NCCL %s profile is partial: %d of %d public "
+            "conformance cases pass, so parts of this page may differ from what NCCL %s does "
+            "(<code>topoplan versions</code>).</span>",
+            p->version, p->public_passed, p->public_total, p->version);
+}
+
 void tp_html__json_str(FILE *out, const char *s)
 {
     fputc('"', out);
@@ -104,6 +115,7 @@ static const char style[] =
     "padding-left:22px}.why li{margin:2px 0}\n"
     "button.bound{border:1px solid #d00;background:#fff5f5;border-radius:4px;cursor:pointer;"
     "margin:2px 0}\n"
+    ".heats{display:flex;flex-wrap:wrap;gap:10px;align-items:flex-start}\n"
     ".heat td{text-align:center;min-width:38px;font-size:12px}.heat td small{display:block;"
     "color:#333;font-size:10px}\n"
     ".p-NVL{background:#b7e4c7}.p-NVB{background:#d8f3dc}.p-PIX{background:#cfe2ff}"
@@ -112,11 +124,17 @@ static const char style[] =
     ".p-LOC{background:#fff}\n"
     ".tune svg{max-width:100%;height:auto;border:1px solid #e4e4e4;border-radius:6px}\n"
     "table.sizes td,table.sizes th{white-space:nowrap}table.sizes small{color:#555}.tune "
-    "text{font-size:12px}.tune .grid{stroke:#eee}.tune "
+    "text{font-size:12px}.tune text.choice{paint-order:stroke;stroke:#fff;stroke-width:3px;"
+    "stroke-linejoin:round}.tune .grid{stroke:#eee}.tune "
     ".axis{stroke:#888}\n"
     ".kinds{display:flex;gap:16px;flex-wrap:wrap}.kinds>section{flex:1 1 600px;min-width:0}\n"
     ".kinds .pic-row{flex-direction:column;align-items:stretch}.kinds .info{flex:none;"
     "min-height:60px}.kinds h2{font-size:16px;overflow-wrap:anywhere}\n"
+    ".partial{color:#a15c00;font-weight:600}h1 .nccl{font-size:14px;font-weight:600;"
+    "color:#fff;background:#245;border-radius:4px;padding:2px 6px;vertical-align:middle}\n"
+    "table.cost{margin:8px 0}table.cost caption{text-align:left;font-weight:600;padding:2px 0}"
+    "table.cost td small{display:block;color:#555}"
+    "table.cost td.bad{background:#ffe3e3}table.cost td.bad small{color:#b00020;font-weight:700}\n"
     ".limits td.bad{background:#ffe3e3;font-weight:600}.note{color:#555;font-size:13px}\n"
     "details{margin:6px 0}summary{cursor:pointer;color:#245}\n"
     "@media print{.controls,button{display:none}}\n";

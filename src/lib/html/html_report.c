@@ -66,10 +66,18 @@ static void summary(FILE *out, const tp_plan *plan)
             plan->n_gpus_per_node, plan->job.rank);
     for (int s = 0; s < TP_GRAPH_COUNT; s++)
         summary_graph(out, plan, s);
+    /* NCCL sets its CollNet channel count even without a CollNet graph: say none then */
+    bool collnet = false;
+    for (int s = 0; s < TP_GRAPH_COUNT; s++)
+        collnet |= (s == TP_GRAPH_COLLNET_CHAIN || s == TP_GRAPH_COLLNET_DIRECT) &&
+                   plan->graphs[s] && plan->graphs[s]->n_channels > 0;
+    char collnet_text[48] = "no CollNet";
+    if (collnet)
+        snprintf(collnet_text, sizeof(collnet_text), "%d CollNet", ch->n_collnet_channels);
     fprintf(out,
-            "<tr><td>channels</td><td>%d collective, %d NVLS, %d CollNet, %d P2P (%d per "
+            "<tr><td>channels</td><td>%d collective, %d NVLS, %s, %d P2P (%d per "
             "peer)</td></tr>\n",
-            ch->n_channels, ch->n_nvls_channels, ch->n_collnet_channels, ch->p2p_n_channels,
+            ch->n_channels, ch->n_nvls_channels, collnet_text, ch->p2p_n_channels,
             ch->p2p_n_channels_per_peer);
     fputs("</tbody></table>\n", out);
     tp_graph_why w;
@@ -85,25 +93,38 @@ static void summary(FILE *out, const tp_plan *plan)
     fputs("</section>\n", out);
 }
 
-static void head(FILE *out, const tp_plan *plan)
+/* The NCCL version the page models (with its tally when partial). */
+static void version_note(FILE *out, const tp_nccl_profile *p)
 {
+    fprintf(out,
+            "<p class=\"note\" id=\"nccl-version\">NCCL %s's topology decisions for this job, "
+            "predicted without a GPU by topoplan %s.",
+            p->version, tp_version_string());
+    tp_html__partial_note(out, p);
+    fputs("</p>\n", out);
+}
+
+static void head(FILE *out, const tp_plan *plan, bool findings)
+{
+    const tp_nccl_profile *profile = tp_config__profile(plan->cfg);
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
           "<meta name=\"generator\" content=\"topoplan ",
           out);
-    fprintf(out, "%s (NCCL %s)\">\n<title>topoplan: ", tp_version_string(),
-            tp_nccl_version_string());
+    fprintf(out, "%s (NCCL %s)\">\n<title>topoplan: ", tp_version_string(), profile->version);
     tp_html__text(out, plan->source);
-    fprintf(out, ", %d node%s</title>\n", plan->job.n_nodes, plan->job.n_nodes == 1 ? "" : "s");
+    fprintf(out, ", %d node%s, NCCL %s</title>\n", plan->job.n_nodes,
+            plan->job.n_nodes == 1 ? "" : "s", profile->version);
     tp_html__style(out);
     fputs("</head><body>\n<header><h1>topoplan: ", out);
     tp_html__text(out, plan->source);
+    fprintf(out, " <span class=\"nccl\">NCCL %s</span></h1>", profile->version);
+    version_note(out, profile);
     fprintf(out,
-            "</h1><p class=\"note\">NCCL %s's topology decisions for this job, predicted without "
-            "a GPU by topoplan %s.</p>\n<nav aria-label=\"sections\"><a href=\"#summary\">plan"
-            "</a><a href=\"#sys\">system</a>%s<a href=\"#paths\">paths</a><a href=\"#tune\">"
-            "tuning</a></nav></header>\n<main>\n",
-            tp_nccl_version_string(), tp_version_string(),
+            "<nav aria-label=\"sections\">%s<a href=\"#summary\">plan</a><a href=\"#sys\">"
+            "system</a>%s<a href=\"#paths\">paths</a><a href=\"#tune\">tuning</a></nav>"
+            "</header>\n<main>\n",
+            findings ? "<a href=\"#findings\">findings</a>" : "",
             plan->n_kinds > 1 ? "<a href=\"#job\">who limits the job</a>" : "");
 }
 
@@ -134,17 +155,33 @@ static tp_status body(FILE *out, const tp_plan *plan, tp_graph_why *whys, tp_err
 
 tp_status tp_report_html(FILE *out, const tp_plan *plan, tp_error *err)
 {
+    return tp_report_html_check(out, plan, NULL, err);
+}
+
+tp_status tp_report_html_check(FILE *out, const tp_plan *plan, const tp_comparison *check,
+                               tp_error *err)
+{
     if (!out)
         return tp_fail_arg(err, "tp_report_html", "out is NULL");
     tp_status st = tp_plan__check_done(plan, "tp_report_html", err);
     if (st != TP_OK)
         return st;
     tp_graph_why *whys = malloc(TP_GRAPH_COUNT * sizeof(*whys)); /* tp_explain__plan sets them */
-    if (!whys)
+    char *findings = NULL;
+    size_t findings_len = 0;
+    FILE *f = whys ? open_memstream(&findings, &findings_len) : NULL;
+    if (!f) {
+        free(whys);
         return tp_fail_nomem(err);
+    }
+    bool any = tp_html__plan_findings(f, plan, check);
+    if (fclose(f) != 0)
+        any = false;
     st = tp_explain__plan(whys, plan, false, err);
     if (st == TP_OK) {
-        head(out, plan);
+        head(out, plan, any);
+        if (any)
+            fwrite(findings, 1, findings_len, out);
         st = body(out, plan, whys, err);
         fputs("</main>\n<footer class=\"note\"><p>One file: no network, the pictures are inline "
               "SVG and work without the script, which only adds picking and hovering.</p>"
@@ -153,6 +190,7 @@ tp_status tp_report_html(FILE *out, const tp_plan *plan, tp_error *err)
         tp_html__script(out);
         fputs("</body></html>\n", out);
     }
+    free(findings);
     free(whys);
     return st == TP_OK ? tp_report__check_stream(out, err) : st;
 }

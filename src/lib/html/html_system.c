@@ -467,12 +467,18 @@ static void why_graph(FILE *out, const tp_html_pic *pic, const pic_model *m, int
         int link = a >= 0 && b >= 0 ? tp_html__link_of(m, a, b) : -1;
         fprintf(out,
                 "<button type=\"button\" class=\"bound\" data-view=\"%s\" data-graph=\"%s\" "
-                "data-links=\"%d\" data-nodes=\"%d\">Show the bounding link %s",
-                pic->id, name, link, link < 0 ? a : -1, i ? "" : "");
-        tp_html__text(out, l->from);
+                "data-links=\"%d\" data-nodes=\"%d\" title=\"",
+                pic->id, name, link, link < 0 ? a : -1);
+        tp_html__text(out, l->from); /* NCCL's labels, as the explanation names them */
         if (l->to[0]) {
             fputs(" \xe2\x86\x92 ", out);
             tp_html__text(out, l->to);
+        }
+        fputs("\">Show the bounding link ", out);
+        tp_html__text(out, a >= 0 ? m->nodes[a].name : l->from); /* as the picture names them */
+        if (l->to[0]) {
+            fputs(" \xe2\x86\x92 ", out);
+            tp_html__text(out, b >= 0 ? m->nodes[b].name : l->to);
         } else {
             fputs(" port", out);
         }

@@ -22,7 +22,8 @@
 typedef struct notes_ctx {
     tp_findings *f;
     const tp_config *cfg;
-    const tp_plan *plan; /* NULL: the configuration alone */
+    const tp_plan *plan;     /* NULL: the configuration alone */
+    tp_finding_cost pending; /* the cost of the note being written (at 0: none) */
 } notes_ctx;
 
 /* Lower-case copy of a short name (for the edit distance, which NCCL's strcasecmp ignores). */
@@ -97,7 +98,7 @@ static void put_set(char *note, const int *on, const char *const *names, int n)
 }
 
 /* The cost of the setting: the plan against itself re-planned without it. */
-static void put_cost(char *note, const notes_ctx *c, tp_param_id id)
+static void put_cost(char *note, notes_ctx *c, tp_param_id id)
 {
     if (!c->plan)
         return;
@@ -111,6 +112,8 @@ static void put_cost(char *note, const notes_ctx *c, tp_param_id id)
             tp_plan_cost(&cost, alt, c->plan, &ignored) == TP_OK) {
             char text[900];
             tp_job_cost_text(&cost, text, sizeof(text));
+            c->pending =
+                (tp_finding_cost){.at = strlen(note), .worst_change_pct = cost.worst_change_pct};
             put(note, "; against no %s (NCCL's tuning model, %d node%s): %s", tp_config_name(id),
                 c->plan->job.n_nodes, c->plan->job.n_nodes == 1 ? "" : "s", text);
         }
@@ -121,7 +124,20 @@ static void put_cost(char *note, const notes_ctx *c, tp_param_id id)
 
 static void add(notes_ctx *c, const char *note)
 {
+    if (c->pending.at && c->f->n_costs < TP_FINDING_COSTS) {
+        c->pending.line = c->f->lines.n_lines;
+        c->f->costs[c->f->n_costs++] = c->pending;
+    }
+    c->pending = (tp_finding_cost){0};
     tp_log_info(&c->f->lines, "%s", note);
+}
+
+const tp_finding_cost *tp_findings__cost(const tp_findings *f, size_t i)
+{
+    for (int k = 0; f && k < f->n_costs; k++)
+        if (f->costs[k].line == i)
+            return &f->costs[k];
+    return NULL;
 }
 
 static bool any_on(const int *on, int n)
