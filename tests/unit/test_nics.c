@@ -139,18 +139,19 @@ static void test_nics_single_net_negative_control(void **state)
  * from GPU0 to GPU1, %2$s the reverse, %3$s: the NIC on GPU0's switch,
  * %4$s: the NIC on the CPU, %5$s: GPU1 next to the NIC instead of on switch B.
  */
-#define PCI_SW(bus) \
-    "<pci busid=\"0000:" bus ":00.0\" class=\"0x060400\" vendor=\"0x10b5\" device=\"0xc010\" " \
+#define PCI_SW(bus)                                                                                \
+    "<pci busid=\"0000:" bus ":00.0\" class=\"0x060400\" vendor=\"0x10b5\" device=\"0xc010\" "     \
     "link_speed=\"16.0 GT/s PCIe\" link_width=\"16\">"
-#define PCI_DEV(bus, cls) \
-    "<pci busid=\"0000:" bus ":00.0\" class=\"" cls "\" vendor=\"0x10de\" device=\"0x20b0\" " \
+#define PCI_DEV(bus, cls)                                                                          \
+    "<pci busid=\"0000:" bus ":00.0\" class=\"" cls "\" vendor=\"0x10de\" device=\"0x20b0\" "      \
     "link_speed=\"16.0 GT/s PCIe\" link_width=\"16\">"
-#define NIC_XML(bus) \
-    PCI_DEV(bus, "0x020700") "<nic><net name=\"mlx5_0\" dev=\"0\" speed=\"200000\" port=\"1\" " \
+#define NIC_XML(bus)                                                                               \
+    PCI_DEV(bus, "0x020700")                                                                       \
+    "<nic><net name=\"mlx5_0\" dev=\"0\" speed=\"200000\" port=\"1\" "                             \
     "latency=\"0\" guid=\"0x1\" maxconn=\"131072\" gdr=\"1\"/></nic></pci>"
-#define GPU_XML(bus, dev, links) \
-    PCI_DEV(bus, "0x030200") "<gpu dev=\"" dev "\" sm=\"80\" rank=\"" dev "\" gdr=\"1\">" links \
-    "</gpu></pci>"
+#define GPU_XML(bus, dev, links)                                                                   \
+    PCI_DEV(bus, "0x030200")                                                                       \
+    "<gpu dev=\"" dev "\" sm=\"80\" rank=\"" dev "\" gdr=\"1\">" links "</gpu></pci>"
 #define NVL_TO(bus) "<nvlink target=\"0000:" bus ":00.0\" count=\"12\" tclass=\"0x030200\"/>"
 
 typedef struct relay_case {
@@ -166,16 +167,20 @@ static char *relay_xml(const relay_case *rc)
     const char *nvl0 = rc->nvlink ? NVL_TO("21") : "";
     const char *nvl1 = rc->nvlink ? NVL_TO("11") : "";
     char gpu0[1024], gpu1[1024];
-    snprintf(gpu0, sizeof(gpu0), PCI_DEV("11", "0x030200")
-             "<gpu dev=\"0\" sm=\"80\" rank=\"0\" gdr=\"1\">%s</gpu></pci>", nvl0);
-    snprintf(gpu1, sizeof(gpu1), PCI_DEV("21", "0x030200")
-             "<gpu dev=\"1\" sm=\"80\" rank=\"1\" gdr=\"1\">%s</gpu></pci>", nvl1);
+    snprintf(
+        gpu0, sizeof(gpu0),
+        PCI_DEV("11", "0x030200") "<gpu dev=\"0\" sm=\"80\" rank=\"0\" gdr=\"1\">%s</gpu></pci>",
+        nvl0);
+    snprintf(
+        gpu1, sizeof(gpu1),
+        PCI_DEV("21", "0x030200") "<gpu dev=\"1\" sm=\"80\" rank=\"1\" gdr=\"1\">%s</gpu></pci>",
+        nvl1);
     char *xml = malloc(8192);
     assert_non_null(xml);
     snprintf(xml, 8192,
              "<system version=\"1\"><cpu numaid=\"0\" affinity=\"0000ffff\" arch=\"x86_64\" "
-             "vendor=\"GenuineIntel\" familyid=\"6\" modelid=\"106\">"
-             PCI_SW("10") "%s%s%s</pci>" PCI_SW("20") "%s</pci>%s</cpu></system>",
+             "vendor=\"GenuineIntel\" familyid=\"6\" modelid=\"106\">" PCI_SW(
+                 "10") "%s%s%s</pci>" PCI_SW("20") "%s</pci>%s</cpu></system>",
              gpu0, rc->nic_on_cpu ? "" : NIC_XML("12"), rc->gpu1_near ? gpu1 : "",
              rc->gpu1_near ? "" : gpu1, rc->nic_on_cpu ? NIC_XML("30") : "");
     return xml;
@@ -247,8 +252,8 @@ static void test_nics_pxn_needs_same_node(void **state)
         assert_int_equal(tp_paths__compute(sys, plan->cfg, NULL, NULL, &err), TP_OK);
         int type = gpu1->paths[TP_NODE_NET][0].type;
         int proxy = -1;
-        assert_int_equal(tp_paths__get_intermediate_rank(sys, 1, sys->nodes[TP_NODE_NET].nodes[0].id,
-                                                         &proxy, NULL, &err),
+        assert_int_equal(tp_paths__get_intermediate_rank(
+                             sys, 1, sys->nodes[TP_NODE_NET].nodes[0].id, &proxy, NULL, &err),
                          TP_OK);
         assert_int_equal(type == TP_PATH_PXN, !other);
         assert_int_equal(proxy, other ? 1 : 0);
@@ -332,8 +337,9 @@ static void test_nics_merge_prevented(void **state)
     (void)state;
     const char *const on[] = {"NCCL_IB_MERGE_NICS=1", NULL};
     char *xml = helpers_fixture("dual_port_nics.xml");
-    xml = replace(xml, "name=\"mlx5_3\" dev=\"3\" speed=\"100000\" port=\"2\" latency=\"0.000000\" "
-                       "guid=\"0xb8cef60300aa0020\"",
+    xml = replace(xml,
+                  "name=\"mlx5_3\" dev=\"3\" speed=\"100000\" port=\"2\" latency=\"0.000000\" "
+                  "guid=\"0xb8cef60300aa0020\"",
                   "name=\"mlx5_3\" dev=\"3\" speed=\"100000\" port=\"2\" latency=\"0.000000\" "
                   "guid=\"0xb8cef60300aa0021\"");
     tp_plan *plan = plan_text(xml, on, 2);
@@ -516,6 +522,57 @@ static void test_nics_rail_optimised_p2p(void **state)
     }
 }
 
+/*
+ * A job whose nodes searched different ring channel counts (DGX H100: 8; its GPU 0
+ * at PCIe x8: 7). NCCL takes collective channel c's NIC from graph channel c modulo
+ * the job's combined count (init.cc lowers ringGraph->nChannels to it before
+ * connecting; search.cc ncclTopoGetNetDev), so channels c and c + combined leave
+ * through the same NIC and proxy, even on the node that searched more channels.
+ */
+static void test_nics_hetero_channel_modulo_job_count(void **state)
+{
+    (void)state;
+    const char *topos[1] = {"tests/fixtures/dgx_h100_gpu0_x8.xml"};
+    tp_job job = TP_JOB_INIT;
+    job.n_nodes = 2;
+    job.node_topos = topos;
+    job.n_node_topos = 1;
+    tp_plan *plan = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_plan_file(&plan, "tests/fixtures/dgx_h100.xml", &job, NULL, &err), TP_OK);
+    int combined = plan->channels.search_channels;
+    assert_true(combined < plan->graphs[TP_GRAPH_RING]->n_channels); /* node 0 searched more */
+    tp_nics nx;
+    build(&nx, plan);
+    int checked = 0;
+    for (int i = 0; i < nx.n_ranks; i++) {
+        const tp_nic_rank *r = &nx.ranks[i];
+        for (int k = 0; k < r->n_uses; k++) {
+            const tp_nic_use *u = &r->uses[k], *base = NULL;
+            for (int j = 0; j < r->n_uses && u->channel >= combined; j++)
+                if (r->uses[j].channel == u->channel % combined && r->uses[j].send == u->send)
+                    base = &r->uses[j];
+            if (u->channel < combined)
+                continue;
+            assert_non_null(base); /* the duplicated ring has the same neighbours */
+            assert_int_equal(u->net, base->net);
+            assert_int_equal(u->proxy_rank, base->proxy_rank);
+            assert_int_equal(u->peer_net, base->peer_net);
+            tp_nic_choice a, b;
+            assert_int_equal(tp_plan_nic(plan, r->rank, u->channel, -1, &a, sizeof(a)), TP_OK);
+            assert_int_equal(tp_plan_nic(plan, r->rank, base->channel, -1, &b, sizeof(b)), TP_OK);
+            assert_int_equal(a.role, b.role);
+            assert_int_equal(a.net_dev, u->net);
+            assert_int_equal(b.net_dev, base->net);
+            assert_int_equal(a.proxy_rank, b.proxy_rank);
+            checked++;
+        }
+    }
+    assert_true(checked > 0);
+    tp_nics__free(&nx);
+    tp_plan_free(plan);
+}
+
 /* One node: no NET device is used; the report says how to see them. */
 static void test_nics_single_node(void **state)
 {
@@ -549,6 +606,7 @@ int main(void)
         cmocka_unit_test(test_nics_rail_optimised_cross_nic0),
         cmocka_unit_test(test_nics_rail_optimised_cross_nic1),
         cmocka_unit_test(test_nics_rail_optimised_p2p),
+        cmocka_unit_test(test_nics_hetero_channel_modulo_job_count),
         cmocka_unit_test(test_nics_single_node),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
