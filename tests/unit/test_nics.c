@@ -524,6 +524,57 @@ static void test_nics_rail_optimised_p2p(void **state)
     }
 }
 
+/*
+ * A job whose nodes searched different ring channel counts (DGX H100: 8; its GPU 0
+ * at PCIe x8: 7). NCCL takes collective channel c's NIC from graph channel c modulo
+ * the job's combined count (init.cc lowers ringGraph->nChannels to it before
+ * connecting; search.cc ncclTopoGetNetDev), so channels c and c + combined leave
+ * through the same NIC and proxy, even on the node that searched more channels.
+ */
+static void test_nics_hetero_channel_modulo_job_count(void **state)
+{
+    (void)state;
+    const char *topos[1] = {"tests/fixtures/dgx_h100_gpu0_x8.xml"};
+    tp_job job = TP_JOB_INIT;
+    job.n_nodes = 2;
+    job.node_topos = topos;
+    job.n_node_topos = 1;
+    tp_plan *plan = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_plan_file(&plan, "tests/fixtures/dgx_h100.xml", &job, NULL, &err), TP_OK);
+    int combined = plan->channels.search_channels;
+    assert_true(combined < plan->graphs[TP_GRAPH_RING]->n_channels); /* node 0 searched more */
+    tp_nics nx;
+    build(&nx, plan);
+    int checked = 0;
+    for (int i = 0; i < nx.n_ranks; i++) {
+        const tp_nic_rank *r = &nx.ranks[i];
+        for (int k = 0; k < r->n_uses; k++) {
+            const tp_nic_use *u = &r->uses[k], *base = NULL;
+            for (int j = 0; j < r->n_uses && u->channel >= combined; j++)
+                if (r->uses[j].channel == u->channel % combined && r->uses[j].send == u->send)
+                    base = &r->uses[j];
+            if (u->channel < combined)
+                continue;
+            assert_non_null(base); /* the duplicated ring has the same neighbours */
+            assert_int_equal(u->net, base->net);
+            assert_int_equal(u->proxy_rank, base->proxy_rank);
+            assert_int_equal(u->peer_net, base->peer_net);
+            tp_nic_choice a, b;
+            assert_int_equal(tp_plan_nic(plan, r->rank, u->channel, -1, &a, sizeof(a)), TP_OK);
+            assert_int_equal(tp_plan_nic(plan, r->rank, base->channel, -1, &b, sizeof(b)), TP_OK);
+            assert_int_equal(a.role, b.role);
+            assert_int_equal(a.net_dev, u->net);
+            assert_int_equal(b.net_dev, base->net);
+            assert_int_equal(a.proxy_rank, b.proxy_rank);
+            checked++;
+        }
+    }
+    assert_true(checked > 0);
+    tp_nics__free(&nx);
+    tp_plan_free(plan);
+}
+
 /* One node: no NET device is used; the report says how to see them. */
 static void test_nics_single_node(void **state)
 {
@@ -557,6 +608,7 @@ int main(void)
         cmocka_unit_test(test_nics_rail_optimised_cross_nic0),
         cmocka_unit_test(test_nics_rail_optimised_cross_nic1),
         cmocka_unit_test(test_nics_rail_optimised_p2p),
+        cmocka_unit_test(test_nics_hetero_channel_modulo_job_count),
         cmocka_unit_test(test_nics_single_node),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -498,6 +498,22 @@ static void test_port_lines_without_nics_close(void **state)
     tp_plan_free(plan);
 }
 
+/* A GPU between two GPUs of its node on a ring channel uses no NIC there: its tooltip says so
+ * (not "NIC ? (NET/-1) ... PXN via rank -1"). */
+static void test_inner_gpu_channels_have_no_nic(void **state)
+{
+    (void)state;
+    tp_plan *plan = plan_file(DGX, 2, NULL);
+    size_t len;
+    char *text = page(plan, &len);
+    assert_true(count(text, "NIC per collective channel:") > 0);
+    assert_true(count(text, ": no NIC (between GPUs of its node)") > 0);
+    assert_int_equal(count(text, "NET/-1"), 0);
+    assert_int_equal(count(text, "PXN via rank -1"), 0);
+    free(text);
+    tp_plan_free(plan);
+}
+
 static void test_bad_arguments(void **state)
 {
     (void)state;
@@ -524,6 +540,7 @@ int main(void)
         cmocka_unit_test(test_harmless_differences_folded),
         cmocka_unit_test(test_baseline_only_devices_not_marked),
         cmocka_unit_test(test_port_lines_without_nics_close),
+        cmocka_unit_test(test_inner_gpu_channels_have_no_nic),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -87,6 +87,11 @@ static void gpu_nics(char *buf, size_t size, const tp_html_pic *pic, const pic_m
                 done[d] = true;
                 n += (size_t)snprintf(buf + n, n < size ? size - n : 0, ", %d", d);
             }
+        if (a.role == TP_NIC_NONE) { /* its ring neighbours there are both on its node */
+            n += (size_t)snprintf(buf + n, n < size ? size - n : 0,
+                                  ": no NIC (between GPUs of its node)");
+            continue;
+        }
         const char *name = a.net_index >= 0 && a.net_index < m->sys->nodes[TP_NODE_NET].count
                                ? m->nodes[m->first[TP_NODE_NET] + a.net_index].name
                                : "?";

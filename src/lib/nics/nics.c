@@ -5,11 +5,11 @@
  *
  * Collective channels: ncclTopoGetNetDev with the ring graph (search.cc): the
  * rank heading channel c (graph intra[c*ngpus]) receives through inter[2c],
- * the other NET user sends through inter[2c+1]; c is taken modulo the graph's
- * channel count. The proxy comes from ncclTopoGetIntermediateRank, used on the
- * send side only (net.cc recvSetup: no PXN on receive). GDR: ncclTopoCheckGdr
- * with read=1 for send, 0 for receive.
- * P2P: ncclTopoGetNetDev without a graph (paths.c implements it).
+ * the other NET user sends through inter[2c+1]; c is taken modulo the job's
+ * combined channel count (tp_nics__graph_channel). The proxy comes from
+ * ncclTopoGetIntermediateRank, used on the send side only (net.cc recvSetup: no PXN on receive).
+ * GDR: ncclTopoCheckGdr with read=1 for send, 0 for receive. P2P: ncclTopoGetNetDev without a graph
+ * (paths.c implements it).
  */
 #include "nics/nics.h"
 
@@ -84,10 +84,19 @@ int tp_nics__local_numa(const tp_system *sys, int type, int index)
     return n > 0 ? (int)TP_ID_LOCAL_ID(sys->nodes[TP_NODE_CPU].nodes[cpus[0]].id) : -1;
 }
 
-/* NCCL 2.22.3 ncclTopoGetNetDev with a graph: the head of the channel uses the entry NET. */
-static int64_t graph_net(const tp_graph *g, int ngpus, int rank, int channel)
+int tp_nics__graph_channel(const tp_plan *plan, const tp_graph *g, int channel)
 {
-    int c = channel % g->n_channels;
+    int n = plan->channels.search_channels;
+    /* a job-wide count is never above a node's own (it is their minimum) */
+    if (n <= 0 || n > g->n_channels)
+        n = g->n_channels;
+    return channel % n;
+}
+
+/* NCCL 2.22.3 ncclTopoGetNetDev with a graph: the head of the channel uses the entry NET. */
+static int64_t graph_net(const tp_plan *plan, const tp_graph *g, int ngpus, int rank, int channel)
+{
+    int c = tp_nics__graph_channel(plan, g, channel);
     int index = g->intra[c * ngpus] == rank ? 0 : 1;
     return g->inter[c * 2 + index];
 }
@@ -108,14 +117,15 @@ static int rank_graph_net(const tp_plan *plan, int rank, int channel)
     if (!ring || ring->n_channels <= 0)
         return -1;
     int ngpus = sys->nodes[TP_NODE_GPU].count;
-    return net_dev_of(sys, graph_net(ring, ngpus, first_rank(plan, k->rep_host) + local, channel));
+    return net_dev_of(sys,
+                      graph_net(plan, ring, ngpus, first_rank(plan, k->rep_host) + local, channel));
 }
 
 static tp_status add_use(tp_nic_rank *r, const rank_ctx *c, int channel, bool send, int peer,
                          tp_error *err)
 {
     int ngpus = c->sys->nodes[TP_NODE_GPU].count;
-    int64_t id = graph_net(c->ring, ngpus, c->rank, channel);
+    int64_t id = graph_net(c->plan, c->ring, ngpus, c->rank, channel);
     tp_nic_use *u = &r->uses[r->n_uses];
     *u = (tp_nic_use){.channel = channel,
                       .send = send,
@@ -338,7 +348,7 @@ static tp_status graph_use(tp_nic_graph_use *u, const rank_ctx *c, const tp_grap
 {
     int ngpus = c->sys->nodes[TP_NODE_GPU].count;
     int64_t id = g->pattern == TP_PATTERN_NVLS ? g->inter[(end.channel % g->n_channels) * 2]
-                                               : graph_net(g, ngpus, c->rank, end.channel);
+                                               : graph_net(c->plan, g, ngpus, c->rank, end.channel);
     *u = (tp_nic_graph_use){.channel = end.channel,
                             .role = end.role,
                             .peer_rank = end.peer,

@@ -16,6 +16,13 @@
 /* Length of a NET device name kept for reports ("mlx5_0+mlx5_1"). */
 #define TP_NIC_NAME_MAX 136
 
+/*
+ * The channel of ring or tree graph `g` whose NETs collective channel `channel`
+ * uses: NCCL's ncclTopoGetNetDev takes it modulo graph->nChannels, which init.cc
+ * has lowered to the job's combined count (min over ranks of ring and tree) by
+ * then, not the node's own searched count (they differ in heterogeneous jobs).
+ */
+int tp_nics__graph_channel(const tp_plan *plan, const tp_graph *g, int channel);
 /* NUMA id of the CPU closest to node `index` of `type`, -1 when none. */
 int tp_nics__local_numa(const tp_system *sys, int type, int index);
 /* A NIC's own speed (GB/s) as the topology gives it, before any search reserved part of it. */

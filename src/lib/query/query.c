@@ -539,13 +539,13 @@ static tp_nic_role ring_role(const twin *t, int c)
                         : TP_NIC_NONE;
 }
 
-static tp_status collective_nic(const twin *t, int channel, int64_t *id, int *proxy,
-                                tp_nic_role *role, tp_error *err)
+static tp_status collective_nic(const tp_plan *plan, const twin *t, int channel, int64_t *id,
+                                int *proxy, tp_nic_role *role, tp_error *err)
 {
     const tp_graph *g = t->ring;
     if (!g || g->n_channels <= 0 || t->sys->nodes[TP_NODE_NET].count == 0)
         return TP_ERR_ARGUMENT;
-    int c = channel % g->n_channels;
+    int c = tp_nics__graph_channel(plan, g, channel);
     *role = ring_role(t, c);
     bool send = *role == TP_NIC_SEND;
     *id = *role == TP_NIC_NONE ? -1 : g->inter[c * 2 + (send ? 1 : 0)];
@@ -560,7 +560,7 @@ static tp_status no_nic(const tp_plan *plan, const twin *t, int channel, tp_nic_
                         size_t size)
 {
     const tp_graph *g = t->ring;
-    int ngpus = t->sys->nodes[TP_NODE_GPU].count, c = channel % g->n_channels;
+    int ngpus = t->sys->nodes[TP_NODE_GPU].count, c = tp_nics__graph_channel(plan, g, channel);
     tp_nic_choice v = {.net_dev = -1,
                        .net_id = -1,
                        .net_index = -1,
@@ -577,14 +577,15 @@ static tp_status no_nic(const tp_plan *plan, const twin *t, int channel, tp_nic_
 }
 
 /* The role in words; a head that is also the tail gets its send NET too. */
-static void nic_role_text(tp_nic_choice *v, const twin *t, int channel, int peer)
+static void nic_role_text(const tp_plan *plan, tp_nic_choice *v, const twin *t, int channel,
+                          int peer)
 {
     if (peer >= 0) {
         snprintf(v->why, sizeof(v->why), "P2P sends to rank %d on P2P channel %d", peer, channel);
         return;
     }
     if (v->role == TP_NIC_RECEIVE_SEND) {
-        int c = channel % t->ring->n_channels;
+        int c = tp_nics__graph_channel(plan, t->ring, channel);
         v->send_net_id = t->ring->inter[c * 2 + 1];
         int i = tp_paths__id_to_index(t->sys, TP_NODE_NET, v->send_net_id);
         v->send_net_dev = i >= 0 ? t->sys->nodes[TP_NODE_NET].nodes[i].net.dev : -1;
@@ -615,7 +616,7 @@ tp_status tp_plan_nic(const tp_plan *plan, int rank, int channel, int peer, tp_n
     tp_nic_role role = TP_NIC_SEND;
     tp_status st;
     if (peer < 0)
-        st = collective_nic(&t, channel, &id, &proxy, &role, &err);
+        st = collective_nic(plan, &t, channel, &id, &proxy, &role, &err);
     else if (t.sys->nodes[TP_NODE_NET].count == 0)
         st = TP_ERR_ARGUMENT;
     else
@@ -646,6 +647,6 @@ tp_status tp_plan_nic(const tp_plan *plan, int rank, int channel, int peer, tp_n
         .send_net_dev = -1,
         .send_net_id = -1,
     };
-    nic_role_text(&v, &t, channel, peer);
+    nic_role_text(plan, &v, &t, channel, peer);
     return give(info, size, &v, sizeof(v));
 }
