@@ -174,6 +174,10 @@ static void test_profile_2_30_7_table(void **state)
     assert_int_equal(p->n_path_types, 12);
     assert_ptr_equal(p->param_defaults, base->param_defaults);
     assert_int_equal(p->n_param_defaults, base->n_param_defaults);
+    /* search.cc / xml.h of v2.30.7-1: the graph-file back-trace lines. */
+    static const int lines[14] = {901, 931, 935, 939,  940,  941, 942,
+                                  951, 953, 961, 1116, 1118, 114, 150};
+    assert_graph_file_lines(p, lines);
     /* Every rule of 2.27.5 is kept. */
     assert_int_equal(p->rules & base->rules, base->rules);
 }
@@ -217,7 +221,7 @@ static void test_rule_predicates(void **state)
         TP_RULE_NETS_KEPT_ONE_NODE,      TP_RULE_GDR_LOG_TRACE,     TP_RULE_PATHS_TYPE_FIRST,
         TP_RULE_LOG_NVLS_TUNING,         TP_RULE_LOG_P2P_MAX_PEERS, TP_RULE_P2P_CHANNELS_BY_NET_BW,
         TP_RULE_NVLS_MODEL_2_28,         TP_RULE_LOG_TOPO_HINTS,    TP_RULE_NET_GUID_HEX,
-        TP_RULE_NO_NVLS_CHANNEL_COPY,    TP_RULE_LOG_LINES_WHOLE,
+        TP_RULE_NO_NVLS_CHANNEL_COPY,    TP_RULE_LOG_LINES_WHOLE,   TP_RULE_LOG_TRACE_FUNCTION,
     };
     const tp_nccl_profile *newest = tp_nccl_profile__find("2.30.7");
     size_t n27 = sizeof(in_2_27_5) / sizeof(in_2_27_5[0]);

@@ -265,6 +265,25 @@ static void test_search_bad_dev_fails(void **state)
     unlink(path);
 }
 
+/* 2.30.7 (log-trace-function): the same refusal, its back-trace at 2.30.7's lines and naming
+ * each line's function. */
+static void test_search_bad_dev_fails_2_30_7(void **state)
+{
+    (void)state;
+    char path[64];
+    tp_plan *plan = plan_with_graph_file(path, sizeof(path), 1, "0xff");
+    tp_error err = {0};
+    assert_int_equal(tp_config_set_nccl(plan->cfg, "2.30.7", &err), TP_OK);
+    tp_graph *g = new_graph(0, TP_PATTERN_RING, 1, RING_MAX_2_22_3);
+    assert_int_equal(compute(plan, g, &err), TP_ERR_GRAPH);
+    assert_true(helpers_log_has(plan, "graph/search.cc:953 (ncclTopoGetGraphFromXmlSub) -> 2"));
+    assert_true(helpers_log_has(plan, "graph/search.cc:961 (ncclTopoGetGraphFromXml) -> 2"));
+    assert_true(helpers_log_has(plan, "graph/search.cc:1118 (ncclTopoCompute) -> 2"));
+    free_graph(g);
+    tp_plan_free(plan);
+    unlink(path);
+}
+
 /* The print format of ncclTopoPrintGraph. */
 static void test_search_print_graph(void **state)
 {
@@ -880,6 +899,7 @@ int main(void)
         cmocka_unit_test(test_search_custom_replay_0213),
         cmocka_unit_test(test_search_partial_replay),
         cmocka_unit_test(test_search_bad_dev_fails),
+        cmocka_unit_test(test_search_bad_dev_fails_2_30_7),
         cmocka_unit_test(test_search_print_graph),
         cmocka_unit_test(test_search_print_graph_bw),
         cmocka_unit_test(test_search_nvls_heads),

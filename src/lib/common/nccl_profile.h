@@ -152,6 +152,9 @@ typedef enum tp_rule {
     /* 2.29.7 debug.cc ncclDebugLogV: the message is printed whole after the prefix (before: both
      * cut to one char[1024]). */
     TP_RULE_LOG_LINES_WHOLE,
+    /* 2.30.7 debug.cc ncclDebugLogV (debug.h INFO_LOC): an NCCLCHECK back-trace line names the
+     * function after the source line ("graph/search.cc:953 (ncclTopoGetGraphFromXmlSub) -> 2"). */
+    TP_RULE_LOG_TRACE_FUNCTION,
     TP_RULE_COUNT
 } tp_rule;
 

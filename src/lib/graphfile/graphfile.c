@@ -15,6 +15,9 @@
 
 #define NCCL_SEARCH_CC "graph/search.cc"
 #define NCCL_XML_H "graph/xml.h"
+/* The NCCL functions of the back-trace lines (search.cc). */
+#define GRAPH_SUB "ncclTopoGetGraphFromXmlSub"
+#define COMPUTE "ncclTopoCompute"
 
 typedef struct gf_ctx {
     tp_xml *doc; /* owned */
@@ -45,10 +48,13 @@ static const struct {
     {"PXB", TP_PATH_PXB}, {"PXN", TP_PATH_PXN}, {"PHB", TP_PATH_PHB}, {"SYS", TP_PATH_SYS},
 };
 
-/* One NCCLCHECK back-trace line. */
-static void trace(gf_ctx *c, const char *file, int line)
+/* One NCCLCHECK back-trace line at `line` of `func` (named from 2.30.7: log-trace-function). */
+static void trace(gf_ctx *c, const char *file, const char *func, int line)
 {
-    tp_log_info_sub(c->log, TP_SUB_ALL, "%s:%d -> %d", file, line, c->nccl_code);
+    if (tp_profile_has(tp_config__profile(c->cfg), TP_RULE_LOG_TRACE_FUNCTION))
+        tp_log_info_sub(c->log, TP_SUB_ALL, "%s:%d (%s) -> %d", file, line, func, c->nccl_code);
+    else
+        tp_log_info_sub(c->log, TP_SUB_ALL, "%s:%d -> %d", file, line, c->nccl_code);
 }
 
 /* An attribute as NCCL 2.22.3's node record holds it: only the first 16 are kept. */
@@ -80,8 +86,8 @@ static tp_status get_int(gf_ctx *c, const tp_xml_elem *e, const char *name, int 
 {
     const char *v = need_attr(c, e, name);
     if (!v) {
-        trace(c, NCCL_XML_H, c->lines->xml_get_int);
-        trace(c, NCCL_SEARCH_CC, line);
+        trace(c, NCCL_XML_H, "xmlGetAttrInt", c->lines->xml_get_int);
+        trace(c, NCCL_SEARCH_CC, GRAPH_SUB, line);
         return missing(c, e, name);
     }
     *out = (int)strtol(v, NULL, 0);
@@ -92,8 +98,8 @@ static tp_status get_float(gf_ctx *c, const tp_xml_elem *e, const char *name, in
 {
     const char *v = need_attr(c, e, name);
     if (!v) {
-        trace(c, NCCL_XML_H, c->lines->xml_get_float);
-        trace(c, NCCL_SEARCH_CC, line);
+        trace(c, NCCL_XML_H, "xmlGetAttrFloat", c->lines->xml_get_float);
+        trace(c, NCCL_SEARCH_CC, GRAPH_SUB, line);
         return missing(c, e, name);
     }
     *out = strtof(v, NULL);
@@ -145,7 +151,7 @@ static tp_status load_channel(gf_ctx *c, const tp_xml_elem *ch, int index, int *
             continue; /* ignored while parsing */
         const char *v = need_attr(c, sub, "dev");
         if (!v) {
-            trace(c, NCCL_SEARCH_CC, c->lines->channel_dev);
+            trace(c, NCCL_SEARCH_CC, "ncclTopoGetChannelFromXml", c->lines->channel_dev);
             return missing(c, sub, "dev");
         }
         int64_t dev = strtol(v, NULL, 16);
@@ -245,7 +251,7 @@ static tp_status load_graph_attrs(gf_ctx *c, const tp_xml_elem *e)
         g->latency_inter = strtof(lat, NULL);
     } else {
         /* Not fatal in NCCL: only xml.h's own check reports it. */
-        trace(c, NCCL_XML_H, c->lines->xml_get_float);
+        trace(c, NCCL_XML_H, "xmlGetAttrFloat", c->lines->xml_get_float);
         g->latency_inter = 0.0f;
     }
     if ((st = get_path_type(c, e, "typeintra", &g->type_intra)) ||
@@ -283,7 +289,7 @@ static tp_status load_graph(gf_ctx *c, const tp_xml_elem *e)
             continue;
         chans[index] = e->children[s];
         if ((st = load_channel(c, e->children[s], index, &n_listed[index])) != TP_OK) {
-            trace(c, NCCL_SEARCH_CC, c->lines->graph_channel);
+            trace(c, NCCL_SEARCH_CC, GRAPH_SUB, c->lines->graph_channel);
             return st;
         }
         index++;
@@ -324,8 +330,8 @@ static tp_status load_doc(gf_ctx *c)
         if ((st = load_graph(c, root->children[i])) != TP_OK && c->ours)
             return st; /* NCCL's log has nothing to say: the error says it, as topoplan's */
         if (st != TP_OK) {
-            trace(c, NCCL_SEARCH_CC, c->lines->graphs);
-            trace(c, NCCL_SEARCH_CC, c->lines->compute_graphs);
+            trace(c, NCCL_SEARCH_CC, "ncclTopoGetGraphFromXml", c->lines->graphs);
+            trace(c, NCCL_SEARCH_CC, COMPUTE, c->lines->compute_graphs);
             return st;
         }
     }
@@ -356,7 +362,7 @@ static tp_status replay_nccl_loader(gf_ctx *c, const char *path, const char *tex
     if (r.outcome != TP_NCCL_XML_REJECTED)
         return TP_OK;
     c->nccl_code = r.code;
-    trace(c, NCCL_SEARCH_CC, c->lines->compute_file);
+    trace(c, NCCL_SEARCH_CC, COMPUTE, c->lines->compute_file);
     return tp_fail(c->err, TP_ERR_GRAPH, path, r.line, r.column,
                    "NCCL 2.22.3 refuses this graph file: %s", r.message);
 }
@@ -377,7 +383,7 @@ tp_status tp_graphfile__load(tp_graph *graph, const tp_system *sys, const tp_con
         int e = errno;
         tp_log_warn(log, "Could not open XML graph file %s : %s", path, strerror(e));
         c.nccl_code = TP_NCCL_SYSTEM_ERROR;
-        trace(&c, NCCL_SEARCH_CC, c.lines->compute_file);
+        trace(&c, NCCL_SEARCH_CC, COMPUTE, c.lines->compute_file);
         /* An error without a source is a report write (left to the CLI): name the variable. */
         if (!path[0])
             return tp_fail(err, TP_ERR_IO, "NCCL_GRAPH_FILE", 0, 0,
