@@ -222,6 +222,7 @@ static void test_rule_predicates(void **state)
         TP_RULE_LOG_NVLS_TUNING,         TP_RULE_LOG_P2P_MAX_PEERS, TP_RULE_P2P_CHANNELS_BY_NET_BW,
         TP_RULE_NVLS_MODEL_2_28,         TP_RULE_LOG_TOPO_HINTS,    TP_RULE_NET_GUID_HEX,
         TP_RULE_NO_NVLS_CHANNEL_COPY,    TP_RULE_LOG_LINES_WHOLE,   TP_RULE_LOG_TRACE_FUNCTION,
+        TP_RULE_CROSS_NIC_RING_PER_RANK,
     };
     const tp_nccl_profile *newest = tp_nccl_profile__find("2.30.7");
     size_t n27 = sizeof(in_2_27_5) / sizeof(in_2_27_5[0]);

@@ -155,6 +155,10 @@ typedef enum tp_rule {
     /* 2.30.7 debug.cc ncclDebugLogV (debug.h INFO_LOC): an NCCLCHECK back-trace line names the
      * function after the source line ("graph/search.cc:953 (ncclTopoGetGraphFromXmlSub) -> 2"). */
     TP_RULE_LOG_TRACE_FUNCTION,
+    /* 2.28 connect.cc ncclTopoPostset (crossNicRing from ncclTopoPreset): an odd node's rank
+     * exchanges rings c and c^1 when its own ring graph is at crossNic 2 (before: the all-gathered
+     * max), so a node whose search settled on another crossNic keeps its rings. */
+    TP_RULE_CROSS_NIC_RING_PER_RANK,
     TP_RULE_COUNT
 } tp_rule;
 
