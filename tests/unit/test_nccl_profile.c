@@ -764,6 +764,30 @@ static void test_no_nvls_channel_copy_2_30_7(void **state)
     }
 }
 
+/* Rule p2p-channels-by-net-bw (2.29 topo.cc getLocalNetCountByBw): the NETs counted are those
+ * ncclTopoGetLocalNet's channels walk, the local NETs divided among the GPUs local to them
+ * (NETDEVS policy AUTO). OCI BM.GPU4.8: 2 GPUs share 2 x 12.5 GB/s NICs, so one NET, one
+ * channel per peer, not two for the GPU's 24 GB/s (real_oci_gpu4_8_nodes_2's NCCL 2.30.7 log). */
+static void test_p2p_per_peer_nets_per_gpu(void **state)
+{
+    (void)state;
+    char *xml = helpers_fixture("oci_gpu4_8.xml");
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    const char *const env[] = {NULL};
+    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+    assert_int_equal(tp_config_set_nccl(cfg, "2.30.7", &err), TP_OK);
+    tp_job job = TP_JOB_INIT;
+    job.n_nodes = 2;
+    tp_plan *plan = NULL;
+    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "oci", &job, cfg, &err), TP_OK);
+    assert_true(helpers_log_has(plan, "16 coll channels, 16 collnet channels, 0 nvls channels, 16 "
+                                      "p2p channels, 1 p2p channels per peer"));
+    tp_plan_free(plan);
+    tp_config_free(cfg);
+    free(xml);
+}
+
 /* 2.26 makes the ring search take 2 channels when there are exactly two NVLink domains: 4 A100
  * PCIe in NVLink bridge pairs, one per NUMA node (NCCL 2.27.5's and 2.30.7's logs of case
  * real_ncv4_preswap: 2 channels at 6 GB/s, not 1 at 12). */
@@ -961,6 +985,7 @@ int main(void)
         cmocka_unit_test(test_no_nvls_channel_copy_2_30_7),
         cmocka_unit_test(test_log_lines_2_30_7),
         cmocka_unit_test(test_split_nvlink_ring),
+        cmocka_unit_test(test_p2p_per_peer_nets_per_gpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -134,8 +134,9 @@ typedef enum tp_rule {
      * across nodes. */
     TP_RULE_LOG_P2P_MAX_PEERS,
     /* 2.29 paths.cc ncclTopoGetNchannels / ncclTopoComputeP2pChannels: a remote peer gets
-     * max(local NETs, their bandwidth / 14 GB/s) channels, NVB peers count NVLinks, and across
-     * nodes the count per peer is halved until all ranks fit one round of 8 peers a channel. */
+     * max(local NETs its channels use, their bandwidth / 14 GB/s) channels, NVB peers count
+     * NVLinks, and across nodes the count per peer is halved until all ranks fit one round of 8
+     * peers a channel. */
     TP_RULE_P2P_CHANNELS_BY_NET_BW,
     /* 2.28 tuning.cc ncclTopoTuneModel: NVLS/NVLSTree bandwidth from nvlsEfficiency and the
      * channels less one (x2 for AllReduce), NVLSTree capped per channel, both need 2 channels, and
