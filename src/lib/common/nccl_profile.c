@@ -168,7 +168,8 @@ static const tp_param_default params_2_27_5[] = {
      RULE(TP_RULE_P2P_CHANNELS_BY_NET_BW) | RULE(TP_RULE_NVLS_MODEL_2_28) |                        \
      RULE(TP_RULE_LOG_TOPO_HINTS) | RULE(TP_RULE_NET_GUID_HEX) |                                   \
      RULE(TP_RULE_NO_NVLS_CHANNEL_COPY) | RULE(TP_RULE_LOG_LINES_WHOLE) |                          \
-     RULE(TP_RULE_LOG_TRACE_FUNCTION) | RULE(TP_RULE_CROSS_NIC_RING_PER_RANK))
+     RULE(TP_RULE_LOG_TRACE_FUNCTION) | RULE(TP_RULE_CROSS_NIC_RING_PER_RANK) |                    \
+     RULE(TP_RULE_LOCAL_NET_START_MODULO))
 
 static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
     [TP_NCCL_2_22_3] =
@@ -221,7 +222,7 @@ static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
             .tag = "v2.30.7-1",
             /* conformance/nccl-2.30.7/cases: tests/conformance-pass-2.30.7.txt (measured) */
             .exact = false,
-            .public_passed = 152,
+            .public_passed = 154,
             .public_total = 166,
             .rules = RULES_2_30_7,
             /* Everything 2.27.5 has but its sm100 ladders (search.cc, 2.29.2 .. 2.30.3). */
@@ -278,6 +279,8 @@ static const struct {
     [TP_RULE_LOG_NVLS_TUNING] = {"log-nvls-tuning", "2.30.3 nvls.cc ncclNvlsTuning"},
     [TP_RULE_LOG_LINES_WHOLE] = {"log-lines-whole", "2.29.7 debug.cc ncclDebugLogV"},
     [TP_RULE_LOG_TRACE_FUNCTION] = {"log-trace-function", "2.30.7 debug.cc ncclDebugLogV"},
+    [TP_RULE_LOCAL_NET_START_MODULO] = {"local-net-start-modulo",
+                                        "2.30.7 topo.cc ncclTopoGetLocalNetType"},
     [TP_RULE_CROSS_NIC_RING_PER_RANK] = {"cross-nic-ring-per-rank",
                                          "2.28 connect.cc ncclTopoPostset"},
     [TP_RULE_NO_NVLS_CHANNEL_COPY] = {"no-nvls-channel-copy", "2.28 connect.cc ncclTopoPostset"},

@@ -160,6 +160,9 @@ typedef enum tp_rule {
      * exchanges rings c and c^1 when its own ring graph is at crossNic 2 (before: the all-gathered
      * max), so a node whose search settled on another crossNic keeps its rings. */
     TP_RULE_CROSS_NIC_RING_PER_RANK,
+    /* 2.30.7 topo.cc ncclTopoGetLocalNetType: a GPU's first local NET is its device number modulo
+     * the GPUs sharing those NETs (then bit-mirrored), not the device number itself. */
+    TP_RULE_LOCAL_NET_START_MODULO,
     TP_RULE_COUNT
 } tp_rule;
 
