@@ -237,6 +237,7 @@ static void test_rule_predicates(void **state)
         TP_RULE_LOG_TRACE_FUNCTION,
         TP_RULE_CROSS_NIC_RING_PER_RANK,
         TP_RULE_LOCAL_NET_START_MODULO,
+        TP_RULE_GRAPH_FILE_RANK,
     };
     const tp_nccl_profile *newest = tp_nccl_profile__find("2.30.7");
     size_t n27 = sizeof(in_2_27_5) / sizeof(in_2_27_5[0]);

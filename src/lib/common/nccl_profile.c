@@ -169,7 +169,7 @@ static const tp_param_default params_2_27_5[] = {
      RULE(TP_RULE_LOG_TOPO_HINTS) | RULE(TP_RULE_NET_GUID_HEX) |                                   \
      RULE(TP_RULE_NO_NVLS_CHANNEL_COPY) | RULE(TP_RULE_LOG_LINES_WHOLE) |                          \
      RULE(TP_RULE_LOG_TRACE_FUNCTION) | RULE(TP_RULE_CROSS_NIC_RING_PER_RANK) |                    \
-     RULE(TP_RULE_LOCAL_NET_START_MODULO))
+     RULE(TP_RULE_LOCAL_NET_START_MODULO) | RULE(TP_RULE_GRAPH_FILE_RANK))
 
 static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
     [TP_NCCL_2_22_3] =
@@ -279,6 +279,7 @@ static const struct {
     [TP_RULE_LOG_NVLS_TUNING] = {"log-nvls-tuning", "2.30.3 nvls.cc ncclNvlsTuning"},
     [TP_RULE_LOG_LINES_WHOLE] = {"log-lines-whole", "2.29.7 debug.cc ncclDebugLogV"},
     [TP_RULE_LOG_TRACE_FUNCTION] = {"log-trace-function", "2.30.7 debug.cc ncclDebugLogV"},
+    [TP_RULE_GRAPH_FILE_RANK] = {"graph-file-rank", "2.30.3 search.cc ncclTopoGetChannelFromXml"},
     [TP_RULE_LOCAL_NET_START_MODULO] = {"local-net-start-modulo",
                                         "2.30.7 topo.cc ncclTopoGetLocalNetType"},
     [TP_RULE_CROSS_NIC_RING_PER_RANK] = {"cross-nic-ring-per-rank",

@@ -163,6 +163,9 @@ typedef enum tp_rule {
     /* 2.30.7 topo.cc ncclTopoGetLocalNetType: a GPU's first local NET is its device number modulo
      * the GPUs sharing those NETs (then bit-mirrored), not the device number itself. */
     TP_RULE_LOCAL_NET_START_MODULO,
+    /* 2.30.3 search.cc ncclTopoGetChannelFromXml: a graph file's <gpu rank="%d"> gives the rank
+     * (its dev, still required, is not looked up: an unknown dev is no error there). */
+    TP_RULE_GRAPH_FILE_RANK,
     TP_RULE_COUNT
 } tp_rule;
 

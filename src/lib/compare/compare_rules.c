@@ -60,6 +60,7 @@ static const unsigned rule_stages[TP_RULE_COUNT] = {
     [TP_RULE_LOG_TRACE_FUNCTION] = TP_RULE_STAGE_LOG,
     /* each GPU's NIC per channel: the search's NET order, p2p and PXN NICs */
     [TP_RULE_LOCAL_NET_START_MODULO] = STAGE(TP_LAYER_GRAPHS) | STAGE(TP_LAYER_CHANNELS),
+    [TP_RULE_GRAPH_FILE_RANK] = STAGE(TP_LAYER_GRAPHS),           /* a replayed graph's GPUs */
     [TP_RULE_CROSS_NIC_RING_PER_RANK] = STAGE(TP_LAYER_CHANNELS), /* odd nodes' ring exchange */
     [TP_RULE_NET_GUID_HEX] = STAGE(TP_LAYER_SYSTEM) | STAGE(TP_LAYER_GRAPHS), /* NICs sharing */
 };

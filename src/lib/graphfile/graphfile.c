@@ -139,6 +139,20 @@ static int rank_of_dev(const tp_system *sys, int64_t dev)
     return rank;
 }
 
+/* A rank attribute naming no GPU of the system: NCCL would take it as is and index past its
+ * rank tables; topoplan refuses the file. */
+static tp_status bad_rank(gf_ctx *c, const tp_xml_elem *sub, const char *rank_attr)
+{
+    int rank = (int)strtol(rank_attr, NULL, 0);
+    const tp_node_set *gpus = &c->sys->nodes[TP_NODE_GPU];
+    for (int g = 0; g < gpus->count; g++)
+        if (gpus->nodes[g].gpu.rank == rank)
+            return TP_OK;
+    c->ours = true;
+    return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, sub,
+                        OURS "gpu rank \"%s\" is not a rank of the system", rank_attr);
+}
+
 /* NCCL 2.22.3 ncclTopoGetChannelFromXml: NETs into inter, GPU devs mapped to ranks. */
 static tp_status load_channel(gf_ctx *c, const tp_xml_elem *ch, int index, int *n_listed)
 {
@@ -160,7 +174,14 @@ static tp_status load_channel(gf_ctx *c, const tp_xml_elem *ch, int index, int *
                 c->graph->inter[inter++] = dev;
             continue;
         }
-        int rank = rank_of_dev(c->sys, dev);
+        /* 2.30.3 (graph-file-rank): a GPU's rank attribute names it, its dev is not looked up. */
+        const char *rank_attr = tp_profile_has(tp_config__profile(c->cfg), TP_RULE_GRAPH_FILE_RANK)
+                                    ? nccl_attr(sub, "rank")
+                                    : NULL;
+        tp_status st = rank_attr ? bad_rank(c, sub, rank_attr) : TP_OK;
+        if (st != TP_OK)
+            return st;
+        int rank = rank_attr ? (int)strtol(rank_attr, NULL, 0) : rank_of_dev(c->sys, dev);
         if (rank == -1) {
             tp_log_warn(c->log, "XML Import Channel : dev %lld not found.", (long long)dev);
             c->nccl_code = TP_NCCL_SYSTEM_ERROR;
@@ -289,6 +310,8 @@ static tp_status load_graph(gf_ctx *c, const tp_xml_elem *e)
             continue;
         chans[index] = e->children[s];
         if ((st = load_channel(c, e->children[s], index, &n_listed[index])) != TP_OK) {
+            if (c->ours)
+                return st;
             trace(c, NCCL_SEARCH_CC, GRAPH_SUB, c->lines->graph_channel);
             return st;
         }
