@@ -289,6 +289,71 @@ static void test_channels_cross_nic_exchange(void **state)
     }
 }
 
+/* Two hosts of different kinds, each with its own ring (crossNic per host) and tree graphs. */
+static tp_status build_two_kinds(tp_channels *ch, tp_log *log, const char *nccl,
+                                 const int cross_nic[2], const int *rings)
+{
+    const char *const none[] = {NULL};
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_config_new(&cfg, none, &err), TP_OK);
+    assert_int_equal(tp_config_set_nccl(cfg, nccl, &err), TP_OK);
+    tp_graph empty = {0};
+    static const int domain_of[2][4] = {{0, 0, 0, 0}, {1, 1, 1, 1}};
+    static const int host_kind[2] = {0, 1};
+    tp_domain_view dv[2];
+    tp_kind_view kinds[2];
+    for (int h = 0; h < 2; h++) {
+        tp_graph *ring = mk_graph(TP_PATTERN_RING, 2, 4, rings, 4 * h);
+        ring->cross_nic = cross_nic[h];
+        tp_graph *tree = mk_graph(TP_PATTERN_BALANCED_TREE, 2, 4, rings, 4 * h);
+        dv[h] = (tp_domain_view){.n_gpus = 4, .graphs = {ring, tree, &empty, &empty, &empty}};
+        kinds[h] = (tp_kind_view){.n_ranks = 4, .rep_host = h, .domain_of = domain_of[h]};
+    }
+    tp_channels_job job = {.n_hosts = 2,
+                           .host_kind = host_kind,
+                           .n_kinds = 2,
+                           .kinds = kinds,
+                           .rank = 0,
+                           .n_domains = 2,
+                           .domains = dv,
+                           .min_comp_cap = 70};
+    tp_channels__ctas(cfg, log, &job.min_ctas, &job.max_ctas);
+    tp_status st = tp_channels__build(ch, &job, cfg, log, &err);
+    for (int h = 0; h < 2; h++) {
+        free((void *)dv[h].graphs[TP_GRAPH_RING]);
+        free((void *)dv[h].graphs[TP_GRAPH_TREE]);
+    }
+    tp_config_free(cfg);
+    return st;
+}
+
+/* Rule cross-nic-ring-per-rank (2.28): the odd node exchanges its rings only when its own ring
+ * search ended at crossNic 2; before, whenever the all-gathered (max) crossNic was 2. */
+static void test_channels_cross_nic_exchange_per_rank(void **state)
+{
+    (void)state;
+    static const int rings[] = {0, 1, 2, 3, 3, 2, 1, 0};
+    static const int expect[2][2][8] = {
+        {{0, 1, 2, 3, 4, 5, 6, 7}, {0, 7, 6, 5, 4, 3, 2, 1}}, /* not exchanged */
+        {{0, 1, 2, 3, 7, 6, 5, 4}, {0, 4, 5, 6, 7, 3, 2, 1}}, /* exchanged on the odd node */
+    };
+    static const struct {
+        const char *nccl;
+        int cross_nic[2], exchanged;
+    } runs[] = {{"2.27.5", {2, 0}, 1}, {"2.30.7", {2, 0}, 0}, {"2.30.7", {0, 2}, 1}};
+    for (size_t i = 0; i < ARRAY_LEN(runs); i++) {
+        tp_channels ch;
+        tp_log log = {.enabled = true};
+        assert_int_equal(build_two_kinds(&ch, &log, runs[i].nccl, runs[i].cross_nic, rings), TP_OK);
+        for (int k = 0; k < ch.n_channels; k++)
+            for (int r = 0; r < 8; r++)
+                assert_int_equal(ch.rings[k * 8 + r], expect[runs[i].exchanged][k % 2][r]);
+        tp_channels__free(&ch);
+        tp_log_clear(&log);
+    }
+}
+
 /* NVLS heads and trees of syn_dgx_h100_nodes2 (8 channels, heads 0..7). */
 static void test_channels_nvls_heads(void **state)
 {
@@ -509,6 +574,7 @@ int main(void)
         cmocka_unit_test(test_channels_min_max_table),
         cmocka_unit_test(test_channels_two_hosts),
         cmocka_unit_test(test_channels_cross_nic_exchange),
+        cmocka_unit_test(test_channels_cross_nic_exchange_per_rank),
         cmocka_unit_test(test_channels_nvls_heads),
         cmocka_unit_test(test_channels_line_limits),
         cmocka_unit_test(test_channels_btree_table),

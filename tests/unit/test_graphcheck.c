@@ -401,6 +401,53 @@ static void test_graphcheck_cross_nic_follows_the_profile(void **state)
     assert_false(warns_alternation("2.27.5"));
 }
 
+/* Rule graph-file-rank (2.30.3): graph-check takes a <gpu rank="3" dev="0xff"> as rank 3 under
+ * 2.30.7 (feasible), as an unknown dev under 2.22.3; a rank the system lacks is an error. */
+static const tp_gc_graph *check_ranked(const char *version, const char *rank, tp_plan **plan,
+                                       tp_graph_check **chk)
+{
+    char graph[1024];
+    snprintf(graph, sizeof(graph),
+             "<graphs version=\"1\">\n  <graph id=\"0\" pattern=\"4\" crossnic=\"0\" "
+             "nchannels=\"1\" speedintra=\"20\" speedinter=\"20\" latencyinter=\"0\" "
+             "typeintra=\"NVL\" typeinter=\"PIX\" samechannels=\"1\">\n    <channel><gpu "
+             "dev=\"0\"/><gpu dev=\"0x2\"/><gpu dev=\"0x1\"/><gpu dev=\"0xff\" "
+             "rank=\"%s\"/></channel>\n  </graph>\n</graphs>\n",
+             rank);
+    char *xml = helpers_fixture("v100_nv2.xml");
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    const char *const env[] = {NULL};
+    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+    assert_int_equal(tp_config_set_nccl(cfg, version, &err), TP_OK);
+    tp_job job = TP_JOB_INIT;
+    assert_int_equal(tp_plan_buffer(plan, xml, strlen(xml), "nv2", &job, cfg, &err), TP_OK);
+    assert_int_equal(tp_graph_check_buffer(chk, *plan, graph, strlen(graph), "g.xml", &err), TP_OK);
+    tp_config_free(cfg);
+    free(xml);
+    return &(*chk)->graphs[0];
+}
+
+static void test_graphcheck_gpu_rank_attribute(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *version, *rank, *error;
+    } runs[] = {{"2.30.7", "3", NULL},
+                {"2.22.3", "3", "gpu dev \"0xff\" is not a GPU of the system"},
+                {"2.30.7", "9", "gpu rank \"9\" is not a rank of the system"}};
+    for (size_t i = 0; i < ARRAY_LEN(runs); i++) {
+        tp_plan *plan = NULL;
+        tp_graph_check *chk = NULL;
+        const tp_gc_graph *g = check_ranked(runs[i].version, runs[i].rank, &plan, &chk);
+        assert_int_equal(tp_graph_check_feasible(chk), runs[i].error == NULL);
+        if (runs[i].error)
+            assert_non_null(find_finding(g, runs[i].error));
+        tp_graph_check_free(chk);
+        tp_plan_free(plan);
+    }
+}
+
 /* The NET link is 1.25 GB/s (10 Gb/s): a ring declared at 20 GB/s over it is infeasible. */
 static void test_graphcheck_net_too_slow(void **state)
 {
@@ -701,6 +748,7 @@ int main(void)
         cmocka_unit_test(test_graphcheck_too_many_channels),
         cmocka_unit_test(test_graphcheck_net_rules),
         cmocka_unit_test(test_graphcheck_cross_nic_follows_the_profile),
+        cmocka_unit_test(test_graphcheck_gpu_rank_attribute),
         cmocka_unit_test(test_graphcheck_net_too_slow),
         cmocka_unit_test(test_graphcheck_net_on_single_node),
         cmocka_unit_test(test_graphcheck_malformed),

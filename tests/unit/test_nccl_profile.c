@@ -7,6 +7,7 @@
 
 #include "common/nccl_profile.h"
 #include "config/config.h"
+#include "paths/paths.h"
 #include "tuning/tuning_table.h"
 
 #include <stdlib.h>
@@ -174,6 +175,10 @@ static void test_profile_2_30_7_table(void **state)
     assert_int_equal(p->n_path_types, 12);
     assert_ptr_equal(p->param_defaults, base->param_defaults);
     assert_int_equal(p->n_param_defaults, base->n_param_defaults);
+    /* search.cc / xml.h of v2.30.7-1: the graph-file back-trace lines. */
+    static const int lines[14] = {901, 931, 935, 939,  940,  941, 942,
+                                  951, 953, 961, 1116, 1118, 114, 150};
+    assert_graph_file_lines(p, lines);
     /* Every rule of 2.27.5 is kept. */
     assert_int_equal(p->rules & base->rules, base->rules);
 }
@@ -214,12 +219,27 @@ static void test_rule_predicates(void **state)
     };
     /* Rules of 2.28 .. 2.30.7: in 2.30.7 only. */
     static const tp_rule in_2_30_7[] = {
-        TP_RULE_LOG_POPULATE_NICS_RAILS, TP_RULE_LOG_P2P_CUDA,      TP_RULE_LOG_P2P_GROUP_SIZE,
-        TP_RULE_LOG_NET_DEVICE_COUNTS,   TP_RULE_GRAPH_DUMP_RANK,   TP_RULE_DEV_NODES,
-        TP_RULE_NETS_KEPT_ONE_NODE,      TP_RULE_GDR_LOG_TRACE,     TP_RULE_PATHS_TYPE_FIRST,
-        TP_RULE_LOG_NVLS_TUNING,         TP_RULE_LOG_P2P_MAX_PEERS, TP_RULE_P2P_CHANNELS_BY_NET_BW,
-        TP_RULE_NVLS_MODEL_2_28,         TP_RULE_LOG_TOPO_HINTS,    TP_RULE_NET_GUID_HEX,
-        TP_RULE_NO_NVLS_CHANNEL_COPY,    TP_RULE_LOG_LINES_WHOLE,
+        TP_RULE_LOG_POPULATE_NICS_RAILS,
+        TP_RULE_LOG_P2P_CUDA,
+        TP_RULE_LOG_P2P_GROUP_SIZE,
+        TP_RULE_LOG_NET_DEVICE_COUNTS,
+        TP_RULE_GRAPH_DUMP_RANK,
+        TP_RULE_DEV_NODES,
+        TP_RULE_NETS_KEPT_ONE_NODE,
+        TP_RULE_GDR_LOG_TRACE,
+        TP_RULE_PATHS_TYPE_FIRST,
+        TP_RULE_LOG_NVLS_TUNING,
+        TP_RULE_LOG_P2P_MAX_PEERS,
+        TP_RULE_P2P_CHANNELS_BY_NET_BW,
+        TP_RULE_NVLS_MODEL_2_28,
+        TP_RULE_LOG_TOPO_HINTS,
+        TP_RULE_NET_GUID_HEX,
+        TP_RULE_NO_NVLS_CHANNEL_COPY,
+        TP_RULE_LOG_LINES_WHOLE,
+        TP_RULE_LOG_TRACE_FUNCTION,
+        TP_RULE_CROSS_NIC_RING_PER_RANK,
+        TP_RULE_LOCAL_NET_START_MODULO,
+        TP_RULE_GRAPH_FILE_RANK,
     };
     const tp_nccl_profile *newest = tp_nccl_profile__find("2.30.7");
     size_t n27 = sizeof(in_2_27_5) / sizeof(in_2_27_5[0]);
@@ -514,6 +534,34 @@ static tp_plan *plan_fixture_as(const char *name, int nodes, const char *version
     return plan;
 }
 
+/* Rule local-net-start-modulo (2.30.7 ncclTopoGetLocalNetType): on an AWS p5 (4 NETs per GPU, no
+ * NET shared) every GPU's channel 0 takes its first local NET (dev % 1 = 0); 2.27.5 starts at
+ * the mirrored device number, GPU dev 1 at its third NET (real_aws_p5_2026_nodes_2's ring ends). */
+static void test_local_net_start_modulo(void **state)
+{
+    (void)state;
+    static const char *const versions[] = {"2.27.5", "2.30.7"};
+    for (int v = 0; v < 2; v++) {
+        tp_plan *plan = plan_fixture_as("aws_p5_2026.xml", 2, versions[v]);
+        const tp_system *sys = plan->sys;
+        for (int g = 0; g < sys->nodes[TP_NODE_GPU].count; g++) {
+            const tp_node *gpu = &sys->nodes[TP_NODE_GPU].nodes[g];
+            int nets[TP_MAX_NODES], n_nets = 0;
+            tp_paths__get_local(sys, TP_NODE_GPU, g, TP_NODE_NET, nets, &n_nets, NULL);
+            assert_int_equal(n_nets, 4);
+            int64_t id = -1;
+            tp_error err = {0};
+            assert_int_equal(tp_paths__get_local_net(sys, gpu->gpu.rank, 0, &id, NULL, &err),
+                             TP_OK);
+            int want = v == 1 ? 0 : tp_paths__mirror_bits(gpu->gpu.dev % 4, 4);
+            assert_true(id == sys->nodes[TP_NODE_NET].nodes[nets[want]].id);
+            if (v == 0 && gpu->gpu.dev == 1)
+                assert_int_equal(want, 2);
+        }
+        tp_plan_free(plan);
+    }
+}
+
 /* Rule ladder-min-max-path (2.25 ncclTopoCompute): the path-type ladder starts at the best type
  * the GPUs have. AWS p5.48xlarge without NVLink elements (conformance case real_p5_48xl_nodes_2):
  * 2.27.5 starts GPU-to-GPU at PHB and finds the ring at PHB/PIX, the tree at PHB/PIX after the
@@ -761,6 +809,30 @@ static void test_no_nvls_channel_copy_2_30_7(void **state)
     }
 }
 
+/* Rule p2p-channels-by-net-bw (2.29 topo.cc getLocalNetCountByBw): the NETs counted are those
+ * ncclTopoGetLocalNet's channels walk, the local NETs divided among the GPUs local to them
+ * (NETDEVS policy AUTO). OCI BM.GPU4.8: 2 GPUs share 2 x 12.5 GB/s NICs, so one NET, one
+ * channel per peer, not two for the GPU's 24 GB/s (real_oci_gpu4_8_nodes_2's NCCL 2.30.7 log). */
+static void test_p2p_per_peer_nets_per_gpu(void **state)
+{
+    (void)state;
+    char *xml = helpers_fixture("oci_gpu4_8.xml");
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    const char *const env[] = {NULL};
+    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+    assert_int_equal(tp_config_set_nccl(cfg, "2.30.7", &err), TP_OK);
+    tp_job job = TP_JOB_INIT;
+    job.n_nodes = 2;
+    tp_plan *plan = NULL;
+    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "oci", &job, cfg, &err), TP_OK);
+    assert_true(helpers_log_has(plan, "16 coll channels, 16 collnet channels, 0 nvls channels, 16 "
+                                      "p2p channels, 1 p2p channels per peer"));
+    tp_plan_free(plan);
+    tp_config_free(cfg);
+    free(xml);
+}
+
 /* 2.26 makes the ring search take 2 channels when there are exactly two NVLink domains: 4 A100
  * PCIe in NVLink bridge pairs, one per NUMA node (NCCL 2.27.5's and 2.30.7's logs of case
  * real_ncv4_preswap: 2 channels at 6 GB/s, not 1 at 12). */
@@ -958,6 +1030,8 @@ int main(void)
         cmocka_unit_test(test_no_nvls_channel_copy_2_30_7),
         cmocka_unit_test(test_log_lines_2_30_7),
         cmocka_unit_test(test_split_nvlink_ring),
+        cmocka_unit_test(test_local_net_start_modulo),
+        cmocka_unit_test(test_p2p_per_peer_nets_per_gpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

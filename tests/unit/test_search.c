@@ -265,6 +265,57 @@ static void test_search_bad_dev_fails(void **state)
     unlink(path);
 }
 
+/* 2.30.7 (log-trace-function): the same refusal, its back-trace at 2.30.7's lines and naming
+ * each line's function. */
+static void test_search_bad_dev_fails_2_30_7(void **state)
+{
+    (void)state;
+    char path[64];
+    tp_plan *plan = plan_with_graph_file(path, sizeof(path), 1, "0xff");
+    tp_error err = {0};
+    assert_int_equal(tp_config_set_nccl(plan->cfg, "2.30.7", &err), TP_OK);
+    tp_graph *g = new_graph(0, TP_PATTERN_RING, 1, RING_MAX_2_22_3);
+    assert_int_equal(compute(plan, g, &err), TP_ERR_GRAPH);
+    assert_true(helpers_log_has(plan, "graph/search.cc:953 (ncclTopoGetGraphFromXmlSub) -> 2"));
+    assert_true(helpers_log_has(plan, "graph/search.cc:961 (ncclTopoGetGraphFromXml) -> 2"));
+    assert_true(helpers_log_has(plan, "graph/search.cc:1118 (ncclTopoCompute) -> 2"));
+    free_graph(g);
+    tp_plan_free(plan);
+    unlink(path);
+}
+
+/* Rule graph-file-rank (2.30.3): a <gpu rank="%d"> is taken as that rank whatever its dev; a rank
+ * the system lacks is topoplan's refusal (no NCCL back-trace). 2.22.3 looks the dev up. */
+static void test_search_graph_file_rank(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *nccl, *rank;
+        tp_status want;
+    } runs[] = {
+        {"2.30.7", "3", TP_OK}, {"2.22.3", "3", TP_ERR_GRAPH}, {"2.30.7", "9", TP_ERR_GRAPH}};
+    for (size_t i = 0; i < ARRAY_LEN(runs); i++) {
+        char path[64], dev[32];
+        snprintf(dev, sizeof(dev), "0xff\" rank=\"%s", runs[i].rank);
+        tp_plan *plan = plan_with_graph_file(path, sizeof(path), 1, dev);
+        tp_error err = {0};
+        assert_int_equal(tp_config_set_nccl(plan->cfg, runs[i].nccl, &err), TP_OK);
+        tp_log_clear(&plan->log);
+        plan->log.enabled = true;
+        tp_graph *g = new_graph(0, TP_PATTERN_RING, 1, RING_MAX_2_22_3);
+        assert_int_equal(compute(plan, g, &err), runs[i].want);
+        if (runs[i].want == TP_OK) {
+            static const int order[4] = {0, 2, 1, 3};
+            assert_order(g, 4, 0, order);
+        }
+        assert_int_equal(helpers_log_has(plan, "XML Import Channel : dev 255 not found."),
+                         strcmp(runs[i].nccl, "2.22.3") == 0);
+        free_graph(g);
+        tp_plan_free(plan);
+        unlink(path);
+    }
+}
+
 /* The print format of ncclTopoPrintGraph. */
 static void test_search_print_graph(void **state)
 {
@@ -880,6 +931,8 @@ int main(void)
         cmocka_unit_test(test_search_custom_replay_0213),
         cmocka_unit_test(test_search_partial_replay),
         cmocka_unit_test(test_search_bad_dev_fails),
+        cmocka_unit_test(test_search_bad_dev_fails_2_30_7),
+        cmocka_unit_test(test_search_graph_file_rank),
         cmocka_unit_test(test_search_print_graph),
         cmocka_unit_test(test_search_print_graph_bw),
         cmocka_unit_test(test_search_nvls_heads),

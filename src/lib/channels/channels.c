@@ -624,6 +624,8 @@ static tp_status postset(tp_chan_ctx *x, tp_error *err)
     if (tp_profile_has(tp_config__profile(x->cfg), TP_RULE_CROSS_NIC_RING_ALTERNATE))
         ring_cross = ring_cross == 2;
     x->cross_swap = ring_cross && x->nc % 2 == 0;
+    x->cross_per_rank = x->nc % 2 == 0 &&
+                        tp_profile_has(tp_config__profile(x->cfg), TP_RULE_CROSS_NIC_RING_PER_RANK);
     x->ring_prev = tp_chan__alloc(x, (size_t)x->nc * nr, sizeof(int));
     x->ring_next = tp_chan__alloc(x, (size_t)x->nc * nr, sizeof(int));
     x->trees = tp_chan__alloc(x, 2 * (size_t)x->nc * nr, sizeof(*x->trees));

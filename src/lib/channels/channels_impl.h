@@ -60,7 +60,8 @@ typedef struct tp_chan_ctx {
     int *n_heads;                 /* per domain */
     int nc;                       /* search channels after the all-gather */
     bool cross_swap;              /* postset's crossNic ring exchange applies */
-    int *ring_prev;               /* nc x n_ranks, after connectRings */
+    bool cross_per_rank; /* ... decided by each rank's own ring (cross-nic-ring-per-rank) */
+    int *ring_prev;      /* nc x n_ranks, after connectRings */
     int *ring_next;
     tp_tree *trees;          /* 2nc x n_ranks: channel c and its duplicate c+nc */
     int src[TP_MAXCHANNELS]; /* final channel -> base channel (0..2nc-1) */
@@ -141,10 +142,16 @@ static inline tp_rank_topo tp_chan__rank_topo(const tp_chan_ctx *x, int r)
 {
     int host = tp_chan__host(x, r);
     /* NCCL 2.22.3 postset: with crossNic rings and an even channel count,
-     * odd nodes exchange ring channels c and c^1 to alternate rails. */
+     * odd nodes exchange ring channels c and c^1 to alternate rails; from 2.28 only the ranks
+     * whose own ring search ended at crossNic 2 (the all-gather's max is not theirs). */
+    bool cross = x->cross_swap;
+    if (x->cross_per_rank) {
+        const tp_graph *ring = x->job->domains[tp_chan__domain(x, r)].graphs[TP_GRAPH_RING];
+        cross = ring && ring->cross_nic == 2;
+    }
     return (tp_rank_topo){.tr = &x->kinds[tp_chan__kind(x, r)].tr[tp_chan__local(x, r)],
                           .offset = tp_chan__host_offset(x, host),
-                          .swap = x->cross_swap && tp_chan__node(x, r) % 2 == 1};
+                          .swap = cross && tp_chan__node(x, r) % 2 == 1};
 }
 
 /* topoRanks field of a rank for channel c, after postset's crossNic exchange. */

@@ -93,7 +93,8 @@ static int net_channels(const tp_system *sys, int g, int n_ranks, int p2p_n, con
 
 /* 2.29 paths.cc ncclTopoGetNchannels: a remote peer gets a channel per local NET needed to
  * match the GPU's bandwidth to its CPU (ncclTopoGetLocalNetCountByBw: the route's, 2.22.3 read
- * the link), and more to carry those NETs' bandwidth at NCCL_P2P_PER_CHANNEL_NET_BW a channel. */
+ * the link; only the NETs its channels use), and more to carry those NETs' bandwidth at
+ * NCCL_P2P_PER_CHANNEL_NET_BW a channel. */
 #define TP_P2P_PER_CHANNEL_NET_BW 14
 static int net_channels_by_bw(const tp_system *sys, int g, const tp_config *cfg)
 {
@@ -110,6 +111,13 @@ static int net_channels_by_bw(const tp_system *sys, int g, const tp_config *cfg)
             hops = r->count, gpu_bw = r->bw;
     }
     int count = 0, n_nets = local_nets(sys, g, nets);
+    /* It walks ncclTopoGetLocalNet's channels until they wrap: under NCCL_NETDEVS_POLICY AUTO
+     * (2.28.3) a GPU uses the local NETs divided among the GPUs local to the first of them. */
+    int gpus[TP_MAX_NODES], n_gpus = 0;
+    if (n_nets > 0)
+        tp_paths__get_local(sys, TP_NODE_NET, nets[0], TP_NODE_GPU, gpus, &n_gpus, NULL);
+    if (n_gpus > 0)
+        n_nets = (n_nets + n_gpus - 1) / n_gpus;
     while (count < n_nets) {
         total += gpu->paths[TP_NODE_NET][nets[count++]].bw;
         if (total >= gpu_bw)

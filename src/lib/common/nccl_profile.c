@@ -80,6 +80,25 @@ static const tp_graph_file_lines graph_file_lines_2_27_5 = {
     .xml_get_float = 136,
 };
 
+/* 2.30.7: search.cc's graph-file readers moved down again (2.28 .. 2.30 search changes); xml.h
+ * by the attribute getters added above xmlGetAttrInt / Float. */
+static const tp_graph_file_lines graph_file_lines_2_30_7 = {
+    .channel_dev = 901,
+    .graph_id = 931,
+    .graph_crossnic = 935,
+    .graph_pattern = 939,
+    .graph_nchannels = 940,
+    .graph_speedintra = 941,
+    .graph_speedinter = 942,
+    .graph_samechannels = 951,
+    .graph_channel = 953,
+    .graphs = 961,
+    .compute_file = 1116,
+    .compute_graphs = 1118,
+    .xml_get_int = 114,
+    .xml_get_float = 150,
+};
+
 /* ---- parameter defaults (param.cc users) that differ from config.h's 2.22.3 table ---- */
 
 static const tp_param_default params_2_27_5[] = {
@@ -149,7 +168,9 @@ static const tp_param_default params_2_27_5[] = {
      RULE(TP_RULE_LOG_NVLS_TUNING) | RULE(TP_RULE_LOG_P2P_MAX_PEERS) |                             \
      RULE(TP_RULE_P2P_CHANNELS_BY_NET_BW) | RULE(TP_RULE_NVLS_MODEL_2_28) |                        \
      RULE(TP_RULE_LOG_TOPO_HINTS) | RULE(TP_RULE_NET_GUID_HEX) |                                   \
-     RULE(TP_RULE_NO_NVLS_CHANNEL_COPY) | RULE(TP_RULE_LOG_LINES_WHOLE))
+     RULE(TP_RULE_NO_NVLS_CHANNEL_COPY) | RULE(TP_RULE_LOG_LINES_WHOLE) |                          \
+     RULE(TP_RULE_LOG_TRACE_FUNCTION) | RULE(TP_RULE_CROSS_NIC_RING_PER_RANK) |                    \
+     RULE(TP_RULE_LOCAL_NET_START_MODULO) | RULE(TP_RULE_GRAPH_FILE_RANK))
 
 static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
     [TP_NCCL_2_22_3] =
@@ -202,16 +223,14 @@ static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
             .tag = "v2.30.7-1",
             /* conformance/nccl-2.30.7/cases: tests/conformance-pass-2.30.7.txt (measured) */
             .exact = false,
-            .public_passed = 145,
+            .public_passed = 154,
             .public_total = 166,
             .rules = RULES_2_30_7,
             /* Everything 2.27.5 has but its sm100 ladders (search.cc, 2.29.2 .. 2.30.3). */
             ENTRIES_SINCE_2_27_5,
             .sm100_speed_intra = LADDER(sm100_intra_2_30_7),
             .sm100_speed_inter = LADDER(sm100_inter_2_30_7),
-            /* 2.30.7's back-trace also names the function ("search.cc:953
-             * (ncclTopoGetGraphFromXmlSub)"): not modelled yet, 2.27.5's lines stand in. */
-            .graph_file_lines = &graph_file_lines_2_27_5,
+            .graph_file_lines = &graph_file_lines_2_30_7,
             .log_message_max = 0, /* 2.29.7 debug.cc prints the message whole (log-lines-whole) */
         },
 };
@@ -260,6 +279,12 @@ static const struct {
     [TP_RULE_PATHS_TYPE_FIRST] = {"paths-type-first", "2.30.7 paths.cc ncclTopoSetPaths"},
     [TP_RULE_LOG_NVLS_TUNING] = {"log-nvls-tuning", "2.30.3 nvls.cc ncclNvlsTuning"},
     [TP_RULE_LOG_LINES_WHOLE] = {"log-lines-whole", "2.29.7 debug.cc ncclDebugLogV"},
+    [TP_RULE_LOG_TRACE_FUNCTION] = {"log-trace-function", "2.30.7 debug.cc ncclDebugLogV"},
+    [TP_RULE_GRAPH_FILE_RANK] = {"graph-file-rank", "2.30.3 search.cc ncclTopoGetChannelFromXml"},
+    [TP_RULE_LOCAL_NET_START_MODULO] = {"local-net-start-modulo",
+                                        "2.30.7 topo.cc ncclTopoGetLocalNetType"},
+    [TP_RULE_CROSS_NIC_RING_PER_RANK] = {"cross-nic-ring-per-rank",
+                                         "2.28 connect.cc ncclTopoPostset"},
     [TP_RULE_NO_NVLS_CHANNEL_COPY] = {"no-nvls-channel-copy", "2.28 connect.cc ncclTopoPostset"},
     [TP_RULE_LOG_TOPO_HINTS] = {"log-topo-hints", "2.30.3 xml.cc kvConvertToInt"},
     [TP_RULE_NET_GUID_HEX] = {"net-guid-hex", "2.28.9 topo.cc ncclTopoAddNet"},

@@ -134,8 +134,9 @@ typedef enum tp_rule {
      * across nodes. */
     TP_RULE_LOG_P2P_MAX_PEERS,
     /* 2.29 paths.cc ncclTopoGetNchannels / ncclTopoComputeP2pChannels: a remote peer gets
-     * max(local NETs, their bandwidth / 14 GB/s) channels, NVB peers count NVLinks, and across
-     * nodes the count per peer is halved until all ranks fit one round of 8 peers a channel. */
+     * max(local NETs its channels use, their bandwidth / 14 GB/s) channels, NVB peers count
+     * NVLinks, and across nodes the count per peer is halved until all ranks fit one round of 8
+     * peers a channel. */
     TP_RULE_P2P_CHANNELS_BY_NET_BW,
     /* 2.28 tuning.cc ncclTopoTuneModel: NVLS/NVLSTree bandwidth from nvlsEfficiency and the
      * channels less one (x2 for AllReduce), NVLSTree capped per channel, both need 2 channels, and
@@ -159,6 +160,19 @@ typedef enum tp_rule {
      * NCCL_NVLS_NCHANNELS are read with the comm config, after NCCL_MAX_CTAS (2.22.3: CollNet
      * only with a CollNet plugin, NVLS channels in ncclNvlsInit). */
     TP_RULE_LOG_COMM_CONFIG_ENV,
+    /* 2.30.7 debug.cc ncclDebugLogV (debug.h INFO_LOC): an NCCLCHECK back-trace line names the
+     * function after the source line ("graph/search.cc:953 (ncclTopoGetGraphFromXmlSub) -> 2"). */
+    TP_RULE_LOG_TRACE_FUNCTION,
+    /* 2.28 connect.cc ncclTopoPostset (crossNicRing from ncclTopoPreset): an odd node's rank
+     * exchanges rings c and c^1 when its own ring graph is at crossNic 2 (before: the all-gathered
+     * max), so a node whose search settled on another crossNic keeps its rings. */
+    TP_RULE_CROSS_NIC_RING_PER_RANK,
+    /* 2.30.7 topo.cc ncclTopoGetLocalNetType: a GPU's first local NET is its device number modulo
+     * the GPUs sharing those NETs (then bit-mirrored), not the device number itself. */
+    TP_RULE_LOCAL_NET_START_MODULO,
+    /* 2.30.3 search.cc ncclTopoGetChannelFromXml: a graph file's <gpu rank="%d"> gives the rank
+     * (its dev, still required, is not looked up: an unknown dev is no error there). */
+    TP_RULE_GRAPH_FILE_RANK,
     TP_RULE_COUNT
 } tp_rule;
 

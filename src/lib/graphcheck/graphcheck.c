@@ -164,6 +164,16 @@ static int gpu_of_dev(const tp_system *sys, long dev)
     return found;
 }
 
+/* The GPU of rank, -1 when none. */
+static int gpu_of_rank(const tp_system *sys, long rank)
+{
+    const tp_node_set *gpus = &sys->nodes[TP_NODE_GPU];
+    for (int g = 0; g < gpus->count; g++)
+        if (gpus->nodes[g].gpu.rank == rank)
+            return g;
+    return -1;
+}
+
 static tp_status channel_gpu(gc_ctx *c, tp_gc_graph *g, int index, const tp_xml_elem *e,
                              tp_gc_channel *ch)
 {
@@ -171,8 +181,15 @@ static tp_status channel_gpu(gc_ctx *c, tp_gc_graph *g, int index, const tp_xml_
     tp_status st = attr_int(c, e, "dev", 16, &dev);
     if (st != TP_OK)
         return st;
-    int gi = gpu_of_dev(c->sys, dev);
-    if (gi < 0)
+    /* 2.30.3 (graph-file-rank): a rank attribute names the GPU, its dev is not looked up. */
+    const char *rank = tp_profile_has(tp_config__profile(c->plan->cfg), TP_RULE_GRAPH_FILE_RANK)
+                           ? tp_xml__attr(e, "rank")
+                           : NULL;
+    int gi = rank ? gpu_of_rank(c->sys, strtol(rank, NULL, 0)) : gpu_of_dev(c->sys, dev);
+    if (gi < 0 && rank)
+        tp_graphcheck__add(c->chk, TP_GC_ERROR, at_elem(g, index, e),
+                           "gpu rank \"%s\" is not a rank of the system", rank);
+    else if (gi < 0)
         tp_graphcheck__add(c->chk, TP_GC_ERROR, at_elem(g, index, e),
                            "gpu dev \"%s\" is not a GPU of the system (graph device ids are hex, "
                            "as NCCL reads them: %ld; NCCL fails: \"XML Import Channel : dev %ld "

@@ -15,6 +15,9 @@
 
 #define NCCL_SEARCH_CC "graph/search.cc"
 #define NCCL_XML_H "graph/xml.h"
+/* The NCCL functions of the back-trace lines (search.cc). */
+#define GRAPH_SUB "ncclTopoGetGraphFromXmlSub"
+#define COMPUTE "ncclTopoCompute"
 
 typedef struct gf_ctx {
     tp_xml *doc; /* owned */
@@ -45,10 +48,13 @@ static const struct {
     {"PXB", TP_PATH_PXB}, {"PXN", TP_PATH_PXN}, {"PHB", TP_PATH_PHB}, {"SYS", TP_PATH_SYS},
 };
 
-/* One NCCLCHECK back-trace line. */
-static void trace(gf_ctx *c, const char *file, int line)
+/* One NCCLCHECK back-trace line at `line` of `func` (named from 2.30.7: log-trace-function). */
+static void trace(gf_ctx *c, const char *file, const char *func, int line)
 {
-    tp_log_info_sub(c->log, TP_SUB_ALL, "%s:%d -> %d", file, line, c->nccl_code);
+    if (tp_profile_has(tp_config__profile(c->cfg), TP_RULE_LOG_TRACE_FUNCTION))
+        tp_log_info_sub(c->log, TP_SUB_ALL, "%s:%d (%s) -> %d", file, line, func, c->nccl_code);
+    else
+        tp_log_info_sub(c->log, TP_SUB_ALL, "%s:%d -> %d", file, line, c->nccl_code);
 }
 
 /* An attribute as NCCL 2.22.3's node record holds it: only the first 16 are kept. */
@@ -80,8 +86,8 @@ static tp_status get_int(gf_ctx *c, const tp_xml_elem *e, const char *name, int 
 {
     const char *v = need_attr(c, e, name);
     if (!v) {
-        trace(c, NCCL_XML_H, c->lines->xml_get_int);
-        trace(c, NCCL_SEARCH_CC, line);
+        trace(c, NCCL_XML_H, "xmlGetAttrInt", c->lines->xml_get_int);
+        trace(c, NCCL_SEARCH_CC, GRAPH_SUB, line);
         return missing(c, e, name);
     }
     *out = (int)strtol(v, NULL, 0);
@@ -92,8 +98,8 @@ static tp_status get_float(gf_ctx *c, const tp_xml_elem *e, const char *name, in
 {
     const char *v = need_attr(c, e, name);
     if (!v) {
-        trace(c, NCCL_XML_H, c->lines->xml_get_float);
-        trace(c, NCCL_SEARCH_CC, line);
+        trace(c, NCCL_XML_H, "xmlGetAttrFloat", c->lines->xml_get_float);
+        trace(c, NCCL_SEARCH_CC, GRAPH_SUB, line);
         return missing(c, e, name);
     }
     *out = strtof(v, NULL);
@@ -133,6 +139,20 @@ static int rank_of_dev(const tp_system *sys, int64_t dev)
     return rank;
 }
 
+/* A rank attribute naming no GPU of the system: NCCL would take it as is and index past its
+ * rank tables; topoplan refuses the file. */
+static tp_status bad_rank(gf_ctx *c, const tp_xml_elem *sub, const char *rank_attr)
+{
+    int rank = (int)strtol(rank_attr, NULL, 0);
+    const tp_node_set *gpus = &c->sys->nodes[TP_NODE_GPU];
+    for (int g = 0; g < gpus->count; g++)
+        if (gpus->nodes[g].gpu.rank == rank)
+            return TP_OK;
+    c->ours = true;
+    return tp_xml__fail(c->err, TP_ERR_GRAPH, c->doc, sub,
+                        OURS "gpu rank \"%s\" is not a rank of the system", rank_attr);
+}
+
 /* NCCL 2.22.3 ncclTopoGetChannelFromXml: NETs into inter, GPU devs mapped to ranks. */
 static tp_status load_channel(gf_ctx *c, const tp_xml_elem *ch, int index, int *n_listed)
 {
@@ -145,7 +165,7 @@ static tp_status load_channel(gf_ctx *c, const tp_xml_elem *ch, int index, int *
             continue; /* ignored while parsing */
         const char *v = need_attr(c, sub, "dev");
         if (!v) {
-            trace(c, NCCL_SEARCH_CC, c->lines->channel_dev);
+            trace(c, NCCL_SEARCH_CC, "ncclTopoGetChannelFromXml", c->lines->channel_dev);
             return missing(c, sub, "dev");
         }
         int64_t dev = strtol(v, NULL, 16);
@@ -154,7 +174,14 @@ static tp_status load_channel(gf_ctx *c, const tp_xml_elem *ch, int index, int *
                 c->graph->inter[inter++] = dev;
             continue;
         }
-        int rank = rank_of_dev(c->sys, dev);
+        /* 2.30.3 (graph-file-rank): a GPU's rank attribute names it, its dev is not looked up. */
+        const char *rank_attr = tp_profile_has(tp_config__profile(c->cfg), TP_RULE_GRAPH_FILE_RANK)
+                                    ? nccl_attr(sub, "rank")
+                                    : NULL;
+        tp_status st = rank_attr ? bad_rank(c, sub, rank_attr) : TP_OK;
+        if (st != TP_OK)
+            return st;
+        int rank = rank_attr ? (int)strtol(rank_attr, NULL, 0) : rank_of_dev(c->sys, dev);
         if (rank == -1) {
             tp_log_warn(c->log, "XML Import Channel : dev %lld not found.", (long long)dev);
             c->nccl_code = TP_NCCL_SYSTEM_ERROR;
@@ -245,7 +272,7 @@ static tp_status load_graph_attrs(gf_ctx *c, const tp_xml_elem *e)
         g->latency_inter = strtof(lat, NULL);
     } else {
         /* Not fatal in NCCL: only xml.h's own check reports it. */
-        trace(c, NCCL_XML_H, c->lines->xml_get_float);
+        trace(c, NCCL_XML_H, "xmlGetAttrFloat", c->lines->xml_get_float);
         g->latency_inter = 0.0f;
     }
     if ((st = get_path_type(c, e, "typeintra", &g->type_intra)) ||
@@ -283,7 +310,9 @@ static tp_status load_graph(gf_ctx *c, const tp_xml_elem *e)
             continue;
         chans[index] = e->children[s];
         if ((st = load_channel(c, e->children[s], index, &n_listed[index])) != TP_OK) {
-            trace(c, NCCL_SEARCH_CC, c->lines->graph_channel);
+            if (c->ours)
+                return st;
+            trace(c, NCCL_SEARCH_CC, GRAPH_SUB, c->lines->graph_channel);
             return st;
         }
         index++;
@@ -324,8 +353,8 @@ static tp_status load_doc(gf_ctx *c)
         if ((st = load_graph(c, root->children[i])) != TP_OK && c->ours)
             return st; /* NCCL's log has nothing to say: the error says it, as topoplan's */
         if (st != TP_OK) {
-            trace(c, NCCL_SEARCH_CC, c->lines->graphs);
-            trace(c, NCCL_SEARCH_CC, c->lines->compute_graphs);
+            trace(c, NCCL_SEARCH_CC, "ncclTopoGetGraphFromXml", c->lines->graphs);
+            trace(c, NCCL_SEARCH_CC, COMPUTE, c->lines->compute_graphs);
             return st;
         }
     }
@@ -356,7 +385,7 @@ static tp_status replay_nccl_loader(gf_ctx *c, const char *path, const char *tex
     if (r.outcome != TP_NCCL_XML_REJECTED)
         return TP_OK;
     c->nccl_code = r.code;
-    trace(c, NCCL_SEARCH_CC, c->lines->compute_file);
+    trace(c, NCCL_SEARCH_CC, COMPUTE, c->lines->compute_file);
     return tp_fail(c->err, TP_ERR_GRAPH, path, r.line, r.column,
                    "NCCL 2.22.3 refuses this graph file: %s", r.message);
 }
@@ -377,7 +406,7 @@ tp_status tp_graphfile__load(tp_graph *graph, const tp_system *sys, const tp_con
         int e = errno;
         tp_log_warn(log, "Could not open XML graph file %s : %s", path, strerror(e));
         c.nccl_code = TP_NCCL_SYSTEM_ERROR;
-        trace(&c, NCCL_SEARCH_CC, c.lines->compute_file);
+        trace(&c, NCCL_SEARCH_CC, COMPUTE, c.lines->compute_file);
         /* An error without a source is a report write (left to the CLI): name the variable. */
         if (!path[0])
             return tp_fail(err, TP_ERR_IO, "NCCL_GRAPH_FILE", 0, 0,

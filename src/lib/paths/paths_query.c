@@ -42,6 +42,18 @@ int tp_paths__mirror_bits(int val, int pow2)
     return mirror;
 }
 
+int tp_paths__local_net_start(const tp_system *sys, int g, int n_nets, int n_gpus)
+{
+    /* NCCL 2.22.3: spread GPUs over their NICs by device number, bit-mirrored for 2^k NICs;
+     * 2.30.7 (local-net-start-modulo): the device number modulo the GPUs sharing the NICs. */
+    int start = sys->nodes[TP_NODE_GPU].nodes[g].gpu.dev;
+    if (tp_profile_has(sys->profile, TP_RULE_LOCAL_NET_START_MODULO) && n_gpus > 0)
+        start %= n_gpus;
+    if ((n_nets & (n_nets - 1)) == 0)
+        start = tp_paths__mirror_bits(start, n_nets);
+    return start;
+}
+
 /* What ncclTopoGetLocalNet reads of a GPU's routes, the same for every channel. */
 typedef struct local_nets {
     int *nets; /* room for the system's NETs */
@@ -59,10 +71,7 @@ static tp_status local_nets_of(const tp_system *sys, int g, local_nets *ln, tp_e
     tp_paths__get_local(sys, TP_NODE_NET, ln->nets[0], TP_NODE_GPU, gpus, &n_gpus, NULL);
     if (n_gpus == 0)
         return tp_paths__internal(err, "local NET without any GPU");
-    /* NCCL 2.22.3: spread GPUs over their NICs by device number, bit-mirrored for 2^k NICs. */
-    ln->first = sys->nodes[TP_NODE_GPU].nodes[g].gpu.dev;
-    if ((ln->n_nets & (ln->n_nets - 1)) == 0)
-        ln->first = tp_paths__mirror_bits(ln->first, ln->n_nets);
+    ln->first = tp_paths__local_net_start(sys, g, ln->n_nets, n_gpus);
     ln->spread = (ln->n_nets + n_gpus - 1) / n_gpus;
     return TP_OK;
 }

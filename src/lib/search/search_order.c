@@ -30,11 +30,6 @@ static int get_local(const tp_system *sys, int type, int index, int result_type,
     return count;
 }
 
-static int is_pow2(int v)
-{
-    return (v & (v - 1)) == 0;
-}
-
 int tp_search__local_net(const tp_system *sys, int gpu, int channel)
 {
     int nets[TP_MAX_NODES], gpus[TP_MAX_NODES];
@@ -42,10 +37,7 @@ int tp_search__local_net(const tp_system *sys, int gpu, int channel)
         return -1;
     int n_nets = get_local(sys, TP_NODE_GPU, gpu, TP_NODE_NET, nets);
     int n_gpus = get_local(sys, TP_NODE_NET, nets[0], TP_NODE_GPU, gpus);
-    /* NCCL 2.22.3: spread GPUs over their local NICs by (mirrored) device number. */
-    int net = sys->nodes[TP_NODE_GPU].nodes[gpu].gpu.dev;
-    if (is_pow2(n_nets))
-        net = tp_paths__mirror_bits(net, n_nets);
+    int net = tp_paths__local_net_start(sys, gpu, n_nets, n_gpus);
     net += channel % TP_DIVUP(n_nets, n_gpus);
     return nets[net % n_nets];
 }
@@ -78,9 +70,7 @@ static void build_local_nets(tp_search_ctx *s)
     for (int g = 0; g < s->n_gpus; g++) {
         int n_nets = get_local(s->sys, TP_NODE_GPU, g, TP_NODE_NET, nets);
         int n_gpus = get_local(s->sys, TP_NODE_NET, nets[0], TP_NODE_GPU, gpus);
-        int base = s->sys->nodes[TP_NODE_GPU].nodes[g].gpu.dev;
-        if (is_pow2(n_nets))
-            base = tp_paths__mirror_bits(base, n_nets);
+        int base = tp_paths__local_net_start(s->sys, g, n_nets, n_gpus);
         for (int c = 0; c < TP_MAXCHANNELS; c++)
             s->local_net[g * TP_MAXCHANNELS + c] =
                 nets[(base + c % TP_DIVUP(n_nets, n_gpus)) % n_nets];
