@@ -148,7 +148,9 @@ static const tp_param_default params_2_27_5[] = {
      RULE(TP_RULE_LOG_NVLS_TUNING) | RULE(TP_RULE_LOG_P2P_MAX_PEERS) |                             \
      RULE(TP_RULE_P2P_CHANNELS_BY_NET_BW) | RULE(TP_RULE_NVLS_MODEL_2_28) |                        \
      RULE(TP_RULE_LOG_TOPO_HINTS) | RULE(TP_RULE_NET_GUID_HEX) |                                   \
-     RULE(TP_RULE_NO_NVLS_CHANNEL_COPY) | RULE(TP_RULE_LOG_LINES_WHOLE))
+     RULE(TP_RULE_NO_NVLS_CHANNEL_COPY) | RULE(TP_RULE_LOG_LINES_WHOLE) |                          \
+     RULE(TP_RULE_VNIC_FORCED_PARENT) | RULE(TP_RULE_VNIC_PCI_UNDER_CPU) |                         \
+     RULE(TP_RULE_VNIC_LINK_WIDTH) | RULE(TP_RULE_VNIC_EIGHT_DEVS) | RULE(TP_RULE_VNIC_ONE_NUMA))
 
 static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
     [TP_NCCL_2_22_3] =
@@ -201,7 +203,7 @@ static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
             .tag = "v2.30.7-1",
             /* conformance/nccl-2.30.7/cases: tests/conformance-pass-2.30.7.txt (measured) */
             .exact = false,
-            .public_passed = 145,
+            .public_passed = 155,
             .public_total = 166,
             .rules = RULES_2_30_7,
             /* Everything 2.27.5 has but its sm100 ladders (search.cc, 2.29.2 .. 2.30.3). */
@@ -267,6 +269,11 @@ static const struct {
                                         "2.29 paths.cc ncclTopoGetNchannels"},
     [TP_RULE_LOG_P2P_MAX_PEERS] = {"log-p2p-max-peers",
                                    "2.30.3 paths.cc ncclTopoComputeP2pChannels"},
+    [TP_RULE_VNIC_FORCED_PARENT] = {"vnic-forced-parent", "2.28 xml.cc ncclTopoFillNet"},
+    [TP_RULE_VNIC_PCI_UNDER_CPU] = {"vnic-pci-under-cpu", "2.28 topo.cc ncclTopoGetVNicParent"},
+    [TP_RULE_VNIC_LINK_WIDTH] = {"vnic-link-width", "2.28 topo.cc ncclTopoFindLinkWidth"},
+    [TP_RULE_VNIC_EIGHT_DEVS] = {"vnic-eight-devs", "2.30.3 topo.cc ncclTopoAutoMerge"},
+    [TP_RULE_VNIC_ONE_NUMA] = {"vnic-one-numa", "2.30.7 topo.cc ncclTopoGetVNicParent"},
 };
 
 const tp_nccl_profile *tp_nccl_profile__at(int i)

@@ -152,6 +152,20 @@ typedef enum tp_rule {
     /* 2.29.7 debug.cc ncclDebugLogV: the message is printed whole after the prefix (before: both
      * cut to one char[1024]). */
     TP_RULE_LOG_LINES_WHOLE,
+    /* 2.28 xml.cc ncclTopoFillNet: a NET given its parent (a virtual NIC) skips the subsystem
+     * check ("... is not a PCI device (). Attaching to first CPU" only without one, naming it). */
+    TP_RULE_VNIC_FORCED_PARENT,
+    /* 2.28 topo.cc ncclTopoGetVNicParent: devices whose closest common parent is a CPU get a
+     * made-up PCI device under it (a copy of the first's, a new bus id), as a bridge did. */
+    TP_RULE_VNIC_PCI_UNDER_CPU,
+    /* 2.28 topo.cc ncclTopoFindLinkWidth: at PIX/PXB/PHB the virtual NIC's PCI devices up to the
+     * common parent get link_width = the members' widths summed (each branch capped by its own). */
+    TP_RULE_VNIC_LINK_WIDTH,
+    /* 2.30.3 net_v12.h NCCL_NET_MAX_DEVS_PER_NIC: a virtual NIC fuses up to 8 devices (was 4). */
+    TP_RULE_VNIC_EIGHT_DEVS,
+    /* 2.30.7 topo.cc ncclTopoGetVNicParent: devices of different CPUs (common parent the system)
+     * are not fused: NCCL fails (ncclInvalidArgument). */
+    TP_RULE_VNIC_ONE_NUMA,
     TP_RULE_COUNT
 } tp_rule;
 

@@ -58,6 +58,11 @@ static const unsigned rule_stages[TP_RULE_COUNT] = {
     [TP_RULE_NO_NVLS_CHANNEL_COPY] = STAGE(TP_LAYER_CHANNELS),
     [TP_RULE_LOG_LINES_WHOLE] = TP_RULE_STAGE_LOG,
     [TP_RULE_NET_GUID_HEX] = STAGE(TP_LAYER_SYSTEM) | STAGE(TP_LAYER_GRAPHS), /* NICs sharing */
+    [TP_RULE_VNIC_FORCED_PARENT] = TP_RULE_STAGE_LOG,
+    [TP_RULE_VNIC_PCI_UNDER_CPU] = STAGE(TP_LAYER_SYSTEM), /* where a virtual NIC hangs */
+    [TP_RULE_VNIC_LINK_WIDTH] = STAGE(TP_LAYER_SYSTEM),    /* its PCI bandwidth */
+    [TP_RULE_VNIC_EIGHT_DEVS] = STAGE(TP_LAYER_SYSTEM),    /* which NICs fuse */
+    [TP_RULE_VNIC_ONE_NUMA] = STAGE(TP_LAYER_SYSTEM),
 };
 
 unsigned tp_compare__rule_stages(tp_rule rule)

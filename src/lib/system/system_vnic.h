@@ -41,9 +41,10 @@ void tp_system__log_populated(tp_log *log, const tp_nccl_profile *profile,
  * ncclTopoMakeVNics and the virtual devices' ncclTopoPopulateNics: fuse the physical devices
  * (NCCL_NET_FORCE_MERGE groups, then every device with those at most NCCL_NET_MERGE_LEVEL from
  * it, 4 at most), mark the members keep="0", add each virtual NIC's <net> (dev n_phys, n_phys+1,
- * ...) where NCCL puts it, and log NCCL's lines. A failure NCCL reports is TP_ERR_TOPOLOGY.
+ * ...) where NCCL puts it, and log NCCL's lines; *n_made: the virtual NICs made. A failure NCCL
+ * reports is TP_ERR_TOPOLOGY.
  */
 tp_status tp_system__make_vnics(tp_xml *doc, const tp_vnic_phys *phys, const tp_config *cfg,
-                                tp_log *log, tp_error *err);
+                                tp_log *log, int *n_made, tp_error *err);
 
 #endif

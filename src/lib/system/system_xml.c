@@ -483,10 +483,13 @@ static tp_status fill_nets(prep_ctx *c, const elem_list *in_doc)
         filled[n] = first_named(in_doc, names, name);
         st = fill_net(c, filled[n], n, name);
     }
+    int n_vnics = 0;
     if (st == TP_OK && c->import_nets && !c->pass.physical_nics) {
         tp_vnic_phys phys = {.devs = c->nets, .nodes = filled, .count = c->n_nets};
-        st = tp_system__make_vnics(c->doc, &phys, c->cfg, &c->net_log, c->err);
+        st = tp_system__make_vnics(c->doc, &phys, c->cfg, &c->net_log, &n_vnics, c->err);
     }
+    if (c->pass.net_devices && c->import_nets)
+        *c->pass.net_devices = (int)c->n_nets + n_vnics;
     return st;
 }
 
@@ -1321,6 +1324,8 @@ static void append_log(tp_log *to, const tp_log *from)
 
 static tp_status prepare(prep_ctx *c, int first_rank, int report_rank)
 {
+    if (c->pass.net_devices)
+        *c->pass.net_devices = -1;
     c->import_nets = c->cfg && tp_profile_has(tp_config__profile(c->cfg), TP_RULE_NIC_FUSION);
     c->net_log.enabled = c->import_nets && c->log && c->log->enabled;
     tp_arena *a = &c->scratch;
