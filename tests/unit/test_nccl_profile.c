@@ -934,6 +934,57 @@ static void test_tune_constants_2_30_7(void **state)
     }
 }
 
+/* The index of the log line `text` in plan's log, -1 when absent. */
+static long log_index(const tp_plan *plan, const char *text)
+{
+    for (size_t i = 0; i < plan->log.n_lines; i++)
+        if (strcmp(plan->log.lines[i].text, text) == 0)
+            return (long)i;
+    return -1;
+}
+
+/* A plan under 2.30.7 of v100_nv0.xml whose first NVLink (GPU 1a000 to 1c000) has `count`. */
+static tp_plan *plan_nv0_first_count(const char *count)
+{
+    char *fixture = helpers_fixture("v100_nv0.xml");
+    const char *at = strstr(fixture, "count=\"0\"");
+    assert_non_null(at);
+    size_t head = (size_t)(at - fixture) + strlen("count=\"");
+    size_t len = strlen(fixture) + strlen(count) + 1;
+    char *xml = malloc(len);
+    assert_non_null(xml);
+    snprintf(xml, len, "%.*s%s%s", (int)head, fixture, count, at + strlen("count=\"0"));
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    const char *const env[] = {NULL};
+    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+    assert_int_equal(tp_config_set_nccl(cfg, "2.30.7", &err), TP_OK);
+    tp_job job = TP_JOB_INIT;
+    tp_plan *plan = NULL;
+    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "v100_nv0", &job, cfg, &err), TP_OK);
+    tp_config_free(cfg);
+    free(xml);
+    free(fixture);
+    return plan;
+}
+
+/* 2.30.3 (dev-nodes): a DEV's links stay in ncclTopoConnectNodes' bandwidth order, so an NVLink
+ * faster than the LOC link to its GPU (5000) prints before it (the B200s of conformance case
+ * real_modal_b200: 5052.6 GB/s to the NVSwitch), a slower one after it. */
+static void test_dev_loc_link_in_bw_order(void **state)
+{
+    (void)state;
+    static const char *const loc = "                            + LOC[5000.0] - GPU/0-1a000";
+    tp_plan *fast = plan_nv0_first_count("300"); /* 300 x 20 GB/s */
+    long nvl = log_index(fast, "                            + NVL[6000.0] - DEV/0-1c000");
+    assert_true(nvl >= 0 && log_index(fast, loc) == nvl + 1);
+    tp_plan_free(fast);
+    tp_plan *slow = plan_nv0_first_count("2");
+    nvl = log_index(slow, "                            + NVL[40.0] - DEV/0-1c000");
+    assert_true(nvl >= 1 && log_index(slow, loc) == nvl - 1);
+    tp_plan_free(slow);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -953,6 +1004,7 @@ int main(void)
         cmocka_unit_test(test_log_formats_follow_the_profile),
         cmocka_unit_test(test_log_formats_2_30_7),
         cmocka_unit_test(test_paths_type_first_2_30_7),
+        cmocka_unit_test(test_dev_loc_link_in_bw_order),
         cmocka_unit_test(test_tune_constants_2_30_7),
         cmocka_unit_test(test_net_guid_and_hints_2_30_7),
         cmocka_unit_test(test_no_nvls_channel_copy_2_30_7),
