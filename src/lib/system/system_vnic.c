@@ -4,7 +4,8 @@
  * virtual device (net_ib.cc ncclIbMakeVDeviceInternal / ncclIbGetProperties):
  * its name the members' joined by '+', its speed their sum, every other
  * property its first member's; NCCL then places it (ncclTopoGetVNicParent,
- * ncclTopoFillNet) next to the members' closest common parent.
+ * ncclTopoFillNet) next to the members' closest common parent. What 2.28 .. 2.30.7 changed
+ * follows the profile's vnic-* rules (nccl_profile.h).
  */
 #include "system/system_vnic.h"
 #include "netdev/netdev.h"
@@ -243,8 +244,8 @@ static bool force_matches(const tp_xml_elem *dev, const force_entry *e, int n)
 static tp_status force_fail(vnic_ctx *v, const char *group)
 {
     return tp_fail(v->err, TP_ERR_TOPOLOGY, NULL, 0, 0,
-                   "NCCL_NET_FORCE_MERGE group \"%s\": NCCL 2.27.5 fails (ncclInvalidUsage)",
-                   group);
+                   "NCCL_NET_FORCE_MERGE group \"%s\": NCCL %s fails (ncclInvalidUsage)", group,
+                   tp_config__profile(v->cfg)->version);
 }
 
 /* One ';'-separated group of NCCL_NET_FORCE_MERGE. */
@@ -256,9 +257,9 @@ static tp_status force_group(vnic_ctx *v, const char *group, size_t len)
     int n = parse_group(text, strlen(text), entries, v->max_devs);
     if (n == 0) /* NCCL's loop retries this group forever (its strtok does not advance) */
         return tp_fail(v->err, TP_ERR_TOPOLOGY, NULL, 0, 0,
-                       "NCCL_NET_FORCE_MERGE group \"%s\" names no device: NCCL 2.27.5 loops "
+                       "NCCL_NET_FORCE_MERGE group \"%s\" names no device: NCCL %s loops "
                        "forever on it",
-                       text);
+                       text, tp_config__profile(v->cfg)->version);
     vnic_group g = {0};
     int matched = 0;
     for (size_t d = 0; d < v->phys->count; d++)
@@ -469,8 +470,8 @@ static tp_status make_pci_parent(vnic_ctx *v, tp_xml_elem **parent, const tp_xml
     else
         tp_log_warn(v->log, "TOPO/NET : Can't find busId of child 0 %s", name_of(member));
     return tp_fail(v->err, TP_ERR_TOPOLOGY, NULL, 0, 0,
-                   "virtual NIC of %s: NCCL 2.27.5 finds no PCI parent for it (internal error)",
-                   name_of(member));
+                   "virtual NIC of %s: NCCL %s finds no PCI parent for it (internal error)",
+                   name_of(member), tp_config__profile(v->cfg)->version);
 }
 
 /* ncclTopoFindLinkWidthRec: e's share of the members' PCI width (found: a member is under it). */
