@@ -422,6 +422,24 @@ static void test_link_width_summed(void **state)
     assert_string_equal(tp_xml__attr(pci, "link_width"), "16");
     assert_string_equal(tp_xml__attr(pci->parent, "link_width"), "16");
     release(&p);
+    /* A PCI device under the switch without link_width: NCCL's xmlGetAttrInt fails on it. */
+    static const char *const no_width = "<system version=\"1\">" CPU BRIDGE(
+        "10:00.0") "<pci busid=\"0000:12:00.0\" class=\"0x030200\"><gpu dev=\"0\" sm=\"90\" "
+                   "rank=\"0\" "
+                   "gdr=\"1\"/></pci>" NIC_PCI("11:00.0") "<nic>" NET(
+                       "mlx5_0", "0", "100000", "1", "0xaa", "131072",
+                       "1") "</nic></pci>" NIC_PCI("13:00.0") "<nic>" NET("mlx5_2", "1", "100000",
+                                                                          "1", "0xbb", "131072",
+                                                                          "1") "</nic></pci></"
+                                                                               "pci></cpu></"
+                                                                               "system>";
+    prepare(&p, no_width, "2.30.7", pix);
+    assert_int_equal(p.st, TP_ERR_TOPOLOGY);
+    assert_non_null(strstr(lines(&p, ""), "WARN Attribute link_width of node pci not found\n"));
+    release(&p);
+    prepare(&p, no_width, "2.27.5", pix);
+    assert_int_equal(p.st, TP_OK);
+    release(&p);
 }
 
 /* vnic-eight-devs (2.30.3 NCCL_NET_MAX_DEVS_PER_NIC 8): five ports of one NIC make one virtual
