@@ -510,6 +510,30 @@ static void test_plugin_device_count(void **state)
     tp_config_free(cfg);
 }
 
+/* net-fusion-env-first (2.28 topo.cc ncclTopoGetFusionEnv): an unknown NCCL_NET_MERGE_LEVEL's
+ * line (and 2.30.3's hints) comes before the devices are filled; 2.27.5 reads it after. */
+static void test_fusion_env_read_first(void **state)
+{
+    (void)state;
+    const char *const bad[] = {"NCCL_NET_MERGE_LEVEL=NOPE", NULL};
+    prepared p;
+    prepare(&p, dual_port, "2.30.7", bad);
+    assert_int_equal(p.st, TP_OK);
+    assert_int_equal(n_nets(&p), 2);
+    const char *all = lines(&p, "");
+    const char *kv = strstr(all, "KV Convert to int : could not find value of 'NOPE' in "
+                                 "dictionary, falling back to 0\nHINT: In many cases");
+    const char *filled = strstr(all, "ncclTopoPopulateNics : Filled mlx5_0");
+    assert_true(kv && filled && kv < filled);
+    release(&p);
+    prepare(&p, dual_port, "2.27.5", bad);
+    all = lines(&p, "");
+    kv = strstr(all, "KV Convert to int");
+    filled = strstr(all, "ncclTopoPopulateNics : Filled mlx5_0");
+    assert_true(kv && filled && kv > filled);
+    release(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -528,6 +552,7 @@ int main(void)
         cmocka_unit_test(test_eight_devs_per_vnic),
         cmocka_unit_test(test_fusion_across_cpus_fails),
         cmocka_unit_test(test_plugin_device_count),
+        cmocka_unit_test(test_fusion_env_read_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -166,6 +166,9 @@ typedef enum tp_rule {
     /* 2.30.7 topo.cc ncclTopoGetVNicParent: devices of different CPUs (common parent the system)
      * are not fused: NCCL fails (ncclInvalidArgument). */
     TP_RULE_VNIC_ONE_NUMA,
+    /* 2.28 topo.cc ncclTopoGetFusionEnv: NCCL_NET_MERGE_LEVEL is read (an unknown value's line)
+     * before the plugin's devices are filled, in the dump's pass too (2.27.5: in MakeVNics). */
+    TP_RULE_NET_FUSION_ENV_FIRST,
     TP_RULE_COUNT
 } tp_rule;
 

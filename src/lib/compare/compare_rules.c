@@ -63,6 +63,7 @@ static const unsigned rule_stages[TP_RULE_COUNT] = {
     [TP_RULE_VNIC_LINK_WIDTH] = STAGE(TP_LAYER_SYSTEM),    /* its PCI bandwidth */
     [TP_RULE_VNIC_EIGHT_DEVS] = STAGE(TP_LAYER_SYSTEM),    /* which NICs fuse */
     [TP_RULE_VNIC_ONE_NUMA] = STAGE(TP_LAYER_SYSTEM),
+    [TP_RULE_NET_FUSION_ENV_FIRST] = TP_RULE_STAGE_LOG,
 };
 
 unsigned tp_compare__rule_stages(tp_rule rule)

@@ -338,24 +338,41 @@ static void auto_merge(vnic_ctx *v, int level)
 }
 
 /* NCCL_NET_MERGE_LEVEL through nicPathKvList (kvConvertToInt: prefix match, else 0 with a
- * line); unset: PORT. */
-static int merge_level(vnic_ctx *v)
+ * line, and from 2.30.3 its hints); unset: PORT. */
+int tp_system__vnic_merge_level(const tp_config *cfg, tp_log *log)
 {
-    const char *text = tp_config_str(v->cfg, TP_P_NET_MERGE_LEVEL);
+    const tp_nccl_profile *p = tp_config__profile(cfg);
+    const char *text = tp_config_str(cfg, TP_P_NET_MERGE_LEVEL);
     if (!text)
-        return v->lv.port;
+        return tp_nccl_profile__path_number(p, "NVL"); /* PATH_PORT */
     static const char *const names[] = {"LOC", "PORT", "PIX", "PXB", "P2C", "PXN", "PHB", "SYS"};
-    const tp_nccl_profile *p = tp_config__profile(v->cfg);
     for (size_t i = 0; i < ARRAY_LEN(names); i++) {
         int number = tp_nccl_profile__path_number(p, i == 1 ? "NVL" : names[i]);
         if (number >= 0 && strncmp(text, names[i], strlen(names[i])) == 0)
             return number;
     }
-    tp_log_info_sub(v->log, TP_SUB_GRAPH,
+    tp_log_info_sub(log, TP_SUB_GRAPH,
                     "KV Convert to int : could not find value of '%s' in dictionary, falling "
                     "back to 0",
                     text);
+    if (tp_profile_has(p, TP_RULE_LOG_TOPO_HINTS)) { /* printMissingTopoDictValueHint */
+        tp_log_info_sub(log, TP_SUB_GRAPH,
+                        "HINT: In many cases this issue indicates missing or faulty information in "
+                        "the provided topology file.");
+        tp_log_info_sub(log, TP_SUB_GRAPH,
+                        "HINT: To confirm, set NCCL_TOPO_DUMP_FILE=topo.xml to produce the "
+                        "topology NCCL has detected and compare to the one provided.");
+    }
     return 0;
+}
+
+/* The level auto-fusion uses: read here (2.27.5 ncclTopoMakeVNics), or before the plugin's
+ * devices were filled (net-fusion-env-first: its lines were printed then). */
+static int merge_level(vnic_ctx *v)
+{
+    tp_log quiet = {.enabled = false};
+    bool read_before = tp_profile_has(tp_config__profile(v->cfg), TP_RULE_NET_FUSION_ENV_FIRST);
+    return tp_system__vnic_merge_level(v->cfg, read_before ? &quiet : v->log);
 }
 
 /* ---- ncclTopoPopulateNics for the virtual devices ---- */

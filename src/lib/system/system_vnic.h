@@ -37,6 +37,9 @@ typedef struct tp_populated_net {
 void tp_system__log_populated(tp_log *log, const tp_nccl_profile *profile,
                               const tp_populated_net *d);
 
+/* NCCL_NET_MERGE_LEVEL as NCCL reads it (its lines for an unknown value go to log). */
+int tp_system__vnic_merge_level(const tp_config *cfg, tp_log *log);
+
 /*
  * ncclTopoMakeVNics and the virtual devices' ncclTopoPopulateNics: fuse the physical devices
  * (NCCL_NET_FORCE_MERGE groups, then every device with those at most NCCL_NET_MERGE_LEVEL from

@@ -1307,6 +1307,10 @@ static tp_status import_nets(prep_ctx *c, const elem_list *in_doc)
             tp_log_info_sub(&c->net_log, TP_SUB_GRAPH, "Retrieving state for IB");
         if (state_lines && !c->pass.net_state_known) /* the process's first import */
             tp_log_info_sub(&c->net_log, TP_SUB_GRAPH, "Initialized state 0 for IB");
+        /* 2.28 ncclTopoGetFusionEnv: the merge level is read before the devices are filled, in
+         * the dump's pass too */
+        if (tp_profile_has(tp_config__profile(c->cfg), TP_RULE_NET_FUSION_ENV_FIRST))
+            (void)tp_system__vnic_merge_level(c->cfg, &c->net_log);
     }
     return c->n_nets ? fill_nets(c, in_doc) : TP_OK;
 }
