@@ -534,6 +534,32 @@ static void test_fusion_env_read_first(void **state)
     release(&p);
 }
 
+/* net-merge-policy (2.30.7 topo.cc ncclTopoGetMergePolicy): RAIL fuses only devices of one
+ * defined rail (the IB plugin's have none), another value than ALL warns; 2.27.5 ignores it. */
+static void test_rail_merge_policy(void **state)
+{
+    (void)state;
+    const char *const rail[] = {"NCCL_NET_MERGE_POLICY=rail", NULL};
+    prepared p;
+    prepare(&p, dual_port, "2.30.7", rail);
+    assert_int_equal(p.st, TP_OK);
+    assert_int_equal(n_nets(&p), 2);
+    assert_string_equal(lines(&p, "TOPO/NET : Made"), "");
+    assert_string_equal(lines(&p, "NCCL_NET_MERGE_POLICY"),
+                        "NCCL_NET_MERGE_POLICY set by environment to RAIL\n");
+    release(&p);
+    prepare(&p, dual_port, "2.27.5", rail);
+    assert_int_equal(n_nets(&p), 1);
+    assert_string_equal(lines(&p, "NCCL_NET_MERGE_POLICY"), "");
+    release(&p);
+    const char *const odd[] = {"NCCL_NET_MERGE_POLICY=SOME", NULL};
+    prepare(&p, dual_port, "2.30.7", odd);
+    assert_int_equal(n_nets(&p), 1);
+    assert_non_null(strstr(lines(&p, ""), "WARN NCCL_NET_MERGE_POLICY: unknown value 'SOME', "
+                                          "defaulting to ALL\n"));
+    release(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -553,6 +579,7 @@ int main(void)
         cmocka_unit_test(test_fusion_across_cpus_fails),
         cmocka_unit_test(test_plugin_device_count),
         cmocka_unit_test(test_fusion_env_read_first),
+        cmocka_unit_test(test_rail_merge_policy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -169,6 +169,10 @@ typedef enum tp_rule {
     /* 2.28 topo.cc ncclTopoGetFusionEnv: NCCL_NET_MERGE_LEVEL is read (an unknown value's line)
      * before the plugin's devices are filled, in the dump's pass too (2.27.5: in MakeVNics). */
     TP_RULE_NET_FUSION_ENV_FIRST,
+    /* 2.30.7 topo.cc ncclTopoGetMergePolicy, ncclTopoAutoMerge: NCCL_NET_MERGE_POLICY=RAIL (a line
+     * saying so) fuses only devices of one defined rail, none of the IB plugin's here (rail -1);
+     * another value than ALL is a WARN. */
+    TP_RULE_NET_MERGE_POLICY,
     TP_RULE_COUNT
 } tp_rule;
 

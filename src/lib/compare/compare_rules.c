@@ -64,6 +64,7 @@ static const unsigned rule_stages[TP_RULE_COUNT] = {
     [TP_RULE_VNIC_EIGHT_DEVS] = STAGE(TP_LAYER_SYSTEM),    /* which NICs fuse */
     [TP_RULE_VNIC_ONE_NUMA] = STAGE(TP_LAYER_SYSTEM),
     [TP_RULE_NET_FUSION_ENV_FIRST] = TP_RULE_STAGE_LOG,
+    [TP_RULE_NET_MERGE_POLICY] = STAGE(TP_LAYER_SYSTEM), /* which NICs fuse */
 };
 
 unsigned tp_compare__rule_stages(tp_rule rule)

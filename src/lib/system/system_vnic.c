@@ -12,6 +12,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* NCCL_NET_MAX_DEVS_PER_NIC: devices per virtual NIC (net_v10.h 4; net_v12.h 8, vnic-eight-devs);
  * the arrays hold the larger. */
@@ -40,6 +41,7 @@ typedef struct vnic_ctx {
     tp_error *err;
     vnic_levels lv;
     int max_devs;      /* the profile's NCCL_NET_MAX_DEVS_PER_NIC */
+    bool rail_policy;  /* NCCL_NET_MERGE_POLICY=RAIL */
     int *paths;        /* n x n fusion levels between the physical devices */
     bool *placed;      /* placedDevs */
     vnic_group *vnics; /* made, in vNic index order */
@@ -317,7 +319,8 @@ static void auto_merge(vnic_ctx *v, int level)
             continue;
         vnic_group g = {.ndevs = 1, .devs = {i}};
         v->placed[i] = true;
-        for (int j = 0; j < n && g.ndevs < v->max_devs; j++) {
+        /* RAIL joins devices of one defined rail: the IB plugin's have none (rail=-1) */
+        for (int j = 0; j < n && g.ndevs < v->max_devs && !v->rail_policy; j++) {
             if (v->paths[i * n + j] <= level && !v->placed[j] && j != i) {
                 g.devs[g.ndevs++] = j;
                 v->placed[j] = true;
@@ -364,6 +367,20 @@ int tp_system__vnic_merge_level(const tp_config *cfg, tp_log *log)
                         "topology NCCL has detected and compare to the one provided.");
     }
     return 0;
+}
+
+bool tp_system__vnic_rail_policy(const tp_config *cfg, tp_log *log)
+{
+    const char *text = tp_config_str(cfg, TP_P_NET_MERGE_POLICY);
+    if (!text || !tp_profile_has(tp_config__profile(cfg), TP_RULE_NET_MERGE_POLICY))
+        return false;
+    if (strcasecmp(text, "RAIL") == 0) {
+        tp_log_info_sub(log, TP_SUB_ENV, "NCCL_NET_MERGE_POLICY set by environment to RAIL");
+        return true;
+    }
+    if (strcasecmp(text, "ALL") != 0)
+        tp_log_warn(log, "NCCL_NET_MERGE_POLICY: unknown value '%s', defaulting to ALL", text);
+    return false;
 }
 
 /* The level auto-fusion uses: read here (2.27.5 ncclTopoMakeVNics), or before the plugin's
@@ -725,6 +742,8 @@ tp_status tp_system__make_vnics(tp_xml *doc, const tp_vnic_phys *phys, const tp_
         return TP_OK;
     vnic_ctx v = {.doc = doc, .phys = phys, .cfg = cfg, .log = log, .err = err};
     init_levels(&v.lv, tp_config__profile(cfg));
+    tp_log quiet = {.enabled = false};
+    v.rail_policy = tp_system__vnic_rail_policy(cfg, &quiet); /* its lines: import_nets */
     v.max_devs = tp_profile_has(tp_config__profile(cfg), TP_RULE_VNIC_EIGHT_DEVS)
                      ? TP_VNIC_MAX_DEVS
                      : TP_VNIC_MAX_DEVS_V10;

@@ -40,6 +40,10 @@ void tp_system__log_populated(tp_log *log, const tp_nccl_profile *profile,
 /* NCCL_NET_MERGE_LEVEL as NCCL reads it (its lines for an unknown value go to log). */
 int tp_system__vnic_merge_level(const tp_config *cfg, tp_log *log);
 
+/* Whether NCCL_NET_MERGE_POLICY is RAIL (2.30.7 ncclTopoGetMergePolicy, its lines to log; false
+ * without the net-merge-policy rule). */
+bool tp_system__vnic_rail_policy(const tp_config *cfg, tp_log *log);
+
 /*
  * ncclTopoMakeVNics and the virtual devices' ncclTopoPopulateNics: fuse the physical devices
  * (NCCL_NET_FORCE_MERGE groups, then every device with those at most NCCL_NET_MERGE_LEVEL from

@@ -1311,6 +1311,7 @@ static tp_status import_nets(prep_ctx *c, const elem_list *in_doc)
          * the dump's pass too */
         if (tp_profile_has(tp_config__profile(c->cfg), TP_RULE_NET_FUSION_ENV_FIRST))
             (void)tp_system__vnic_merge_level(c->cfg, &c->net_log);
+        (void)tp_system__vnic_rail_policy(c->cfg, &c->net_log);
     }
     return c->n_nets ? fill_nets(c, in_doc) : TP_OK;
 }
