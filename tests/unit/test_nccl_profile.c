@@ -154,7 +154,7 @@ static void test_profile_2_30_7_table(void **state)
     assert_int_equal(p->id, TP_NCCL_2_30_7);
     assert_int_equal(p->version_code, 23007);
     assert_string_equal(p->tag, "v2.30.7-1");
-    assert_false(p->exact);
+    assert_true(p->exact); /* 166 of 166 public cases */
     assert_int_equal(p->public_total, 166);
     assert_int_equal(p->max_channels, 64);
     assert_int_equal(p->collnet_direct_graph_id, 4);
@@ -240,6 +240,13 @@ static void test_rule_predicates(void **state)
         TP_RULE_CROSS_NIC_RING_PER_RANK,
         TP_RULE_LOCAL_NET_START_MODULO,
         TP_RULE_GRAPH_FILE_RANK,
+        TP_RULE_VNIC_FORCED_PARENT,
+        TP_RULE_VNIC_PCI_UNDER_CPU,
+        TP_RULE_VNIC_LINK_WIDTH,
+        TP_RULE_VNIC_EIGHT_DEVS,
+        TP_RULE_VNIC_ONE_NUMA,
+        TP_RULE_NET_FUSION_ENV_FIRST,
+        TP_RULE_NET_MERGE_POLICY,
     };
     const tp_nccl_profile *newest = tp_nccl_profile__find("2.30.7");
     size_t n27 = sizeof(in_2_27_5) / sizeof(in_2_27_5[0]);
@@ -371,7 +378,14 @@ static void test_report_versions(void **state)
             assert_int_equal(info.public_passed, ratchet_count(ratchets[i]));
             assert_int_equal(info.exact, info.public_passed == info.public_total);
         }
-        assert_non_null(strstr(text, fmt ? "\"status\": \"partial\"" : "partial"));
+        bool any_partial = false;
+        for (int i = 0; i < tp_nccl_profile_count(); i++) {
+            tp_nccl_profile_info info;
+            assert_int_equal(tp_nccl_profile_info_at(i, &info, sizeof(info), NULL), TP_OK);
+            any_partial |= !info.exact;
+        }
+        assert_true((strstr(text, fmt ? "\"status\": \"partial\"" : "partial") != NULL) ==
+                    any_partial);
         free(text);
     }
     assert_int_equal(tp_report_versions(NULL, cfg, TP_FORMAT_TEXT, &err), TP_ERR_ARGUMENT);
@@ -1006,6 +1020,57 @@ static void test_tune_constants_2_30_7(void **state)
     }
 }
 
+/* The index of the log line `text` in plan's log, -1 when absent. */
+static long log_index(const tp_plan *plan, const char *text)
+{
+    for (size_t i = 0; i < plan->log.n_lines; i++)
+        if (strcmp(plan->log.lines[i].text, text) == 0)
+            return (long)i;
+    return -1;
+}
+
+/* A plan under 2.30.7 of v100_nv0.xml whose first NVLink (GPU 1a000 to 1c000) has `count`. */
+static tp_plan *plan_nv0_first_count(const char *count)
+{
+    char *fixture = helpers_fixture("v100_nv0.xml");
+    const char *at = strstr(fixture, "count=\"0\"");
+    assert_non_null(at);
+    size_t head = (size_t)(at - fixture) + strlen("count=\"");
+    size_t len = strlen(fixture) + strlen(count) + 1;
+    char *xml = malloc(len);
+    assert_non_null(xml);
+    snprintf(xml, len, "%.*s%s%s", (int)head, fixture, count, at + strlen("count=\"0"));
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    const char *const env[] = {NULL};
+    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+    assert_int_equal(tp_config_set_nccl(cfg, "2.30.7", &err), TP_OK);
+    tp_job job = TP_JOB_INIT;
+    tp_plan *plan = NULL;
+    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "v100_nv0", &job, cfg, &err), TP_OK);
+    tp_config_free(cfg);
+    free(xml);
+    free(fixture);
+    return plan;
+}
+
+/* 2.30.3 (dev-nodes): a DEV's links stay in ncclTopoConnectNodes' bandwidth order, so an NVLink
+ * faster than the LOC link to its GPU (5000) prints before it (the B200s of conformance case
+ * real_modal_b200: 5052.6 GB/s to the NVSwitch), a slower one after it. */
+static void test_dev_loc_link_in_bw_order(void **state)
+{
+    (void)state;
+    static const char *const loc = "                            + LOC[5000.0] - GPU/0-1a000";
+    tp_plan *fast = plan_nv0_first_count("300"); /* 300 x 20 GB/s */
+    long nvl = log_index(fast, "                            + NVL[6000.0] - DEV/0-1c000");
+    assert_true(nvl >= 0 && log_index(fast, loc) == nvl + 1);
+    tp_plan_free(fast);
+    tp_plan *slow = plan_nv0_first_count("2");
+    nvl = log_index(slow, "                            + NVL[40.0] - DEV/0-1c000");
+    assert_true(nvl >= 1 && log_index(slow, loc) == nvl - 1);
+    tp_plan_free(slow);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1025,6 +1090,7 @@ int main(void)
         cmocka_unit_test(test_log_formats_follow_the_profile),
         cmocka_unit_test(test_log_formats_2_30_7),
         cmocka_unit_test(test_paths_type_first_2_30_7),
+        cmocka_unit_test(test_dev_loc_link_in_bw_order),
         cmocka_unit_test(test_tune_constants_2_30_7),
         cmocka_unit_test(test_net_guid_and_hints_2_30_7),
         cmocka_unit_test(test_no_nvls_channel_copy_2_30_7),

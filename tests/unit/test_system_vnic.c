@@ -344,6 +344,222 @@ static void test_dump_file_imports_twice(void **state)
     }
 }
 
+/* ---- 2.28 .. 2.30.7 ---- */
+
+/* vnic-forced-parent (2.28 xml.cc ncclTopoFillNet): the placed virtual NIC skips the subsystem
+ * check, so 2.30.7 prints no "not a PCI device" line where 2.27.5 does. */
+static void test_forced_parent_no_attach_line(void **state)
+{
+    (void)state;
+    prepared p;
+    prepare(&p, dual_port, "2.30.7", NULL);
+    assert_int_equal(p.st, TP_OK);
+    assert_string_equal(lines(&p, "TOPO/NET : Made"), "TOPO/NET : Made vNic 2\n");
+    assert_string_equal(lines(&p, "Topology detection"), "");
+    assert_non_null(find_by(p.doc->root, "net", "name", "mlx5_0+mlx5_1"));
+    release(&p);
+    prepare(&p, dual_port, "2.27.5", NULL);
+    assert_string_not_equal(lines(&p, "Topology detection"), "");
+    release(&p);
+}
+
+/* Two functions of one NIC right under a CPU: PORT apart, common parent the CPU. */
+static const char *const cpu_ports =
+    "<system version=\"1\">" CPU GPU("12:00.0", "0") NIC_PCI("11:00.0") "<nic>" NET(
+        "mlx5_0", "0", "100000", "1", "0xaa", "131072",
+        "1") "</nic></pci>" NIC_PCI("11:00.1") "<nic>" NET("mlx5_1", "1", "100000", "1", "0xbb",
+                                                           "131072", "1") "</nic></pci>"
+                                                                          "</cpu></"
+                                                                          "system>";
+
+/* vnic-pci-under-cpu (2.28 topo.cc ncclTopoGetVNicParent): a CPU common parent gets a made-up
+ * PCI device (the first member's copy, the next bus id), as a bridge does; 2.27.5 hangs the
+ * virtual NIC off the CPU itself. */
+static void test_cpu_parent_gets_own_pci(void **state)
+{
+    (void)state;
+    prepared p;
+    prepare(&p, cpu_ports, "2.30.7", NULL);
+    assert_int_equal(p.st, TP_OK);
+    const tp_xml_elem *pci = find_by(p.doc->root, "pci", "busid", "0000:11:00.2");
+    assert_non_null(pci);
+    assert_true(tp_xml__is_tag(pci->parent, "cpu"));
+    assert_string_equal(tp_xml__attr(pci->children[0]->children[0], "name"), "mlx5_0+mlx5_1");
+    assert_non_null(tp_system__find(p.sys, TP_NODE_NIC, 0x11002));
+    release(&p);
+    prepare(&p, cpu_ports, "2.27.5", NULL);
+    assert_int_equal(p.st, TP_OK);
+    assert_null(find_by(p.doc->root, "pci", "busid", "0000:11:00.2"));
+    const tp_xml_elem *vnic = find_by(p.doc->root, "net", "name", "mlx5_0+mlx5_1");
+    assert_true(tp_xml__is_tag(vnic->parent->parent, "cpu"));
+    release(&p);
+}
+
+/* vnic-link-width (2.28 topo.cc ncclTopoFindLinkWidth): two x16 NICs PIX apart under a switch
+ * fuse into an x32 device, and the switch up to it is widened too; 2.27.5 keeps x16. */
+static void test_link_width_summed(void **state)
+{
+    (void)state;
+    static const char *const xml = "<system version=\"1\">" CPU BRIDGE("10:00.0")
+        GPU("12:00.0", "0") NIC_PCI("11:00.0") "<nic>" NET(
+            "mlx5_0", "0", "100000", "1", "0xaa", "131072",
+            "1") "</nic></pci>" NIC_PCI("13:00.0") "<nic>" NET("mlx5_2", "1", "100000", "1", "0xbb",
+                                                               "131072", "1") "</nic></pci></pci></"
+                                                                              "cpu></system>";
+    const char *const pix[] = {"NCCL_NET_MERGE_LEVEL=PIX", NULL};
+    prepared p;
+    prepare(&p, xml, "2.30.7", pix);
+    assert_int_equal(p.st, TP_OK);
+    const tp_xml_elem *pci = find_by(p.doc->root, "pci", "busid", "0000:11:00.1");
+    assert_non_null(pci);
+    assert_string_equal(tp_xml__attr(pci, "link_width"), "32");
+    assert_string_equal(tp_xml__attr(pci->parent, "link_width"), "32"); /* the switch */
+    release(&p);
+    prepare(&p, xml, "2.27.5", pix);
+    assert_int_equal(p.st, TP_OK);
+    pci = find_by(p.doc->root, "pci", "busid", "0000:11:00.1");
+    assert_non_null(pci);
+    assert_string_equal(tp_xml__attr(pci, "link_width"), "16");
+    assert_string_equal(tp_xml__attr(pci->parent, "link_width"), "16");
+    release(&p);
+    /* A PCI device under the switch without link_width: NCCL's xmlGetAttrInt fails on it. */
+    static const char *const no_width = "<system version=\"1\">" CPU BRIDGE(
+        "10:00.0") "<pci busid=\"0000:12:00.0\" class=\"0x030200\"><gpu dev=\"0\" sm=\"90\" "
+                   "rank=\"0\" "
+                   "gdr=\"1\"/></pci>" NIC_PCI("11:00.0") "<nic>" NET(
+                       "mlx5_0", "0", "100000", "1", "0xaa", "131072",
+                       "1") "</nic></pci>" NIC_PCI("13:00.0") "<nic>" NET("mlx5_2", "1", "100000",
+                                                                          "1", "0xbb", "131072",
+                                                                          "1") "</nic></pci></"
+                                                                               "pci></cpu></"
+                                                                               "system>";
+    prepare(&p, no_width, "2.30.7", pix);
+    assert_int_equal(p.st, TP_ERR_TOPOLOGY);
+    assert_non_null(strstr(lines(&p, ""), "WARN Attribute link_width of node pci not found\n"));
+    release(&p);
+    prepare(&p, no_width, "2.27.5", pix);
+    assert_int_equal(p.st, TP_OK);
+    release(&p);
+}
+
+/* vnic-eight-devs (2.30.3 NCCL_NET_MAX_DEVS_PER_NIC 8): five ports of one NIC make one virtual
+ * NIC; 2.27.5 fuses four and leaves the fifth alone. */
+static void test_eight_devs_per_vnic(void **state)
+{
+    (void)state;
+    static const char *const xml = "<system version=\"1\">" CPU GPU("12:00.0", "0")
+        NIC_PCI("11:00.0") "<nic>" NET("p0", "0", "100000", "1", "0xaa", "131072", "1")
+            NET("p1", "1", "100000", "2", "0xaa", "131072", "1")
+                NET("p2", "2", "100000", "3", "0xaa", "131072", "1")
+                    NET("p3", "3", "100000", "4", "0xaa", "131072", "1")
+                        NET("p4", "4", "100000", "5", "0xaa", "131072", "1") "</nic></pci></cpu>"
+                                                                             "</system>";
+    prepared p;
+    prepare(&p, xml, "2.30.7", NULL);
+    assert_int_equal(p.st, TP_OK);
+    assert_string_equal(lines(&p, "TOPO/NET : Made"), "TOPO/NET : Made vNic 5\n");
+    assert_non_null(find_by(p.doc->root, "net", "name", "p0+p1+p2+p3+p4"));
+    release(&p);
+    prepare(&p, xml, "2.27.5", NULL);
+    assert_int_equal(p.st, TP_OK);
+    assert_string_equal(lines(&p, "TOPO/NET : Made"), "TOPO/NET : Made vNic 5\n");
+    assert_non_null(find_by(p.doc->root, "net", "name", "p0+p1+p2+p3"));
+    release(&p);
+}
+
+/* vnic-one-numa (2.30.7 topo.cc ncclTopoGetVNicParent): NICs of two CPUs forced together fail. */
+static void test_fusion_across_cpus_fails(void **state)
+{
+    (void)state;
+    static const char *const xml = "<system version=\"1\">" CPU GPU("12:00.0", "0") NIC_PCI(
+        "11:00.0") "<nic>" NET("mlx5_0", "0", "100000", "1", "0xaa", "131072",
+                               "1") "</nic></pci></cpu>"
+                                    "<cpu numaid=\"1\" affinity=\"ff00\" arch=\"x86_64\" "
+                                    "vendor=\"AuthenticAMD\">" NIC_PCI("81:00.0") "<nic>" NET(
+                                        "mlx5_1", "1", "100000", "1", "0xbb", "131072",
+                                        "1") "</nic></pci></cpu></system>";
+    const char *const force[] = {"NCCL_NET_FORCE_MERGE=mlx5_0,mlx5_1", NULL};
+    prepared p;
+    prepare(&p, xml, "2.30.7", force);
+    assert_int_equal(p.st, TP_ERR_TOPOLOGY);
+    assert_non_null(strstr(lines(&p, ""), "WARN Fusing NET devices from different NUMA domains "
+                                          "is not supported.\n"));
+    release(&p);
+    prepare(&p, xml, "2.27.5", force);
+    assert_int_equal(p.st, TP_OK);
+    release(&p);
+}
+
+/* ncclNet->devices (2.30.3 "Rank %d: %d Net devices"): the physical devices and the virtual NICs.
+ */
+static void test_plugin_device_count(void **state)
+{
+    (void)state;
+    const char *const none[] = {NULL};
+    tp_error err = {0};
+    tp_config *cfg = NULL;
+    tp_xml *doc = NULL;
+    int devices = 0;
+    assert_int_equal(tp_config_new(&cfg, none, &err), TP_OK);
+    assert_int_equal(tp_config_set_nccl(cfg, "2.30.7", &err), TP_OK);
+    assert_int_equal(tp_xml__parse(&doc, dual_port, strlen(dual_port), "<test>", &err), TP_OK);
+    const tp_prep_pass pass = {.net_devices = &devices};
+    assert_int_equal(tp_system__prepare_xml_pass(doc, cfg, 0, 0, &pass, NULL, &err), TP_OK);
+    assert_int_equal(devices, 3); /* mlx5_0, mlx5_1, mlx5_0+mlx5_1 */
+    tp_xml__free(doc);
+    tp_config_free(cfg);
+}
+
+/* net-fusion-env-first (2.28 topo.cc ncclTopoGetFusionEnv): an unknown NCCL_NET_MERGE_LEVEL's
+ * line (and 2.30.3's hints) comes before the devices are filled; 2.27.5 reads it after. */
+static void test_fusion_env_read_first(void **state)
+{
+    (void)state;
+    const char *const bad[] = {"NCCL_NET_MERGE_LEVEL=NOPE", NULL};
+    prepared p;
+    prepare(&p, dual_port, "2.30.7", bad);
+    assert_int_equal(p.st, TP_OK);
+    assert_int_equal(n_nets(&p), 2);
+    const char *all = lines(&p, "");
+    const char *kv = strstr(all, "KV Convert to int : could not find value of 'NOPE' in "
+                                 "dictionary, falling back to 0\nHINT: In many cases");
+    const char *filled = strstr(all, "ncclTopoPopulateNics : Filled mlx5_0");
+    assert_true(kv && filled && kv < filled);
+    release(&p);
+    prepare(&p, dual_port, "2.27.5", bad);
+    all = lines(&p, "");
+    kv = strstr(all, "KV Convert to int");
+    filled = strstr(all, "ncclTopoPopulateNics : Filled mlx5_0");
+    assert_true(kv && filled && kv > filled);
+    release(&p);
+}
+
+/* net-merge-policy (2.30.7 topo.cc ncclTopoGetMergePolicy): RAIL fuses only devices of one
+ * defined rail (the IB plugin's have none), another value than ALL warns; 2.27.5 ignores it. */
+static void test_rail_merge_policy(void **state)
+{
+    (void)state;
+    const char *const rail[] = {"NCCL_NET_MERGE_POLICY=rail", NULL};
+    prepared p;
+    prepare(&p, dual_port, "2.30.7", rail);
+    assert_int_equal(p.st, TP_OK);
+    assert_int_equal(n_nets(&p), 2);
+    assert_string_equal(lines(&p, "TOPO/NET : Made"), "");
+    assert_string_equal(lines(&p, "NCCL_NET_MERGE_POLICY"),
+                        "NCCL_NET_MERGE_POLICY set by environment to RAIL\n");
+    release(&p);
+    prepare(&p, dual_port, "2.27.5", rail);
+    assert_int_equal(n_nets(&p), 1);
+    assert_string_equal(lines(&p, "NCCL_NET_MERGE_POLICY"), "");
+    release(&p);
+    const char *const odd[] = {"NCCL_NET_MERGE_POLICY=SOME", NULL};
+    prepare(&p, dual_port, "2.30.7", odd);
+    assert_int_equal(n_nets(&p), 1);
+    assert_non_null(strstr(lines(&p, ""), "WARN NCCL_NET_MERGE_POLICY: unknown value 'SOME', "
+                                          "defaulting to ALL\n"));
+    release(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -356,6 +572,14 @@ int main(void)
         cmocka_unit_test(test_hca_selects_before_fusion),
         cmocka_unit_test(test_dump_pass_keeps_physical_nics),
         cmocka_unit_test(test_dump_file_imports_twice),
+        cmocka_unit_test(test_forced_parent_no_attach_line),
+        cmocka_unit_test(test_cpu_parent_gets_own_pci),
+        cmocka_unit_test(test_link_width_summed),
+        cmocka_unit_test(test_eight_devs_per_vnic),
+        cmocka_unit_test(test_fusion_across_cpus_fails),
+        cmocka_unit_test(test_plugin_device_count),
+        cmocka_unit_test(test_fusion_env_read_first),
+        cmocka_unit_test(test_rail_merge_policy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -170,7 +170,10 @@ static const tp_param_default params_2_27_5[] = {
      RULE(TP_RULE_LOG_TOPO_HINTS) | RULE(TP_RULE_NET_GUID_HEX) |                                   \
      RULE(TP_RULE_NO_NVLS_CHANNEL_COPY) | RULE(TP_RULE_LOG_LINES_WHOLE) |                          \
      RULE(TP_RULE_LOG_TRACE_FUNCTION) | RULE(TP_RULE_CROSS_NIC_RING_PER_RANK) |                    \
-     RULE(TP_RULE_LOCAL_NET_START_MODULO) | RULE(TP_RULE_GRAPH_FILE_RANK))
+     RULE(TP_RULE_LOCAL_NET_START_MODULO) | RULE(TP_RULE_GRAPH_FILE_RANK) |                        \
+     RULE(TP_RULE_VNIC_FORCED_PARENT) | RULE(TP_RULE_VNIC_PCI_UNDER_CPU) |                         \
+     RULE(TP_RULE_VNIC_LINK_WIDTH) | RULE(TP_RULE_VNIC_EIGHT_DEVS) | RULE(TP_RULE_VNIC_ONE_NUMA) | \
+     RULE(TP_RULE_NET_FUSION_ENV_FIRST) | RULE(TP_RULE_NET_MERGE_POLICY))
 
 static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
     [TP_NCCL_2_22_3] =
@@ -222,8 +225,8 @@ static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
             .version_code = 23007,
             .tag = "v2.30.7-1",
             /* conformance/nccl-2.30.7/cases: tests/conformance-pass-2.30.7.txt (measured) */
-            .exact = false,
-            .public_passed = 154,
+            .exact = true,
+            .public_passed = 166,
             .public_total = 166,
             .rules = RULES_2_30_7,
             /* Everything 2.27.5 has but its sm100 ladders (search.cc, 2.29.2 .. 2.30.3). */
@@ -295,6 +298,13 @@ static const struct {
                                    "2.30.3 paths.cc ncclTopoComputeP2pChannels"},
     [TP_RULE_LOG_P2P_DISABLE] = {"log-p2p-disable", "2.23 paths.cc ncclGetLevel"},
     [TP_RULE_LOG_COMM_CONFIG_ENV] = {"log-comm-config-env", "2.27 init.cc envConfigOverride"},
+    [TP_RULE_VNIC_FORCED_PARENT] = {"vnic-forced-parent", "2.28 xml.cc ncclTopoFillNet"},
+    [TP_RULE_VNIC_PCI_UNDER_CPU] = {"vnic-pci-under-cpu", "2.28 topo.cc ncclTopoGetVNicParent"},
+    [TP_RULE_VNIC_LINK_WIDTH] = {"vnic-link-width", "2.28 topo.cc ncclTopoFindLinkWidth"},
+    [TP_RULE_VNIC_EIGHT_DEVS] = {"vnic-eight-devs", "2.30.3 topo.cc ncclTopoAutoMerge"},
+    [TP_RULE_VNIC_ONE_NUMA] = {"vnic-one-numa", "2.30.7 topo.cc ncclTopoGetVNicParent"},
+    [TP_RULE_NET_FUSION_ENV_FIRST] = {"net-fusion-env-first", "2.28 topo.cc ncclTopoGetFusionEnv"},
+    [TP_RULE_NET_MERGE_POLICY] = {"net-merge-policy", "2.30.7 topo.cc ncclTopoGetMergePolicy"},
 };
 
 const tp_nccl_profile *tp_nccl_profile__at(int i)

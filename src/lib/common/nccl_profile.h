@@ -173,6 +173,27 @@ typedef enum tp_rule {
     /* 2.30.3 search.cc ncclTopoGetChannelFromXml: a graph file's <gpu rank="%d"> gives the rank
      * (its dev, still required, is not looked up: an unknown dev is no error there). */
     TP_RULE_GRAPH_FILE_RANK,
+    /* 2.28 xml.cc ncclTopoFillNet: a NET given its parent (a virtual NIC) skips the subsystem
+     * check ("... is not a PCI device (). Attaching to first CPU" only without one, naming it). */
+    TP_RULE_VNIC_FORCED_PARENT,
+    /* 2.28 topo.cc ncclTopoGetVNicParent: devices whose closest common parent is a CPU get a
+     * made-up PCI device under it (a copy of the first's, a new bus id), as a bridge did. */
+    TP_RULE_VNIC_PCI_UNDER_CPU,
+    /* 2.28 topo.cc ncclTopoFindLinkWidth: at PIX/PXB/PHB the virtual NIC's PCI devices up to the
+     * common parent get link_width = the members' widths summed (each branch capped by its own). */
+    TP_RULE_VNIC_LINK_WIDTH,
+    /* 2.30.3 net_v12.h NCCL_NET_MAX_DEVS_PER_NIC: a virtual NIC fuses up to 8 devices (was 4). */
+    TP_RULE_VNIC_EIGHT_DEVS,
+    /* 2.30.7 topo.cc ncclTopoGetVNicParent: devices of different CPUs (common parent the system)
+     * are not fused: NCCL fails (ncclInvalidArgument). */
+    TP_RULE_VNIC_ONE_NUMA,
+    /* 2.28 topo.cc ncclTopoGetFusionEnv: NCCL_NET_MERGE_LEVEL is read (an unknown value's line)
+     * before the plugin's devices are filled, in the dump's pass too (2.27.5: in MakeVNics). */
+    TP_RULE_NET_FUSION_ENV_FIRST,
+    /* 2.30.7 topo.cc ncclTopoGetMergePolicy, ncclTopoAutoMerge: NCCL_NET_MERGE_POLICY=RAIL (a line
+     * saying so) fuses only devices of one defined rail, none of the IB plugin's here (rail -1);
+     * another value than ALL is a WARN. */
+    TP_RULE_NET_MERGE_POLICY,
     TP_RULE_COUNT
 } tp_rule;
 

@@ -65,6 +65,13 @@ static const unsigned rule_stages[TP_RULE_COUNT] = {
     [TP_RULE_NET_GUID_HEX] = STAGE(TP_LAYER_SYSTEM) | STAGE(TP_LAYER_GRAPHS), /* NICs sharing */
     [TP_RULE_LOG_P2P_DISABLE] = TP_RULE_STAGE_LOG,
     [TP_RULE_LOG_COMM_CONFIG_ENV] = TP_RULE_STAGE_LOG,
+    [TP_RULE_VNIC_FORCED_PARENT] = TP_RULE_STAGE_LOG,
+    [TP_RULE_VNIC_PCI_UNDER_CPU] = STAGE(TP_LAYER_SYSTEM), /* where a virtual NIC hangs */
+    [TP_RULE_VNIC_LINK_WIDTH] = STAGE(TP_LAYER_SYSTEM),    /* its PCI bandwidth */
+    [TP_RULE_VNIC_EIGHT_DEVS] = STAGE(TP_LAYER_SYSTEM),    /* which NICs fuse */
+    [TP_RULE_VNIC_ONE_NUMA] = STAGE(TP_LAYER_SYSTEM),
+    [TP_RULE_NET_FUSION_ENV_FIRST] = TP_RULE_STAGE_LOG,
+    [TP_RULE_NET_MERGE_POLICY] = STAGE(TP_LAYER_SYSTEM), /* which NICs fuse */
 };
 
 unsigned tp_compare__rule_stages(tp_rule rule)

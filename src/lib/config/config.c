@@ -90,6 +90,8 @@ static const char *default_meaning(int id)
         return "PORT from NCCL 2.24 (fuses the ports of one NIC); not read by 2.22.3";
     case TP_P_NET_FORCE_MERGE:
         return "none; read from NCCL 2.24 on";
+    case TP_P_NET_MERGE_POLICY: /* 2.30.7 topo.cc ncclTopoGetMergePolicy */
+        return "ALL; read from NCCL 2.30.7 on";
     default:
         return NULL;
     }

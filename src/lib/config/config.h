@@ -65,7 +65,8 @@ typedef enum tp_param_kind {
     X(DEBUG, "NCCL_DEBUG", TP_KIND_STR, 0)                                                         \
     X(DEBUG_SUBSYS, "NCCL_DEBUG_SUBSYS", TP_KIND_STR, 0)                                           \
     X(NET_MERGE_LEVEL, "NCCL_NET_MERGE_LEVEL", TP_KIND_STR, 0)                                     \
-    X(NET_FORCE_MERGE, "NCCL_NET_FORCE_MERGE", TP_KIND_STR, 0)
+    X(NET_FORCE_MERGE, "NCCL_NET_FORCE_MERGE", TP_KIND_STR, 0)                                     \
+    X(NET_MERGE_POLICY, "NCCL_NET_MERGE_POLICY", TP_KIND_STR, 0)
 
 typedef enum tp_param_id {
 #define TP_PARAM_ENUM(id, name, kind, dflt) TP_P_##id,

@@ -95,10 +95,11 @@ static bool dump_pass_first(const tp_plan *plan)
  * the IB plugin reports (NCCL_IB_HCA, merging: netdev_xml.c), whose findings
  * go to `notes` (may be NULL), never to the NCCL log. */
 static tp_status prepare_doc(tp_xml *doc, const tp_plan *plan, int host, tp_log *log, tp_log *notes,
-                             tp_error *err)
+                             int *net_devices, tp_error *err)
 {
     /* 2.24+ ncclTopoGetSystem ran once already for NCCL_TOPO_DUMP_FILE (log_dump_pass). */
-    const tp_prep_pass pass = {.net_state_known = dump_pass_first(plan)};
+    const tp_prep_pass pass = {.net_state_known = dump_pass_first(plan),
+                               .net_devices = net_devices};
     tp_status st = tp_system__prepare_xml_pass(doc, plan->cfg, plan->host_first_rank[host],
                                                plan->job.rank, &pass, log, err);
     if (st == TP_OK)
@@ -654,13 +655,15 @@ static tp_status log_p2p_type(tp_plan *plan, tp_error *err)
     return TP_OK;
 }
 
-/* The NET devices of rank r's host (its plugin's devices: the host system's NETs). */
+/* The NET devices of rank r's host: its plugin's devices (the physical ones and the virtual NICs
+ * fused from them), else the host system's NETs. */
 static int host_nets_of_rank(const tp_plan *plan, int r)
 {
     int h = 0;
     while (h + 1 < plan->job.n_nodes && plan->host_first_rank[h + 1] <= r)
         h++;
-    return tp_plan__kind_of_host(plan, h)->host_sys->nodes[TP_NODE_NET].count;
+    const tp_host_kind *k = tp_plan__kind_of_host(plan, h);
+    return k->net_devices >= 0 ? k->net_devices : k->host_sys->nodes[TP_NODE_NET].count;
 }
 
 /* 2.30.3 init.cc (AllGather3): the logged rank's Net and CollNet device counts (no CollNet
@@ -806,8 +809,8 @@ static tp_status build_kind_system(tp_plan *plan, tp_host_kind *k, bool logged, 
     else if (logged)
         log_topo_dump(plan, log);
     if (st == TP_OK)
-        st =
-            prepare_doc(k->topo_xml, plan, k->rep_host, log, logged ? &plan->nic_notes : NULL, err);
+        st = prepare_doc(k->topo_xml, plan, k->rep_host, log, logged ? &plan->nic_notes : NULL,
+                         &k->net_devices, err);
     if (st == TP_OK && logged && !dump_pass_first(plan))
         log_topo_dump(plan, log); /* at the end of ncclTopoGetSystem's XML preparation */
     if (st == TP_OK)

@@ -31,11 +31,12 @@ typedef struct tp_domain {
 typedef struct tp_host_kind {
     char *text; /* the topology XML text (owned), re-read for dumps */
     size_t text_len;
-    char source[256];             /* its name in messages */
-    int n_gpus;                   /* ranks of one host of this kind */
-    int rep_host;                 /* the host whose pipeline runs */
-    tp_xml *topo_xml;             /* its XML as NCCL prepares it on rep_host (owned) */
-    tp_system *host_sys;          /* its system before paths (owned) */
+    char source[256];    /* its name in messages */
+    int n_gpus;          /* ranks of one host of this kind */
+    int rep_host;        /* the host whose pipeline runs */
+    tp_xml *topo_xml;    /* its XML as NCCL prepares it on rep_host (owned) */
+    tp_system *host_sys; /* its system before paths (owned) */
+    int net_devices;     /* its NET plugin's devices (physical and virtual), -1: not modelled */
     tp_gpu_domains *host_domains; /* its GPU domains, from its first rank's paths (owned) */
     tp_domain *domains;           /* n_domains (owned) */
     int n_domains;

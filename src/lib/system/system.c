@@ -538,6 +538,16 @@ static int print_link_head(print_line *pl, int offset, const tp_link *link)
     return cut(pl, TP_PUT_LIT(tp_put_f1(p, link->bw), "] - "));
 }
 
+/* A DEV's LOC link to its GPU (2.30.3 TP_RULE_DEV_NODES). */
+static void print_dev_loc(tp_log *log, print_line *pl, int offset, const tp_node *node)
+{
+    char *p = TP_PUT_LIT(pl->text + offset, "+ LOC[");
+    p = TP_PUT_LIT(tp_put_f1(p, TP_LOC_BW), "] - GPU/");
+    p = tp_put_hex(p, (unsigned long long)TP_ID_SYSTEM_ID(node->id), 1, false);
+    p = tp_put_hex(TP_PUT_LIT(p, "-"), (unsigned long long)TP_ID_LOCAL_ID(node->id), 1, false);
+    put_line(log, pl, cut(pl, p));
+}
+
 static void print_rec(tp_log *log, const tp_nccl_profile *prof, const tp_system *kept,
                       const tp_node *node, const tp_node *prev, print_line *pl, int offset,
                       int depth)
@@ -545,16 +555,16 @@ static void print_rec(tp_log *log, const tp_nccl_profile *prof, const tp_system 
     bool dev_view = tp_profile_has(prof, TP_RULE_DEV_NODES);
     put_line(log, pl, print_node_head(pl, offset, node, dev_view));
     memset(pl->text, ' ', (size_t)offset);
-    if (dev_view && node->type == TP_NODE_GPU &&
-        tp_system__find(kept, TP_NODE_GPU, node->id)) { /* the DEV's first link: LOC to its GPU */
-        char *p = TP_PUT_LIT(pl->text + offset, "+ LOC[");
-        p = TP_PUT_LIT(tp_put_f1(p, TP_LOC_BW), "] - GPU/");
-        p = tp_put_hex(p, (unsigned long long)TP_ID_SYSTEM_ID(node->id), 1, false);
-        p = tp_put_hex(TP_PUT_LIT(p, "-"), (unsigned long long)TP_ID_LOCAL_ID(node->id), 1, false);
-        put_line(log, pl, cut(pl, p));
-    }
+    /* The DEV's LOC link to its GPU, its first: ncclTopoConnectNodes keeps links by bandwidth,
+     * so only faster ones (B200's NVLinks to the NVSwitch, 5052.6) come before it. */
+    bool loc_due =
+        dev_view && node->type == TP_NODE_GPU && tp_system__find(kept, TP_NODE_GPU, node->id);
     for (int l = 0; l < node->n_links; l++) {
         const tp_link *link = node->links + l;
+        if (loc_due && !(link->bw > TP_LOC_BW)) {
+            print_dev_loc(log, pl, offset, node);
+            loc_due = false;
+        }
         if (link->type == TP_LINK_PCI && link->rem == prev)
             continue;
         int next = print_link_head(pl, offset, link);
@@ -565,6 +575,8 @@ static void print_rec(tp_log *log, const tp_nccl_profile *prof, const tp_system 
         else
             put_line(log, pl, print_leaf(pl, next, link->rem, prof));
     }
+    if (loc_due)
+        print_dev_loc(log, pl, offset, node);
 }
 
 void tp_system__print(tp_log *log, const tp_system *sys)

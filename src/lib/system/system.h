@@ -264,6 +264,8 @@ tp_status tp_system__prepare_xml_log(tp_xml *doc, const tp_config *cfg, int firs
 typedef struct tp_prep_pass {
     bool physical_nics;   /* the dump's pass */
     bool net_state_known; /* a pass after the dump's */
+    int *net_devices;     /* set: where to put the NET plugin's device count (physical and
+                           * virtual: its devices()), -1 when the plugin is not modelled */
 } tp_prep_pass;
 tp_status tp_system__prepare_xml_pass(tp_xml *doc, const tp_config *cfg, int first_rank,
                                       int report_rank, const tp_prep_pass *pass, tp_log *log,

@@ -4,16 +4,20 @@
  * virtual device (net_ib.cc ncclIbMakeVDeviceInternal / ncclIbGetProperties):
  * its name the members' joined by '+', its speed their sum, every other
  * property its first member's; NCCL then places it (ncclTopoGetVNicParent,
- * ncclTopoFillNet) next to the members' closest common parent.
+ * ncclTopoFillNet) next to the members' closest common parent. What 2.28 .. 2.30.7 changed
+ * follows the profile's vnic-* rules (nccl_profile.h).
  */
 #include "system/system_vnic.h"
 #include "netdev/netdev.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-/* NCCL_NET_MAX_DEVS_PER_NIC (net_v10.h): devices per virtual NIC. */
-#define TP_VNIC_MAX_DEVS 4
+/* NCCL_NET_MAX_DEVS_PER_NIC: devices per virtual NIC (net_v10.h 4; net_v12.h 8, vnic-eight-devs);
+ * the arrays hold the larger. */
+#define TP_VNIC_MAX_DEVS 8
+#define TP_VNIC_MAX_DEVS_V10 4
 /* ncclTopoMakeUniqueBusId: tries before giving up. */
 #define TP_VNIC_BUSID_TRIES 100
 /* topo.cc PCI_BRIDGE_DEVICE_CLASS: a common parent of this class gets a PCI device of its own. */
@@ -36,6 +40,8 @@ typedef struct vnic_ctx {
     tp_log *log;
     tp_error *err;
     vnic_levels lv;
+    int max_devs;      /* the profile's NCCL_NET_MAX_DEVS_PER_NIC */
+    bool rail_policy;  /* NCCL_NET_MERGE_POLICY=RAIL */
     int *paths;        /* n x n fusion levels between the physical devices */
     bool *placed;      /* placedDevs */
     vnic_group *vnics; /* made, in vNic index order */
@@ -206,11 +212,11 @@ typedef struct force_entry {
 } force_entry;
 
 /* NCCL parseStringList into at most TP_VNIC_MAX_DEVS entries "name[:port]". */
-static int parse_group(const char *text, size_t len, force_entry *out)
+static int parse_group(const char *text, size_t len, force_entry *out, int max)
 {
     int n = 0;
     size_t at = 0;
-    for (size_t i = 0; i <= len && n < TP_VNIC_MAX_DEVS; i++) {
+    for (size_t i = 0; i <= len && n < max; i++) {
         char c = i < len ? text[i] : '\0';
         if (c == ':' || c == ',' || c == '\0') {
             if (at > 0) {
@@ -240,8 +246,8 @@ static bool force_matches(const tp_xml_elem *dev, const force_entry *e, int n)
 static tp_status force_fail(vnic_ctx *v, const char *group)
 {
     return tp_fail(v->err, TP_ERR_TOPOLOGY, NULL, 0, 0,
-                   "NCCL_NET_FORCE_MERGE group \"%s\": NCCL 2.27.5 fails (ncclInvalidUsage)",
-                   group);
+                   "NCCL_NET_FORCE_MERGE group \"%s\": NCCL %s fails (ncclInvalidUsage)", group,
+                   tp_config__profile(v->cfg)->version);
 }
 
 /* One ';'-separated group of NCCL_NET_FORCE_MERGE. */
@@ -250,16 +256,16 @@ static tp_status force_group(vnic_ctx *v, const char *group, size_t len)
     char text[512];
     tp_copy_str(text, len + 1 < sizeof(text) ? len + 1 : sizeof(text), group);
     force_entry entries[TP_VNIC_MAX_DEVS];
-    int n = parse_group(text, strlen(text), entries);
+    int n = parse_group(text, strlen(text), entries, v->max_devs);
     if (n == 0) /* NCCL's loop retries this group forever (its strtok does not advance) */
         return tp_fail(v->err, TP_ERR_TOPOLOGY, NULL, 0, 0,
-                       "NCCL_NET_FORCE_MERGE group \"%s\" names no device: NCCL 2.27.5 loops "
+                       "NCCL_NET_FORCE_MERGE group \"%s\" names no device: NCCL %s loops "
                        "forever on it",
-                       text);
+                       text, tp_config__profile(v->cfg)->version);
     vnic_group g = {0};
     int matched = 0;
     for (size_t d = 0; d < v->phys->count; d++)
-        if (force_matches(v->phys->devs[d], entries, n) && matched++ < TP_VNIC_MAX_DEVS)
+        if (force_matches(v->phys->devs[d], entries, n) && matched++ < v->max_devs)
             g.devs[g.ndevs++] = (int)d;
     if (matched != n) {
         tp_log_warn(v->log, "TOPO/NET : Only matched %d devices, %d requested from %s", matched, n,
@@ -313,7 +319,8 @@ static void auto_merge(vnic_ctx *v, int level)
             continue;
         vnic_group g = {.ndevs = 1, .devs = {i}};
         v->placed[i] = true;
-        for (int j = 0; j < n && g.ndevs < TP_VNIC_MAX_DEVS; j++) {
+        /* RAIL joins devices of one defined rail: the IB plugin's have none (rail=-1) */
+        for (int j = 0; j < n && g.ndevs < v->max_devs && !v->rail_policy; j++) {
             if (v->paths[i * n + j] <= level && !v->placed[j] && j != i) {
                 g.devs[g.ndevs++] = j;
                 v->placed[j] = true;
@@ -334,24 +341,55 @@ static void auto_merge(vnic_ctx *v, int level)
 }
 
 /* NCCL_NET_MERGE_LEVEL through nicPathKvList (kvConvertToInt: prefix match, else 0 with a
- * line); unset: PORT. */
-static int merge_level(vnic_ctx *v)
+ * line, and from 2.30.3 its hints); unset: PORT. */
+int tp_system__vnic_merge_level(const tp_config *cfg, tp_log *log)
 {
-    const char *text = tp_config_str(v->cfg, TP_P_NET_MERGE_LEVEL);
+    const tp_nccl_profile *p = tp_config__profile(cfg);
+    const char *text = tp_config_str(cfg, TP_P_NET_MERGE_LEVEL);
     if (!text)
-        return v->lv.port;
+        return tp_nccl_profile__path_number(p, "NVL"); /* PATH_PORT */
     static const char *const names[] = {"LOC", "PORT", "PIX", "PXB", "P2C", "PXN", "PHB", "SYS"};
-    const tp_nccl_profile *p = tp_config__profile(v->cfg);
     for (size_t i = 0; i < ARRAY_LEN(names); i++) {
         int number = tp_nccl_profile__path_number(p, i == 1 ? "NVL" : names[i]);
         if (number >= 0 && strncmp(text, names[i], strlen(names[i])) == 0)
             return number;
     }
-    tp_log_info_sub(v->log, TP_SUB_GRAPH,
+    tp_log_info_sub(log, TP_SUB_GRAPH,
                     "KV Convert to int : could not find value of '%s' in dictionary, falling "
                     "back to 0",
                     text);
+    if (tp_profile_has(p, TP_RULE_LOG_TOPO_HINTS)) { /* printMissingTopoDictValueHint */
+        tp_log_info_sub(log, TP_SUB_GRAPH,
+                        "HINT: In many cases this issue indicates missing or faulty information in "
+                        "the provided topology file.");
+        tp_log_info_sub(log, TP_SUB_GRAPH,
+                        "HINT: To confirm, set NCCL_TOPO_DUMP_FILE=topo.xml to produce the "
+                        "topology NCCL has detected and compare to the one provided.");
+    }
     return 0;
+}
+
+bool tp_system__vnic_rail_policy(const tp_config *cfg, tp_log *log)
+{
+    const char *text = tp_config_str(cfg, TP_P_NET_MERGE_POLICY);
+    if (!text || !tp_profile_has(tp_config__profile(cfg), TP_RULE_NET_MERGE_POLICY))
+        return false;
+    if (strcasecmp(text, "RAIL") == 0) {
+        tp_log_info_sub(log, TP_SUB_ENV, "NCCL_NET_MERGE_POLICY set by environment to RAIL");
+        return true;
+    }
+    if (strcasecmp(text, "ALL") != 0)
+        tp_log_warn(log, "NCCL_NET_MERGE_POLICY: unknown value '%s', defaulting to ALL", text);
+    return false;
+}
+
+/* The level auto-fusion uses: read here (2.27.5 ncclTopoMakeVNics), or before the plugin's
+ * devices were filled (net-fusion-env-first: its lines were printed then). */
+static int merge_level(vnic_ctx *v)
+{
+    tp_log quiet = {.enabled = false};
+    bool read_before = tp_profile_has(tp_config__profile(v->cfg), TP_RULE_NET_FUSION_ENV_FIRST);
+    return tp_system__vnic_merge_level(v->cfg, read_before ? &quiet : v->log);
 }
 
 /* ---- ncclTopoPopulateNics for the virtual devices ---- */
@@ -466,8 +504,107 @@ static tp_status make_pci_parent(vnic_ctx *v, tp_xml_elem **parent, const tp_xml
     else
         tp_log_warn(v->log, "TOPO/NET : Can't find busId of child 0 %s", name_of(member));
     return tp_fail(v->err, TP_ERR_TOPOLOGY, NULL, 0, 0,
-                   "virtual NIC of %s: NCCL 2.27.5 finds no PCI parent for it (internal error)",
-                   name_of(member));
+                   "virtual NIC of %s: NCCL %s finds no PCI parent for it (internal error)",
+                   name_of(member), tp_config__profile(v->cfg)->version);
+}
+
+/* ncclTopoFindLinkWidthRec: e's share of the members' PCI width (found: a member is under it). */
+static tp_status link_width_rec(vnic_ctx *v, const tp_xml_elem *e, const tp_xml_elem *const *nodes,
+                                int n, bool *found, int *width)
+{
+    int mine = 0;
+    if (tp_xml__is_tag(e, "pci")) {
+        const char *w = tp_xml__attr(e, "link_width");
+        if (!w) { /* NCCL's xmlGetAttrInt fails on it */
+            tp_log_warn(v->log, "Attribute link_width of node pci not found");
+            return tp_xml__fail(v->err, TP_ERR_TOPOLOGY, v->doc, e,
+                                "missing attribute link_width (NCCL %s sums the widths of a "
+                                "virtual NIC's members here)",
+                                tp_config__profile(v->cfg)->version);
+        }
+        mine = (int)strtol(w, NULL, 0);
+    }
+    *found = false;
+    for (int i = 0; i < n && !*found; i++)
+        *found = e == nodes[i];
+    int total = 0;
+    for (size_t c = 0; c < e->n_children; c++) {
+        bool sub_found = false;
+        int sub = 0;
+        tp_status st = link_width_rec(v, e->children[c], nodes, n, &sub_found, &sub);
+        if (st != TP_OK)
+            return st;
+        if (sub_found) {
+            *found = true;
+            total += sub;
+        }
+    }
+    if (!*found)
+        *width = 0;
+    else if (total == 0) /* the PCI device right above a member */
+        *width = mine;
+    else
+        *width = mine > 0 && mine < total ? mine : total;
+    return TP_OK;
+}
+
+/* ncclTopoFindLinkWidth: the members' widths summed over the common parent's branches. */
+static tp_status link_width(vnic_ctx *v, const tp_xml_elem *parent, const tp_xml_elem *const *nodes,
+                            int n, int *width)
+{
+    *width = 0;
+    for (size_t c = 0; c < parent->n_children; c++) {
+        bool found = false;
+        int sub = 0;
+        tp_status st = link_width_rec(v, parent->children[c], nodes, n, &found, &sub);
+        if (st != TP_OK)
+            return st;
+        if (found)
+            *width += sub;
+    }
+    return TP_OK;
+}
+
+/* The PCI devices from the virtual NIC's parent up to the common one get the summed width. */
+static tp_status set_link_width(vnic_ctx *v, tp_xml_elem *parent, const tp_xml_elem *common,
+                                int width)
+{
+    char text[16];
+    snprintf(text, sizeof(text), "%d", width);
+    tp_status st = TP_OK;
+    for (tp_xml_elem *e = parent; e && st == TP_OK; e = e->parent) {
+        if (tp_xml__is_tag(e, "pci"))
+            st = tp_xml__set_attr(e, "link_width", text, v->err);
+        if (e == common)
+            break;
+    }
+    return st;
+}
+
+/* A made-up PCI device for the virtual NIC when its common parent is a PCI bridge (from 2.28,
+ * vnic-pci-under-cpu, also a CPU); 2.30.7 refuses a common parent that is the system. */
+static tp_status reparent(vnic_ctx *v, tp_xml_elem **parent, const tp_xml_elem *first)
+{
+    const tp_nccl_profile *p = tp_config__profile(v->cfg);
+    if (tp_xml__is_tag(*parent, "cpu"))
+        return tp_profile_has(p, TP_RULE_VNIC_PCI_UNDER_CPU) ? make_pci_parent(v, parent, first)
+                                                             : TP_OK;
+    if (tp_xml__is_tag(*parent, "system") && tp_profile_has(p, TP_RULE_VNIC_ONE_NUMA)) {
+        tp_log_warn(v->log, "Fusing NET devices from different NUMA domains is not supported.");
+        return tp_fail(v->err, TP_ERR_TOPOLOGY, NULL, 0, 0,
+                       "virtual NIC of %s: its devices hang off different CPUs, which NCCL %s "
+                       "refuses (ncclInvalidArgument)",
+                       name_of(first), p->version);
+    }
+    if (!tp_xml__is_tag(*parent, "pci"))
+        return TP_OK;
+    const char *cls = tp_xml__attr(*parent, "class");
+    if (!cls) {
+        tp_log_warn(v->log, "Attribute class of node pci not found");
+        return tp_xml__fail(v->err, TP_ERR_TOPOLOGY, v->doc, *parent,
+                            "missing attribute class (NCCL places a virtual NIC here)");
+    }
+    return strcmp(cls, TP_PCI_BRIDGE_CLASS) == 0 ? make_pci_parent(v, parent, first) : TP_OK;
 }
 
 /* ncclTopoGetVNicParent: the members' common parent, a PCI bridge given a device of its own. */
@@ -477,19 +614,22 @@ static tp_status vnic_parent(vnic_ctx *v, const vnic_group *g, tp_xml_elem **par
     for (int i = 0; i < g->ndevs; i++)
         nodes[i] = v->phys->nodes[g->devs[i]];
     int path = get_path(&v->lv, nodes, g->ndevs, parent);
-    if (path == v->lv.loc) {
+    const tp_nccl_profile *p = tp_config__profile(v->cfg);
+    if (path == v->lv.loc && !tp_profile_has(p, TP_RULE_VNIC_PCI_UNDER_CPU)) {
         *parent = NULL;
         return TP_OK;
     }
-    if (!*parent || !tp_xml__is_tag(*parent, "pci"))
-        return TP_OK;
-    const char *cls = tp_xml__attr(*parent, "class");
-    if (!cls) {
-        tp_log_warn(v->log, "Attribute class of node pci not found");
-        return tp_xml__fail(v->err, TP_ERR_TOPOLOGY, v->doc, *parent,
-                            "missing attribute class (NCCL 2.27.5 places a virtual NIC here)");
-    }
-    return strcmp(cls, TP_PCI_BRIDGE_CLASS) == 0 ? make_pci_parent(v, parent, nodes[0]) : TP_OK;
+    int width = 0;
+    tp_status st = TP_OK;
+    if (*parent && tp_profile_has(p, TP_RULE_VNIC_LINK_WIDTH) &&
+        (path == v->lv.phb || path == v->lv.pxb || path == v->lv.pix))
+        st = link_width(v, *parent, nodes, g->ndevs, &width);
+    tp_xml_elem *common = *parent;
+    if (st == TP_OK && *parent)
+        st = reparent(v, parent, nodes[0]);
+    if (st == TP_OK && width > 0)
+        st = set_link_width(v, *parent, common, width);
+    return st;
 }
 
 /* ncclTopoFillNet with a forced parent (NULL: the first CPU): a new <net> in its first <nic>. */
@@ -555,10 +695,16 @@ static tp_status populate_vnic(vnic_ctx *v, int k)
     tp_status st = TP_OK;
     if (!net) {
         st = vnic_parent(v, g, &parent);
-        tp_log_info_sub(v->log, TP_SUB_NET | TP_SUB_GRAPH,
-                        "Topology detection: network path %s is not a PCI device (). Attaching "
-                        "to first CPU",
-                        pci_path);
+        if (!tp_profile_has(tp_config__profile(v->cfg), TP_RULE_VNIC_FORCED_PARENT))
+            tp_log_info_sub(v->log, TP_SUB_NET | TP_SUB_GRAPH,
+                            "Topology detection: network path %s is not a PCI device (). "
+                            "Attaching to first CPU",
+                            pci_path);
+        else if (st == TP_OK && !parent)
+            tp_log_info_sub(v->log, TP_SUB_NET | TP_SUB_GRAPH,
+                            "Topology detection: network path (name = %s) %s is not a PCI "
+                            "device (). Attaching to first CPU",
+                            name, pci_path);
         if (st == TP_OK)
             st = add_vnic_net(v, parent, name, &net);
     }
@@ -588,13 +734,19 @@ static void init_levels(vnic_levels *lv, const tp_nccl_profile *p)
 }
 
 tp_status tp_system__make_vnics(tp_xml *doc, const tp_vnic_phys *phys, const tp_config *cfg,
-                                tp_log *log, tp_error *err)
+                                tp_log *log, int *n_made, tp_error *err)
 {
     size_t n = phys->count;
+    *n_made = 0;
     if (n == 0)
         return TP_OK;
     vnic_ctx v = {.doc = doc, .phys = phys, .cfg = cfg, .log = log, .err = err};
     init_levels(&v.lv, tp_config__profile(cfg));
+    tp_log quiet = {.enabled = false};
+    v.rail_policy = tp_system__vnic_rail_policy(cfg, &quiet); /* its lines: import_nets */
+    v.max_devs = tp_profile_has(tp_config__profile(cfg), TP_RULE_VNIC_EIGHT_DEVS)
+                     ? TP_VNIC_MAX_DEVS
+                     : TP_VNIC_MAX_DEVS_V10;
     const char *force = tp_config_str(cfg, TP_P_NET_FORCE_MERGE);
     /* each automatic vNIC takes 2 unplaced devices or more; each forced one, a group */
     v.cap_vnics = (int)n + (force ? (int)strlen(force) : 0);
@@ -612,6 +764,7 @@ tp_status tp_system__make_vnics(tp_xml *doc, const tp_vnic_phys *phys, const tp_
     }
     for (int k = 0; k < v.n_vnics && st == TP_OK; k++)
         st = populate_vnic(&v, k);
+    *n_made = v.n_vnics;
     free(v.paths);
     free(v.placed);
     free(v.vnics);

@@ -37,13 +37,21 @@ typedef struct tp_populated_net {
 void tp_system__log_populated(tp_log *log, const tp_nccl_profile *profile,
                               const tp_populated_net *d);
 
+/* NCCL_NET_MERGE_LEVEL as NCCL reads it (its lines for an unknown value go to log). */
+int tp_system__vnic_merge_level(const tp_config *cfg, tp_log *log);
+
+/* Whether NCCL_NET_MERGE_POLICY is RAIL (2.30.7 ncclTopoGetMergePolicy, its lines to log; false
+ * without the net-merge-policy rule). */
+bool tp_system__vnic_rail_policy(const tp_config *cfg, tp_log *log);
+
 /*
  * ncclTopoMakeVNics and the virtual devices' ncclTopoPopulateNics: fuse the physical devices
  * (NCCL_NET_FORCE_MERGE groups, then every device with those at most NCCL_NET_MERGE_LEVEL from
  * it, 4 at most), mark the members keep="0", add each virtual NIC's <net> (dev n_phys, n_phys+1,
- * ...) where NCCL puts it, and log NCCL's lines. A failure NCCL reports is TP_ERR_TOPOLOGY.
+ * ...) where NCCL puts it, and log NCCL's lines; *n_made: the virtual NICs made. A failure NCCL
+ * reports is TP_ERR_TOPOLOGY.
  */
 tp_status tp_system__make_vnics(tp_xml *doc, const tp_vnic_phys *phys, const tp_config *cfg,
-                                tp_log *log, tp_error *err);
+                                tp_log *log, int *n_made, tp_error *err);
 
 #endif

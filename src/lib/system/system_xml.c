@@ -483,10 +483,13 @@ static tp_status fill_nets(prep_ctx *c, const elem_list *in_doc)
         filled[n] = first_named(in_doc, names, name);
         st = fill_net(c, filled[n], n, name);
     }
+    int n_vnics = 0;
     if (st == TP_OK && c->import_nets && !c->pass.physical_nics) {
         tp_vnic_phys phys = {.devs = c->nets, .nodes = filled, .count = c->n_nets};
-        st = tp_system__make_vnics(c->doc, &phys, c->cfg, &c->net_log, c->err);
+        st = tp_system__make_vnics(c->doc, &phys, c->cfg, &c->net_log, &n_vnics, c->err);
     }
+    if (c->pass.net_devices && c->import_nets)
+        *c->pass.net_devices = (int)c->n_nets + n_vnics;
     return st;
 }
 
@@ -1304,6 +1307,11 @@ static tp_status import_nets(prep_ctx *c, const elem_list *in_doc)
             tp_log_info_sub(&c->net_log, TP_SUB_GRAPH, "Retrieving state for IB");
         if (state_lines && !c->pass.net_state_known) /* the process's first import */
             tp_log_info_sub(&c->net_log, TP_SUB_GRAPH, "Initialized state 0 for IB");
+        /* 2.28 ncclTopoGetFusionEnv: the merge level is read before the devices are filled, in
+         * the dump's pass too */
+        if (tp_profile_has(tp_config__profile(c->cfg), TP_RULE_NET_FUSION_ENV_FIRST))
+            (void)tp_system__vnic_merge_level(c->cfg, &c->net_log);
+        (void)tp_system__vnic_rail_policy(c->cfg, &c->net_log);
     }
     return c->n_nets ? fill_nets(c, in_doc) : TP_OK;
 }
@@ -1321,6 +1329,8 @@ static void append_log(tp_log *to, const tp_log *from)
 
 static tp_status prepare(prep_ctx *c, int first_rank, int report_rank)
 {
+    if (c->pass.net_devices)
+        *c->pass.net_devices = -1;
     c->import_nets = c->cfg && tp_profile_has(tp_config__profile(c->cfg), TP_RULE_NIC_FUSION);
     c->net_log.enabled = c->import_nets && c->log && c->log->enabled;
     tp_arena *a = &c->scratch;
