@@ -30,8 +30,13 @@ class VersionTest(unittest.TestCase):
         listed = {v["nccl"]: v for v in topoplan.versions()}
         self.assertEqual(listed["2.22.3"]["status"], "exact")
         self.assertTrue(listed["2.22.3"]["default"])
-        self.assertEqual(listed["2.27.5"]["status"], "partial")
-        self.assertEqual(listed["2.27.5"]["public_total"], 166)
+        for nccl in ("2.27.5", "2.30.7"):
+            # the status is the public tally's: exact when every case passes
+            v = listed[nccl]
+            self.assertEqual(v["public_total"], 166)
+            self.assertFalse(v["default"])
+            want = "exact" if v["public_passed"] == v["public_total"] else "partial"
+            self.assertEqual(v["status"], want)
 
     def test_plan_names_its_nccl_version(self):
         with topoplan.plan(V100) as p:
