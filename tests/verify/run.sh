@@ -219,12 +219,14 @@ if [ "$(grep -c '<gpu ' "$tmp/partial.xml")" = 8 ] && [ "$(grep -c '<net ' "$tmp
 else bad "--emit: partial topology"; fi
 
 echo "verify: $((n - fails)) of $n checks passed"
-# 4. the conformance cases' own logs; NCCL 2.27.5's that pass its ratchet, version from the log
+# 4. the conformance cases' own logs; each other version's that pass its ratchet, version from
+# the log
 if [ -d "$shared/conformance/cases" ]; then
     sh "$here/cases.sh" "$bin" "$shared/conformance/cases" | tail -n 20 || fails=$((fails + 1))
 fi
-if [ -d "$shared/conformance/nccl-2.27.5/cases" ]; then
-    sh "$here/cases.sh" "$bin" "$shared/conformance/nccl-2.27.5/cases" 2.27.5 \
-        "$here/../conformance-pass-2.27.5.txt" | tail -n 20 || fails=$((fails + 1))
-fi
+for version in 2.27.5 2.30.7; do
+    [ -d "$shared/conformance/nccl-$version/cases" ] || continue
+    sh "$here/cases.sh" "$bin" "$shared/conformance/nccl-$version/cases" $version \
+        "$here/../conformance-pass-$version.txt" | tail -n 20 || fails=$((fails + 1))
+done
 [ $fails -eq 0 ]

@@ -285,7 +285,9 @@ static tp_status pass1_line(tp_verify *v, size_t input, unsigned no, char *raw, 
     int sec = tp_verify__classify(norm, -1);
     if (sec == TP_VS_SYSTEM || sec == TP_VS_PATHS || sec == TP_VS_SEARCH)
         v->has_graph = true;
-    if (sec == TP_VS_TUNING && strncmp(norm, "INFO threadThresholds", 21) != 0) {
+    /* 2.30.3's "NVLS tuning:" line is INIT's, in every log: not a sign of the TUNING table */
+    if (sec == TP_VS_TUNING && strncmp(norm, "INFO threadThresholds", 21) != 0 &&
+        strncmp(norm, "INFO NVLS tuning: ", 18) != 0) {
         const char *q = norm + 5;
         while (isdigit((unsigned char)*q))
             q++;
