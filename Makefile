@@ -45,7 +45,7 @@ FUZZ_BIN := $(FUZZ_TARGETS:%=$(BUILD)/tests/replay_%)
 DEPS_STAMP := $(BUILD)/.deps-ok
 CONFORMANCE := ../shared/conformance/run
 
-.PHONY: check-verify install uninstall check-package check-provider fuzz check-search-diff all deps demo check check-unit check-golden check-errors check-nccl-errors check-notes check-json check-pictures check-fuzz check-output check-header \
+.PHONY: check-verify install uninstall check-package check-provider fuzz check-search-diff check-search-diff-versions all deps demo check check-unit check-golden check-errors check-nccl-errors check-notes check-json check-pictures check-fuzz check-output check-header \
         check-lint check-report check-report-quick check-conformance check-conformance-2.27.5 check-conformance-2.30.7 check-explain check-san check-valgrind bench fuzz format-check clean
 
 all: $(BUILD)/topoplan $(BUILD)/libtopoplan.a $(BUILD)/$(SO_REAL) $(BUILD)/$(SONAME) $(BUILD)/libtopoplan.so \
@@ -231,6 +231,15 @@ check-search-diff: $(BUILD)/tests/search_diff
 	@if [ -d ../shared/conformance/cases ]; then \
 	    $(BUILD)/tests/search_diff ../shared/conformance/cases/*/topo.xml; \
 	else echo "conformance cases not found: search-diff skipped"; fi
+
+# The same under every other profile on its suite's topologies (~4 min: not in check; the
+# modern profiles' accelerators are covered there by test_search_modern_accel_exact).
+check-search-diff-versions: $(BUILD)/tests/search_diff
+	@set -e; for suite in ../shared/conformance/nccl-*/cases; do \
+	    [ -f "$$suite/NCCL_VERSION" ] || continue; \
+	    echo "NCCL $$(cat $$suite/NCCL_VERSION):"; \
+	    $(BUILD)/tests/search_diff --nccl "$$(cat $$suite/NCCL_VERSION)" $$suite/*/topo.xml; \
+	done
 
 check-san: $(DEPS_STAMP)
 	$(MAKE) --no-print-directory BUILD=build-san CFLAGS="-O1 -g -DTP_CHECK_INVARIANTS -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \

@@ -6,17 +6,18 @@
  * passes at once or checking the pass memory (tp_search__compute_opts); all
  * must record the same decisions, for 1 and 2 nodes and a few NCCL_*
  * variations. The accelerators are exact by construction; this keeps them
- * so on real machines. usage: search_diff TOPO.xml...
+ * so on real machines. usage: search_diff [--nccl VERSION] TOPO.xml...
  */
 #include "plan/plan.h"
+#include "common/nccl_profile.h"
 #include "search/accel/accel.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* NCCL 2.22.3's MAXCHANNELS, the profile these comparisons run under. */
-#define MAX_2_22_3 32
+/* The NCCL version the comparisons run under (--nccl; NULL: the default profile). */
+static const char *nccl_version;
 
 static const char *const variations[] = {NULL, "NCCL_CROSS_NIC=0", "NCCL_P2P_LEVEL=PIX"};
 
@@ -39,6 +40,7 @@ static tp_plan *plan_of(const char *path, int n_nodes, const char *setting)
     tp_plan *plan = NULL;
     tp_job job = {.n_nodes = n_nodes, .rank = 0};
     if (tp_config_new(&cfg, setting ? env : env + 1, &err) == TP_OK &&
+        (!nccl_version || tp_config_set_nccl(cfg, nccl_version, &err) == TP_OK) &&
         tp_plan_file(&plan, path, &job, cfg, &err) != TP_OK) {
         tp_plan_free(plan);
         plan = NULL;
@@ -72,12 +74,15 @@ static int compare_searches(tp_plan **plans)
 {
     tp_plan *plain = plans[ARRAY_LEN(variants)];
     static const int patterns[] = {TP_PATTERN_RING, TP_PATTERN_BALANCED_TREE, TP_PATTERN_NVLS};
-    int n_gpus = plain->sys->nodes[TP_NODE_GPU].count, ring_channels = MAX_2_22_3 / 2, ok = 1;
+    const int max_channels = plain->sys->profile->max_channels; /* the version's MAXCHANNELS */
+    if (getenv("SD_DEBUG"))
+        fprintf(stderr, "max %d prof %s\n", max_channels, plain->sys->profile->version);
+    int n_gpus = plain->sys->nodes[TP_NODE_GPU].count, ring_channels = max_channels / 2, ok = 1;
     tp_search_ctx *keep = NULL;
     for (size_t k = 0; k < ARRAY_LEN(patterns); k++) {
         /* The searches may change the channel bounds: each starts from these. */
         const int min_ch = k == 1 ? ring_channels : 1;
-        const int max_ch = k == 1 ? ring_channels : k == 0 ? MAX_2_22_3 / 2 : MAX_2_22_3;
+        const int max_ch = k == 1 ? ring_channels : k == 0 ? max_channels / 2 : max_channels;
         tp_graph *b = tp_graph__new(n_gpus);
         if (!b) {
             tp_search__keep_free(keep);
@@ -102,7 +107,12 @@ static int compare_searches(tp_plan **plans)
                 v == 0 ? tp_search__compute_kept(&keep, plans[v]->sys, x, plans[v]->cfg, NULL, &err)
                        : tp_search__compute_opts(plans[v]->sys, x, plans[v]->cfg, NULL,
                                                  &variants[v], &err);
-            ok &= sx == sb && same_graph(x, b, n_gpus) && tp_search__same_decisions(x, b);
+            int agree = sx == sb && same_graph(x, b, n_gpus) && tp_search__same_decisions(x, b);
+            if (!agree)
+                printf("  pattern %d: variant %zu differs (graph %s, decisions %s)\n", patterns[k],
+                       v, same_graph(x, b, n_gpus) ? "same" : "differs",
+                       tp_search__same_decisions(x, b) ? "same" : "differ");
+            ok &= agree;
             if (sx != TP_OK && sb == TP_OK)
                 printf("  %s\n", err.message);
             tp_search__graph_release(x);
@@ -119,8 +129,12 @@ static int compare_searches(tp_plan **plans)
 
 int main(int argc, char **argv)
 {
-    int runs = 0, differ = 0;
-    for (int i = 1; i < argc; i++) {
+    int runs = 0, differ = 0, first = 1;
+    if (argc > 2 && strcmp(argv[1], "--nccl") == 0) {
+        nccl_version = argv[2];
+        first = 3;
+    }
+    for (int i = first; i < argc; i++) {
         for (int n_nodes = 1; n_nodes <= 2; n_nodes++) {
             for (size_t v = 0; v < ARRAY_LEN(variations); v++) {
                 tp_plan *plans[ARRAY_LEN(variants) + 1];
