@@ -75,8 +75,6 @@ static int compare_searches(tp_plan **plans)
     tp_plan *plain = plans[ARRAY_LEN(variants)];
     static const int patterns[] = {TP_PATTERN_RING, TP_PATTERN_BALANCED_TREE, TP_PATTERN_NVLS};
     const int max_channels = plain->sys->profile->max_channels; /* the version's MAXCHANNELS */
-    if (getenv("SD_DEBUG"))
-        fprintf(stderr, "max %d prof %s\n", max_channels, plain->sys->profile->version);
     int n_gpus = plain->sys->nodes[TP_NODE_GPU].count, ring_channels = max_channels / 2, ok = 1;
     tp_search_ctx *keep = NULL;
     for (size_t k = 0; k < ARRAY_LEN(patterns); k++) {
