@@ -105,6 +105,10 @@ int tp_search__event_room(tp_graph *graph)
     return 1;
 }
 
+/* The one event that ends the ladder early (rest_futile): the comparison knows it by its text. */
+static const char SECOND_PASSES_SKIPPED[] =
+    "no better graph possible here or higher: second passes skipped (NCCL runs them)";
+
 static int pass2_kind(tp_search_event_kind kind)
 {
     return kind == TP_EV_TRY || kind == TP_EV_BUDGET || kind == TP_EV_RAISE;
@@ -124,11 +128,11 @@ int tp_search__same_decisions(const tp_graph *x, const tp_graph *y)
                 pass--;
             if (pass == 0 || x->events[pass - 1].kind != TP_EV_TRY)
                 return 0;
-            if (++i == x->n_events) { /* the second passes skipped: whatever NCCL ran of them */
-                for (; j < y->n_events; j++)
-                    if (!pass2_kind(y->events[j].kind))
-                        return 0;
-                return 1;
+            if (x->events[i++].why == SECOND_PASSES_SKIPPED) {
+                /* whatever NCCL ran of them; what follows the ladder (a fallback) must agree */
+                while (j < y->n_events && pass2_kind(y->events[j].kind))
+                    j++;
+                continue;
             }
             j += j < y->n_events && y->events[j].kind == TP_EV_BUDGET;
         } else if (ex && j < y->n_events && ex->kind == y->events[j].kind) {
@@ -169,10 +173,12 @@ typedef struct ladder {
      * P2C rungs search as NVB and PXB: topoplan's systems have no such paths), from the best
      * to the worst type the system has. */
     bool min_max;
-    int rung_intra, rung_inter;            /* tmp's types, profile numbers */
-    int min_intra, max_intra;              /* GPU to GPU, profile numbers */
-    int min_inter, max_inter;              /* GPU to NET, profile numbers */
-    tp_path_type start_intra, start_inter; /* min_intra / min_inter as path types */
+    int rung_intra, rung_inter;              /* tmp's types, profile numbers */
+    int min_intra, max_intra;                /* GPU to GPU, profile numbers */
+    int min_inter, max_inter;                /* GPU to NET, profile numbers */
+    tp_path_type start_intra, start_inter;   /* min_intra / min_inter as path types */
+    signed char numbers[TP_PATH_TYPE_COUNT]; /* each type's profile number (-1: none): the rungs
+                                                read them at every pass */
     tp_known_passes known; /* first passes the accelerator knows, alike (until a pass begins) */
     tp_graph *tmp;         /* the settings being searched (NCCL's tmpGraph): after the ladder */
 } ladder;
@@ -209,7 +215,7 @@ static int rung_simpler_tree(ladder *l)
 /* The profile's number of path type t (its topoPathTypeStr index). */
 static int path_number(const ladder *l, int t)
 {
-    return tp_nccl_profile__path_number(l->profile, tp_path_type_name(t));
+    return l->numbers[t];
 }
 
 /* The path type a rung of profile number k searches: the weakest of ours not above it. */
@@ -655,10 +661,7 @@ static tp_status second_passes(ladder *l)
         if (st != TP_OK)
             return st;
         if (rest_futile(l)) {
-            tp_search__event(l->graph, TP_EV_BOUND,
-                             "no better graph possible here or higher: second passes skipped "
-                             "(NCCL runs them)",
-                             l->tmp);
+            tp_search__event(l->graph, TP_EV_BOUND, SECOND_PASSES_SKIPPED, l->tmp);
             return TP_OK;
         }
         if ((st = run_traced(l, &time)) != TP_OK)
@@ -831,6 +834,8 @@ static type_bounds ladder_bounds(const tp_system *sys)
 static void set_rungs(ladder *l, type_bounds b)
 {
     l->min_max = true;
+    for (int t = 0; t < TP_PATH_TYPE_COUNT; t++)
+        l->numbers[t] = (signed char)tp_nccl_profile__path_number(l->profile, tp_path_type_name(t));
     l->start_intra = (tp_path_type)b.min_intra;
     l->start_inter = (tp_path_type)b.min_inter;
     l->min_intra = l->rung_intra = path_number(l, b.min_intra);
