@@ -258,6 +258,7 @@ typedef struct tp_side {
 typedef struct tp_cut_pass {
     tp_graph_settings settings;
     int left;
+    int round_cap; /* the settling round's cap that last re-ran it or one alike (0: none) */
 } tp_cut_pass;
 
 typedef struct tp_bound {

@@ -527,15 +527,48 @@ void tp_accel__bound_forget(tp_accel *a)
     a->bound.pending.left = -1;
 }
 
+/* What re-running a cut pass showed: its exact steps (settled) or that it was cut again. */
+typedef struct settle_outcome {
+    int settled;
+    int left; /* settled: the budget it left; cut again: the most it can have left */
+} settle_outcome;
+
 /*
- * Run cut pass i again (with g's graph), exploring at most settle_cap
- * steps (-1: all). Done: its exact steps go to the global budget and it
- * leaves the list; cut again: what it can still have left only shrinks.
+ * Whether two cut passes search alike: the settings their steps follow
+ * from. Every waiting cut pass starts from the same link and NET values
+ * (milli passes give everything back; a float pass settles them first)
+ * and saves nothing, so the best graph plays no part. The ladder repeats
+ * settings (the P2C rung searches as PXB).
  */
-static tp_status settle_one(tp_accel *a, tp_graph *g, size_t i, int64_t *global_timeout)
+static int search_alike(const tp_graph_settings *x, const tp_graph_settings *y)
 {
-    tp_bound *b = &a->bound;
-    tp_graph__set_settings(g, &b->cuts[i].settings);
+    return x->pattern == y->pattern && x->cross_nic == y->cross_nic && x->coll_net == y->coll_net &&
+           x->min_channels == y->min_channels && x->max_channels == y->max_channels &&
+           x->bw_intra == y->bw_intra && x->bw_inter == y->bw_inter &&
+           x->type_intra == y->type_intra && x->type_inter == y->type_inter &&
+           x->same_channels == y->same_channels && x->n_hops == y->n_hops;
+}
+
+/* Cut pass i takes outcome out: settled (its exact steps to the global budget, and it leaves
+ * the list) or cut again (what it can still have left only shrinks). */
+static void take_outcome(tp_bound *b, size_t i, settle_outcome out, int64_t *global_timeout)
+{
+    if (out.settled) {
+        *global_timeout += out.left;
+        b->slack -= b->cuts[i].left;
+        b->cuts[i] = b->cuts[--b->n_cuts];
+        return;
+    }
+    int left = out.left < b->cuts[i].left ? out.left : b->cuts[i].left;
+    b->slack -= b->cuts[i].left - left;
+    b->cuts[i].left = left;
+    b->cuts[i].round_cap = b->settle_cap;
+}
+
+/* Run cut pass i again (with g's graph), exploring at most settle_cap steps (-1: all). */
+static tp_status rerun_cut(tp_accel *a, tp_graph *g, size_t i, settle_outcome *out)
+{
+    tp_graph__set_settings(g, &a->bound.cuts[i].settings);
     int time = tp_search__step_budget(g);
     tp_search__reset_pass(a->s, g);
     if (!tp_accel__begin(a, g))
@@ -544,17 +577,29 @@ static tp_status settle_one(tp_accel *a, tp_graph *g, size_t i, int64_t *global_
     tp_status st = tp_accel__run_pass(a, g, &first, &time, 1);
     int left;
     if (st == TP_OK && tp_search__stopped(a->s, &left)) {
-        left = left < b->cuts[i].left ? left : b->cuts[i].left;
-        b->slack -= b->cuts[i].left - left;
-        b->cuts[i].left = left;
+        *out = (settle_outcome){.settled = 0, .left = left};
         return TP_OK;
     }
     if (st == TP_OK && time < 0)
         return tp_fail(a->s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: cut pass saved");
-    *global_timeout += time;
-    b->slack -= b->cuts[i].left;
-    b->cuts[i] = b->cuts[--b->n_cuts];
+    *out = (settle_outcome){.settled = 1, .left = time};
     return st;
+}
+
+/* Settle cut pass i, and with it every waiting pass alike. */
+static tp_status settle_one(tp_accel *a, tp_graph *g, size_t i, int64_t *global_timeout)
+{
+    tp_bound *b = &a->bound;
+    const tp_graph_settings settings = b->cuts[i].settings;
+    settle_outcome out = {0};
+    tp_status st = rerun_cut(a, g, i, &out);
+    if (st != TP_OK)
+        return st;
+    /* From the top down: a settled pass takes the last one's place, already looked at. */
+    for (size_t k = b->n_cuts; k-- > 0;)
+        if (search_alike(&b->cuts[k].settings, &settings))
+            take_outcome(b, k, out, global_timeout);
+    return TP_OK;
 }
 
 static int budget_sign_open(const tp_bound *b, int64_t global_timeout)
@@ -591,8 +636,11 @@ static tp_status settle_cuts(tp_accel *a, tp_graph *g, int64_t *global_timeout, 
          cap = cap > (1 << 20) ? -1 : cap * 4) {
         b->settle_cap = cap;
         for (size_t i = b->n_cuts;
-             i-- > 0 && st == TP_OK && (all || budget_sign_open(b, *global_timeout));)
+             i-- > 0 && st == TP_OK && (all || budget_sign_open(b, *global_timeout));) {
+            if (i >= b->n_cuts || b->cuts[i].round_cap == cap)
+                continue; /* settled, or re-run alike at this cap */
             st = settle_one(a, g, i, global_timeout);
+        }
         if (!all && !budget_sign_open(b, *global_timeout))
             break;
     }
@@ -611,7 +659,8 @@ tp_status tp_accel__bound_budget(tp_accel *a, tp_graph *g, int64_t *global_timeo
         if (tp_grow((void **)&b->cuts, &b->cuts_cap, b->n_cuts + 1, sizeof(*b->cuts), a->s->err) !=
             TP_OK)
             return TP_ERR_NOMEM;
-        b->cuts[b->n_cuts++] = b->pending;
+        b->cuts[b->n_cuts] = b->pending;
+        b->cuts[b->n_cuts++].round_cap = 0;
         b->slack += b->pending.left;
         b->pending.left = -1;
     }
