@@ -597,15 +597,15 @@ static void test_search_shortcuts_exact(void **state)
     }
 }
 
-/* A fixture's plan under NCCL 2.27.5 (the profile's MAXCHANNELS in *max_channels). */
-static tp_plan *plan_2_27_5(const char *fixture, int n_nodes, int *max_channels)
+/* A fixture's plan under NCCL `version` (the profile's MAXCHANNELS in *max_channels). */
+static tp_plan *plan_at(const char *version, const char *fixture, int n_nodes, int *max_channels)
 {
     char *xml = helpers_fixture(fixture);
     tp_config *cfg = NULL;
     tp_error err = {0};
     const char *const env[] = {NULL};
     assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
-    assert_int_equal(tp_config_set_nccl(cfg, "2.27.5", &err), TP_OK);
+    assert_int_equal(tp_config_set_nccl(cfg, version, &err), TP_OK);
     *max_channels = tp_config__profile(cfg)->max_channels;
     tp_job job = TP_JOB_INIT;
     job.n_nodes = n_nodes;
@@ -616,8 +616,8 @@ static tp_plan *plan_2_27_5(const char *fixture, int n_nodes, int *max_channels)
     return plan;
 }
 
-/* Ring, tree and NVLS graphs of a 2.27.5 plan's system, searched as opts says. */
-static void search_all_2_27_5(tp_plan *plan, int max, tp_graph **g, const tp_accel_opts *opts)
+/* Ring, tree and NVLS graphs of a plan's system (MAXCHANNELS max), searched as opts says. */
+static void search_all_max(tp_plan *plan, int max, tp_graph **g, const tp_accel_opts *opts)
 {
     tp_error err = {0};
     g[0] = new_graph(0, TP_PATTERN_RING, 1, max / 2);
@@ -629,28 +629,47 @@ static void search_all_2_27_5(tp_plan *plan, int max, tp_graph **g, const tp_acc
     assert_int_equal(tp_search__compute_opts(plan->sys, g[2], plan->cfg, NULL, opts, &err), TP_OK);
 }
 
-/* The 2.27.5 search runs with the integer link arithmetic only (the other accelerators are not
- * proved for its rules, search_accel.c default_opts): it must give the bare core's graphs and
- * decisions. */
-static void test_search_2_27_5_milli_exact(void **state)
+/*
+ * The rewritten search of NCCL 2.27.5 (and 2.30.7's, which keeps it) runs
+ * with every accelerator: each alone and all together (as topoplan runs,
+ * cutting at once, checking the pass memory) must give the bare core's
+ * graphs and decisions. v100_nv0 finds no ring: its second passes, which
+ * the bound skips, are followed by the simple-order fallback.
+ */
+static void test_search_modern_accel_exact(void **state)
 {
     (void)state;
+    static const char *const versions[] = {"2.27.5", "2.30.7"};
     static const struct {
         const char *fixture;
         int n_nodes;
     } cases[] = {{"dgx_h100.xml", 2},          {"pcie8_2s.xml", 2},          {"aws_p5_2026.xml", 2},
-                 {"p5_48xl_no_nvlink.xml", 2}, {"ncv4_nvlink_pairs.xml", 1}, {"hgx_a100.xml", 2}};
-    static const tp_accel_opts milli = {.use = TP_ACCEL_MILLI, .cut_cap = -1};
-    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
-        int max = 0;
-        tp_plan *fast = plan_2_27_5(cases[i].fixture, cases[i].n_nodes, &max);
-        tp_plan *plain = plan_2_27_5(cases[i].fixture, cases[i].n_nodes, &max);
-        tp_graph *a[3], *b[3];
-        search_all_2_27_5(fast, max, a, &milli);
-        search_all_2_27_5(plain, max, b, &step_by_step);
-        assert_same_graphs_free(a, b, fast->sys->nodes[TP_NODE_GPU].count);
-        tp_plan_free(fast);
-        tp_plan_free(plain);
+                 {"p5_48xl_no_nvlink.xml", 2}, {"ncv4_nvlink_pairs.xml", 1}, {"hgx_a100.xml", 2},
+                 {"v100_nv0.xml", 1},          {"pix_nic_2s.xml", 2}};
+    const tp_accel_opts variants[] = {shortcuts, checked,  alone[0],
+                                      alone[1],  alone[2], alone[3],
+                                      alone[4],  alone[5], {.use = TP_ACCEL_ALL, .cut_cap = 0}};
+    for (size_t v = 0; v < ARRAY_LEN(versions); v++) {
+        for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+            int max = 0;
+            tp_plan *plain = plan_at(versions[v], cases[i].fixture, cases[i].n_nodes, &max);
+            tp_graph *b[3];
+            search_all_max(plain, max, b, &step_by_step);
+            int n_gpus = plain->sys->nodes[TP_NODE_GPU].count;
+            for (size_t k = 0; k < ARRAY_LEN(variants); k++) {
+                tp_plan *fast = plan_at(versions[v], cases[i].fixture, cases[i].n_nodes, &max);
+                tp_graph *a[3];
+                search_all_max(fast, max, a, &variants[k]);
+                for (int p = 0; p < 3; p++) {
+                    assert_same_graph(a[p], b[p], n_gpus);
+                    free_graph(a[p]);
+                }
+                tp_plan_free(fast);
+            }
+            for (int p = 0; p < 3; p++)
+                free_graph(b[p]);
+            tp_plan_free(plain);
+        }
     }
 }
 
@@ -938,7 +957,7 @@ int main(void)
         cmocka_unit_test(test_search_nvls_heads),
         cmocka_unit_test(test_search_milli_rounding),
         cmocka_unit_test(test_search_shortcuts_exact),
-        cmocka_unit_test(test_search_2_27_5_milli_exact),
+        cmocka_unit_test(test_search_modern_accel_exact),
         cmocka_unit_test(test_search_cut_and_settle),
         cmocka_unit_test(test_search_second_pass_skipped),
         cmocka_unit_test(test_search_bridges),

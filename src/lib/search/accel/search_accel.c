@@ -329,6 +329,25 @@ tp_status tp_search__compute_opts(tp_system *sys, tp_graph *graph, const tp_conf
 }
 
 /*
+ * Whether a channel search may keep a NET's bandwidth: under rule
+ * recnet-local-gpu-first, NCCL passes over a NET no GPU reaches without
+ * giving back what it took. The accelerators hold that every pass and every
+ * sub-search that saved nothing leaves the bandwidths as it found them.
+ */
+static int nets_may_leak(const tp_system *sys)
+{
+    if (!tp_profile_has(sys->profile, TP_RULE_RECNET_LOCAL_GPU_FIRST))
+        return 0;
+    for (int n = 0; n < sys->nodes[TP_NODE_NET].count; n++) {
+        int gpus[TP_MAX_NODES], count = 0, type = TP_PATH_DIS;
+        tp_paths__get_local(sys, TP_NODE_NET, n, TP_NODE_GPU, gpus, &count, &type);
+        if (type == TP_PATH_DIS)
+            return 1;
+    }
+    return 0;
+}
+
+/*
  * The defaults' accelerators, where a search can branch. A lone GPU without a
  * NET has one candidate at every step (itself): each pass is one chain of
  * channels, which the accelerators would only cost more to set up than to run.
@@ -338,11 +357,8 @@ static const tp_accel_opts *default_opts(const tp_system *sys)
     static const tp_accel_opts bare = {.use = 0};
     if (sys->nodes[TP_NODE_GPU].count == 1 && sys->nodes[TP_NODE_NET].count == 0)
         return &bare;
-    /* The others are proved against the core for NCCL 2.22.3's search only; the integer link
-     * arithmetic changes no decision of 2.27.5's either (test_search_2_27_5_milli_exact). */
-    static const tp_accel_opts milli = {.use = TP_ACCEL_MILLI};
-    if (tp_profile_has(sys->profile, TP_RULE_CROSS_NIC_RING_ALTERNATE))
-        return &milli;
+    if (nets_may_leak(sys))
+        return &bare;
     return &tp_accel__defaults;
 }
 
