@@ -393,6 +393,21 @@ static tp_status host_domains(const tp_plan *plan, tp_host_kind *k, tp_system **
     return st;
 }
 
+/*
+ * ncclTopoSearchInit of one rank. From 2.30.3 (TP_RULE_DEV_NODES) the search starts from the
+ * GPUs' DEV nodes, whose routes are the host kind's raw routes (computed once per kind on the
+ * whole host system, before any trim).
+ */
+static tp_status search_init(const tp_plan *plan, tp_host_kind *k, tp_domain *d, tp_error *err)
+{
+    if (!tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_DEV_NODES))
+        return tp_search__init(d->sys, err);
+    tp_status st = TP_OK;
+    if (!k->dev_routes)
+        st = tp_paths__raw_routes(&k->dev_routes, k->host_sys, plan->cfg, err);
+    return st == TP_OK ? tp_search__init_devs(d->sys, k->dev_routes, err) : st;
+}
+
 /* Paths, trim, paths again and search init of one rank (init.cc order). */
 static tp_status rank_paths(tp_plan *plan, tp_host_kind *k, tp_domain *d, int rank, tp_log *log,
                             tp_error *err)
@@ -427,14 +442,7 @@ static tp_status rank_paths(tp_plan *plan, tp_host_kind *k, tp_domain *d, int ra
     if (st == TP_OK && same && gdr_lines)
         tp_paths__log_gdr_lines(&gdr, log);
     tp_paths__gdr_lines_free(&gdr);
-    const tp_nccl_profile *prof = tp_config__profile(plan->cfg);
-    if (st == TP_OK && tp_profile_has(prof, TP_RULE_DEV_NODES) && !k->dev_routes)
-        st = tp_paths__raw_routes(&k->dev_routes, k->host_sys, plan->cfg, err);
-    if (st == TP_OK && tp_profile_has(prof, TP_RULE_DEV_NODES))
-        st = tp_search__init_devs(d->sys, k->dev_routes, err);
-    else if (st == TP_OK)
-        st = tp_search__init(d->sys, err);
-    return st;
+    return st == TP_OK ? search_init(plan, k, d, err) : st;
 }
 
 /*
