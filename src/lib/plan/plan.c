@@ -910,12 +910,30 @@ static tp_status build_systems(tp_plan *plan, tp_error *err)
     return fill_rank_devs(plan, err);
 }
 
+/*
+ * init.cc commAlloc: ncclNetInit runs the IB plugin first, on the reported rank's host. From 2.24
+ * (ib-merge-nics-per-device) it reads NCCL_IB_MERGE_NICS at its first device: with none (an
+ * NCCL_IB_HCA that keeps no port) there is no ENV line.
+ */
+static tp_status log_net_init(tp_plan *plan, tp_error *err)
+{
+    bool merge_nics_read = true;
+    tp_status st = TP_OK;
+    if (tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_IB_MERGE_NICS_PER_DEVICE))
+        st = tp_netdev__plugin_finds_device(plan->kinds[plan->home_kind].topo_xml, plan->cfg,
+                                            &merge_nics_read, err);
+    if (st == TP_OK)
+        tp_config__log_ib_plugin(plan->cfg, merge_nics_read, &plan->log);
+    return st;
+}
+
 /* The whole flow: systems, the home kind's domains (reported rank's first), other kinds, channels.
  */
 static tp_status run_job(tp_plan *plan, tp_error *err)
 {
-    /* init.cc commAlloc: ncclNetInit runs the IB plugin first */
-    tp_config__log_ib_plugin(plan->cfg, &plan->log);
+    tp_status st = log_net_init(plan, err);
+    if (st != TP_OK)
+        return st;
     /* NCCL 2.22.3 init.cc: MNNVL forced on across hosts fails (no fabric here). */
     if (plan->job.n_nodes > 1)
         tp_config__log_env(plan->cfg, TP_P_MNNVL_ENABLE, &plan->log);
@@ -924,7 +942,7 @@ static tp_status run_job(tp_plan *plan, tp_error *err)
         return tp_fail(err, TP_ERR_GRAPH, "NCCL_MNNVL_ENABLE", 0, 0,
                        "MNNVL is not supported on this system");
     }
-    tp_status st = build_systems(plan, err);
+    st = build_systems(plan, err);
     if (st != TP_OK)
         return st;
     tp_host_kind *home = &plan->kinds[plan->home_kind];
