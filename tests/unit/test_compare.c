@@ -565,7 +565,7 @@ static void test_compare_version_diff_lists_differing_rules(void **state)
     for (int r = 0; r < TP_RULE_COUNT; r++) {
         assert_true(tp_compare__rule_stages((tp_rule)r) != 0); /* every rule has a stage */
         char line[160];
-        snprintf(line, sizeof(line), "  %-26s ", tp_rule_name((tp_rule)r));
+        snprintf(line, sizeof(line), "\n  %s ", tp_rule_name((tp_rule)r));
         bool differs = tp_profile_has(pa, (tp_rule)r) != tp_profile_has(pb, (tp_rule)r);
         assert_int_equal(strstr(text, line) != NULL, differs);
         if (differs)
@@ -583,6 +583,65 @@ static void test_compare_version_diff_lists_differing_rules(void **state)
     tp_plan_free(b2);
 }
 
+/* Where the rule list's line `line` has its "->" and its NCCL source (the first digit after
+ * the arrow: names, yes/no and stage names have none). */
+static void rule_line_columns(const char *line, long *arrow, long *source)
+{
+    const char *a = strstr(line, " -> ");
+    assert_non_null(a);
+    const char *src = strpbrk(a, "0123456789");
+    assert_non_null(src);
+    *arrow = (long)(a - line);
+    *source = (long)(src - line);
+}
+
+/*
+ * The version diff's rule list keeps its columns in line for every pair of versions: each rule's
+ * "->" and NCCL source start at the same column, which is as wide as the longest rule name and
+ * stage list printed (2.27.5 -> 2.30.7's local-net-start-modulo acts on "graphs, channels").
+ */
+static void test_compare_version_diff_rule_columns_aligned(void **state)
+{
+    (void)state;
+    static const char *const pairs[][2] = {
+        {"2.22.3", "2.27.5"}, {"2.27.5", "2.30.7"}, {"2.22.3", "2.30.7"}};
+    for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+        tp_plan *a = versioned_plan(pairs[i][0]), *b = versioned_plan(pairs[i][1]);
+        tp_comparison *cmp = compare(a, b);
+        char *text = diff_text_of(cmp);
+        const char *at = strstr(text, "\nrules that differ between NCCL ");
+        assert_non_null(at);
+        at = strchr(at + 1, '\n') + 1;
+        long arrow0 = -1, source0 = -1, longest_name = 0, longest_stage = 0;
+        int lines = 0;
+        for (; *at == ' '; at = strchr(at, '\n') + 1, lines++) {
+            long arrow, source;
+            rule_line_columns(at, &arrow, &source);
+            if (arrow0 < 0) {
+                arrow0 = arrow;
+                source0 = source;
+            }
+            assert_int_equal(arrow, arrow0);
+            assert_int_equal(source, source0);
+            long name_len = (long)strcspn(at + 2, " ");
+            longest_name = name_len > longest_name ? name_len : longest_name;
+            const char *stage = at + arrow + 4 + 3 + 2; /* " -> ", yes/no, two spaces */
+            long stage_len = source - (stage - at) - 1;
+            while (stage_len > 0 && stage[stage_len - 1] == ' ')
+                stage_len--;
+            longest_stage = stage_len > longest_stage ? stage_len : longest_stage;
+        }
+        assert_true(lines > 0);
+        /* Sized from the longest: one space after the longest name and stage list. */
+        assert_int_equal(arrow0, 2 + longest_name + 1 + 3);
+        assert_int_equal(source0, arrow0 + 4 + 3 + 2 + longest_stage + 1);
+        free(text);
+        tp_comparison_free(cmp);
+        tp_plan_free(a);
+        tp_plan_free(b);
+    }
+}
+
 /* 2.27.5's NVLS channel defaults by GPU architecture are a named rule of the channels stage,
  * which a version diff lists with its NCCL source. */
 static void test_compare_version_diff_names_nvls_channels_rule(void **state)
@@ -594,7 +653,7 @@ static void test_compare_version_diff_names_nvls_channels_rule(void **state)
     assert_int_equal(tp_compare__rule_stages(TP_RULE_NVLS_CHANNELS_BY_ARCH),
                      1u << TP_LAYER_CHANNELS);
     char *text = diff_text_of(cmp);
-    assert_non_null(strstr(text, "  nvls-channels-by-arch      no  -> yes  channels        "
+    assert_non_null(strstr(text, "  nvls-channels-by-arch    no  -> yes  channels         "
                                  "2.25 nvls.cc ncclNvlsInit\n"));
     const char *channels = strstr(text, "\nchannels: ");
     assert_non_null(channels);
@@ -692,6 +751,7 @@ int main(void)
         cmocka_unit_test(test_compare_key_shares_other_machines),
         cmocka_unit_test(test_compare_version_diff_lists_differing_rules),
         cmocka_unit_test(test_compare_version_diff_names_nvls_channels_rule),
+        cmocka_unit_test(test_compare_version_diff_rule_columns_aligned),
         cmocka_unit_test(test_compare_version_diff_names_fused_nics),
         cmocka_unit_test(test_compare_same_virtual_nic_renumbered),
     };

@@ -216,6 +216,7 @@ static void test_rule_predicates(void **state)
         TP_RULE_RING_SPLIT_NVLINK,
         TP_RULE_LOG_P2P_DISABLE,
         TP_RULE_LOG_COMM_CONFIG_ENV,
+        TP_RULE_IB_MERGE_NICS_PER_DEVICE,
     };
     /* Rules of 2.28 .. 2.30.7: in 2.30.7 only. */
     static const tp_rule in_2_30_7[] = {

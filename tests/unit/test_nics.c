@@ -414,6 +414,53 @@ static void test_nics_hca_no_extra_log_lines(void **state)
     tp_plan_free(base);
 }
 
+/* The dual-port fixture planned on 2 nodes under NCCL version `nccl` with `env`. */
+static tp_plan *plan_versioned(const char *nccl, const char *const *env)
+{
+    const char *const none[] = {NULL};
+    char *xml = helpers_fixture("dual_port_nics.xml");
+    tp_config *cfg = NULL;
+    tp_plan *plan = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_config_new(&cfg, env ? env : none, &err), TP_OK);
+    assert_int_equal(tp_config_set_nccl(cfg, nccl, &err), TP_OK);
+    tp_job job = {.n_nodes = 2, .rank = 0};
+    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "<test>", &job, cfg, &err), TP_OK);
+    tp_config_free(cfg);
+    free(xml);
+    return plan;
+}
+
+/*
+ * NCCL_IB_MERGE_NICS's ENV line comes when NCCL reads the parameter. 2.22.3's ncclIbInit reads it
+ * before it looks at a device; from 2.24 (ib-merge-nics-per-device) ncclIbMakeVDeviceInternal
+ * reads it, first for the first port NCCL_IB_HCA keeps: a filter that keeps none, no line.
+ */
+static void test_nics_merge_nics_env_line_when_read(void **state)
+{
+    (void)state;
+    static const char *const line = "NCCL_IB_MERGE_NICS set by environment to 0.";
+    static const struct {
+        const char *nccl, *hca;
+        bool printed;
+    } cases[] = {
+        {"2.22.3", "=none", true},  {"2.22.3", "mlx5_2", true}, {"2.27.5", "=none", false},
+        {"2.27.5", "^mlx5", false}, {"2.27.5", "mlx5_2", true}, {"2.27.5", NULL, true},
+        {"2.30.7", "=none", false}, {"2.30.7", "mlx5_3", true},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char hca[64];
+        snprintf(hca, sizeof(hca), "NCCL_IB_HCA=%s", cases[i].hca ? cases[i].hca : "");
+        const char *const env[] = {"NCCL_IB_MERGE_NICS=0", cases[i].hca ? hca : NULL, NULL};
+        tp_plan *plan = plan_versioned(cases[i].nccl, env);
+        if (helpers_log_has(plan, line) != cases[i].printed)
+            print_error("NCCL %s, NCCL_IB_HCA %s\n", cases[i].nccl,
+                        cases[i].hca ? cases[i].hca : "unset");
+        assert_int_equal(helpers_log_has(plan, line), cases[i].printed);
+        tp_plan_free(plan);
+    }
+}
+
 /* ------------------------------------------------------------------ */
 /* Asymmetric node and rail-optimised machine                          */
 /* ------------------------------------------------------------------ */
@@ -604,6 +651,7 @@ int main(void)
         cmocka_unit_test(test_nics_hca_prefix_trap),
         cmocka_unit_test(test_nics_hca_matches_nothing),
         cmocka_unit_test(test_nics_hca_no_extra_log_lines),
+        cmocka_unit_test(test_nics_merge_nics_env_line_when_read),
         cmocka_unit_test(test_nics_asymmetric_node),
         cmocka_unit_test(test_nics_rail_optimised_cross_nic0),
         cmocka_unit_test(test_nics_rail_optimised_cross_nic1),

@@ -121,7 +121,7 @@ static const tp_param_default params_2_27_5[] = {
      RULE(TP_RULE_NTHREADS_INFO) | RULE(TP_RULE_NVLS_CHANNELS_BY_ARCH) |                           \
      RULE(TP_RULE_CROSS_NIC_RING_ALTERNATE) | RULE(TP_RULE_GRAPH_LATENCY_INFO) |                   \
      RULE(TP_RULE_RING_SPLIT_NVLINK) | RULE(TP_RULE_LOG_P2P_DISABLE) |                             \
-     RULE(TP_RULE_LOG_COMM_CONFIG_ENV))
+     RULE(TP_RULE_LOG_COMM_CONFIG_ENV) | RULE(TP_RULE_IB_MERGE_NICS_PER_DEVICE))
 
 /* The entries 2.22.3 and 2.27.5 share (checked by test_nccl_profile for both). */
 #define COMMON_ENTRIES                                                                             \
@@ -298,6 +298,8 @@ static const struct {
                                    "2.30.3 paths.cc ncclTopoComputeP2pChannels"},
     [TP_RULE_LOG_P2P_DISABLE] = {"log-p2p-disable", "2.23 paths.cc ncclGetLevel"},
     [TP_RULE_LOG_COMM_CONFIG_ENV] = {"log-comm-config-env", "2.27 init.cc envConfigOverride"},
+    [TP_RULE_IB_MERGE_NICS_PER_DEVICE] = {"ib-merge-nics-per-device",
+                                          "2.24 net_ib.cc ncclIbMakeVDeviceInternal"},
     [TP_RULE_VNIC_FORCED_PARENT] = {"vnic-forced-parent", "2.28 xml.cc ncclTopoFillNet"},
     [TP_RULE_VNIC_PCI_UNDER_CPU] = {"vnic-pci-under-cpu", "2.28 topo.cc ncclTopoGetVNicParent"},
     [TP_RULE_VNIC_LINK_WIDTH] = {"vnic-link-width", "2.28 topo.cc ncclTopoFindLinkWidth"},

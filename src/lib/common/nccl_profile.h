@@ -194,6 +194,10 @@ typedef enum tp_rule {
      * saying so) fuses only devices of one defined rail, none of the IB plugin's here (rail -1);
      * another value than ALL is a WARN. */
     TP_RULE_NET_MERGE_POLICY,
+    /* 2.24 net_ib.cc ncclIbMakeVDeviceInternal: NCCL_IB_MERGE_NICS is read (its ENV line) when the
+     * IB plugin adds its first device, so not when NCCL_IB_HCA keeps none (2.22.3's ncclIbInit
+     * reads it before looking at any). */
+    TP_RULE_IB_MERGE_NICS_PER_DEVICE,
     TP_RULE_COUNT
 } tp_rule;
 

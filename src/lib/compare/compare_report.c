@@ -119,22 +119,47 @@ static void text_layer_values(FILE *out, const tp_comparison *c, unsigned stage)
             fprintf(out, "  profile value that differs here: %s\n", c->values[i].text);
 }
 
-static void text_rules(FILE *out, const tp_comparison *c)
+/* A differing rule's stages as the rule list prints them. */
+static void rule_stages_text(tp_rule r, char *buf, size_t size)
 {
-    int n = 0;
-    for (int r = 0; r < TP_RULE_COUNT; r++)
-        n += (int)((c->rules_differ >> r) & 1u);
-    fprintf(out, "\nrules that differ between NCCL %s and %s: %d\n", c->profile[0]->version,
-            c->profile[1]->version, n);
+    tp_compare__rule_stage_names(r, buf, size);
+    if (!buf[0])
+        snprintf(buf, size, "unassigned");
+}
+
+/* The widths of the rule list's name and stage columns: its longest name and stage list, so a
+ * long one never pushes the next column out of line. */
+static void rule_column_widths(const tp_comparison *c, int *name_w, int *stage_w)
+{
+    *name_w = *stage_w = 0;
     for (int r = 0; r < TP_RULE_COUNT; r++) {
         if (!((c->rules_differ >> r) & 1u))
             continue;
         char stages[64];
-        tp_compare__rule_stage_names((tp_rule)r, stages, sizeof(stages));
-        fprintf(out, "  %-26s %-3s -> %-3s  %-15s %s\n", tp_rule_name((tp_rule)r),
+        rule_stages_text((tp_rule)r, stages, sizeof(stages));
+        int n = (int)strlen(tp_rule_name((tp_rule)r)), m = (int)strlen(stages);
+        *name_w = n > *name_w ? n : *name_w;
+        *stage_w = m > *stage_w ? m : *stage_w;
+    }
+}
+
+static void text_rules(FILE *out, const tp_comparison *c)
+{
+    int n = 0, name_w, stage_w;
+    for (int r = 0; r < TP_RULE_COUNT; r++)
+        n += (int)((c->rules_differ >> r) & 1u);
+    fprintf(out, "\nrules that differ between NCCL %s and %s: %d\n", c->profile[0]->version,
+            c->profile[1]->version, n);
+    rule_column_widths(c, &name_w, &stage_w);
+    for (int r = 0; r < TP_RULE_COUNT; r++) {
+        if (!((c->rules_differ >> r) & 1u))
+            continue;
+        char stages[64];
+        rule_stages_text((tp_rule)r, stages, sizeof(stages));
+        fprintf(out, "  %-*s %-3s -> %-3s  %-*s %s\n", name_w, tp_rule_name((tp_rule)r),
                 yes_no(tp_profile_has(c->profile[0], (tp_rule)r)),
-                yes_no(tp_profile_has(c->profile[1], (tp_rule)r)),
-                stages[0] ? stages : "unassigned", tp_rule_source((tp_rule)r));
+                yes_no(tp_profile_has(c->profile[1], (tp_rule)r)), stage_w, stages,
+                tp_rule_source((tp_rule)r));
     }
 }
 

@@ -511,7 +511,7 @@ void tp_config__log_env(const tp_config *cfg, tp_param_id id, tp_log *log)
     tp_config__log_once(log, v->out_of_range ? TP_SUB_ALL : TP_SUB_ENV, line);
 }
 
-void tp_config__log_ib_plugin(const tp_config *cfg, tp_log *log)
+void tp_config__log_ib_plugin(const tp_config *cfg, bool merge_nics_read, tp_log *log)
 {
     const param_value *hca = &cfg->values[TP_P_IB_HCA];
     if (!log)
@@ -521,7 +521,8 @@ void tp_config__log_ib_plugin(const tp_config *cfg, tp_log *log)
         snprintf(line, sizeof(line), "NCCL_IB_HCA set to %s", hca->text);
         tp_config__log_once(log, TP_SUB_NET | TP_SUB_ENV, line);
     }
-    tp_config__log_env(cfg, TP_P_IB_MERGE_NICS, log);
+    if (merge_nics_read)
+        tp_config__log_env(cfg, TP_P_IB_MERGE_NICS, log);
 }
 
 void tp_config__log_level(const tp_config *cfg, tp_param_id id, int level, tp_log *log)

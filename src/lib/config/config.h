@@ -113,8 +113,8 @@ void tp_config__log_level(const tp_config *cfg, tp_param_id id, int level, tp_lo
 void tp_config__log_once(tp_log *log, uint64_t sub, const char *line);
 /* The IB plugin's lines at its init (net_ib.cc ncclIbInit, before the topology is read):
  * "NCCL_IB_HCA set to V" (its own wording, not "set by environment"), then
- * NCCL_IB_MERGE_NICS's. */
-void tp_config__log_ib_plugin(const tp_config *cfg, tp_log *log);
+ * NCCL_IB_MERGE_NICS's when the plugin reads it (merge_nics_read). */
+void tp_config__log_ib_plugin(const tp_config *cfg, bool merge_nics_read, tp_log *log);
 /* Forget the user's value of a parameter: NCCL's default again (a what-if without it). */
 void tp_config__unset(tp_config *cfg, tp_param_id id);
 /* Copy a configuration (a plan keeps its own). */

@@ -83,5 +83,9 @@ tp_status tp_ib__discover(tp_ib_discovery *out, const tp_ib_port_info *ports, in
 /* A port's GUID as the IB plugin's merging reads a <net guid="..."> (strtoull base 16). */
 uint64_t tp_netdev__port_guid(const char *guid);
 tp_status tp_netdev__apply_env(tp_xml *doc, const tp_config *cfg, tp_log *notes, tp_error *err);
+/* *found: NCCL's IB plugin finds a device among the XML's <net> ports, one NCCL_IB_HCA selects
+ * (any port when it is unset). */
+tp_status tp_netdev__plugin_finds_device(const tp_xml *doc, const tp_config *cfg, bool *found,
+                                         tp_error *err);
 
 #endif

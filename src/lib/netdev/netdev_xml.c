@@ -300,3 +300,22 @@ tp_status tp_netdev__apply_env(tp_xml *doc, const tp_config *cfg, tp_log *notes,
     free(l.items);
     return st;
 }
+
+tp_status tp_netdev__plugin_finds_device(const tp_xml *doc, const tp_config *cfg, bool *found,
+                                         tp_error *err)
+{
+    *found = false;
+    if (!doc || !doc->root)
+        return TP_OK;
+    tp_hca_filter f;
+    tp_hca__parse(&f, tp_config_str(cfg, TP_P_IB_HCA));
+    net_list l = {0};
+    tp_status st = collect_nets(doc->root, &l, err);
+    sort_by_dev(&l);
+    for (size_t i = 0; st == TP_OK && i < l.count && !*found; i++) {
+        const char *name = tp_xml__attr(l.items[i], "name");
+        *found = tp_hca__selects(&f, name ? name : "", ibv_port(&l, i));
+    }
+    free(l.items);
+    return st;
+}

@@ -393,6 +393,21 @@ static tp_status host_domains(const tp_plan *plan, tp_host_kind *k, tp_system **
     return st;
 }
 
+/*
+ * ncclTopoSearchInit of one rank. From 2.30.3 (TP_RULE_DEV_NODES) the search starts from the
+ * GPUs' DEV nodes, whose routes are the host kind's raw routes (computed once per kind on the
+ * whole host system, before any trim).
+ */
+static tp_status search_init(const tp_plan *plan, tp_host_kind *k, tp_domain *d, tp_error *err)
+{
+    if (!tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_DEV_NODES))
+        return tp_search__init(d->sys, err);
+    tp_status st = TP_OK;
+    if (!k->dev_routes)
+        st = tp_paths__raw_routes(&k->dev_routes, k->host_sys, plan->cfg, err);
+    return st == TP_OK ? tp_search__init_devs(d->sys, k->dev_routes, err) : st;
+}
+
 /* Paths, trim, paths again and search init of one rank (init.cc order). */
 static tp_status rank_paths(tp_plan *plan, tp_host_kind *k, tp_domain *d, int rank, tp_log *log,
                             tp_error *err)
@@ -427,14 +442,7 @@ static tp_status rank_paths(tp_plan *plan, tp_host_kind *k, tp_domain *d, int ra
     if (st == TP_OK && same && gdr_lines)
         tp_paths__log_gdr_lines(&gdr, log);
     tp_paths__gdr_lines_free(&gdr);
-    const tp_nccl_profile *prof = tp_config__profile(plan->cfg);
-    if (st == TP_OK && tp_profile_has(prof, TP_RULE_DEV_NODES) && !k->dev_routes)
-        st = tp_paths__raw_routes(&k->dev_routes, k->host_sys, plan->cfg, err);
-    if (st == TP_OK && tp_profile_has(prof, TP_RULE_DEV_NODES))
-        st = tp_search__init_devs(d->sys, k->dev_routes, err);
-    else if (st == TP_OK)
-        st = tp_search__init(d->sys, err);
-    return st;
+    return st == TP_OK ? search_init(plan, k, d, err) : st;
 }
 
 /*
@@ -902,12 +910,30 @@ static tp_status build_systems(tp_plan *plan, tp_error *err)
     return fill_rank_devs(plan, err);
 }
 
+/*
+ * init.cc commAlloc: ncclNetInit runs the IB plugin first, on the reported rank's host. From 2.24
+ * (ib-merge-nics-per-device) it reads NCCL_IB_MERGE_NICS at its first device: with none (an
+ * NCCL_IB_HCA that keeps no port) there is no ENV line.
+ */
+static tp_status log_net_init(tp_plan *plan, tp_error *err)
+{
+    bool merge_nics_read = true;
+    tp_status st = TP_OK;
+    if (tp_profile_has(tp_config__profile(plan->cfg), TP_RULE_IB_MERGE_NICS_PER_DEVICE))
+        st = tp_netdev__plugin_finds_device(plan->kinds[plan->home_kind].topo_xml, plan->cfg,
+                                            &merge_nics_read, err);
+    if (st == TP_OK)
+        tp_config__log_ib_plugin(plan->cfg, merge_nics_read, &plan->log);
+    return st;
+}
+
 /* The whole flow: systems, the home kind's domains (reported rank's first), other kinds, channels.
  */
 static tp_status run_job(tp_plan *plan, tp_error *err)
 {
-    /* init.cc commAlloc: ncclNetInit runs the IB plugin first */
-    tp_config__log_ib_plugin(plan->cfg, &plan->log);
+    tp_status st = log_net_init(plan, err);
+    if (st != TP_OK)
+        return st;
     /* NCCL 2.22.3 init.cc: MNNVL forced on across hosts fails (no fabric here). */
     if (plan->job.n_nodes > 1)
         tp_config__log_env(plan->cfg, TP_P_MNNVL_ENABLE, &plan->log);
@@ -916,7 +942,7 @@ static tp_status run_job(tp_plan *plan, tp_error *err)
         return tp_fail(err, TP_ERR_GRAPH, "NCCL_MNNVL_ENABLE", 0, 0,
                        "MNNVL is not supported on this system");
     }
-    tp_status st = build_systems(plan, err);
+    st = build_systems(plan, err);
     if (st != TP_OK)
         return st;
     tp_host_kind *home = &plan->kinds[plan->home_kind];

@@ -92,13 +92,18 @@ const tp_tune_constants tp_tune_nccl_2_22_3 = {
     .n_lat_cells = (int)ARRAY_LEN(lat_cells_2_22_3),
 };
 
-/* NCCL 2.27.5 (v2.27.5-1 graph/tuning.cc): Tree/Simple base and hardware latencies (PAT's are
- * zero, as the shared table's), Blackwell rows (twice Hopper's), PAT. */
+/* NCCL 2.27.5 (v2.27.5-1 graph/tuning.cc): Tree/Simple base and hardware latencies, which
+ * 2.30.7 keeps (both lists expand this one). */
+#define LAT_CELLS_TREE_SIMPLE_SINCE_2_27_5 \
+    {TP_TUNE_BASE_LAT, TP_ALGO_TREE, TP_PROTO_SIMPLE, 8.4f}, \
+    {TP_HW_NVLINK, TP_ALGO_TREE, TP_PROTO_SIMPLE, 4.0f}, \
+    {TP_HW_PCI, TP_ALGO_TREE, TP_PROTO_SIMPLE, 4.0f}, \
+    {TP_HW_NET, TP_ALGO_TREE, TP_PROTO_SIMPLE, 14}
+
+/* NCCL 2.27.5: the Tree/Simple latencies above (PAT's are zero, as the shared table's),
+ * Blackwell rows (twice Hopper's), PAT. */
 static const tp_tune_lat_cell lat_cells_2_27_5[] = {
-    {TP_TUNE_BASE_LAT, TP_ALGO_TREE, TP_PROTO_SIMPLE, 8.4f},
-    {TP_HW_NVLINK, TP_ALGO_TREE, TP_PROTO_SIMPLE, 4.0f},
-    {TP_HW_PCI, TP_ALGO_TREE, TP_PROTO_SIMPLE, 4.0f},
-    {TP_HW_NET, TP_ALGO_TREE, TP_PROTO_SIMPLE, 14},
+    LAT_CELLS_TREE_SIMPLE_SINCE_2_27_5,
 };
 
 static const tp_tune_cc_row blackwell_2_27_5 = {
@@ -135,10 +140,7 @@ const tp_tune_constants tp_tune_nccl_2_27_5 = {
 /* NCCL 2.30.7 (v2.30.7-1 graph/tuning.cc ncclTunerConstantsDefaults): 2.27.5's Tree/Simple
  * latencies, PAT's latencies as table cells (2.28), NVLSTree's network latency 20.9 (2.28.9). */
 static const tp_tune_lat_cell lat_cells_2_30_7[] = {
-    {TP_TUNE_BASE_LAT, TP_ALGO_TREE, TP_PROTO_SIMPLE, 8.4f},
-    {TP_HW_NVLINK, TP_ALGO_TREE, TP_PROTO_SIMPLE, 4.0f},
-    {TP_HW_PCI, TP_ALGO_TREE, TP_PROTO_SIMPLE, 4.0f},
-    {TP_HW_NET, TP_ALGO_TREE, TP_PROTO_SIMPLE, 14},
+    LAT_CELLS_TREE_SIMPLE_SINCE_2_27_5,
     {TP_HW_NVLINK, TP_ALGO_PAT, TP_PROTO_SIMPLE, 4.0f},
     {TP_HW_PCI, TP_ALGO_PAT, TP_PROTO_SIMPLE, 4.0f},
     {TP_HW_NET, TP_ALGO_PAT, TP_PROTO_SIMPLE, 14},
