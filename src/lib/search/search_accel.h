@@ -61,17 +61,32 @@ typedef struct tp_known_passes {
     float bw_intra, bw_inter; /* the settings they share that the ladder moves too */
 } tp_known_passes;
 
+/* The crossNic values a table of passes tells apart: 0, 1 and 2 (NCCL 2.23's retry). */
+#define TP_KNOWN_CROSS_VALUES 3
+
+/* The index of g's pass among its context's, by the ranks of its path types (-1: none). */
+static inline int tp_known_passes__slot(const signed char *intra_rank,
+                                        const signed char *inter_rank, int n_inter_ranks,
+                                        const tp_graph *g, int type_intra)
+{
+    unsigned ti = (unsigned)type_intra, te = (unsigned)g->type_inter,
+             same = (unsigned)g->same_channels, cross = (unsigned)g->cross_nic;
+    if (ti >= TP_PATH_TYPE_COUNT || te >= TP_PATH_TYPE_COUNT || same > 1 ||
+        cross >= TP_KNOWN_CROSS_VALUES)
+        return -1;
+    int rank = intra_rank[ti] * n_inter_ranks + inter_rank[te];
+    return (rank * 2 + (int)same) * TP_KNOWN_CROSS_VALUES + (int)cross;
+}
+
 /* The budget the first pass of g leaves by table k; negative: not known, or k is not g's. */
 static inline int tp_known_passes__steps(const tp_known_passes *k, const tp_graph *g)
 {
-    unsigned ti = (unsigned)g->type_intra, te = (unsigned)g->type_inter,
-             same = (unsigned)g->same_channels, cross = (unsigned)g->cross_nic;
     if (!k->steps || g->bw_intra != k->bw_intra || g->bw_inter != k->bw_inter ||
-        (int)g->pattern != k->pattern || ti >= TP_PATH_TYPE_COUNT || te >= TP_PATH_TYPE_COUNT ||
-        (same | cross) > 1)
+        (int)g->pattern != k->pattern)
         return -1;
-    int rank = k->intra_rank[ti] * k->n_inter_ranks + k->inter_rank[te];
-    return k->steps[(rank * 2 + (int)same) * 2 + (int)cross];
+    int slot =
+        tp_known_passes__slot(k->intra_rank, k->inter_rank, k->n_inter_ranks, g, g->type_intra);
+    return slot < 0 ? -1 : k->steps[slot];
 }
 
 /*

@@ -310,13 +310,13 @@ static int net_may_close(tp_search_ctx *s, const tp_graph *g, const tp_node *net
     if (g->pattern == TP_PATTERN_TREE && net->id != start->id)
         return 0; /* trees are symmetric */
     if (tp_profile_has(s->profile, TP_RULE_CROSS_NIC_RING_ALTERNATE)) {
+        /* Read whichever way crossNic is: 0 refuses another port, 1 and 2 take it. */
+        int other_port = net->net.asic != start->net.asic || net->net.port != start->net.port;
+        if (other_port)
+            note_read(s, TP_READ_CROSS_NIC, g->cross_nic, 0);
         if (alternating_ring(s, g))
             return !(g->n_channels & 1) || net->id == g->inter[(g->n_channels - 1) * 2];
-        if (net->net.asic != start->net.asic || net->net.port != start->net.port) {
-            note_read(s, TP_READ_CROSS_NIC, g->cross_nic, 0);
-            return g->cross_nic != 0;
-        }
-        return 1;
+        return !other_port || g->cross_nic != 0;
     }
     if (net->net.asic != start->net.asic || net->net.port != start->net.port) {
         note_read(s, TP_READ_CROSS_NIC, g->cross_nic, 0);

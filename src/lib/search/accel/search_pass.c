@@ -90,7 +90,7 @@ void tp_accel__pass_init(tp_accel *a)
     pm->usable = n_intra <= TP_PASS_MAX_TYPES && n_inter <= TP_PASS_MAX_TYPES;
     pm->n_ti_ranks = rank_types(intra, pm->usable ? n_intra : 0, pm->ti_rank);
     pm->n_te_ranks = rank_types(inter, pm->usable ? n_inter : 0, pm->te_rank);
-    pm->stride = pm->n_ti_ranks * pm->n_te_ranks * 4;
+    pm->stride = pm->n_ti_ranks * pm->n_te_ranks * 2 * TP_KNOWN_CROSS_VALUES;
     tp_accel__pass_reset(a);
 }
 
@@ -237,11 +237,7 @@ static inline int *context_steps(tp_pass_memory *pm, const tp_pass_context *c, i
 /* The slot of the pass of g with typeIntra ti in its context's steps; -1 when none. */
 static int pass_slot(const tp_pass_memory *pm, const tp_graph *g, int ti)
 {
-    unsigned te = (unsigned)g->type_inter, same = (unsigned)g->same_channels,
-             cross = (unsigned)g->cross_nic;
-    if ((unsigned)ti >= TP_PATH_TYPE_COUNT || te >= TP_PATH_TYPE_COUNT || (same | cross) > 1)
-        return -1;
-    return ((pm->ti_rank[ti] * pm->n_te_ranks + pm->te_rank[te]) * 2 + (int)same) * 2 + (int)cross;
+    return tp_known_passes__slot(pm->ti_rank, pm->te_rank, pm->n_te_ranks, g, ti);
 }
 
 /* The steps the pass of g at speeds bw_intra/bw_inter left; -1: unknown. */
@@ -326,7 +322,7 @@ static void store_types(tp_pass_memory *pm, int *steps, const tp_graph *g, int t
 {
     /* The slots of the typeIntra values differ by their ranks only, which grow with the types:
      * those of ti_lo..ti_hi are one run of ranks. */
-    int first = pass_slot(pm, g, 0), per_rank = pm->n_te_ranks * 4;
+    int first = pass_slot(pm, g, 0), per_rank = pm->n_te_ranks * 2 * TP_KNOWN_CROSS_VALUES;
     int lo = pm->ti_lo > 0 ? pm->ti_lo : 0, hi = pm->ti_hi < TP_PATH_DIS ? pm->ti_hi : TP_PATH_DIS;
     if (first < 0 || lo > hi)
         return;
@@ -352,8 +348,10 @@ static void store_settings(tp_pass_memory *pm, const tp_graph *g, float bw, int 
     int own = tp_search__step_budget(g), used = own - time;
     tp_graph alt;
     tp_graph__copy_settings(&alt, g);
+    /* Before a channel completes, crossNic 2 (rule cross-nic-ring-alternate) differs from 0
+     * and 1 only where the search notes a read (search_rec.c net_may_close). */
     for (int same = 0; same < 2; same++) {
-        for (int cross = 0; cross < 2; cross++) {
+        for (int cross = 0; cross < TP_KNOWN_CROSS_VALUES; cross++) {
             if ((same != g->same_channels && (pm->reads & TP_READ_SAME)) ||
                 (cross != g->cross_nic && (pm->reads & TP_READ_CROSS)))
                 continue;
