@@ -172,7 +172,7 @@ tp_status tp_accel__run_pass(tp_accel *a, tp_graph *g, const tp_ladder_pass *p, 
     tp_search__stop_after(s, settling ? a->bound.settle_cap : cap, TP_ACCEL_CUT_WHY);
     unsigned long copies = a->memo.n_copies;
     if (p->number == 1 && (a->use & TP_ACCEL_SHADOW))
-        tp_accel__shadow_begin(a, g, p->lower, settling ? 0 : p->n_lower);
+        tp_accel__shadow_begin(a, g, p->lower, p->n_lower);
     tp_status st = tp_search__rec(s, g, time);
     /* A pass that saved a graph is not recorded, its shadows are (search_shadow.c). */
     if (st == TP_OK && p->number == 1 && *time >= 0) {

@@ -28,6 +28,7 @@
 #include "search/accel/accel.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 /* No bound from this GPU (some route into it has no hop to count). */
@@ -540,13 +541,48 @@ typedef struct settle_outcome {
  * and saves nothing, so the best graph plays no part. The ladder repeats
  * settings (the P2C rung searches as PXB).
  */
-static int search_alike(const tp_graph_settings *x, const tp_graph_settings *y)
+static int alike_but_speeds(const tp_graph_settings *x, const tp_graph_settings *y)
 {
     return x->pattern == y->pattern && x->cross_nic == y->cross_nic && x->coll_net == y->coll_net &&
            x->min_channels == y->min_channels && x->max_channels == y->max_channels &&
-           x->bw_intra == y->bw_intra && x->bw_inter == y->bw_inter &&
            x->type_intra == y->type_intra && x->type_inter == y->type_inter &&
            x->same_channels == y->same_channels && x->n_hops == y->n_hops;
+}
+
+static int search_alike(const tp_graph_settings *x, const tp_graph_settings *y)
+{
+    return alike_but_speeds(x, y) && x->bw_intra == y->bw_intra && x->bw_inter == y->bw_inter;
+}
+
+/*
+ * The speeds of waiting cut passes alike but slower than x (one speed each
+ * way, as shadows need), fastest first, distinct: a whole re-run of x follows
+ * them as shadows (search_shadow.c), which records those it agrees with in
+ * the pass memory. Their passes save nothing, as x's: the shadows' argument
+ * holds for them, and they are then settled from the memory.
+ */
+static int slower_alike(const tp_bound *b, const tp_graph_settings *x, float *speeds, int max)
+{
+    int count = 0;
+    if (x->bw_intra != x->bw_inter)
+        return 0;
+    for (size_t k = 0; k < b->n_cuts; k++) {
+        const tp_graph_settings *y = &b->cuts[k].settings;
+        float bw = y->bw_intra;
+        if (!alike_but_speeds(x, y) || y->bw_inter != bw || !(bw < x->bw_intra))
+            continue;
+        int at = 0;
+        while (at < count && speeds[at] > bw)
+            at++;
+        if ((at < count && speeds[at] == bw) || at == max)
+            continue;
+        for (int j = count < max ? count : max - 1; j > at; j--)
+            speeds[j] = speeds[j - 1];
+        speeds[at] = bw;
+        if (count < max)
+            count++;
+    }
+    return count;
 }
 
 /* Cut pass i takes outcome out: settled (its exact steps to the global budget, and it leaves
@@ -573,7 +609,11 @@ static tp_status rerun_cut(tp_accel *a, tp_graph *g, size_t i, settle_outcome *o
     tp_search__reset_pass(a->s, g);
     if (!tp_accel__begin(a, g))
         return tp_fail(a->s->err, TP_ERR_INTERNAL, NULL, 0, 0, "search: cut pass not exact");
-    const tp_ladder_pass first = {.number = 1};
+    float speeds[TP_SHADOWS];
+    int n = a->bound.settle_cap == -1
+                ? slower_alike(&a->bound, &a->bound.cuts[i].settings, speeds, TP_SHADOWS)
+                : 0;
+    const tp_ladder_pass first = {.number = 1, .lower = speeds, .n_lower = n};
     tp_status st = tp_accel__run_pass(a, g, &first, &time, 1);
     int left;
     if (st == TP_OK && tp_search__stopped(a->s, &left)) {
@@ -602,6 +642,18 @@ static tp_status settle_one(tp_accel *a, tp_graph *g, size_t i, int64_t *global_
     return TP_OK;
 }
 
+/* The waiting cut pass a round at cap re-runs next: the fastest not re-run at cap yet (the
+ * slower ones alike follow it as shadows), the earliest of equals; -1 when none is left. */
+static ptrdiff_t next_in_round(const tp_bound *b, int cap)
+{
+    ptrdiff_t next = -1;
+    for (size_t k = 0; k < b->n_cuts; k++)
+        if (b->cuts[k].round_cap != cap &&
+            (next < 0 || b->cuts[k].settings.bw_intra > b->cuts[next].settings.bw_intra))
+            next = (ptrdiff_t)k;
+    return next;
+}
+
 static int budget_sign_open(const tp_bound *b, int64_t global_timeout)
 {
     return global_timeout < 0 && global_timeout + b->slack >= 0;
@@ -609,10 +661,12 @@ static int budget_sign_open(const tp_bound *b, int64_t global_timeout)
 
 /*
  * Settle cut passes: all of them, or until the sign of the global budget
- * is known. Small searches settle first: every round re-runs the passes
- * left with a larger step cap, so a pass is only run whole when it must
- * be. They start from the same link values (milli passes give everything
- * back) and save nothing, as when cut.
+ * is known. Short searches settle first: a first round re-runs each pass
+ * for TP_SETTLE_FIRST_CAP steps, which ends the short ones, then the rest
+ * run whole. A pass longer than that mostly spends its whole budget (the
+ * hopeless passes of 2.27.5's crossNic 2 ladder): rounds in between would
+ * only re-run it again. They start from the same link values (milli passes
+ * give everything back) and save nothing, as when cut.
  */
 /*
  * Cut passes must be settled now: NCCL 2.22.3 reads the global budget's
@@ -632,15 +686,13 @@ static tp_status settle_cuts(tp_accel *a, tp_graph *g, int64_t *global_timeout, 
         return TP_OK;
     tp_graph_settings current = tp_graph__settings(g);
     tp_status st = TP_OK;
-    for (int cap = all ? -1 : TP_SETTLE_FIRST_CAP; st == TP_OK && b->n_cuts;
-         cap = cap > (1 << 20) ? -1 : cap * 4) {
+    static const int round_caps[] = {TP_SETTLE_FIRST_CAP, -1}; /* -1: whole */
+    for (size_t r = all ? 1 : 0; r < ARRAY_LEN(round_caps) && st == TP_OK && b->n_cuts; r++) {
+        const int cap = round_caps[r];
         b->settle_cap = cap;
-        for (size_t i = b->n_cuts;
-             i-- > 0 && st == TP_OK && (all || budget_sign_open(b, *global_timeout));) {
-            if (i >= b->n_cuts || b->cuts[i].round_cap == cap)
-                continue; /* settled, or re-run alike at this cap */
-            st = settle_one(a, g, i, global_timeout);
-        }
+        for (ptrdiff_t i; st == TP_OK && (all || budget_sign_open(b, *global_timeout)) &&
+                          (i = next_in_round(b, cap)) >= 0;)
+            st = settle_one(a, g, (size_t)i, global_timeout);
         if (!all && !budget_sign_open(b, *global_timeout))
             break;
     }
