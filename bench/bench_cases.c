@@ -3,7 +3,8 @@
  * conformance case against NCCL 2.22.3's own reference total from
  * nccl-timings.tsv. Timings only: never pass/fail.
  *
- * usage: bench_cases CASES_DIR TIMINGS_TSV [RUNS] [--nccl VERSION] [--topoplan BIN] [--instructions FILE]
+ * usage: bench_cases CASES_DIR TIMINGS_TSV [RUNS] [--nccl VERSION] [--topoplan BIN] [--instructions
+ * FILE]
  *                    [--process-instructions FILE]
  *        bench_cases CASES_DIR TIMINGS_TSV --count-instructions   (under callgrind)
  *
@@ -20,6 +21,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -517,6 +519,14 @@ static void print_totals(const totals *t)
 
 int main(int argc, char **argv)
 {
+    /*
+     * One process plans case after case, as a long-running user of the library does.
+     * glibc gives back the top of the heap past 128 KiB on every free: a case whose
+     * plans end up at the top of a heap the cases before it shaped would grow and
+     * shrink it on every plan, and pay the page faults (syn_hgx_a100_p2p_disable_shm_disable
+     * under 2.27.5, after 32 other cases: 5x its time alone). Keep the heap instead.
+     */
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
     options o;
     if (parse_options(&o, argc, argv) != 0) {
         fprintf(stderr,
