@@ -194,8 +194,20 @@ int tp_search__net_may_open(tp_search_ctx *s, const tp_graph *g, int n, int bw);
 
 /* ---- search_rec.c's steps, for the rewritten ncclTopoSearchRecNet (search_net_2_27.c) ---- */
 
-/* Take (sign 1) or give back (sign -1) bw on every NET of the same NIC asic and port. */
-void tp_search__net_port_bw(tp_search_ctx *s, const tp_node *net, int bw, int sign);
+/* A NET the next channel starts from, opened: its bandwidth taken, the channel's start set. */
+typedef struct tp_net_start {
+    int n;     /* the NET's index */
+    int count; /* candidate NETs */
+} tp_net_start;
+
+/* What a version's ncclTopoSearchRecNet does at an opened NET: *found once a head was tried
+ * (NVLS / CollNet direct: the loop ends), *leak when NCCL keeps the NET's bandwidth. */
+typedef tp_status (*tp_net_step)(tp_search_ctx *s, tp_graph *g, const tp_net_start *at, int *found,
+                                 int *leak, int *time);
+
+/* ncclTopoSearchRecNet's loop, shared by its versions: each candidate NET from the channel's
+ * own on, tested (tp_search__net_may_open), opened, `step`, then closed unless it leaks. */
+tp_status tp_search__each_start_net(tp_search_ctx *s, tp_graph *g, tp_net_step step, int *time);
 /* ncclTopoSearchTryGpu from NET index `net` to GPU index `gpu` at step 0, in `order`. */
 tp_status tp_search__try_first_gpu(tp_search_ctx *s, tp_graph *g, int net, int gpu, tp_order order,
                                    int *time);

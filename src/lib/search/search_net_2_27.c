@@ -1,7 +1,8 @@
 /*
  * NCCL 2.27.5's ncclTopoSearchRecNet (src/graph/search.cc), which 2.24-2.27
  * rewrote (rule recnet-local-gpu-first): the next channel starts at each
- * candidate NET in turn. Against 2.22.3 (search_rec.c's rec_net):
+ * candidate NET in turn. Against 2.22.3 (search_rec.c net_step; the loop over the NETs,
+ * tp_search__each_start_net, is shared):
  *  - NVLS / CollNet direct heads: a NET whose local GPU already heads a
  *    channel, or that has none, is passed over (its bandwidth given back)
  *    and does not end the NET loop; only a head tried does;
@@ -84,31 +85,17 @@ static tp_status chain_at_net(tp_search_ctx *s, tp_graph *g, int n, int *leak, i
     return st;
 }
 
+/* NCCL 2.27.5 ncclTopoSearchRecNet at an opened NET: a head, or a ring / tree channel. */
+static tp_status net_step_2_27(tp_search_ctx *s, tp_graph *g, const tp_net_start *at, int *found,
+                               int *leak, int *time)
+{
+    *leak = 0;
+    if (tp_search__head_pattern(g->pattern))
+        return head_at_net(s, g, at->n, at->count, found, time);
+    return chain_at_net(s, g, at->n, leak, time);
+}
+
 tp_status tp_search__rec_net_2_27(tp_search_ctx *s, tp_graph *g, int *time)
 {
-    const int bw = (int)g->bw_inter; /* NCCL keeps it in an int */
-    int count, found = 0;
-    const int *list;
-    tp_status st = tp_search__select_nets(s, g->type_inter, -1, &list, &count);
-    int heads = tp_search__head_pattern(g->pattern);
-    for (int i = 0; i < count && st == TP_OK; i++) {
-        if (heads && found)
-            break;
-        int n = list[(g->n_channels + i) % count];
-        tp_node *net = &s->sys->nodes[TP_NODE_NET].nodes[n];
-        if (!tp_search__net_may_open(s, g, n, bw))
-            continue;
-        g->inter[g->n_channels * 2] = net->id;
-        s->start_net[g->n_channels] = n;
-        g->latency_inter = net->net.latency;
-        tp_search__net_port_bw(s, net, bw, 1);
-        int leak = 0;
-        if (heads)
-            st = head_at_net(s, g, n, count, &found, time);
-        else
-            st = chain_at_net(s, g, n, &leak, time);
-        if (!leak)
-            tp_search__net_port_bw(s, net, bw, -1);
-    }
-    return st;
+    return tp_search__each_start_net(s, g, net_step_2_27, time);
 }

@@ -669,11 +669,6 @@ static void net_port_bw(tp_search_ctx *s, const tp_node *net, int bw, int sign)
     }
 }
 
-void tp_search__net_port_bw(tp_search_ctx *s, const tp_node *net, int bw, int sign)
-{
-    net_port_bw(s, net, bw, sign);
-}
-
 tp_status tp_search__try_first_gpu(tp_search_ctx *s, tp_graph *g, int net, int gpu, tp_order order,
                                    int *time)
 {
@@ -696,19 +691,12 @@ tp_status tp_search__sub_search(tp_search_ctx *s, tp_graph *g, tp_search_sub kin
     return sub_search(s, g, kind, net, time);
 }
 
-/* One NET a channel starts from, in the order of the candidates (ncclTopoSearchRecNet). */
-typedef struct net_start {
-    int n;     /* the NET's index */
-    int count; /* candidate NETs */
-    chain_rules rules;
-} net_start;
-
 /*
  * NVLS / CollNet direct from a NET: only pair each NET with its local GPU as
  * a head. Returns 1 in *leak when NCCL skips a duplicate head without giving
  * the NET bandwidth back (an NCCL 2.22.3 quirk we keep).
  */
-static tp_status net_head_step(tp_search_ctx *s, tp_graph *g, const net_start *ns, int *found,
+static tp_status net_head_step(tp_search_ctx *s, tp_graph *g, const tp_net_start *ns, int *found,
                                int *leak, int *time)
 {
     *leak = 0;
@@ -725,7 +713,7 @@ static tp_status net_head_step(tp_search_ctx *s, tp_graph *g, const net_start *n
     if (gpu == -1)
         return TP_OK;
     const gpu_try t = {.step = 0,
-                       .rules = with_order(ns->rules, TP_ORDER_FREE),
+                       .rules = search_params(s, g->pattern, TP_ORDER_FREE),
                        .from_type = TP_NODE_NET,
                        .from_index = ns->n,
                        .gpu = gpu};
@@ -830,17 +818,14 @@ int tp_search__net_may_open(tp_search_ctx *s, const tp_graph *g, int n, int bw)
     return 1;
 }
 
-/* NCCL 2.22.3 ncclTopoSearchRecNet: start the next channel at each candidate NET. */
-static tp_status rec_net(tp_search_ctx *s, tp_graph *g, chain_rules rules, int *time)
+tp_status tp_search__each_start_net(tp_search_ctx *s, tp_graph *g, tp_net_step step, int *time)
 {
     const int bw = (int)g->bw_inter; /* NCCL keeps it in an int */
     int count, found = 0;
     const int *list;
     tp_status st = tp_search__select_nets(s, g->type_inter, -1, &list, &count);
-    int heads = tp_search__head_pattern(g->pattern);
-    for (int i = 0; i < count && st == TP_OK; i++) {
-        if (heads && found)
-            continue;
+    /* 2.22.3 skips the NETs after a head (continue), 2.27.5 leaves the loop (break): alike. */
+    for (int i = 0; i < count && st == TP_OK && !found; i++) {
         int n = list[(g->n_channels + i) % count];
         tp_node *net = &s->sys->nodes[TP_NODE_NET].nodes[n];
         if (!tp_search__net_may_open(s, g, n, bw))
@@ -850,15 +835,22 @@ static tp_status rec_net(tp_search_ctx *s, tp_graph *g, chain_rules rules, int *
         g->latency_inter = net->net.latency;
         net_port_bw(s, net, bw, 1);
         int leak = 0;
-        const net_start ns = {.n = n, .count = count, .rules = rules};
-        if (heads)
-            st = net_head_step(s, g, &ns, &found, &leak, time);
-        else
-            st = net_chain_step(s, g, n, rules, time);
+        const tp_net_start at = {.n = n, .count = count};
+        st = step(s, g, &at, &found, &leak, time);
         if (!leak)
             net_port_bw(s, net, bw, -1);
     }
     return st;
+}
+
+/* NCCL 2.22.3 ncclTopoSearchRecNet at an opened NET: a head, or a ring / tree channel. */
+static tp_status net_step(tp_search_ctx *s, tp_graph *g, const tp_net_start *at, int *found,
+                          int *leak, int *time)
+{
+    if (tp_search__head_pattern(g->pattern))
+        return net_head_step(s, g, at, found, leak, time);
+    *leak = 0;
+    return net_chain_step(s, g, at->n, search_params(s, g->pattern, TP_ORDER_FREE), time);
 }
 
 tp_status tp_search__rec(tp_search_ctx *s, tp_graph *g, int *time)
@@ -868,7 +860,7 @@ tp_status tp_search__rec(tp_search_ctx *s, tp_graph *g, int *time)
         /* NCCL ignores the status of ncclTopoSearchRecNet; we don't. */
         if (tp_profile_has(s->profile, TP_RULE_RECNET_LOCAL_GPU_FIRST))
             return tp_search__rec_net_2_27(s, g, time);
-        return rec_net(s, g, rules, time);
+        return tp_search__each_start_net(s, g, net_step, time);
     }
     gpu_try t = {.step = 0, .rules = rules, .from_type = -1, .from_index = -1, .gpu = 0};
     if (g->pattern == TP_PATTERN_NVLS) {
