@@ -37,6 +37,24 @@ tp_plan *helpers_plan(const char *xml, const char *const *env, int n_nodes, int 
     return plan;
 }
 
+tp_plan *helpers_plan_fixture_at(const char *name, const char *nccl, const char *const *env,
+                                 int n_nodes)
+{
+    char *xml = helpers_fixture(name);
+    const char *const none[] = {NULL};
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_config_new(&cfg, env ? env : none, &err), TP_OK);
+    assert_int_equal(tp_config_set_nccl(cfg, nccl, &err), TP_OK);
+    tp_job job = TP_JOB_INIT;
+    job.n_nodes = n_nodes;
+    tp_plan *plan = NULL;
+    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), name, &job, cfg, &err), TP_OK);
+    tp_config_free(cfg);
+    free(xml);
+    return plan;
+}
+
 char *helpers_fixture(const char *name)
 {
     char path[512];

@@ -19,6 +19,10 @@ tp_plan *helpers_plan(const char *xml, const char *const *env, int n_nodes, int 
 /* Same, returning the status and the error instead of failing the test. */
 tp_status helpers_try_plan(tp_plan **out, const char *xml, const char *const *env, int n_nodes,
                            int rank, tp_error *err);
+/* The fixture tests/fixtures/NAME planned on n_nodes nodes under NCCL `nccl` with env (NULL:
+ * none); fails the test on any error. */
+tp_plan *helpers_plan_fixture_at(const char *name, const char *nccl, const char *const *env,
+                                 int n_nodes);
 /* The fixture file tests/fixtures/NAME read into memory (caller frees). */
 char *helpers_fixture(const char *name);
 /* GPU index of the system's GPU with this bus id (e.g. 0x1a000), failing the test if absent. */

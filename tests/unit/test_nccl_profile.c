@@ -534,19 +534,7 @@ static void test_max_channels_follow_the_profile(void **state)
 /* A plan of fixture `name` on `nodes` nodes under NCCL `version`. */
 static tp_plan *plan_fixture_as(const char *name, int nodes, const char *version)
 {
-    char *xml = helpers_fixture(name);
-    tp_config *cfg = NULL;
-    tp_error err = {0};
-    const char *const env[] = {NULL};
-    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
-    assert_int_equal(tp_config_set_nccl(cfg, version, &err), TP_OK);
-    tp_job job = TP_JOB_INIT;
-    job.n_nodes = nodes;
-    tp_plan *plan = NULL;
-    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), name, &job, cfg, &err), TP_OK);
-    tp_config_free(cfg);
-    free(xml);
-    return plan;
+    return helpers_plan_fixture_at(name, version, NULL, nodes);
 }
 
 /* Rule local-net-start-modulo (2.30.7 ncclTopoGetLocalNetType): on an AWS p5 (4 NETs per GPU, no
@@ -626,19 +614,7 @@ static void test_search_split_nvlink_two_channels(void **state)
 /* A plan of tests/fixtures/v100_nv2.xml (4 V100, NVLink all-to-all, one NIC) under `version`. */
 static tp_plan *plan_v100(const char *version, int nodes)
 {
-    char *xml = helpers_fixture("v100_nv2.xml");
-    tp_config *cfg = NULL;
-    tp_error err = {0};
-    const char *const env[] = {NULL};
-    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
-    assert_int_equal(tp_config_set_nccl(cfg, version, &err), TP_OK);
-    tp_job job = TP_JOB_INIT;
-    job.n_nodes = nodes;
-    tp_plan *plan = NULL;
-    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "v100", &job, cfg, &err), TP_OK);
-    tp_config_free(cfg);
-    free(xml);
-    return plan;
+    return helpers_plan_fixture_at("v100_nv2.xml", version, NULL, nodes);
 }
 
 /* The log formats follow the profile's rules (expected lines: NCCL 2.22.3's and 2.27.5's own
@@ -756,18 +732,7 @@ static void test_log_formats_2_30_7(void **state)
 /* A plan of a fixture under `version` (one node). */
 static tp_plan *plan_fixture(const char *fixture, const char *version)
 {
-    char *xml = helpers_fixture(fixture);
-    tp_config *cfg = NULL;
-    tp_error err = {0};
-    const char *const env[] = {NULL};
-    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
-    assert_int_equal(tp_config_set_nccl(cfg, version, &err), TP_OK);
-    tp_job job = TP_JOB_INIT;
-    tp_plan *plan = NULL;
-    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), fixture, &job, cfg, &err), TP_OK);
-    tp_config_free(cfg);
-    free(xml);
-    return plan;
+    return helpers_plan_fixture_at(fixture, version, NULL, 1);
 }
 
 /* 2.30.7 ncclTopoSetPaths takes the better path type first: V100s whose NVLinks have count 0

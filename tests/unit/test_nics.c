@@ -417,18 +417,7 @@ static void test_nics_hca_no_extra_log_lines(void **state)
 /* The dual-port fixture planned on 2 nodes under NCCL version `nccl` with `env`. */
 static tp_plan *plan_versioned(const char *nccl, const char *const *env)
 {
-    const char *const none[] = {NULL};
-    char *xml = helpers_fixture("dual_port_nics.xml");
-    tp_config *cfg = NULL;
-    tp_plan *plan = NULL;
-    tp_error err = {0};
-    assert_int_equal(tp_config_new(&cfg, env ? env : none, &err), TP_OK);
-    assert_int_equal(tp_config_set_nccl(cfg, nccl, &err), TP_OK);
-    tp_job job = {.n_nodes = 2, .rank = 0};
-    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "<test>", &job, cfg, &err), TP_OK);
-    tp_config_free(cfg);
-    free(xml);
-    return plan;
+    return helpers_plan_fixture_at("dual_port_nics.xml", nccl, env, 2);
 }
 
 /*

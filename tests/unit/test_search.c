@@ -604,19 +604,8 @@ static void test_search_shortcuts_exact(void **state)
 /* A fixture's plan under NCCL `version` (the profile's MAXCHANNELS in *max_channels). */
 static tp_plan *plan_at(const char *version, const char *fixture, int n_nodes, int *max_channels)
 {
-    char *xml = helpers_fixture(fixture);
-    tp_config *cfg = NULL;
-    tp_error err = {0};
-    const char *const env[] = {NULL};
-    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
-    assert_int_equal(tp_config_set_nccl(cfg, version, &err), TP_OK);
-    *max_channels = tp_config__profile(cfg)->max_channels;
-    tp_job job = TP_JOB_INIT;
-    job.n_nodes = n_nodes;
-    tp_plan *plan = NULL;
-    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), fixture, &job, cfg, &err), TP_OK);
-    tp_config_free(cfg);
-    free(xml);
+    tp_plan *plan = helpers_plan_fixture_at(fixture, version, NULL, n_nodes);
+    *max_channels = tp_config__profile(plan->cfg)->max_channels;
     return plan;
 }
 
