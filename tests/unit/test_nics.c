@@ -561,6 +561,38 @@ static void test_nics_rail_optimised_p2p(void **state)
 }
 
 /*
+ * A job of a DGX H100 and 4 of its GPUs (socket 0): the 8-GPU node's NVLS
+ * graph has 8 heads, the other 4, and NCCL keeps the fewest (init.cc's
+ * all-gather; "NVLS Head 0..3" in NCCL's log of conformance case
+ * hetero_dgx_h100_8_4_nodes2): ranks 4-7 head no NVLS channel, so their NICs
+ * carry no NVLS traffic.
+ */
+static void test_nics_nvls_heads_of_the_job(void **state)
+{
+    (void)state;
+    const char *topos[1] = {"tests/fixtures/dgx_h100_socket0_4gpu.xml"};
+    tp_job job = TP_JOB_INIT;
+    job.n_nodes = 2;
+    job.node_topos = topos;
+    job.n_node_topos = 1;
+    tp_plan *plan = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_plan_file(&plan, "tests/fixtures/dgx_h100.xml", &job, NULL, &err), TP_OK);
+    assert_int_equal(plan->graphs[TP_GRAPH_NVLS]->n_channels, 8);
+    assert_int_equal(plan->channels.nvls_heads, 4);
+    tp_nics nx;
+    build(&nx, plan);
+    for (int i = 0; i < nx.n_ranks; i++) {
+        const tp_nic_rank *r = &nx.ranks[i];
+        assert_int_equal(r->n_nvls, r->rank < 4 ? 1 : 0);
+        if (r->n_nvls)
+            assert_int_equal(r->nvls[0].channel, r->rank);
+    }
+    tp_nics__free(&nx);
+    tp_plan_free(plan);
+}
+
+/*
  * A job whose nodes searched different ring channel counts (DGX H100: 8; its GPU 0
  * at PCIe x8: 7). NCCL takes collective channel c's NIC from graph channel c modulo
  * the job's combined count (init.cc lowers ringGraph->nChannels to it before
@@ -646,6 +678,7 @@ int main(void)
         cmocka_unit_test(test_nics_rail_optimised_cross_nic1),
         cmocka_unit_test(test_nics_rail_optimised_p2p),
         cmocka_unit_test(test_nics_hetero_channel_modulo_job_count),
+        cmocka_unit_test(test_nics_nvls_heads_of_the_job),
         cmocka_unit_test(test_nics_single_node),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -384,7 +384,12 @@ static tp_status tree_uses(tp_nic_rank *r, const rank_ctx *c, tp_error *err)
     return st;
 }
 
-/* NVLS channels this rank heads: their NET carries the node's share across nodes. */
+/*
+ * NVLS channels this rank heads: their NET carries the node's share across
+ * nodes. The job's heads are the first channels of each node's NVLS graph,
+ * as many as the node with the fewest has (NCCL's all-gather keeps the
+ * minimum of nChannels): a head past them carries nothing.
+ */
 static tp_status nvls_uses(tp_nic_rank *r, const rank_ctx *c, tp_error *err)
 {
     int d = c->plan->domain_of[r->local];
@@ -392,11 +397,13 @@ static tp_status nvls_uses(tp_nic_rank *r, const rank_ctx *c, tp_error *err)
     int ngpus = c->sys->nodes[TP_NODE_GPU].count;
     if (!nvls || nvls->n_channels <= 0 || c->plan->channels.n_nvls_channels <= 0)
         return TP_OK;
+    int heads = nvls->n_channels < c->plan->channels.nvls_heads ? nvls->n_channels
+                                                                : c->plan->channels.nvls_heads;
     r->nvls = calloc((size_t)nvls->n_channels + 1, sizeof(*r->nvls));
     if (!r->nvls)
         return tp_fail_nomem(err);
     tp_status st = TP_OK;
-    for (int k = 0; k < nvls->n_channels && st == TP_OK; k++)
+    for (int k = 0; k < heads && st == TP_OK; k++)
         if (nvls->intra[k * ngpus] == c->rank)
             st = graph_use(&r->nvls[r->n_nvls++], c, nvls,
                            (channel_end){.channel = k, .role = "head", .peer = -1}, err);
