@@ -248,6 +248,7 @@ static void test_rule_predicates(void **state)
         TP_RULE_VNIC_ONE_NUMA,
         TP_RULE_NET_FUSION_ENV_FIRST,
         TP_RULE_NET_MERGE_POLICY,
+        TP_RULE_NETDEVS_POLICY,
     };
     const tp_nccl_profile *newest = tp_nccl_profile__find("2.30.7");
     size_t n27 = sizeof(in_2_27_5) / sizeof(in_2_27_5[0]);

@@ -111,13 +111,13 @@ static int net_channels_by_bw(const tp_system *sys, int g, const tp_config *cfg)
             hops = r->count, gpu_bw = r->bw;
     }
     int count = 0, n_nets = local_nets(sys, g, nets);
-    /* It walks ncclTopoGetLocalNet's channels until they wrap: under NCCL_NETDEVS_POLICY AUTO
-     * (2.28.3) a GPU uses the local NETs divided among the GPUs local to the first of them. */
+    /* It walks ncclTopoGetLocalNet's channels until they wrap: NCCL_NETDEVS_POLICY (2.28.3)
+     * sets how many of the local NETs (all as wide) a GPU's channels step through. */
     int gpus[TP_MAX_NODES], n_gpus = 0;
     if (n_nets > 0)
         tp_paths__get_local(sys, TP_NODE_NET, nets[0], TP_NODE_GPU, gpus, &n_gpus, NULL);
     if (n_gpus > 0)
-        n_nets = (n_nets + n_gpus - 1) / n_gpus;
+        n_nets = tp_paths__nets_per_gpu(sys, n_nets, n_gpus);
     while (count < n_nets) {
         total += gpu->paths[TP_NODE_NET][nets[count++]].bw;
         if (total >= gpu_bw)

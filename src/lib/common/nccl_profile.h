@@ -198,6 +198,10 @@ typedef enum tp_rule {
      * IB plugin adds its first device, so not when NCCL_IB_HCA keeps none (2.22.3's ncclIbInit
      * reads it before looking at any). */
     TP_RULE_IB_MERGE_NICS_PER_DEVICE,
+    /* 2.28.7 topo.cc ncclTopoGetLocalNet (2.28.3), search.cc ncclTopoSelectNets:
+     * NCCL_NETDEVS_POLICY sets how many local NETs a GPU's channels step through (AUTO: its share,
+     * ALL, MAX:n) and cuts the search's other NETs under MAX:n (an INFO line names the value). */
+    TP_RULE_NETDEVS_POLICY,
     TP_RULE_COUNT
 } tp_rule;
 

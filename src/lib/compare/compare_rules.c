@@ -73,6 +73,9 @@ static const unsigned rule_stages[TP_RULE_COUNT] = {
     [TP_RULE_VNIC_ONE_NUMA] = STAGE(TP_LAYER_SYSTEM),
     [TP_RULE_NET_FUSION_ENV_FIRST] = TP_RULE_STAGE_LOG,
     [TP_RULE_NET_MERGE_POLICY] = STAGE(TP_LAYER_SYSTEM), /* which NICs fuse */
+    /* a NET's local GPU (PXN routes), the search's NET order, each GPU's NIC per channel */
+    [TP_RULE_NETDEVS_POLICY] =
+        STAGE(TP_LAYER_PATHS) | STAGE(TP_LAYER_GRAPHS) | STAGE(TP_LAYER_CHANNELS),
 };
 
 unsigned tp_compare__rule_stages(tp_rule rule)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 typedef struct tp_param {
     const char *name;
@@ -92,6 +93,8 @@ static const char *default_meaning(int id)
         return "none; read from NCCL 2.24 on";
     case TP_P_NET_MERGE_POLICY: /* 2.30.7 topo.cc ncclTopoGetMergePolicy */
         return "ALL; read from NCCL 2.30.7 on";
+    case TP_P_NETDEVS_POLICY: /* 2.28.3 topo.cc getNetDevsPolicyOnce */
+        return "AUTO (a GPU's share of its local NICs); read from NCCL 2.28.3 on";
     default:
         return NULL;
     }
@@ -170,6 +173,21 @@ static void parse_level_nccl(tp_config *cfg, const char *name, const char *text,
          name, text);
 }
 
+static tp_netdevs_policy parse_netdevs_policy(const char *text, bool *recognized);
+
+/* A value NCCL reads as something else than it says: a warning naming what NCCL does. */
+static void check_text_value(tp_config *cfg, int id, const char *text)
+{
+    bool recognized = true;
+    if (id == TP_P_NETDEVS_POLICY)
+        parse_netdevs_policy(text, &recognized);
+    if (!recognized)
+        warn(cfg,
+             "%s=%s is not AUTO, ALL nor MAX:n (n > 0): NCCL (2.28.3 on) uses AUTO, as topoplan "
+             "does",
+             params[id].name, text);
+}
+
 static int find_param(const char *key, size_t key_len)
 {
     for (size_t i = 0; i < ARRAY_LEN(params); i++)
@@ -193,6 +211,8 @@ static tp_status set_param(tp_config *cfg, int id, const char *value, const char
         parse_int_nccl(cfg, p->name, value, &v.num, &v.is_set);
     else if (p->kind == TP_KIND_LEVEL)
         parse_level_nccl(cfg, p->name, value, &v.num, &v.is_set);
+    else
+        check_text_value(cfg, id, value);
     tp_status st = TP_OK;
     v.out_of_range = p->kind == TP_KIND_INT && !v.is_set;
     if ((v.is_set || v.out_of_range) && (st = tp_strdup(&v.text, value, err)) != TP_OK)
@@ -534,6 +554,52 @@ void tp_config__log_level(const tp_config *cfg, tp_param_id id, int level, tp_lo
     snprintf(line, sizeof(line), "%s set by environment to %s", params[id].name,
              tp_path_type_name(level));
     tp_config__log_once(log, TP_SUB_ALL, line);
+}
+
+/* NCCL 2.28.3 getNetDevsPolicyOnce; recognized false: the text it reads as AUTO. */
+static tp_netdevs_policy parse_netdevs_policy(const char *text, bool *recognized)
+{
+    tp_netdevs_policy p = {.kind = TP_NETDEVS_AUTO};
+    *recognized = true;
+    if (!text || strcasecmp(text, "AUTO") == 0)
+        return p;
+    if (strcasecmp(text, "ALL") == 0) {
+        p.kind = TP_NETDEVS_ALL;
+        return p;
+    }
+    /* atoi: leading blanks, a sign, digits, then anything (glibc's (int)strtol) */
+    int n = strncasecmp(text, "MAX:", 4) == 0 ? (int)strtol(text + 4, NULL, 10) : 0;
+    if (n > 0) {
+        p.kind = TP_NETDEVS_MAX;
+        p.max = n;
+        return p;
+    }
+    *recognized = false;
+    return p;
+}
+
+tp_netdevs_policy tp_config__netdevs_policy(const tp_config *cfg)
+{
+    bool recognized;
+    return parse_netdevs_policy(tp_config_str(cfg, TP_P_NETDEVS_POLICY), &recognized);
+}
+
+void tp_config__log_netdevs_policy(const tp_config *cfg, tp_log *log)
+{
+    const char *text = tp_config_str(cfg, TP_P_NETDEVS_POLICY);
+    if (!log || !text)
+        return;
+    bool recognized;
+    parse_netdevs_policy(text, &recognized);
+    char line[TP_ENV_FILE_MAX_LINE + 96]; /* both INFO(NCCL_ENV), once (std::call_once) */
+    if (recognized)
+        snprintf(line, sizeof(line), "NCCL_NETDEVS_POLICY set by environment to %s", text);
+    else
+        snprintf(line, sizeof(line),
+                 "Unable to recognize NCCL_NETDEVS_POLICY=%s, using NCCL_NETDEVS_POLICY_AUTO "
+                 "instead.",
+                 text);
+    tp_config__log_once(log, TP_SUB_ENV, line);
 }
 
 const char *tp_config_name(tp_param_id id)

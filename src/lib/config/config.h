@@ -66,7 +66,8 @@ typedef enum tp_param_kind {
     X(DEBUG_SUBSYS, "NCCL_DEBUG_SUBSYS", TP_KIND_STR, 0)                                           \
     X(NET_MERGE_LEVEL, "NCCL_NET_MERGE_LEVEL", TP_KIND_STR, 0)                                     \
     X(NET_FORCE_MERGE, "NCCL_NET_FORCE_MERGE", TP_KIND_STR, 0)                                     \
-    X(NET_MERGE_POLICY, "NCCL_NET_MERGE_POLICY", TP_KIND_STR, 0)
+    X(NET_MERGE_POLICY, "NCCL_NET_MERGE_POLICY", TP_KIND_STR, 0)                                   \
+    X(NETDEVS_POLICY, "NCCL_NETDEVS_POLICY", TP_KIND_STR, 0)
 
 typedef enum tp_param_id {
 #define TP_PARAM_ENUM(id, name, kind, dflt) TP_P_##id,
@@ -115,6 +116,26 @@ void tp_config__log_once(tp_log *log, uint64_t sub, const char *line);
  * "NCCL_IB_HCA set to V" (its own wording, not "set by environment"), then
  * NCCL_IB_MERGE_NICS's when the plugin reads it (merge_nics_read). */
 void tp_config__log_ib_plugin(const tp_config *cfg, bool merge_nics_read, tp_log *log);
+/* How many of its local NETs a GPU uses (2.28 graph.h enum netDevsPolicy). */
+typedef enum tp_netdevs_kind {
+    TP_NETDEVS_AUTO, /* the local NETs shared out among the GPUs local to them (the default) */
+    TP_NETDEVS_ALL,  /* every local NET */
+    TP_NETDEVS_MAX,  /* at most max of them */
+} tp_netdevs_kind;
+
+typedef struct tp_netdevs_policy {
+    tp_netdevs_kind kind;
+    int max; /* TP_NETDEVS_MAX: n > 0 */
+} tp_netdevs_policy;
+
+/*
+ * NCCL_NETDEVS_POLICY as NCCL reads it (2.28.3 topo.cc getNetDevsPolicyOnce): AUTO or ALL in any
+ * case, MAX:n (prefix in any case, n by atoi, > 0); anything else is AUTO. Unset: AUTO.
+ */
+tp_netdevs_policy tp_config__netdevs_policy(const tp_config *cfg);
+/* Its INFO(NCCL_ENV) line, once per process: "... set by environment to TEXT", or "Unable to
+ * recognize ..." for a value it reads as AUTO. Nothing when unset. */
+void tp_config__log_netdevs_policy(const tp_config *cfg, tp_log *log);
 /* Forget the user's value of a parameter: NCCL's default again (a what-if without it). */
 void tp_config__unset(tp_config *cfg, tp_param_id id);
 /* Copy a configuration (a plan keeps its own). */

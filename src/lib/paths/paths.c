@@ -867,8 +867,14 @@ static tp_status net_policies(tp_system *sys, const tp_config *cfg, tp_log *log,
 {
     bool pxn = tp_paths__pxn_disable(cfg) != 1;
     /* ncclPxnDisable reads it at the first (NET, GPU) pair, once (a static) */
-    if (sys->nodes[TP_NODE_NET].count > 0 && sys->nodes[TP_NODE_GPU].count > 0)
+    bool pairs = sys->nodes[TP_NODE_NET].count > 0 && sys->nodes[TP_NODE_GPU].count > 0;
+    /* 2.28 ncclTopoGetNetDevsPolicy's line comes at the first ncclTopoGetLocalNet: PXN's first
+     * ncclTopoGetLocalGpu, else the local GPUs computed after this loop */
+    bool policy_line = pairs && tp_profile_has(tp_config__profile(cfg), TP_RULE_NETDEVS_POLICY);
+    if (pairs)
         tp_config__log_env(cfg, TP_P_PXN_DISABLE, log);
+    if (policy_line && pxn)
+        tp_config__log_netdevs_policy(cfg, log);
     local_gpu_cache lc = {.net = -1, .memo = tp_paths__local_nets_memo_new(sys)};
     if (!lc.memo)
         return tp_fail_nomem(err);
@@ -889,6 +895,8 @@ static tp_status net_policies(tp_system *sys, const tp_config *cfg, tp_log *log,
         }
     }
     tp_paths__local_nets_memo_free(lc.memo);
+    if (st == TP_OK && policy_line && !pxn)
+        tp_config__log_netdevs_policy(cfg, log);
     return st;
 }
 

@@ -174,6 +174,9 @@ void tp_paths__get_local(const tp_system *sys, int type, int index, int result_t
 int tp_paths__mirror_bits(int val, int pow2);
 /* ncclTopoGetLocalNet's channel-0 offset in GPU g's n_nets local NETs, shared by n_gpus GPUs. */
 int tp_paths__local_net_start(const tp_system *sys, int g, int n_nets, int n_gpus);
+/* ncclTopoGetLocalNet's netsPerGpu: how many of GPU g's n_nets local NETs (shared by n_gpus
+ * GPUs) its channels step through, under the system's NCCL_NETDEVS_POLICY. */
+int tp_paths__nets_per_gpu(const tp_system *sys, int n_nets, int n_gpus);
 /* ncclTopoGetLocalNet: the NET of `rank` for channel_id (id and/or dev may be NULL). */
 tp_status tp_paths__get_local_net(const tp_system *sys, int rank, int channel_id, int64_t *id,
                                   int *dev, tp_error *err);

@@ -54,6 +54,16 @@ int tp_paths__local_net_start(const tp_system *sys, int g, int n_nets, int n_gpu
     return start;
 }
 
+int tp_paths__nets_per_gpu(const tp_system *sys, int n_nets, int n_gpus)
+{
+    /* NCCL 2.22.3 and NETDEVS_POLICY AUTO (2.28.3): the local NETs divided among their GPUs */
+    if (sys->netdevs.kind == TP_NETDEVS_ALL)
+        return n_nets;
+    if (sys->netdevs.kind == TP_NETDEVS_MAX)
+        return sys->netdevs.max < n_nets ? sys->netdevs.max : n_nets;
+    return n_gpus > 0 ? (n_nets + n_gpus - 1) / n_gpus : n_nets;
+}
+
 /* What ncclTopoGetLocalNet reads of a GPU's routes, the same for every channel. */
 typedef struct local_nets {
     int *nets; /* room for the system's NETs */
@@ -72,7 +82,7 @@ static tp_status local_nets_of(const tp_system *sys, int g, local_nets *ln, tp_e
     if (n_gpus == 0)
         return tp_paths__internal(err, "local NET without any GPU");
     ln->first = tp_paths__local_net_start(sys, g, ln->n_nets, n_gpus);
-    ln->spread = (ln->n_nets + n_gpus - 1) / n_gpus;
+    ln->spread = tp_paths__nets_per_gpu(sys, ln->n_nets, n_gpus);
     return TP_OK;
 }
 

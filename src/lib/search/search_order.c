@@ -6,6 +6,7 @@
  */
 #include "search/search_int.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,7 +39,7 @@ int tp_search__local_net(const tp_system *sys, int gpu, int channel)
     int n_nets = get_local(sys, TP_NODE_GPU, gpu, TP_NODE_NET, nets);
     int n_gpus = get_local(sys, TP_NODE_NET, nets[0], TP_NODE_GPU, gpus);
     int net = tp_paths__local_net_start(sys, gpu, n_nets, n_gpus);
-    net += channel % TP_DIVUP(n_nets, n_gpus);
+    net += channel % tp_paths__nets_per_gpu(sys, n_nets, n_gpus);
     return nets[net % n_nets];
 }
 
@@ -71,9 +72,9 @@ static void build_local_nets(tp_search_ctx *s)
         int n_nets = get_local(s->sys, TP_NODE_GPU, g, TP_NODE_NET, nets);
         int n_gpus = get_local(s->sys, TP_NODE_NET, nets[0], TP_NODE_GPU, gpus);
         int base = tp_paths__local_net_start(s->sys, g, n_nets, n_gpus);
+        int spread = tp_paths__nets_per_gpu(s->sys, n_nets, n_gpus);
         for (int c = 0; c < TP_MAXCHANNELS; c++)
-            s->local_net[g * TP_MAXCHANNELS + c] =
-                nets[(base + c % TP_DIVUP(n_nets, n_gpus)) % n_nets];
+            s->local_net[g * TP_MAXCHANNELS + c] = nets[(base + c % spread) % n_nets];
     }
 }
 
@@ -121,13 +122,28 @@ static unsigned selected_types(const tp_search_ctx *s, int type_inter)
 }
 
 /*
+ * 2.28.7 ncclTopoSelectNets under NCCL_NETDEVS_POLICY MAX:n: the other NETs are added only up
+ * to n (n per GPU for the list of every GPU); the preferred ones are all kept. NCCL multiplies
+ * in int (a huge n wraps, as there). Other policies: no limit.
+ */
+static int selection_limit(const tp_search_ctx *s, int gpu)
+{
+    if (s->sys->netdevs.kind != TP_NETDEVS_MAX)
+        return INT_MAX;
+    unsigned limit = (unsigned)s->sys->netdevs.max;
+    return (int)(gpu == -1 ? limit * (unsigned)s->n_gpus : limit);
+}
+
+/*
  * NCCL 2.22.3 ncclTopoSelectNets: preferred NICs of the GPU(s), then others
- * by path type (only the types some route has: types, from selected_types).
+ * by path type (only the types some route has: types, from selected_types),
+ * up to selection_limit.
  */
 static void build_selection(const tp_search_ctx *s, unsigned types, int gpu, int *nets, int *count)
 {
     const tp_system *sys = s->sys;
     const int max_channels = sys->profile->max_channels; /* MAXCHANNELS */
+    const int limit = selection_limit(s, gpu);
     *count = 0;
     for (int g = 0; g < s->n_gpus; g++) {
         if (gpu != -1 && gpu != g)
@@ -143,7 +159,7 @@ static void build_selection(const tp_search_ctx *s, unsigned types, int gpu, int
             if (gpu != -1 && gpu != g)
                 continue;
             const tp_route *paths = sys->nodes[TP_NODE_GPU].nodes[g].paths[TP_NODE_NET];
-            for (int n = 0; n < s->n_nets && n < max_channels; n++)
+            for (int n = 0; n < s->n_nets && n < max_channels && *count < limit; n++)
                 if (paths[n].type == t)
                     append_unique(nets, count, n);
         }

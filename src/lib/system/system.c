@@ -116,6 +116,7 @@ tp_status tp_system__clone(tp_system **out, const tp_system *sys, tp_error *err)
     if (st != TP_OK)
         return st;
     copy->profile = sys->profile;
+    copy->netdevs = sys->netdevs;
     copy->system_id = sys->system_id;
     copy->n_hosts = sys->n_hosts;
     memcpy(copy->host_hashes, sys->host_hashes, (size_t)sys->n_hosts * sizeof(*sys->host_hashes));

@@ -145,6 +145,9 @@ typedef struct tp_node_set {
 
 typedef struct tp_system {
     const tp_nccl_profile *profile; /* the version whose rules built it (its log formats) */
+    /* NCCL_NETDEVS_POLICY where the profile reads it (rule netdevs-policy), else AUTO: how many
+     * local NETs each GPU's channels use (ncclTopoGetLocalNet). */
+    tp_netdevs_policy netdevs;
     int system_id;
     int n_hosts;
     tp_node_set nodes[TP_NODE_TYPE_COUNT];

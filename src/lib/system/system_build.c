@@ -1017,6 +1017,8 @@ tp_status tp_system__from_xml_log(tp_system **out, tp_xml *doc, const tp_config 
                    .err = err};
     tp_copy_str(sys->source, sizeof(sys->source), doc->source);
     sys->profile = c.profile;
+    if (cfg && tp_profile_has(c.profile, TP_RULE_NETDEVS_POLICY))
+        sys->netdevs = tp_config__netdevs_policy(cfg);
     st = build(&c, doc->root, host_hash);
     if (st == TP_OK && sys->notes.failed)
         st = tp_fail_nomem(err);
