@@ -249,6 +249,7 @@ static void test_rule_predicates(void **state)
         TP_RULE_NET_FUSION_ENV_FIRST,
         TP_RULE_NET_MERGE_POLICY,
         TP_RULE_NETDEVS_POLICY,
+        TP_RULE_FALLBACK_LOCAL_NETS,
     };
     const tp_nccl_profile *newest = tp_nccl_profile__find("2.30.7");
     size_t n27 = sizeof(in_2_27_5) / sizeof(in_2_27_5[0]);
@@ -1038,12 +1039,38 @@ static void test_dev_loc_link_in_bw_order(void **state)
     tp_plan_free(slow);
 }
 
+/*
+ * Rule fallback-local-nets (2.29.2 ncclTopoCompute): the dual-port fixture's
+ * tree finds no path on 2 nodes; its simple-order channel entered and left
+ * at NET id 0 up to 2.27.5, and from 2.29.2 at GPU 0's first NET (the fused
+ * NIC of its own switch, NET/0-4) and the last GPU's (NET/0-5), as
+ * ncclTopoSelectNets lists them.
+ */
+static void test_fallback_nets_follow_the_profile(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *nccl;
+        int64_t in, out;
+    } runs[] = {{"2.27.5", 0, 0}, {"2.30.7", 4, 5}};
+    for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+        tp_plan *plan = helpers_plan_fixture_at("dual_port_nics.xml", runs[i].nccl, NULL, 2);
+        const tp_graph *tree = plan->graphs[TP_GRAPH_TREE];
+        assert_int_equal(tree->n_channels, 1);
+        assert_true(tree->bw_intra == 0.1f);
+        assert_int_equal(tree->inter[0], runs[i].in);
+        assert_int_equal(tree->inter[1], runs[i].out);
+        tp_plan_free(plan);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_profile_2_22_3_table),
         cmocka_unit_test(test_profile_2_27_5_table),
         cmocka_unit_test(test_profile_2_30_7_table),
+        cmocka_unit_test(test_fallback_nets_follow_the_profile),
         cmocka_unit_test(test_rule_predicates),
         cmocka_unit_test(test_profile_lookup),
         cmocka_unit_test(test_config_carries_the_profile),

@@ -174,7 +174,7 @@ static const tp_param_default params_2_27_5[] = {
      RULE(TP_RULE_VNIC_FORCED_PARENT) | RULE(TP_RULE_VNIC_PCI_UNDER_CPU) |                         \
      RULE(TP_RULE_VNIC_LINK_WIDTH) | RULE(TP_RULE_VNIC_EIGHT_DEVS) | RULE(TP_RULE_VNIC_ONE_NUMA) | \
      RULE(TP_RULE_NET_FUSION_ENV_FIRST) | RULE(TP_RULE_NET_MERGE_POLICY) |                         \
-     RULE(TP_RULE_NETDEVS_POLICY))
+     RULE(TP_RULE_NETDEVS_POLICY) | RULE(TP_RULE_FALLBACK_LOCAL_NETS))
 
 static const tp_nccl_profile profiles[TP_NCCL_COUNT] = {
     [TP_NCCL_2_22_3] =
@@ -310,6 +310,7 @@ static const struct {
     [TP_RULE_NET_MERGE_POLICY] = {"net-merge-policy", "2.30.7 topo.cc ncclTopoGetMergePolicy"},
     [TP_RULE_NETDEVS_POLICY] = {"netdevs-policy",
                                 "2.28.7 topo.cc ncclTopoGetLocalNet, search.cc ncclTopoSelectNets"},
+    [TP_RULE_FALLBACK_LOCAL_NETS] = {"fallback-local-nets", "2.29.2 search.cc ncclTopoCompute"},
 };
 
 const tp_nccl_profile *tp_nccl_profile__at(int i)

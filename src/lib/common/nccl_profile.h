@@ -202,6 +202,9 @@ typedef enum tp_rule {
      * NCCL_NETDEVS_POLICY sets how many local NETs a GPU's channels step through (AUTO: its share,
      * ALL, MAX:n) and cuts the search's other NETs under MAX:n (an INFO line names the value). */
     TP_RULE_NETDEVS_POLICY,
+    /* 2.29.2 search.cc ncclTopoCompute: the simple-order fallback leaves through GPU 0's and the
+     * last GPU's first NET (ncclTopoSelectNets), not NET id 0 both ways. */
+    TP_RULE_FALLBACK_LOCAL_NETS,
     TP_RULE_COUNT
 } tp_rule;
 

@@ -76,6 +76,8 @@ static const unsigned rule_stages[TP_RULE_COUNT] = {
     /* a NET's local GPU (PXN routes), the search's NET order, each GPU's NIC per channel */
     [TP_RULE_NETDEVS_POLICY] =
         STAGE(TP_LAYER_PATHS) | STAGE(TP_LAYER_GRAPHS) | STAGE(TP_LAYER_CHANNELS),
+    /* the NICs of a graph no search found */
+    [TP_RULE_FALLBACK_LOCAL_NETS] = STAGE(TP_LAYER_GRAPHS) | STAGE(TP_LAYER_CHANNELS),
 };
 
 unsigned tp_compare__rule_stages(tp_rule rule)

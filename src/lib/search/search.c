@@ -727,11 +727,27 @@ static void init_speeds(ladder *l)
 }
 
 /* NCCL 2.22.3: nothing found, so one channel in GPU index order at a token speed. */
-static void simple_order_fallback(const tp_nccl_profile *p, const tp_system *sys, tp_graph *graph,
-                                  tp_log *log)
+/*
+ * NCCL 2.29.2 (rule fallback-local-nets): the fallback channel enters at GPU
+ * 0's first NET and leaves at the last GPU's (ncclTopoSelectNets' first:
+ * ncclTopoGetLocalNet at channel 0); the GPUs always have one when the
+ * system has NETs. Without NETs (one node) the channel keeps 2.22.3's.
+ */
+static tp_status fallback_nets(const tp_system *sys, tp_graph *graph, tp_error *err)
+{
+    const tp_node *gpus = sys->nodes[TP_NODE_GPU].nodes;
+    int last = sys->nodes[TP_NODE_GPU].count - 1;
+    tp_status st = tp_paths__get_local_net(sys, gpus[0].gpu.rank, 0, &graph->inter[0], NULL, err);
+    if (st == TP_OK)
+        st = tp_paths__get_local_net(sys, gpus[last].gpu.rank, 0, &graph->inter[1], NULL, err);
+    return st;
+}
+
+static tp_status simple_order_fallback(const tp_nccl_profile *p, const tp_system *sys,
+                                       tp_graph *graph, tp_log *log, tp_error *err)
 {
     if (graph->n_channels != 0 || graph->coll_net != 0 || graph->pattern == TP_PATTERN_NVLS)
-        return;
+        return TP_OK;
     if (tp_profile_has(p, TP_RULE_FALLBACK_INFO))
         tp_log_info_sub(log, TP_SUB_GRAPH,
                         "Could not find a path for pattern %d, falling back to simple order",
@@ -739,13 +755,18 @@ static void simple_order_fallback(const tp_nccl_profile *p, const tp_system *sys
     else
         tp_log_warn(log, "Could not find a path for pattern %d, falling back to simple order",
                     graph->pattern);
-    for (int i = 0; i < sys->nodes[TP_NODE_GPU].count; i++)
+    int n_gpus = sys->nodes[TP_NODE_GPU].count;
+    for (int i = 0; i < n_gpus; i++)
         graph->intra[i] = sys->nodes[TP_NODE_GPU].nodes[i].gpu.rank;
     graph->inter[0] = graph->inter[1] = 0;
     graph->bw_intra = graph->bw_inter = p->fallback_bw;
     graph->type_intra = graph->type_inter = TP_PATH_SYS;
     graph->n_channels = 1;
+    tp_status st = TP_OK;
+    if (tp_profile_has(p, TP_RULE_FALLBACK_LOCAL_NETS) && sys->nodes[TP_NODE_NET].count > 0)
+        st = fallback_nets(sys, graph, err);
     tp_search__event(graph, TP_EV_FALLBACK, "no graph found: simple order", graph);
+    return st;
 }
 
 /* The context of a search of graph on sys: *keep's when there is one (then kept), else new. */
@@ -909,7 +930,7 @@ static tp_status search_graph(tp_system *sys, tp_graph *graph, ladder *l, const 
     if (!run->keep)
         tp_search__ctx_free(s);
     if (st == TP_OK)
-        simple_order_fallback(l->profile, sys, graph, run->log);
+        st = simple_order_fallback(l->profile, sys, graph, run->log, err);
     return st;
 }
 
