@@ -33,8 +33,8 @@ static void test_config_defaults_are_nccl_2_22_3(void **state)
 static void test_config_integers_use_any_base(void **state)
 {
     (void)state;
-    const char *const env[] = {"NCCL_CROSS_NIC=0", "NCCL_MAX_NCHANNELS=0x10", "NCCL_MIN_NCHANNELS=010",
-                               NULL};
+    const char *const env[] = {"NCCL_CROSS_NIC=0", "NCCL_MAX_NCHANNELS=0x10",
+                               "NCCL_MIN_NCHANNELS=010", NULL};
     tp_config *cfg = config_of(env);
     assert_int_equal(tp_config_int(cfg, TP_P_CROSS_NIC), 0);
     assert_true(tp_config_is_set(cfg, TP_P_CROSS_NIC));
@@ -73,7 +73,7 @@ static void test_config_bad_values_read_as_nccl(void **state)
         bool is_set;
         int64_t value;
     } rows[] = {
-        {"NCCL_CROSS_NIC=two", TP_P_CROSS_NIC, true, 0},    /* strtoll: no number is 0 */
+        {"NCCL_CROSS_NIC=two", TP_P_CROSS_NIC, true, 0},        /* strtoll: no number is 0 */
         {"NCCL_MAX_NCHANNELS=4x", TP_P_MAX_NCHANNELS, true, 4}, /* trailing text dropped */
         {"NCCL_P2P_LEVEL=NEAR", TP_P_P2P_LEVEL, false, TP_LEVEL_UNSET},
         {"NCCL_NET_GDR_LEVEL=pix", TP_P_NET_GDR_LEVEL, false, TP_LEVEL_UNSET}, /* case matters */
@@ -88,8 +88,8 @@ static void test_config_bad_values_read_as_nccl(void **state)
         assert_int_equal(tp_config_int(cfg, rows[i].id), rows[i].value);
         assert_int_equal(tp_config_warning_count(cfg), 1);
         const char *eq = strchr(rows[i].env, '=');
-        assert_int_equal(strncmp(tp_config_warning(cfg, 0), rows[i].env,
-                                 (size_t)(eq - rows[i].env)), 0);
+        assert_int_equal(
+            strncmp(tp_config_warning(cfg, 0), rows[i].env, (size_t)(eq - rows[i].env)), 0);
         tp_config_free(cfg);
     }
 }
@@ -121,7 +121,7 @@ static void test_config_copy_is_independent(void **state)
     assert_int_equal(tp_config_set(cfg, "NCCL_GRAPH_FILE", "other.xml", &err), TP_OK);
     assert_string_equal(tp_config_str(copy, TP_P_GRAPH_FILE), "g.xml");
     assert_int_equal(tp_config_int(copy, TP_P_CROSS_NIC), 1);
-    assert_int_equal(tp_config_set(cfg, "NOT_NCCL", "x", &err), TP_OK); /* ignored */
+    assert_int_equal(tp_config_set(cfg, "NOT_NCCL", "x", &err), TP_OK);      /* ignored */
     assert_int_equal(tp_config_set(cfg, "NCCL_CROSS_NIC", "", &err), TP_OK); /* NCCL: unset */
     assert_false(tp_config_is_set(cfg, TP_P_CROSS_NIC));
     assert_int_equal(tp_config_int(cfg, TP_P_CROSS_NIC), 2);
@@ -157,8 +157,7 @@ static void test_env_text_lines_comments_crlf(void **state)
     assert_int_equal(tp_config_int(cfg, TP_P_CROSS_NIC), 0);
     assert_int_equal(tp_config_int(cfg, TP_P_MAX_CTAS), 7);
     static const char bad[] = "NCCL_CROSS_NIC=1\nNCCL_MAX_CTAS\n";
-    assert_int_equal(tp_config_load_env_text(cfg, bad, strlen(bad), "e.env", &err),
-                     TP_ERR_CONFIG);
+    assert_int_equal(tp_config_load_env_text(cfg, bad, strlen(bad), "e.env", &err), TP_ERR_CONFIG);
     assert_string_equal(err.source, "e.env");
     assert_int_equal(err.line, 2);
     tp_config_free(cfg);
@@ -198,9 +197,49 @@ static void test_env_text_nul_byte_refused(void **state)
     tp_config_free(cfg);
 }
 
+/* The text of cfg's warnings, one per line, in `out`. */
+static void warnings_text(const tp_config *cfg, char *out, size_t size)
+{
+    out[0] = '\0';
+    for (size_t w = 0; w < tp_config_warning_count(cfg); w++) {
+        size_t used = strlen(out);
+        snprintf(out + used, size - used, "%s\n", tp_config_warning(cfg, w));
+    }
+}
+
+/*
+ * A parameter only newer NCCL reads is a silent trap under an older one:
+ * NCCL_NETDEVS_POLICY (2.28 on) set with NCCL 2.22.3 or 2.27.5 modelled is
+ * said to have no effect, naming the version; selecting 2.30.7 takes the
+ * warning back.
+ */
+static void test_config_unread_parameters(void **state)
+{
+    (void)state;
+    const char *const env[] = {"NCCL_NETDEVS_POLICY=MAX:1", NULL};
+    tp_config *cfg = NULL;
+    tp_error err = {0};
+    char text[2048];
+    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+    warnings_text(cfg, text, sizeof(text));
+    assert_non_null(strstr(text, "NCCL_NETDEVS_POLICY=MAX:1 has no effect: NCCL 2.22.3 does not "
+                                 "read it"));
+    assert_int_equal(tp_config_set_nccl(cfg, "2.27.5", &err), TP_OK);
+    warnings_text(cfg, text, sizeof(text));
+    assert_non_null(strstr(text, "NCCL 2.27.5 does not read it"));
+    assert_null(strstr(text, "2.22.3"));
+    assert_int_equal(tp_config_set_nccl(cfg, "2.30.7", &err), TP_OK);
+    assert_int_equal(tp_config_warning_count(cfg), 0);
+    assert_int_equal(tp_config_set_nccl(cfg, "2.22.3", &err), TP_OK);
+    assert_int_equal(tp_config_warning_count(cfg), 1);
+    assert_null(tp_config_warning(cfg, 1));
+    tp_config_free(cfg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_config_unread_parameters),
         cmocka_unit_test(test_config_defaults_are_nccl_2_22_3),
         cmocka_unit_test(test_env_text_lines_comments_crlf),
         cmocka_unit_test(test_env_text_long_line_refused_not_split),

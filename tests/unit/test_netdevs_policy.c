@@ -292,6 +292,7 @@ static void test_netdevs_config(void **state)
         tp_config *cfg = NULL;
         tp_error err = {0};
         assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
+        assert_int_equal(tp_config_set_nccl(cfg, "2.30.7", &err), TP_OK); /* which reads it */
         tp_netdevs_policy p = tp_config__netdevs_policy(cfg);
         if (p.kind != rows[i].kind || p.max != rows[i].max)
             fail_msg("\"%s\": kind %d max %d", rows[i].value, (int)p.kind, p.max);

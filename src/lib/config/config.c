@@ -33,6 +33,22 @@ typedef struct param_value {
 /* Warnings kept per configuration (more are counted, not kept). */
 #define TP_CONFIG_MAX_WARNINGS 64
 
+/*
+ * Parameters only some NCCL versions read, each with the rule of the
+ * version that reads it: set under a profile without that rule, NCCL
+ * ignores them without a word.
+ */
+static const struct {
+    tp_param_id id;
+    tp_rule read_by;
+} versioned_params[] = {
+    {TP_P_NET_MERGE_LEVEL, TP_RULE_NIC_FUSION},
+    {TP_P_NET_FORCE_MERGE, TP_RULE_NIC_FUSION},
+    {TP_P_NET_MERGE_POLICY, TP_RULE_NET_MERGE_POLICY},
+    {TP_P_NETDEVS_POLICY, TP_RULE_NETDEVS_POLICY},
+};
+#define N_VERSIONED_PARAMS (sizeof(versioned_params) / sizeof(versioned_params[0]))
+
 struct tp_config {
     param_value values[TP_PARAM_COUNT];
     /* The NCCL version modelled, and its parameter defaults (nccl_profile.h). */
@@ -40,7 +56,30 @@ struct tp_config {
     int64_t defaults[TP_PARAM_COUNT];
     char *warnings[TP_CONFIG_MAX_WARNINGS];
     size_t n_warnings;
+    /* The set parameters the profile's NCCL does not read (versioned_params), as warnings after
+     * the others: remade whenever the profile or a value changes. */
+    char unread[N_VERSIONED_PARAMS][200];
+    size_t n_unread;
 };
+
+/* Remake cfg->unread for the profile and the values now. */
+static void note_unread(tp_config *cfg)
+{
+    cfg->n_unread = 0;
+    for (size_t k = 0; k < N_VERSIONED_PARAMS; k++) {
+        const param_value *v = &cfg->values[versioned_params[k].id];
+        tp_rule rule = versioned_params[k].read_by;
+        if (!(v->is_set || v->out_of_range) || tp_profile_has(cfg->profile, rule))
+            continue;
+        /* the rule's source: "2.24 topo.cc ncclTopoMakeVNics" */
+        const char *source = tp_rule_source(rule), *space = strchr(source, ' ');
+        int version_len = space ? (int)(space - source) : (int)strlen(source);
+        snprintf(cfg->unread[cfg->n_unread++], sizeof(cfg->unread[0]),
+                 "%s=%s has no effect: NCCL %s does not read it (NCCL %.*s and later do: %s)",
+                 params[versioned_params[k].id].name, v->text ? v->text : "", cfg->profile->version,
+                 version_len, source, space ? space + 1 : "");
+    }
+}
 
 static void warn(tp_config *cfg, const char *fmt, ...) TP_PRINTF(2, 3);
 static void warn(tp_config *cfg, const char *fmt, ...)
@@ -205,6 +244,7 @@ static tp_status set_param(tp_config *cfg, int id, const char *value, const char
     if (p->kind != TP_KIND_STR && value[0] == '\0') {
         free(cfg->values[id].text);
         memset(&cfg->values[id], 0, sizeof(cfg->values[id]));
+        note_unread(cfg);
         return TP_OK;
     }
     if (p->kind == TP_KIND_INT)
@@ -220,6 +260,7 @@ static tp_status set_param(tp_config *cfg, int id, const char *value, const char
     snprintf(v.source, sizeof(v.source), "%s", v.is_set ? source : "");
     free(cfg->values[id].text);
     cfg->values[id] = v;
+    note_unread(cfg);
     return TP_OK;
 }
 
@@ -281,12 +322,14 @@ const char *tp_config_source(const tp_config *cfg, const char *key)
 
 size_t tp_config_warning_count(const tp_config *cfg)
 {
-    return cfg ? cfg->n_warnings : 0;
+    return cfg ? cfg->n_warnings + cfg->n_unread : 0;
 }
 
 const char *tp_config_warning(const tp_config *cfg, size_t i)
 {
-    return cfg && i < cfg->n_warnings ? cfg->warnings[i] : NULL;
+    if (!cfg || i >= cfg->n_warnings + cfg->n_unread)
+        return NULL;
+    return i < cfg->n_warnings ? cfg->warnings[i] : cfg->unread[i - cfg->n_warnings];
 }
 
 /* The recorded origin of an env-file value: "--env-file FILE:LINE". */
@@ -360,6 +403,7 @@ static void use_profile(tp_config *cfg, const tp_nccl_profile *p)
     for (size_t i = 0; i < TP_PARAM_COUNT; i++)
         cfg->defaults[i] =
             tp_nccl_profile__param_default(p, params[i].name, params[i].nccl_default);
+    note_unread(cfg);
 }
 
 tp_status tp_config_new(tp_config **out, const char *const *envp, tp_error *err)
@@ -412,6 +456,7 @@ tp_status tp_config__copy(tp_config **out, const tp_config *cfg, tp_error *err)
      * sources are not copied), then the texts of their own. Warnings stay with the original
      * (slots past n_warnings are never read). */
     copy->n_warnings = 0;
+    copy->n_unread = 0;
     copy->profile = cfg->profile;
     memcpy(copy->defaults, cfg->defaults, sizeof(copy->defaults));
     for (size_t i = 0; i < TP_PARAM_COUNT; i++) {
