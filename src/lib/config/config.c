@@ -62,6 +62,14 @@ struct tp_config {
     size_t n_unread;
 };
 
+bool tp_config__read_by_profile(const tp_config *cfg, tp_param_id id)
+{
+    for (size_t k = 0; k < N_VERSIONED_PARAMS; k++)
+        if (versioned_params[k].id == id)
+            return tp_profile_has(cfg->profile, versioned_params[k].read_by);
+    return true;
+}
+
 /* Remake cfg->unread for the profile and the values now. */
 static void note_unread(tp_config *cfg)
 {
@@ -70,7 +78,7 @@ static void note_unread(tp_config *cfg)
         const param_value *v = &cfg->values[versioned_params[k].id];
         tp_rule rule = versioned_params[k].read_by;
         if (!(v->is_set || v->out_of_range) || tp_profile_has(cfg->profile, rule))
-            continue;
+            continue; /* tp_config__read_by_profile */
         /* the rule's source: "2.24 topo.cc ncclTopoMakeVNics" */
         const char *source = tp_rule_source(rule), *space = strchr(source, ' ');
         int version_len = space ? (int)(space - source) : (int)strlen(source);
@@ -669,7 +677,10 @@ tp_status tp_config_write(FILE *out, const tp_config *cfg, tp_error *err)
         snprintf(text, sizeof(text), "%lld", (long long)v->num);
         tp_printable(shown, sizeof(shown), v->is_set ? v->text : "");
         tp_printable(source, sizeof(source), v->is_set ? v->source : "");
-        if (v->is_set && params[i].kind == TP_KIND_INT && strcmp(text, v->text) != 0)
+        if (v->is_set && !tp_config__read_by_profile(cfg, (tp_param_id)i))
+            fprintf(out, "%-30s %-20s set by %s; NCCL %s does not read it (no effect)\n",
+                    params[i].name, shown, source, cfg->profile->version);
+        else if (v->is_set && params[i].kind == TP_KIND_INT && strcmp(text, v->text) != 0)
             fprintf(out, "%-30s %-20s set by %s; NCCL reads %s\n", params[i].name, shown, source,
                     text);
         else if (v->is_set && params[i].kind == TP_KIND_LEVEL &&

@@ -84,6 +84,8 @@ const char *tp_config_str(const tp_config *cfg, tp_param_id id);
 const char *tp_config__raw_text(const tp_config *cfg, tp_param_id id);
 /* Whether the user set the parameter. */
 bool tp_config_is_set(const tp_config *cfg, tp_param_id id);
+/* Whether the NCCL version modelled reads parameter id at all (some arrived in later versions). */
+bool tp_config__read_by_profile(const tp_config *cfg, tp_param_id id);
 /* NCCL's name for the parameter ("NCCL_CROSS_NIC"). */
 const char *tp_config_name(tp_param_id id);
 /* Longest kept source of a setting ("--env-file PATH:LINE"). */

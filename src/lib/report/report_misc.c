@@ -17,10 +17,13 @@ static void json_param(FILE *out, const tp_config *cfg, tp_param_id id)
         tp_report__json_str(out, text);
     else
         fputs("null", out);
-    fputs(", \"effective\": ", out);
+    bool read = tp_config__read_by_profile(cfg, id);
+    fprintf(out, ", \"read\": %s, \"effective\": ", read ? "true" : "false");
     tp_param_kind kind = tp_config_kind(id);
     int64_t v = kind == TP_KIND_STR ? 0 : tp_config_int(cfg, id);
-    if (kind == TP_KIND_INT)
+    if (!read)
+        fputs("null", out); /* the version modelled does not read it */
+    else if (kind == TP_KIND_INT)
         fprintf(out, "%lld", (long long)v);
     else if (kind == TP_KIND_LEVEL && v != TP_LEVEL_UNSET)
         fprintf(out, "\"%s\"", tp_path_type_name((int)v));
