@@ -9,6 +9,7 @@ searches 6 ring channels of 20 GB/s (12 collective channels); DGX H100 at 2
 nodes 8 of 48 GB/s (16 collective), rail-optimised.
 """
 
+import json
 import os
 import unittest
 
@@ -81,6 +82,35 @@ class HeteroTest(unittest.TestCase):
             self.assertEqual(p.channels.search_channels, 7)
         with topoplan.plan(dgx, nodes=4) as p:
             self.assertEqual(p.channels.search_channels, 8)
+
+
+class CompareTest(unittest.TestCase):
+    """A health check in Python: a DGX H100 against the same machine with GPU 0's PCIe
+    link at x8 (`topoplan check`), the CLI's reports through the library."""
+
+    def test_check_of_a_degraded_node(self):
+        dgx = os.path.join(ROOT, "tests", "fixtures", "dgx_h100.xml")
+        x8 = os.path.join(ROOT, "tests", "fixtures", "dgx_h100_gpu0_x8.xml")
+        with topoplan.plan(dgx, nodes=2) as base, topoplan.plan(x8, nodes=2) as node:
+            with topoplan.compare(base, node) as cmp:
+                self.assertGreater(len(cmp), 0)
+                self.assertEqual((cmp.count("warn"), cmp.count("error")), (1, 0))
+                # What it costs a 2-node job: 12 % of the 1 GiB AllReduce's busbw, an error.
+                with topoplan.plan(dgx, nodes=2, node_topos=[x8]) as job:
+                    cmp.set_job(base, job)
+                self.assertEqual((cmp.count("warn"), cmp.count("error")), (0, 1))
+                self.assertIn("channels", cmp.why)
+                doc = json.loads(cmp.check("json"))
+                self.assertEqual(doc["schema"], "topoplan.check")
+                self.assertIn("x8", cmp.check())
+                self.assertEqual(json.loads(cmp.diff("json"))["schema"], "topoplan.diff")
+                page = cmp.html()
+                self.assertTrue(page.startswith("<!DOCTYPE html>"))
+                self.assertIn("findings", page)
+            with topoplan.compare(base, base) as same:
+                self.assertEqual((len(same), same.why), (0, ""))
+            self.assertRaises(ValueError, cmp.diff)  # closed
+        self.assertTrue(topoplan.plan(dgx).html().startswith("<!DOCTYPE html>"))
 
 
 class V100Test(unittest.TestCase):

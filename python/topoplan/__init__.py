@@ -30,8 +30,8 @@ from typing import Dict, List, Mapping, Optional, Sequence
 
 __all__ = [
     "TopoplanError", "Plan", "System", "Node", "Link", "Path", "Graph", "GraphChannel",
-    "Decision", "Channels", "RankChannel", "NicChoice", "RankNvls", "plan", "builtins", "version",
-    "version_info", "nccl_version", "GRAPH_KINDS", "NODE_TYPES",
+    "Decision", "Channels", "RankChannel", "NicChoice", "RankNvls", "Comparison", "plan", "compare",
+    "builtins", "version", "version_info", "nccl_version", "GRAPH_KINDS", "NODE_TYPES",
 ]
 
 NODE_TYPES = ("GPU", "PCI", "NVS", "CPU", "NIC", "NET")
@@ -273,6 +273,16 @@ def _load():
         "tp_report_paths": (I, [P, P, I, E]),
         "tp_report_search": (I, [P, P, I, E]),
         "tp_report_nics": (I, [P, P, I, E]),
+        "tp_report_html": (I, [P, P, E]),
+        "tp_compare_plans": (I, [ctypes.POINTER(P), P, P, E]),
+        "tp_comparison_free": (None, [P]),
+        "tp_comparison_count": (S, [P]),
+        "tp_comparison_count_severity": (S, [P, I]),
+        "tp_comparison_set_job": (I, [P, P, P, E]),
+        "tp_comparison_why": (ctypes.c_char_p, [P]),
+        "tp_report_diff": (I, [P, P, I, E]),
+        "tp_report_check": (I, [P, P, I, E]),
+        "tp_report_html_check": (I, [P, P, P, E]),
         "tp_builtin_count": (S, []),
         "tp_builtin_name": (ctypes.c_char_p, [S]),
         "tp_builtin_xml": (ctypes.c_char_p, [ctypes.c_char_p]),
@@ -291,6 +301,22 @@ _libc.open_memstream.restype = ctypes.c_void_p
 _libc.open_memstream.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t)]
 _libc.fclose.argtypes = [ctypes.c_void_p]
 _libc.free.argtypes = [ctypes.c_void_p]
+
+
+def _written(write) -> str:
+    """What write(stream) (a tp_report_* call, returning (status, error)) wrote, as text."""
+    buf, size = ctypes.c_void_p(), ctypes.c_size_t()
+    stream = _libc.open_memstream(ctypes.byref(buf), ctypes.byref(size))
+    if not stream:
+        raise MemoryError("open_memstream")
+    try:
+        st, err = write(stream)
+    finally:
+        _libc.fclose(stream)
+    text = ctypes.string_at(buf, size.value).decode() if buf.value else ""
+    _libc.free(buf)
+    _check(st, err)
+    return text
 
 
 class TopoplanError(Exception):
@@ -716,32 +742,34 @@ class Plan:
             raise ValueError(f"unknown format {format!r}")
         fns = {"plan": _lib.tp_report_plan, "paths": _lib.tp_report_paths,
                "search": _lib.tp_report_search, "nics": _lib.tp_report_nics}
-        buf, size = ctypes.c_void_p(), ctypes.c_size_t()
-        stream = _libc.open_memstream(ctypes.byref(buf), ctypes.byref(size))
-        if not stream:
-            raise MemoryError("open_memstream")
-        err = _Error()
-        if name == "nccl-log":
-            st = _lib.tp_report_nccl_log(stream, h, ctypes.byref(err))
-        elif name == "tune":
-            st = _lib.tp_report_tune(stream, h, None, fmt, ctypes.byref(err))
-        elif name == "topology-xml":
-            st = _lib.tp_report_topology_xml(stream, h, ctypes.byref(err))
-        elif name in fns:
-            st = fns[name](stream, h, fmt, ctypes.byref(err))
-        else:
-            _libc.fclose(stream)
-            _libc.free(buf)
+        if name not in fns and name not in ("nccl-log", "tune", "topology-xml"):
             raise ValueError(f"unknown report {name!r}")
-        _libc.fclose(stream)
-        text = ctypes.string_at(buf, size.value).decode() if buf.value else ""
-        _libc.free(buf)
-        _check(st, err)
-        return text
+
+        def write(stream):
+            err = _Error()
+            if name == "nccl-log":
+                st = _lib.tp_report_nccl_log(stream, h, ctypes.byref(err))
+            elif name == "tune":
+                st = _lib.tp_report_tune(stream, h, None, fmt, ctypes.byref(err))
+            elif name == "topology-xml":
+                st = _lib.tp_report_topology_xml(stream, h, ctypes.byref(err))
+            else:
+                st = fns[name](stream, h, fmt, ctypes.byref(err))
+            return st, err
+        return _written(write)
 
     def json(self, name: str = "plan"):
         """The JSON document of a report (plan, paths, search, nics, tune) as Python data."""
         return _json.loads(self.report(name, "json"))
+
+    def html(self) -> str:
+        """The plan as one self-contained HTML page (`topoplan report`)."""
+        h = self._live()
+
+        def write(stream):
+            err = _Error()
+            return _lib.tp_report_html(stream, h, ctypes.byref(err)), err
+        return _written(write)
 
     def to_dict(self) -> dict:
         """Graphs, channels, rings and each local rank's NIC per ring channel, as plain data."""
@@ -754,6 +782,96 @@ class Plan:
                            for r in range(node * job["gpus_per_node"],
                                           (node + 1) * job["gpus_per_node"])}
         return doc
+
+
+_SEVERITIES = {"info": 0, "warn": 1, "error": 2}
+
+
+class Comparison:
+    """Two plans compared layer by layer (`topoplan diff`; with the first as a baseline,
+    `topoplan check`). Made by compare(); owns its C comparison (close() or a with block);
+    the plans must stay open while its reports are written."""
+
+    def __init__(self, handle, first: "Plan", second: "Plan"):
+        self._handle, self._first, self._second = handle, first, second
+
+    def close(self):
+        if self._handle:
+            _lib.tp_comparison_free(self._handle)
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    def _live(self):
+        if not self._handle:
+            raise ValueError("the comparison was closed")
+        return self._handle
+
+    def __len__(self) -> int:
+        return _lib.tp_comparison_count(self._live())
+
+    def count(self, severity: str) -> int:
+        """Root causes of a severity: "info", "warn" or "error"."""
+        if severity not in _SEVERITIES:
+            raise ValueError(f"unknown severity {severity!r}")
+        return _lib.tp_comparison_count_severity(self._live(), _SEVERITIES[severity])
+
+    def set_job(self, job_base: "Plan", job_node: "Plan"):
+        """What the second plan's node costs a job (a health check): job_base a job of
+        baseline nodes, job_node the same job with the node among them (or the node alone).
+        Sets every root cause's severity from NCCL's tuning model; up to two job sizes."""
+        err = _Error()
+        _check(_lib.tp_comparison_set_job(self._live(), job_base._live(), job_node._live(),
+                                          ctypes.byref(err)), err)
+
+    @property
+    def why(self) -> str:
+        """Why the channel counts differ, in one line ("" when they do not)."""
+        return (_lib.tp_comparison_why(self._live()) or b"").decode()
+
+    def _report(self, fn, format: str) -> str:
+        fmt = _FORMATS.get(format)
+        if fmt is None or format == "dot":
+            raise ValueError(f"unknown format {format!r}")
+        h = self._live()
+
+        def write(stream):
+            err = _Error()
+            return fn(stream, h, fmt, ctypes.byref(err)), err
+        return _written(write)
+
+    def diff(self, format: str = "text") -> str:
+        """`topoplan diff`'s report (text or json)."""
+        return self._report(_lib.tp_report_diff, format)
+
+    def check(self, format: str = "text") -> str:
+        """`topoplan check`'s report: the differences as findings, errors first."""
+        return self._report(_lib.tp_report_check, format)
+
+    def html(self) -> str:
+        """The second plan's HTML page with this comparison as its health-check panel."""
+        h, plan = self._live(), self._second._live()
+
+        def write(stream):
+            err = _Error()
+            return _lib.tp_report_html_check(stream, plan, h, ctypes.byref(err)), err
+        return _written(write)
+
+
+def compare(first: "Plan", second: "Plan") -> Comparison:
+    """Compare two plans of the same job; the first is the reference (a health check's
+    baseline). Both plans must have succeeded."""
+    out, err = ctypes.c_void_p(), _Error()
+    _check(_lib.tp_compare_plans(ctypes.byref(out), first._live(), second._live(),
+                                 ctypes.byref(err)), err)
+    return Comparison(out, first, second)
 
 
 def _config(env: Optional[Mapping[str, str]], nccl: Optional[str] = None):
