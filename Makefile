@@ -155,7 +155,7 @@ check-pictures: $(BUILD)/topoplan
 # topoplan report pages of the public real_* topologies and the heterogeneous jobs (and one
 # of 64 nodes, and check --report pages) in headless Chromium: DOM checks, screenshots in
 # build/report-shots/. Not in `make check`: 51 pages take about 5 minutes on a loaded machine.
-# make check opens a few pages (two real machines, one with 32 NICs, one under --nccl 2.27.5, a degraded-node job,
+# make check opens a few pages (two real machines, one with 32 NICs, one under each other profile, a degraded-node job,
 # its check page and its own page against the baseline: about 25 s); check-report opens every one.
 REPORT_QUICK := real_oci_h100 real_aws_p5_2023_32nets hetero_dgx_h100_gpu3_x8_nodes2 _nccl_
 check-report-quick: $(BUILD)/topoplan $(BUILD)/$(SONAME)

@@ -14,7 +14,8 @@ pipe, runs the page's script and checks the DOM:
     (read through the Python binding), two ring
     channels with different routes highlight different links, "nothing" none;
   - hovering a GPU fills the details panel, a bounding-link button marks a link;
-  - a page made with --nccl V of a partial profile names V and the profile's tally;
+  - a page made with --nccl V names V (every profile but the default), and a partial
+    profile's tally;
   - a page with findings (setting notes, lints; a node's page made with --baseline: its root
     causes and what it costs a job) grades each, and each finding's button marks a device;
   - with scripts off the picture is whole (the SVG, ring channel 0 highlighted);
@@ -331,13 +332,13 @@ def cases(root):
         topos = [os.path.join(d, args[i + 1]) for i, a in enumerate(args) if a == "--node-topo"]
         out.append({"name": os.path.basename(d), "topo": os.path.join(d, "topo.xml"),
                     "nodes": nodes, "node_topos": topos})
-    # the first real machine under a partial profile (report --nccl V): modelled and said so
+    # the first real machine under every other profile (report --nccl V): modelled and said so,
+    # with the profile's public tally while it is partial
     import topoplan
-    partial = [v for v in topoplan.versions() if v["status"] == "partial"]
-    if out and partial:
-        out.append(dict(out[0], name=out[0]["name"] + "_nccl_" + partial[0]["nccl"],
-                        nccl=partial[0]["nccl"],
-                        tally=f"{partial[0]['public_passed']} of {partial[0]['public_total']}"))
+    for v in [v for v in topoplan.versions() if not v["default"]] if out else []:
+        tally = f"{v['public_passed']} of {v['public_total']}" if v["status"] == "partial" else None
+        out.append(dict(out[0], name=out[0]["name"] + "_nccl_" + v["nccl"], nccl=v["nccl"],
+                        tally=tally))
     for c in [c for c in out if c["node_topos"] and len(c["node_topos"]) == 1]:
         out.append(dict(c, name=c["name"] + "_check", compare=True))
         # the odd node's own page, checked against the baseline: its findings with their cost
@@ -416,7 +417,10 @@ def main():
                                     f"findings and {got.get('costs')} job costs on the page")
                 if c.get("nccl"):
                     head = browser.eval("document.querySelector('header').textContent")
-                    for want in ("NCCL " + c["nccl"], c["tally"] + " public conformance cases"):
+                    wants = ["NCCL " + c["nccl"]]
+                    if c["tally"]:
+                        wants.append(c["tally"] + " public conformance cases")
+                    for want in wants:
                         if want not in head:
                             problems.append(f"the header does not say '{want}': {head[:200]}")
                 if got.get("links") != n_links:
