@@ -587,15 +587,20 @@ class System:
         return Path(_path_name(info.type), info.bw, hops, neck)
 
 
-class Plan:
-    """A planned job. Free it with close() or a `with` block (also freed when collected)."""
+class _Owned:
+    """A C object this one owns: freed by close(), a `with` block or the collector."""
+
+    _kind = "object"
 
     def __init__(self, handle):
         self._handle = handle
 
+    def _release(self, handle):
+        raise NotImplementedError
+
     def close(self):
         if self._handle:
-            _lib.tp_plan_free(self._handle)
+            self._release(self._handle)
             self._handle = None
 
     def __enter__(self):
@@ -609,8 +614,17 @@ class Plan:
 
     def _live(self):
         if not self._handle:
-            raise ValueError("the plan was closed")
+            raise ValueError(f"the {self._kind} was closed")
         return self._handle
+
+
+class Plan(_Owned):
+    """A planned job. Free it with close() or a `with` block (also freed when collected)."""
+
+    _kind = "plan"
+
+    def _release(self, handle):
+        _lib.tp_plan_free(handle)
 
     @property
     def job(self) -> Dict[str, int]:
@@ -787,32 +801,19 @@ class Plan:
 _SEVERITIES = {"info": 0, "warn": 1, "error": 2}
 
 
-class Comparison:
+class Comparison(_Owned):
     """Two plans compared layer by layer (`topoplan diff`; with the first as a baseline,
     `topoplan check`). Made by compare(); owns its C comparison (close() or a with block);
     the plans must stay open while its reports are written."""
 
+    _kind = "comparison"
+
     def __init__(self, handle, first: "Plan", second: "Plan"):
-        self._handle, self._first, self._second = handle, first, second
+        super().__init__(handle)
+        self._first, self._second = first, second
 
-    def close(self):
-        if self._handle:
-            _lib.tp_comparison_free(self._handle)
-            self._handle = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        self.close()
-
-    def _live(self):
-        if not self._handle:
-            raise ValueError("the comparison was closed")
-        return self._handle
+    def _release(self, handle):
+        _lib.tp_comparison_free(handle)
 
     def __len__(self) -> int:
         return _lib.tp_comparison_count(self._live())

@@ -560,6 +560,20 @@ static void test_nics_rail_optimised_p2p(void **state)
     }
 }
 
+/* A 2-node job: a DGX H100 (the reported rank's node) and the node of topology `other`. */
+static tp_plan *plan_dgx_h100_and(const char *other)
+{
+    const char *topos[1] = {other};
+    tp_job job = TP_JOB_INIT;
+    job.n_nodes = 2;
+    job.node_topos = topos;
+    job.n_node_topos = 1;
+    tp_plan *plan = NULL;
+    tp_error err = {0};
+    assert_int_equal(tp_plan_file(&plan, "tests/fixtures/dgx_h100.xml", &job, NULL, &err), TP_OK);
+    return plan;
+}
+
 /*
  * A job of a DGX H100 and 4 of its GPUs (socket 0): the 8-GPU node's NVLS
  * graph has 8 heads, the other 4, and NCCL keeps the fewest (init.cc's
@@ -570,14 +584,7 @@ static void test_nics_rail_optimised_p2p(void **state)
 static void test_nics_nvls_heads_of_the_job(void **state)
 {
     (void)state;
-    const char *topos[1] = {"tests/fixtures/dgx_h100_socket0_4gpu.xml"};
-    tp_job job = TP_JOB_INIT;
-    job.n_nodes = 2;
-    job.node_topos = topos;
-    job.n_node_topos = 1;
-    tp_plan *plan = NULL;
-    tp_error err = {0};
-    assert_int_equal(tp_plan_file(&plan, "tests/fixtures/dgx_h100.xml", &job, NULL, &err), TP_OK);
+    tp_plan *plan = plan_dgx_h100_and("tests/fixtures/dgx_h100_socket0_4gpu.xml");
     assert_int_equal(plan->graphs[TP_GRAPH_NVLS]->n_channels, 8);
     assert_int_equal(plan->channels.nvls_heads, 4);
     tp_nics nx;
@@ -602,14 +609,7 @@ static void test_nics_nvls_heads_of_the_job(void **state)
 static void test_nics_hetero_channel_modulo_job_count(void **state)
 {
     (void)state;
-    const char *topos[1] = {"tests/fixtures/dgx_h100_gpu0_x8.xml"};
-    tp_job job = TP_JOB_INIT;
-    job.n_nodes = 2;
-    job.node_topos = topos;
-    job.n_node_topos = 1;
-    tp_plan *plan = NULL;
-    tp_error err = {0};
-    assert_int_equal(tp_plan_file(&plan, "tests/fixtures/dgx_h100.xml", &job, NULL, &err), TP_OK);
+    tp_plan *plan = plan_dgx_h100_and("tests/fixtures/dgx_h100_gpu0_x8.xml");
     int combined = plan->channels.search_channels;
     assert_true(combined < plan->graphs[TP_GRAPH_RING]->n_channels); /* node 0 searched more */
     tp_nics nx;
