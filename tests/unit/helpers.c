@@ -37,10 +37,8 @@ tp_plan *helpers_plan(const char *xml, const char *const *env, int n_nodes, int 
     return plan;
 }
 
-tp_plan *helpers_plan_fixture_at(const char *name, const char *nccl, const char *const *env,
-                                 int n_nodes)
+tp_plan *helpers_plan_xml_at(const char *xml, const char *nccl, const char *const *env, int n_nodes)
 {
-    char *xml = helpers_fixture(name);
     const char *const none[] = {NULL};
     tp_config *cfg = NULL;
     tp_error err = {0};
@@ -49,8 +47,16 @@ tp_plan *helpers_plan_fixture_at(const char *name, const char *nccl, const char 
     tp_job job = TP_JOB_INIT;
     job.n_nodes = n_nodes;
     tp_plan *plan = NULL;
-    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), name, &job, cfg, &err), TP_OK);
+    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "<test>", &job, cfg, &err), TP_OK);
     tp_config_free(cfg);
+    return plan;
+}
+
+tp_plan *helpers_plan_fixture_at(const char *name, const char *nccl, const char *const *env,
+                                 int n_nodes)
+{
+    char *xml = helpers_fixture(name);
+    tp_plan *plan = helpers_plan_xml_at(xml, nccl, env, n_nodes);
     free(xml);
     return plan;
 }

@@ -19,8 +19,11 @@ tp_plan *helpers_plan(const char *xml, const char *const *env, int n_nodes, int 
 /* Same, returning the status and the error instead of failing the test. */
 tp_status helpers_try_plan(tp_plan **out, const char *xml, const char *const *env, int n_nodes,
                            int rank, tp_error *err);
-/* The fixture tests/fixtures/NAME planned on n_nodes nodes under NCCL `nccl` with env (NULL:
- * none); fails the test on any error. */
+/* Topology text xml planned on n_nodes nodes (rank 0) under NCCL `nccl` with env (NULL: none);
+ * fails the test on any error. */
+tp_plan *helpers_plan_xml_at(const char *xml, const char *nccl, const char *const *env,
+                             int n_nodes);
+/* The fixture tests/fixtures/NAME planned the same way. */
 tp_plan *helpers_plan_fixture_at(const char *name, const char *nccl, const char *const *env,
                                  int n_nodes);
 /* The fixture file tests/fixtures/NAME read into memory (caller frees). */

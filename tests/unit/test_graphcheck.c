@@ -366,16 +366,8 @@ static int warns_alternation(const char *version)
         "    <channel><net dev=\"0\"/><gpu dev=\"0\"/><gpu dev=\"1\"/><net dev=\"2\"/></channel>\n"
         "    <channel><net dev=\"1\"/><gpu dev=\"1\"/><gpu dev=\"0\"/><net dev=\"3\"/></channel>\n"
         "  </graph>\n</graphs>\n";
-    char *xml = helpers_fixture("dual_port_nics.xml");
-    tp_config *cfg = NULL;
+    tp_plan *plan = helpers_plan_fixture_at("dual_port_nics.xml", version, NULL, 2);
     tp_error err = {0};
-    const char *const env[] = {NULL};
-    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
-    assert_int_equal(tp_config_set_nccl(cfg, version, &err), TP_OK);
-    tp_job job = TP_JOB_INIT;
-    job.n_nodes = 2;
-    tp_plan *plan = NULL;
-    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "dual", &job, cfg, &err), TP_OK);
     tp_graph_check *chk = NULL;
     assert_int_equal(tp_graph_check_buffer(&chk, plan, graph, strlen(graph), "g.xml", &err), TP_OK);
     char *text = NULL;
@@ -387,8 +379,6 @@ static int warns_alternation(const char *version)
     free(text);
     tp_graph_check_free(chk);
     tp_plan_free(plan);
-    tp_config_free(cfg);
-    free(xml);
     return warns;
 }
 
@@ -414,17 +404,9 @@ static const tp_gc_graph *check_ranked(const char *version, const char *rank, tp
              "dev=\"0\"/><gpu dev=\"0x2\"/><gpu dev=\"0x1\"/><gpu dev=\"0xff\" "
              "rank=\"%s\"/></channel>\n  </graph>\n</graphs>\n",
              rank);
-    char *xml = helpers_fixture("v100_nv2.xml");
-    tp_config *cfg = NULL;
+    *plan = helpers_plan_fixture_at("v100_nv2.xml", version, NULL, 1);
     tp_error err = {0};
-    const char *const env[] = {NULL};
-    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
-    assert_int_equal(tp_config_set_nccl(cfg, version, &err), TP_OK);
-    tp_job job = TP_JOB_INIT;
-    assert_int_equal(tp_plan_buffer(plan, xml, strlen(xml), "nv2", &job, cfg, &err), TP_OK);
     assert_int_equal(tp_graph_check_buffer(chk, *plan, graph, strlen(graph), "g.xml", &err), TP_OK);
-    tp_config_free(cfg);
-    free(xml);
     return &(*chk)->graphs[0];
 }
 

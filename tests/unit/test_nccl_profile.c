@@ -405,19 +405,11 @@ static void test_search_reads_the_profile_ladder(void **state)
     assert_non_null(xml);
     float bw[2];
     for (int v = 0; v < 2; v++) {
-        tp_config *cfg = NULL;
-        tp_error err = {0};
-        const char *const env[] = {NULL};
-        assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
-        assert_int_equal(tp_config_set_nccl(cfg, v ? "2.27.5" : "2.22.3", &err), TP_OK);
-        tp_job job = TP_JOB_INIT;
-        tp_plan *plan = NULL;
-        assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "b200", &job, cfg, &err), TP_OK);
+        tp_plan *plan = helpers_plan_xml_at(xml, v ? "2.27.5" : "2.22.3", NULL, 1);
         tp_graph_summary g;
         assert_int_equal(tp_plan_graph(plan, TP_GRAPH_RING, &g, sizeof(g)), TP_OK);
         bw[v] = g.bw_intra;
         tp_plan_free(plan);
-        tp_config_free(cfg);
     }
     assert_true(bw[0] == 30.0f);
     assert_true(bw[1] == 45.0f);
@@ -428,17 +420,7 @@ static tp_plan *plan_two_nodes(const char *builtin, const char *version)
 {
     const char *xml = tp_builtin_xml(builtin);
     assert_non_null(xml);
-    tp_config *cfg = NULL;
-    tp_error err = {0};
-    const char *const env[] = {NULL};
-    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
-    assert_int_equal(tp_config_set_nccl(cfg, version, &err), TP_OK);
-    tp_job job = TP_JOB_INIT;
-    job.n_nodes = 2;
-    tp_plan *plan = NULL;
-    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), builtin, &job, cfg, &err), TP_OK);
-    tp_config_free(cfg);
-    return plan;
+    return helpers_plan_xml_at(xml, version, NULL, 2);
 }
 
 /* Rule cross-nic-ring-alternate (2.23 ncclTopoCompute / ncclTopoSearchRecGpu / RecNet): the DGX
@@ -474,15 +456,7 @@ static void test_search_nvls_heads_skip_duplicates(void **state)
 {
     (void)state;
     char *xml = helpers_fixture("aws_p5_2026.xml");
-    tp_config *cfg = NULL;
-    tp_error err = {0};
-    const char *const env[] = {NULL};
-    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
-    assert_int_equal(tp_config_set_nccl(cfg, "2.27.5", &err), TP_OK);
-    tp_job job = TP_JOB_INIT;
-    job.n_nodes = 2;
-    tp_plan *plan = NULL;
-    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "p5", &job, cfg, &err), TP_OK);
+    tp_plan *plan = helpers_plan_xml_at(xml, "2.27.5", NULL, 2);
     tp_graph_summary g;
     assert_int_equal(tp_plan_graph(plan, TP_GRAPH_NVLS, &g, sizeof(g)), TP_OK);
     assert_int_equal(g.n_channels, 8);
@@ -496,7 +470,6 @@ static void test_search_nvls_heads_skip_duplicates(void **state)
         heads |= 1 << ranks[0];
     }
     tp_plan_free(plan);
-    tp_config_free(cfg);
     free(xml);
 }
 
@@ -509,14 +482,7 @@ static void test_max_channels_follow_the_profile(void **state)
     char *xml = helpers_fixture("a100_single.xml");
     for (int v = 0; v < 2; v++) {
         const tp_nccl_profile *p = tp_nccl_profile__at(v);
-        tp_config *cfg = NULL;
-        tp_error err = {0};
-        const char *const env[] = {NULL};
-        assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
-        assert_int_equal(tp_config_set_nccl(cfg, p->version, &err), TP_OK);
-        tp_job job = TP_JOB_INIT;
-        tp_plan *plan = NULL;
-        assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "a100", &job, cfg, &err), TP_OK);
+        tp_plan *plan = helpers_plan_xml_at(xml, p->version, NULL, 1);
         tp_graph_summary g;
         assert_int_equal(tp_plan_graph(plan, TP_GRAPH_RING, &g, sizeof(g)), TP_OK);
         assert_int_equal(g.max_channels, v ? 32 : 16);
@@ -528,7 +494,6 @@ static void test_max_channels_follow_the_profile(void **state)
                 trees = strlen(plan->log.lines[i].text);
         assert_int_equal(trees, v ? 985 : 20 * 10 + 21 * 22 + 5); /* [0]-[9], [10]-[31] */
         tp_plan_free(plan);
-        tp_config_free(cfg);
     }
     free(xml);
 }
@@ -710,15 +675,7 @@ static void test_log_formats_2_30_7(void **state)
         "per peer",
     };
     for (int v = 0; v < 4; v++) {
-        tp_config *cfg = NULL;
-        tp_error err = {0};
-        const char *const env[] = {NULL};
-        assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
-        assert_int_equal(tp_config_set_nccl(cfg, v % 2 ? "2.30.7" : "2.27.5", &err), TP_OK);
-        tp_job job = TP_JOB_INIT;
-        job.n_nodes = v / 2 + 1;
-        tp_plan *plan = NULL;
-        assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "h100", &job, cfg, &err), TP_OK);
+        tp_plan *plan = helpers_plan_xml_at(xml, v % 2 ? "2.30.7" : "2.27.5", NULL, v / 2 + 1);
         if (v < 2)
             assert_int_equal(
                 helpers_log_has(
@@ -727,7 +684,6 @@ static void test_log_formats_2_30_7(void **state)
         else
             assert_true(helpers_log_has(plan, per_peer[v % 2]));
         tp_plan_free(plan);
-        tp_config_free(cfg);
     }
 }
 
@@ -777,17 +733,10 @@ static void test_no_nvls_channel_copy_2_30_7(void **state)
         "peer",
     };
     for (int v = 0; v < 2; v++) {
-        tp_config *cfg = NULL;
-        tp_error err = {0};
         const char *const env[] = {"NCCL_MAX_NCHANNELS=4", NULL};
-        assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
-        assert_int_equal(tp_config_set_nccl(cfg, v ? "2.30.7" : "2.27.5", &err), TP_OK);
-        tp_job job = TP_JOB_INIT;
-        tp_plan *plan = NULL;
-        assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "h100", &job, cfg, &err), TP_OK);
+        tp_plan *plan = helpers_plan_xml_at(xml, v ? "2.30.7" : "2.27.5", env, 1);
         assert_true(helpers_log_has(plan, lines[v]));
         tp_plan_free(plan);
-        tp_config_free(cfg);
     }
 }
 
@@ -799,19 +748,10 @@ static void test_p2p_per_peer_nets_per_gpu(void **state)
 {
     (void)state;
     char *xml = helpers_fixture("oci_gpu4_8.xml");
-    tp_config *cfg = NULL;
-    tp_error err = {0};
-    const char *const env[] = {NULL};
-    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
-    assert_int_equal(tp_config_set_nccl(cfg, "2.30.7", &err), TP_OK);
-    tp_job job = TP_JOB_INIT;
-    job.n_nodes = 2;
-    tp_plan *plan = NULL;
-    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "oci", &job, cfg, &err), TP_OK);
+    tp_plan *plan = helpers_plan_xml_at(xml, "2.30.7", NULL, 2);
     assert_true(helpers_log_has(plan, "16 coll channels, 16 collnet channels, 0 nvls channels, 16 "
                                       "p2p channels, 1 p2p channels per peer"));
     tp_plan_free(plan);
-    tp_config_free(cfg);
     free(xml);
 }
 
@@ -866,19 +806,12 @@ static void test_log_lines_2_30_7(void **state)
     }
     char *xml = helpers_fixture("hgx_a100.xml");
     for (int v = 0; v < 2; v++) {
-        tp_config *cfg = NULL;
-        tp_error err = {0};
         const char *const env[] = {"NCCL_P2P_DISABLE=1", "NCCL_SHM_DISABLE=1", NULL};
-        assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
-        assert_int_equal(tp_config_set_nccl(cfg, v ? "2.30.7" : "2.27.5", &err), TP_OK);
-        tp_job job = TP_JOB_INIT;
-        tp_plan *plan = NULL;
-        assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "a100", &job, cfg, &err), TP_OK);
+        tp_plan *plan = helpers_plan_xml_at(xml, v ? "2.30.7" : "2.27.5", env, 1);
         assert_true(helpers_log_has(plan, v ? "Check P2P Type isAllDirectP2p 1 directMode 0 "
                                               "isAllCudaP2p 1"
                                             : "Check P2P Type isAllDirectP2p 0 directMode 0"));
         tp_plan_free(plan);
-        tp_config_free(cfg);
     }
     free(xml);
 }
@@ -900,22 +833,13 @@ static void test_net_guid_and_hints_2_30_7(void **state)
     static const char *const leaf[] = {"                + NET[1.2] - NET/0-0 (0/0/0/1.250000)",
                                        "                + NET[1.2] - NET/0-0 (0/1f/0/1.250000)"};
     for (int v = 0; v < 2; v++) {
-        tp_config *cfg = NULL;
-        tp_error err = {0};
-        const char *const env[] = {NULL};
-        assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
-        assert_int_equal(tp_config_set_nccl(cfg, v ? "2.30.7" : "2.27.5", &err), TP_OK);
-        tp_job job = TP_JOB_INIT;
-        job.n_nodes = 2;
-        tp_plan *plan = NULL;
-        assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "v100", &job, cfg, &err), TP_OK);
+        tp_plan *plan = helpers_plan_xml_at(xml, v ? "2.30.7" : "2.27.5", NULL, 2);
         assert_true(helpers_log_has(plan, leaf[v]));
         assert_int_equal(helpers_log_has(plan,
                                          "HINT: In many cases this issue indicates missing or "
                                          "faulty information in the provided topology file."),
                          v);
         tp_plan_free(plan);
-        tp_config_free(cfg);
     }
     free(xml);
 }
@@ -973,18 +897,11 @@ static void test_tune_constants_2_30_7(void **state)
         "0.0 |    25.0/ 272.0 |     0.0/   0.0 |     0.0/   0.0 |    25.0/   0.0 |",
     };
     for (int v = 0; v < 2; v++) {
-        tp_config *cfg = NULL;
-        tp_error err = {0};
         const char *const env[] = {"NCCL_DEBUG_SUBSYS=INIT,ENV,GRAPH,TUNING", NULL};
-        assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
-        assert_int_equal(tp_config_set_nccl(cfg, v ? "2.30.7" : "2.27.5", &err), TP_OK);
-        tp_job job = TP_JOB_INIT;
-        tp_plan *plan = NULL;
-        assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "h100", &job, cfg, &err), TP_OK);
+        tp_plan *plan = helpers_plan_xml_at(xml, v ? "2.30.7" : "2.27.5", env, 1);
         assert_true(helpers_log_has(plan, rows[v]));
         assert_false(helpers_log_has(plan, rows[!v]));
         tp_plan_free(plan);
-        tp_config_free(cfg);
     }
 }
 
@@ -1008,15 +925,7 @@ static tp_plan *plan_nv0_first_count(const char *count)
     char *xml = malloc(len);
     assert_non_null(xml);
     snprintf(xml, len, "%.*s%s%s", (int)head, fixture, count, at + strlen("count=\"0"));
-    tp_config *cfg = NULL;
-    tp_error err = {0};
-    const char *const env[] = {NULL};
-    assert_int_equal(tp_config_new(&cfg, env, &err), TP_OK);
-    assert_int_equal(tp_config_set_nccl(cfg, "2.30.7", &err), TP_OK);
-    tp_job job = TP_JOB_INIT;
-    tp_plan *plan = NULL;
-    assert_int_equal(tp_plan_buffer(&plan, xml, strlen(xml), "v100_nv0", &job, cfg, &err), TP_OK);
-    tp_config_free(cfg);
+    tp_plan *plan = helpers_plan_xml_at(xml, "2.30.7", NULL, 1);
     free(xml);
     free(fixture);
     return plan;
